@@ -1,0 +1,52 @@
+/**
+ * Opens the client's state database (SQLite via better-sqlite3, WAL) and applies each
+ * component's migrations. Components (mirror, local, outbox, ...) version their own tables
+ * independently in `schema_versions`, so they can evolve without renumbering each other.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../../app/errors.js';
+
+export type Db = Database.Database;
+
+/** One step of a component's schema: applied once, in order, inside a transaction. */
+export interface Migration {
+  /** 1, 2, 3 ... within the component. */
+  version: number;
+  up: (db: Db) => void;
+}
+
+/** Opens (creating if needed) `DIR/state.db`. */
+export function openStateDb(dir: string): Db {
+  mkdirSync(dir, { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(join(dir, 'state.db'));
+  } catch (e) {
+    throw new AppError('StateCorrupt', `cannot open the state database in ${dir}`, { cause: e });
+  }
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec('CREATE TABLE IF NOT EXISTS schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+  return db;
+}
+
+/** Brings `component` to its newest version. Refuses a database newer than this code. */
+export function migrate(db: Db, component: string, migrations: readonly Migration[]): void {
+  const row = db.prepare('SELECT version FROM schema_versions WHERE component = ?').get(component) as { version: number } | undefined;
+  const current = row?.version ?? 0;
+  const newest = migrations.reduce((m, x) => Math.max(m, x.version), 0);
+  if (current > newest) {
+    throw new AppError('StateCorrupt', `state database has ${component} schema v${current}, newer than this app knows (v${newest}); update the app`);
+  }
+  const pending = [...migrations].filter((m) => m.version > current).sort((a, b) => a.version - b.version);
+  for (const m of pending) {
+    db.transaction(() => {
+      m.up(db);
+      db.prepare('INSERT INTO schema_versions (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version').run(component, m.version);
+    })();
+  }
+}
