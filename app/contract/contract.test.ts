@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../errors.js';
+import { checkCall, checkCallFrame, checkEvent, checkReply, RemoteError, serve } from './envelope.js';
+import { METHOD_NAMES, type ContractHandlers } from './methods.js';
+
+const handlers = Object.fromEntries(METHOD_NAMES.map((m) => [m, async () => ({})])) as unknown as ContractHandlers;
+
+describe('checkCall rejects bad arguments', () => {
+  const bad: [unknown, unknown][] = [
+    ['nope', {}],
+    ['__proto__', {}],
+    ['toString', {}],
+    [42, {}],
+    ['search', {}],
+    ['search', { q: '' }],
+    ['search', { q: 'x'.repeat(1025) }],
+    ['search', { q: 'a', limit: 0 }],
+    ['search', { q: 'a', limit: 1.5 }],
+    ['search', { q: 'a', extra: 1 }],
+    ['search', 'q=a'],
+    ['search', ['a']],
+    ['list', { folderId: 7 }],
+    ['resolveHeld', { ids: ['a'], action: 'nuke' }],
+    ['resolveHeld', { ids: 'a', action: 'approve' }],
+    ['resolveConflicts', { ids: [''], action: 'drop' }],
+    ['setPaused', { paused: 'yes' }],
+    ['setToken', { token: 'has space' }],
+    ['setToken', { token: '' }],
+    ['updateSettings', { patch: { syncIntervalSec: 1 } }],
+    ['updateSettings', { patch: { token: 'secret' } }],
+    ['updateSettings', { patch: { theme: 'pink' } }],
+    ['open', { id: { toString: 'x' } }],
+  ];
+  it.each(bad)('%s %j', (method, args) => {
+    expect(() => checkCall(method, args)).toThrow(AppError);
+  });
+  it('accepts good ones and drops nothing declared', () => {
+    expect(checkCall('search', { q: 'hello', limit: 5 }).args).toEqual({ q: 'hello', limit: 5 });
+    expect(checkCall('status', undefined).args).toEqual({});
+    expect(checkCall('updateSettings', { patch: { paused: true, theme: 'dark' } }).args).toEqual({ patch: { paused: true, theme: 'dark' } });
+  });
+});
+
+describe('serve', () => {
+  it('never calls a handler with bad arguments and answers {code, message}', async () => {
+    let called = false;
+    const h = { ...handlers, search: async () => { called = true; return { pageToken: '', matches: [] }; } };
+    const r = await serve(h, 'search', { q: 42 });
+    expect(called).toBe(false);
+    expect(r).toEqual({ ok: false, error: { code: 'BadRequest', message: 'args.q: expected a string' } });
+  });
+  it('checks the result before it leaves', async () => {
+    const h = { ...handlers, search: async () => ({ pageToken: '', matches: 'oops' }) } as unknown as ContractHandlers;
+    const r = await serve(h, 'search', { q: 'a' });
+    expect(r.ok).toBe(false);
+  });
+  it('carries handler errors as code and message only', async () => {
+    const h = { ...handlers, undo: async () => { throw new AppError('PreconditionFailed', 'changed on the NAS'); } };
+    expect(await serve(h, 'undo', { id: '1' })).toEqual({ ok: false, error: { code: 'PreconditionFailed', message: 'changed on the NAS' } });
+  });
+});
+
+describe('arrival checks on the window side', () => {
+  it('checks replies and events', () => {
+    expect(() => checkReply('status', { ok: true, result: {} })).toThrow();
+    expect(() => checkReply('undo', { ok: false, error: { code: 'NotFound', message: 'gone' } })).toThrow(RemoteError);
+    expect(checkReply('suggest', { ok: true, result: { words: ['holiday'] } })).toEqual({ words: ['holiday'] });
+    expect(() => checkEvent('evil', {})).toThrow();
+    expect(() => checkEvent('changed', { what: 'everything' })).toThrow();
+    expect(checkEvent('changed', { what: 'activity' }).event).toBe('changed');
+  });
+  it('checks call frames', () => {
+    expect(() => checkCallFrame({ type: 'call', id: -1, method: 'status' })).toThrow();
+    expect(() => checkCallFrame('{"type":"call"}')).toThrow();
+    expect(checkCallFrame({ type: 'call', id: 3, method: 'status', args: {} }).id).toBe(3);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * THE contract between the window (renderer) and the engine (main process or headless
+ * engine): every request with its argument and result schemas, and every event with its
+ * payload schema. Electron IPC and the browser mode's HTTP/WebSocket both carry exactly
+ * these, checked on arrival on both sides. Adding a method here is the only way to add one.
+ */
+import {
+  activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, searchResult, settingsPatch, settingsView,
+} from './shapes.js';
+import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
+
+const id = str({ min: 1, max: 512 });
+const ids = arr(id, 10_000);
+const none = obj({});
+
+/** Requests: `args` is checked where the request arrives, `result` where the answer arrives. */
+export const METHODS = {
+  status: { args: none, result: appStatus },
+  search: { args: obj({ q: str({ min: 1, max: 1024 }), limit: opt(int(1, 1000)), pageToken: opt(str({ max: 4096 })) }), result: searchResult },
+  suggest: { args: obj({ prefix: str({ min: 1, max: 256 }), limit: opt(int(1, 50)) }), result: obj({ words: arr(str({ max: 1024 }), 50) }) },
+  didYouMean: { args: obj({ q: str({ min: 1, max: 1024 }) }), result: obj({ suggestion: nullable(str({ max: 1024 })) }) },
+  list: { args: obj({ folderId: id, pageToken: opt(str({ max: 4096 })) }), result: listResult },
+  open: { args: obj({ id }), result: none },
+  reveal: { args: obj({ id }), result: none },
+  activity: { args: obj({ limit: opt(int(1, 1000)) }), result: obj({ entries: arr(activityEntry, 1000) }) },
+  undo: { args: obj({ id }), result: none },
+  conflicts: { args: none, result: obj({ conflicts: arr(conflictEntry, 100_000), held: arr(heldDelete, 100_000) }) },
+  resolveConflicts: { args: obj({ ids, action: oneOf(['reapply', 'drop'] as const) }), result: bulkResult },
+  resolveHeld: { args: obj({ ids, action: oneOf(['approve', 'reject'] as const) }), result: bulkResult },
+  syncNow: { args: none, result: none },
+  setPaused: { args: obj({ paused: bool() }), result: none },
+  getSettings: { args: none, result: settingsView },
+  updateSettings: { args: obj({ patch: settingsPatch }), result: settingsView },
+  setToken: { args: obj({ token: str({ min: 1, max: 8192, pattern: /^[\x21-\x7e]+$/ }) }), result: settingsView },
+  clearToken: { args: none, result: settingsView },
+} as const;
+
+/** Events pushed to the window. `changed` says which list to fetch again. */
+export const EVENTS = {
+  status: appStatus,
+  changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings'] as const) }),
+  notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
+} as const;
+
+export type Method = keyof typeof METHODS;
+export type Args<M extends Method> = Infer<(typeof METHODS)[M]['args']>;
+export type Result<M extends Method> = Infer<(typeof METHODS)[M]['result']>;
+export type EventName = keyof typeof EVENTS;
+export type EventPayload<E extends EventName> = Infer<(typeof EVENTS)[E]>;
+
+export const METHOD_NAMES = Object.keys(METHODS) as Method[];
+export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
+
+export const isMethod = (m: unknown): m is Method => typeof m === 'string' && Object.prototype.hasOwnProperty.call(METHODS, m);
+export const isEventName = (e: unknown): e is EventName => typeof e === 'string' && Object.prototype.hasOwnProperty.call(EVENTS, e);
+
+/** The engine side of the contract: one async function per method. */
+export type ContractHandlers = { [M in Method]: (args: Args<M>) => Promise<Result<M>> };
+
+/** The window side: call a method, listen to events. */
+export interface ContractClient {
+  call<M extends Method>(method: M, args: Args<M>): Promise<Result<M>>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}

@@ -1,0 +1,150 @@
+/**
+ * The data shapes the window and the engine exchange (status, search results, listings,
+ * activity, conflicts, held deletes, settings), each a schema so its type and its check
+ * are one thing. The token never appears in any shape sent to the window: settings only
+ * say whether one is stored, and where.
+ */
+import type { RemoteObject } from '../model/remote-object.js';
+import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer, type Schema } from './schema.js';
+
+const id = str({ min: 1, max: 512 });
+const iso = str({ max: 64 });
+
+const imageMeta = obj({ cameraMake: opt(str()), cameraModel: opt(str()), width: opt(num()), height: opt(num()), date: opt(str()) }, { open: true });
+
+const remoteObjectBase = obj(
+  {
+    id,
+    parentID: str({ max: 512 }),
+    eTag: str({ max: 512 }),
+    mimeType: str({ max: 512 }),
+    name: str({ min: 1, max: 1024 }),
+    mTime: iso,
+    cTime: iso,
+    hidden: str({ max: 16 }),
+    childCount: opt(int()),
+    size: opt(int()),
+    extension: opt(str({ max: 1024 })),
+    image: opt(imageMeta),
+  },
+  { open: true },
+);
+
+/** A file or folder as the service returns it (unknown fields kept). */
+export const remoteObject: Schema<RemoteObject> = {
+  describe: 'RemoteObject',
+  parse: (v, path) => remoteObjectBase.parse(v, path) as RemoteObject,
+};
+
+const location = obj({ index: int(), length: int() });
+const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_000) });
+
+/** One search match, plus the NAS path of the folder holding it ("/" for the root). */
+export const searchHit = obj({ file: remoteObject, fragments: arr(fragment, 16), path: str({ max: 65_536 }) });
+export type SearchHit = Infer<typeof searchHit>;
+
+export const searchResult = obj({ pageToken: str({ max: 4096 }), matches: arr(searchHit, 1000), total: opt(int()) });
+export type SearchResult = Infer<typeof searchResult>;
+
+const crumb = obj({ id, name: str({ max: 1024 }) });
+export type Crumb = Infer<typeof crumb>;
+
+export const listResult = obj({
+  folder: obj({ id, name: str({ max: 1024 }), path: str({ max: 65_536 }) }),
+  crumbs: arr(crumb, 1024),
+  files: arr(remoteObject, 1000),
+  pageToken: str({ max: 4096 }),
+});
+export type ListResult = Infer<typeof listResult>;
+
+export const CONNECTIONS = ['online', 'offline', 'auth-error', 'unconfigured'] as const;
+export type Connection = (typeof CONNECTIONS)[number];
+
+const errorInfo = obj({ code: str({ max: 64 }), message: str({ max: 4096 }) });
+
+/** Everything the tray and the window's header need, in one snapshot. */
+export const appStatus = obj({
+  connection: oneOf(CONNECTIONS),
+  endpoint: nullable(str({ max: 2048 })),
+  via: nullable(oneOf(['lan', 'proxy', 'url', 'embedded'] as const)),
+  paused: bool(),
+  mirrorMissing: bool(),
+  walk: obj({ running: bool(), folders: int(), objects: int(), startedAt: nullable(iso) }),
+  outbox: int(),
+  conflicts: int(),
+  heldDeletes: int(),
+  lastCompleteWalk: nullable(iso),
+  staleAfterSec: int(1),
+  mirrorFolder: nullable(str({ max: 4096 })),
+  indexed: int(),
+  error: nullable(errorInfo),
+});
+export type AppStatus = Infer<typeof appStatus>;
+
+/** One decision of the engine, with its reason; `undoable` when an inverse patch exists. */
+export const activityEntry = obj({
+  id,
+  at: iso,
+  kind: str({ max: 64 }),
+  path: str({ max: 65_536 }),
+  summary: str({ max: 4096 }),
+  reason: str({ max: 4096 }),
+  undoable: bool(),
+});
+export type ActivityEntry = Infer<typeof activityEntry>;
+
+/** A local intent the NAS refused to take as it was; re-apply or drop it. */
+export const conflictEntry = obj({
+  id,
+  at: iso,
+  kind: str({ max: 64 }),
+  path: str({ max: 65_536 }),
+  intent: str({ max: 4096 }),
+  remote: str({ max: 4096 }),
+  reason: str({ max: 4096 }),
+});
+export type ConflictEntry = Infer<typeof conflictEntry>;
+
+/** A delete held for confirmation because its batch crossed the threshold. */
+export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int() });
+export type HeldDelete = Infer<typeof heldDelete>;
+
+export const SOURCE_KINDS = ['embedded', 'url', 'device-record'] as const;
+export const TOKEN_PLACES = ['keychain', 'memory', 'none'] as const;
+export const THEMES = ['system', 'light', 'dark'] as const;
+
+/** The settings as the window sees them: never the token, only where it is kept. */
+export const settingsView = obj({
+  source: oneOf(SOURCE_KINDS),
+  /** A base URL, or a device record's file path or URL; "" for the embedded demo. */
+  location: str({ max: 4096 }),
+  token: oneOf(TOKEN_PLACES),
+  keychainAvailable: bool(),
+  mirrorFolder: str({ max: 4096 }),
+  syncIntervalSec: int(10, 86_400),
+  paused: bool(),
+  deleteThresholdCount: int(1, 1_000_000),
+  deleteThresholdPercent: int(1, 100),
+  startAtLogin: bool(),
+  startAtLoginSupported: bool(),
+  theme: oneOf(THEMES),
+});
+export type SettingsView = Infer<typeof settingsView>;
+
+/** What the window may change; every field optional. */
+export const settingsPatch = obj({
+  source: opt(oneOf(SOURCE_KINDS)),
+  location: opt(str({ max: 4096 })),
+  mirrorFolder: opt(str({ min: 1, max: 4096 })),
+  syncIntervalSec: opt(int(10, 86_400)),
+  paused: opt(bool()),
+  deleteThresholdCount: opt(int(1, 1_000_000)),
+  deleteThresholdPercent: opt(int(1, 100)),
+  startAtLogin: opt(bool()),
+  theme: opt(oneOf(THEMES)),
+});
+export type SettingsPatch = Infer<typeof settingsPatch>;
+
+/** Outcome of a bulk action: how many succeeded, and why the others did not. */
+export const bulkResult = obj({ done: int(), failed: arr(obj({ id, message: str({ max: 4096 }) }), 10_000) });
+export type BulkResult = Infer<typeof bulkResult>;

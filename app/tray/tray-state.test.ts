@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { AppStatus } from '../contract/shapes.js';
+import { notificationsFor, trayMenu, trayView } from './tray-state.js';
+
+const NOW = Date.parse('2026-11-21T06:00:00Z');
+const ok: AppStatus = {
+  connection: 'online', endpoint: 'http://127.0.0.1:1', via: 'url', paused: false, mirrorMissing: false,
+  walk: { running: false, folders: 0, objects: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+  lastCompleteWalk: '2026-11-21T05:59:00Z', staleAfterSec: 3600, mirrorFolder: '/m', indexed: 12, error: null,
+};
+const s = (p: Partial<AppStatus>): AppStatus => ({ ...ok, ...p });
+
+describe('trayView', () => {
+  it('says synced only when everything is fine and recent', () => {
+    expect(trayView(ok, NOW).state).toBe('synced');
+  });
+  it('says stale when the last complete walk is too old or never happened', () => {
+    expect(trayView(s({ lastCompleteWalk: '2026-11-21T04:00:00Z' }), NOW).state).toBe('stale');
+    expect(trayView(s({ lastCompleteWalk: null }), NOW).state).toBe('stale');
+  });
+  it('says syncing with progress during a walk, and while changes wait to be sent', () => {
+    const v = trayView(s({ walk: { running: true, folders: 3, objects: 40, startedAt: null } }), NOW);
+    expect(v.state).toBe('syncing');
+    expect(v.progress).toEqual({ folders: 3, objects: 40 });
+    expect(trayView(s({ outbox: 2 }), NOW).state).toBe('syncing');
+  });
+  it('says offline, and counts what waits', () => {
+    const v = trayView(s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, startedAt: null } }), NOW);
+    expect(v.state).toBe('offline');
+    expect(v.tooltip).toContain('2 changes waiting');
+  });
+  it('ranks attention over paused over offline', () => {
+    expect(trayView(s({ paused: true, connection: 'offline' }), NOW).state).toBe('paused');
+    expect(trayView(s({ paused: true, conflicts: 1 }), NOW).state).toBe('attention');
+    expect(trayView(s({ heldDeletes: 3 }), NOW).tooltip).toContain('3 held deletes');
+    expect(trayView(s({ connection: 'auth-error' }), NOW).state).toBe('attention');
+    expect(trayView(s({ mirrorMissing: true }), NOW).state).toBe('attention');
+  });
+});
+
+describe('notificationsFor', () => {
+  it('notifies once when conflicts, held deletes or an auth error appear', () => {
+    expect(notificationsFor(null, ok)).toEqual([]);
+    expect(notificationsFor(ok, s({ conflicts: 2 })).map((n) => n.kind)).toEqual(['conflicts']);
+    expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 2 }))).toEqual([]);
+    expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 1 }))).toEqual([]);
+    expect(notificationsFor(ok, s({ heldDeletes: 60 }))[0]?.title).toBe('60 deletes held');
+    expect(notificationsFor(ok, s({ connection: 'auth-error' })).map((n) => n.kind)).toEqual(['auth-error']);
+    expect(notificationsFor(s({ connection: 'auth-error' }), s({ connection: 'auth-error' }))).toEqual([]);
+  });
+});
+
+describe('trayMenu', () => {
+  it('holds the whole menu, with pause or resume', () => {
+    const ids = trayMenu(trayView(ok, NOW), ok).map((i) => i.id);
+    expect(ids).toEqual(['status', 'separator', 'open', 'search', 'sync-now', 'pause', 'activity', 'separator', 'quit']);
+    const paused = s({ paused: true, conflicts: 1 });
+    const ids2 = trayMenu(trayView(paused, NOW), paused).map((i) => i.id);
+    expect(ids2).toContain('resume');
+    expect(ids2).toContain('conflicts');
+  });
+});

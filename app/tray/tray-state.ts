@@ -1,0 +1,122 @@
+/**
+ * The tray's state machine, pure: from the engine's status snapshot and the clock to one of
+ * six honest states, and from one state to the next, the notifications to show. The tray
+ * never says "synced" while something is wrong: problems that need the user outrank a
+ * pause, a pause outranks being offline, offline outranks work in progress, and "synced"
+ * is only said when the last complete walk is recent.
+ */
+import type { AppStatus } from '../contract/shapes.js';
+
+export const TRAY_STATES = ['attention', 'paused', 'offline', 'syncing', 'stale', 'synced'] as const;
+export type TrayState = (typeof TRAY_STATES)[number];
+
+/** What the tray shows: the icon's state, a one-line tooltip, the menu's status line. */
+export interface TrayView {
+  state: TrayState;
+  tooltip: string;
+  /** Objects seen so far in a running walk, for "syncing" (null otherwise). */
+  progress: { folders: number; objects: number } | null;
+  /** Whether the menu offers "Resume" (true) or "Pause" (false). */
+  paused: boolean;
+}
+
+export type NotificationKind = 'conflicts' | 'held-deletes' | 'auth-error' | 'mirror-missing';
+
+export interface TrayNotification {
+  kind: NotificationKind;
+  title: string;
+  body: string;
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** Why the user is needed, or null. */
+function attentionReason(s: AppStatus): string | null {
+  if (s.connection === 'auth-error') return 'the NAS refused the access token';
+  if (s.mirrorMissing) return 'the mirror folder is missing; sync is paused';
+  if (s.connection === 'unconfigured') return 'not set up yet';
+  const parts: string[] = [];
+  if (s.conflicts > 0) parts.push(plural(s.conflicts, 'conflict', 'conflicts'));
+  if (s.heldDeletes > 0) parts.push(plural(s.heldDeletes, 'held delete', 'held deletes'));
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/** True when the last complete walk is missing or older than `staleAfterSec`. */
+export function isStale(s: AppStatus, nowMs: number): boolean {
+  if (s.lastCompleteWalk === null) return true;
+  const t = Date.parse(s.lastCompleteWalk);
+  return !Number.isFinite(t) || nowMs - t > s.staleAfterSec * 1000;
+}
+
+/** The tray's view of a status snapshot at time `nowMs`. */
+export function trayView(s: AppStatus, nowMs: number): TrayView {
+  const base = { paused: s.paused, progress: null };
+  const attention = attentionReason(s);
+  if (attention !== null) return { ...base, state: 'attention', tooltip: `NAS Mirror: needs attention (${attention})` };
+  if (s.paused) return { ...base, state: 'paused', tooltip: 'NAS Mirror: paused' };
+  if (s.connection === 'offline') {
+    const queued = s.outbox > 0 ? `, ${plural(s.outbox, 'change', 'changes')} waiting` : '';
+    return { ...base, state: 'offline', tooltip: `NAS Mirror: offline${queued}` };
+  }
+  if (s.walk.running || s.outbox > 0) {
+    const what = s.walk.running ? `${s.walk.folders} folders, ${s.walk.objects} objects seen` : `${plural(s.outbox, 'change', 'changes')} to send`;
+    return { ...base, state: 'syncing', tooltip: `NAS Mirror: syncing (${what})`, progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null };
+  }
+  if (isStale(s, nowMs)) {
+    const when = s.lastCompleteWalk === null ? 'never completed' : `last complete walk ${s.lastCompleteWalk}`;
+    return { ...base, state: 'stale', tooltip: `NAS Mirror: out of date (${when})` };
+  }
+  return { ...base, state: 'synced', tooltip: `NAS Mirror: up to date (${plural(s.indexed, 'object', 'objects')})` };
+}
+
+/**
+ * The notifications owed when the status goes from `prev` to `next`: a new conflict or held
+ * delete (the count went up), an auth error or a missing mirror that just appeared. Nothing
+ * is repeated while a condition lasts.
+ */
+export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayNotification[] {
+  const out: TrayNotification[] = [];
+  const before = {
+    conflicts: prev?.conflicts ?? 0,
+    held: prev?.heldDeletes ?? 0,
+    auth: prev?.connection === 'auth-error',
+    missing: prev?.mirrorMissing ?? false,
+  };
+  if (next.connection === 'auth-error' && !before.auth) {
+    out.push({ kind: 'auth-error', title: 'NAS Mirror cannot sign in', body: 'The NAS refused the access token. Open Settings to enter a new one.' });
+  }
+  if (next.mirrorMissing && !before.missing) {
+    out.push({ kind: 'mirror-missing', title: 'Mirror folder missing', body: 'Sync is paused until the mirror folder is back; nothing was deleted.' });
+  }
+  if (next.conflicts > before.conflicts) {
+    const n = next.conflicts - before.conflicts;
+    out.push({ kind: 'conflicts', title: plural(n, 'new conflict', 'new conflicts'), body: 'The NAS changed what you changed locally. Open Conflicts to re-apply or drop.' });
+  }
+  if (next.heldDeletes > before.held) {
+    const n = next.heldDeletes - before.held;
+    out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete is waiting for your approval. Nothing was deleted on the NAS yet.' });
+  }
+  return out;
+}
+
+/** The tray menu, in order; `id`s are what the shell dispatches on. */
+export type TrayMenuItem =
+  | { id: 'status'; label: string; enabled: false }
+  | { id: 'open' | 'search' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit'; label: string; enabled: boolean }
+  | { id: 'separator' };
+
+/** The whole menu lives in the context menu (Linux AppIndicator ignores clicks). */
+export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
+  const items: TrayMenuItem[] = [
+    { id: 'status', label: view.tooltip.replace(/^NAS Mirror: /, ''), enabled: false },
+    { id: 'separator' },
+    { id: 'open', label: 'Open NAS Mirror', enabled: true },
+    { id: 'search', label: 'Search…', enabled: true },
+    { id: 'sync-now', label: 'Sync now', enabled: !s.paused && s.connection !== 'unconfigured' },
+    view.paused ? { id: 'resume', label: 'Resume sync', enabled: true } : { id: 'pause', label: 'Pause sync', enabled: true },
+    { id: 'activity', label: 'Recent activity', enabled: true },
+  ];
+  if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${s.conflicts + s.heldDeletes} item(s)…`, enabled: true });
+  items.push({ id: 'separator' }, { id: 'quit', label: 'Quit NAS Mirror', enabled: true });
+  return items;
+}
