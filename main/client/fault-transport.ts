@@ -1,0 +1,65 @@
+/**
+ * A Transport wrapper that injects faults for tests: connection resets (before the request
+ * is sent, or after the server handled it and the answer was lost), 5xx, 429 with
+ * Retry-After, and slow answers. A `plan` decides per request; it sees every request in order.
+ */
+import { AppError } from '../../app/errors.js';
+import { MAYBE_SENT, NOT_SENT, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+
+export type Fault =
+  | { kind: 'reset-before' }
+  | { kind: 'reset-after' }
+  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'slow'; ms: number };
+
+/** Decides the fault (or none) for the n-th request (0-based). */
+export type FaultPlan = (req: TransportRequest, n: number) => Fault | undefined;
+
+/** A plan that injects each fault with probability `rate`, from a seeded generator. */
+export function randomFaults(seed: number, rate: number, faults: readonly Fault[]): FaultPlan {
+  let s = seed >>> 0 || 1;
+  const rnd = (): number => {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    return s / 0x1_0000_0000;
+  };
+  return () => (rnd() < rate ? faults[Math.floor(rnd() * faults.length)] : undefined);
+}
+
+export class FaultTransport implements Transport {
+  /** Requests seen, and faults injected, by kind. */
+  readonly stats = { requests: 0, faults: 0 };
+
+  constructor(private readonly inner: Transport, private plan: FaultPlan) {}
+
+  setPlan(plan: FaultPlan): void {
+    this.plan = plan;
+  }
+
+  async request(req: TransportRequest): Promise<TransportResponse> {
+    const n = this.stats.requests++;
+    const f = this.plan(req, n);
+    if (!f) return this.inner.request(req);
+    this.stats.faults++;
+    switch (f.kind) {
+      case 'reset-before':
+        throw new AppError('NetworkError', 'injected: connection reset before sending', { detail: NOT_SENT });
+      case 'reset-after':
+        await this.inner.request(req);
+        throw new AppError('NetworkError', 'injected: connection reset after the server answered', { detail: MAYBE_SENT });
+      case 'status': {
+        const headers: Record<string, string | undefined> = { 'content-type': 'application/json' };
+        if (f.retryAfter !== undefined) headers['retry-after'] = f.retryAfter;
+        return { status: f.status, headers, body: JSON.stringify({ message: `injected ${f.status}` }) };
+      }
+      case 'slow':
+        await new Promise((r) => setTimeout(r, f.ms));
+        return this.inner.request(req);
+    }
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+}

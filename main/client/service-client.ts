@@ -1,0 +1,259 @@
+/**
+ * Typed client of every endpoint of the service (service.md). Concurrency-limited, with
+ * timeouts and retries (exponential backoff + jitter, honouring Retry-After) for network
+ * errors, 5xx and 429. Reads are retried freely; a patch or delete is retried only when it
+ * certainly did not reach the server (connection refused, 429, 503): otherwise the error is
+ * surfaced with `detail === OUTCOME_UNKNOWN` so the outbox can check before resending.
+ */
+import { AppError, type ErrorCode } from '../../app/errors.js';
+import type { Hidden, ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import { parseJson, parseListing, parseObject, parseSearch } from './parse.js';
+import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
+
+/** `detail` of an error after which a patch/delete may or may not have been applied. */
+export const OUTCOME_UNKNOWN = 'outcome-unknown';
+
+export interface ServiceClientOptions {
+  /** e.g. `http://nas.local:8080` (no trailing `/sdk/v2`). */
+  baseUrl: string;
+  /** The bearer token, or a function giving it (never logged). */
+  token: string | (() => string);
+  transport?: Transport;
+  /** Requests in flight at once (default 8). */
+  concurrency?: number;
+  /** Per attempt (default 30 s). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 5). */
+  retries?: number;
+  /** First backoff (default 200 ms); doubles each retry, capped at `backoffMaxMs` (default 10 s). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Path prefix (default `/sdk/v2`). */
+  prefix?: string;
+  random?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Observes every attempt (tests, logs): no headers, never the token. */
+  onAttempt?: (e: { method: HttpMethod; path: string; attempt: number; status?: number; error?: ErrorCode }) => void;
+}
+
+export interface ListOptions {
+  limit?: number;
+  pageToken?: string;
+  orderBy?: 'name' | 'mTime' | 'cTime' | 'size';
+  order?: 'asc' | 'desc';
+  fields?: readonly string[];
+  hidden?: 'mac' | 'linux' | 'windows' | 'none';
+  signal?: AbortSignal;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  pageToken?: string;
+  fields?: readonly string[];
+  signal?: AbortSignal;
+}
+
+/** The patch body: every field optional (seed). */
+export interface PatchBody {
+  name?: string;
+  parentID?: string;
+  mimeType?: string;
+  hidden?: Hidden;
+  cTime?: string;
+  mTime?: string;
+}
+
+export interface ConditionalOptions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+  signal?: AbortSignal;
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict',
+  412: 'PreconditionFailed', 413: 'PayloadTooLarge', 429: 'RateLimited', 503: 'Unavailable',
+};
+
+/** A counting semaphore. */
+class Limiter {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r));
+    else this.active++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) { reject(new AppError('Cancelled', 'cancelled')); return; }
+    const t = setTimeout(() => { signal?.removeEventListener('abort', on); resolve(); }, ms);
+    const on = (): void => { clearTimeout(t); reject(new AppError('Cancelled', 'cancelled')); };
+    signal?.addEventListener('abort', on, { once: true });
+  });
+
+/** Seconds or an HTTP date -> milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfter(v: string | undefined, now = Date.now()): number | undefined {
+  if (v === undefined || v.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? Math.max(0, t - now) : undefined;
+}
+
+export class ServiceClient {
+  readonly baseUrl: string;
+  private readonly transport: Transport;
+  private readonly limiter: Limiter;
+  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl'>>;
+
+  constructor(private readonly opts: ServiceClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.transport = opts.transport ?? new HttpTransport({ maxSockets: opts.concurrency ?? 8 });
+    this.limiter = new Limiter(opts.concurrency ?? 8);
+    this.o = {
+      concurrency: opts.concurrency ?? 8,
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      retries: opts.retries ?? 5,
+      backoffBaseMs: opts.backoffBaseMs ?? 200,
+      backoffMaxMs: opts.backoffMaxMs ?? 10_000,
+      prefix: opts.prefix ?? '/sdk/v2',
+      random: opts.random ?? Math.random,
+      sleep: opts.sleep ?? defaultSleep,
+    };
+  }
+
+  /** One page of the children of `ids` (a folder id, `root`, or several). */
+  async list(ids: string | readonly string[], opts: ListOptions = {}): Promise<ListingPage> {
+    const q = new URLSearchParams();
+    q.set('ids', typeof ids === 'string' ? ids : ids.join(','));
+    q.set('limit', String(opts.limit ?? 1000));
+    q.set('pageToken', opts.pageToken ?? '');
+    if (opts.orderBy) q.set('orderBy', opts.orderBy);
+    if (opts.order) q.set('order', opts.order);
+    if (opts.fields) q.set('fields', opts.fields.join(','));
+    if (opts.hidden) q.set('hidden', opts.hidden);
+    const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true });
+    return parseListing(parseJson(res.body));
+  }
+
+  /** Every page of a listing, in order, fetched one after the other. */
+  async *pages(ids: string | readonly string[], opts: ListOptions = {}): AsyncGenerator<ListingPage> {
+    let token = opts.pageToken ?? '';
+    for (;;) {
+      const page = await this.list(ids, { ...opts, pageToken: token });
+      yield page;
+      if (page.pageToken === '' || page.pageToken === token) return;
+      token = page.pageToken;
+    }
+  }
+
+  /** One object by id (`root` accepted). */
+  async get(id: string, opts: { signal?: AbortSignal } = {}): Promise<RemoteObject> {
+    const res = await this.send('GET', `/files/${encodeURIComponent(id)}`, { signal: opts.signal, idempotent: true });
+    return parseObject(parseJson(res.body));
+  }
+
+  /** The child of `parentId` named exactly `name`; NotFound when there is none. */
+  async parentAndName(parentId: string, name: string, opts: { signal?: AbortSignal } = {}): Promise<RemoteObject> {
+    const q = new URLSearchParams({ parentID: parentId, name });
+    const res = await this.send('GET', `/filesSearch/parentAndName?${q}`, { signal: opts.signal, idempotent: true });
+    return parseObject(parseJson(res.body));
+  }
+
+  async searchText(text: string, opts: SearchOptions = {}): Promise<SearchPage> {
+    const q = new URLSearchParams({ q: text });
+    if (opts.limit !== undefined) q.set('limit', String(opts.limit));
+    if (opts.pageToken !== undefined) q.set('pageToken', opts.pageToken);
+    if (opts.fields) q.set('fields', opts.fields.join(','));
+    const res = await this.send('GET', `/filesSearch/text?${q}`, { signal: opts.signal, idempotent: true });
+    return parseSearch(parseJson(res.body));
+  }
+
+  /** Patches metadata; the new eTag when the service sent one. */
+  async patch(id: string, body: PatchBody, opts: ConditionalOptions = {}): Promise<{ eTag: string | undefined }> {
+    const res = await this.send('POST', `/files/${encodeURIComponent(id)}/patch`, {
+      signal: opts.signal, idempotent: false, body: JSON.stringify(body), headers: conditional(opts),
+    });
+    return { eTag: res.headers['etag'] };
+  }
+
+  /** Deletes: `deleted` (204) or `accepted` (202, a non-empty folder deleted in the background). */
+  async delete(id: string, opts: ConditionalOptions = {}): Promise<'deleted' | 'accepted'> {
+    const res = await this.send('DELETE', `/files/${encodeURIComponent(id)}`, { signal: opts.signal, idempotent: false, headers: conditional(opts) });
+    return res.status === 202 ? 'accepted' : 'deleted';
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  private token(): string {
+    return typeof this.opts.token === 'function' ? this.opts.token() : this.opts.token;
+  }
+
+  private async send(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string> }): Promise<TransportResponse> {
+    const url = this.baseUrl + this.o.prefix + path;
+    for (let attempt = 0; ; attempt++) {
+      let retryAfterMs: number | undefined;
+      let err: AppError;
+      try {
+        const res = await this.limiter.run(() =>
+          this.transport.request({
+            method, url, timeoutMs: this.o.timeoutMs, signal: a.signal, body: a.body,
+            headers: { authorization: `Bearer ${this.token()}`, accept: 'application/json', ...(a.body !== undefined ? { 'content-type': 'application/json' } : {}), ...a.headers },
+          }),
+        );
+        this.opts.onAttempt?.({ method, path: path.split('?')[0]!, attempt, status: res.status });
+        if (res.status >= 200 && res.status < 300) return res;
+        err = statusError(res);
+        retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+        // Definitely not applied: 429 and 503 (service refusing). Any other 5xx may have applied.
+        const safe = a.idempotent || res.status === 429 || res.status === 503;
+        if (!(res.status === 429 || res.status >= 500) || !safe) {
+          if (!safe && res.status >= 500) throw new AppError(err.code, err.message, { status: res.status, detail: OUTCOME_UNKNOWN });
+          throw err;
+        }
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        if (e.code === 'Cancelled' || a.signal?.aborted) throw new AppError('Cancelled', 'cancelled', { cause: e });
+        if (e.code !== 'NetworkError' && e.code !== 'Timeout') throw e;
+        this.opts.onAttempt?.({ method, path: path.split('?')[0]!, attempt, error: e.code });
+        if (!a.idempotent && e.detail !== NOT_SENT) throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, { cause: e, detail: OUTCOME_UNKNOWN });
+        err = e;
+      }
+      if (attempt >= this.o.retries) throw err;
+      const backoff = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** attempt);
+      const jittered = backoff / 2 + this.o.random() * (backoff / 2);
+      await this.o.sleep(Math.min(this.o.backoffMaxMs * 6, Math.max(retryAfterMs ?? 0, jittered)), a.signal);
+    }
+  }
+}
+
+function conditional(o: ConditionalOptions): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (o.ifMatch !== undefined) h['if-match'] = o.ifMatch;
+  if (o.ifNoneMatch !== undefined) h['if-none-match'] = o.ifNoneMatch;
+  return h;
+}
+
+function statusError(res: TransportResponse): AppError {
+  let message = `HTTP ${res.status}`;
+  let detail: string | undefined;
+  try {
+    const b = JSON.parse(res.body) as { message?: unknown; detail?: unknown };
+    if (typeof b.message === 'string') message = b.message;
+    if (typeof b.detail === 'string') detail = b.detail;
+  } catch {
+    // not JSON: keep the status line
+  }
+  const code: ErrorCode = STATUS_CODES[res.status] ?? (res.status >= 500 ? 'ServerError' : 'BadResponse');
+  return new AppError(code, message, { status: res.status, ...(detail !== undefined ? { detail } : {}) });
+}

@@ -1,0 +1,161 @@
+/**
+ * The offline index: answers `filesSearch/text`, `filesSearch/parents`,
+ * `filesSearch/parentAndName` and `files/<id>` from the mirror store, with the service's
+ * semantics and JSON shapes (app/search decides matches, order and tokens; the engine only
+ * supplies candidates). Adds word completion and "did you mean" over the word vocabulary.
+ * Invariant: the engine holds exactly the store's objects (the root excluded).
+ */
+import { AppError } from '../../app/errors.js';
+import type { ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import { parseDate } from '../../app/model/dates.js';
+import {
+  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCursors, cursorOf, decodeListingToken, decodeSearchToken,
+  encodeListingToken, parseListingOrder, parseQuery, toSearchPage, type ListingOrder,
+} from '../../app/search/index.js';
+import type { RemoteChange } from '../mirror/changes.js';
+import type { MirrorStore } from '../mirror/store.js';
+import { docOf, type SearchEngine } from './engine.js';
+import type { Vocabulary } from './vocabulary.js';
+
+export interface SearchOpts {
+  limit?: number;
+  pageToken?: string;
+}
+
+export interface ListOpts {
+  limit?: number;
+  pageToken?: string;
+  orderBy?: string;
+  order?: string;
+  /** Object fields to return (the page wrapper keeps `pageToken`). */
+  fields?: readonly string[];
+}
+
+export const MAX_LISTING_LIMIT = 1000;
+export const DEFAULT_LISTING_LIMIT = 1000;
+export const MAX_LISTING_IDS = 100;
+
+const badRequest = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
+const notFound = (): AppError => new AppError('NotFound', 'Not Found', { status: 404 });
+
+export class OfflineIndex {
+  constructor(
+    readonly store: MirrorStore,
+    readonly engine: SearchEngine,
+    private readonly vocabulary?: Vocabulary,
+  ) {}
+
+  /** `filesSearch/text`: throws BadRequest like the service (bad q, limit or token). */
+  search(q: string, opts: SearchOpts = {}): SearchPage {
+    const parsed = parseQuery(q);
+    if (!parsed.ok) throw badRequest(parsed.message);
+    const limit = checkLimit(opts.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+    const after = decodeSearchToken(opts.pageToken ?? '');
+    if (after === undefined) throw badRequest('pageToken is not valid');
+    const page = this.engine.page(parsed.query, limit, after);
+    const objects = this.store.getMany(page.items.map((i) => i.id));
+    const items = page.items.map((i) => {
+      const file = objects.get(i.id);
+      if (!file) throw new AppError('StateCorrupt', `index holds ${i.id}, the store does not`);
+      return { file, match: i.match };
+    });
+    return toSearchPage(items, page.pageToken);
+  }
+
+  /** `filesSearch/parents`: the children of one or more folders, one flat ordered list. */
+  list(ids: string | readonly string[], opts: ListOpts = {}): ListingPage {
+    const list = (typeof ids === 'string' ? ids.split(',') : [...ids]).map((s) => s.trim()).filter((s) => s !== '');
+    if (list.length === 0) throw badRequest('ids is required');
+    if (list.length > MAX_LISTING_IDS) throw badRequest(`at most ${MAX_LISTING_IDS} ids`);
+    const limit = checkLimit(opts.limit, DEFAULT_LISTING_LIMIT, MAX_LISTING_LIMIT);
+    const order = parseListingOrder(opts.orderBy, opts.order);
+    if (!order) throw badRequest('orderBy or order is not valid');
+    const after = decodeListingToken(opts.pageToken ?? '', order);
+    if (after === undefined) throw badRequest('pageToken is not valid');
+    const children: RemoteObject[] = [];
+    const seen = new Set<string>();
+    for (const id of list) {
+      const folder = this.store.get(id);
+      if (!folder) throw notFound();
+      if (seen.has(folder.id)) continue;
+      seen.add(folder.id);
+      children.push(...this.store.children(folder.id));
+    }
+    const keyed = children.map((o) => ({ o, c: cursorOf(sortable(o), order) }));
+    keyed.sort((a, b) => compareCursors(a.c, b.c, order));
+    const start = after ? keyed.findIndex((k) => compareCursors(k.c, after, order) > 0) : 0;
+    const from = start < 0 ? keyed.length : start;
+    const pageItems = keyed.slice(from, from + limit);
+    const more = from + limit < keyed.length;
+    const pageToken = more && pageItems.length > 0 ? encodeListingToken(order, pageItems[pageItems.length - 1]!.c) : '';
+    return { pageToken, files: pageItems.map((k) => project(k.o, opts.fields)) };
+  }
+
+  /** `filesSearch/parentAndName`: exact, case-sensitive; NotFound when absent. */
+  parentAndName(parentId: string, name: string): RemoteObject {
+    const parent = this.store.get(parentId);
+    if (!parent) throw notFound();
+    const o = this.store.childByName(parent.id, name);
+    if (!o) throw notFound();
+    return o;
+  }
+
+  /** `files/<id>` (`root` accepted); NotFound when unknown. */
+  get(id: string): RemoteObject {
+    const o = this.store.get(id);
+    if (!o) throw notFound();
+    return o;
+  }
+
+  /** Words of the library that start like `prefix` (typo-tolerant), best first. */
+  suggest(prefix: string, limit = 8): string[] {
+    return this.vocabulary?.suggest(prefix, limit) ?? [];
+  }
+
+  /** A corrected query when `q` finds nothing and a close one would; else undefined. */
+  didYouMean(q: string): string | undefined {
+    if (!this.vocabulary) return undefined;
+    const parsed = parseQuery(q);
+    if (!parsed.ok) return undefined;
+    if (this.engine.page(parsed.query, 1, null).items.length > 0) return undefined;
+    for (const alt of this.vocabulary.corrections(parsed.query.terms)) {
+      const p = parseQuery(alt);
+      if (p.ok && this.engine.page(p.query, 1, null).items.length > 0) return alt;
+    }
+    return undefined;
+  }
+
+  /** Follows a batch of remote changes (already applied to the store). */
+  applyChanges(changes: readonly RemoteChange[]): void {
+    const rootId = this.store.root()?.id;
+    const removed: string[] = [];
+    const upserts = [];
+    for (const c of changes) {
+      if (c.kind === 'removed') removed.push(c.before.id);
+      else if (c.after.id !== rootId) upserts.push(docOf(c.after));
+    }
+    if (removed.length) this.engine.remove(removed);
+    if (upserts.length) this.engine.upsert(upserts);
+    this.vocabulary?.applyChanges(changes);
+  }
+}
+
+function checkLimit(v: number | undefined, def: number, max: number): number {
+  if (v === undefined) return def;
+  if (!Number.isSafeInteger(v) || v < 1 || v > max) throw badRequest(`limit must be an integer from 1 to ${max}`);
+  return v;
+}
+
+function sortable(o: RemoteObject): { id: string; name: string; mTimeMs: number; cTimeMs: number; size: number } {
+  return { id: o.id, name: o.name, mTimeMs: parseDate(o.mTime) ?? 0, cTimeMs: parseDate(o.cTime) ?? 0, size: typeof o.size === 'number' ? o.size : 0 };
+}
+
+function project(o: RemoteObject, fields: readonly string[] | undefined): RemoteObject {
+  if (!fields || fields.length === 0) return o;
+  const out: Record<string, unknown> = {};
+  const src = o as unknown as Record<string, unknown>;
+  for (const f of fields) if (f in src) out[f] = src[f];
+  return out as unknown as RemoteObject;
+}
+
+export type { ListingOrder };

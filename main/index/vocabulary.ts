@@ -1,0 +1,118 @@
+/**
+ * The word vocabulary of the library (folded words of names, camera fields), indexed with
+ * minisearch for what the service lacks: word completion (prefix + fuzzy) and "did you
+ * mean" corrections. Small: one minisearch document per distinct word, with a use count.
+ */
+import MiniSearch from 'minisearch';
+import { foldCase } from '../../app/search/index.js';
+import type { RemoteChange } from '../mirror/changes.js';
+import type { RemoteObject } from '../../app/model/remote-object.js';
+
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+
+/** The distinct folded words of an object's searchable text (words of 2+ characters). */
+export function wordsOf(o: { name: string; image?: { cameraMake?: string; cameraModel?: string } | undefined }): string[] {
+  const out = new Set<string>();
+  for (const text of [o.name, o.image?.cameraMake, o.image?.cameraModel]) {
+    if (typeof text !== 'string') continue;
+    for (const m of foldCase(text).matchAll(WORD)) if (m[0].length >= 2) out.add(m[0]);
+  }
+  return [...out];
+}
+
+interface WordDoc {
+  id: number;
+  word: string;
+}
+
+export class Vocabulary {
+  private readonly counts = new Map<string, { id: number; n: number }>();
+  private nextId = 1;
+  private readonly ms = new MiniSearch<WordDoc>({
+    fields: ['word'],
+    storeFields: ['word'],
+    // the words are already folded and split: one term per document
+    tokenize: (s) => [s],
+    processTerm: (t) => t,
+    searchOptions: { tokenize: (s) => [foldCase(s)], processTerm: (t) => t },
+  });
+
+  /** Builds from every object. */
+  static build(objects: Iterable<{ name: string; image?: { cameraMake?: string; cameraModel?: string } | undefined }>): Vocabulary {
+    const v = new Vocabulary();
+    const docs: WordDoc[] = [];
+    for (const o of objects) {
+      for (const w of wordsOf(o)) {
+        const e = v.counts.get(w);
+        if (e) e.n++;
+        else {
+          const id = v.nextId++;
+          v.counts.set(w, { id, n: 1 });
+          docs.push({ id, word: w });
+        }
+      }
+    }
+    v.ms.addAll(docs);
+    return v;
+  }
+
+  get size(): number {
+    return this.counts.size;
+  }
+
+  /** Completions of the last word being typed: prefix matches first, then fuzzy; frequent first. */
+  suggest(prefix: string, limit = 8): string[] {
+    const p = foldCase(prefix.trim());
+    if (p.length === 0) return [];
+    const hits = this.ms.search(p, { prefix: true, fuzzy: p.length >= 4 ? 0.2 : false, combineWith: 'OR' });
+    const scored = hits.map((h) => {
+      const w = h['word'] as string;
+      const n = this.counts.get(w)?.n ?? 0;
+      return { w, starts: w.startsWith(p) ? 0 : 1, n };
+    });
+    scored.sort((a, b) => a.starts - b.starts || b.n - a.n || a.w.length - b.w.length || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0));
+    return scored.slice(0, limit).map((s) => s.w);
+  }
+
+  /** Candidate corrections of a query: each term replaced by its closest known words. */
+  corrections(terms: readonly string[]): string[] {
+    const options = terms.map((t) => {
+      const f = foldCase(t);
+      if (this.counts.has(f) || f.length < 3) return [t];
+      const hits = this.ms.search(f, { fuzzy: f.length >= 6 ? 2 : 1, prefix: false });
+      const words = hits.map((h) => h['word'] as string).filter((w) => w !== f);
+      words.sort((a, b) => (this.counts.get(b)?.n ?? 0) - (this.counts.get(a)?.n ?? 0));
+      return words.length ? words.slice(0, 3) : [t];
+    });
+    const out: string[] = [];
+    // the best choice of every term first, then one term varied at a time
+    out.push(options.map((o) => o[0]!).join(' '));
+    options.forEach((o, i) => {
+      for (const alt of o.slice(1)) out.push(options.map((x, j) => (j === i ? alt : x[0]!)).join(' '));
+    });
+    return out.filter((q, i) => out.indexOf(q) === i && q !== terms.join(' '));
+  }
+
+  applyChanges(changes: readonly RemoteChange[]): void {
+    for (const c of changes) {
+      if (c.kind !== 'added') for (const w of wordsOf(c.before as RemoteObject)) this.drop(w);
+      if (c.kind !== 'removed') for (const w of wordsOf(c.after)) this.addWord(w);
+    }
+  }
+
+  private addWord(w: string): void {
+    const e = this.counts.get(w);
+    if (e) { e.n++; return; }
+    const id = this.nextId++;
+    this.counts.set(w, { id, n: 1 });
+    this.ms.add({ id, word: w });
+  }
+
+  private drop(w: string): void {
+    const e = this.counts.get(w);
+    if (!e) return;
+    if (--e.n > 0) return;
+    this.counts.delete(w);
+    this.ms.discard(e.id);
+  }
+}

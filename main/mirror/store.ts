@@ -1,0 +1,183 @@
+/**
+ * The mirror's state: the last-known remote object of every id (keyed by id, not path),
+ * in the state database (component `mirror`). Rows hold parent ids, so a remote move of a
+ * folder is one row update whatever it contains. The root folder is kept apart (meta), as
+ * it is in no listing. `generation` counts applied change batches (the index checks it).
+ */
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import { FOLDER_MIME } from '../../app/model/remote-object.js';
+import { AppError } from '../../app/errors.js';
+import { migrate, type Db } from '../state/db.js';
+import type { RemoteChange } from './changes.js';
+
+const MIGRATIONS = [
+  {
+    version: 1,
+    up: (db: Db): void => {
+      db.exec(`
+        CREATE TABLE mirror_objects (
+          id TEXT PRIMARY KEY,
+          parent_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          etag TEXT NOT NULL,
+          is_folder INTEGER NOT NULL,
+          mime TEXT NOT NULL,
+          camera_make TEXT,
+          camera_model TEXT,
+          json TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX mirror_objects_parent ON mirror_objects(parent_id, name);
+        CREATE TABLE mirror_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      `);
+    },
+  },
+];
+
+export interface WalkRecord {
+  /** ISO time the last complete walk ended. */
+  completedAt: string;
+  objects: number;
+  folders: number;
+}
+
+export class MirrorStore {
+  private readonly q;
+
+  constructor(readonly db: Db) {
+    migrate(db, 'mirror', MIGRATIONS);
+    this.q = {
+      get: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE id = ?'),
+      getMany: db.prepare<[string], { id: string; json: string }>('SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))'),
+      children: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE parent_id = ?'),
+      childIds: db.prepare<[string], { id: string }>('SELECT id FROM mirror_objects WHERE parent_id = ?'),
+      byName: db.prepare<[string, string], { json: string }>('SELECT json FROM mirror_objects WHERE parent_id = ? AND name = ?'),
+      all: db.prepare<[], { json: string }>('SELECT json FROM mirror_objects'),
+      allIds: db.prepare<[], { id: string }>('SELECT id FROM mirror_objects'),
+      count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mirror_objects'),
+      upsert: db.prepare('INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name, etag = excluded.etag, is_folder = excluded.is_folder, mime = excluded.mime, camera_make = excluded.camera_make, camera_model = excluded.camera_model, json = excluded.json'),
+      docs: db.prepare<[], [string, string, string, string | null, string | null]>('SELECT id, name, mime, camera_make, camera_model FROM mirror_objects').raw(true),
+      del: db.prepare('DELETE FROM mirror_objects WHERE id = ?'),
+      meta: db.prepare<[string], { value: string }>('SELECT value FROM mirror_meta WHERE key = ?'),
+      setMeta: db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  /** The last-known object (the root included), or undefined. */
+  get(id: string): RemoteObject | undefined {
+    const root = this.root();
+    if (id === 'root' || (root && id === root.id)) return root;
+    const r = this.q.get.get(id);
+    return r ? (JSON.parse(r.json) as RemoteObject) : undefined;
+  }
+
+  /** The stored JSON text of an object (exactly as the service sent it). */
+  getJson(id: string): string | undefined {
+    return this.q.get.get(id)?.json;
+  }
+
+  /** Many objects by id, as a map (missing ids are absent). */
+  getMany(ids: readonly string[]): Map<string, RemoteObject> {
+    const out = new Map<string, RemoteObject>();
+    for (const r of this.q.getMany.all(JSON.stringify(ids))) out.set(r.id, JSON.parse(r.json) as RemoteObject);
+    return out;
+  }
+
+  /** Direct children of a folder id (`root` accepted), in no particular order. */
+  children(parentId: string): RemoteObject[] {
+    return this.q.children.all(this.resolve(parentId)).map((r) => JSON.parse(r.json) as RemoteObject);
+  }
+
+  childIds(parentId: string): string[] {
+    return this.q.childIds.all(this.resolve(parentId)).map((r) => r.id);
+  }
+
+  /** The child of `parentId` named exactly `name`. */
+  childByName(parentId: string, name: string): RemoteObject | undefined {
+    const r = this.q.byName.get(this.resolve(parentId), name);
+    return r ? (JSON.parse(r.json) as RemoteObject) : undefined;
+  }
+
+  /** Names from the root down to `id` (the root itself is `[]`); undefined when unknown or detached. */
+  pathOf(id: string): string[] | undefined {
+    const root = this.root();
+    const names: string[] = [];
+    let cur = id;
+    for (let guard = 0; guard < 10_000; guard++) {
+      if (root && (cur === root.id || cur === 'root')) return names.reverse();
+      const o = this.get(cur);
+      if (!o) return undefined;
+      names.push(o.name);
+      cur = o.parentID;
+    }
+    throw new AppError('StateCorrupt', `parent loop at ${id}`);
+  }
+
+  /** Every object except the root, streamed. */
+  *all(): IterableIterator<RemoteObject> {
+    for (const r of this.q.all.iterate()) yield JSON.parse(r.json) as RemoteObject;
+  }
+
+  /** Every stored JSON text except the root's, streamed (cheap: no parse). */
+  allJson(): IterableIterator<{ json: string }> {
+    return this.q.all.iterate();
+  }
+
+  /** The searchable fields of every object except the root: `[id, name, mimeType, cameraMake, cameraModel]`. */
+  docRows(): IterableIterator<[string, string, string, string | null, string | null]> {
+    return this.q.docs.iterate();
+  }
+
+  allIds(): string[] {
+    return this.q.allIds.all().map((r) => r.id);
+  }
+
+  count(): number {
+    return this.q.count.get()!.n;
+  }
+
+  /** The user's root folder, once a walk has seen it. */
+  root(): RemoteObject | undefined {
+    const v = this.q.meta.get('root')?.value;
+    return v ? (JSON.parse(v) as RemoteObject) : undefined;
+  }
+
+  setRoot(o: RemoteObject): void {
+    const v = JSON.stringify(o);
+    if (this.q.meta.get('root')?.value !== v) this.q.setMeta.run('root', v);
+  }
+
+  /** Incremented by every applied batch of changes. */
+  generation(): number {
+    return Number(this.q.meta.get('generation')?.value ?? '0');
+  }
+
+  lastWalk(): WalkRecord | undefined {
+    const v = this.q.meta.get('lastWalk')?.value;
+    return v ? (JSON.parse(v) as WalkRecord) : undefined;
+  }
+
+  setLastWalk(w: WalkRecord): void {
+    this.q.setMeta.run('lastWalk', JSON.stringify(w));
+  }
+
+  /** Applies a batch in one transaction; a batch with no change writes nothing. */
+  apply(changes: readonly RemoteChange[]): void {
+    if (changes.length === 0) return;
+    this.db.transaction(() => {
+      for (const c of changes) {
+        if (c.kind === 'removed') this.q.del.run(c.before.id);
+        else {
+          const o = c.after;
+          const make = typeof o.image?.cameraMake === 'string' ? o.image.cameraMake : null;
+          const model = typeof o.image?.cameraModel === 'string' ? o.image.cameraModel : null;
+          this.q.upsert.run(o.id, o.parentID, o.name, o.eTag ?? '', o.mimeType === FOLDER_MIME ? 1 : 0, o.mimeType, make, model, JSON.stringify(o));
+        }
+      }
+      this.q.setMeta.run('generation', String(this.generation() + 1));
+    })();
+  }
+
+  private resolve(id: string): string {
+    return id === 'root' ? (this.root()?.id ?? id) : id;
+  }
+}
