@@ -1,0 +1,85 @@
+/**
+ * Step 2 of the local pipeline (watch -> ANALYSE -> pair moves -> plan). Takes the folders
+ * the watcher pointed at and reads them from disk (one level, lstat with bigint inodes).
+ * Gives raw facts only; deciding what they mean is pair-moves' job. Must run while nothing
+ * else of the engine writes to the mirror (the engine's lock).
+ */
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import type { Kind } from './model.js';
+import { RESERVED_DIR } from './local-names.js';
+
+export interface DiskEntry {
+  name: string;
+  ino: string;
+  kind: Kind | 'other';
+  size: number;
+  mtimeMs: number;
+}
+
+/** One folder as read from disk: its own inode and its direct entries. */
+export interface DirScan {
+  /** '/'-separated, relative to the mirror root ('' for the root). */
+  path: string;
+  ino: string;
+  entries: DiskEntry[];
+}
+
+export const kindOf = (st: BigIntStats): Kind | 'other' => (st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other');
+
+/** lstat with bigint inode; undefined when the path does not exist (or cannot be read). */
+export function lstatBig(abs: string): BigIntStats | undefined {
+  try {
+    return lstatSync(abs, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads each existing folder among `dirs` (relative paths). Missing folders are skipped. */
+export function scanDirs(root: string, dirs: Iterable<string>): DirScan[] {
+  const out: DirScan[] = [];
+  const uniq = [...new Set(dirs)].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
+  for (const rel of uniq) {
+    const abs = rel === '' ? root : join(root, ...rel.split('/'));
+    const st = lstatBig(abs);
+    if (!st || !st.isDirectory()) continue;
+    let names: string[];
+    try {
+      names = readdirSync(abs);
+    } catch {
+      continue;
+    }
+    const entries: DiskEntry[] = [];
+    for (const name of names) {
+      if (rel === '' && name === RESERVED_DIR) continue;
+      const cs = lstatBig(join(abs, name));
+      if (!cs) continue;
+      entries.push({ name, ino: cs.ino.toString(), kind: kindOf(cs), size: Number(cs.size), mtimeMs: Number(cs.mtimeMs) });
+    }
+    out.push({ path: rel, ino: st.ino.toString(), entries });
+  }
+  return out;
+}
+
+export const depth = (rel: string): number => (rel === '' ? 0 : rel.split('/').length);
+
+/** Every folder path under the root on disk (for a full rescan), skipping our reserved dir. */
+export function allDirs(root: string): string[] {
+  const out: string[] = [''];
+  for (let i = 0; i < out.length; i++) {
+    const rel = out[i]!;
+    const abs = rel === '' ? root : join(root, ...rel.split('/'));
+    let ents;
+    try {
+      ents = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of ents) {
+      if (rel === '' && d.name === RESERVED_DIR) continue;
+      if (d.isDirectory()) out.push(rel === '' ? d.name : `${rel}/${d.name}`);
+    }
+  }
+  return out;
+}

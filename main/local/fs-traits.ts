@@ -1,0 +1,40 @@
+/**
+ * What the local filesystem can hold: letter case, Windows-forbidden names, name length.
+ * `probeFsTraits` asks the real filesystem (case) and the platform (names); tests pass
+ * traits explicitly to exercise every rule on any machine.
+ */
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface FsTraits {
+  /** `a` and `A` are the same entry (macOS, Windows defaults). */
+  caseInsensitive: boolean;
+  /** Windows rules: `<>:"\|?*`, control characters, trailing dot/space, CON/PRN/AUX/NUL/COMn/LPTn. */
+  windowsNames: boolean;
+  /** Longest name in UTF-8 bytes (255 on ext4, APFS, NTFS in UTF-16 units: we use bytes, stricter). */
+  maxNameBytes: number;
+}
+
+export const POSIX_TRAITS: FsTraits = { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 };
+export const WINDOWS_TRAITS: FsTraits = { caseInsensitive: true, windowsNames: true, maxNameBytes: 255 };
+
+/** Probes `dir` (which must exist and be writable) for case sensitivity. */
+export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.platform): FsTraits {
+  const probe = join(dir, `.nas-mirror-probe-${process.pid}-Ab`);
+  let caseInsensitive = platform === 'win32' || platform === 'darwin';
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, '');
+    try {
+      lstatSync(join(dir, `.nas-mirror-probe-${process.pid}-aB`));
+      caseInsensitive = true;
+    } catch {
+      caseInsensitive = false;
+    }
+  } catch {
+    // keep the platform's default
+  } finally {
+    rmSync(probe, { force: true });
+  }
+  return { caseInsensitive, windowsNames: platform === 'win32', maxNameBytes: 255 };
+}

@@ -1,0 +1,138 @@
+/**
+ * The local model: per NAS object id, where its placeholder is on disk (local parent,
+ * local name, inode as a decimal bigint string) and what the user last saw of it on the NAS
+ * (remote parent, name, eTag). Keyed by id, never by path: a folder rename is one change.
+ * In memory; `local-store.ts` persists it.
+ */
+
+export type Kind = 'dir' | 'file';
+
+/** ok: placed or to be placed; held: deleted locally, delete awaiting approval; deleting: delete queued. */
+export type EntryState = 'ok' | 'held' | 'deleting';
+
+export interface LocalEntry {
+  id: string;
+  kind: Kind;
+  /** Local side: the id of the folder holding the placeholder, and its name on disk. */
+  lparent: string;
+  lname: string;
+  /** Inode (bigint as decimal string); null when the placeholder is not on disk yet. */
+  ino: string | null;
+  /** The user put content into the placeholder: "local only" content. */
+  filled: boolean;
+  /** Remote base: what the user last saw on the NAS. */
+  rparent: string;
+  rname: string;
+  etag: string;
+  mtime: string;
+  /** The store eTag last reconciled (a walk reporting it again is not news). */
+  setag: string;
+  state: EntryState;
+}
+
+export class LocalModel {
+  readonly byId = new Map<string, LocalEntry>();
+  private kids = new Map<string, Set<string>>();
+  private inoIdx = new Map<string, string>();
+
+  constructor(readonly rootId: string, entries: Iterable<LocalEntry> = []) {
+    for (const e of entries) this.put(e);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): LocalEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Inserts or replaces an entry, keeping the indexes right. */
+  put(e: LocalEntry): void {
+    const old = this.byId.get(e.id);
+    if (old) this.unindex(old);
+    this.byId.set(e.id, e);
+    let s = this.kids.get(e.lparent);
+    if (!s) this.kids.set(e.lparent, (s = new Set()));
+    s.add(e.id);
+    if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
+  }
+
+  remove(id: string): LocalEntry | undefined {
+    const old = this.byId.get(id);
+    if (!old) return undefined;
+    this.unindex(old);
+    this.byId.delete(id);
+    return old;
+  }
+
+  /** Updates fields of an entry (re-indexing). */
+  update(id: string, patch: Partial<Omit<LocalEntry, 'id'>>): LocalEntry {
+    const old = this.byId.get(id);
+    if (!old) throw new Error(`no entry ${id}`);
+    const next = { ...old, ...patch };
+    this.put(next);
+    return next;
+  }
+
+  private unindex(e: LocalEntry): void {
+    this.kids.get(e.lparent)?.delete(e.id);
+    if (e.ino !== null && this.inoIdx.get(e.ino) === e.id) this.inoIdx.delete(e.ino);
+  }
+
+  /** Local children ids of a folder id (the root id for the mirror root). */
+  children(id: string): string[] {
+    return [...(this.kids.get(id) ?? [])];
+  }
+
+  byIno(ino: string): LocalEntry | undefined {
+    const id = this.inoIdx.get(ino);
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  /** The local path segments of an entry ([] for the root); undefined if the chain is broken. */
+  segments(id: string): string[] | undefined {
+    const out: string[] = [];
+    let cur = id;
+    for (let guard = 0; cur !== this.rootId; guard++) {
+      const e = this.byId.get(cur);
+      if (!e || guard > 10_000) return undefined;
+      out.push(e.lname);
+      cur = e.lparent;
+    }
+    return out.reverse();
+  }
+
+  /** The local path, '/'-joined, relative to the mirror root ('' for the root). */
+  pathOf(id: string): string | undefined {
+    return this.segments(id)?.join('/');
+  }
+
+  /** True when `id` is `anc` or below it locally. */
+  isUnder(id: string, anc: string): boolean {
+    let cur: string | undefined = id;
+    for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
+      if (cur === anc) return true;
+      if (cur === this.rootId) return false;
+      cur = this.byId.get(cur)?.lparent;
+    }
+    return false;
+  }
+
+  /** Ids of every entry strictly below `id` locally. */
+  descendants(id: string): string[] {
+    const out: string[] = [];
+    const stack = this.children(id);
+    while (stack.length) {
+      const c = stack.pop()!;
+      out.push(c);
+      for (const k of this.children(c)) stack.push(k);
+    }
+    return out;
+  }
+
+  /** Number of objects mirrored (the root not counted). */
+  objectCount(): number {
+    return this.byId.has(this.rootId) ? this.byId.size - 1 : this.byId.size;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Step 3 of the local pipeline (watch -> analyse -> PAIR MOVES -> plan). Pure: takes the
+ * model and the folders read from disk, decides what happened. A known inode (bigint string)
+ * of the same kind at a new place is a move (a folder moves as ONE entry: its children keep
+ * their parent id); a new inode where a placeholder was, same kind, is an editor's atomic
+ * save (content replaced, never a delete); a disappearance with no twin is held `holdMs`
+ * and carried to the next batch before it becomes a delete.
+ */
+import type { DirScan } from './analyse.js';
+import type { Kind, LocalModel } from './model.js';
+
+export interface Move {
+  id: string;
+  toParent: string;
+  toName: string;
+  reason: string;
+}
+
+export interface GoneCarry {
+  id: string;
+  since: number;
+}
+
+export interface PairResult {
+  moves: Move[];
+  /** Moved into a folder the NAS does not have (a local create): cannot be sent. */
+  unsendable: { id: string; path: string }[];
+  /** Same place, new inode (atomic save): keep the entry, new inode, maybe filled. */
+  replaced: { id: string; ino: string; filled: boolean }[];
+  /** Placeholder content changed: filled (size > 0) or emptied again. */
+  filled: { id: string; filled: boolean }[];
+  /** Gone past the hold: top-most ids only (a folder's descendants go with it). */
+  deletes: string[];
+  /** Gone, still within the hold: try again next batch. */
+  carry: GoneCarry[];
+  /** Entries on disk the NAS does not have (local creates). */
+  localOnly: { path: string; kind: Kind | 'other' }[];
+}
+
+export interface PairInput {
+  model: LocalModel;
+  scans: readonly DirScan[];
+  carried: readonly GoneCarry[];
+  now: number;
+  holdMs: number;
+}
+
+export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): PairResult {
+  const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [] };
+  const moved = new Set<string>();
+  const seenInPlace = new Set<string>();
+  const scannedParents = new Set<string>();
+  type Unknown = { parent: string | undefined; path: string; name: string; ino: string; kind: Kind | 'other'; size: number };
+  const unknown: Unknown[] = [];
+  const candidates: { id: string; parent: string | undefined; path: string; name: string; size: number }[] = [];
+
+  for (const s of scans) {
+    const dirEntry = model.byIno(s.ino);
+    const parent = s.path === '' ? (dirEntry?.id === model.rootId ? model.rootId : undefined) : dirEntry && dirEntry.kind === 'dir' && dirEntry.state === 'ok' ? dirEntry.id : undefined;
+    if (parent !== undefined) scannedParents.add(parent);
+    for (const d of s.entries) {
+      const path = s.path === '' ? d.name : `${s.path}/${d.name}`;
+      const e = model.byIno(d.ino);
+      if (e && e.id !== model.rootId && e.kind === d.kind && e.state === 'ok') {
+        if (parent !== undefined && e.lparent === parent && e.lname === d.name) {
+          seenInPlace.add(e.id);
+          const f = e.kind === 'file' && d.size > 0;
+          if (f !== e.filled) res.filled.push({ id: e.id, filled: f });
+        } else candidates.push({ id: e.id, parent, path, name: d.name, size: d.size });
+      } else if (parent !== undefined || s.path === '') {
+        unknown.push({ parent, path, name: d.name, ino: d.ino, kind: d.kind, size: d.size });
+      }
+    }
+  }
+  // A known inode still at its own place is a hard link, not a move: the other path is local only.
+  for (const c of candidates) {
+    if (seenInPlace.has(c.id) || moved.has(c.id)) {
+      res.localOnly.push({ path: c.path, kind: model.get(c.id)!.kind });
+      continue;
+    }
+    moved.add(c.id);
+    const e = model.get(c.id)!;
+    if (c.parent === undefined) res.unsendable.push({ id: c.id, path: c.path });
+    else res.moves.push({ id: c.id, toParent: c.parent, toName: c.name, reason: `inode ${model.get(c.id)!.ino} matched (${e.kind})` });
+  }
+
+  // What was in a scanned folder and is not there any more.
+  const gone = new Set<string>();
+  for (const parent of scannedParents) {
+    for (const cid of model.children(parent)) {
+      const c = model.get(cid)!;
+      if (c.state !== 'ok' || c.ino === null || seenInPlace.has(cid) || moved.has(cid)) continue;
+      const twin = unknown.findIndex((u) => u.parent === parent && u.name === c.lname && u.kind === c.kind);
+      if (twin >= 0) {
+        const u = unknown.splice(twin, 1)[0]!;
+        res.replaced.push({ id: cid, ino: u.ino, filled: c.kind === 'file' && u.size > 0 });
+        continue;
+      }
+      gone.add(cid);
+    }
+  }
+  const since = new Map(carried.map((c) => [c.id, c.since]));
+  for (const c of carried) {
+    const e = model.get(c.id);
+    if (!e || e.state !== 'ok' || moved.has(c.id) || seenInPlace.has(c.id)) continue;
+    if (!scannedParents.has(e.lparent)) gone.add(c.id); // its folder vanished or was not re-read: still gone
+    else if (gone.has(c.id)) continue;
+  }
+  const expired: string[] = [];
+  for (const id of gone) {
+    const t = since.get(id) ?? now;
+    if (now - t >= holdMs) expired.push(id);
+    else res.carry.push({ id, since: t });
+  }
+  // Top-most only: a descendant of a deleted folder goes with it (unless it moved out).
+  const exp = new Set(expired);
+  for (const id of expired) {
+    let anc = model.get(id)?.lparent;
+    let covered = false;
+    while (anc !== undefined && anc !== model.rootId) {
+      if (exp.has(anc)) { covered = true; break; }
+      anc = model.get(anc)?.lparent;
+    }
+    if (!covered) res.deletes.push(id);
+  }
+  for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind });
+  return res;
+}

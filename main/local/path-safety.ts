@@ -1,0 +1,27 @@
+/**
+ * Path safety: every path the engine writes is the mirror root joined with names that were
+ * checked one by one; `insideRoot` re-checks the final absolute path before any fs call, so
+ * no name from the network can reach outside the mirror folder.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { AppError } from '../../app/errors.js';
+
+/** True when `abs` is the root itself or strictly below it. */
+export function isInsideRoot(root: string, abs: string): boolean {
+  const rel = relative(resolve(root), resolve(abs));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('..'));
+}
+
+/** Joins root and checked segments; throws UnsafeName when a segment is unsafe or the result escapes. */
+export function safeJoin(root: string, segments: readonly string[]): string {
+  for (const s of segments) {
+    if (s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\') && sep === '\\' || s.includes('\0')) {
+      throw new AppError('UnsafeName', `unsafe path segment ${JSON.stringify(s)}`);
+    }
+  }
+  const abs = resolve(root, ...segments);
+  if (!isInsideRoot(root, abs) || (segments.length > 0 && abs === resolve(root))) {
+    throw new AppError('UnsafeName', `path escapes the mirror folder: ${JSON.stringify(segments.join('/'))}`);
+  }
+  return abs;
+}

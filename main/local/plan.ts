@@ -1,0 +1,135 @@
+/**
+ * Step 4 of the local pipeline (watch -> analyse -> pair moves -> PLAN). Pure: turns paired
+ * moves and deletes into NAS operations in a safe order, and applies the delete threshold.
+ * A move whose target name is held by another entry that also moves (or is deleted) waits
+ * for it; a cycle (swap) goes through a temporary name. Deletes are counted AFTER pairing,
+ * in objects (a folder counts with everything below it), and held past the threshold.
+ */
+import type { LocalModel } from './model.js';
+import type { Move } from './pair-moves.js';
+import { remoteNameFor } from './local-names.js';
+
+export interface PatchOp {
+  op: 'patch';
+  id: string;
+  /** Present only for the fields this change touches. */
+  name?: string;
+  parentID?: string;
+  /** The remote values before this change (for 412 checks and undo). */
+  fromName: string;
+  fromParent: string;
+  reason: string;
+}
+
+export interface DeleteOp {
+  op: 'delete';
+  id: string;
+  objects: number;
+  reason: string;
+}
+
+export type PlannedOp = PatchOp | DeleteOp;
+
+export interface DeleteThreshold {
+  /** Hold when a batch deletes more than this many objects... */
+  count: number;
+  /** ...or more than this percentage of the mirror, whichever is smaller. */
+  percent: number;
+}
+
+export const DEFAULT_THRESHOLD: DeleteThreshold = { count: 50, percent: 10 };
+
+export interface Plan {
+  ops: PlannedOp[];
+  /** Deletes held for confirmation (not in `ops`). */
+  held: DeleteOp[];
+  deleteObjects: number;
+  limit: number;
+}
+
+/** The largest number of objects a batch may delete without confirmation. */
+export function deleteLimit(mirrorObjects: number, t: DeleteThreshold): number {
+  return Math.min(t.count, Math.floor((mirrorObjects * t.percent) / 100));
+}
+
+/** A temporary name for breaking a rename cycle. */
+export const tempName = (name: string, id: string): string => `${name.slice(0, 180)}.nas-mirror-swap-${id.slice(0, 40)}`;
+
+/**
+ * `model` is the state BEFORE the batch (remote base = what the user saw; local = previous
+ * local placement, used to tell whether a move keeps the mapped local name).
+ */
+export function planBatch(model: LocalModel, moves: readonly Move[], deletes: readonly string[], t: DeleteThreshold): Plan {
+  const patches: PatchOp[] = [];
+  for (const m of moves) {
+    const e = model.get(m.id);
+    if (!e) continue;
+    // The remote name/parent this move intends, relative to where it was locally.
+    const localFromName = e.lname;
+    const newName = remoteNameFor(m.toName, localFromName, e.rname);
+    const op: PatchOp = { op: 'patch', id: m.id, fromName: e.rname, fromParent: e.rparent, reason: m.reason };
+    if (newName !== e.rname) op.name = newName;
+    if (m.toParent !== e.rparent) op.parentID = m.toParent;
+    if (op.name === undefined && op.parentID === undefined) continue;
+    patches.push(op);
+  }
+  const movedOut = new Set(moves.map((m) => m.id));
+  const delOps: DeleteOp[] = deletes.map((id) => {
+    const n = 1 + model.descendants(id).filter((d) => !movedOutBelow(model, d, id, movedOut)).length;
+    const e = model.get(id);
+    return { op: 'delete', id, objects: n, reason: `gone from disk (${e?.kind ?? 'entry'} inode ${e?.ino ?? '?'}), no twin inode appeared` };
+  });
+  const deleteObjects = delOps.reduce((s, d) => s + d.objects, 0);
+  const limit = deleteLimit(model.objectCount(), t);
+  const held = deleteObjects > limit ? delOps : [];
+  const sendDeletes = deleteObjects > limit ? [] : delOps;
+  return { ops: orderOps(model, patches, sendDeletes), held, deleteObjects, limit };
+}
+
+/** True when `d` (below `top`) or one of its ancestors below `top` moved out in this batch. */
+function movedOutBelow(model: LocalModel, d: string, top: string, movedOut: ReadonlySet<string>): boolean {
+  for (let cur: string | undefined = d; cur !== undefined && cur !== top && cur !== model.rootId; cur = model.get(cur)?.lparent) {
+    if (movedOut.has(cur)) return true;
+  }
+  return false;
+}
+
+/** Orders patches so a target name is freed before it is taken; breaks cycles with a temp name. */
+function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): PlannedOp[] {
+  const target = (p: PatchOp): string => `${p.parentID ?? p.fromParent}\u0000${p.name ?? p.fromName}`;
+  // Who holds each remote slot now (base), among the entries this batch touches.
+  const holder = new Map<string, PlannedOp>();
+  for (const p of patches) holder.set(`${p.fromParent}\u0000${p.fromName}`, p);
+  for (const d of deletes) {
+    const e = model.get(d.id);
+    if (e) holder.set(`${e.rparent}\u0000${e.rname}`, d);
+  }
+  const out: PlannedOp[] = [];
+  const done = new Set<PlannedOp>();
+  const visiting = new Set<PlannedOp>();
+  const visit = (op: PlannedOp): void => {
+    if (done.has(op)) return;
+    if (visiting.has(op)) {
+      // Cycle: the op being waited for moves to a temporary name first.
+      if (op.op === 'patch' && !done.has(op)) {
+        const tmp = tempName(op.fromName, op.id);
+        out.push({ op: 'patch', id: op.id, name: tmp, fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; temporary name to break a swap` });
+        op.fromName = tmp;
+      }
+      return;
+    }
+    visiting.add(op);
+    if (op.op === 'patch') {
+      const h = holder.get(target(op));
+      if (h && h !== op) visit(h);
+    }
+    visiting.delete(op);
+    if (!done.has(op)) {
+      done.add(op);
+      out.push(op);
+    }
+  };
+  for (const p of patches) visit(p);
+  for (const d of deletes) visit(d);
+  return out;
+}
