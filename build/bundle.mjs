@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Bundles what Electron and the browser load (Electron cannot run tsx):
+//   dist/renderer/{index.html,app.js,style.css}  the window (IIFE, browser)
+//   dist/main/shell/main.cjs, preload.cjs          the Electron main process and its preload
+//   dist/server/nas-service.mjs                    the reference service, for the embedded default
+// Native modules (better-sqlite3, keytar) and electron stay external. Usage:
+//   node build/bundle.mjs [renderer|app|all]   (default all)
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const EXTERNAL = ['electron', 'better-sqlite3', 'keytar', 'fsevents'];
+
+/** The window: one IIFE script plus its page and stylesheet. */
+export async function buildRenderer(outDir = join(ROOT, 'dist', 'renderer')) {
+  mkdirSync(outDir, { recursive: true });
+  await build({
+    entryPoints: [join(ROOT, 'renderer', 'main.ts')],
+    outfile: join(outDir, 'app.js'),
+    bundle: true, format: 'iife', platform: 'browser', target: ['chrome120'],
+    sourcemap: false, minify: false, legalComments: 'none', logLevel: 'warning',
+  });
+  copyFileSync(join(ROOT, 'renderer', 'index.html'), join(outDir, 'index.html'));
+  copyFileSync(join(ROOT, 'renderer', 'style.css'), join(outDir, 'style.css'));
+}
+
+// CommonJS output has no import.meta; give code that uses import.meta.url the file's URL.
+const CJS_META = {
+  banner: { js: "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__import_meta_url' },
+};
+
+/** The Electron main process, its preload, and the service used by the embedded default. */
+export async function buildApp() {
+  const common = { bundle: true, platform: 'node', target: ['node20'], external: EXTERNAL, logLevel: 'warning', legalComments: 'none' };
+  await build({ ...common, ...CJS_META, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
+  await build({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
+  await build({
+    ...common, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const what = process.argv[2] ?? 'all';
+  if (what === 'renderer' || what === 'all') await buildRenderer();
+  if (what === 'app' || what === 'all') await buildApp();
+}

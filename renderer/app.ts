@@ -1,0 +1,115 @@
+/**
+ * The window's frame: header (online/offline badge, state line, progress bar during walks),
+ * the view tabs, the views, and toasts. Keyboard: Alt+1..5 switch views, "/" jumps to search.
+ */
+import type { ContractClient } from '../app/contract/methods.js';
+import type { AppStatus } from '../app/contract/shapes.js';
+import { trayView } from '../app/tray/tray-state.js';
+import { button, el, replace } from './dom.js';
+import { ago } from './format.js';
+import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
+import { searchView } from './views/search.js';
+import { browseView } from './views/browse.js';
+import { activityView } from './views/activity.js';
+import { conflictsView } from './views/conflicts.js';
+import { applyTheme, settingsView } from './views/settings.js';
+
+const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
+
+export function startApp(root: HTMLElement, client: ContractClient): { setLink(up: boolean): void } {
+  let status: AppStatus | null = null;
+  const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
+  const stateLine = el('span', { class: 'state-line', id: 'state-line' });
+  const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Walking the NAS', hidden: true }, el('div', { class: 'bar' }));
+  const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
+  const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
+
+  const ctx: UiContext = {
+    client,
+    status: () => status,
+    show: (id, arg) => show(id, arg),
+    toast(message, level = 'info') {
+      const t = el('div', { class: `toast ${level}`, role: level === 'error' ? 'alert' : 'status' }, message);
+      toasts.append(t);
+      setTimeout(() => t.remove(), level === 'error' ? 8000 : 4000);
+    },
+  };
+
+  const views: Record<ViewId, View> = {
+    search: searchView(ctx), browse: browseView(ctx), activity: activityView(ctx), conflicts: conflictsView(ctx), settings: settingsView(ctx),
+  };
+  const tabs = new Map<ViewId, HTMLButtonElement>();
+  const nav = el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' });
+  VIEW_IDS.forEach((id, i) => {
+    const b = button(views[id].title, () => show(id), { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` });
+    tabs.set(id, b);
+    nav.append(b);
+    views[id].root.id = `view-${id}`;
+    views[id].root.setAttribute('role', 'tabpanel');
+    views[id].root.setAttribute('aria-labelledby', b.id);
+  });
+  nav.addEventListener('keydown', (ev) => {
+    const i = VIEW_IDS.findIndex((id) => tabs.get(id) === document.activeElement);
+    if (i < 0) return;
+    const next = ev.key === 'ArrowRight' ? (i + 1) % VIEW_IDS.length : ev.key === 'ArrowLeft' ? (i + VIEW_IDS.length - 1) % VIEW_IDS.length : -1;
+    if (next >= 0) { ev.preventDefault(); show(VIEW_IDS[next]!); tabs.get(VIEW_IDS[next]!)?.focus(); }
+  });
+
+  const header = el('header', { class: 'top' },
+    el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }), el('h1', {}, 'NAS Mirror')),
+    nav, el('div', { class: 'status' }, stateLine, badge));
+  const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
+  replace(root, linkBanner, header, progress, main, toasts);
+
+  let currentView: ViewId = 'search';
+  function show(id: ViewId, arg?: string): void {
+    currentView = id;
+    for (const v of VIEW_IDS) {
+      views[v].root.hidden = v !== id;
+      tabs.get(v)?.setAttribute('aria-selected', String(v === id));
+      tabs.get(v)?.setAttribute('tabindex', v === id ? '0' : '-1');
+    }
+    document.body.dataset['view'] = id;
+    views[id].activate(arg);
+  }
+
+  const renderStatus = (s: AppStatus): void => {
+    const prev = status;
+    status = s;
+    const v = trayView(s, Date.now());
+    badge.textContent = BADGE[s.connection];
+    badge.dataset['conn'] = s.connection;
+    document.body.dataset['tray'] = v.state;
+    const walk = s.walk.running ? `Walking the NAS: ${s.walk.folders} folders, ${s.walk.objects} objects` : null;
+    stateLine.textContent = walk ?? `${v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
+    progress.hidden = !s.walk.running;
+    if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
+    const n = s.conflicts + s.heldDeletes;
+    const tab = tabs.get('conflicts');
+    if (tab) replace(tab, 'Conflicts', n > 0 ? el('span', { class: 'count', id: 'conflict-count' }, n) : null);
+    if (prev && (prev.conflicts !== s.conflicts || prev.heldDeletes !== s.heldDeletes)) views.conflicts.refresh?.('conflicts');
+  };
+
+  client.on('status', renderStatus);
+  client.on('changed', ({ what }) => {
+    for (const id of VIEW_IDS) if (id === currentView || what === 'settings') views[id].refresh?.(what);
+  });
+  client.on('notice', ({ level, message }) => ctx.toast(message, level === 'error' ? 'error' : 'info'));
+
+  document.addEventListener('keydown', (ev) => {
+    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); show(VIEW_IDS[Number(ev.key) - 1]!); }
+    else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
+  });
+
+  const refreshStatus = (): void => { client.call('status', {}).then(renderStatus).catch(() => undefined); };
+  client.call('getSettings', {}).then((s) => applyTheme(s.theme)).catch(() => undefined);
+  refreshStatus();
+  const hash = location.hash.replace(/^#/, '') as ViewId;
+  show(VIEW_IDS.includes(hash) ? hash : 'search');
+  return {
+    setLink(up) {
+      linkBanner.hidden = up;
+      if (up) { refreshStatus(); views[currentView].activate(); }
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * Entry point of the window. Inside Electron the preload's bridge carries the contract;
+ * in browser mode a WebSocket to the headless engine does (same origin, same secret path).
+ */
+import { startApp } from './app.js';
+import { preloadClient, socketClient } from './transport.js';
+
+const root = document.getElementById('app');
+if (root) {
+  if (window.nasMirror) {
+    startApp(root, preloadClient(window.nasMirror));
+  } else {
+    const url = new URL('ws', location.href);
+    url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    url.hash = '';
+    let setLink: (up: boolean) => void = () => undefined;
+    const client = socketClient(url.toString(), (up) => setLink(up));
+    setLink = startApp(root, client).setLink;
+  }
+}

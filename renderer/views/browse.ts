@@ -1,0 +1,73 @@
+/**
+ * Browse: the NAS folder tree from the offline index, one folder at a time, with
+ * breadcrumbs. Folders open in place; files open or reveal their placeholder.
+ */
+import type { ListResult } from '../../app/contract/shapes.js';
+import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
+import { button, el, replace } from '../dom.js';
+import { formatDate, formatSize } from '../format.js';
+import { messageOf, type UiContext, type View } from '../context.js';
+
+export function browseView(ctx: UiContext): View {
+  const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Folder path' });
+  const tbody = el('tbody', { id: 'browse-rows' });
+  const table = el('table', { class: 'listing', 'aria-label': 'Folder contents' },
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Name'), el('th', { scope: 'col' }, 'Size'), el('th', { scope: 'col' }, 'Modified'), el('th', { scope: 'col' }, el('span', { class: 'sr-only' }, 'Actions')))),
+    tbody);
+  const empty = el('p', { class: 'empty', hidden: true }, 'This folder is empty.');
+  const more = button('More', () => void load(current, true), { class: 'more', hidden: true });
+  const root = el('section', { class: 'view browse-view', 'aria-label': 'Browse' }, crumbs, table, empty, more);
+
+  let current = 'root';
+  let token = '';
+  let seq = 0;
+
+  const act = async (what: 'open' | 'reveal', f: RemoteObject): Promise<void> => {
+    try { await ctx.client.call(what, { id: f.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
+  };
+
+  const row = (f: RemoteObject): HTMLElement => {
+    const folder = isFolder(f);
+    const name = folder
+      ? button(f.name, () => void load(f.id, false), { class: 'link name', 'data-id': f.id })
+      : el('span', { class: 'name', 'data-id': f.id }, f.name);
+    return el('tr', { class: folder ? 'folder' : 'file' },
+      el('td', {}, el('span', { class: `ico ${folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), name),
+      el('td', {}, folder ? `${f.childCount ?? 0} items` : formatSize(f.size)),
+      el('td', {}, formatDate(f.mTime)),
+      el('td', { class: 'actions' },
+        folder ? null : button('Open', () => void act('open', f), { 'aria-label': `Open ${f.name}` }),
+        button('Reveal', () => void act('reveal', f), { 'aria-label': `Reveal ${f.name} in the file manager` })));
+  };
+
+  const render = (page: ListResult, append: boolean): void => {
+    replace(crumbs, ...page.crumbs.flatMap((c, i) => {
+      const last = i === page.crumbs.length - 1;
+      const item = last ? el('span', { 'aria-current': 'location', class: 'crumb current' }, c.name) : button(c.name, () => void load(c.id, false), { class: 'link crumb' });
+      return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
+    }));
+    if (!append) replace(tbody);
+    tbody.append(...page.files.map(row));
+    empty.hidden = tbody.childElementCount > 0;
+    more.hidden = page.pageToken === '';
+  };
+
+  const load = async (folderId: string, append: boolean): Promise<void> => {
+    const my = ++seq;
+    try {
+      const page = await ctx.client.call('list', append && token ? { folderId, pageToken: token } : { folderId });
+      if (my !== seq) return;
+      current = folderId;
+      token = page.pageToken;
+      render(page, append);
+    } catch (e) {
+      ctx.toast(messageOf(e), 'error');
+    }
+  };
+
+  return {
+    id: 'browse', title: 'Browse', root,
+    activate(arg) { void load(arg ?? current, false); },
+    refresh(what) { if (what === 'index' && root.isConnected && !root.hidden) void load(current, false); },
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * Search, the default view: results as you type from the offline index, highlighted
+ * fragments, completion of the word being typed (Tab accepts), "did you mean" when nothing
+ * matches, arrow keys to move, Enter to open, Shift+Enter to reveal in the file manager.
+ */
+import type { SearchHit } from '../../app/contract/shapes.js';
+import { isFolder } from '../../app/model/remote-object.js';
+import { button, el, replace } from '../dom.js';
+import { formatDate, formatSize, joinPath } from '../format.js';
+import { highlighted } from '../highlight.js';
+import { messageOf, type UiContext, type View } from '../context.js';
+
+const PAGE = 50;
+
+export function searchView(ctx: UiContext): View {
+  const input = el('input', { type: 'search', id: 'search-input', placeholder: 'Search the NAS (works offline)…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Search', 'aria-controls': 'results', 'aria-autocomplete': 'list' });
+  const completion = el('div', { class: 'completion', id: 'completion', role: 'listbox', 'aria-label': 'Word completion' });
+  const meta = el('div', { class: 'search-meta', id: 'search-meta', 'aria-live': 'polite' });
+  const results = el('ul', { class: 'results', id: 'results', role: 'listbox', 'aria-label': 'Results', tabindex: '0' });
+  const more = button('More results', () => void load(true), { class: 'more', hidden: true });
+  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), meta, results, more);
+
+  let hits: SearchHit[] = [];
+  let selected = -1;
+  let pageToken = '';
+  let seq = 0;
+  let words: string[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const select = (i: number): void => {
+    selected = Math.max(-1, Math.min(hits.length - 1, i));
+    results.querySelectorAll('li').forEach((li, n) => {
+      li.classList.toggle('selected', n === selected);
+      li.setAttribute('aria-selected', String(n === selected));
+      if (n === selected) li.scrollIntoView({ block: 'nearest' });
+    });
+  };
+
+  const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {
+    if (!hit) return;
+    if (what === 'open' && isFolder(hit.file)) return ctx.show('browse', hit.file.id);
+    try { await ctx.client.call(what, { id: hit.file.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
+  };
+
+  const row = (hit: SearchHit, i: number): HTMLElement => {
+    const f = hit.file;
+    const byField = new Map(hit.fragments.map((fr) => [fr.text, fr]));
+    const nameFrag = byField.get(f.name);
+    const others = hit.fragments.filter((fr) => fr !== nameFrag);
+    const li = el('li', { role: 'option', 'aria-selected': 'false', 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
+      el('span', { class: `ico ${isFolder(f) ? 'folder' : 'file'}`, 'aria-hidden': 'true' }),
+      el('div', { class: 'hit-main' },
+        el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
+        el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),
+        others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
+      el('div', { class: 'hit-side' }, el('span', {}, isFolder(f) ? `${f.childCount ?? 0} items` : formatSize(f.size)), el('span', {}, formatDate(f.mTime))),
+      el('div', { class: 'hit-actions' },
+        button(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit), { 'aria-label': `${isFolder(f) ? 'Browse' : 'Open'} ${f.name}` }),
+        button('Reveal', () => void act('reveal', hit), { 'aria-label': `Reveal ${f.name} in the file manager` })));
+    li.addEventListener('click', (ev) => { if ((ev.target as HTMLElement).tagName !== 'BUTTON') select(i); });
+    li.addEventListener('dblclick', () => void act('open', hit));
+    return li;
+  };
+
+  const showCompletion = (): void => {
+    replace(completion, ...words.map((w, i) => {
+      const b = button(w, () => accept(w), { class: 'word', role: 'option', tabindex: '-1', 'data-word': w });
+      if (i === 0) b.classList.add('first');
+      return b;
+    }));
+    completion.hidden = words.length === 0;
+  };
+
+  const accept = (word: string): void => {
+    const v = input.value;
+    const cut = v.search(/\S*$/);
+    input.value = `${v.slice(0, cut)}${word} `;
+    words = [];
+    showCompletion();
+    input.focus();
+    schedule(0);
+  };
+
+  const load = async (append: boolean): Promise<void> => {
+    const q = input.value.trim();
+    const my = ++seq;
+    if (!q) {
+      hits = []; pageToken = ''; replace(results); replace(meta); more.hidden = true; words = []; showCompletion();
+      return;
+    }
+    const last = /(\S+)$/.exec(input.value)?.[1];
+    try {
+      const [page, sugg] = await Promise.all([
+        ctx.client.call('search', append && pageToken ? { q, limit: PAGE, pageToken } : { q, limit: PAGE }),
+        !append && last && !input.value.endsWith(' ') && !last.includes('"') ? ctx.client.call('suggest', { prefix: last, limit: 6 }) : Promise.resolve({ words: [] }),
+      ]);
+      if (my !== seq) return;
+      hits = append ? [...hits, ...page.matches] : page.matches;
+      pageToken = page.pageToken;
+      if (!append) { words = sugg.words.filter((w) => w.toLowerCase() !== (last ?? '').toLowerCase()); showCompletion(); }
+      replace(results, ...hits.map(row));
+      more.hidden = pageToken === '';
+      const count = `${hits.length}${pageToken ? '+' : ''} result${hits.length === 1 ? '' : 's'}`;
+      replace(meta, el('span', { id: 'result-count' }, count));
+      if (hits.length === 0) {
+        const dym = await ctx.client.call('didYouMean', { q });
+        if (my !== seq) return;
+        if (dym.suggestion) {
+          const link = button(dym.suggestion, () => { input.value = dym.suggestion ?? ''; schedule(0); }, { class: 'link', id: 'did-you-mean' });
+          replace(meta, el('span', {}, 'No results. Did you mean '), link, el('span', {}, '?'));
+        } else replace(meta, el('span', { id: 'result-count' }, 'No results'));
+      }
+      select(append ? selected : hits.length > 0 ? 0 : -1);
+    } catch (e) {
+      if (my === seq) replace(meta, el('span', { class: 'error' }, messageOf(e)));
+    }
+  };
+
+  const schedule = (ms = 60): void => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void load(false), ms);
+  };
+
+  input.addEventListener('input', () => schedule());
+  input.addEventListener('keydown', (ev) => {
+    if (ev.key === 'ArrowDown') { ev.preventDefault(); select(selected + 1); }
+    else if (ev.key === 'ArrowUp') { ev.preventDefault(); select(selected - 1); }
+    else if (ev.key === 'Enter') { ev.preventDefault(); void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]); }
+    else if (ev.key === 'Tab' && words.length > 0 && !ev.shiftKey) { ev.preventDefault(); accept(words[0]!); }
+    else if (ev.key === 'Escape') { input.value = ''; schedule(0); }
+  });
+  results.addEventListener('keydown', (ev) => {
+    if (ev.key === 'ArrowDown') { ev.preventDefault(); select(selected + 1); }
+    else if (ev.key === 'ArrowUp') { ev.preventDefault(); select(selected - 1); }
+    else if (ev.key === 'Enter') { ev.preventDefault(); void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]); }
+  });
+
+  return {
+    id: 'search', title: 'Search', root,
+    activate(arg) {
+      if (arg !== undefined) { input.value = arg; schedule(0); }
+      input.focus();
+    },
+    refresh(what) { if (what === 'index' && input.value.trim()) schedule(200); },
+  };
+}
