@@ -6,7 +6,7 @@
  * Invariant: the engine holds exactly the store's objects (the root excluded).
  */
 import { AppError } from '../../app/errors.js';
-import type { ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import { isFolder, type ListingPage, type RemoteObject, type SearchPage } from '../../app/model/remote-object.js';
 import { parseDate } from '../../app/model/dates.js';
 import {
   DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCursors, cursorOf, decodeListingToken, decodeSearchToken,
@@ -29,6 +29,8 @@ export interface ListOpts {
   order?: string;
   /** Object fields to return (the page wrapper keeps `pageToken`). */
   fields?: readonly string[];
+  /** Leave out objects hidden on this OS (`none`: keep all). */
+  hidden?: string;
 }
 
 export const MAX_LISTING_LIMIT = 1000;
@@ -72,16 +74,19 @@ export class OfflineIndex {
     if (!order) throw badRequest('orderBy or order is not valid');
     const after = decodeListingToken(opts.pageToken ?? '', order);
     if (after === undefined) throw badRequest('pageToken is not valid');
+    const hidden = opts.hidden === undefined || opts.hidden === '' || opts.hidden === 'none' ? undefined : opts.hidden;
+    if (hidden !== undefined && !['mac', 'linux', 'windows'].includes(hidden)) throw badRequest('hidden must be mac, linux, windows or none');
     const children: RemoteObject[] = [];
     const seen = new Set<string>();
     for (const id of list) {
       const folder = this.store.get(id);
       if (!folder) throw notFound();
+      if (!isFolder(folder)) throw badRequest(`${id} is not a folder`);
       if (seen.has(folder.id)) continue;
       seen.add(folder.id);
       children.push(...this.store.children(folder.id));
     }
-    const keyed = children.map((o) => ({ o, c: cursorOf(sortable(o), order) }));
+    const keyed = children.filter((o) => hidden === undefined || o.hidden !== hidden).map((o) => ({ o, c: cursorOf(sortable(o), order) }));
     keyed.sort((a, b) => compareCursors(a.c, b.c, order));
     const start = after ? keyed.findIndex((k) => compareCursors(k.c, after, order) > 0) : 0;
     const from = start < 0 ? keyed.length : start;
@@ -142,8 +147,9 @@ export class OfflineIndex {
 
 function checkLimit(v: number | undefined, def: number, max: number): number {
   if (v === undefined) return def;
-  if (!Number.isSafeInteger(v) || v < 1 || v > max) throw badRequest(`limit must be an integer from 1 to ${max}`);
-  return v;
+  // as the service: a positive integer, clamped to the maximum
+  if (!Number.isSafeInteger(v) || v < 1) throw badRequest('limit must be a positive integer');
+  return Math.min(v, max);
 }
 
 function sortable(o: RemoteObject): { id: string; name: string; mTimeMs: number; cTimeMs: number; size: number } {

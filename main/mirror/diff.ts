@@ -1,0 +1,66 @@
+/**
+ * Step 2 of the remote pipeline (walk -> diff -> apply): compares what a walk saw with the
+ * store and says what changed. A page gives `added`/`updated` (same id = rename/move, never
+ * remove+add); identical objects give nothing, so an unchanged re-walk writes nothing.
+ * `removalsOf` is only called after a COMPLETE walk and the re-check of unseen subtrees.
+ */
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import { aspectsOf, type RemoteChange } from './changes.js';
+import type { MirrorStore } from './store.js';
+
+/** The changes one listing page brings. */
+export function diffPage(store: MirrorStore, objects: readonly RemoteObject[]): RemoteChange[] {
+  if (objects.length === 0) return [];
+  const stored = new Map<string, string>();
+  for (const o of objects) {
+    const j = store.getJson(o.id);
+    if (j !== undefined) stored.set(o.id, j);
+  }
+  const out: RemoteChange[] = [];
+  for (const o of objects) {
+    const before = stored.get(o.id);
+    if (before === undefined) out.push({ kind: 'added', after: o });
+    else if (before !== JSON.stringify(o)) {
+      const b = JSON.parse(before) as RemoteObject;
+      out.push({ kind: 'updated', before: b, after: o, aspects: aspectsOf(b, o) });
+    }
+  }
+  return out;
+}
+
+/**
+ * The ids of the store a complete walk did not see, as subtrees: each root is an unseen
+ * object whose parent was seen (or is the root folder); `members` are the root and its
+ * unseen descendants, children before parents.
+ */
+export function unseenSubtrees(store: MirrorStore, seen: ReadonlySet<string>): { root: RemoteObject; members: RemoteObject[] }[] {
+  const ids = store.allIds().filter((id) => !seen.has(id));
+  if (ids.length === 0) return [];
+  const unseen = new Map<string, RemoteObject>();
+  for (let i = 0; i < ids.length; i += 500) for (const [id, o] of store.getMany(ids.slice(i, i + 500))) unseen.set(id, o);
+  const kids = new Map<string, RemoteObject[]>();
+  for (const o of unseen.values()) {
+    const k = kids.get(o.parentID);
+    if (k) k.push(o);
+    else kids.set(o.parentID, [o]);
+  }
+  const out: { root: RemoteObject; members: RemoteObject[] }[] = [];
+  for (const o of unseen.values()) {
+    if (unseen.has(o.parentID)) continue;
+    const members: RemoteObject[] = [];
+    const stack: RemoteObject[] = [o];
+    // pre-order, then reversed: children before parents
+    while (stack.length) {
+      const x = stack.pop()!;
+      members.push(x);
+      for (const c of kids.get(x.id) ?? []) stack.push(c);
+    }
+    out.push({ root: o, members: members.reverse() });
+  }
+  return out;
+}
+
+/** `removed` changes for objects known gone (children before parents as given). */
+export function removalsOf(members: readonly RemoteObject[]): RemoteChange[] {
+  return members.map((before) => ({ kind: 'removed', before }));
+}

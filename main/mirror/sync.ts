@@ -1,0 +1,86 @@
+/**
+ * One mirror pass, the remote pipeline end to end: walk -> diff -> apply per page, then,
+ * only if the walk was COMPLETE, the objects it did not see: each unseen subtree's top is
+ * fetched by id (it may have moved into a folder listed earlier in the walk); gone (404)
+ * means removed, found means moved (its subtree is walked again). An incomplete walk removes nothing.
+ */
+import { AppError, toAppError } from '../../app/errors.js';
+import { FOLDER_MIME } from '../../app/model/remote-object.js';
+import type { ServiceClient } from '../client/service-client.js';
+import type { ChangeApplier } from './apply.js';
+import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
+import type { MirrorStore } from './store.js';
+import { walk, type WalkProgress } from './walk.js';
+
+export interface SyncSummary {
+  complete: boolean;
+  objects: number;
+  folders: number;
+  added: number;
+  updated: number;
+  removed: number;
+  elapsedMs: number;
+  error?: AppError;
+}
+
+export interface SyncOptions {
+  concurrency?: number;
+  pageSize?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: WalkProgress) => void;
+}
+
+export async function syncOnce(client: ServiceClient, store: MirrorStore, applier: ChangeApplier, opts: SyncOptions = {}): Promise<SyncSummary> {
+  const t0 = Date.now();
+  const before = { ...applier.totals };
+  const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => applier.apply(diffPage(store, objs));
+  const summary = (complete: boolean, objects: number, folders: number, error?: AppError): SyncSummary => ({
+    complete, objects, folders,
+    added: applier.totals.added - before.added,
+    updated: applier.totals.updated - before.updated,
+    removed: applier.totals.removed - before.removed,
+    elapsedMs: Date.now() - t0,
+    ...(error ? { error } : {}),
+  });
+  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress });
+  if (r.root) store.setRoot(r.root);
+  if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
+  const seen = r.seen;
+  let objects = r.progress.objects;
+  let folders = r.progress.folders;
+  try {
+    // Unseen subtrees: re-check each top by id until nothing new turns up.
+    for (let round = 0; round < 10; round++) {
+      const subtrees = unseenSubtrees(store, seen);
+      if (subtrees.length === 0) break;
+      const moved: string[] = [];
+      for (const s of subtrees) {
+        let now;
+        try {
+          now = await client.get(s.root.id, { signal: opts.signal });
+        } catch (e) {
+          if (e instanceof AppError && e.code === 'NotFound') {
+            applier.apply(removalsOf(s.members));
+            continue;
+          }
+          throw e;
+        }
+        seen.add(now.id);
+        objects++;
+        applier.apply(diffPage(store, [now]));
+        if (now.mimeType === FOLDER_MIME) moved.push(now.id);
+      }
+      if (moved.length) {
+        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved });
+        for (const id of again.seen) seen.add(id);
+        objects += again.progress.objects;
+        folders += again.progress.folders;
+        if (!again.complete) return summary(false, objects, folders, again.error);
+      }
+    }
+  } catch (e) {
+    return summary(false, objects, folders, toAppError(e));
+  }
+  store.setLastWalk({ completedAt: new Date().toISOString(), objects, folders });
+  return summary(true, objects, folders);
+}
