@@ -1,0 +1,84 @@
+/**
+ * Writing responses: JSON bodies (indented with `pretty=true`), ETags with If-None-Match
+ * -> 304 on reads, and the one error handler that turns anything thrown into a JSON
+ * `{message, detail?}` with the decided status. A 5xx other than 503 is a bug and is logged.
+ */
+import { createHash } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isAppError, type ErrorCode } from '../../app/errors.js';
+import { parseETagList } from '../../app/model/etag.js';
+import type { Logger } from '../log.js';
+
+const STATUS_OF: Partial<Record<ErrorCode, number>> = {
+  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
+  PreconditionFailed: 412, PayloadTooLarge: 413, RateLimited: 429, Unavailable: 503,
+};
+
+const COMMON = { 'Vary': 'Origin', 'Cache-Control': 'no-cache' };
+
+/** A strong ETag for a response body. */
+export function bodyETag(json: string): string {
+  return `"${createHash('sha1').update(json).digest('base64url').slice(0, 22)}"`;
+}
+
+/** True when an If-None-Match header matches `etag` (weak comparison, as HTTP says for GET). */
+export function noneMatch(req: IncomingMessage, etag: string): boolean {
+  const h = req.headers['if-none-match'];
+  if (h === undefined) return false;
+  const list = parseETagList(h);
+  if (list === '*') return true;
+  const strip = (t: string): string => (t.startsWith('W/') ? t.slice(2) : t);
+  return list.some((t) => strip(t) === etag);
+}
+
+/** Sends a JSON read result with an ETag; 304 when If-None-Match matches. */
+export function sendRead(req: IncomingMessage, res: ServerResponse, body: unknown, pretty: boolean, etag?: string): void {
+  const json = JSON.stringify(body);
+  const tag = etag ?? bodyETag(json);
+  if (noneMatch(req, tag)) {
+    res.writeHead(304, { ...COMMON, ETag: tag });
+    res.end();
+    return;
+  }
+  const text = pretty ? JSON.stringify(body, null, 2) : json;
+  res.writeHead(200, { ...COMMON, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ETag: tag });
+  res.end(text);
+}
+
+/** Sends a status with no body (204, 202) and optional headers. */
+export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...COMMON, ...headers });
+  res.end();
+}
+
+/** Sends `{message, detail?}` with a status. */
+export function sendError(res: ServerResponse, status: number, message: string, detail?: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(detail === undefined ? { message } : { message, detail });
+  res.writeHead(status, { ...COMMON, ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The central error handler. */
+export function handleError(e: unknown, res: ServerResponse, log: Logger, where: string): void {
+  if (isAppError(e)) {
+    const status = e.status ?? STATUS_OF[e.code] ?? 500;
+    const reason = STATUS_CODES[status] ?? 'Error';
+    if (status >= 500 && status !== 503) log.error('request failed', { where, err: e });
+    if (status === 400) {
+      sendError(res, 400, e.message, e.detail);
+      return;
+    }
+    const detail = e.detail ?? (e.message !== reason ? e.message : undefined);
+    const headers: Record<string, string> = {};
+    if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+    if (status === 413 || status === 503) headers['Connection'] = 'close';
+    sendError(res, status, reason, detail, headers);
+    return;
+  }
+  log.error('unexpected error', { where, err: e });
+  sendError(res, 500, 'Internal Server Error');
+}

@@ -1,0 +1,83 @@
+/**
+ * The composition root of the reference service: opens the store in a data folder, starts
+ * the delete job runner and a node:http server, writes `DIR/device.json`, and stops
+ * cleanly (in-flight requests finish, new ones get 503, the database is closed).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApp } from './http/app.js';
+import { DeleteJobs } from './jobs/delete-jobs.js';
+import { silentLogger, type Logger } from './log.js';
+import { openServiceDb } from './store/schema.js';
+import { Store } from './store/store.js';
+
+export interface ServiceOptions {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  log?: Logger;
+  onRequest?: (method: string, path: string) => void;
+}
+
+export interface RunningService {
+  baseUrl: string;
+  host: string;
+  port: number;
+  store: Store;
+  jobs: DeleteJobs;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/** Opens the store (the caller may prepare it first) and starts listening. */
+export async function startService(opts: ServiceOptions, existing?: Store): Promise<RunningService> {
+  const log = opts.log ?? silentLogger;
+  const store = existing ?? new Store(openServiceDb(opts.dataDir));
+  const jobs = new DeleteJobs(store, log);
+  let stopping = false;
+  const app = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping });
+  const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
+  server.on('clientError', (_e, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n');
+    else socket.destroy();
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = `http://${urlHost}:${port}`;
+  writeDeviceRecord(opts.dataDir, baseUrl);
+  jobs.kick();
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      stopping = true;
+      const closed = new Promise<void>((res) => server.close(() => res()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), 5000);
+      await closed;
+      clearTimeout(timer);
+      await jobs.stop();
+      store.db.close();
+    })();
+    return stopped;
+  };
+  return { baseUrl, host, port, store, jobs, server, stop };
+}
+
+/** Writes the device information record the client reads its base URL from. */
+export function writeDeviceRecord(dataDir: string, baseUrl: string): void {
+  const record = {
+    id: 'nas-mirror-reference-service',
+    name: 'NAS Mirror reference service',
+    network: { internalDNSName: baseUrl, proxyURL: baseUrl },
+  };
+  const tmp = join(dataDir, `device.json.${process.pid}.tmp`);
+  writeFileSync(tmp, JSON.stringify(record, null, 2) + '\n');
+  renameSync(tmp, join(dataDir, 'device.json'));
+}

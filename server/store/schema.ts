@@ -1,0 +1,86 @@
+/**
+ * The service's SQLite schema (one file `DIR/service.db`, WAL). `objects.row` is the
+ * internal key (also the slot of the in-memory tree index); `objects.id` is the opaque
+ * external id, never reused. Sibling names are unique among objects not being deleted.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../../app/errors.js';
+
+export type Db = Database.Database;
+
+const SCHEMA_VERSION = 1;
+
+const V1 = `
+CREATE TABLE users (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  root INTEGER NOT NULL,
+  created INTEGER NOT NULL
+);
+CREATE TABLE tokens (
+  hash TEXT PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  scope TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  expires INTEGER
+);
+CREATE TABLE objects (
+  row INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  parent INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  dir INTEGER NOT NULL,
+  mime TEXT NOT NULL,
+  size INTEGER NOT NULL DEFAULT 0,
+  mtime INTEGER NOT NULL,
+  ctime INTEGER NOT NULL,
+  hidden TEXT NOT NULL DEFAULT 'none',
+  version INTEGER NOT NULL DEFAULT 1,
+  child_count INTEGER NOT NULL DEFAULT 0,
+  image TEXT,
+  flags TEXT,
+  source TEXT,
+  deleting INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX objects_parent_name ON objects(parent, name) WHERE deleting = 0;
+CREATE INDEX objects_parent_mtime ON objects(parent, mtime, name, id);
+CREATE INDEX objects_parent_ctime ON objects(parent, ctime, name, id);
+CREATE INDEX objects_parent_size ON objects(parent, size, name, id);
+CREATE INDEX objects_source ON objects(source) WHERE source IS NOT NULL;
+CREATE TABLE grants (
+  row INTEGER NOT NULL,
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  perm TEXT NOT NULL,
+  PRIMARY KEY (row, user_id)
+);
+CREATE TABLE delete_jobs (
+  row INTEGER PRIMARY KEY,
+  created INTEGER NOT NULL
+);
+`;
+
+/** Opens (creating if needed) the service database in `dir`. */
+export function openServiceDb(dir: string): Db {
+  mkdirSync(dir, { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(join(dir, 'service.db'));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 10000');
+    db.pragma('cache_size = -65536');
+  } catch (e) {
+    throw new AppError('StateCorrupt', `cannot open the service database in ${dir}`, { cause: e });
+  }
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) throw new AppError('StateCorrupt', `service database schema v${version} is newer than this service (v${SCHEMA_VERSION})`);
+  if (version < 1) {
+    db.transaction(() => {
+      db.exec(V1);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  }
+  return db;
+}

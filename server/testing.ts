@@ -1,0 +1,145 @@
+/**
+ * The test harness other areas import: a real service in-process on 127.0.0.1 port 0 in a
+ * temp data folder, with user `demo`, token minting, admin create functions (the
+ * interface has no create operation), a request log, and a way to run the service as a
+ * separate process (`spawnServiceProcess`) for kill -9 tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Hidden, ImageMeta, RemoteObject } from '../app/model/remote-object.js';
+import { loadDemo } from './demo/load.js';
+import { startService, type RunningService } from './service.js';
+import { openServiceDb } from './store/schema.js';
+import { Store } from './store/store.js';
+import { addUser, grant, mintToken, userByName, type Scope } from './store/users.js';
+import type { PermName } from './store/tree-index.js';
+
+export interface CreateOptions {
+  size?: number;
+  mTime?: number;
+  cTime?: number;
+  mimeType?: string;
+  hidden?: Hidden;
+  image?: ImageMeta;
+}
+
+export interface TestService {
+  baseUrl: string;
+  dataDir: string;
+  /** Mints a token (default scope nas_read_write, default user `demo`). */
+  token(scope?: Scope, user?: string): string;
+  admin: {
+    /** Creates a folder; `parentId` may be `root` (of `demo`) or any object id. */
+    createFolder(parentId: string, name: string, opts?: CreateOptions): RemoteObject;
+    createFile(parentId: string, name: string, opts?: CreateOptions): RemoteObject;
+    rootId(user?: string): string;
+    addUser(name: string): void;
+    grant(user: string, objectId: string, perm: PermName): void;
+    /** The object as the service would return it (ignoring permissions), or undefined. */
+    get(id: string): RemoteObject | undefined;
+    /** Resolves when every pending asynchronous delete has finished. */
+    drainDeletes(): Promise<void>;
+  };
+  /** Number of requests received so far. */
+  requestCount(): number;
+  /** Every request so far: method and path (without the query). */
+  requests(): readonly { method: string; path: string }[];
+  /** The running service (store, server) for white-box checks. */
+  service: RunningService;
+  /** Stops the service and removes the data folder (unless keepData). */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  demo?: { objects: number; seed: number };
+  /** Use an existing data folder instead of a new temp one (it is then not removed). */
+  dataDir?: string;
+}
+
+/** Starts the real service in-process on 127.0.0.1 port 0 with user `demo`. */
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'nas-service-'));
+  const store = new Store(openServiceDb(dataDir));
+  if (!userByName(store, 'demo')) addUser(store, 'demo');
+  if (opts.demo) loadDemo(store, 'demo', opts.demo);
+  const log: { method: string; path: string }[] = [];
+  const service = await startService({ dataDir, onRequest: (method, path) => log.push({ method, path }) }, store);
+  const rowOf = (id: string): number => {
+    if (id === 'root') return userByName(store, 'demo')!.root;
+    const r = store.byId(id);
+    if (!r) throw new Error(`no object ${id}`);
+    return r.row;
+  };
+  const create = (parentId: string, name: string, dir: boolean, o: CreateOptions = {}): RemoteObject => {
+    const r = store.create(rowOf(parentId), { name, dir, size: o.size, mtime: o.mTime, ctime: o.cTime, mime: o.mimeType, hidden: o.hidden, image: o.image });
+    return store.wire(r);
+  };
+  return {
+    baseUrl: service.baseUrl,
+    dataDir,
+    token: (scope = 'nas_read_write', user = 'demo') => mintToken(store, user, scope),
+    admin: {
+      createFolder: (p, n, o) => create(p, n, true, o),
+      createFile: (p, n, o) => create(p, n, false, o),
+      rootId: (user = 'demo') => {
+        const u = userByName(store, user);
+        if (!u) throw new Error(`no user ${user}`);
+        return store.index.ids[u.root]!;
+      },
+      addUser: (name) => { addUser(store, name); },
+      grant: (user, id, perm) => grant(store, user, id, perm),
+      get: (id) => {
+        const r = store.byId(id);
+        return r && !r.deleting && store.index.access(-1, r.row) >= 0 ? store.wire(r) : undefined;
+      },
+      drainDeletes: () => service.jobs.drain(),
+    },
+    requestCount: () => log.length,
+    requests: () => log,
+    service,
+    stop: async (o = {}) => {
+      await service.stop();
+      if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface ServiceProcess {
+  baseUrl: string;
+  child: ChildProcess;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (kill -9) and wait for exit. */
+  kill9(): Promise<void>;
+}
+
+/** Runs `node bin/nas-service.js serve --data DIR` and resolves once it printed its URL. */
+export function spawnServiceProcess(dataDir: string, port = 0): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/nas-service.js'), 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  return new Promise((resolveP, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`service did not start: ${err}`)); }, 30_000);
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveP({
+          baseUrl: m[1]!,
+          child,
+          stop: async () => { child.kill('SIGTERM'); return exited; },
+          kill9: async () => { child.kill('SIGKILL'); await exited; },
+        });
+      }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`service exited with ${code}: ${err}`)); });
+  });
+}
