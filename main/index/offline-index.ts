@@ -43,9 +43,14 @@ const notFound = (): AppError => new AppError('NotFound', 'Not Found', { status:
 export class OfflineIndex {
   constructor(
     readonly store: MirrorStore,
-    readonly engine: SearchEngine,
+    private engine: SearchEngine,
     private readonly vocabulary?: Vocabulary,
   ) {}
+
+  /** Swaps in a rebuilt engine (compaction). */
+  replaceEngine(engine: SearchEngine): void {
+    this.engine = engine;
+  }
 
   /** `filesSearch/text`: throws BadRequest like the service (bad q, limit or token). */
   search(q: string, opts: SearchOpts = {}): SearchPage {

@@ -7,17 +7,29 @@ import MiniSearch from 'minisearch';
 import { foldCase } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
+import type { MirrorStore } from '../mirror/store.js';
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 /** The distinct folded words of an object's searchable text (words of 2+ characters). */
-export function wordsOf(o: { name: string; image?: { cameraMake?: string; cameraModel?: string } | undefined }): string[] {
+export function wordsOf(o: WordSource): string[] {
   const out = new Set<string>();
   for (const text of [o.name, o.image?.cameraMake, o.image?.cameraModel]) {
     if (typeof text !== 'string') continue;
     for (const m of foldCase(text).matchAll(WORD)) if (m[0].length >= 2) out.add(m[0]);
   }
   return [...out];
+}
+
+type WordSource = { name: string; image?: { cameraMake?: string; cameraModel?: string } | undefined };
+
+function* storeSource(store: MirrorStore): Generator<WordSource> {
+  for (const [, name, , make, model] of store.docRows()) {
+    const image: { cameraMake?: string; cameraModel?: string } = {};
+    if (make !== null) image.cameraMake = make;
+    if (model !== null) image.cameraModel = model;
+    yield { name, image };
+  }
 }
 
 interface WordDoc {
@@ -37,26 +49,52 @@ export class Vocabulary {
     searchOptions: { tokenize: (s) => [foldCase(s)], processTerm: (t) => t },
   });
 
-  /** Builds from every object. */
-  static build(objects: Iterable<{ name: string; image?: { cameraMake?: string; cameraModel?: string } | undefined }>): Vocabulary {
+  private pending: (() => Iterable<WordSource>) | undefined;
+
+  /** Builds now from every stored object. */
+  static fromStore(store: MirrorStore): Vocabulary {
+    return Vocabulary.build(storeSource(store));
+  }
+
+  /** Builds from the store on first use (completion or did-you-mean). */
+  static lazy(store: MirrorStore): Vocabulary {
     const v = new Vocabulary();
+    v.pending = () => storeSource(store);
+    return v;
+  }
+
+  private ensure(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    this.fill(p());
+  }
+
+  /** Builds from every object. */
+  static build(objects: Iterable<WordSource>): Vocabulary {
+    const v = new Vocabulary();
+    v.fill(objects);
+    return v;
+  }
+
+  private fill(objects: Iterable<WordSource>): void {
     const docs: WordDoc[] = [];
     for (const o of objects) {
       for (const w of wordsOf(o)) {
-        const e = v.counts.get(w);
+        const e = this.counts.get(w);
         if (e) e.n++;
         else {
-          const id = v.nextId++;
-          v.counts.set(w, { id, n: 1 });
+          const id = this.nextId++;
+          this.counts.set(w, { id, n: 1 });
           docs.push({ id, word: w });
         }
       }
     }
-    v.ms.addAll(docs);
-    return v;
+    this.ms.addAll(docs);
   }
 
   get size(): number {
+    this.ensure();
     return this.counts.size;
   }
 
@@ -64,6 +102,7 @@ export class Vocabulary {
   suggest(prefix: string, limit = 8): string[] {
     const p = foldCase(prefix.trim());
     if (p.length === 0) return [];
+    this.ensure();
     const hits = this.ms.search(p, { prefix: true, fuzzy: p.length >= 4 ? 0.2 : false, combineWith: 'OR' });
     const scored = hits.map((h) => {
       const w = h['word'] as string;
@@ -76,6 +115,7 @@ export class Vocabulary {
 
   /** Candidate corrections of a query: each term replaced by its closest known words. */
   corrections(terms: readonly string[]): string[] {
+    this.ensure();
     const options = terms.map((t) => {
       const f = foldCase(t);
       if (this.counts.has(f) || f.length < 3) return [t];
@@ -94,6 +134,7 @@ export class Vocabulary {
   }
 
   applyChanges(changes: readonly RemoteChange[]): void {
+    if (this.pending) return; // built later from the store, which already holds these changes
     for (const c of changes) {
       if (c.kind !== 'added') for (const w of wordsOf(c.before as RemoteObject)) this.drop(w);
       if (c.kind !== 'removed') for (const w of wordsOf(c.after)) this.addWord(w);

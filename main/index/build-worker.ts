@@ -1,0 +1,22 @@
+/**
+ * Worker thread entry: builds the text index of a state folder off the main thread and
+ * saves it; the main thread then loads the file. Input: `{stateDir}`; output: `{ok}` or `{error}`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStateDb } from '../state/db.js';
+import { MirrorStore } from '../mirror/store.js';
+import { buildFromStore } from './build.js';
+import { saveIndex } from './persist.js';
+
+const { stateDir } = workerData as { stateDir: string };
+try {
+  const db = openStateDb(stateDir);
+  const store = new MirrorStore(db);
+  const generation = store.generation();
+  const base = buildFromStore(store);
+  saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
+  db.close();
+  parentPort?.postMessage({ ok: true });
+} catch (e) {
+  parentPort?.postMessage({ error: e instanceof Error ? e.message : String(e) });
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { decodeSearchToken, parseQuery, type SortKey } from '../../app/search/index.js';
+import { buildBase } from './base-index.js';
+import type { IndexDoc, SearchEngine } from './engine.js';
+import { FastEngine } from './fast-engine.js';
+import { NaiveEngine } from './naive-engine.js';
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s / 0x1_0000_0000;
+  };
+}
+const ALPHA = ['a', 'b', 'A', 'B', 'ab', 'img', 'IMG', '_', '.', ' ', '-', 'é', 'É', 'e\u0301', 'İ', 'ß', '1', '2', '😀', 'x', 'jpg', 'Canon', 'ı'];
+const MAKES = [undefined, 'Canon', 'NIKON CORPORATION', 'Apple', 'abA'];
+const MIMES = ['image/jpeg', 'text/plain', 'application/x.service.dir', 'video/mp4'];
+
+function randomDocs(r: () => number, n: number): IndexDoc[] {
+  const pick = <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+  const docs: IndexDoc[] = [];
+  for (let i = 0; i < n; i++) {
+    let name = '';
+    const len = 1 + Math.floor(r() * 6);
+    for (let k = 0; k < len; k++) name += pick(ALPHA);
+    const d: IndexDoc = { id: `id${i.toString(36)}`, name, mimeType: pick(MIMES) };
+    const mk = pick(MAKES);
+    if (mk !== undefined) { d.cameraMake = mk; if (r() < 0.5) d.cameraModel = pick(['EOS 5D', 'D750', 'iPhone 12', 'ab']); }
+    docs.push(d);
+  }
+  return docs;
+}
+function randomQuery(r: () => number): string {
+  const pick = <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+  const terms = 1 + Math.floor(r() * 3);
+  const out: string[] = [];
+  for (let i = 0; i < terms; i++) {
+    let t = '';
+    const len = 1 + Math.floor(r() * 3);
+    for (let k = 0; k < len; k++) t += pick([...ALPHA, 'image', 'ima', 'n', 'can', 'ge/', '/', 'x.s']);
+    out.push(r() < 0.1 ? `"${t} ${pick(ALPHA)}"` : t.replace(/[\s"]/g, '') || 'a');
+  }
+  return out.join(' ');
+}
+function allPages(e: SearchEngine, q: string, limit: number): unknown[] {
+  const p = parseQuery(q);
+  if (!p.ok) return [];
+  const out: unknown[] = [];
+  let after: SortKey | null = null;
+  for (let guard = 0; guard < 1000; guard++) {
+    const page = e.page(p.query, limit, after);
+    out.push(page.items.map((i) => [i.id, i.match.fragments]), page.pageToken);
+    if (page.pageToken === '') break;
+    after = decodeSearchToken(page.pageToken)!;
+  }
+  return out;
+}
+
+describe('FastEngine equals the naive engine', () => {
+  it('on random docs, queries and pages, with changes in the overlay', () => {
+    const r = rng(42);
+    for (let round = 0; round < 6; round++) {
+      const docs = randomDocs(r, 300 + Math.floor(r() * 300));
+      const fast = new FastEngine(buildBase(docs));
+      const naive = new NaiveEngine(docs);
+      for (let step = 0; step < 3; step++) {
+        for (let i = 0; i < 60; i++) {
+          const q = randomQuery(r);
+          const limit = [1, 3, 20][Math.floor(r() * 3)]!;
+          expect(allPages(fast, q, limit), q).toEqual(allPages(naive, q, limit));
+        }
+        // changes: remove some, update some, add some
+        const ids = docs.map((d) => d.id);
+        const removed = ids.filter(() => r() < 0.05);
+        fast.remove(removed);
+        naive.remove(removed);
+        const changed = randomDocs(r, 40).map((d, i) => ({ ...d, id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}` }));
+        fast.upsert(changed);
+        naive.upsert(changed);
+        expect(fast.size).toBe(naive.size);
+      }
+    }
+  });
+});

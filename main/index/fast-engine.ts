@@ -1,0 +1,271 @@
+/**
+ * The offline index's text engine: the numbered base (base-index.ts) plus an overlay of
+ * changes since it was built (tombstones for base objects removed or changed, and the
+ * changed docs themselves, searched by scan). Candidates come from trigram postings (terms
+ * of 3+ code units) or a blob scan (1-2), in number order; the page is chosen by
+ * app/search (matchDoc, compareKeys, TopK). Base and overlay answers merge in one TopK.
+ */
+import {
+  TopK, compareKeys, encodeSearchToken, foldCase, matchDoc,
+  type DocMatch, type ParsedQuery, type SortKey,
+} from '../../app/search/index.js';
+import { numberOfId, triKey, type BaseData } from './base-index.js';
+import type { EnginePage, IndexDoc, SearchEngine } from './engine.js';
+
+type Hit = { id: string; match: DocMatch };
+
+interface ExtraDoc {
+  doc: IndexDoc;
+  folded: (string | undefined)[];
+}
+
+const foldOpt = (s: string | undefined): string | undefined => (s === undefined ? undefined : foldCase(s));
+
+export class FastEngine implements SearchEngine {
+  readonly dead: Uint8Array;
+  private deadCount = 0;
+  readonly extra = new Map<string, ExtraDoc>();
+  private readonly slotOf = new Map<number, number>();
+  private readonly comboFolded: [string | undefined, string | undefined, string][];
+
+  constructor(readonly base: BaseData, dead?: Uint8Array, extra?: Iterable<IndexDoc>) {
+    this.dead = dead ?? new Uint8Array(base.n);
+    for (let o = 0; o < base.n; o++) if (this.dead[o]) this.deadCount++;
+    const k = base.triKeys;
+    for (let s = 0; s < k.length; s++) this.slotOf.set(k[s]!, s);
+    this.comboFolded = base.combos.map((c) => [foldOpt(c.make), foldOpt(c.model), foldCase(c.mime)]);
+    if (extra) for (const d of extra) this.extra.set(d.id, { doc: d, folded: foldedOf(d) });
+  }
+
+  get size(): number {
+    return this.base.n - this.deadCount + this.extra.size;
+  }
+
+  /** Docs changed since the base was built (for persistence and compaction). */
+  get overlaySize(): number {
+    return this.deadCount + this.extra.size;
+  }
+
+  upsert(docs: readonly IndexDoc[]): void {
+    for (const d of docs) {
+      this.kill(d.id);
+      this.extra.set(d.id, { doc: d, folded: foldedOf(d) });
+    }
+  }
+
+  remove(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.kill(id);
+      this.extra.delete(id);
+    }
+  }
+
+  private kill(id: string): void {
+    const o = numberOfId(this.base, id);
+    if (o >= 0 && !this.dead[o]) {
+      this.dead[o] = 1;
+      this.deadCount++;
+    }
+  }
+
+  page(query: ParsedQuery, limit: number, after: SortKey | null): EnginePage {
+    const top = new TopK<Hit>(limit + 1);
+    this.searchBase(query, limit, after, top);
+    for (const e of this.extra.values()) {
+      const m = matchDoc(e.doc, query, e.folded);
+      if (!m || (after && compareKeys(m.key, after) <= 0)) continue;
+      top.push(m.key, { id: e.doc.id, match: m });
+    }
+    const all = top.sorted();
+    const items = all.slice(0, limit).map((x) => x.value);
+    const pageToken = all.length > limit && items.length > 0 ? encodeSearchToken(items[items.length - 1]!.match.key) : '';
+    return { items, pageToken };
+  }
+
+  /** The doc of base object o and its folded fields. */
+  private docAt(o: number, fname: string): { doc: IndexDoc; folded: (string | undefined)[] } {
+    const b = this.base;
+    const c = b.combos[b.combo[o]!]!;
+    const cf = this.comboFolded[b.combo[o]!]!;
+    const doc: IndexDoc = { id: b.ids[o]!, name: b.names[o]!, mimeType: c.mime };
+    if (c.make !== undefined) doc.cameraMake = c.make;
+    if (c.model !== undefined) doc.cameraModel = c.model;
+    return { doc, folded: [fname, cf[0], cf[1], cf[2]] };
+  }
+
+  private searchBase(query: ParsedQuery, limit: number, after: SortKey | null, top: TopK<Hit>): void {
+    const b = this.base;
+    const terms = query.folded;
+    // Which combos hold each term in some field, and which terms no combo holds.
+    const cover = terms.map((t) => this.comboFolded.map((cf) => (cf[0] !== undefined && cf[0].includes(t)) || (cf[1] !== undefined && cf[1].includes(t)) || cf[2].includes(t)));
+    const uncovered = terms.map((_, i) => !cover[i]!.some(Boolean));
+    // Tier 0: objects with some term in the name. Driver: an uncovered term bounds every match.
+    let driver = -1;
+    let best = Infinity;
+    terms.forEach((t, i) => {
+      if (!uncovered[i]) return;
+      const est = this.estimate(t);
+      if (est < best) { best = est; driver = i; }
+    });
+    const sources = driver >= 0 ? [this.nameCandidates(terms[driver]!)] : terms.map((t) => this.nameCandidates(t));
+    const cands = sources.length === 1 ? sources[0]! : mergeUnique(sources);
+    const local = new TopK<Hit>(limit + 1);
+    let strong = 0;
+    for (const o of cands) {
+      if (this.dead[o]) continue;
+      const fname = b.blob.substring(b.starts[o]!, b.starts[o + 1]! - 1);
+      let ok = true, inName = false;
+      const c = b.combo[o]!;
+      for (let i = 0; i < terms.length; i++) {
+        if (fname.includes(terms[i]!)) inName = true;
+        else if (!cover[i]![c]) { ok = false; break; }
+      }
+      if (!ok || !inName) continue;
+      // Once full with a word-start bound in name, only an earlier first location can beat it.
+      const bound = local.bound;
+      if (bound && bound.field === 0 && bound.wordStart) {
+        let first = Infinity;
+        for (const t of terms) {
+          const at = fname.indexOf(t);
+          if (at >= 0 && at < first) first = at;
+        }
+        if (first >= bound.index) continue;
+      }
+      const { doc, folded } = this.docAt(o, fname);
+      const m = matchDoc(doc, query, folded);
+      if (!m || m.key.field !== 0) continue;
+      if (after && compareKeys(m.key, after) <= 0) continue;
+      local.push(m.key, { id: doc.id, match: m });
+      if (m.key.wordStart && m.key.index === 0 && ++strong >= limit + 1) break;
+    }
+    // Tiers 1-3: no term in the name; every term in the combo's fields. Key prefix per combo.
+    if (driver < 0) this.searchCombos(query, cover, after, local);
+    for (const e of local.sorted()) top.push(e.key, e.value);
+  }
+
+  private searchCombos(query: ParsedQuery, cover: boolean[][], after: SortKey | null, top: TopK<Hit>): void {
+    const b = this.base;
+    const terms = query.folded;
+    const groups = new Map<string, { key: SortKey; combos: number[] }>();
+    for (let c = 0; c < b.combos.length; c++) {
+      if (!cover.every((cv) => cv[c])) continue;
+      const combo = b.combos[c]!;
+      const m = matchDoc({ id: '', name: '', cameraMake: combo.make, cameraModel: combo.model, mimeType: combo.mime }, query);
+      if (!m) continue;
+      const gk = `${m.key.field}:${m.key.index}`;
+      const g = groups.get(gk);
+      if (g) g.combos.push(c);
+      else groups.set(gk, { key: m.key, combos: [c] });
+    }
+    const ordered = [...groups.values()].sort((x, y) => x.key.field - y.key.field || x.key.index - y.key.index);
+    for (const g of ordered) {
+      const lists = g.combos.map((c) => listIter(b.comboList, b.comboStart[c]!, b.comboStart[c + 1]!));
+      const it = lists.length === 1 ? lists[0]! : mergeUnique(lists);
+      for (const o of it) {
+        if (this.dead[o]) continue;
+        const fname = b.blob.substring(b.starts[o]!, b.starts[o + 1]! - 1);
+        if (terms.some((t) => fname.includes(t))) continue;
+        const { doc, folded } = this.docAt(o, fname);
+        const m = matchDoc(doc, query, folded);
+        if (!m) continue;
+        if (after && compareKeys(m.key, after) <= 0) continue;
+        if (!top.accepts(m.key)) return;
+        top.push(m.key, { id: doc.id, match: m });
+      }
+    }
+  }
+
+  /** How many candidates a term's name lookup may give. */
+  private estimate(t: string): number {
+    if (t.length < 3) return this.base.n;
+    let best = Infinity;
+    for (let i = 0; i + 3 <= t.length; i++) {
+      const s = this.slotOf.get(triKey(t, i));
+      if (s === undefined) return 0;
+      best = Math.min(best, this.base.triStart[s + 1]! - this.base.triStart[s]!);
+    }
+    return best;
+  }
+
+  /** Objects whose folded name may hold `t`, in number order (a superset). */
+  private nameCandidates(t: string): Iterable<number> {
+    const b = this.base;
+    if (t.includes('\0')) return [];
+    if (t.length < 3) return blobScan(b, t);
+    const lists: [number, number][] = [];
+    for (let i = 0; i + 3 <= t.length; i++) {
+      const s = this.slotOf.get(triKey(t, i));
+      if (s === undefined) return [];
+      lists.push([b.triStart[s]!, b.triStart[s + 1]!]);
+    }
+    lists.sort((x, y) => x[1] - x[0] - (y[1] - y[0]));
+    return intersect(b.triList, lists.slice(0, 3));
+  }
+}
+
+function foldedOf(d: IndexDoc): (string | undefined)[] {
+  return [foldCase(d.name), foldOpt(d.cameraMake), foldOpt(d.cameraModel), foldCase(d.mimeType)];
+}
+
+function* listIter(list: Uint32Array, from: number, to: number): Generator<number> {
+  for (let i = from; i < to; i++) yield list[i]!;
+}
+
+/** Lazy intersection of sorted ranges of `list`; the first range drives. */
+function* intersect(list: Uint32Array, ranges: [number, number][]): Generator<number> {
+  const [d0, d1] = ranges[0]!;
+  const pos = ranges.slice(1).map((r) => r[0]);
+  outer: for (let i = d0; i < d1; i++) {
+    const v = list[i]!;
+    for (let k = 1; k < ranges.length; k++) {
+      const end = ranges[k]![1];
+      let p = pos[k - 1]!;
+      // gallop then step
+      let step = 1;
+      while (p + step < end && list[p + step]! < v) { p += step; step *= 2; }
+      while (p < end && list[p]! < v) p++;
+      pos[k - 1] = p;
+      if (p >= end) return;
+      if (list[p] !== v) continue outer;
+    }
+    yield v;
+  }
+}
+
+/** Objects whose folded name holds `t` (1-2 code units), by scanning the blob. */
+function* blobScan(b: BaseData, t: string): Generator<number> {
+  let from = 0;
+  let o = 0;
+  for (;;) {
+    const at = b.blob.indexOf(t, from);
+    if (at < 0) return;
+    // the object holding `at`: starts[lo] <= at < starts[hi]; gallop from the last one
+    let lo = o, step = 1;
+    while (lo + step < b.n && b.starts[lo + step]! <= at) { lo += step; step *= 2; }
+    let hi = Math.min(lo + step, b.n);
+    while (lo + 1 < hi) {
+      const mid = (lo + hi) >> 1;
+      if (b.starts[mid]! <= at) lo = mid;
+      else hi = mid;
+    }
+    yield lo;
+    o = lo + 1;
+    if (o >= b.n) return;
+    from = b.starts[o]!;
+  }
+}
+
+/** Merges ascending iterables, dropping duplicates. */
+function* mergeUnique(sources: Iterable<number>[]): Generator<number> {
+  const its = sources.map((s) => s[Symbol.iterator]());
+  const heads = its.map((it) => { const r = it.next(); return r.done ? Infinity : r.value; });
+  let lastOut = -1;
+  for (;;) {
+    let k = -1, v = Infinity;
+    for (let i = 0; i < heads.length; i++) if (heads[i]! < v) { v = heads[i]!; k = i; }
+    if (k < 0) return;
+    const r = its[k]!.next();
+    heads[k] = r.done ? Infinity : r.value;
+    if (v !== lastOut) { lastOut = v; yield v; }
+  }
+}

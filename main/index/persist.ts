@@ -1,0 +1,129 @@
+/**
+ * The offline index on disk (`<state>/index/text-index.bin`), so a restart needs no rebuild:
+ * a JSON header (format, store generation, sizes, combos, overlay docs) then the typed arrays
+ * and the string tables, 8-byte aligned. Written to a temporary file and renamed (atomic).
+ * A file whose generation differs from the store's is stale and is ignored.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BaseData, Combo } from './base-index.js';
+import type { IndexDoc } from './engine.js';
+
+const FORMAT = 'nas-mirror-text-index/1';
+
+interface Header {
+  format: string;
+  generation: number;
+  n: number;
+  combos: Combo[];
+  extra: IndexDoc[];
+  sections: { name: string; kind: 'u32' | 'f64' | 'u8' | 'utf8'; offset: number; bytes: number }[];
+}
+
+export const indexFile = (stateDir: string): string => join(stateDir, 'index', 'text-index.bin');
+
+export interface Persisted {
+  base: BaseData;
+  dead: Uint8Array;
+  extra: IndexDoc[];
+  generation: number;
+}
+
+export function saveIndex(stateDir: string, p: Persisted): void {
+  const b = p.base;
+  const parts: { name: string; kind: Header['sections'][number]['kind']; data: Uint8Array }[] = [
+    { name: 'starts', kind: 'u32', data: bytes(b.starts) },
+    { name: 'combo', kind: 'u32', data: bytes(b.combo) },
+    { name: 'comboStart', kind: 'u32', data: bytes(b.comboStart) },
+    { name: 'comboList', kind: 'u32', data: bytes(b.comboList) },
+    { name: 'triKeys', kind: 'f64', data: bytes(b.triKeys) },
+    { name: 'triStart', kind: 'u32', data: bytes(b.triStart) },
+    { name: 'triList', kind: 'u32', data: bytes(b.triList) },
+    { name: 'byId', kind: 'u32', data: bytes(b.byId) },
+    { name: 'dead', kind: 'u8', data: p.dead.length === b.n ? p.dead : new Uint8Array(b.n) },
+    { name: 'ids', kind: 'utf8', data: Buffer.from(b.ids.join('\n'), 'utf8') },
+    { name: 'names', kind: 'utf8', data: Buffer.from(b.names.join('\0'), 'utf8') },
+    { name: 'blob', kind: 'utf8', data: Buffer.from(b.blob, 'utf8') },
+  ];
+  let off = 0;
+  const sections = parts.map((x) => {
+    const s = { name: x.name, kind: x.kind, offset: off, bytes: x.data.byteLength };
+    off += align8(x.data.byteLength);
+    return s;
+  });
+  const header: Header = { format: FORMAT, generation: p.generation, n: b.n, combos: b.combos, extra: p.extra, sections };
+  const hb = Buffer.from(JSON.stringify(header), 'utf8');
+  const prefix = Buffer.alloc(8);
+  prefix.writeUInt32LE(hb.length, 0);
+  const file = indexFile(stateDir);
+  mkdirSync(join(stateDir, 'index'), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeSync(fd, prefix);
+    writeSync(fd, hb);
+    const pad = align8(hb.length) - hb.length;
+    if (pad) writeSync(fd, Buffer.alloc(pad));
+    for (const x of parts) {
+      writeSync(fd, x.data);
+      const pd = align8(x.data.byteLength) - x.data.byteLength;
+      if (pd) writeSync(fd, Buffer.alloc(pd));
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Loads the saved index; undefined when absent, unreadable or of another format. */
+export function loadIndex(stateDir: string): Persisted | undefined {
+  const file = indexFile(stateDir);
+  if (!existsSync(file)) return undefined;
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+    const hlen = buf.readUInt32LE(0);
+    const header = JSON.parse(buf.toString('utf8', 8, 8 + hlen)) as Header;
+    if (header.format !== FORMAT) return undefined;
+    const dataStart = 8 + align8(hlen);
+    // One aligned copy so every typed array views it without copying again.
+    const ab = new ArrayBuffer(buf.length - dataStart);
+    new Uint8Array(ab).set(buf.subarray(dataStart));
+    const sec = (name: string): Header['sections'][number] => {
+      const s = header.sections.find((x) => x.name === name);
+      if (!s) throw new Error(`missing section ${name}`);
+      return s;
+    };
+    const u32 = (name: string): Uint32Array => { const s = sec(name); return new Uint32Array(ab, s.offset, s.bytes / 4); };
+    const text = (name: string): string => { const s = sec(name); return buf.toString('utf8', dataStart + s.offset, dataStart + s.offset + s.bytes); };
+    const n = header.n;
+    const tk = sec('triKeys');
+    const dd = sec('dead');
+    const base: BaseData = {
+      n,
+      ids: n === 0 ? [] : text('ids').split('\n'),
+      names: n === 0 ? [] : text('names').split('\0'),
+      blob: text('blob'),
+      starts: u32('starts'),
+      combo: u32('combo'),
+      combos: header.combos,
+      comboStart: u32('comboStart'),
+      comboList: u32('comboList'),
+      triKeys: new Float64Array(ab, tk.offset, tk.bytes / 8),
+      triStart: u32('triStart'),
+      triList: u32('triList'),
+      byId: u32('byId'),
+    };
+    if (base.ids.length !== n || base.names.length !== n) return undefined;
+    return { base, dead: new Uint8Array(ab, dd.offset, dd.bytes), extra: header.extra, generation: header.generation };
+  } catch {
+    return undefined;
+  }
+}
+
+function bytes(a: Uint32Array | Float64Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
