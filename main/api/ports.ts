@@ -1,0 +1,17 @@
+/**
+ * What the engine-side API needs from its host, so the same API runs inside Electron (shell
+ * APIs) and headless (browser mode): opening and revealing a local file, and start at login.
+ */
+
+/** Opens or reveals local files in the desktop's file manager. */
+export interface DesktopPort {
+  open(path: string): Promise<void>;
+  reveal(path: string): Promise<void>;
+}
+
+/** Start at login: macOS/Windows login items, or an XDG autostart entry on Linux. */
+export interface LoginItemPort {
+  readonly supported: boolean;
+  get(): boolean;
+  set(enabled: boolean): void;
+}
