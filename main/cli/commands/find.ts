@@ -1,0 +1,29 @@
+/**
+ * `nas-mirror find PARENT NAME --state DIR [--json]`: exact, case-sensitive lookup of a name
+ * in a folder from the mirror (the service's parentAndName). Not found: exit 1.
+ */
+import { NaiveEngine } from '../../index/naive-engine.js';
+import { OfflineIndex } from '../../index/offline-index.js';
+import { need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { clean, kindOf, table } from '../render.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state'], ['json']);
+  if (p.positionals.length !== 2) throw new UsageError('give a PARENT folder id (or root) and a NAME');
+  const { db, store } = openExistingState(need(p, 'state'));
+  try {
+    // listing and lookup read the store only: no text index needed
+    const index = new OfflineIndex(store, new NaiveEngine());
+    const o = index.parentAndName(p.positionals[0]!, p.positionals[1]!);
+    if (p.flags.has('json')) {
+      io.stdout.write(JSON.stringify(o) + '\n');
+      return 0;
+    }
+    io.stdout.write(table([['NAME', 'KIND', 'MODIFIED', 'ID'], [clean(o.name), kindOf(o), o.mTime, o.id]]));
+    return 0;
+  } finally {
+    db.close();
+  }
+};

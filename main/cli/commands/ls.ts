@@ -1,0 +1,36 @@
+/**
+ * `nas-mirror ls ID|root --state DIR [--json] [--limit N] [--page-token T] [--order-by F]
+ * [--order asc|desc]`: a folder's listing from the mirror, the service's shape with --json.
+ */
+import { NaiveEngine } from '../../index/naive-engine.js';
+import { OfflineIndex } from '../../index/offline-index.js';
+import { intOption, need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { clean, kindOf, table } from '../render.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state', 'limit', 'page-token', 'order-by', 'order'], ['json']);
+  if (p.positionals.length !== 1) throw new UsageError('give exactly one folder ID (or root)');
+  const { db, store } = openExistingState(need(p, 'state'));
+  try {
+    // listing and lookup read the store only: no text index needed
+    const index = new OfflineIndex(store, new NaiveEngine());
+    const limit = intOption(p, 'limit');
+    const page = index.list(p.positionals[0]!, {
+      ...(limit !== undefined ? { limit } : {}),
+      pageToken: p.options.get('page-token') ?? '',
+      orderBy: p.options.get('order-by'),
+      order: p.options.get('order'),
+    });
+    if (p.flags.has('json')) {
+      io.stdout.write(JSON.stringify(page) + '\n');
+      return 0;
+    }
+    io.stdout.write(table([['NAME', 'KIND', 'MODIFIED', 'ID'], ...page.files.map((f) => [clean(f.name), kindOf(f), f.mTime, f.id])]));
+    if (page.pageToken) io.stdout.write(`more: --page-token ${page.pageToken}\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,40 @@
+/**
+ * `nas-mirror search QUERY --state DIR [--limit N] [--page-token T] [--json]`: answers from
+ * the offline index, no network. `--json` prints exactly the service's response shape.
+ */
+import { openOfflineIndex } from '../../index/open-index.js';
+import { intOption, need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { clean, highlight, kindOf, table } from '../render.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state', 'limit', 'page-token'], ['json']);
+  if (p.positionals.length !== 1) throw new UsageError('give exactly one QUERY (quote it when it holds spaces)');
+  const q = p.positionals[0]!;
+  const { db, store } = openExistingState(need(p, 'state'));
+  try {
+    const { index } = await openOfflineIndex(store, need(p, 'state'));
+    const limit = intOption(p, 'limit');
+    const page = index.search(q, { ...(limit !== undefined ? { limit } : {}), pageToken: p.options.get('page-token') ?? '' });
+    if (p.flags.has('json')) {
+      io.stdout.write(JSON.stringify(page) + '\n');
+      return 0;
+    }
+    const tty = io.stdout.isTTY === true;
+    if (page.matches.length === 0) {
+      const alt = index.didYouMean(q);
+      io.stdout.write(`no match for ${JSON.stringify(q)}${alt ? `; did you mean ${JSON.stringify(alt)}?` : ''}\n`);
+      return 0;
+    }
+    const rows = [['MATCH', 'KIND', 'FOLDER'], ...page.matches.map((m) => {
+      const path = store.pathOf(m.file.parentID);
+      return [m.fragments.map((f) => highlight(f, tty)).join(' | '), kindOf(m.file), clean(path ? '/' + path.join('/') : '?')];
+    })];
+    io.stdout.write(table(rows));
+    if (page.pageToken) io.stdout.write(`more: --page-token ${page.pageToken}\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,83 @@
+/**
+ * `nas-mirror sync --device FILE|URL --state DIR [--token-env VAR] --once`: one complete
+ * walk into the state folder and the offline index, a progress bar on a TTY, one summary
+ * line. An interrupted walk deletes nothing and exits 1.
+ */
+import { AppError } from '../../../app/errors.js';
+import { ServiceClient } from '../../client/service-client.js';
+import { HttpTransport } from '../../client/transport.js';
+import { connect } from '../../connection/connect.js';
+import { loadDevice } from '../../connection/device.js';
+import { openOfflineIndex } from '../../index/open-index.js';
+import { ChangeApplier } from '../../mirror/apply.js';
+import { MirrorStore } from '../../mirror/store.js';
+import { syncOnce } from '../../mirror/sync.js';
+import type { WalkProgress } from '../../mirror/walk.js';
+import { openStateDb } from '../../state/db.js';
+import { intOption, need, parseArgs, UsageError } from '../args.js';
+import type { CliIO, Command } from '../io.js';
+import { resolveToken } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['device', 'state', 'token-env', 'concurrency'], ['once']);
+  if (!p.flags.has('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
+  const stateDir = need(p, 'state');
+  const transport = new HttpTransport();
+  try {
+    const candidates = await loadDevice(need(p, 'device'), transport);
+    const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
+    const conn = await connect(candidates, transport, token);
+    io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
+    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport, concurrency: intOption(p, 'concurrency') ?? 8 });
+    const db = openStateDb(stateDir);
+    try {
+      const store = new MirrorStore(db);
+      const opened = await openOfflineIndex(store, stateDir);
+      const applier = new ChangeApplier(store);
+      applier.onChanges((c) => opened.index.applyChanges(c));
+      const bar = progressBar(io);
+      const ac = new AbortController();
+      const onSig = (): void => ac.abort();
+      process.once('SIGINT', onSig);
+      const s = await syncOnce(client, store, applier, { signal: ac.signal, onProgress: bar.update }).finally(() => {
+        process.off('SIGINT', onSig);
+        bar.done();
+      });
+      await opened.save();
+      const counts = `${s.objects} objects in ${s.folders} folders (+${s.added} added, ${s.updated} updated, ${s.removed} removed) in ${(s.elapsedMs / 1000).toFixed(1)} s`;
+      if (!s.complete) {
+        io.stderr.write(`sync interrupted after ${counts}: ${s.error?.message ?? 'unknown error'}; nothing was deleted\n`);
+        return 1;
+      }
+      io.stdout.write(`sync complete: ${counts}\n`);
+      return 0;
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'Unauthorized') throw new AppError('Unauthorized', `the NAS refused the token (${e.message}): run "nas-mirror login" again`);
+    throw e;
+  } finally {
+    transport.close();
+  }
+};
+
+function progressBar(io: CliIO): { update: (p: WalkProgress) => void; done: () => void } {
+  if (!io.stderr.isTTY) return { update: () => undefined, done: () => undefined };
+  let last = 0;
+  let shown = false;
+  return {
+    update: (p) => {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      shown = true;
+      const width = 24;
+      const frac = p.folders > 0 ? p.foldersDone / p.folders : 0;
+      const filled = Math.round(frac * width);
+      const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.foldersDone}/${p.folders} folders, ${p.objects} objects, ${p.rate}/s, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+      io.stderr.write(`\r${line.slice(0, (io.stderr.columns ?? 100) - 1)}\x1b[K`);
+    },
+    done: () => { if (shown) io.stderr.write('\r\x1b[K'); },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Entry point of `nas-mirror` (bin/nas-mirror.js): maps a command name to its file in
+ * commands/. To add a command: one file exporting `run: Command`, one line in COMMANDS.
+ */
+import { AppError } from '../../app/errors.js';
+import { UsageError } from './args.js';
+import { EXIT_FAIL, EXIT_USAGE, type CliIO, type Command } from './io.js';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
+  login: { summary: 'login --device FILE|URL [--token-stdin]           store the access token in the OS keychain', load: () => import('./commands/login.js') },
+  sync: { summary: 'sync --device FILE|URL --state DIR [--token-env VAR] --once   one complete walk into DIR', load: () => import('./commands/sync.js') },
+  search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline', load: () => import('./commands/search.js') },
+  ls: { summary: 'ls ID|root --state DIR [--json]                    list a folder offline', load: () => import('./commands/ls.js') },
+  find: { summary: 'find PARENT NAME --state DIR [--json]              look a name up in a folder offline', load: () => import('./commands/find.js') },
+};
+
+function usage(): string {
+  return `usage: nas-mirror <command> ...\n\n${Object.values(COMMANDS).map((c) => `  nas-mirror ${c.summary}`).join('\n')}\n`;
+}
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout).write(usage());
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    io.stderr.write(`nas-mirror: unknown command "${name}"\n${usage()}`);
+    return EXIT_USAGE;
+  }
+  try {
+    const { run } = await cmd.load();
+    return await run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`nas-mirror ${name}: ${e.message}\nusage: nas-mirror ${cmd.summary.split('  ')[0]}\n`);
+      return EXIT_USAGE;
+    }
+    const msg = e instanceof AppError ? `${e.message}${e.detail && !/^(maybe-sent|not-sent|outcome-unknown)$/.test(e.detail) ? ` (${e.detail})` : ''}` : e instanceof Error ? e.message : String(e);
+    io.stderr.write(`nas-mirror ${name}: ${msg}\n`);
+    return EXIT_FAIL;
+  }
+}
+
+const isEntry = process.argv[1] !== undefined && /nas-mirror(\.js)?$|cli[/\\]main\.ts$/.test(process.argv[1]);
+if (isEntry) {
+  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+  process.exitCode = code;
+}

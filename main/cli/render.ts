@@ -1,0 +1,43 @@
+/**
+ * Human output of the offline commands: tables, highlighted fragments (ANSI inverse on a
+ * TTY, [brackets] otherwise), sizes and dates. Pure string building.
+ */
+import type { Fragment, RemoteObject } from '../../app/model/remote-object.js';
+import { isFolder } from '../../app/model/remote-object.js';
+
+export function highlight(f: Fragment, tty: boolean): string {
+  let out = '';
+  let at = 0;
+  for (const l of f.locations) {
+    out += clean(f.text.slice(at, l.index));
+    const part = clean(f.text.slice(l.index, l.index + l.length));
+    out += tty ? `\x1b[7m${part}\x1b[27m` : `[${part}]`;
+    at = l.index + l.length;
+  }
+  return out + clean(f.text.slice(at));
+}
+
+/** Control characters would garble a terminal: shown as U+FFFD. */
+const clean = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
+
+export function kindOf(o: RemoteObject): string {
+  return isFolder(o) ? 'folder' : humanSize(o.size);
+}
+
+export function humanSize(n: number | undefined): string {
+  if (typeof n !== 'number') return '';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = n, u = 0;
+  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+/** Left-aligned columns; visible width ignores ANSI sequences. */
+export function table(rows: string[][]): string {
+  const vis = (s: string): number => [...s.replace(/\x1b\[\d+m/g, '')].length;
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, vis(c)); });
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - vis(c)))).join('  ')).join('\n') + '\n';
+}
+
+export { clean };
