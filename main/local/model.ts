@@ -34,9 +34,18 @@ export class LocalModel {
   readonly byId = new Map<string, LocalEntry>();
   private kids = new Map<string, Set<string>>();
   private inoIdx = new Map<string, string>();
+  /** Ids written or removed since the last `takeDirty` (what the store must persist). */
+  private dirty = new Set<string>();
 
   constructor(readonly rootId: string, entries: Iterable<LocalEntry> = []) {
     for (const e of entries) this.put(e);
+  }
+
+  /** Ids changed since the last call (present = upsert, absent = delete), and resets. */
+  takeDirty(): string[] {
+    const d = [...this.dirty];
+    this.dirty.clear();
+    return d;
   }
 
   get size(): number {
@@ -52,6 +61,7 @@ export class LocalModel {
     const old = this.byId.get(e.id);
     if (old) this.unindex(old);
     this.byId.set(e.id, e);
+    this.dirty.add(e.id);
     let s = this.kids.get(e.lparent);
     if (!s) this.kids.set(e.lparent, (s = new Set()));
     s.add(e.id);
@@ -63,6 +73,7 @@ export class LocalModel {
     if (!old) return undefined;
     this.unindex(old);
     this.byId.delete(id);
+    this.dirty.add(id);
     return old;
   }
 

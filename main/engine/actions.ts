@@ -1,0 +1,186 @@
+/**
+ * What the user decides: approve or reject held deletes, re-apply or drop conflicts, undo
+ * a rename or move (the inverse patch, guarded by If-Match like any other), restore a
+ * vanished mirror. Also the lists behind them, in the contract's shapes. Requests queued
+ * by the command line (`local_requests`) are carried out here by the running engine.
+ */
+import { AppError } from '../../app/errors.js';
+import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
+import { lstatBig } from '../local/analyse.js';
+import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
+import type { RequestAction } from '../local/local-store.js';
+import { pathFor, type Core, type Lock } from './core.js';
+import { initRoot } from './mirror-root.js';
+
+export interface ActionHooks {
+  afterChange(): void;
+  reconcile(): Promise<void>;
+  setPaused(p: boolean): Promise<void>;
+  syncNow(): Promise<void>;
+}
+
+export class EngineActions {
+  constructor(private readonly core: Core, private readonly lock: Lock, private readonly hooks: ActionHooks) {}
+
+  activity(limit = 200): ActivityEntry[] {
+    return this.core.local.activity(limit).map((a) => ({
+      id: String(a.seq), at: a.at, kind: a.kind, path: a.path, summary: a.summary, reason: a.reason,
+      undoable: a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && this.core.outbox.get(a.outboxSeq)?.state === 'done',
+    }));
+  }
+
+  conflicts(): { conflicts: ConflictEntry[]; held: HeldDelete[] } {
+    return {
+      conflicts: this.core.local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason })),
+      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects })),
+    };
+  }
+
+  localOnly(): { path: string; kind: string; reason: string }[] {
+    const filled = [...this.core.model.byId.values()].filter((e) => e.filled).map((e) => ({ path: pathFor(this.core, e.id), kind: 'content', reason: 'placeholder filled with local content (the service has no upload)' }));
+    return [...this.core.local.localOnly().map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
+  }
+
+  /** ids: held ids, or ['all']. */
+  async resolveHeld(ids: readonly string[], action: 'approve' | 'reject'): Promise<BulkResult> {
+    const res = await this.lock.run(() => {
+      const c = this.core;
+      const held = c.local.held();
+      const want = ids.includes('all') ? held.map((h) => h.id) : ids;
+      const out: BulkResult = { done: 0, failed: [] };
+      for (const id of want) {
+        const h = held.find((x) => x.id === id);
+        const e = c.model.get(id);
+        if (!h || !e) { out.failed.push({ id, message: 'no such held delete' }); continue; }
+        c.db.transaction(() => {
+          if (action === 'approve') {
+            c.model.update(id, { state: 'deleting' });
+            const [seq] = c.outbox.enqueue([{ op: 'delete', objectId: id, name: null, parentId: null, fromName: e.rname, fromParent: e.rparent, origin: 'approve', path: h.path, reason: 'held delete approved by you' }]);
+            c.local.removeHeld(id);
+            c.activity({ kind: 'approved', path: h.path, summary: `delete approved (queued #${seq})`, reason: 'you approved a held delete' });
+          } else {
+            for (const d of [id, ...c.model.descendants(id)]) c.model.update(d, { ino: null, state: 'ok' });
+            c.local.removeHeld(id);
+            c.activity({ kind: 'rejected', path: h.path, summary: 'delete rejected: placeholders restored', reason: 'you rejected a held delete; nothing is deleted on the NAS' });
+          }
+          c.local.flush(c.model);
+        })();
+        out.done++;
+      }
+      return out;
+    });
+    if (action === 'reject') await this.hooks.reconcile();
+    this.hooks.afterChange();
+    return res;
+  }
+
+  async resolveConflicts(ids: readonly string[], action: 'reapply' | 'drop'): Promise<BulkResult> {
+    const res = await this.lock.run(() => {
+      const c = this.core;
+      const all = c.local.conflicts();
+      const want = ids.includes('all') ? all.map((x) => String(x.seq)) : ids;
+      const out: BulkResult = { done: 0, failed: [] };
+      for (const id of want) {
+        const k = all.find((x) => String(x.seq) === id);
+        if (!k) { out.failed.push({ id, message: 'no such conflict' }); continue; }
+        if (action === 'drop') {
+          c.local.removeConflict(k.seq);
+          c.activity({ kind: 'dropped', path: k.path, summary: `dropped: ${k.intent}`, reason: 'you dropped a conflict; the NAS version stays' });
+          out.done++;
+          continue;
+        }
+        const op = JSON.parse(k.op) as { op?: 'patch' | 'delete'; name?: string | null; parentId?: string | null; unsendable?: boolean };
+        const e = c.model.get(k.objectId);
+        if (op.unsendable || !op.op) { out.failed.push({ id, message: 'this change cannot be sent to the NAS' }); continue; }
+        if (!e || e.state !== 'ok') { out.failed.push({ id, message: 'the object is no longer on the NAS' }); continue; }
+        if (op.parentId && !c.model.get(op.parentId)) { out.failed.push({ id, message: 'the target folder is no longer on the NAS' }); continue; }
+        c.db.transaction(() => {
+          if (op.op === 'delete') {
+            const abs = e.ino ? absOf(c.root, c.model, e.id) : undefined;
+            const known = new Map<string, string>();
+            for (const d of [e.id, ...c.model.descendants(e.id)]) { const x = c.model.get(d); if (x?.ino) known.set(x.ino, x.kind); }
+            const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [] };
+            if (abs) removeTree(c.root, abs, known, rep);
+            for (const kl of rep.keptLocal) c.local.addLocalOnly(kl.to, 'moved', kl.reason);
+            c.model.update(e.id, { state: 'deleting' });
+          }
+          const [seq] = c.outbox.enqueue([{ op: op.op!, objectId: e.id, name: op.name ?? null, parentId: op.parentId ?? null, fromName: e.rname, fromParent: e.rparent, origin: 'reapply', path: k.path, reason: 'conflict re-applied by you' }]);
+          c.local.removeConflict(k.seq);
+          c.local.flush(c.model);
+          c.activity({ kind: 'reapplied', path: k.path, summary: `re-applied: ${k.intent} (queued #${seq})`, reason: 'you chose to re-apply your change over the NAS version' });
+        })();
+        out.done++;
+      }
+      return out;
+    });
+    this.hooks.afterChange();
+    return res;
+  }
+
+  /** Undoes a rename/move from the activity log (its id). */
+  async undo(activityId: string): Promise<void> {
+    await this.lock.run(() => {
+      const c = this.core;
+      const a = c.local.activityBySeq(Number(activityId));
+      if (!a || a.outboxSeq === null || (a.kind !== 'renamed' && a.kind !== 'moved')) throw new AppError('BadRequest', `activity ${activityId} is not a rename or move`);
+      if (a.undone) throw new AppError('BadRequest', `activity ${activityId} was already undone`);
+      const ent = c.outbox.get(a.outboxSeq);
+      if (!ent || ent.op !== 'patch' || ent.state !== 'done') throw new AppError('BadRequest', `operation ${activityId} has not been applied on the NAS (${ent?.state ?? 'unknown'})`);
+      const e = c.model.get(ent.objectId);
+      if (!e || e.state !== 'ok') throw new AppError('BadRequest', 'the object is no longer on the NAS');
+      const [seq] = c.outbox.enqueue([{
+        op: 'patch', objectId: e.id, name: ent.name !== null ? ent.fromName : null, parentId: ent.parentId !== null ? ent.fromParent : null,
+        fromName: e.rname, fromParent: e.rparent, origin: 'undo', path: pathFor(c, e.id), reason: `undo of #${ent.seq}`,
+      }]);
+      c.local.markUndone(a.seq);
+      c.activity({ kind: 'undo', path: pathFor(c, e.id), summary: `undo of ${a.summary} (queued #${seq})`, reason: 'you asked to undo; the inverse patch carries If-Match like any other' });
+    });
+    this.hooks.afterChange();
+  }
+
+  /** The mirror folder vanished or was emptied and the user resumed: recreate what is missing. */
+  async restoreMirror(): Promise<void> {
+    await this.lock.run(() => {
+      const c = this.core;
+      initRoot(c.root);
+      for (const e of c.model.byId.values()) {
+        if (e.id === c.model.rootId || e.ino === null || e.state !== 'ok') continue;
+        const abs = absOf(c.root, c.model, e.id);
+        const st = abs ? lstatBig(abs) : undefined;
+        if (!st || st.ino.toString() !== e.ino) c.model.update(e.id, { ino: null });
+      }
+      // children of a missing folder are missing too
+      for (const e of [...c.model.byId.values()]) {
+        if (e.ino === null) for (const d of c.model.descendants(e.id)) c.model.update(d, { ino: null });
+      }
+      const rootIno = lstatBig(c.root)?.ino.toString() ?? null;
+      if (c.model.get(c.model.rootId)) c.model.update(c.model.rootId, { ino: rootIno });
+      c.local.flush(c.model);
+      c.activity({ kind: 'restored', path: '', summary: 'mirror folder restored from the stored state', reason: 'you resumed sync after the folder vanished or was emptied; nothing was deleted on the NAS' });
+    });
+    await this.hooks.reconcile();
+  }
+
+  /** Carries out requests queued by the command line. */
+  async processRequests(): Promise<void> {
+    const reqs = this.core.local.takeRequests();
+    for (const r of reqs) {
+      try {
+        await this.handle(r.action, r.ids);
+      } catch (e) {
+        this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
+      }
+    }
+  }
+
+  private async handle(action: RequestAction, ids: string[]): Promise<void> {
+    switch (action) {
+      case 'approve': case 'reject': await this.resolveHeld(ids, action); return;
+      case 'reapply': case 'drop': await this.resolveConflicts(ids, action); return;
+      case 'undo': for (const id of ids) await this.undo(id); return;
+      case 'pause': await this.hooks.setPaused(true); return;
+      case 'resume': await this.hooks.setPaused(false); return;
+      case 'sync': await this.hooks.syncNow(); return;
+    }
+  }
+}

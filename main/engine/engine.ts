@@ -1,0 +1,366 @@
+/**
+ * THE background engine of the local folder: walk the NAS into the mirror store, keep the
+ * placeholders in line (remote -> disk), watch the folder and replay the user's renames,
+ * moves and deletes through the persistent outbox (disk -> NAS), re-walk periodically.
+ * Its public methods take and return plain JSON-able data (for the window, the headless
+ * UI and the command line); events are typed. One lock serialises every change to the
+ * local model; network requests run outside it.
+ */
+import { toAppError, type AppError } from '../../app/errors.js';
+import type { ServiceClient } from '../client/service-client.js';
+import type { Logger } from '../log/logger.js';
+import { ChangeApplier } from '../mirror/apply.js';
+import { MirrorStore } from '../mirror/store.js';
+import { syncOnce } from '../mirror/sync.js';
+import { openStateDb, type Db } from '../state/db.js';
+import { allDirs } from '../local/analyse.js';
+import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
+import { LocalStore } from '../local/local-store.js';
+import { LocalModel } from '../local/model.js';
+import type { GoneCarry } from '../local/pair-moves.js';
+import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
+import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
+import { OutboxStore } from '../outbox/outbox-store.js';
+import { sendEntry } from '../outbox/send.js';
+import { settleEntry } from '../outbox/settle.js';
+import { Lock, type ActivityInput, type Core } from './core.js';
+import { EngineEvents } from './events.js';
+import { checkRoot, initRoot } from './mirror-root.js';
+import { reconcile } from './remote-sync.js';
+import { runLocalBatch } from './local-batch.js';
+import { EngineActions } from './actions.js';
+import type { EngineStatus } from './status.js';
+import { buildStatus } from './status.js';
+
+export interface EngineOptions {
+  stateDir: string;
+  mirrorDir: string;
+  client: ServiceClient;
+  log: Logger;
+  /** Share a db/store/applier with other components (offline index); created when absent. */
+  db?: Db;
+  store?: MirrorStore;
+  applier?: ChangeApplier;
+  traits?: FsTraits;
+  threshold?: DeleteThreshold;
+  /** How long a disappearance waits for its twin (default 1000 ms). */
+  holdMs?: number;
+  /** Re-walk period (default 60 s); 0 = never. */
+  rewalkMs?: number;
+  /** Full local rescan period (default 10 min); 0 = never. */
+  rescanMs?: number;
+  /** How often the command line's queued requests are read (default 500 ms). */
+  requestPollMs?: number;
+  watcher?: WatcherOptions;
+  /** Where the NAS is reached, for status. */
+  endpoint?: string;
+}
+
+export class Engine {
+  readonly events = new EngineEvents();
+  readonly core: Core;
+  readonly actions: EngineActions;
+  private readonly lock = new Lock();
+  private watcher: LocalWatcher | undefined;
+  private carry: GoneCarry[] = [];
+  private timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+  private pumping: Promise<void> | undefined;
+  private pumpAgain = false;
+  private retryDelay = 1000;
+  /** Ids we changed on the NAS, and when (a walk that began before is stale for them). */
+  private settledAt = new Map<string, number>();
+  readonly state = {
+    paused: false,
+    mirrorMissing: undefined as string | undefined,
+    connection: 'offline' as 'online' | 'offline' | 'auth-error',
+    error: undefined as { code: string; message: string } | undefined,
+    walking: false,
+    walkProgress: { folders: 0, objects: 0, startedAt: null as string | null },
+    watcherPolling: false,
+    watcherNotice: undefined as string | undefined,
+  };
+
+  constructor(private readonly opts: EngineOptions) {
+    const db = opts.db ?? openStateDb(opts.stateDir);
+    const store = opts.store ?? new MirrorStore(db);
+    const applier = opts.applier ?? new ChangeApplier(store);
+    const local = new LocalStore(db);
+    const outbox = new OutboxStore(db);
+    const rootId = store.root()?.id ?? '';
+    const log = opts.log;
+    this.core = {
+      root: opts.mirrorDir, db, store, applier, local, outbox,
+      model: rootId ? local.loadModel(rootId) : new LocalModel(''),
+      traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
+      threshold: opts.threshold ?? DEFAULT_THRESHOLD,
+      holdMs: opts.holdMs ?? 1000,
+      log,
+      activity: (a: ActivityInput) => this.recordActivity(a),
+    };
+    this.state.paused = local.meta('paused') === '1';
+    this.actions = new EngineActions(this.core, this.lock, {
+      afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
+      reconcile: () => this.reconcileNow(),
+      setPaused: (p) => this.setPaused(p),
+      syncNow: () => this.syncNow(),
+    });
+  }
+
+  private recordActivity(a: ActivityInput): void {
+    const seq = this.core.local.addActivity(a);
+    this.opts.log.info(a.kind, { path: a.path, summary: a.summary, reason: a.reason });
+    this.events.emit('activity', { id: String(seq), at: new Date().toISOString(), kind: a.kind, path: a.path, summary: a.summary, reason: a.reason, undoable: a.outboxSeq !== undefined && (a.kind === 'renamed' || a.kind === 'moved') });
+  }
+
+  /** Starts: first round (walk, placeholders, rescan, replay), then watching and timers. */
+  async start(): Promise<void> {
+    const c = this.core;
+    const firstRun = c.model.size === 0;
+    if (firstRun) initRoot(c.root);
+    if (!this.opts.traits) c.traits = probeFsTraits(c.root);
+    if (!(await this.checkHealth())) {
+      this.schedule(() => void this.healthTick(), 2000);
+      return;
+    }
+    await this.round();
+    await this.startWatching();
+    this.startTimers();
+  }
+
+  /** One full round: walk, placeholders, full rescan, replay the outbox. */
+  async round(): Promise<void> {
+    if (!this.state.paused) await this.walkOnce();
+    await this.fullRescan();
+    if (!this.state.paused) await this.drainOutbox();
+  }
+
+  private timersStarted = false;
+
+  private startTimers(): void {
+    this.timersStarted = true;
+    const every = (ms: number | undefined, fn: () => void): void => {
+      if (!ms) return;
+      const t = setInterval(fn, ms);
+      t.unref?.();
+      this.timers.add(t);
+    };
+    every(this.opts.rewalkMs ?? 60_000, () => void this.walkOnce().then(() => this.kickOutbox()));
+    every(this.opts.rescanMs ?? 600_000, () => void this.fullRescan());
+    every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
+  }
+
+  private schedule(fn: () => void, ms: number): void {
+    const t = setTimeout(() => { this.timers.delete(t); if (!this.stopped) fn(); }, ms);
+    this.timers.add(t);
+  }
+
+  private async startWatching(): Promise<void> {
+    if (this.watcher) return;
+    this.watcher = new LocalWatcher(this.core.root, (dirs) => void this.onBatch(dirs), this.opts.log.child('watch'), (n) => {
+      if (n.kind === 'polling') { this.state.watcherPolling = true; this.state.watcherNotice = n.reason; }
+      this.core.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
+      this.events.emit('notice', { level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
+    }, this.opts.watcher);
+    await this.watcher.start();
+    const ok = await this.watcher.selfTest();
+    this.core.activity({ kind: 'watcher', path: '', summary: ok ? 'watcher self-test passed' : 'watcher self-test FAILED', reason: ok ? 'a probe file was seen' : 'no event for a probe file within 5 s: relying on periodic rescans' });
+    if (!ok) this.schedule(() => void this.fullRescan(), 10_000);
+  }
+
+  /** Fault injection for tests: the watcher reports this error. */
+  simulateWatcherError(e: NodeJS.ErrnoException): void {
+    this.watcher?.simulateError(e);
+  }
+
+  private async checkHealth(): Promise<boolean> {
+    const c = this.core;
+    const rootId = c.model.rootId;
+    const top = rootId ? c.model.children(rootId).filter((id) => { const e = c.model.get(id)!; return e.state === 'ok' && e.ino !== null; }).length : 0;
+    const h = checkRoot(c.root, top);
+    if (h.ok) {
+      if (this.state.mirrorMissing !== undefined) {
+        this.state.mirrorMissing = undefined;
+        c.activity({ kind: 'resumed', path: '', summary: 'mirror folder is back: sync resumed', reason: 'the folder and its marker are present' });
+        this.emitStatus();
+      }
+      return true;
+    }
+    if (this.state.mirrorMissing === undefined) {
+      this.state.mirrorMissing = h.reason;
+      c.activity({ kind: 'paused', path: '', summary: 'sync paused: nothing will be deleted', reason: h.reason });
+      this.events.emit('notice', { level: 'error', message: `${h.reason}. Sync is paused and nothing is deleted on the NAS. Restore the folder, or resume to recreate the placeholders.` });
+      this.emitStatus();
+    }
+    return false;
+  }
+
+  private async healthTick(): Promise<void> {
+    if (this.stopped) return;
+    const ok = await this.lock.run(() => this.checkHealth());
+    if (ok) {
+      await this.fullRescan();
+      await this.startWatching();
+      if (!this.timersStarted) this.startTimers();
+      this.kickOutbox();
+    } else this.schedule(() => void this.healthTick(), 2000);
+  }
+
+  private async onBatch(dirs: readonly string[]): Promise<void> {
+    await this.lock.run(async () => {
+      if (this.stopped) return;
+      if (!(await this.checkHealth())) {
+        this.carry = [];
+        this.schedule(() => void this.healthTick(), 2000);
+        return;
+      }
+      const c = this.core;
+      const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
+      const r = runLocalBatch(c, [...dirs, ...extra], this.carry);
+      this.carry = r.carry;
+      if (r.carry.length) {
+        const wait = Math.max(50, Math.min(...r.carry.map((g) => g.since + c.holdMs - Date.now())) + 20);
+        this.schedule(() => { for (const g of this.carry) { const e = c.model.get(g.id); if (e) this.watcher?.mark(c.model.pathOf(e.lparent) ?? ''); else this.watcher?.mark(''); } if (!this.watcher) void this.onBatch([]); }, wait);
+      }
+      if (r.held) this.events.emit('notice', { level: 'warn', message: 'Deletes are held for your confirmation (too many at once).' });
+      if (r.enqueued || r.held) { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); }
+    });
+    this.kickOutbox();
+  }
+
+  /** Reads the whole mirror folder and compares it with the stored state. */
+  async fullRescan(): Promise<void> {
+    if (!this.core.model.rootId) return;
+    const dirs = allDirs(this.core.root);
+    await this.onBatch(dirs);
+  }
+
+  /** Walks the NAS once (not while paused) and reconciles the placeholders. */
+  async walkOnce(): Promise<boolean> {
+    if (this.state.walking || this.state.paused || this.stopped) return false;
+    this.state.walking = true;
+    const startedAt = Date.now();
+    this.state.walkProgress = { folders: 0, objects: 0, startedAt: new Date(startedAt).toISOString() };
+    this.emitStatus();
+    let complete = false;
+    try {
+      const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
+        onProgress: (p) => { this.state.walkProgress = { folders: p.folders, objects: p.objects, startedAt: this.state.walkProgress.startedAt }; },
+      });
+      complete = s.complete;
+      if (s.error) this.noteNetwork(s.error);
+      else this.online();
+      if (this.core.model.rootId === '' && this.core.store.root()) this.core.model = this.core.local.loadModel(this.core.store.root()!.id);
+      const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));
+      for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
+      await this.lock.run(async () => {
+        if (!(await this.checkHealth())) return;
+        const r = reconcile(this.core, stale);
+        if (r.created || r.moved || r.removed) this.events.emit('changed', { what: 'index' });
+      });
+    } catch (e) {
+      this.noteNetwork(toAppError(e));
+    } finally {
+      this.state.walking = false;
+      this.emitStatus();
+    }
+    return complete;
+  }
+
+  private async reconcileNow(): Promise<void> {
+    await this.lock.run(async () => {
+      if (await this.checkHealth()) reconcile(this.core, new Set(this.settledAt.keys()));
+    });
+  }
+
+  private online(): void {
+    if (this.state.connection !== 'online' || this.state.error) {
+      this.state.connection = 'online';
+      this.state.error = undefined;
+      this.emitStatus();
+    }
+    this.retryDelay = 1000;
+  }
+
+  private noteNetwork(e: AppError): void {
+    const auth = e.code === 'Unauthorized' || e.code === 'Forbidden';
+    this.state.connection = auth ? 'auth-error' : 'offline';
+    this.state.error = { code: e.code, message: e.message };
+    this.emitStatus();
+  }
+
+  /** Starts the outbox pump if it is not running. */
+  kickOutbox(): void {
+    if (this.pumping) { this.pumpAgain = true; return; }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      if (this.pumpAgain && !this.stopped) { this.pumpAgain = false; this.kickOutbox(); }
+    });
+  }
+
+  /** Sends until the outbox is empty or the NAS cannot be reached. */
+  async drainOutbox(): Promise<void> {
+    this.kickOutbox();
+    while (this.pumping) await this.pumping;
+  }
+
+  private async pump(): Promise<void> {
+    const c = this.core;
+    let sentAny = false;
+    while (!this.stopped && !this.state.paused && this.state.mirrorMissing === undefined) {
+      const entry = c.outbox.next();
+      if (!entry) break;
+      c.outbox.markSending(entry.seq);
+      const out = await sendEntry(this.opts.client, c.model, entry);
+      const finished = await this.lock.run(() => settleEntry(c, entry, out));
+      if (!finished) {
+        if (out.kind === 'retry' || out.kind === 'auth') this.noteNetwork(out.error);
+        this.schedule(() => this.kickOutbox(), out.kind === 'auth' ? 30_000 : this.retryDelay);
+        this.retryDelay = Math.min(30_000, this.retryDelay * 2);
+        break;
+      }
+      this.online();
+      this.settledAt.set(entry.objectId, Date.now());
+      sentAny = true;
+      if (out.kind !== 'applied' || entry.origin !== 'local') await this.reconcileNow();
+    }
+    if (sentAny) { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); }
+  }
+
+  /** Re-walk now and replay. */
+  async syncNow(): Promise<void> {
+    await this.walkOnce();
+    await this.fullRescan();
+    await this.drainOutbox();
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    this.state.paused = paused;
+    this.core.local.setMeta('paused', paused ? '1' : '0');
+    this.core.activity({ kind: paused ? 'paused' : 'resumed', path: '', summary: paused ? 'sync paused by you' : 'sync resumed by you', reason: 'user request' });
+    if (!paused && this.state.mirrorMissing !== undefined) await this.actions.restoreMirror();
+    if (!paused) { this.kickOutbox(); void this.healthTick(); }
+    this.emitStatus();
+  }
+
+  status(): EngineStatus {
+    return buildStatus(this.core, this.state, this.watcher, this.opts.endpoint ?? null);
+  }
+
+  private emitStatus(): void {
+    this.events.emit('status', this.status());
+  }
+
+  /** Stops timers and the watcher, waits for the step in progress; closes the db if it owns it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
+    this.timers.clear();
+    await this.watcher?.close();
+    this.watcher = undefined;
+    while (this.pumping) await this.pumping;
+    await this.lock.run(() => undefined);
+    if (!this.opts.db) this.core.db.close();
+  }
+}
+

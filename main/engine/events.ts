@@ -1,0 +1,37 @@
+/**
+ * The engine's typed events, from one `as const`-style map: status snapshots, activity
+ * entries, "a list changed" hints and notices for people. Listeners get plain data.
+ */
+import type { ActivityEntry } from '../../app/contract/shapes.js';
+import type { EngineStatus } from './status.js';
+
+export interface EngineEventMap {
+  status: EngineStatus;
+  activity: ActivityEntry;
+  changed: { what: 'activity' | 'conflicts' | 'index' | 'settings' };
+  notice: { level: 'info' | 'warn' | 'error'; message: string };
+}
+
+export type EngineEventName = keyof EngineEventMap;
+
+export class EngineEvents {
+  private readonly ls = new Map<EngineEventName, Set<(p: never) => void>>();
+
+  /** Subscribes; returns the unsubscribe function. */
+  on<E extends EngineEventName>(event: E, listener: (payload: EngineEventMap[E]) => void): () => void {
+    let s = this.ls.get(event);
+    if (!s) this.ls.set(event, (s = new Set()));
+    s.add(listener as (p: never) => void);
+    return () => s.delete(listener as (p: never) => void);
+  }
+
+  emit<E extends EngineEventName>(event: E, payload: EngineEventMap[E]): void {
+    for (const l of this.ls.get(event) ?? []) {
+      try {
+        (l as (p: EngineEventMap[E]) => void)(payload);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+}

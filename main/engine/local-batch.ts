@@ -1,0 +1,100 @@
+/**
+ * Disk -> outbox: runs the local pipeline on one batch of dirty folders (analyse -> pair
+ * moves -> plan), under the engine's lock, and writes the outcome in ONE transaction:
+ * the model's new local placements, the outbox entries, held deletes, conflicts. Nothing is
+ * sent here. Returns the disappearances still within their hold (carried to the next batch).
+ */
+import { renameSync } from 'node:fs';
+import { scanDirs } from '../local/analyse.js';
+import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
+import { planBatch, type PatchOp } from '../local/plan.js';
+import { safeJoin } from '../local/path-safety.js';
+import { absOf } from '../local/placeholders.js';
+import type { NewEntry } from '../outbox/outbox-store.js';
+import { pathFor, type Core } from './core.js';
+
+export interface BatchResult {
+  carry: GoneCarry[];
+  enqueued: number;
+  held: number;
+}
+
+export function runLocalBatch(core: Core, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now()): BatchResult {
+  const { model } = core;
+  const scans = scanDirs(core.root, dirs);
+  const pair = pairMoves({ model, scans, carried, now, holdMs: core.holdMs });
+  const plan = planBatch(model, pair.moves, pair.deletes, core.threshold);
+  const paths = new Map<string, string>();
+  for (const m of pair.moves) paths.set(m.id, pathFor(core, m.id));
+  for (const d of pair.deletes) paths.set(d, pathFor(core, d));
+
+  const entries: NewEntry[] = [];
+  const activity: Parameters<Core['activity']>[0][] = [];
+  // Moves: the disk already shows them.
+  for (const m of pair.moves) model.update(m.id, { lparent: m.toParent, lname: m.toName });
+  for (const op of plan.ops) {
+    if (op.op === 'patch') {
+      entries.push({ op: 'patch', objectId: op.id, name: op.name ?? null, parentId: op.parentID ?? null, fromName: op.fromName, fromParent: op.fromParent, origin: 'local', path: pathFor(core, op.id), reason: op.reason });
+    } else {
+      entries.push({ op: 'delete', objectId: op.id, name: null, parentId: null, fromName: model.get(op.id)!.rname, fromParent: model.get(op.id)!.rparent, origin: 'local', path: paths.get(op.id)!, reason: op.reason });
+      model.update(op.id, { state: 'deleting' });
+    }
+  }
+  for (const r of pair.replaced) {
+    model.update(r.id, { ino: r.ino, filled: r.filled });
+    activity.push({ kind: 'replaced', path: pathFor(core, r.id), summary: 'content replaced in place (atomic save): no remote change', reason: `same name and kind, new inode ${r.ino}${r.filled ? '; holds local content now (local only)' : ''}` });
+  }
+  for (const f of pair.filled) {
+    model.update(f.id, { filled: f.filled });
+    activity.push({ kind: f.filled ? 'local-only' : 'emptied', path: pathFor(core, f.id), summary: f.filled ? 'placeholder filled with content: kept local only' : 'placeholder emptied again', reason: 'the service has no upload: content stays local' });
+  }
+  for (const u of pair.unsendable) {
+    // Moved into a folder the NAS does not have: put it back (the NAS wins on disk) and keep the intent.
+    const e = model.get(u.id)!;
+    const back = absOf(core.root, model, u.id);
+    try {
+      if (back) renameSync(safeJoin(core.root, u.path.split('/')), back);
+    } catch {
+      // it stays where the user put it; a rescan sees it again
+    }
+    core.local.addConflict({ kind: 'unsendable', objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: JSON.stringify({ unsendable: true }) });
+    activity.push({ kind: 'conflict', path: u.path, summary: `moved back to ${pathFor(core, u.id)}`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
+  }
+  if (plan.held.length) {
+    for (const h of plan.held) {
+      model.update(h.id, { state: 'held' });
+      core.local.addHeld({ id: h.id, path: paths.get(h.id)!, folder: model.get(h.id)!.kind === 'dir', objects: h.objects, reason: `this batch deletes ${plan.deleteObjects} objects, over the limit of ${plan.limit}` });
+    }
+    activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
+  }
+  let seqs: number[] = [];
+  core.db.transaction(() => {
+    seqs = core.outbox.enqueue(entries);
+    core.local.flush(model);
+  })();
+  plan.ops.forEach((op, i) => {
+    const p = op as PatchOp;
+    if (op.op === 'patch') {
+      const what = p.parentID !== undefined && p.name !== undefined ? 'renamed and moved' : p.parentID !== undefined ? 'moved' : 'renamed';
+      activity.push({ kind: what === 'renamed' ? 'renamed' : 'moved', path: pathFor(core, op.id), summary: `${what}: ${paths.get(op.id) ?? ''} -> ${pathFor(core, op.id)} (queued #${seqs[i]})`, reason: op.reason, outboxSeq: seqs[i]! });
+    } else {
+      activity.push({ kind: 'deleted', path: paths.get(op.id)!, summary: `delete queued #${seqs[i]} (${op.objects} object(s))`, reason: op.reason, outboxSeq: seqs[i]! });
+    }
+  });
+  // Local-only entries: list them (recomputed for the folders read now).
+  for (const lo of pair.localOnly) core.local.addLocalOnly(lo.path, lo.kind, 'not on the NAS (created locally): the service cannot create, so it stays local');
+  pruneLocalOnly(core, scans.map((s) => s.path), new Set(pair.localOnly.map((l) => l.path)));
+  for (const a of activity) core.activity(a);
+  return { carry: pair.carry, enqueued: entries.length, held: plan.held.length };
+}
+
+/** Drops "local only" rows in the folders just read that are no longer there. */
+function pruneLocalOnly(core: Core, dirs: readonly string[], present: ReadonlySet<string>): void {
+  const read = new Set(dirs);
+  for (const r of core.local.localOnly()) {
+    if (r.kind === 'moved') continue; // the local-only area is not watched
+    const i = r.path.lastIndexOf('/');
+    const dir = i < 0 ? '' : r.path.slice(0, i);
+    if (read.has(dir) && !present.has(r.path)) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * NAS -> disk: brings the placeholders in line with the mirror store (after each walk, and
+ * after the outbox settles). Runs under the engine's lock. Renames and moves on the NAS are
+ * renames on disk (one per folder), deletes are deletes (empty placeholders only); each is
+ * logged. Our own writes update the model as they happen, so the watcher never sees them as
+ * the user's.
+ */
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import { planRemote } from '../local/remote-plan.js';
+import { writePlaceholders } from '../local/placeholders.js';
+import { lstatBig } from '../local/analyse.js';
+import type { Core } from './core.js';
+
+export interface ReconcileResult {
+  created: number;
+  moved: number;
+  removed: number;
+  refused: number;
+}
+
+/** Reconciles; `stale` = ids we changed on the NAS after the store's last walk began. */
+export function reconcile(core: Core, stale: ReadonlySet<string> = new Set()): ReconcileResult {
+  const rootObj = core.store.root();
+  if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0 };
+  const { model } = core;
+  if (!model.get(rootObj.id)) {
+    const st = lstatBig(core.root);
+    model.put({ id: rootObj.id, kind: 'dir', lparent: '', lname: '', ino: st ? st.ino.toString() : null, filled: false, rparent: '', rname: rootObj.name, etag: rootObj.eTag, mtime: rootObj.mTime, setag: rootObj.eTag, state: 'ok' });
+  } else {
+    const st = lstatBig(core.root);
+    if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
+  }
+  const pathsBefore = new Map<string, string>();
+  const plan = planRemote({ model, rootId: rootObj.id, objects: core.store.all() as Iterable<RemoteObject>, pending: core.outbox.pendingIds(), traits: core.traits, stale });
+  for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
+  const rep = writePlaceholders(core.root, model, plan);
+  let added = 0;
+  let refused = 0;
+  for (const n of plan.notes) {
+    if (n.kind === 'added') { added++; continue; }
+    if (n.kind === 'metadata') continue;
+    if (n.kind === 'refused') {
+      refused++;
+      if (core.local.meta(`refused:${n.id}`) !== n.detail) {
+        core.local.setMeta(`refused:${n.id}`, n.detail);
+        core.activity({ kind: 'refused', path: `(${n.id})`, summary: 'refused a name from the NAS', reason: `${n.detail}; nothing written for it or below it` });
+      }
+      continue;
+    }
+    const now = model.pathOf(n.id);
+    core.activity({
+      kind: `remote-${n.kind}`,
+      path: now ?? pathsBefore.get(n.id) ?? `(${n.id})`,
+      summary: n.kind === 'removed' ? `removed placeholder ${pathsBefore.get(n.id)}` : `${pathsBefore.get(n.id)} -> ${now}`,
+      reason: n.detail,
+    });
+  }
+  if (added > 0) core.activity({ kind: 'remote-added', path: '', summary: `placed ${rep.created} new placeholder(s)`, reason: `${added} object(s) new on the NAS` });
+  for (const k of rep.keptLocal) {
+    core.local.addLocalOnly(k.to, 'moved', k.reason);
+    core.activity({ kind: 'local-only', path: k.to, summary: `kept ${k.from} as local only`, reason: k.reason });
+  }
+  for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
+  core.local.flush(model);
+  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused };
+}

@@ -1,0 +1,105 @@
+/**
+ * The engine's status snapshot (plain data): connection, pause and mirror health, walk
+ * progress, outbox, conflicts, held deletes, local-only items, last complete walk, watcher.
+ * `readStatus` builds the same from the state db alone, for `nas-mirror status`.
+ */
+import type { Db } from '../state/db.js';
+import type { Core } from './core.js';
+import type { LocalWatcher } from '../local/watch.js';
+import { LocalStore } from '../local/local-store.js';
+import { OutboxStore } from '../outbox/outbox-store.js';
+import { MirrorStore } from '../mirror/store.js';
+
+export interface EngineStatus {
+  state: 'synced' | 'syncing' | 'paused' | 'offline' | 'auth-error' | 'mirror-missing' | 'needs-attention' | 'stopped';
+  connection: 'online' | 'offline' | 'auth-error';
+  endpoint: string | null;
+  paused: boolean;
+  mirrorMissing: string | null;
+  mirrorFolder: string | null;
+  walk: { running: boolean; folders: number; objects: number; startedAt: string | null };
+  lastCompleteWalk: string | null;
+  objects: number;
+  outbox: { pending: number; done: number; conflict: number };
+  conflicts: number;
+  heldDeletes: number;
+  heldObjects: number;
+  localOnly: number;
+  filledPlaceholders: number;
+  watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null; notice: string | null };
+  error: { code: string; message: string } | null;
+}
+
+interface EngineState {
+  paused: boolean;
+  mirrorMissing: string | undefined;
+  connection: 'online' | 'offline' | 'auth-error';
+  error: { code: string; message: string } | undefined;
+  walking: boolean;
+  walkProgress: { folders: number; objects: number; startedAt: string | null };
+  watcherPolling: boolean;
+  watcherNotice: string | undefined;
+}
+
+export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | undefined, endpoint: string | null): EngineStatus {
+  const counts = core.outbox.counts();
+  const held = core.local.held();
+  const conflicts = core.local.conflicts().length;
+  let filled = 0;
+  for (const e of core.model.byId.values()) if (e.filled) filled++;
+  const pending = counts.pending + counts.sending;
+  const state: EngineStatus['state'] = s.mirrorMissing !== undefined ? 'mirror-missing'
+    : s.paused ? 'paused'
+    : s.connection === 'auth-error' ? 'auth-error'
+    : s.connection === 'offline' ? 'offline'
+    : conflicts > 0 || held.length > 0 ? 'needs-attention'
+    : s.walking || pending > 0 ? 'syncing' : 'synced';
+  return {
+    state,
+    connection: s.connection,
+    endpoint,
+    paused: s.paused,
+    mirrorMissing: s.mirrorMissing ?? null,
+    mirrorFolder: core.root,
+    walk: { running: s.walking, ...s.walkProgress },
+    lastCompleteWalk: core.store.lastWalk()?.completedAt ?? null,
+    objects: core.model.objectCount(),
+    outbox: { pending, done: counts.done, conflict: counts.conflict },
+    conflicts,
+    heldDeletes: held.length,
+    heldObjects: held.reduce((n, h) => n + h.objects, 0),
+    localOnly: core.local.localOnly().length + filled,
+    filledPlaceholders: filled,
+    watcher: { polling: s.watcherPolling || (watcher?.isPolling ?? false), selfTest: watcher?.lastSelfTest ?? null, notice: s.watcherNotice ?? null },
+    error: s.error ?? null,
+  };
+}
+
+/** Status from the state db alone (the engine may not be running). */
+export function readStatus(db: Db): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: 'unknown'; pendingRequests: number } {
+  const local = new LocalStore(db);
+  const outbox = new OutboxStore(db);
+  const store = new MirrorStore(db);
+  const counts = outbox.counts();
+  const held = local.held();
+  const conflicts = local.conflicts().length;
+  const row = db.prepare("SELECT count(*) AS n, sum(filled) AS f FROM local_entries").get() as { n: number; f: number | null };
+  const paused = local.meta('paused') === '1';
+  const pending = counts.pending + counts.sending;
+  return {
+    state: paused ? 'paused' : conflicts > 0 || held.length > 0 ? 'needs-attention' : pending > 0 ? 'syncing' : 'synced',
+    paused,
+    mirrorMissing: null,
+    mirrorFolder: local.meta('mirrorDir') ?? null,
+    lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
+    objects: Math.max(0, row.n - 1),
+    outbox: { pending, done: counts.done, conflict: counts.conflict },
+    conflicts,
+    heldDeletes: held.length,
+    heldObjects: held.reduce((n, h) => n + h.objects, 0),
+    localOnly: local.localOnly().length + (row.f ?? 0),
+    filledPlaceholders: row.f ?? 0,
+    engineRunning: 'unknown',
+    pendingRequests: local.pendingRequests(),
+  };
+}

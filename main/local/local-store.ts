@@ -1,0 +1,198 @@
+/**
+ * Persistence of the local side (component `local` of the state db): the model's entries,
+ * meta (mirror folder, pause), the "local only" list, held deletes, conflicts, the activity
+ * log, and requests queued by the command line for the running engine (single writer).
+ */
+import { migrate, type Db } from '../state/db.js';
+import { LocalModel, type EntryState, type Kind, type LocalEntry } from './model.js';
+
+const MIGRATIONS = [
+  {
+    version: 1,
+    up: (db: Db): void => {
+      db.exec(`
+        CREATE TABLE local_entries (
+          id TEXT PRIMARY KEY, kind TEXT NOT NULL, lparent TEXT NOT NULL, lname TEXT NOT NULL, ino TEXT,
+          filled INTEGER NOT NULL, rparent TEXT NOT NULL, rname TEXT NOT NULL, etag TEXT NOT NULL,
+          mtime TEXT NOT NULL, setag TEXT NOT NULL, state TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE local_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE local_only (path TEXT PRIMARY KEY, kind TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE local_held (id TEXT PRIMARY KEY, at TEXT NOT NULL, path TEXT NOT NULL, folder INTEGER NOT NULL, objects INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE local_conflicts (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, object_id TEXT NOT NULL,
+          path TEXT NOT NULL, intent TEXT NOT NULL, remote TEXT NOT NULL, reason TEXT NOT NULL, op TEXT NOT NULL
+        );
+        CREATE TABLE local_activity (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, path TEXT NOT NULL,
+          summary TEXT NOT NULL, reason TEXT NOT NULL, outbox_seq INTEGER, undone INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE local_requests (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, action TEXT NOT NULL, ids TEXT NOT NULL);
+      `);
+    },
+  },
+];
+
+export interface ActivityRow {
+  seq: number;
+  at: string;
+  kind: string;
+  path: string;
+  summary: string;
+  reason: string;
+  outboxSeq: number | null;
+  undone: boolean;
+}
+
+export interface ConflictRow {
+  seq: number;
+  at: string;
+  kind: string;
+  objectId: string;
+  path: string;
+  intent: string;
+  remote: string;
+  reason: string;
+  /** The intended operation as JSON: `{name?, parentID?}` or `{delete: true}`. */
+  op: string;
+}
+
+export interface HeldRow {
+  id: string;
+  at: string;
+  path: string;
+  folder: boolean;
+  objects: number;
+  reason: string;
+}
+
+export interface LocalOnlyRow {
+  path: string;
+  kind: string;
+  reason: string;
+  at: string;
+}
+
+export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume';
+
+type EntryRow = Omit<LocalEntry, 'filled'> & { filled: number };
+
+export class LocalStore {
+  constructor(readonly db: Db) {
+    migrate(db, 'local', MIGRATIONS);
+  }
+
+  loadModel(rootId: string): LocalModel {
+    const rows = this.db.prepare('SELECT * FROM local_entries').all() as EntryRow[];
+    const m = new LocalModel(rootId, rows.map((r) => ({ ...r, kind: r.kind as Kind, state: r.state as EntryState, filled: r.filled === 1 })));
+    m.takeDirty();
+    return m;
+  }
+
+  /** Writes what changed in the model since the last flush, in one transaction. */
+  flush(m: LocalModel): void {
+    const ids = m.takeDirty();
+    if (ids.length === 0) return;
+    const up = this.db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state)
+      VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state)
+      ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ino=excluded.ino, filled=excluded.filled,
+      rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, setag=excluded.setag, state=excluded.state`);
+    const del = this.db.prepare('DELETE FROM local_entries WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) {
+        const e = m.get(id);
+        if (e) up.run({ ...e, filled: e.filled ? 1 : 0 });
+        else del.run(id);
+      }
+    })();
+  }
+
+  meta(key: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM local_meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string | undefined): void {
+    if (value === undefined) this.db.prepare('DELETE FROM local_meta WHERE key = ?').run(key);
+    else this.db.prepare('INSERT INTO local_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  addActivity(a: { kind: string; path: string; summary: string; reason: string; outboxSeq?: number }): number {
+    const r = this.db.prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
+    return Number(r.lastInsertRowid);
+  }
+
+  activity(limit = 200): ActivityRow[] {
+    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?').all(limit) as (Omit<ActivityRow, 'undone'> & { undone: number })[];
+    return rows.map((r) => ({ ...r, undone: r.undone === 1 }));
+  }
+
+  activityBySeq(seq: number): ActivityRow | undefined {
+    const r = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?').get(seq) as (Omit<ActivityRow, 'undone'> & { undone: number }) | undefined;
+    return r ? { ...r, undone: r.undone === 1 } : undefined;
+  }
+
+  markUndone(seq: number): void {
+    this.db.prepare('UPDATE local_activity SET undone = 1 WHERE seq = ?').run(seq);
+  }
+
+  /** Replaces the "local only" list (it is recomputed from disk). */
+  setLocalOnly(rows: readonly { path: string; kind: string; reason: string }[]): void {
+    const keep = new Set(rows.map((r) => r.path));
+    const old = this.localOnly();
+    this.db.transaction(() => {
+      for (const o of old) if (!keep.has(o.path)) this.db.prepare('DELETE FROM local_only WHERE path = ?').run(o.path);
+      const at = new Date().toISOString();
+      for (const r of rows) this.db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, reason = excluded.reason').run(r.path, r.kind, r.reason, at);
+    })();
+  }
+
+  addLocalOnly(path: string, kind: string, reason: string): void {
+    this.db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET reason = excluded.reason').run(path, kind, reason, new Date().toISOString());
+  }
+
+  localOnly(): LocalOnlyRow[] {
+    return this.db.prepare('SELECT path, kind, reason, at FROM local_only ORDER BY path').all() as LocalOnlyRow[];
+  }
+
+  addHeld(h: Omit<HeldRow, 'at'>): void {
+    this.db.prepare('INSERT INTO local_held (id, at, path, folder, objects, reason) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING').run(h.id, new Date().toISOString(), h.path, h.folder ? 1 : 0, h.objects, h.reason);
+  }
+
+  held(): HeldRow[] {
+    return (this.db.prepare('SELECT * FROM local_held ORDER BY at, path').all() as (Omit<HeldRow, 'folder'> & { folder: number })[]).map((r) => ({ ...r, folder: r.folder === 1 }));
+  }
+
+  removeHeld(id: string): void {
+    this.db.prepare('DELETE FROM local_held WHERE id = ?').run(id);
+  }
+
+  addConflict(c: Omit<ConflictRow, 'seq' | 'at'>): number {
+    const r = this.db.prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), c.kind, c.objectId, c.path, c.intent, c.remote, c.reason, c.op);
+    return Number(r.lastInsertRowid);
+  }
+
+  conflicts(): ConflictRow[] {
+    return this.db.prepare('SELECT seq, at, kind, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq').all() as ConflictRow[];
+  }
+
+  removeConflict(seq: number): void {
+    this.db.prepare('DELETE FROM local_conflicts WHERE seq = ?').run(seq);
+  }
+
+  /** Queues a request for the engine (the command line's way to act on a running engine). */
+  request(action: RequestAction, ids: readonly string[]): void {
+    this.db.prepare('INSERT INTO local_requests (at, action, ids) VALUES (?, ?, ?)').run(new Date().toISOString(), action, JSON.stringify(ids));
+  }
+
+  takeRequests(): { action: RequestAction; ids: string[] }[] {
+    return this.db.transaction(() => {
+      const rows = this.db.prepare('SELECT seq, action, ids FROM local_requests ORDER BY seq').all() as { seq: number; action: RequestAction; ids: string }[];
+      if (rows.length) this.db.prepare('DELETE FROM local_requests WHERE seq <= ?').run(rows[rows.length - 1]!.seq);
+      return rows.map((r) => ({ action: r.action, ids: JSON.parse(r.ids) as string[] }));
+    })();
+  }
+
+  pendingRequests(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM local_requests').get() as { n: number }).n;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The placeholder writer: carries out a RemotePlan on disk. Moves go through a staging
+ * folder inside the mirror (`.nas-mirror/staging`) so swaps and moves into moved folders
+ * always work, then land parents first; new folders are created, new files are zero-byte
+ * with the NAS mTime. A removed placeholder is deleted only when it is still an empty
+ * placeholder: filled files and anything the NAS never had go to the "local only" area.
+ * Every path is checked to be inside the mirror root. The model is updated with each step,
+ * so the watcher's view of these writes matches the stored state: never a user change.
+ */
+import { mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseDate } from '../../app/model/dates.js';
+import { lstatBig } from './analyse.js';
+import { RESERVED_DIR } from './local-names.js';
+import type { LocalModel } from './model.js';
+import { safeJoin } from './path-safety.js';
+import type { RemotePlan } from './remote-plan.js';
+
+export interface WriteReport {
+  created: number;
+  moved: number;
+  removed: number;
+  /** Paths (relative to the mirror) moved into the local-only area, with why. */
+  keptLocal: { from: string; to: string; reason: string }[];
+  /** Ids that could not be placed (target taken by a user's entry, fs error). */
+  failed: { id: string; reason: string }[];
+}
+
+export const stagingDir = (root: string): string => join(root, RESERVED_DIR, 'staging');
+export const localOnlyDir = (root: string): string => join(root, RESERVED_DIR, 'local-only');
+
+let stageSeq = 0;
+
+/** Absolute path of an entry's current local placement (checked inside the root). */
+export function absOf(root: string, model: LocalModel, id: string): string | undefined {
+  const segs = model.segments(id);
+  return segs === undefined ? undefined : safeJoin(root, segs);
+}
+
+export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan): WriteReport {
+  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [] };
+  mkdirSync(stagingDir(root), { recursive: true });
+  // a. Stage every move.
+  const staged = new Map<string, string>();
+  for (const p of plan.placements) {
+    if (p.how !== 'move') continue;
+    const from = absOf(root, model, p.id);
+    if (!from) continue;
+    const to = join(stagingDir(root), `${process.pid}-${++stageSeq}`);
+    try {
+      renameSync(from, to);
+      staged.set(p.id, to);
+    } catch (e) {
+      rep.failed.push({ id: p.id, reason: `cannot move ${from}: ${(e as Error).message}` });
+    }
+  }
+  // b. Removals (after staging, so a child moved out on the NAS is already safe).
+  for (const id of plan.removals) {
+    const abs = absOf(root, model, id);
+    const sub = [id, ...model.descendants(id)].filter((d) => ![...staged.keys()].some((st) => model.isUnder(d, st)));
+    const known = new Map<string, string>();
+    for (const s of sub) {
+      const e = model.get(s);
+      if (e?.ino) known.set(e.ino, e.kind);
+    }
+    if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep);
+    for (const s of sub) model.remove(s);
+    rep.removed++;
+  }
+  // c. Placements, parents first.
+  for (const p of plan.placements) {
+    const e = model.get(p.id);
+    if (!e) continue;
+    if (p.how === 'move' && !staged.has(p.id)) continue;
+    const parentSegs = model.segments(p.parent);
+    if (!parentSegs || (p.parent !== model.rootId && model.get(p.parent)?.ino == null)) {
+      rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
+      if (staged.has(p.id)) restoreStaged(root, staged.get(p.id)!, e.lname, rep);
+      continue;
+    }
+    let target: string;
+    try {
+      target = safeJoin(root, [...parentSegs, p.name]);
+    } catch (err) {
+      rep.failed.push({ id: p.id, reason: (err as Error).message });
+      continue;
+    }
+    const existing = lstatBig(target);
+    if (existing) {
+      // Someone (the user) has an entry there that the model does not know: keep it, aside.
+      keepLocal(root, target, 'a NAS entry needed its name', rep);
+    }
+    try {
+      if (p.how === 'move') renameSync(staged.get(p.id)!, target);
+      else if (e.kind === 'dir') mkdirSync(target);
+      else {
+        writeFileSync(target, '', { flag: 'wx' });
+        const ms = parseDate(e.mtime);
+        if (ms !== undefined) utimesSync(target, ms / 1000, ms / 1000);
+      }
+    } catch (err) {
+      rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}` });
+      continue;
+    }
+    const st = lstatBig(target);
+    model.update(p.id, { lparent: p.parent, lname: p.name, ino: st ? st.ino.toString() : null });
+    if (p.how === 'move') rep.moved++;
+    else rep.created++;
+  }
+  // d. mtimes of files the NAS changed.
+  for (const id of plan.touch) {
+    const e = model.get(id);
+    const abs = e?.ino ? absOf(root, model, id) : undefined;
+    const ms = e ? parseDate(e.mtime) : undefined;
+    if (abs && ms !== undefined && !e!.filled) {
+      try {
+        utimesSync(abs, ms / 1000, ms / 1000);
+      } catch {
+        // gone meanwhile: the watcher will tell
+      }
+    }
+  }
+  return rep;
+}
+
+/** Deletes a subtree of empty placeholders; everything else goes to the local-only area. */
+export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport): void {
+  const st = lstatBig(abs);
+  if (!st) return;
+  const ino = st.ino.toString();
+  if (st.isDirectory() && known.get(ino) === 'dir') {
+    let names: string[] = [];
+    try {
+      names = readdirSync(abs);
+    } catch {
+      // unreadable: handled below by rmdir failing
+    }
+    for (const n of names) removeTree(root, join(abs, n), known, rep);
+    try {
+      rmdirSync(abs);
+    } catch {
+      keepLocal(root, abs, 'a folder the NAS deleted still held local-only content', rep);
+    }
+    return;
+  }
+  if (st.isFile() && known.get(ino) === 'file' && st.size === 0n) {
+    unlinkSync(abs);
+    return;
+  }
+  keepLocal(root, abs, known.has(ino) ? 'the NAS deleted it but the placeholder holds local content' : 'not on the NAS (local only) inside a folder the NAS deleted', rep);
+}
+
+/** Moves a path into `.nas-mirror/local-only/<stamp>/<its relative path>`. */
+export function keepLocal(root: string, abs: string, reason: string, rep: WriteReport): void {
+  const rel = abs.slice(root.length + 1);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const to = join(localOnlyDir(root), stamp, rel);
+  mkdirSync(dirname(to), { recursive: true });
+  renameSync(abs, to);
+  rep.keptLocal.push({ from: rel, to: to.slice(root.length + 1), reason });
+}
+
+function restoreStaged(root: string, staged: string, name: string, rep: WriteReport): void {
+  keepLocal(root, staged, `could not be placed back as ${name}`, rep);
+}

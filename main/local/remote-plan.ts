@@ -1,0 +1,148 @@
+/**
+ * What the disk must do so the local tree shows the NAS (remote -> local). Pure: takes the
+ * model and the mirror store's objects, updates the model's remote base for NAS changes, and
+ * returns placements (create or move, parents first) and removals. Entries with an unsettled
+ * outbox change, held or being deleted keep their local placement: the user's intent wins
+ * on disk until the NAS has answered. Names the network sends that are unsafe are refused.
+ */
+import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
+import type { FsTraits } from './fs-traits.js';
+import { assignLocalNames, refuseRemoteName, RESERVED_DIR } from './local-names.js';
+import type { LocalEntry, LocalModel } from './model.js';
+
+export interface Placement {
+  id: string;
+  parent: string;
+  name: string;
+  /** create: not on disk yet; move: on disk elsewhere. */
+  how: 'create' | 'move';
+}
+
+export interface RemoteChangeNote {
+  id: string;
+  kind: 'renamed' | 'moved' | 'added' | 'removed' | 'refused' | 'metadata';
+  detail: string;
+}
+
+export interface RemotePlan {
+  /** Parents before children. */
+  placements: Placement[];
+  /** Top-most ids whose placeholders must go (NAS deleted them). */
+  removals: string[];
+  /** Files whose mtime must be set. */
+  touch: string[];
+  notes: RemoteChangeNote[];
+}
+
+export interface RemotePlanInput {
+  model: LocalModel;
+  rootId: string;
+  objects: Iterable<RemoteObject>;
+  /** Ids with an unsettled outbox entry. */
+  pending: ReadonlySet<string>;
+  traits: FsTraits;
+  /** Ids the NAS changed through us since the walk that filled the store began (stale view). */
+  stale?: ReadonlySet<string>;
+}
+
+export function planRemote({ model, rootId, objects, pending, traits, stale }: RemotePlanInput): RemotePlan {
+  const notes: RemoteChangeNote[] = [];
+  const remote = new Map<string, RemoteObject>();
+  for (const o of objects) {
+    const why = refuseRemoteName(o.name);
+    if (why !== undefined || o.id === rootId || o.id === o.parentID) {
+      if (why !== undefined) notes.push({ id: o.id, kind: 'refused', detail: `unsafe name ${JSON.stringify(o.name)}: ${why}` });
+      continue;
+    }
+    remote.set(o.id, o);
+  }
+  const fixed = (e: LocalEntry): boolean => pending.has(e.id) || e.state !== 'ok' || (stale?.has(e.id) ?? false);
+
+  // 1. Remote base follows the NAS for entries the user is not changing.
+  const removedIds: string[] = [];
+  for (const e of [...model.byId.values()]) {
+    if (e.id === rootId) continue;
+    const o = remote.get(e.id);
+    if (!o) {
+      if (!pending.has(e.id) && !(stale?.has(e.id) ?? false)) removedIds.push(e.id);
+      continue;
+    }
+    if (fixed(e) || o.eTag === e.setag) continue;
+    if (o.name !== e.rname) notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
+    if (o.parentID !== e.rparent) notes.push({ id: e.id, kind: 'moved', detail: 'moved on the NAS to another folder' });
+    if (o.name === e.rname && o.parentID === e.rparent) notes.push({ id: e.id, kind: 'metadata', detail: `metadata changed on the NAS (eTag ${e.etag} -> ${o.eTag})` });
+    model.update(e.id, { rname: o.name, rparent: o.parentID, etag: o.eTag, setag: o.eTag, mtime: o.mTime });
+  }
+  // New objects; only under a folder the model has (or will have).
+  const added: RemoteObject[] = [];
+  for (const o of remote.values()) if (!model.get(o.id)) added.push(o);
+  const addedIds = new Set(added.map((o) => o.id));
+  for (const o of added) {
+    if (!hasChain(o.id, remote, model, rootId)) continue;
+    const kind = o.mimeType === FOLDER_MIME ? 'dir' : 'file';
+    model.put({ id: o.id, kind, lparent: o.parentID, lname: '', ino: null, filled: false, rparent: o.parentID, rname: o.name, etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok' });
+    notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
+  }
+  const removed = new Set(removedIds);
+  const removals = removedIds.filter((id) => !removed.has(model.get(id)!.lparent));
+  for (const id of removals) notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
+
+  // 2. Desired local names, folder by folder.
+  const desired = new Map<string, { parent: string; name: string }>();
+  const byParent = new Map<string, LocalEntry[]>();
+  const fixedNames = new Map<string, string[]>();
+  for (const e of model.byId.values()) {
+    if (e.id === rootId || removed.has(e.id)) continue;
+    if (fixed(e)) {
+      if (e.ino !== null && e.state === 'ok') (fixedNames.get(e.lparent) ?? fixedNames.set(e.lparent, []).get(e.lparent)!).push(e.lname);
+      continue;
+    }
+    (byParent.get(e.rparent) ?? byParent.set(e.rparent, []).get(e.rparent)!).push(e);
+  }
+  for (const [parent, sibs] of byParent) {
+    const taken = [...(fixedNames.get(parent) ?? []), ...(parent === rootId ? [RESERVED_DIR] : [])];
+    const names = assignLocalNames(sibs.map((s) => ({ id: s.id, name: s.rname })), traits, taken);
+    for (const s of sibs) desired.set(s.id, { parent, name: names.get(s.id)! });
+  }
+
+  // 3. Placements, parents first; only under a live placed-or-placing folder.
+  const live = new Map<string, boolean>();
+  const isLive = (id: string): boolean => {
+    if (id === rootId) return true;
+    const c = live.get(id);
+    if (c !== undefined) return c;
+    live.set(id, false);
+    const e = model.get(id);
+    const d = desired.get(id);
+    const parent = d ? d.parent : e?.lparent;
+    const v = !!e && e.state === 'ok' && !removed.has(id) && parent !== undefined && model.get(parent)?.kind !== 'file' && isLive(parent) && !(parent !== rootId && !model.get(parent));
+    live.set(id, v);
+    return v;
+  };
+  const placements: Placement[] = [];
+  const depthOf = (id: string): number => {
+    let n = 0;
+    for (let cur = id; cur !== rootId && n < 10_000; n++) cur = desired.get(cur)?.parent ?? model.get(cur)?.lparent ?? rootId;
+    return n;
+  };
+  for (const [id, d] of desired) {
+    const e = model.get(id)!;
+    if (!isLive(id)) continue;
+    if (e.ino === null) placements.push({ id, parent: d.parent, name: d.name, how: 'create' });
+    else if (e.lparent !== d.parent || e.lname !== d.name) placements.push({ id, parent: d.parent, name: d.name, how: 'move' });
+  }
+  const depth = new Map(placements.map((p) => [p.id, depthOf(p.id)]));
+  placements.sort((a, b) => depth.get(a.id)! - depth.get(b.id)!);
+  const touch: string[] = [];
+  for (const n of notes) if (n.kind === 'metadata' && model.get(n.id)?.kind === 'file' && !addedIds.has(n.id)) touch.push(n.id);
+  return { placements, removals, touch, notes };
+}
+
+function hasChain(id: string, remote: ReadonlyMap<string, RemoteObject>, model: LocalModel, rootId: string): boolean {
+  let cur = remote.get(id)?.parentID;
+  for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
+    if (cur === rootId || model.get(cur)) return true;
+    cur = remote.get(cur)?.parentID;
+  }
+  return false;
+}

@@ -1,0 +1,162 @@
+/**
+ * Step 1 of the local pipeline (WATCH -> analyse -> pair moves -> plan). chokidar 4 on the
+ * mirror folder says only WHERE to look: each event marks its folder dirty; a batch of dirty
+ * folders is handed on after a short quiet period (or a maximum wait). Our own folder
+ * `.nas-mirror` is ignored except its `selftest/` probe. A self-test writes a probe and waits
+ * for its event. ENOSPC/EMFILE (inotify or file-handle limits) switches to polling with a
+ * clear message; `simulateError` injects such a failure in tests.
+ */
+import { watch, type FSWatcher } from 'chokidar';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Logger } from '../log/logger.js';
+import { RESERVED_DIR } from './local-names.js';
+
+export interface WatcherOptions {
+  /** Quiet period before a batch is handed on (default 150 ms). */
+  quietMs?: number;
+  /** Longest a batch waits (default 1000 ms). */
+  maxWaitMs?: number;
+  usePolling?: boolean;
+  pollIntervalMs?: number;
+}
+
+export type WatcherNotice =
+  | { kind: 'polling'; reason: string }
+  | { kind: 'error'; message: string };
+
+export class LocalWatcher {
+  private w: FSWatcher | undefined;
+  private dirty = new Set<string>();
+  private quiet: NodeJS.Timeout | undefined;
+  private maxWait: NodeJS.Timeout | undefined;
+  private probes = new Map<string, () => void>();
+  private probeSeq = 0;
+  private polling: boolean;
+  private closed = false;
+  lastSelfTest: { at: string; ok: boolean } | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly onBatch: (dirs: string[]) => void,
+    private readonly log: Logger,
+    private readonly onNotice: (n: WatcherNotice) => void = () => undefined,
+    private readonly opts: WatcherOptions = {},
+  ) {
+    this.polling = opts.usePolling ?? false;
+  }
+
+  get isPolling(): boolean {
+    return this.polling;
+  }
+
+  /** Starts watching; resolves once chokidar has read the tree. */
+  async start(): Promise<void> {
+    this.closed = false;
+    const reserved = join(this.root, RESERVED_DIR);
+    const probeDir = join(reserved, 'selftest');
+    mkdirSync(probeDir, { recursive: true });
+    const w = watch(this.root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      alwaysStat: false,
+      atomic: false,
+      usePolling: this.polling,
+      interval: this.opts.pollIntervalMs ?? 1000,
+      binaryInterval: this.opts.pollIntervalMs ?? 1000,
+      ignored: (p: string) => p.startsWith(reserved + sep) && !(p === probeDir || p.startsWith(probeDir + sep)),
+    });
+    this.w = w;
+    w.on('all', (_event, p) => this.onEvent(p));
+    w.on('error', (e) => this.onError(e as NodeJS.ErrnoException));
+    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+  }
+
+  private onEvent(abs: string): void {
+    const rel = relative(this.root, abs).split(sep).join('/');
+    if (rel.startsWith('..')) return;
+    if (rel === RESERVED_DIR || rel.startsWith(`${RESERVED_DIR}/`)) {
+      const done = this.probes.get(rel);
+      if (done) done();
+      return;
+    }
+    const i = rel.lastIndexOf('/');
+    this.mark(i < 0 ? '' : rel.slice(0, i));
+  }
+
+  /** Marks a folder to be re-read (also used for rescans and carried disappearances). */
+  mark(dir: string): void {
+    this.dirty.add(dir);
+    clearTimeout(this.quiet);
+    this.quiet = setTimeout(() => this.flush(), this.opts.quietMs ?? 150);
+    this.maxWait ??= setTimeout(() => this.flush(), this.opts.maxWaitMs ?? 1000);
+  }
+
+  private flush(): void {
+    clearTimeout(this.quiet);
+    clearTimeout(this.maxWait);
+    this.quiet = this.maxWait = undefined;
+    if (this.dirty.size === 0 || this.closed) return;
+    const dirs = [...this.dirty];
+    this.dirty.clear();
+    this.onBatch(dirs);
+  }
+
+  /** Handles a watcher failure; exported for fault injection in tests. */
+  simulateError(e: NodeJS.ErrnoException): void {
+    this.onError(e);
+  }
+
+  private onError(e: NodeJS.ErrnoException): void {
+    if ((e.code === 'ENOSPC' || e.code === 'EMFILE') && !this.polling) {
+      const reason = e.code === 'ENOSPC'
+        ? 'the system limit of watched folders (inotify) is reached: raise it with `sudo sysctl fs.inotify.max_user_watches=524288`; watching by polling meanwhile (slower)'
+        : 'too many open files for watching; watching by polling meanwhile (slower)';
+      this.log.warn('watcher limit reached, switching to polling', { code: e.code });
+      this.onNotice({ kind: 'polling', reason });
+      this.polling = true;
+      void this.restart();
+      return;
+    }
+    this.log.error('watcher error', { code: e.code, message: e.message });
+    this.onNotice({ kind: 'error', message: e.message });
+  }
+
+  private async restart(): Promise<void> {
+    const old = this.w;
+    this.w = undefined;
+    await old?.close();
+    if (this.closed) return;
+    await this.start();
+    this.mark(''); // anything missed while switching is found by a rescan of the root
+  }
+
+  /** Writes a probe file and waits for its event. */
+  async selfTest(timeoutMs = 5000): Promise<boolean> {
+    const rel = `${RESERVED_DIR}/selftest/probe-${process.pid}-${++this.probeSeq}`;
+    const abs = join(this.root, ...rel.split('/'));
+    const ok = await new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => { this.probes.delete(rel); resolve(false); }, timeoutMs);
+      this.probes.set(rel, () => { clearTimeout(t); this.probes.delete(rel); resolve(true); });
+      try {
+        writeFileSync(abs, '');
+      } catch {
+        clearTimeout(t);
+        this.probes.delete(rel);
+        resolve(false);
+      }
+    });
+    rmSync(abs, { force: true });
+    this.lastSelfTest = { at: new Date().toISOString(), ok };
+    return ok;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.quiet);
+    clearTimeout(this.maxWait);
+    const w = this.w;
+    this.w = undefined;
+    await w?.close();
+  }
+}

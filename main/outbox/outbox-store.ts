@@ -1,0 +1,118 @@
+/**
+ * The persistent outbox (component `outbox` of the state db), step 1 of enqueue -> send ->
+ * settle. An entry is written BEFORE anything is sent and marked `sending` (also written)
+ * before its request leaves: after a crash, a `sending` entry has an unknown outcome and is
+ * checked on the NAS before it is resent. Entries are sent in `seq` order.
+ */
+import { migrate, type Db } from '../state/db.js';
+
+const MIGRATIONS = [
+  {
+    version: 1,
+    up: (db: Db): void => {
+      db.exec(`
+        CREATE TABLE outbox_entries (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          at TEXT NOT NULL,
+          op TEXT NOT NULL,
+          object_id TEXT NOT NULL,
+          name TEXT,
+          parent_id TEXT,
+          from_name TEXT NOT NULL,
+          from_parent TEXT NOT NULL,
+          origin TEXT NOT NULL,
+          state TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          result_etag TEXT,
+          path TEXT NOT NULL,
+          reason TEXT NOT NULL,
+          note TEXT
+        );
+        CREATE INDEX outbox_state ON outbox_entries(state, seq);
+        CREATE INDEX outbox_object ON outbox_entries(object_id, state);
+      `);
+    },
+  },
+];
+
+/** local: from the watcher (already true on disk); undo/reapply: the NAS first, then the disk follows. */
+export type Origin = 'local' | 'undo' | 'reapply' | 'approve';
+export type OutboxState = 'pending' | 'sending' | 'done' | 'conflict' | 'superseded';
+
+export interface OutboxEntry {
+  seq: number;
+  at: string;
+  op: 'patch' | 'delete';
+  objectId: string;
+  /** Patch fields (only those the change touches). */
+  name: string | null;
+  parentId: string | null;
+  /** The remote name and parent before the change (412 checks, undo). */
+  fromName: string;
+  fromParent: string;
+  origin: Origin;
+  state: OutboxState;
+  attempts: number;
+  resultEtag: string | null;
+  /** Local path when enqueued (for people). */
+  path: string;
+  reason: string;
+  note: string | null;
+}
+
+export type NewEntry = Pick<OutboxEntry, 'op' | 'objectId' | 'name' | 'parentId' | 'fromName' | 'fromParent' | 'origin' | 'path' | 'reason'>;
+
+const COLS = `seq, at, op, object_id AS objectId, name, parent_id AS parentId, from_name AS fromName, from_parent AS fromParent,
+  origin, state, attempts, result_etag AS resultEtag, path, reason, note`;
+
+export class OutboxStore {
+  constructor(readonly db: Db) {
+    migrate(db, 'outbox', MIGRATIONS);
+  }
+
+  /** Writes entries (in order) and returns their seqs. Call inside the caller's transaction when it also updates state. */
+  enqueue(entries: readonly NewEntry[]): number[] {
+    const ins = this.db.prepare(`INSERT INTO outbox_entries (at, op, object_id, name, parent_id, from_name, from_parent, origin, state, path, reason)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`);
+    const at = new Date().toISOString();
+    return entries.map((e) => Number(ins.run(at, e.op, e.objectId, e.name, e.parentId, e.fromName, e.fromParent, e.origin, e.path, e.reason).lastInsertRowid));
+  }
+
+  /** The first entry still to send (pending or sending), or undefined. */
+  next(): OutboxEntry | undefined {
+    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq LIMIT 1`).get() as OutboxEntry | undefined;
+  }
+
+  get(seq: number): OutboxEntry | undefined {
+    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE seq = ?`).get(seq) as OutboxEntry | undefined;
+  }
+
+  /** Entries not yet settled, in order. */
+  unsettled(): OutboxEntry[] {
+    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq`).all() as OutboxEntry[];
+  }
+
+  /** Ids with an unsettled entry (their local placement is the user's intent, not the NAS's). */
+  pendingIds(): Set<string> {
+    return new Set((this.db.prepare(`SELECT DISTINCT object_id AS id FROM outbox_entries WHERE state IN ('pending', 'sending')`).all() as { id: string }[]).map((r) => r.id));
+  }
+
+  markSending(seq: number): void {
+    this.db.prepare(`UPDATE outbox_entries SET state = 'sending', attempts = attempts + 1 WHERE seq = ?`).run(seq);
+  }
+
+  settle(seq: number, state: 'done' | 'conflict' | 'superseded' | 'pending', note: string, resultEtag?: string): void {
+    this.db.prepare('UPDATE outbox_entries SET state = ?, note = ?, result_etag = coalesce(?, result_etag) WHERE seq = ?').run(state, note, resultEtag ?? null, seq);
+  }
+
+  /** Later unsettled entries of the same object (they built on a change that did not happen). */
+  laterFor(objectId: string, seq: number): OutboxEntry[] {
+    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND seq > ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId, seq) as OutboxEntry[];
+  }
+
+  counts(): Record<OutboxState, number> {
+    const out: Record<OutboxState, number> = { pending: 0, sending: 0, done: 0, conflict: 0, superseded: 0 };
+    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM outbox_entries GROUP BY state').all() as { state: OutboxState; n: number }[]) out[r.state] = r.n;
+    return out;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Step 2 of the outbox (enqueue -> SEND -> settle): sends ONE entry and says what happened.
+ * If-Match is the eTag the user last saw (the model's remote base). An entry left `sending`
+ * (crash or lost answer) is first checked on the NAS: already applied -> not sent again.
+ * 412: re-read; re-base and retry when the NAS changed only what this change does not touch,
+ * otherwise a conflict. A delete never deletes after a 412. Before deleting a folder, it is
+ * re-listed: anything the user has not seen makes the delete a conflict.
+ */
+import { AppError, toAppError } from '../../app/errors.js';
+import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
+import type { ServiceClient } from '../client/service-client.js';
+import type { LocalModel } from '../local/model.js';
+import type { OutboxEntry } from './outbox-store.js';
+
+export type SendOutcome =
+  | { kind: 'applied'; eTag: string; fresh: RemoteObject | undefined; note: string }
+  | { kind: 'deleted'; note: string }
+  | { kind: 'conflict'; remote: RemoteObject | undefined; reason: string }
+  | { kind: 'retry'; error: AppError; unknown: boolean }
+  | { kind: 'auth'; error: AppError };
+
+const holds = (e: OutboxEntry, o: RemoteObject): boolean => (e.name === null || o.name === e.name) && (e.parentId === null || o.parentID === e.parentId);
+
+async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObject | undefined> {
+  try {
+    return await client.get(id);
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'NotFound') return undefined;
+    throw e;
+  }
+}
+
+function failure(e: unknown): SendOutcome {
+  const err = toAppError(e);
+  if (err.code === 'Unauthorized' || err.code === 'Forbidden') return { kind: 'auth', error: err };
+  return { kind: 'retry', error: err, unknown: err.detail === 'outcome-unknown' };
+}
+
+export async function sendEntry(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
+  try {
+    return entry.op === 'patch' ? await sendPatch(client, model, entry) : await sendDelete(client, model, entry);
+  } catch (e) {
+    return failure(e);
+  }
+}
+
+async function sendPatch(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
+  const base = model.get(entry.objectId);
+  let ifMatch = base?.etag;
+  if (entry.state === 'sending') {
+    // Outcome unknown: look before sending again (exactly once).
+    const fresh = await getOrGone(client, entry.objectId);
+    if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'the NAS no longer has this object' };
+    if (holds(entry, fresh) && fresh.eTag !== base?.etag) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'already applied before the interruption (checked on the NAS)' };
+  }
+  if (!ifMatch) return { kind: 'conflict', remote: undefined, reason: 'the object is no longer mirrored' };
+  const body: { name?: string; parentID?: string } = {};
+  if (entry.name !== null) body.name = entry.name;
+  if (entry.parentId !== null) body.parentID = entry.parentId;
+  let note = `If-Match ${ifMatch}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const r = await client.patch(entry.objectId, body, { ifMatch });
+      const eTag = r.eTag ?? (await client.get(entry.objectId)).eTag;
+      return { kind: 'applied', eTag, fresh: undefined, note };
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      if (e.code === 'NotFound') return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
+      if (e.code === 'Conflict') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the target folder already holds an entry named ${JSON.stringify(entry.name ?? entry.fromName)} (409)` };
+      if (e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the NAS refused it: ${e.detail ?? e.message}` };
+      if (e.code !== 'PreconditionFailed') throw e;
+      const fresh = await getOrGone(client, entry.objectId);
+      if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (412, then 404)' };
+      if (holds(entry, fresh)) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'the NAS already shows this change' };
+      const nameTouched = entry.name !== null && fresh.name !== entry.fromName;
+      const parentTouched = entry.parentId !== null && fresh.parentID !== entry.fromParent;
+      if (nameTouched || parentTouched) {
+        return { kind: 'conflict', remote: fresh, reason: `changed on the NAS meanwhile (412): ${nameTouched ? `now named ${JSON.stringify(fresh.name)}` : 'moved to another folder'}` };
+      }
+      note = `412 on ${ifMatch}: the NAS changed only what this change does not touch; re-based on ${fresh.eTag}`;
+      ifMatch = fresh.eTag;
+    }
+  }
+  return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'kept changing on the NAS (412 three times)' };
+}
+
+async function sendDelete(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
+  const base = model.get(entry.objectId);
+  if (!base) return { kind: 'deleted', note: 'no longer mirrored' };
+  let ifMatch = base.etag;
+  let note = `If-Match ${ifMatch}`;
+  if (base.kind === 'dir' || entry.state === 'sending') {
+    const fresh = await getOrGone(client, entry.objectId);
+    if (!fresh) return { kind: 'deleted', note: 'already gone on the NAS' };
+    if (fresh.name !== base.rname || fresh.parentID !== base.rparent) return { kind: 'conflict', remote: fresh, reason: 'renamed or moved on the NAS since you saw it: not deleted' };
+    if (fresh.mimeType === FOLDER_MIME) {
+      const unseen = await unseenBelow(client, model, fresh.id);
+      if (unseen) return { kind: 'conflict', remote: fresh, reason: `the folder holds something you have not seen (${unseen}): not deleted` };
+      // The user has seen everything it holds: its own eTag moved only with children we know.
+      if (fresh.eTag !== ifMatch) note = `folder re-listed, nothing unseen; If-Match ${fresh.eTag} (was ${ifMatch})`;
+      ifMatch = fresh.eTag;
+    } else if (fresh.eTag !== ifMatch) {
+      return { kind: 'conflict', remote: fresh, reason: 'changed on the NAS since you saw it: not deleted' };
+    }
+  }
+  try {
+    const r = await client.delete(entry.objectId, { ifMatch });
+    return { kind: 'deleted', note: `${note}; ${r === 'accepted' ? '202 (folder deleted in the background)' : '204'}` };
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    if (e.code === 'NotFound') return { kind: 'deleted', note: 'already gone (404)' };
+    if (e.code === 'PreconditionFailed') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'changed on the NAS (412): a delete that meets 412 never deletes' };
+    if (e.code === 'Conflict' || e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the NAS refused the delete: ${e.message}` };
+    throw e;
+  }
+}
+
+/** A description of the first object below `folderId` the model does not know (or knows older), else undefined. */
+async function unseenBelow(client: ServiceClient, model: LocalModel, folderId: string): Promise<string | undefined> {
+  const queue = [folderId];
+  while (queue.length) {
+    const f = queue.shift()!;
+    for await (const page of client.pages(f)) {
+      for (const o of page.files) {
+        const known = model.get(o.id);
+        if (!known) return `${JSON.stringify(o.name)} is new`;
+        if (o.mimeType !== FOLDER_MIME && o.eTag !== known.etag) return `${JSON.stringify(o.name)} changed`;
+        if (o.mimeType === FOLDER_MIME) queue.push(o.id);
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * Step 3 of the outbox (enqueue -> send -> SETTLE): records what the NAS answered, under
+ * the engine's lock. Applied: the new eTag becomes what the user saw, the mirror store (and
+ * through it the offline index) follows at once. Deleted: the object and what it held leave
+ * the model and the store. Conflict: the NAS wins on disk (its version becomes the base, the
+ * disk follows at the next reconcile), the local intent is kept in the conflicts list, and
+ * later entries for the same object are superseded.
+ */
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import type { RemoteChange } from '../mirror/changes.js';
+import { aspectsOf } from '../mirror/changes.js';
+import { pathFor, type Core } from '../engine/core.js';
+import type { OutboxEntry } from './outbox-store.js';
+import type { SendOutcome } from './send.js';
+
+/** Returns true when the entry is finished (not to be sent again now). */
+export function settleEntry(core: Core, entry: OutboxEntry, out: SendOutcome): boolean {
+  const { model, store, applier, local, outbox } = core;
+  const e = model.get(entry.objectId);
+  const path = pathFor(core, entry.objectId);
+  switch (out.kind) {
+    case 'applied': {
+      const before = store.get(entry.objectId);
+      const name = entry.name ?? out.fresh?.name ?? e?.rname ?? entry.fromName;
+      const parent = entry.parentId ?? out.fresh?.parentID ?? e?.rparent ?? entry.fromParent;
+      core.db.transaction(() => {
+        if (e) model.update(e.id, { rname: name, rparent: parent, etag: out.eTag, setag: out.eTag });
+        outbox.settle(entry.seq, 'done', out.note, out.eTag);
+        local.flush(model);
+        if (before) {
+          const after: RemoteObject = { ...before, ...(out.fresh ?? {}), name, parentID: parent, eTag: out.eTag };
+          applier.apply([{ kind: 'updated', before, after, aspects: aspectsOf(before, after) }]);
+        }
+      })();
+      core.activity({ kind: 'sent', path, summary: `NAS ${entry.op} #${entry.seq} applied (${entry.origin})`, reason: `${out.note}; new eTag ${out.eTag}` });
+      return true;
+    }
+    case 'deleted': {
+      const ids = e ? [e.id, ...model.descendants(e.id)] : [entry.objectId];
+      core.db.transaction(() => {
+        const removals: RemoteChange[] = [];
+        for (const id of [...ids].reverse()) {
+          const o = store.get(id);
+          if (o) removals.push({ kind: 'removed', before: o });
+          model.remove(id);
+        }
+        outbox.settle(entry.seq, 'done', out.note);
+        local.removeHeld(entry.objectId);
+        local.flush(model);
+        applier.apply(removals);
+      })();
+      core.activity({ kind: 'sent', path: entry.path, summary: `NAS delete #${entry.seq} done`, reason: out.note });
+      return true;
+    }
+    case 'conflict': {
+      const intent = entry.op === 'delete' ? `delete ${entry.path}` : `${entry.name !== null ? `rename to ${JSON.stringify(entry.name)}` : ''}${entry.name !== null && entry.parentId !== null ? ' and ' : ''}${entry.parentId !== null ? `move into ${pathFor(core, entry.parentId) || '/'}` : ''}`;
+      const later = outbox.laterFor(entry.objectId, entry.seq);
+      core.db.transaction(() => {
+        local.addConflict({
+          kind: entry.op, objectId: entry.objectId, path: entry.path, intent,
+          remote: out.remote ? `${JSON.stringify(out.remote.name)} (eTag ${out.remote.eTag})` : 'deleted on the NAS',
+          reason: out.reason, op: JSON.stringify({ op: entry.op, name: entry.name, parentId: entry.parentId }),
+        });
+        outbox.settle(entry.seq, 'conflict', out.reason);
+        for (const l of later) outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which conflicted`);
+        if (e) {
+          // The NAS wins on disk: its version becomes the base; a deleted placeholder comes back.
+          if (e.state !== 'ok') {
+            for (const d of [e.id, ...model.descendants(e.id)]) model.update(d, { ino: null, state: 'ok' });
+            local.removeHeld(e.id);
+          }
+          if (out.remote) model.update(e.id, { rname: out.remote.name, rparent: out.remote.parentID, etag: out.remote.eTag, setag: out.remote.eTag, mtime: out.remote.mTime });
+        }
+        const before = store.get(entry.objectId);
+        if (out.remote && before) applier.apply([{ kind: 'updated', before, after: out.remote, aspects: aspectsOf(before, out.remote) }]);
+        if (!out.remote && before) {
+          const removals: RemoteChange[] = [];
+          const sub = e ? [e.id, ...model.descendants(e.id)] : [entry.objectId];
+          for (const id of sub.reverse()) {
+            const o = store.get(id);
+            if (o) removals.push({ kind: 'removed', before: o });
+          }
+          applier.apply(removals);
+        }
+        local.flush(model);
+      })();
+      core.activity({ kind: 'conflict', path, summary: `conflict: ${intent}`, reason: `${out.reason}; the NAS version wins on disk, your change is kept in the conflicts list` });
+      return true;
+    }
+    case 'retry':
+      if (!out.unknown) outbox.settle(entry.seq, 'pending', `will retry: ${out.error.message}`);
+      return false;
+    case 'auth':
+      outbox.settle(entry.seq, 'pending', `not allowed: ${out.error.message}`);
+      return false;
+  }
+}
