@@ -3,10 +3,11 @@
 //   dist/renderer/{index.html,app.js,style.css}  the window (IIFE, browser)
 //   dist/main/shell/main.cjs, preload.cjs          the Electron main process and its preload
 //   dist/server/nas-service.mjs                    the reference service, for the embedded default
+//   dist/icons/                                    app and tray icons
 // Native modules (better-sqlite3, keytar) and electron stay external. Usage:
 //   node build/bundle.mjs [renderer|app|all]   (default all)
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,8 +33,9 @@ const CJS_META = {
   define: { 'import.meta.url': '__import_meta_url' },
 };
 
-/** The Electron main process, its preload, and the service used by the embedded default. */
+/** The Electron main process, its preload, the embedded default's service, and the icons. */
 export async function buildApp() {
+  cpSync(join(ROOT, 'build', 'icons'), join(ROOT, 'dist', 'icons'), { recursive: true });
   const common = { bundle: true, platform: 'node', target: ['node20'], external: EXTERNAL, logLevel: 'warning', legalComments: 'none' };
   await build({ ...common, ...CJS_META, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
   await build({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });

@@ -12,6 +12,13 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline', load: () => import('./commands/search.js') },
   ls: { summary: 'ls ID|root --state DIR [--json]                    list a folder offline', load: () => import('./commands/ls.js') },
   find: { summary: 'find PARENT NAME --state DIR [--json]              look a name up in a folder offline', load: () => import('./commands/find.js') },
+  run: { summary: 'run --device FILE|URL --state DIR --dir MIRROR [--token-env VAR] [--once]   keep a local folder and the NAS in step', load: () => import('./commands/run.js') },
+  status: { summary: 'status --state DIR [--json]                        state, outbox, conflicts, held deletes, local only', load: () => import('./commands/status.js') },
+  held: { summary: 'held --state DIR [approve|reject ID...|all]         deletes held for confirmation', load: () => import('./commands/held.js') },
+  conflicts: { summary: 'conflicts --state DIR [reapply|drop ID...|all]      changes the NAS did not take', load: () => import('./commands/conflicts.js') },
+  undo: { summary: 'undo OPERATION --state DIR                         undo a rename or move (id from log)', load: () => import('./commands/undo.js') },
+  log: { summary: 'log --state DIR [--limit N] [--json]               the activity log with reasons', load: () => import('./commands/log.js') },
+  ui: { summary: 'ui [--state DIR] [--port N]                        the app headless: its window in a browser on 127.0.0.1', load: () => import('./commands/ui.js') },
 };
 
 function usage(): string {

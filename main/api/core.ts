@@ -1,0 +1,222 @@
+/**
+ * The engine side of the window contract, composed: state database, settings, keychain,
+ * offline index (open once, shared), and a Session (embedded demo or a real NAS, with its
+ * Engine). Every handler answers in the contract's shapes; search, browse and completion
+ * work from the offline index even when no engine runs. The token only flows inward.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ContractHandlers } from '../../app/contract/methods.js';
+import type { AppStatus, SettingsView } from '../../app/contract/shapes.js';
+import { AppError } from '../../app/errors.js';
+import { HttpTransport } from '../client/transport.js';
+import { openOfflineIndex } from '../index/open-index.js';
+import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
+import { ChangeApplier } from '../mirror/apply.js';
+import { MirrorStore } from '../mirror/store.js';
+import { absOf } from '../local/placeholders.js';
+import { DEFAULT_SETTINGS, SettingsStore } from '../settings/settings-store.js';
+import { openStateDb } from '../state/db.js';
+import { PROJECT_ROOT } from '../ui-server/assets.js';
+import type { Core, CoreOptions } from './core-types.js';
+import { EventHub } from './event-hub.js';
+import { browse, searchWithPaths } from './queries.js';
+import { accountFor, openSession, tokenFor, type Session, type SessionDeps } from './session.js';
+
+/** Settings whose change needs a new session (another NAS, folder or engine timing). */
+const RESTART_KEYS = ['source', 'location', 'mirrorFolder', 'syncIntervalSec', 'deleteThresholdCount', 'deleteThresholdPercent'] as const;
+
+export async function startCore(opts: CoreOptions & { demoObjects?: number; engine?: SessionDeps['engine'] }): Promise<Core> {
+  const log = opts.log;
+  mkdirSync(opts.dataDir, { recursive: true });
+  const stateDir = opts.dataDir;
+  const db = openStateDb(stateDir);
+  const settings = new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(opts.dataDir, 'mirror') });
+  const keychain = opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain();
+  const store = new MirrorStore(db);
+  const applier = new ChangeApplier(store);
+  const opened = await openOfflineIndex(store, stateDir);
+  applier.onChanges((c) => opened.index.applyChanges(c));
+  const hub = new EventHub(log.child('events'));
+  const deps: SessionDeps = {
+    stateDir, embeddedDir: join(opts.dataDir, 'demo-nas'), db, store, applier, keychain, memoryTokens: new Map(), log,
+    service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
+    demoObjects: opts.demoObjects, engine: opts.engine,
+  };
+
+  let session: Session | null = null;
+  let unsubscribe: (() => void)[] = [];
+  let switching: Promise<void> = Promise.resolve();
+
+  const status = (): AppStatus => {
+    const s = settings.read();
+    const e = session?.engine?.status();
+    const staleAfterSec = Math.max(600, s.syncIntervalSec * 3);
+    if (e) {
+      return {
+        connection: e.connection, endpoint: e.endpoint, via: session?.via ?? null, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
+        walk: e.walk, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
+        staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
+      };
+    }
+    const p = session?.problem;
+    return {
+      connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,
+      walk: { running: false, folders: 0, objects: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+      lastCompleteWalk: store.lastWalk()?.completedAt ?? null, staleAfterSec, mirrorFolder: s.mirrorFolder, indexed: store.count(),
+      error: p ? { code: p.code, message: p.message } : session ? null : { code: 'Unavailable', message: 'connecting…' },
+    };
+  };
+  const emitStatus = (): void => hub.emit('status', status());
+
+  const start = async (): Promise<void> => {
+    const s = settings.read();
+    session = await openSession(deps, s);
+    const engine = session.engine;
+    if (engine) {
+      unsubscribe = [
+        engine.events.on('status', () => emitStatus()),
+        engine.events.on('activity', () => hub.emit('changed', { what: 'activity' })),
+        engine.events.on('changed', (c) => hub.emit('changed', c)),
+        engine.events.on('notice', (n) => hub.emit('notice', n)),
+      ];
+      if (engine.state.paused !== s.paused) await engine.setPaused(s.paused);
+      void engine.start().catch((e: unknown) => {
+        log.error('engine failed to start', { err: e });
+        hub.emit('notice', { level: 'error', message: `sync could not start: ${e instanceof Error ? e.message : String(e)}` });
+      }).finally(emitStatus);
+    }
+    emitStatus();
+  };
+  const stop = async (): Promise<void> => {
+    for (const u of unsubscribe) u();
+    unsubscribe = [];
+    const s = session;
+    session = null;
+    await s?.close();
+    await opened.save().catch((e: unknown) => log.warn('saving the offline index failed', { err: e }));
+  };
+  const restart = (): Promise<void> => (switching = switching.then(async () => { await stop(); await start(); }));
+
+  const engineOrThrow = () => {
+    const e = session?.engine;
+    if (!e) throw new AppError('Unavailable', session?.problem?.message ?? 'sync is not running yet');
+    return e;
+  };
+
+  const view = async (): Promise<SettingsView> => {
+    const s = settings.read();
+    let token: SettingsView['token'] = 'none';
+    if (s.source === 'embedded') token = session?.via === 'embedded' ? 'memory' : 'none';
+    else {
+      const transport = new HttpTransport();
+      try {
+        const acc = await accountFor(s, transport).catch(() => null);
+        if (acc && deps.memoryTokens.has(acc.account)) token = 'memory';
+        else if (acc && (await tokenFor(deps, acc.account))) token = 'keychain';
+      } finally {
+        transport.close();
+      }
+    }
+    const e = session?.engine;
+    return {
+      ...s, paused: e ? e.state.paused : s.paused, token, keychainAvailable: keychain.kind === 'os',
+      startAtLogin: opts.loginItem.supported ? opts.loginItem.get() : false, startAtLoginSupported: opts.loginItem.supported,
+    };
+  };
+
+  const setPaused = async (paused: boolean): Promise<void> => {
+    settings.update({ paused });
+    await session?.engine?.setPaused(paused);
+    emitStatus();
+  };
+
+  const handlers: ContractHandlers = {
+    status: async () => status(),
+    search: async ({ q, limit, pageToken }) => searchWithPaths(opened.index, store, q, limit, pageToken),
+    suggest: async ({ prefix, limit }) => ({ words: opened.index.suggest(prefix, limit ?? 8) }),
+    didYouMean: async ({ q }) => ({ suggestion: opened.index.didYouMean(q) ?? null }),
+    list: async ({ folderId, pageToken }) => browse(opened.index, store, folderId, pageToken),
+    open: async ({ id }) => { await opts.desktop.open(localPath(id)); return {}; },
+    reveal: async ({ id }) => { await opts.desktop.reveal(localPath(id)); return {}; },
+    activity: async ({ limit }) => ({ entries: session?.engine?.actions.activity(limit ?? 200) ?? [] }),
+    undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
+    conflicts: async () => session?.engine?.actions.conflicts() ?? { conflicts: [], held: [] },
+    resolveConflicts: async ({ ids, action }) => engineOrThrow().actions.resolveConflicts(ids, action),
+    resolveHeld: async ({ ids, action }) => engineOrThrow().actions.resolveHeld(ids, action),
+    syncNow: async () => { const e = engineOrThrow(); void e.syncNow().catch((err: unknown) => log.warn('sync now failed', { err })); return {}; },
+    setPaused: async ({ paused }) => { await setPaused(paused); return {}; },
+    getSettings: async () => view(),
+    updateSettings: async ({ patch }) => {
+      const before = settings.read();
+      if ((patch.source !== undefined && patch.source !== before.source) || (patch.location !== undefined && patch.location !== before.location)) {
+        if (store.root() && store.count() > 0) throw new AppError('BadConfig', 'this mirror already holds another NAS; to mirror a different NAS, use a new state folder (nas-mirror ui --state DIR)');
+      }
+      if (patch.startAtLogin !== undefined && opts.loginItem.supported) opts.loginItem.set(patch.startAtLogin);
+      const { paused, ...rest } = patch;
+      const after = settings.update(rest);
+      if (paused !== undefined && paused !== (session?.engine?.state.paused ?? before.paused)) await setPaused(paused);
+      if (RESTART_KEYS.some((k) => after[k] !== before[k])) await restart();
+      hub.emit('changed', { what: 'settings' });
+      return view();
+    },
+    setToken: async ({ token }) => {
+      const s = settings.read();
+      if (s.source === 'embedded') throw new AppError('BadRequest', 'the built-in demo NAS needs no token: choose a NAS address first');
+      const transport = new HttpTransport();
+      let account: string;
+      try {
+        const acc = await accountFor(s, transport);
+        if (!acc) throw new AppError('BadConfig', 'no NAS address');
+        account = acc.account;
+      } finally {
+        transport.close();
+      }
+      if (keychain.kind === 'os') {
+        try {
+          await keychain.set(account, token);
+          deps.memoryTokens.delete(account);
+        } catch (e) {
+          log.warn('keychain write failed; keeping the token in memory', { err: e });
+          deps.memoryTokens.set(account, token);
+        }
+      } else deps.memoryTokens.set(account, token);
+      await restart();
+      return view();
+    },
+    clearToken: async () => {
+      const s = settings.read();
+      const transport = new HttpTransport();
+      try {
+        const acc = await accountFor(s, transport).catch(() => null);
+        if (acc) {
+          deps.memoryTokens.delete(acc.account);
+          if (keychain.kind === 'os') await keychain.delete(acc.account).catch(() => false);
+        }
+      } finally {
+        transport.close();
+      }
+      if (s.source !== 'embedded') await restart();
+      return view();
+    },
+  };
+
+  function localPath(id: string): string {
+    const e = engineOrThrow();
+    const p = absOf(e.core.root, e.core.model, id);
+    if (!p) throw new AppError('NotFound', 'this object has no placeholder on disk yet');
+    return p;
+  }
+
+  await start();
+  return {
+    handlers,
+    events: hub,
+    status,
+    async close() {
+      await switching;
+      await stop();
+      db.close();
+    },
+  };
+}

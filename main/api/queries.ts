@@ -1,0 +1,52 @@
+/**
+ * Read-only answers for the window from the offline index: search results with the NAS path
+ * of each match's folder, and a folder's listing with its breadcrumbs. No network.
+ */
+import type { ListResult, SearchResult } from '../../app/contract/shapes.js';
+import { AppError } from '../../app/errors.js';
+import { isFolder } from '../../app/model/remote-object.js';
+import type { OfflineIndex } from '../index/offline-index.js';
+import type { MirrorStore } from '../mirror/store.js';
+
+const BROWSE_PAGE = 500;
+
+/** "/" for the root, "/a/b" below it, "(unknown)" for a detached object. */
+export function folderPath(store: MirrorStore, folderId: string): string {
+  const names = store.pathOf(folderId);
+  return names === undefined ? '(unknown)' : `/${names.join('/')}`;
+}
+
+export function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string): SearchResult {
+  const page = index.search(q, { limit, pageToken });
+  const paths = new Map<string, string>();
+  return {
+    pageToken: page.pageToken,
+    matches: page.matches.map((m) => {
+      let path = paths.get(m.file.parentID);
+      if (path === undefined) paths.set(m.file.parentID, (path = folderPath(store, m.file.parentID)));
+      return { file: m.file, fragments: m.fragments, path };
+    }),
+  };
+}
+
+export function browse(index: OfflineIndex, store: MirrorStore, folderId: string, pageToken?: string): ListResult {
+  const root = store.root();
+  if (!root) throw new AppError('Unavailable', 'nothing is mirrored yet: the first walk of the NAS has not finished');
+  const folder = store.get(folderId);
+  if (!folder) throw new AppError('NotFound', 'this folder is not in the mirror (any more)');
+  if (!isFolder(folder)) throw new AppError('BadRequest', 'not a folder');
+  const page = index.list(folder.id, { limit: BROWSE_PAGE, pageToken });
+  // Folders first, then files; each group keeps the service's order (name by code point).
+  const files = [...page.files.filter(isFolder), ...page.files.filter((f) => !isFolder(f))];
+  const crumbs: { id: string; name: string }[] = [];
+  let cur = folder;
+  for (let guard = 0; guard < 1024; guard++) {
+    const top = cur.id === root.id;
+    crumbs.unshift({ id: cur.id, name: top ? 'NAS' : cur.name });
+    if (top) break;
+    const parent = store.get(cur.parentID);
+    if (!parent) break;
+    cur = parent;
+  }
+  return { folder: { id: folder.id, name: folder.id === root.id ? 'NAS' : folder.name, path: folderPath(store, folder.id) }, crumbs, files, pageToken: page.pageToken };
+}

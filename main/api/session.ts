@@ -1,0 +1,121 @@
+/**
+ * One connection to one NAS: where it is (embedded demo, base URL, device record), the
+ * token (keychain, memory, or minted for the embedded demo), and the running Engine on the
+ * shared state. A settings change that moves the NAS or the mirror ends the session and
+ * starts a new one. Without a token the session stays "unconfigured" and starts no engine.
+ */
+import { AppError, toAppError } from '../../app/errors.js';
+import { ServiceClient } from '../client/service-client.js';
+import { HttpTransport } from '../client/transport.js';
+import { connect } from '../connection/connect.js';
+import { loadDevice, type Candidate } from '../connection/device.js';
+import { startEmbeddedService, type EmbeddedService, type ServiceCommand } from '../embedded/embedded-service.js';
+import { Engine } from '../engine/engine.js';
+import type { Keychain } from '../keychain/keychain.js';
+import type { Logger } from '../log/logger.js';
+import type { ChangeApplier } from '../mirror/apply.js';
+import type { MirrorStore } from '../mirror/store.js';
+import type { Settings } from '../settings/settings-store.js';
+import type { Db } from '../state/db.js';
+
+export type Via = 'lan' | 'proxy' | 'url' | 'embedded';
+
+export interface SessionDeps {
+  stateDir: string;
+  embeddedDir: string;
+  db: Db;
+  store: MirrorStore;
+  applier: ChangeApplier;
+  keychain: Keychain;
+  /** Tokens kept in memory when there is no keychain, by account. */
+  memoryTokens: Map<string, string>;
+  service: ServiceCommand;
+  log: Logger;
+  demoObjects?: number;
+  /** Engine timing overrides (tests). */
+  engine?: { holdMs?: number; rescanMs?: number; requestPollMs?: number };
+}
+
+export interface Session {
+  engine: Engine | null;
+  via: Via | null;
+  endpoint: string | null;
+  /** Why no engine runs (no token, cannot reach the NAS...). */
+  problem: { connection: 'unconfigured' | 'offline' | 'auth-error'; code: string; message: string } | null;
+  close(): Promise<void>;
+}
+
+/** The keychain account of the configured NAS (its first address), or null for the demo. */
+export async function accountFor(s: Settings, transport: HttpTransport): Promise<{ account: string; candidates: Candidate[] } | null> {
+  if (s.source === 'embedded') return null;
+  if (!s.location.trim()) throw new AppError('BadConfig', 'set the NAS address (a base URL or a device record) first');
+  const candidates = s.source === 'url' ? [{ via: 'url' as const, baseUrl: s.location.trim().replace(/\/+$/, '') }] : await loadDevice(s.location, transport);
+  const account = candidates[0]?.baseUrl;
+  if (!account) throw new AppError('BadConfig', 'the device record names no address');
+  return { account, candidates };
+}
+
+export async function tokenFor(deps: SessionDeps, account: string): Promise<string | undefined> {
+  const mem = deps.memoryTokens.get(account);
+  if (mem) return mem;
+  if (deps.keychain.kind === 'memory') return undefined;
+  try {
+    return await deps.keychain.get(account);
+  } catch (e) {
+    deps.log.warn('keychain read failed', { err: e });
+    return undefined;
+  }
+}
+
+/** Starts a session for the settings; never throws (a failure is the session's `problem`). */
+export async function openSession(deps: SessionDeps, s: Settings): Promise<Session> {
+  const transport = new HttpTransport();
+  let embedded: EmbeddedService | null = null;
+  const idle = (problem: Session['problem'], via: Via | null = null, endpoint: string | null = null): Session => ({
+    engine: null, via, endpoint, problem,
+    async close() { transport.close(); await embedded?.stop(); },
+  });
+  let baseUrl: string, token: string, via: Via;
+  try {
+    if (s.source === 'embedded') {
+      embedded = await startEmbeddedService({ dataDir: deps.embeddedDir, service: deps.service, log: deps.log.child('embedded'), demoObjects: deps.demoObjects });
+      ({ baseUrl, token } = embedded);
+      via = 'embedded';
+    } else {
+      const acc = await accountFor(s, transport);
+      const t = acc ? await tokenFor(deps, acc.account) : undefined;
+      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: 'no access token stored for this NAS: enter one in Settings' });
+      token = t;
+      const conn = await connect(acc.candidates, transport, token);
+      baseUrl = conn.baseUrl;
+      via = conn.via;
+    }
+  } catch (e) {
+    const err = toAppError(e);
+    await embedded?.stop();
+    embedded = null;
+    return idle({ connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline', code: err.code, message: err.message });
+  }
+  const client = new ServiceClient({ baseUrl, token, transport });
+  const engine = new Engine({
+    stateDir: deps.stateDir,
+    mirrorDir: s.mirrorFolder,
+    client,
+    log: deps.log.child('engine'),
+    db: deps.db,
+    store: deps.store,
+    applier: deps.applier,
+    threshold: { count: s.deleteThresholdCount, percent: s.deleteThresholdPercent },
+    rewalkMs: s.syncIntervalSec * 1000,
+    endpoint: baseUrl,
+    ...deps.engine,
+  });
+  return {
+    engine, via, endpoint: baseUrl, problem: null,
+    async close() {
+      await engine.stop();
+      transport.close();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * `nas-mirror ui [--state DIR] [--port N]`: the engine headless, its window served to a
+ * browser on 127.0.0.1 only (browser mode). With nothing configured it starts the embedded
+ * demo NAS. Prints the UI's URL (with its per-run secret) and runs until Ctrl-C, then
+ * closes cleanly (outbox persisted, embedded service stopped).
+ */
+import { join } from 'node:path';
+import { startCore } from '../../api/core.js';
+import { nodeDesktop } from '../../api/desktop-node.js';
+import { createLogger } from '../../log/logger.js';
+import { defaultDataDir } from '../../settings/app-dirs.js';
+import { xdgAutostart, noLoginItem } from '../../settings/autostart.js';
+import { ensureRenderer, PROJECT_ROOT } from '../../ui-server/assets.js';
+import { startUiServer } from '../../ui-server/ui-server.js';
+import { intOption, parseArgs } from '../args.js';
+import type { Command } from '../io.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state', 'port'], []);
+  const dataDir = p.options.get('state') ?? defaultDataDir(io.env);
+  const log = createLogger('ui', { write: (l) => { if (io.env['NAS_MIRROR_VERBOSE']) io.stderr.write(l); } });
+  const assetsDir = await ensureRenderer();
+  const core = await startCore({
+    dataDir,
+    log,
+    desktop: nodeDesktop(),
+    loginItem: process.platform === 'linux' ? xdgAutostart({ exec: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'start.js')] }) : noLoginItem,
+  });
+  const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, port: intOption(p, 'port'), log });
+  io.stdout.write(`NAS Mirror is running headless (state in ${dataDir}).\nOpen the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  io.stderr.write('stopping…\n');
+  await server.close();
+  await core.close();
+  return 0;
+};

@@ -1,0 +1,103 @@
+/**
+ * The Electron app's composition root (bundled to dist/main/shell/main.cjs). One instance;
+ * the engine (core) runs in this main process; the window talks to it over checked IPC; the
+ * tray mirrors its status. Quitting closes the core first (outbox persisted, embedded
+ * service stopped), then exits. `--hidden` (start at login) starts in the tray only.
+ */
+import { app, BrowserWindow } from 'electron';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createLogger } from '../log/logger.js';
+import { startCore } from '../api/core.js';
+import type { Core } from '../api/core-types.js';
+import { electronDesktop } from './desktop.js';
+import { wireIpc } from './ipc.js';
+import { electronLoginItem } from './login-item.js';
+import { AppTray, type TrayAction } from './tray.js';
+import { createMainWindow, hardenSession } from './window.js';
+
+// dist/main/shell/main.cjs -> dist/
+const DIST = join(__dirname, '..', '..');
+const PATHS = {
+  indexHtml: join(DIST, 'renderer', 'index.html'),
+  preload: join(__dirname, 'preload.cjs'),
+  icon: join(DIST, 'icons', 'icon.png'),
+  trayIcons: join(DIST, 'icons', 'tray'),
+  service: join(DIST, 'server', 'nas-service.mjs'),
+};
+
+const log = createLogger('shell');
+
+function main(): void {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  let core: Core | null = null;
+  let win: BrowserWindow | null = null;
+  let tray: AppTray | null = null;
+  let unwire: (() => void) | null = null;
+  let quitting = false;
+  const hidden = process.argv.includes('--hidden');
+
+  const showWindow = (hash?: string): void => {
+    if (!win || win.isDestroyed()) {
+      win = createMainWindow(PATHS, true);
+      win.on('close', (e) => { if (!quitting) { e.preventDefault(); win?.hide(); } });
+    }
+    if (hash) void win.webContents.executeJavaScript(`location.hash = ${JSON.stringify(hash)}; location.reload();`);
+    win.show();
+    win.focus();
+  };
+
+  const onTray = (a: TrayAction): void => {
+    if (!core) return;
+    switch (a) {
+      case 'open': return showWindow();
+      case 'search': return showWindow('search');
+      case 'activity': return showWindow('activity');
+      case 'conflicts': return showWindow('conflicts');
+      case 'sync-now': void core.handlers.syncNow({}); return;
+      case 'pause': void core.handlers.setPaused({ paused: true }); return;
+      case 'resume': void core.handlers.setPaused({ paused: false }); return;
+      case 'quit': app.quit(); return;
+    }
+  };
+
+  app.on('second-instance', () => showWindow());
+  app.on('window-all-closed', () => { /* keep running in the tray */ });
+  app.on('before-quit', (e) => {
+    if (quitting) return;
+    quitting = true;
+    e.preventDefault();
+    void (async () => {
+      try {
+        unwire?.();
+        tray?.destroy();
+        await core?.close();
+      } catch (err) {
+        log.error('clean shutdown failed', { err });
+      }
+      app.exit(0);
+    })();
+  });
+
+  void app.whenReady().then(async () => {
+    hardenSession();
+    core = await startCore({
+      dataDir: app.getPath('userData'),
+      log,
+      desktop: electronDesktop,
+      loginItem: electronLoginItem(),
+      service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } },
+    });
+    const c = core;
+    unwire = wireIpc(c, () => win, pathToFileURL(PATHS.indexHtml).toString(), log);
+    tray = new AppTray(PATHS.trayIcons, onTray, () => win, () => c.status());
+    tray.update(c.status(), false);
+    c.events.subscribe((event, payload) => { if (event === 'status') tray?.update(c.status()); void payload; });
+    if (!hidden) showWindow();
+  });
+}
+
+main();
