@@ -64,16 +64,16 @@ describe('walker against the real service', () => {
   });
 
   it('stays exact when objects move, get renamed and deleted between pages', async () => {
-    let svcRef: TestService | undefined;
+    const ref: { svc?: TestService } = {};
     let lists = 0;
     let acted = false;
     let moved = '';
     const plan: FaultPlan = (req) => {
       if (req.url.includes('/filesSearch/parents')) lists++;
-      if (!acted && lists === 4 && svcRef) {
+      if (!acted && lists === 4 && ref.svc) {
         acted = true;
         // Move a deep object into root (already listed): the walk cannot see it in a listing.
-        const svc = svcRef;
+        const svc = ref.svc;
         const root = svc.admin.rootId();
         const deep = [...storeTreeOf(svc)].find((o) => o.parentID !== root && o.mimeType !== 'application/x.service.dir');
         if (deep) {
@@ -89,7 +89,7 @@ describe('walker against the real service', () => {
     };
     const pending: Promise<unknown>[] = [];
     const { svc, m } = await setup(300, 3, plan);
-    svcRef = svc;
+    ref.svc = svc;
     const first = await syncOnce(m.client, m.store, m.applier, { pageSize: 3, concurrency: 2 });
     await Promise.all(pending);
     expect(first.complete).toBe(true);
