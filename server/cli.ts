@@ -48,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       expectPositionals(p, 2, 'nas-service user add NAME --data DIR');
       const store = openStore(requireOpt(p, 'data'));
       addUser(store, p.positionals[1]!);
+      store.markTreeChanged();
       store.db.close();
       process.stdout.write(`user ${p.positionals[1]} added\n`);
       return 0;
@@ -71,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
       if (!(PERM_NAMES as readonly string[]).includes(perm)) throw new UsageError('the permission must be ReadFile, WriteFile or FileOwner');
       const store = openStore(requireOpt(p, 'data'));
       grant(store, name, id, perm as PermName);
+      store.markTreeChanged();
       store.db.close();
       process.stdout.write(`granted ${perm} on ${id} to ${name}\n`);
       return 0;
@@ -80,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
       expectPositionals(p, 1, 'nas-service import PATH --user NAME --data DIR [--into ID]');
       const store = openStore(requireOpt(p, 'data'));
       const r = await importTree(store, p.positionals[0]!, requireOpt(p, 'user'), p.options.get('into'));
+      store.markTreeChanged();
       store.db.close();
       process.stdout.write(`imported ${r.added} new objects (${r.updated} updated, ${r.unchanged} unchanged)\n`);
       return 0;
@@ -90,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
       const store = openStore(requireOpt(p, 'data'));
       const t0 = Date.now();
       const n = loadDemo(store, p.options.get('user') ?? 'demo', { objects: intOpt(p, 'objects', 10_000, 1, 10_000_000), seed: intOpt(p, 'seed', 1, 0, 2 ** 31) });
+      store.markTreeChanged();
       store.db.close();
       process.stdout.write(`demo library: ${n} objects in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
       return 0;

@@ -76,7 +76,7 @@ export function textSearch(ctx: Ctx): void {
   const limit = parseLimit(q.get('limit'), DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
   const after = decodeSearchToken(q.get('pageToken') ?? '');
   if (after === undefined) throw bad('pageToken is not valid');
-  const result = searchText(ctx.store.index, ctx.principal.userId, parsed.query, limit, after);
+  const result = searchText(ctx.store.index, ctx.store.names, ctx.principal.userId, parsed.query, limit, after);
   const fields = parseFields(q.get('fields'));
   const matches = result.items.map((i) => ({ file: pickFields(ctx.store.wire(ctx.store.get(i.value)!), fields), fragments: i.match.fragments }));
   sendRead(ctx.req, ctx.res, { pageToken: result.pageToken, matches }, isPretty(q));

@@ -1,15 +1,23 @@
 /**
- * Text search on the service (search.md): finds candidate rows in the in-memory index,
- * keeps the ones the user may read (never a root, never anything being deleted), and
- * lets `selectPage` of app/search decide matches, order, fragments and the page token.
+ * Text search on the service (search.md). Candidates come from the NameIndex and the
+ * interned make/model/mime values; a lower bound of each candidate's sort key (rule 7)
+ * against the current k-th best prunes most of them without matching. The survivors
+ * (visible to the user: never a root, never anything being deleted) go to `selectPage`
+ * of app/search, which decides matches, order, fragments and the page token.
+ *
+ * Tier 1: a name starting with a term has the best possible key prefix (name field, word
+ * start, index 0), ordered by (name length, name, id). When tier 1 alone fills the page,
+ * nothing else can beat it and the search stops there.
  */
-import { FIELD_COUNT, type SearchDoc } from '../../app/search/match.js';
+import type { DocMatch, SearchDoc } from '../../app/search/match.js';
+import { matchDoc } from '../../app/search/match.js';
+import { isWordBefore } from '../../app/search/fold.js';
+import { compareKeys, type SortKey } from '../../app/search/order.js';
 import type { ParsedQuery } from '../../app/search/query.js';
-import type { SortKey } from '../../app/search/order.js';
-import { selectPage, type Candidate } from '../../app/search/select.js';
-import type { DocMatch } from '../../app/search/match.js';
+import { selectPage, TopK, type Candidate } from '../../app/search/select.js';
 import type { TreeIndex } from '../store/tree-index.js';
 import { PERM } from '../store/tree-index.js';
+import type { NameIndex } from './name-index.js';
 
 export interface SearchResult {
   items: { value: number; match: DocMatch }[];
@@ -38,7 +46,6 @@ export function rowMatches(ix: TreeIndex, r: number, terms: readonly string[]): 
   for (const t of terms) {
     if (!(f0.includes(t) || f3.includes(t) || (f1 !== '' && f1.includes(t)) || (f2 !== '' && f2.includes(t)))) return false;
   }
-  void FIELD_COUNT;
   return true;
 }
 
@@ -47,12 +54,109 @@ export function searchable(ix: TreeIndex, userId: number, r: number): boolean {
   return !ix.isRoot(r) && ix.access(userId, r) >= PERM.ReadFile;
 }
 
+let stamps = new Int32Array(0);
+let stampNow = 0;
+
+function hits(folded: readonly string[], t: string): { at: Int32Array; any: boolean } {
+  const at = new Int32Array(folded.length);
+  let any = false;
+  for (let i = 0; i < folded.length; i++) {
+    at[i] = folded[i]!.indexOf(t);
+    if (at[i]! >= 0) any = true;
+  }
+  return { at, any };
+}
+
 /** One page of text search for a user. */
-export function searchText(ix: TreeIndex, userId: number, query: ParsedQuery, limit: number, after: SortKey | null): SearchResult {
+export function searchText(ix: TreeIndex, names: NameIndex, userId: number, query: ParsedQuery, limit: number, after: SortKey | null): SearchResult {
+  const terms = [...new Set(query.folded)];
+  const k = limit + 1;
+  const top = new TopK<number>(k);
+  if (stamps.length < ix.end) stamps = new Int32Array(Math.max(ix.end * 2, 1024));
+  if (++stampNow > 2_000_000_000) { stamps.fill(0); stampNow = 1; }
+  const now = stampNow;
+  const single = terms.length === 1;
+
+  const consider = (r: number, lb: SortKey): void => {
+    if (stamps[r] === now) return;
+    const b = top.bound;
+    if (b && compareKeys(lb, b) >= 0) return;
+    stamps[r] = now;
+    if (!ix.isAlive(r) || !rowMatches(ix, r, terms) || !searchable(ix, userId, r)) return;
+    const c = candidateOf(ix, r);
+    const m = matchDoc(c.doc, query, c.folded);
+    if (!m || (after && compareKeys(m.key, after) <= 0)) return;
+    top.push(m.key, r);
+  };
+  const key = (r: number, field: number, wordStart: boolean, index: number): SortKey => {
+    const name = ix.names[r]!;
+    return { field, wordStart, index, nameLength: name.length, name, id: ix.ids[r]! };
+  };
+
+  // Tier 1: names starting with a term.
+  if (after === null || (after.field === 0 && after.wordStart && after.index === 0)) {
+    for (const t of terms) {
+      names.prefix(t, (r) => {
+        const b = top.bound;
+        if (b && b.field === 0 && b.wordStart && b.index === 0 && ix.names[r]!.length > b.nameLength) return;
+        consider(r, key(r, 0, true, 0));
+      });
+    }
+    if (top.size === k) return finish();
+  }
+
+  // General: every match holds the chosen term somewhere; prefer a term no make/model/mime holds.
+  const fields = [ix.makes.folded, ix.models.folded, ix.mimes.folded];
+  const scored = terms.map((t) => ({ t, h: fields.map((f) => hits(f, t)) }));
+  scored.sort((a, b) => Number(a.h.some((x) => x.any)) - Number(b.h.some((x) => x.any)) || b.t.length - a.t.length);
+  const { t: pivot, h } = scored[0]!;
+  const fn = ix.fnames;
+  names.substring(pivot, (r, first) => {
+    const name = ix.names[r]!;
+    const b = top.bound;
+    if (!single) {
+      if (b && b.field === 0 && b.wordStart && b.index === 0 && name.length > b.nameLength) return;
+      consider(r, key(r, 0, true, 0));
+      return;
+    }
+    // Single term: the locations are a subset of the occurrences, so "some occurrence starts
+    // a word" bounds wordStart from above and the first occurrence is the first location.
+    const f = fn[r]!;
+    let ws = !isWordBefore(f, first);
+    for (let at = f.indexOf(pivot, first + 1); !ws && at >= 0; at = f.indexOf(pivot, at + 1)) ws = !isWordBefore(f, at);
+    if (b && b.field === 0) {
+      // Allocation-free pruning on (wordStart, index, length).
+      if (b.wordStart && !ws) return;
+      if (b.wordStart === ws && (first > b.index || (first === b.index && name.length > b.nameLength))) return;
+    }
+    consider(r, key(r, 0, ws, first));
+  });
+  const bound = top.bound;
+  if (h.some((x) => x.any) && !(single && bound && bound.field === 0)) {
+    const mk = h[0]!, md = h[1]!, mi = h[2]!;
+    for (let r = 1; r < ix.end; r++) {
+      if (stamps[r] === now || !ix.isAlive(r)) continue;
+      const a = ix.makeId[r]! >= 0 ? mk.at[ix.makeId[r]!]! : -1;
+      const b = ix.modelId[r]! >= 0 ? md.at[ix.modelId[r]!]! : -1;
+      const c = mi.at[ix.mimeId[r]!]!;
+      if (a < 0 && b < 0 && c < 0) continue;
+      if (!single) { consider(r, key(r, 0, true, 0)); continue; }
+      if (fn[r]!.includes(pivot)) continue; // seen by the name scan
+      consider(r, a >= 0 ? key(r, 1, false, a) : b >= 0 ? key(r, 2, false, b) : key(r, 3, false, c));
+    }
+  }
+  return finish();
+
+  function finish(): SearchResult {
+    return selectPage(top.sorted().map((e) => candidateOf(ix, e.value)), query, limit, after);
+  }
+}
+
+/** Reference implementation: every row is a candidate (tests compare the fast path to it). */
+export function searchTextNaive(ix: TreeIndex, userId: number, query: ParsedQuery, limit: number, after: SortKey | null): SearchResult {
   function* candidates(): Generator<Candidate<number>> {
     for (const r of ix.rows()) {
-      if (!rowMatches(ix, r, query.folded)) continue;
-      if (!searchable(ix, userId, r)) continue;
+      if (!rowMatches(ix, r, query.folded) || !searchable(ix, userId, r)) continue;
       yield candidateOf(ix, r);
     }
   }

@@ -2,8 +2,7 @@
  * An `objects` row as SQLite returns it, and its wire form (service.md "Objects"):
  * `childCount` on folders, `size` and `extension` on files, booleans only when true.
  */
-import { formatDate } from '../../app/model/dates.js';
-import { encodeETag } from '../../app/model/etag.js';
+import { dateOf, etagOf } from './wire-format.js';
 import { extensionOf } from '../../app/model/names.js';
 import type { Hidden, ImageMeta, RemoteObject } from '../../app/model/remote-object.js';
 
@@ -39,11 +38,11 @@ export function toWire(r: ObjectRow, parentId: string): RemoteObject {
   const o: RemoteObject = {
     id: r.id,
     parentID: parentId,
-    eTag: encodeETag(r.version),
+    eTag: etagOf(r.version),
     mimeType: r.mime,
     name: r.name,
-    mTime: formatDate(r.mtime),
-    cTime: formatDate(r.ctime),
+    mTime: dateOf(r.mtime),
+    cTime: dateOf(r.ctime),
     hidden: r.hidden as Hidden,
     storageType: 'local',
   };

@@ -55,6 +55,11 @@ CREATE TABLE grants (
   perm TEXT NOT NULL,
   PRIMARY KEY (row, user_id)
 );
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('tree_version', 0);
 CREATE TABLE delete_jobs (
   row INTEGER PRIMARY KEY,
   created INTEGER NOT NULL

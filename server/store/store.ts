@@ -12,6 +12,7 @@ import { isMediaType, mimeForName } from './mime.js';
 import { toWire, type ObjectFlags, type ObjectRow } from './object-row.js';
 import type { Db } from './schema.js';
 import { TreeIndex } from './tree-index.js';
+import { NameIndex } from '../search/name-index.js';
 
 /** A new object (admin create, import, demo). */
 export interface NewObject {
@@ -50,7 +51,10 @@ const ORDER_COL = { name: null, mTime: 'mtime', cTime: 'ctime', size: 'size' } a
 
 export class Store {
   readonly index = new TreeIndex();
+  /** Candidate structures for text search, kept in step with `index`. */
+  readonly names: NameIndex;
   private dataVersion: number;
+  private seenTreeVersion: number;
   private readonly sGet;
   private readonly sById;
   private readonly sChild;
@@ -69,16 +73,34 @@ export class Store {
     this.sBump = db.prepare('UPDATE objects SET version = version + 1 WHERE row = ?');
     this.sCount = db.prepare('UPDATE objects SET version = version + 1, child_count = child_count + ? WHERE row = ?');
     this.index.load(db);
+    this.names = new NameIndex(this.index);
     this.dataVersion = db.pragma('data_version', { simple: true }) as number;
+    this.seenTreeVersion = this.treeVersion();
   }
 
-  /** Reloads the index when another process (an admin command) committed to the database. */
+  /**
+   * Reloads the index when another process (an admin command) changed objects, users or
+   * grants: such commands bump `meta.tree_version` (see `markTreeChanged`). Minting a
+   * token does not, so it never causes a reload.
+   */
   refreshIfChanged(): boolean {
     const v = this.db.pragma('data_version', { simple: true }) as number;
     if (v === this.dataVersion) return false;
     this.dataVersion = v;
+    const tv = this.treeVersion();
+    if (tv === this.seenTreeVersion) return false;
+    this.seenTreeVersion = tv;
     this.index.load(this.db);
     return true;
+  }
+
+  private treeVersion(): number {
+    return (this.db.prepare("SELECT value FROM meta WHERE key = 'tree_version'").get() as { value: number } | undefined)?.value ?? 0;
+  }
+
+  /** Called by admin commands after they changed the tree, so a running service reloads. */
+  markTreeChanged(): void {
+    this.db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'tree_version'").run();
   }
 
   get(row: number): ObjectRow | undefined {
