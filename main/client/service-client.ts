@@ -232,7 +232,8 @@ export class ServiceClient {
       if (attempt >= this.o.retries) throw err;
       const backoff = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** attempt);
       const jittered = backoff / 2 + this.o.random() * (backoff / 2);
-      await this.o.sleep(Math.min(this.o.backoffMaxMs * 6, Math.max(retryAfterMs ?? 0, jittered)), a.signal);
+      // Retry-After wins over the backoff (capped at two minutes: a device asking for more is retried then).
+      await this.o.sleep(Math.max(Math.min(retryAfterMs ?? 0, 120_000), jittered), a.signal);
     }
   }
 }

@@ -1,0 +1,94 @@
+/**
+ * The command line as a contract, in-process against the real service: sync --once, then
+ * search/ls/find answer offline with exactly the service's JSON; clear errors and exit codes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../main/cli/main.js';
+import { ServiceClient } from '../../../main/client/service-client.js';
+import { startTestService, type TestService } from '../../../server/testing.js';
+
+let svc: TestService;
+let state: string;
+let client: ServiceClient;
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
+  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token('nas_read_only') } });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  svc = await startTestService({ demo: { objects: 3000, seed: 3 } });
+  state = mkdtempSync(join(tmpdir(), 'cli-state-'));
+  client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token() });
+});
+afterAll(async () => {
+  client.close();
+  await svc.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+describe('nas-mirror command line', () => {
+  it('sync --once walks everything and prints a summary line', async () => {
+    const r = await cli('sync', '--device', join(svc.dataDir, 'device.json'), '--state', state, '--token-env', 'NAS_TOKEN', '--once');
+    expect(r.err).toContain('using the LAN address');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^sync complete: 3000 objects in \d+ folders \(\+3000 added, 0 updated, 0 removed\) in [\d.]+ s\n$/);
+    const again = await cli('sync', '--device', join(svc.dataDir, 'device.json'), '--state', state, '--token-env', 'NAS_TOKEN', '--once');
+    expect(again.out).toContain('(+0 added, 0 updated, 0 removed)');
+  });
+
+  it('search --json prints exactly the service response, page tokens included', async () => {
+    for (const q of ['img', 'holiday rome', '"in rome"', 'canon', 'x', 'zzzzqqq']) {
+      const r = await cli('search', q, '--state', state, '--json', '--limit', '7');
+      expect(r.code).toBe(0);
+      const offline = JSON.parse(r.out) as { pageToken: string };
+      expect(offline).toEqual(await client.searchText(q, { limit: 7 }));
+      if (offline.pageToken) {
+        const next = await cli('search', q, '--state', state, '--json', '--limit', '7', '--page-token', offline.pageToken);
+        expect(JSON.parse(next.out)).toEqual(await client.searchText(q, { limit: 7, pageToken: offline.pageToken }));
+      }
+    }
+  });
+
+  it('search prints a readable table with highlighted fragments', async () => {
+    const r = await cli('search', 'holiday', '--state', state, '--limit', '3');
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n')[0]).toMatch(/^MATCH\s+KIND\s+FOLDER/);
+    expect(r.out).toContain('[Holiday]');
+    expect(r.out).toContain('more: --page-token ');
+  });
+
+  it('ls and find answer like the service', async () => {
+    const ls = await cli('ls', 'root', '--state', state, '--json');
+    expect(JSON.parse(ls.out)).toEqual(await client.list('root'));
+    const first = (JSON.parse(ls.out) as { files: { id: string; name: string }[] }).files[0]!;
+    const find = await cli('find', 'root', first.name, '--state', state, '--json');
+    expect(JSON.parse(find.out)).toEqual(await client.parentAndName('root', first.name));
+    const human = await cli('ls', 'root', '--state', state);
+    expect(human.out).toContain(first.name);
+  });
+
+  it('fails clearly with non-zero exits', async () => {
+    const missing = await cli('find', 'root', 'no such thing', '--state', state);
+    expect(missing).toMatchObject({ code: 1, err: 'nas-mirror find: Not Found\n' });
+    const noState = await cli('search', 'x', '--state', join(state, 'nope'));
+    expect(noState.code).toBe(1);
+    expect(noState.err).toContain('no mirror in');
+    const badOpt = await cli('search', 'x', '--state', state, '--frobnicate');
+    expect(badOpt.code).toBe(2);
+    expect(badOpt.err).toContain('unknown option --frobnicate');
+    const badQ = await cli('search', '""', '--state', state);
+    expect(badQ.code).toBe(1);
+    const noToken = await cli('sync', '--device', join(svc.dataDir, 'device.json'), '--state', state, '--token-env', 'UNSET_VAR', '--once');
+    expect(noToken.code).toBe(1);
+    expect(noToken.err).toContain('UNSET_VAR');
+    const unknown = await cli('frob');
+    expect(unknown.code).toBe(2);
+  });
+});
