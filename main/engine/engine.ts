@@ -130,6 +130,7 @@ export class Engine {
 
   /** One full round: walk, placeholders, full rescan, replay the outbox. */
   async round(): Promise<void> {
+    await this.actions.processRequests();
     if (!this.state.paused) await this.walkOnce();
     await this.fullRescan();
     if (!this.state.paused) await this.drainOutbox();
@@ -269,7 +270,10 @@ export class Engine {
 
   private async reconcileNow(): Promise<void> {
     await this.lock.run(async () => {
-      if (await this.checkHealth()) reconcile(this.core, new Set(this.settledAt.keys()));
+      // Only a walk in progress can have put an older view of what we changed into the store.
+      const since = this.state.walking && this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
+      const stale = new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
+      if (await this.checkHealth()) reconcile(this.core, stale);
     });
   }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { ServiceClient } from '../../../main/client/service-client.js';
+import type { Transport } from '../../../main/client/transport.js';
 import { Engine, type EngineOptions } from '../../../main/engine/engine.js';
 import { createLogger, silentLogger, type Logger } from '../../../main/log/logger.js';
 import type { RemoteObject } from '../../../app/model/remote-object.js';
@@ -39,13 +40,13 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, what: stri
 const logger = (): Logger => (process.env['LOCAL_TEST_LOG'] ? createLogger('engine') : silentLogger);
 
 /** Starts a service, lets `seed` build the NAS tree, then an engine that mirrors it. */
-export async function startRig(seed: (svc: TestService, root: string) => void, opts: Partial<EngineOptions> = {}, svcIn?: TestService): Promise<Rig> {
+export async function startRig(seed: (svc: TestService, root: string) => void, opts: Partial<EngineOptions> = {}, svcIn?: TestService, transport?: Transport): Promise<Rig> {
   const svc = svcIn ?? (await startTestService());
   seed(svc, svc.admin.rootId());
   const base = mkdtempSync(join(tmpdir(), 'nas-local-'));
   const mirror = join(base, 'mirror');
   const state = join(base, 'state');
-  const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 1, backoffBaseMs: 20, timeoutMs: 5000 });
+  const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 1, backoffBaseMs: 20, timeoutMs: 5000, ...(transport ? { transport } : {}) });
   let markAt = 0;
   const mk = (o: Partial<EngineOptions>): Engine => new Engine({ stateDir: state, mirrorDir: mirror, client, log: logger(), holdMs: 300, rewalkMs: 0, rescanMs: 0, requestPollMs: 100, threshold: { count: 50, percent: 100 }, ...opts, ...o });
   const rig: Rig = {

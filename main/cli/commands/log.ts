@@ -1,0 +1,26 @@
+/** `nas-mirror log --state DIR [--limit N] [--json]`: the activity log, newest first: every decision with its reason. */
+import { LocalStore } from '../../local/local-store.js';
+import { OutboxStore } from '../../outbox/outbox-store.js';
+import { intOption, need, parseArgs } from '../args.js';
+import type { Command } from '../io.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state', 'limit'], ['json']);
+  const { db } = openExistingState(need(p, 'state'));
+  try {
+    const outbox = new OutboxStore(db);
+    const rows = new LocalStore(db).activity(intOption(p, 'limit') ?? 100).map((a) => ({
+      ...a,
+      undoable: a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && outbox.get(a.outboxSeq)?.state === 'done',
+    }));
+    if (p.flags.has('json')) {
+      io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return 0;
+    }
+    for (const a of rows) io.stdout.write(`${a.seq}\t${a.at}\t${a.kind}${a.undoable ? ' (undoable)' : ''}\t${a.path}\t${a.summary}\t-- ${a.reason}\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,89 @@
+/**
+ * `nas-mirror run --device FILE|URL --state DIR --dir MIRROR [--token-env VAR] [--once]`:
+ * the background engine of the local folder (walk, placeholders, watch, replay, periodic
+ * re-walk), with the offline index following every change. SIGTERM/SIGINT stop it cleanly;
+ * `--once` does one full round (walk, placeholders, rescan, replay) and exits.
+ */
+import { resolve } from 'node:path';
+import { ServiceClient } from '../../client/service-client.js';
+import { HttpTransport } from '../../client/transport.js';
+import { connect } from '../../connection/connect.js';
+import { loadDevice } from '../../connection/device.js';
+import { Engine } from '../../engine/engine.js';
+import { openOfflineIndex } from '../../index/open-index.js';
+import { createLogger } from '../../log/logger.js';
+import { ChangeApplier } from '../../mirror/apply.js';
+import { MirrorStore } from '../../mirror/store.js';
+import { LocalStore } from '../../local/local-store.js';
+import { openStateDb } from '../../state/db.js';
+import { intOption, need, parseArgs } from '../args.js';
+import type { Command } from '../io.js';
+import { resolveToken } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms'], ['once', 'verbose']);
+  const stateDir = need(p, 'state');
+  const mirrorDir = resolve(need(p, 'dir'));
+  const transport = new HttpTransport();
+  const candidates = await loadDevice(need(p, 'device'), transport);
+  const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
+  const conn = await connect(candidates, transport, token);
+  io.stderr.write(`${conn.description}\n`);
+  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport });
+  const db = openStateDb(stateDir);
+  const store = new MirrorStore(db);
+  const local = new LocalStore(db);
+  const known = local.meta('mirrorDir');
+  if (known !== undefined && known !== mirrorDir) {
+    db.close();
+    transport.close();
+    io.stderr.write(`this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
+    return 1;
+  }
+  local.setMeta('mirrorDir', mirrorDir);
+  const opened = await openOfflineIndex(store, stateDir);
+  const applier = new ChangeApplier(store);
+  applier.onChanges((c) => opened.index.applyChanges(c));
+  const log = createLogger('engine', { write: (l) => io.stderr.write(l) }, p.flags.has('verbose') ? 'debug' : 'info');
+  const rewalk = intOption(p, 'rewalk-sec');
+  const engine = new Engine({
+    stateDir, mirrorDir, client, log, db, store, applier, endpoint: conn.baseUrl,
+    rewalkMs: rewalk === undefined ? 60_000 : rewalk * 1000,
+    holdMs: intOption(p, 'hold-ms') ?? 1000,
+    threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 },
+  });
+  const shutdown = async (): Promise<void> => {
+    await engine.stop();
+    await opened.save();
+    db.close();
+    transport.close();
+  };
+  if (p.flags.has('once')) {
+    try {
+      await engine.start();
+      await engine.round();
+      const s = engine.status();
+      io.stdout.write(`${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`);
+      return s.mirrorMissing ? 1 : 0;
+    } finally {
+      await shutdown();
+    }
+  }
+  // Signals are taken before starting, so a SIGTERM during the first round also stops cleanly.
+  let stopRequested!: () => void;
+  const stopped = new Promise<void>((r) => { stopRequested = r; });
+  const onSignal = (): void => stopRequested();
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    await Promise.race([engine.start(), stopped]);
+    io.stderr.write(`watching ${mirrorDir}\n`);
+    await stopped;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    await shutdown();
+  }
+  io.stderr.write('stopped\n');
+  return 0;
+};

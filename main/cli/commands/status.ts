@@ -1,0 +1,31 @@
+/** `nas-mirror status --state DIR [--json]`: state, counts, outbox, conflicts, held deletes, local only, last complete walk. */
+import { readStatus } from '../../engine/status.js';
+import { need, parseArgs } from '../args.js';
+import type { Command } from '../io.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state'], ['json']);
+  const { db } = openExistingState(need(p, 'state'));
+  try {
+    const s = readStatus(db);
+    if (p.flags.has('json')) {
+      io.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+      return 0;
+    }
+    io.stdout.write([
+      `state:               ${s.state}${s.paused ? ' (paused)' : ''}`,
+      `mirror folder:       ${s.mirrorFolder ?? '(not set)'}`,
+      `objects:             ${s.objects}`,
+      `last complete walk:  ${s.lastCompleteWalk ?? 'never'}`,
+      `outbox:              ${s.outbox.pending} pending, ${s.outbox.done} done, ${s.outbox.conflict} conflicted`,
+      `conflicts:           ${s.conflicts}`,
+      `held deletes:        ${s.heldDeletes} (${s.heldObjects} objects)`,
+      `local only:          ${s.localOnly} (${s.filledPlaceholders} filled placeholders)`,
+      ...(s.pendingRequests ? [`requests waiting:    ${s.pendingRequests} (the engine carries them out when it runs)`] : []),
+    ].join('\n') + '\n');
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,29 @@
+/** `nas-mirror undo OPERATION --state DIR`: undoes a rename or move (an activity id from `log`) with the inverse patch. */
+import { LocalStore } from '../../local/local-store.js';
+import { OutboxStore } from '../../outbox/outbox-store.js';
+import { need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state'], []);
+  const [op] = p.positionals;
+  if (op === undefined || !/^\d+$/.test(op)) throw new UsageError('give the OPERATION id shown by "nas-mirror log"');
+  const { db } = openExistingState(need(p, 'state'));
+  try {
+    const local = new LocalStore(db);
+    const a = local.activityBySeq(Number(op));
+    const ent = a?.outboxSeq != null ? new OutboxStore(db).get(a.outboxSeq) : undefined;
+    if (!a || !ent || ent.op !== 'patch' || (a.kind !== 'renamed' && a.kind !== 'moved')) {
+      io.stderr.write(`operation ${op} is not a rename or move\n`);
+      return 1;
+    }
+    if (a.undone) { io.stderr.write(`operation ${op} was already undone\n`); return 1; }
+    if (ent.state !== 'done') { io.stderr.write(`operation ${op} is not applied on the NAS yet (${ent.state})\n`); return 1; }
+    local.request('undo', [op]);
+    io.stdout.write(`undo of "${a.summary}" queued; the engine sends the inverse patch\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startRig, waitFor, type Rig } from './harness.js';
+import { FaultTransport } from '../../../main/client/fault-transport.js';
+import { HttpTransport } from '../../../main/client/transport.js';
+import { ServiceClient } from '../../../main/client/service-client.js';
+
+let rig: Rig | undefined;
+afterEach(async () => { await rig?.close(); rig = undefined; });
+
+describe('local folder: nothing lost', () => {
+  it('rm -rf of the mirror root pauses sync and deletes nothing; resume restores the placeholders', async () => {
+    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'F'); for (let i = 0; i < 30; i++) svc.admin.createFile(f.id, `x${i}`); svc.admin.createFile(root, 'top.txt'); });
+    const r = rig;
+    r.mark();
+    rmSync(r.mirror, { recursive: true, force: true });
+    await waitFor(() => r.engine.status().mirrorMissing !== null, 'paused: mirror missing');
+    await r.engine.drainOutbox();
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.engine.status().state).toBe('mirror-missing');
+    await r.engine.setPaused(false);
+    await waitFor(() => existsSync(join(r.mirror, 'F', 'x29')) && existsSync(join(r.mirror, 'top.txt')), 'placeholders restored');
+    await r.engine.fullRescan();
+    await r.engine.drainOutbox();
+    expect(r.count('DELETE')).toBe(0);
+  });
+
+  it('an emptied mirror folder pauses sync and deletes nothing', async () => {
+    rig = await startRig((svc, root) => { for (let i = 0; i < 5; i++) svc.admin.createFile(root, `x${i}`); });
+    const r = rig;
+    r.mark();
+    for (const n of readdirSync(r.mirror)) if (n !== '.nas-mirror') rmSync(join(r.mirror, n), { recursive: true });
+    await waitFor(() => r.engine.status().mirrorMissing !== null, 'paused: emptied');
+    expect(r.count('DELETE')).toBe(0);
+  });
+
+  it('1,000 deletes at once are held; rejecting brings the placeholders back', async () => {
+    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'Many'); for (let i = 0; i < 1000; i++) svc.admin.createFile(f.id, `m${i}`); svc.admin.createFile(root, 'keep'); }, { threshold: { count: 50, percent: 10 } });
+    const r = rig;
+    r.mark();
+    for (const n of readdirSync(join(r.mirror, 'Many'))) rmSync(join(r.mirror, 'Many', n));
+    await waitFor(() => r.engine.status().heldObjects === 1000, 'all 1000 held', 30_000);
+    expect(r.count('DELETE')).toBe(0);
+    const held = r.engine.actions.conflicts().held;
+    expect(held).toHaveLength(1000);
+    expect((await r.engine.actions.resolveHeld(['all'], 'reject')).done).toBe(1000);
+    await waitFor(() => readdirSync(join(r.mirror, 'Many')).length === 1000, 'placeholders back');
+    await r.engine.fullRescan();
+    await r.engine.drainOutbox();
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.engine.status().heldDeletes).toBe(0);
+  }, 60_000);
+
+  it('held deletes approved are sent', async () => {
+    let f = '';
+    rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Many').id; for (let i = 0; i < 60; i++) svc.admin.createFile(f, `m${i}`); for (let i = 0; i < 600; i++) svc.admin.createFile(root, `k${i}`); }, { threshold: { count: 50, percent: 10 } });
+    const r = rig;
+    rmSync(join(r.mirror, 'Many'), { recursive: true });
+    await waitFor(() => r.engine.status().heldDeletes === 1, 'folder delete held');
+    await r.engine.actions.resolveHeld(['all'], 'approve');
+    await waitFor(() => r.svc.admin.get(f) === undefined, 'deleted on the NAS');
+  });
+
+  it('refuses hostile names from the service and writes nothing outside the mirror', async () => {
+    rig = await startRig((svc, root) => {
+      svc.admin.createFile(root, 'fine.txt');
+      // The reference service validates names; plant hostile ones underneath it, as a broken or malicious NAS would send them.
+      const a = svc.admin.createFile(root, 'evil1');
+      const b = svc.admin.createFolder(root, 'evil2');
+      svc.admin.createFile(b.id, 'child');
+      svc.service.store.db.prepare('UPDATE objects SET name = ? WHERE id = ?').run('../x', a.id);
+      svc.service.store.db.prepare('UPDATE objects SET name = ? WHERE id = ?').run('a/b', b.id);
+      svc.service.store.markTreeChanged();
+    });
+    const r = rig;
+    expect(existsSync(join(r.mirror, 'fine.txt'))).toBe(true);
+    expect(existsSync(join(r.mirror, '..', 'x'))).toBe(false);
+    expect(existsSync(join(r.mirror, 'a'))).toBe(false);
+    expect(r.engine.actions.activity().filter((a) => a.kind === 'refused').length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('local folder: races and conflicts', () => {
+  it('NAS rename racing a local rename: 412 -> conflict, the NAS wins on disk', async () => {
+    let id = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+    const r = rig;
+    await r.engine.setPaused(true);
+    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
+    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+    await other.patch(id, { name: 'theirs.txt' });
+    other.close();
+    await r.engine.setPaused(false);
+    await waitFor(() => r.engine.status().conflicts === 1, 'conflict listed');
+    await waitFor(() => existsSync(join(r.mirror, 'theirs.txt')) && !existsSync(join(r.mirror, 'mine.txt')), 'NAS name on disk');
+    expect(r.svc.admin.get(id)!.name).toBe('theirs.txt');
+    // re-apply the kept intent
+    const c = r.engine.actions.conflicts().conflicts[0]!;
+    await r.engine.actions.resolveConflicts([c.id], 'reapply');
+    await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt' && existsSync(join(r.mirror, 'mine.txt')), 're-applied on the NAS and on disk');
+  });
+
+  it('NAS delete of a locally renamed object: conflict, the placeholder goes', async () => {
+    let id = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+    const r = rig;
+    await r.engine.setPaused(true);
+    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
+    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+    await other.delete(id);
+    other.close();
+    await r.engine.setPaused(false);
+    await waitFor(() => r.engine.status().conflicts === 1, 'conflict listed');
+    await waitFor(() => !existsSync(join(r.mirror, 'mine.txt')), 'placeholder removed');
+    expect(r.engine.actions.conflicts().conflicts[0]!.remote).toBe('deleted on the NAS');
+  });
+
+  it('offline: changes wait, then replay when the NAS is back; a lost answer is checked, not resent', async () => {
+    let offline = false;
+    let lose = false;
+    const ft = new FaultTransport(new HttpTransport(), (req) => {
+      if (offline) return { kind: 'reset-before' };
+      if (lose && req.method === 'POST') { lose = false; return { kind: 'reset-after' }; }
+      return undefined;
+    });
+    const names: Record<string, string> = {};
+    rig = await startRig((svc, root) => { for (let i = 0; i < 5; i++) names[`f${i}`] = svc.admin.createFile(root, `f${i}`).id; }, {}, undefined, ft);
+    const r = rig;
+    r.mark();
+    offline = true;
+    for (let i = 0; i < 5; i++) renameSync(join(r.mirror, `f${i}`), join(r.mirror, `g${i}`));
+    await waitFor(() => r.engine.status().connection === 'offline' && r.engine.status().outbox.pending === 5, 'offline with 5 waiting');
+    expect(r.count('POST')).toBe(0);
+    lose = true;
+    offline = false;
+    await r.engine.drainOutbox();
+    await waitFor(() => Object.entries(names).every(([k, id]) => r.svc.admin.get(id)!.name === k.replace('f', 'g')), 'all renamed on the NAS', 30_000);
+    expect(r.count('POST')).toBe(5); // the lost answer was checked with a GET, not resent
+    expect(r.engine.status().conflicts).toBe(0);
+  });
+
+  it('undo of a rename sends the inverse patch and the disk follows', async () => {
+    let id = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'a.txt').id; svc.admin.createFile(root, 'z'); });
+    const r = rig;
+    renameSync(join(r.mirror, 'a.txt'), join(r.mirror, 'b.txt'));
+    await waitFor(() => r.svc.admin.get(id)!.name === 'b.txt', 'renamed on the NAS');
+    await waitFor(() => r.engine.actions.activity().some((a) => a.undoable), 'undoable activity');
+    const act = r.engine.actions.activity().find((a) => a.undoable)!;
+    await r.engine.actions.undo(act.id);
+    await waitFor(() => r.svc.admin.get(id)!.name === 'a.txt' && existsSync(join(r.mirror, 'a.txt')) && !existsSync(join(r.mirror, 'b.txt')), 'undone on the NAS and on disk');
+  });
+
+  it('a NAS rename is applied on disk as a rename, not seen as a user change', async () => {
+    let id = '';
+    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'Folder'); id = f.id; for (let i = 0; i < 50; i++) svc.admin.createFile(f.id, `c${i}`); });
+    const r = rig;
+    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+    await other.patch(id, { name: 'Renamed' });
+    other.close();
+    r.mark();
+    await r.engine.syncNow();
+    await waitFor(() => existsSync(join(r.mirror, 'Renamed', 'c49')) && !existsSync(join(r.mirror, 'Folder')), 'renamed on disk');
+    await r.engine.fullRescan();
+    await r.engine.drainOutbox();
+    expect(r.count('POST') + r.count('DELETE')).toBe(0);
+  });
+});
