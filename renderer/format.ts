@@ -27,3 +27,12 @@ export function ago(iso: string | null, now = Date.now()): string {
 export function joinPath(folder: string, name: string): string {
   return folder === '/' || folder === '' ? `/${name}` : `${folder}/${name}`;
 }
+
+/** The icon class of an object: folder, or file with a kind from its mimeType. */
+export function iconClass(o: { mimeType: string }, folder: boolean): string {
+  if (folder) return 'ico folder';
+  const m = o.mimeType;
+  const kind = m.startsWith('image/') ? 'image' : m.startsWith('video/') ? 'video' : m.startsWith('audio/') ? 'audio'
+    : /pdf|text|document|msword|sheet|presentation/.test(m) ? 'doc' : '';
+  return `ico file ${kind}`.trim();
+}

@@ -67,7 +67,8 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       error: p ? { code: p.code, message: p.message } : session ? null : { code: 'Unavailable', message: 'connecting…' },
     };
   };
-  const emitStatus = (): void => hub.emit('status', status());
+  let closed = false;
+  const emitStatus = (): void => { if (!closed) hub.emit('status', status()); };
 
   const start = async (): Promise<void> => {
     const s = settings.read();
@@ -216,6 +217,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     async close() {
       await switching;
       await stop();
+      closed = true;
       db.close();
     },
   };

@@ -5,7 +5,7 @@
 import type { ListResult } from '../../app/contract/shapes.js';
 import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
 import { button, el, replace } from '../dom.js';
-import { formatDate, formatSize } from '../format.js';
+import { formatDate, formatSize, iconClass } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 export function browseView(ctx: UiContext): View {
@@ -32,7 +32,7 @@ export function browseView(ctx: UiContext): View {
       ? button(f.name, () => void load(f.id, false), { class: 'link name', 'data-id': f.id })
       : el('span', { class: 'name', 'data-id': f.id }, f.name);
     return el('tr', { class: folder ? 'folder' : 'file' },
-      el('td', {}, el('span', { class: `ico ${folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), name),
+      el('td', {}, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name),
       el('td', {}, folder ? `${f.childCount ?? 0} items` : formatSize(f.size)),
       el('td', {}, formatDate(f.mTime)),
       el('td', { class: 'actions' },

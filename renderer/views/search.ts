@@ -6,7 +6,7 @@
 import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
 import { button, el, replace } from '../dom.js';
-import { formatDate, formatSize, joinPath } from '../format.js';
+import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
 import { highlighted } from '../highlight.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
@@ -48,7 +48,7 @@ export function searchView(ctx: UiContext): View {
     const nameFrag = byField.get(f.name);
     const others = hit.fragments.filter((fr) => fr !== nameFrag);
     const li = el('li', { role: 'option', 'aria-selected': 'false', 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
-      el('span', { class: `ico ${isFolder(f) ? 'folder' : 'file'}`, 'aria-hidden': 'true' }),
+      el('span', { class: iconClass(f, isFolder(f)), 'aria-hidden': 'true' }),
       el('div', { class: 'hit-main' },
         el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
         el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),

@@ -47,6 +47,7 @@ export function settingsView(ctx: UiContext): View {
   root.querySelector('form')?.addEventListener('submit', (e) => { e.preventDefault(); void submit(); });
 
   const show = (s: SettingsView): void => {
+    save.disabled = false;
     source.value = s.source;
     location.value = s.location;
     location.disabled = s.source === 'embedded';
@@ -59,9 +60,10 @@ export function settingsView(ctx: UiContext): View {
     login.disabled = !s.startAtLoginSupported;
     theme.value = s.theme;
     applyTheme(s.theme);
-    const where = s.token === 'keychain' ? 'A token is stored in the system keychain.'
+    const where = s.source === 'embedded' ? 'The built-in demo NAS uses a token minted at each start and held in memory only.'
+      : s.token === 'keychain' ? 'A token is stored in the system keychain.'
       : s.token === 'memory' ? (s.keychainAvailable ? 'A token is held in memory for this session only.' : 'No keychain is available: the token is kept in memory only and will be asked for again after a restart.')
-      : s.source === 'embedded' ? 'The built-in demo NAS needs no token.' : 'No token stored.';
+      : s.keychainAvailable ? 'No token stored.' : 'No token stored. No keychain is available: a token you enter is kept in memory only.';
     replace(tokenState, where);
     forget.disabled = s.token === 'none';
   };
@@ -110,7 +112,7 @@ export function settingsView(ctx: UiContext): View {
 
   return {
     id: 'settings', title: 'Settings', root,
-    activate() { replace(saved, ''); void load(); },
+    activate() { replace(saved, ''); save.disabled = true; void load(); },
     refresh(what) { if (what === 'settings' && !root.hidden) void load(); },
   };
 }

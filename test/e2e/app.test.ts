@@ -1,0 +1,218 @@
+/**
+ * The window, end to end, in Debian's Chromium against browser mode: real service, real
+ * engine, real mirror folder. The tests run in order on one rig (each builds on the last):
+ * token entry, search (same results and highlights as the service), completion and "did
+ * you mean", browse, a rename on disk in Activity and on the NAS, undo, a conflict resolved,
+ * held deletes rejected and approved, settings surviving a restart. Screenshots of every
+ * view go to test-artifacts/e2e/.
+ */
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, servicePatch, serviceSearch, startRig, until, type Rig } from './harness.js';
+
+let rig: Rig;
+let page: Page;
+
+const shot = async (name: string, p: Page = page): Promise<void> => {
+  await p.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
+  await p.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: false });
+};
+const tab = (name: string) => page.getByRole('tab', { name: new RegExp(`^${name}`) });
+
+beforeAll(async () => {
+  rig = await startRig();
+  page = await rig.newPage();
+}, 120_000);
+afterAll(async () => { await rig?.close(); });
+
+describe('NAS Mirror window (browser mode, Chromium)', () => {
+  it('starts unconfigured, takes the token in Settings, and never shows it back', async () => {
+    await expect.poll(() => page.locator('#conn-badge').textContent()).toBe('Not set up');
+    await tab('Settings').click();
+    await expect.poll(() => page.locator('#token-state').textContent()).toContain('No keychain is available');
+    await page.fill('#set-token', rig.token);
+    await page.click('#store-token');
+    await expect.poll(() => page.locator('#token-state').textContent()).toContain('memory only');
+    expect(await page.inputValue('#set-token')).toBe('');
+    await until(async () => (await rig.app.core.handlers.status({})).lastCompleteWalk !== null, 'first walk', 60_000);
+    await expect.poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
+    const html = await page.content();
+    expect(html).not.toContain(rig.token);
+    const settings = await rig.app.core.handlers.getSettings({});
+    expect(JSON.stringify(settings)).not.toContain(rig.token);
+  }, 90_000);
+
+  it('search as you type shows the service\'s own results and highlights', async () => {
+    await tab('Search').click();
+    const q = '2018';
+    await page.fill('#search-input', q);
+    const expected = await serviceSearch(rig.svc, rig.token, q, 50);
+    expect(expected.matches.length).toBeGreaterThan(0);
+    await expect.poll(async () => page.locator('#results li').count()).toBe(expected.matches.length);
+    const ids = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
+    expect(ids).toEqual(expected.matches.map((m) => m.file.id));
+    // highlights: the <mark>s of each row's name are the service's name-fragment locations
+    const marks = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => [...li.querySelectorAll('.hit-name mark')].map((m) => m.textContent)));
+    const want = expected.matches.map((m) => {
+      const frag = m.fragments.find((f) => f.text === m.file.name);
+      return frag ? frag.locations.map((l) => frag.text.slice(l.index, l.index + l.length)) : [];
+    });
+    expect(marks).toEqual(want);
+    await page.locator('#results li').first().getByRole('button', { name: /^Reveal/ }).click();
+    await until(() => rig.app.opened.length > 0, 'reveal recorded');
+    expect(rig.app.opened[0]).toMatchObject({ what: 'reveal' });
+    expect(rig.app.opened[0]!.path.startsWith(rig.mirror)).toBe(true);
+    expect(existsSync(rig.app.opened[0]!.path)).toBe(true);
+    await shot('search');
+  });
+
+  it('completes words (Tab) and offers "did you mean"', async () => {
+    await page.fill('#search-input', 'holi');
+    const words = page.locator('#completion .word');
+    await expect.poll(async () => (await words.count()) > 0 && (await words.first().textContent())!.toLowerCase().startsWith('holi')).toBe(true);
+    const first = await words.first().textContent();
+    await page.focus('#search-input');
+    await page.keyboard.press('Tab');
+    expect(await page.inputValue('#search-input')).toBe(`${first} `);
+    await page.fill('#search-input', 'holidya');
+    await expect.poll(() => page.locator('#did-you-mean').count()).toBe(1);
+    const suggestion = await page.locator('#did-you-mean').textContent();
+    expect(suggestion).toBeTruthy();
+    await shot('did-you-mean');
+    await page.click('#did-you-mean');
+    await expect.poll(() => page.inputValue('#search-input')).toBe(suggestion);
+    await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+  });
+
+  it('browses the offline folder tree', async () => {
+    await tab('Browse').click();
+    const rootNames = readdirSync(rig.mirror).filter((n) => !n.startsWith('.')).sort();
+    await expect.poll(() => page.locator('#browse-rows .name').allTextContents().then((t) => [...t].sort())).toEqual(rootNames);
+    const folder = page.locator('#browse-rows tr.folder .name').first();
+    const folderName = (await folder.textContent())!;
+    await folder.click();
+    await expect.poll(() => page.locator('.crumb.current').textContent()).toBe(folderName);
+    const inside = readdirSync(join(rig.mirror, folderName)).length;
+    await expect.poll(() => page.locator('#browse-rows tr').count()).toBe(inside);
+    await shot('browse');
+    await page.locator('.crumbs button', { hasText: 'NAS' }).click();
+    await expect.poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+  });
+
+  it('a rename on disk reaches the NAS and Activity, and can be undone', async () => {
+    const { dir, name } = someFile(rig.mirror);
+    const id = await idOf(dir, name);
+    const to = `Renamed ${name}`;
+    renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, to));
+    await until(() => rig.svc.admin.get(id)?.name === to, 'rename on the NAS');
+    await tab('Activity').click();
+    const entry = page.locator('#activity-list li', { hasText: to }).filter({ has: page.locator('button.undo') });
+    await expect.poll(() => entry.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await entry.first().locator('.reason').textContent()).toBeTruthy();
+    await shot('activity');
+    await entry.first().locator('button.undo').click();
+    await until(() => rig.svc.admin.get(id)?.name === name, 'undo on the NAS');
+    await until(() => existsSync(join(rig.mirror, dir, name)) && !existsSync(join(rig.mirror, dir, to)), 'undo on disk');
+  }, 60_000);
+
+  it('a conflict appears in Conflicts and is resolved by re-applying', async () => {
+    const { dir, name } = someFile(rig.mirror, 1);
+    const id = await idOf(dir, name);
+    await rig.app.core.handlers.setPaused({ paused: true });
+    renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, `Mine ${name}`));
+    await until(async () => (await rig.app.core.handlers.status({})).outbox > 0, 'local rename queued');
+    expect(await servicePatch(rig.svc, rig.token, id, { name: `Theirs ${name}` })).toBe(204);
+    await rig.app.core.handlers.setPaused({ paused: false });
+    await until(async () => (await rig.app.core.handlers.status({})).conflicts > 0, 'conflict recorded');
+    await tab('Conflicts').click();
+    await expect.poll(() => page.locator('#conflict-count').textContent()).toBe('1');
+    await expect.poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
+    await shot('conflicts');
+    await page.check('#conflicts-all');
+    await page.click('#conflicts [data-action="re-apply-selected"]');
+    await until(() => rig.svc.admin.get(id)?.name === `Mine ${name}`, 're-applied on the NAS');
+    await expect.poll(() => page.locator('#conflicts tbody tr').count()).toBe(0);
+  }, 60_000);
+
+  it('a large delete is held; rejecting restores it, approving deletes it on the NAS', async () => {
+    const dir = bigFolder(rig.mirror, 6);
+    const id = await idOf('', dir);
+    rmSync(join(rig.mirror, dir), { recursive: true });
+    await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held');
+    await tab('Conflicts').click();
+    await expect.poll(() => page.locator('#held tbody tr').count()).toBeGreaterThan(0);
+    await shot('held-deletes');
+    await page.check('#held-all');
+    await page.click('#held [data-action="reject-selected"]');
+    await until(() => existsSync(join(rig.mirror, dir)), 'placeholders restored');
+    expect(rig.svc.admin.get(id)).toBeDefined();
+    await expect.poll(() => page.locator('#held tbody tr').count()).toBe(0);
+
+    rmSync(join(rig.mirror, dir), { recursive: true });
+    await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held again');
+    await expect.poll(() => page.locator('#held tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.check('#held-all');
+    await page.click('#held [data-action="approve-selected"]');
+    await until(() => rig.svc.admin.get(id) === undefined, 'deleted on the NAS');
+  }, 60_000);
+
+  it('settings survive a restart', async () => {
+    await tab('Settings').click();
+    await expect.poll(() => page.inputValue('#set-mirror')).toBe(rig.mirror);
+    await page.fill('#set-interval', '120');
+    await page.fill('#set-thr-count', '7');
+    await page.selectOption('#set-theme', 'dark');
+    await page.click('#save-settings');
+    await expect.poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
+    await rig.app.close();
+    rig.app = await rig.startApp();
+    page = await rig.newPage({ colorScheme: 'dark' });
+    await page.getByRole('tab', { name: /^Settings/ }).click();
+    await expect.poll(() => page.inputValue('#set-interval')).toBe('120');
+    expect(await page.inputValue('#set-thr-count')).toBe('7');
+    expect(await page.inputValue('#set-theme')).toBe('dark');
+    expect(await page.locator('html').getAttribute('data-theme')).toBe('dark');
+    // no keychain here: the token was in memory only, and the window says so
+    await expect.poll(() => page.locator('#token-state').textContent()).toContain('memory only');
+    await shot('settings');
+    // offline search still answers from the index with no engine running (dark theme)
+    await page.getByRole('tab', { name: /^Search/ }).click();
+    await page.fill('#search-input', 'new york');
+    await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    await shot('search-dark');
+  }, 60_000);
+});
+
+/** A file placeholder below a top-level folder (the `skip`-th found). */
+function someFile(root: string, skip = 0): { dir: string; name: string } {
+  let seen = 0;
+  for (const top of readdirSync(root).filter((n) => !n.startsWith('.')).sort()) {
+    if (!statSync(join(root, top)).isDirectory()) continue;
+    for (const f of readdirSync(join(root, top)).sort()) {
+      if (f.startsWith('Renamed ') || f.startsWith('Mine ')) continue;
+      if (statSync(join(root, top, f)).isFile() && seen++ === skip) return { dir: top, name: f };
+    }
+  }
+  throw new Error('no file placeholder in the mirror');
+}
+
+/** A top-level folder holding at least `min` entries in all. */
+function bigFolder(root: string, min: number): string {
+  const count = (p: string): number => readdirSync(p).reduce((n, e) => n + 1 + (statSync(join(p, e)).isDirectory() ? count(join(p, e)) : 0), 0);
+  for (const top of readdirSync(root).filter((n) => !n.startsWith('.')).sort()) {
+    if (statSync(join(root, top)).isDirectory() && count(join(root, top)) >= min) return top;
+  }
+  throw new Error('no big folder');
+}
+
+/** The NAS id of `dir/name` (dir '' = top level), through the window's own contract. */
+async function idOf(dir: string, name: string): Promise<string> {
+  const h = rig.app.core.handlers;
+  let folder = (await h.list({ folderId: 'root' })).folder.id;
+  if (dir) folder = (await h.list({ folderId: folder })).files.find((f) => f.name === dir)!.id;
+  const hit = (await h.list({ folderId: folder })).files.find((f) => f.name === name);
+  if (!hit) throw new Error(`no ${dir}/${name} in the index`);
+  return hit.id;
+}

@@ -1,0 +1,120 @@
+/**
+ * End-to-end rig: the REAL reference service (in-process, 127.0.0.1, port 0, demo library),
+ * the real engine core on a temp data folder with a real mirror folder, the browser-mode UI
+ * server, and Debian's Chromium driven by playwright-core (never a downloaded browser).
+ * Only the desktop's "open/reveal" is recorded instead of launching a file manager.
+ */
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCore } from '../../main/api/core.js';
+import type { Core } from '../../main/api/core-types.js';
+import { silentLogger } from '../../main/log/logger.js';
+import { noLoginItem } from '../../main/settings/autostart.js';
+import { SettingsStore, DEFAULT_SETTINGS } from '../../main/settings/settings-store.js';
+import { openStateDb } from '../../main/state/db.js';
+import { ensureRenderer } from '../../main/ui-server/assets.js';
+import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
+import { startTestService, type TestService } from '../../server/testing.js';
+
+export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'e2e');
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export interface App {
+  core: Core;
+  server: UiServer;
+  opened: { what: 'open' | 'reveal'; path: string }[];
+  close(): Promise<void>;
+}
+
+export interface Rig {
+  svc: TestService;
+  token: string;
+  dataDir: string;
+  mirror: string;
+  browser: BrowserContext;
+  userDataDir: string;
+  app: App;
+  /** Starts core + UI server on the data folder (after a close, to test a restart). */
+  startApp(): Promise<App>;
+  newPage(opts?: { colorScheme?: 'light' | 'dark' }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Debian's Chromium with a fresh profile folder (never a downloaded browser). */
+export async function launchChromium(userDataDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    viewport: { width: 1180, height: 780 }, deviceScaleFactor: 1, colorScheme: 'light',
+  });
+}
+
+export async function startRig(opts: { objects?: number } = {}): Promise<Rig> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const svc = await startTestService({ demo: { objects: opts.objects ?? 400, seed: 7 } });
+  const token = svc.token();
+  const dataDir = mkdtempSync(join(tmpdir(), 'nm-e2e-'));
+  const mirror = join(dataDir, 'mirror');
+  // Point the app at the test service (the window could do it too; the settings test does).
+  const db = openStateDb(dataDir);
+  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: mirror }).update({ source: 'url', location: svc.baseUrl, mirrorFolder: mirror, deleteThresholdCount: 5 });
+  db.close();
+  const assetsDir = await ensureRenderer();
+  const userDataDir = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
+  const browser = await launchChromium(userDataDir);
+
+  const startApp = async (): Promise<App> => {
+    const opened: App['opened'] = [];
+    const core = await startCore({
+      dataDir, log: silentLogger, noKeychain: true, loginItem: noLoginItem,
+      desktop: { open: async (p) => { opened.push({ what: 'open', path: p }); }, reveal: async (p) => { opened.push({ what: 'reveal', path: p }); } },
+      engine: { holdMs: 300, requestPollMs: 200 },
+    });
+    const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, log: silentLogger });
+    return { core, server, opened, async close() { await server.close(); await core.close(); } };
+  };
+
+  const rig: Rig = {
+    svc, token, dataDir, mirror, browser, userDataDir,
+    app: await startApp(),
+    startApp,
+    async newPage(o = {}) {
+      const page = await browser.newPage();
+      await page.emulateMedia({ colorScheme: o.colorScheme ?? 'light' });
+      await page.goto(rig.app.server.url);
+      return page;
+    },
+    async close() {
+      await browser.close().catch(() => undefined);
+      await rig.app.close().catch(() => undefined);
+      await svc.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+  return rig;
+}
+
+/** Polls until `fn` is true (a deadline guards against hanging, it asserts nothing about speed). */
+export async function until(fn: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await fn()) return;
+    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The service's own answer to a text search, over HTTP. */
+export async function serviceSearch(svc: TestService, token: string, q: string, limit = 50): Promise<{ matches: { file: { id: string; name: string }; fragments: { text: string; locations: { index: number; length: number }[] }[] }[] }> {
+  const res = await fetch(`${svc.baseUrl}/sdk/v2/filesSearch/text?q=${encodeURIComponent(q)}&limit=${limit}`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`service search answered ${res.status}`);
+  return (await res.json()) as never;
+}
+
+export async function servicePatch(svc: TestService, token: string, id: string, body: Record<string, unknown>): Promise<number> {
+  const res = await fetch(`${svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/patch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return res.status;
+}
