@@ -54,7 +54,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     const ids = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
     expect(ids).toEqual(expected.matches.map((m) => m.file.id));
     // highlights: the <mark>s of each row's name are the service's name-fragment locations
-    const marks = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => [...li.querySelectorAll('.hit-name mark')].map((m) => m.textContent)));
+    const marks = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => Array.from(li.querySelectorAll('.hit-name mark')).map((m) => m.textContent)));
     const want = expected.matches.map((m) => {
       const frag = m.fragments.find((f) => f.text === m.file.name);
       return frag ? frag.locations.map((l) => frag.text.slice(l.index, l.index + l.length)) : [];
