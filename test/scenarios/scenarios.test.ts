@@ -1,0 +1,129 @@
+/**
+ * Data-driven sync scenarios (test/scenarios/cases/*.json): an initial NAS tree, actions on
+ * the real folder or the real service, and the expected NAS tree, local tree, mirror store
+ * (what the offline index follows) and request counts. Each runs against the real service
+ * on 127.0.0.1 with the real watcher; conditions are polled, never slept on.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
+import type { FsTraits } from '../../main/local/fs-traits.js';
+import { FOLDER_MIME } from '../../app/model/remote-object.js';
+
+interface Scenario {
+  name: string;
+  traits?: FsTraits;
+  nas: string[];
+  actions: ({ do: string } & Record<string, unknown>)[];
+  expect: {
+    nas: string[];
+    local?: string[];
+    localCount?: number;
+    localOnly?: string[];
+    renamedIds?: Record<string, string>;
+    keptLocalContains?: string;
+    requests?: Record<string, number>;
+    conflicts?: number;
+  };
+}
+
+const DIR = resolve(import.meta.dirname, 'cases');
+const cases = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort().map((f) => ({ file: f, s: JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Scenario }));
+
+let rig: Rig | undefined;
+afterEach(async () => { await rig?.close(); rig = undefined; });
+
+async function nasTree(r: Rig): Promise<string[]> {
+  const out: string[] = [];
+  const queue: [string, string][] = [[r.svc.admin.rootId(), '']];
+  while (queue.length) {
+    const [id, prefix] = queue.shift()!;
+    for await (const p of r.client.pages(id)) for (const o of p.files) {
+      const path = prefix + o.name;
+      if (o.mimeType === FOLDER_MIME) { out.push(`${path}/`); queue.push([o.id, `${path}/`]); } else out.push(path);
+    }
+  }
+  return out.sort();
+}
+
+function storeTree(r: Rig): string[] {
+  const st = r.engine.core.store;
+  return [...st.all()].map((o) => st.pathOf(o.id)!.join('/') + (o.mimeType === FOLDER_MIME ? '/' : '')).sort();
+}
+
+function localTree(root: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const n of readdirSync(join(root, prefix))) {
+    if (prefix === '' && n === '.nas-mirror') continue;
+    const rel = prefix + n;
+    if (statSync(join(root, rel)).isDirectory()) out.push(`${rel}/`, ...localTree(root, `${rel}/`));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+function findContent(dir: string, text: string): boolean {
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    if (statSync(p).isDirectory()) { if (findContent(p, text)) return true; } else if (readFileSync(p, 'utf8').includes(text)) return true;
+  }
+  return false;
+}
+
+describe('sync scenarios (data)', () => {
+  it.each(cases)('$file', async ({ s }) => {
+    const ids = new Map<string, string>();
+    rig = await startRig((svc, root) => {
+      for (const p of [...s.nas].sort()) {
+        const dir = p.endsWith('/');
+        const clean = dir ? p.slice(0, -1) : p;
+        const i = clean.lastIndexOf('/');
+        const parent = i < 0 ? root : ids.get(clean.slice(0, i))!;
+        const name = clean.slice(i + 1);
+        ids.set(clean, (dir ? svc.admin.createFolder(parent, name) : svc.admin.createFile(parent, name)).id);
+      }
+    }, s.traits ? { traits: s.traits } : {});
+    const r = rig;
+    const at = (p: unknown): string => join(r.mirror, ...String(p).split('/'));
+    r.mark();
+    const own: Record<string, number> = { POST: 0, DELETE: 0 }; // the test's own NAS changes, not the engine's
+    for (const a of s.actions) {
+      switch (a.do) {
+        case 'rename': renameSync(at(a['from']), at(a['to'])); break;
+        case 'delete': rmSync(at(a['path']), { recursive: true }); break;
+        case 'mkdir': mkdirSync(at(a['path'])); break;
+        case 'write': writeFileSync(at(a['path']), String(a['content'])); break;
+        case 'nas-rename': own.POST++; await r.client.patch(ids.get(String(a['path']))!, { name: String(a['to']) }); break;
+        case 'nas-move': own.POST++; await r.client.patch(ids.get(String(a['path']))!, { parentID: ids.get(String(a['into']))! }); break;
+        case 'nas-delete': own.DELETE++; await r.client.delete(ids.get(String(a['path']))!); break;
+        case 'sync': await r.engine.syncNow(); break;
+        case 'wait-local-only': await waitFor(() => r.engine.actions.localOnly().length >= Number(a['count']), 'local-only listed'); break;
+        case 'rename-mapped': {
+          const id = ids.get(String(a['nasName']))!;
+          const local = r.engine.core.model.pathOf(id)!;
+          expect(local).not.toBe(a['nasName']);
+          renameSync(at(local), at(a['to']));
+          break;
+        }
+        default: throw new Error(`unknown action ${a.do}`);
+      }
+    }
+    const renamedOk = (): boolean => Object.entries(s.expect.renamedIds ?? {}).every(([from, to]) => r.svc.admin.get(ids.get(from)!)?.name === to);
+    await waitFor(async () => renamedOk() && JSON.stringify(await nasTree(r)) === JSON.stringify([...s.expect.nas].sort()), `NAS tree ${JSON.stringify(s.expect.nas)}`);
+    await r.engine.drainOutbox();
+    const mark = r.svc.requests().length;
+    await r.engine.fullRescan();
+    await r.engine.drainOutbox();
+    if (s.expect.local) await waitFor(() => JSON.stringify(localTree(r.mirror)) === JSON.stringify([...s.expect.local!].sort()), `local tree ${JSON.stringify(s.expect.local)}`).catch(() => expect(localTree(r.mirror)).toEqual([...s.expect.local!].sort()));
+    if (s.expect.localCount !== undefined) expect(localTree(r.mirror)).toHaveLength(s.expect.localCount);
+    expect(storeTree(r)).toEqual([...s.expect.nas].sort());
+    expect(await nasTree(r)).toEqual([...s.expect.nas].sort());
+    expect(r.svc.requests().slice(mark).filter((q) => q.method !== 'GET')).toHaveLength(0); // settled: nothing more was sent
+    for (const [m, n] of Object.entries(s.expect.requests ?? {})) expect({ method: m, n: r.count(m) - (own[m] ?? 0) }).toEqual({ method: m, n });
+    if (s.expect.conflicts !== undefined) expect(r.engine.status().conflicts).toBe(s.expect.conflicts);
+    if (s.expect.localOnly) expect(r.engine.actions.localOnly().map((l) => l.path).sort()).toEqual([...s.expect.localOnly].sort());
+    if (s.expect.keptLocalContains) expect(findContent(join(r.mirror, '.nas-mirror', 'local-only'), s.expect.keptLocalContains)).toBe(true);
+    for (const [from, to] of Object.entries(s.expect.renamedIds ?? {})) expect(r.svc.admin.get(ids.get(from)!)!.name).toBe(to);
+  }, 60_000);
+});
