@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const EXTERNAL = ['electron', 'better-sqlite3', 'keytar', 'fsevents'];
+const EXTERNAL = ['electron', 'better-sqlite3', 'keytar', 'fsevents', 'bufferutil', 'utf-8-validate'];
 
 /** The window: one IIFE script plus its page and stylesheet. */
 export async function buildRenderer(outDir = join(ROOT, 'dist', 'renderer')) {

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const stub = join(ROOT, 'dist', 'electron-stub');
+const stub = join(ROOT, 'node_modules', '.cache', 'nas-mirror-electron-stub');
 mkdirSync(join(stub, 'resources'), { recursive: true });
 const exe = join(stub, 'electron');
 if (!existsSync(exe)) {

@@ -1,0 +1,38 @@
+/**
+ * `npm run dist:dir` here (stub electronDist, no native rebuild) produces an unpacked Linux
+ * app whose app.asar holds the bundled main process, preload, window and embedded service,
+ * and the production dependencies (natives unpacked), and nothing from test/, bench/,
+ * sources or the dev toolchain.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { listPackage } from '@electron/asar';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = process.cwd();
+const OUT = join(ROOT, 'release', 'linux-unpacked');
+
+describe('npm run dist:dir', () => {
+  it('packs main, preload, renderer and the production dependencies, and nothing else', () => {
+    const r = spawnSync('npm', ['run', 'dist:dir'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const asarPath = join(OUT, 'resources', 'app.asar');
+    const files = listPackage(asarPath, { isPack: false }).map((f) => f.replaceAll('\\', '/'));
+    for (const f of ['/package.json', '/dist/main/shell/main.cjs', '/dist/main/shell/preload.cjs', '/dist/renderer/index.html', '/dist/renderer/app.js', '/dist/renderer/style.css', '/dist/server/nas-service.mjs', '/dist/icons/tray/attention.png']) {
+      expect(files, f).toContain(f);
+    }
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const devOnly = new Set(['tsx']); // runs the source checkout's command lines; the app is bundled
+    for (const dep of Object.keys(pkg.dependencies).filter((d) => !devOnly.has(d))) {
+      expect(files.some((f) => f.startsWith(`/node_modules/${dep}/`)), dep).toBe(true);
+    }
+    for (const native of ['better-sqlite3/build/Release/better_sqlite3.node', 'keytar/build/Release/keytar.node']) {
+      expect(existsSync(join(OUT, 'resources', 'app.asar.unpacked', 'node_modules', native)), native).toBe(true);
+    }
+    const forbidden = files.filter((f) => /^\/(test|bench|app|main|renderer|server|docs|build)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f) || /\/node_modules\/(electron|electron-builder|vitest|playwright-core|typescript|esbuild|tsx)\//.test(f) || f.endsWith('.ts'));
+    expect(forbidden).toEqual([]);
+    const packaged = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string };
+    expect(files).toContain(`/${packaged.main}`);
+  }, 180_000);
+});
