@@ -115,17 +115,25 @@ export class Engine {
 
   /** Starts: first round (walk, placeholders, rescan, replay), then watching and timers. */
   async start(): Promise<void> {
-    const c = this.core;
-    const firstRun = c.model.size === 0;
-    if (firstRun) initRoot(c.root);
-    if (!this.opts.traits) c.traits = probeFsTraits(c.root);
-    if (!(await this.checkHealth())) {
+    if (!(await this.prepare())) {
       this.schedule(() => void this.healthTick(), 2000);
       return;
     }
     await this.round();
     await this.startWatching();
     this.startTimers();
+  }
+
+  /** One round without watching (`run --once`): disk and NAS compared once, outbox replayed. */
+  async runOnce(): Promise<void> {
+    if (await this.prepare()) await this.round();
+  }
+
+  private async prepare(): Promise<boolean> {
+    const c = this.core;
+    if (c.model.size === 0) initRoot(c.root);
+    if (!this.opts.traits) c.traits = probeFsTraits(c.root);
+    return this.checkHealth();
   }
 
   /** One full round: walk, placeholders, full rescan, replay the outbox. */

@@ -49,7 +49,8 @@ export const run: Command = async (argv, io) => {
   const engine = new Engine({
     stateDir, mirrorDir, client, log, db, store, applier, endpoint: conn.baseUrl,
     rewalkMs: rewalk === undefined ? 60_000 : rewalk * 1000,
-    holdMs: intOption(p, 'hold-ms') ?? 1000,
+    // --once compares a still folder with the stored state: no event is in flight, nothing to wait for.
+    holdMs: intOption(p, 'hold-ms') ?? (p.flags.has('once') ? 0 : 1000),
     threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 },
   });
   const shutdown = async (): Promise<void> => {
@@ -60,8 +61,7 @@ export const run: Command = async (argv, io) => {
   };
   if (p.flags.has('once')) {
     try {
-      await engine.start();
-      await engine.round();
+      await engine.runOnce();
       const s = engine.status();
       io.stdout.write(`${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`);
       return s.mirrorMissing ? 1 : 0;

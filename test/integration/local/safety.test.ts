@@ -168,4 +168,42 @@ describe('local folder: races and conflicts', () => {
     await r.engine.drainOutbox();
     expect(r.count('POST') + r.count('DELETE')).toBe(0);
   });
+
+  it('412 when the NAS changed only what the rename does not touch: re-based and applied', async () => {
+    let id = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+    const r = rig;
+    await r.engine.setPaused(true);
+    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
+    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+    await other.patch(id, { hidden: 'mac' });
+    other.close();
+    r.mark();
+    await r.engine.setPaused(false);
+    await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt', 'renamed after re-base');
+    expect(r.svc.admin.get(id)!.hidden).toBe('mac');
+    expect(r.engine.status().conflicts).toBe(0);
+    expect(r.count('POST')).toBe(2); // 412, then the re-based patch
+    expect(r.engine.actions.activity().some((a) => a.reason.includes('re-based'))).toBe(true);
+  });
+
+  it('deleting a folder that gained something on the NAS the user has not seen: conflict, nothing deleted, folder back', async () => {
+    let f = '';
+    rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Folder').id; svc.admin.createFile(f, 'known.txt'); for (let i = 0; i < 10; i++) svc.admin.createFile(root, `k${i}`); });
+    const r = rig;
+    await r.engine.setPaused(true);
+    rmSync(join(r.mirror, 'Folder'), { recursive: true });
+    await waitFor(() => r.engine.status().outbox.pending === 1, 'delete queued');
+    r.svc.admin.createFile(f, 'surprise.txt');
+    r.mark();
+    await r.engine.setPaused(false);
+    await waitFor(() => r.engine.status().conflicts === 1, 'conflict');
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.svc.admin.get(f)).toBeDefined();
+    expect(r.engine.actions.conflicts().conflicts[0]!.reason).toContain('not seen');
+    await waitFor(() => existsSync(join(r.mirror, 'Folder', 'known.txt')), 'folder placeholder back');
+    await r.engine.syncNow();
+    await waitFor(() => existsSync(join(r.mirror, 'Folder', 'surprise.txt')), 'new NAS file placed');
+  });
 });
