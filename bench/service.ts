@@ -5,7 +5,6 @@
  * (frequent and rare) and patch throughput. Prints a table, writes bench/results/service.json.
  * BENCH_DATA=DIR reuses (or creates) a data folder to skip generation on the next run.
  */
-/* eslint-disable no-console */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

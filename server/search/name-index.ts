@@ -7,6 +7,7 @@
  * Entries carry the row's generation: an entry whose generation is not the row's current
  * one is stale and skipped (the current version was appended elsewhere).
  */
+import { compareCodePoints } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
 
 const CHUNK_ENTRIES = 4096;
@@ -55,10 +56,16 @@ const isNarrow = (s: string): boolean => {
 };
 
 export class NameIndex implements IndexListener {
-  /** Rows sorted by their folded name at build time. */
-  private sorted = new Int32Array(0);
-  private sortedKey: string[] = [];
-  private sortedGen = new Uint32Array(0);
+  /** Rows sorted by (name length, folded name, row): prefix ranges per length. */
+  private aRows = new Int32Array(0);
+  private aKeys: string[] = [];
+  private aGen = new Uint32Array(0);
+  /** The same rows sorted by (name length, name by code point, id): the tier-1 order. */
+  private bRows = new Int32Array(0);
+  private bGen = new Uint32Array(0);
+  /** Distinct name lengths ascending, and where each length's group starts (same in A and B). */
+  private lens: number[] = [];
+  private groupStart: number[] = [];
   private delta: number[] = [];
   private deltaGen: number[] = [];
   private narrow: Chunk[] = [];
@@ -67,7 +74,13 @@ export class NameIndex implements IndexListener {
   private openWide = new OpenChunk();
   private entries = 0;
 
-  constructor(private readonly ix: TreeIndex) {
+  private readonly deltaMax: number;
+  private readonly slack: number;
+
+  /** `deltaMax` and `slack` (garbage entries tolerated in the chunks) are small in tests. */
+  constructor(private readonly ix: TreeIndex, opts: { deltaMax?: number; slack?: number } = {}) {
+    this.deltaMax = opts.deltaMax ?? DELTA_MAX;
+    this.slack = opts.slack ?? 100_000;
     ix.listen(this);
     this.reset();
   }
@@ -76,24 +89,38 @@ export class NameIndex implements IndexListener {
     const ix = this.ix;
     const rows: number[] = [];
     for (let r = 1; r < ix.end; r++) if (ix.isAlive(r)) rows.push(r);
-    this.narrow = [];
-    this.wide = [];
-    this.openNarrow = new OpenChunk();
-    this.openWide = new OpenChunk();
-    this.entries = 0;
-    for (const r of rows) this.append(r);
-    this.rebuildSorted(rows);
+    this.compactChunks();
+    const a = [...rows].sort(this.cmpA);
+    rows.sort(this.cmpB);
+    this.setSorted(a, rows);
   }
 
-  private rebuildSorted(rows: number[]): void {
+  private readonly cmpA = (x: number, y: number): number => {
     const f = this.ix.fnames;
-    rows.sort((a, b) => {
-      const x = f[a]!, y = f[b]!;
-      return x < y ? -1 : x > y ? 1 : a - b;
-    });
-    this.sorted = Int32Array.from(rows);
-    this.sortedKey = rows.map((r) => f[r]!);
-    this.sortedGen = Uint32Array.from(rows, (r) => this.ix.gen[r]!);
+    const p = f[x]!, q = f[y]!;
+    return p.length - q.length || (p < q ? -1 : p > q ? 1 : x - y);
+  };
+
+  private readonly cmpB = (x: number, y: number): number => {
+    const n = this.ix.names;
+    const p = n[x]!, q = n[y]!;
+    return p.length - q.length || compareCodePoints(p, q) || compareCodePoints(this.ix.ids[x]!, this.ix.ids[y]!);
+  };
+
+  private setSorted(a: ArrayLike<number>, b: ArrayLike<number>): void {
+    const gen = this.ix.gen, f = this.ix.fnames;
+    this.aRows = Int32Array.from(a);
+    this.aKeys = Array.from(this.aRows, (r) => f[r]!);
+    this.aGen = Uint32Array.from(this.aRows, (r) => gen[r]!);
+    this.bRows = Int32Array.from(b);
+    this.bGen = Uint32Array.from(this.bRows, (r) => gen[r]!);
+    this.lens = [];
+    this.groupStart = [];
+    for (let i = 0; i < this.aKeys.length; i++) {
+      const len = this.aKeys[i]!.length;
+      if (this.lens.length === 0 || this.lens[this.lens.length - 1] !== len) { this.lens.push(len); this.groupStart.push(i); }
+    }
+    this.groupStart.push(this.aKeys.length);
     this.delta = [];
     this.deltaGen = [];
   }
@@ -117,8 +144,8 @@ export class NameIndex implements IndexListener {
     this.delta.push(row);
     this.deltaGen.push(this.ix.gen[row]!);
     // Too much garbage in the chunks: rebuild them (amortised O(1) per change).
-    if (this.entries > 2 * this.ix.count + 100_000) this.compactChunks();
-    if (this.delta.length > DELTA_MAX) this.mergeDelta();
+    if (this.entries > 2 * this.ix.count + this.slack) this.compactChunks();
+    if (this.delta.length > this.deltaMax) this.mergeDelta();
   }
 
   private compactChunks(): void {
@@ -130,56 +157,99 @@ export class NameIndex implements IndexListener {
     for (let r = 1; r < this.ix.end; r++) if (this.ix.isAlive(r)) this.append(r);
   }
 
-  /** Merges the (sorted) delta into the sorted snapshot, dropping stale entries: O(n + d log d). */
+  /** Merges the delta into both sorted snapshots, dropping stale entries: O(n + d log d). */
   private mergeDelta(): void {
-    const ix = this.ix, gen = ix.gen, f = ix.fnames;
-    const seen = new Uint8Array(ix.end);
-    const oldRows: number[] = [];
-    for (let i = 0; i < this.sorted.length; i++) {
-      const r = this.sorted[i]!;
-      if (gen[r] === this.sortedGen[i] && ix.isAlive(r) && !seen[r]) { seen[r] = 1; oldRows.push(r); }
-    }
+    const ix = this.ix, gen = ix.gen;
+    const fresh = new Uint8Array(ix.end);
     const add: number[] = [];
     for (let i = 0; i < this.delta.length; i++) {
       const r = this.delta[i]!;
-      if (gen[r] === this.deltaGen[i] && ix.isAlive(r) && !seen[r]) { seen[r] = 1; add.push(r); }
+      if (gen[r] === this.deltaGen[i] && ix.isAlive(r) && !fresh[r]) { fresh[r] = 1; add.push(r); }
     }
-    const cmp = (a: number, b: number): number => {
-      const x = f[a]!, y = f[b]!;
-      return x < y ? -1 : x > y ? 1 : a - b;
+    const keep = (rows: Int32Array, gens: Uint32Array): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        if (gens[i] === gen[r] && ix.isAlive(r) && !fresh[r]) out.push(r);
+      }
+      return out;
     };
-    add.sort(cmp);
-    const out = new Int32Array(oldRows.length + add.length);
-    let i = 0, j = 0, k = 0;
-    while (i < oldRows.length || j < add.length) {
-      if (j >= add.length || (i < oldRows.length && cmp(oldRows[i]!, add[j]!) <= 0)) out[k++] = oldRows[i++]!;
-      else out[k++] = add[j++]!;
-    }
-    this.sorted = out;
-    this.sortedKey = Array.from(out, (r) => f[r]!);
-    this.sortedGen = Uint32Array.from(out, (r) => gen[r]!);
-    this.delta = [];
-    this.deltaGen = [];
+    const merge = (old: number[], extra: number[], cmp: (x: number, y: number) => number): Int32Array => {
+      const sorted = [...extra].sort(cmp);
+      const out = new Int32Array(old.length + sorted.length);
+      let i = 0, j = 0, k = 0;
+      while (i < old.length || j < sorted.length) {
+        if (j >= sorted.length || (i < old.length && cmp(old[i]!, sorted[j]!) <= 0)) out[k++] = old[i++]!;
+        else out[k++] = sorted[j++]!;
+      }
+      return out;
+    };
+    this.setSorted(merge(keep(this.aRows, this.aGen), add, this.cmpA), merge(keep(this.bRows, this.bGen), add, this.cmpB));
   }
 
-  /** Calls `visit(row)` for every live row whose folded name starts with `t` (duplicates possible). */
-  prefix(t: string, visit: (row: number) => void): void {
-    const keys = this.sortedKey;
-    let lo = 0, hi = keys.length;
+  /** Live rows changed since the last merge whose folded name starts with `t` (duplicates possible). */
+  deltaPrefix(t: string, visit: (row: number) => void): void {
+    const gen = this.ix.gen, fn = this.ix.fnames;
+    for (let i = 0; i < this.delta.length; i++) {
+      const r = this.delta[i]!;
+      if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r) && fn[r]!.startsWith(t)) visit(r);
+    }
+  }
+
+  /**
+   * Walks the snapshot in tier-1 order ((name length, name, id) ascending), then the rows
+   * changed since (unordered, `ordered` = false); stops when `visit` returns false.
+   */
+  walkByLength(visit: (row: number, ordered: boolean) => boolean): void {
+    const gen = this.ix.gen;
+    for (let i = 0; i < this.bRows.length; i++) {
+      const r = this.bRows[i]!;
+      if (gen[r] === this.bGen[i] && !visit(r, true)) break;
+    }
+    for (let i = 0; i < this.delta.length; i++) {
+      const r = this.delta[i]!;
+      if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r)) visit(r, false);
+    }
+  }
+
+  /** Name lengths present in the snapshot, ascending. */
+  lengths(): readonly number[] {
+    return this.lens;
+  }
+
+  /**
+   * The snapshot rows of name length `len` whose folded name starts with `t`. Dense groups
+   * are walked in tier-1 order ((name, id) ascending, `ordered` = true) so the caller can
+   * stop early by returning false; sparse ones straight from the prefix range (unordered).
+   */
+  prefixGroup(t: string, len: number, visit: (row: number, ordered: boolean) => boolean): void {
+    const g = binarySearch(this.lens, len);
+    if (g < 0) return;
+    const lo0 = this.groupStart[g]!, hi0 = this.groupStart[g + 1]!;
+    const keys = this.aKeys;
+    let lo = lo0, hi = hi0;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (keys[mid]! < t) lo = mid + 1;
       else hi = mid;
     }
+    let end = lo;
+    { let h = hi0; while (end < h) { const mid = (end + h) >> 1; if (keys[mid]!.startsWith(t) || keys[mid]! < t) end = mid + 1; else h = mid; } }
+    const count = end - lo;
+    if (count === 0) return;
     const gen = this.ix.gen;
-    for (let i = lo; i < keys.length && keys[i]!.startsWith(t); i++) {
-      const r = this.sorted[i]!;
-      if (gen[r] === this.sortedGen[i]) visit(r);
+    if (count <= 512 || count * 50 < hi0 - lo0) {
+      for (let i = lo; i < end; i++) {
+        const r = this.aRows[i]!;
+        if (gen[r] === this.aGen[i]) visit(r, false);
+      }
+      return;
     }
     const fn = this.ix.fnames;
-    for (let i = 0; i < this.delta.length; i++) {
-      const r = this.delta[i]!;
-      if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r) && fn[r]!.startsWith(t)) visit(r);
+    for (let i = lo0; i < hi0; i++) {
+      const r = this.bRows[i]!;
+      if (gen[r] !== this.bGen[i] || !fn[r]!.startsWith(t)) continue;
+      if (!visit(r, true)) return;
     }
   }
 
@@ -221,4 +291,15 @@ export class NameIndex implements IndexListener {
       }
     }
   }
+}
+
+function binarySearch(a: readonly number[], x: number): number {
+  let lo = 0, hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! === x) return mid;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

@@ -93,14 +93,26 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
     return { field, wordStart, index, nameLength: name.length, name, id: ix.ids[r]! };
   };
 
-  // Tier 1: names starting with a term.
-  if (after === null || (after.field === 0 && after.wordStart && after.index === 0)) {
-    for (const t of terms) {
-      names.prefix(t, (r) => {
-        const b = top.bound;
-        if (b && b.field === 0 && b.wordStart && b.index === 0 && ix.names[r]!.length > b.nameLength) return;
-        consider(r, key(r, 0, true, 0));
-      });
+  // Tier 1: names starting with a term, by name length; a group walked in key order stops
+  // at the first row that cannot enter the page.
+  const tier1 = (b: SortKey | undefined): boolean => b !== undefined && b.field === 0 && b.wordStart && b.index === 0;
+  if (after === null || tier1(after)) {
+    for (const t of terms) names.deltaPrefix(t, (r) => consider(r, key(r, 0, true, 0)));
+    const minLen = after ? after.nameLength : 0;
+    for (const len of names.lengths()) {
+      if (len < minLen) continue;
+      const b0 = top.bound;
+      if (tier1(b0) && b0!.nameLength < len) break;
+      for (const t of terms) {
+        if (t.length > len) continue;
+        names.prefixGroup(t, len, (r, ordered) => {
+          const k1 = key(r, 0, true, 0);
+          const b = top.bound;
+          if (ordered && b && compareKeys(k1, b) >= 0) return false;
+          consider(r, k1);
+          return true;
+        });
+      }
     }
     if (top.size === k) return finish();
   }
@@ -134,15 +146,42 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   const bound = top.bound;
   if (h.some((x) => x.any) && !(single && bound && bound.field === 0)) {
     const mk = h[0]!, md = h[1]!, mi = h[2]!;
-    for (let r = 1; r < ix.end; r++) {
-      if (stamps[r] === now || !ix.isAlive(r)) continue;
+    const valueHit = (r: number): [number, number] | undefined => {
       const a = ix.makeId[r]! >= 0 ? mk.at[ix.makeId[r]!]! : -1;
+      if (a >= 0) return [1, a];
       const b = ix.modelId[r]! >= 0 ? md.at[ix.modelId[r]!]! : -1;
+      if (b >= 0) return [2, b];
       const c = mi.at[ix.mimeId[r]!]!;
-      if (a < 0 && b < 0 && c < 0) continue;
-      if (!single) { consider(r, key(r, 0, true, 0)); continue; }
-      if (fn[r]!.includes(pivot)) continue; // seen by the name scan
-      consider(r, a >= 0 ? key(r, 1, false, a) : b >= 0 ? key(r, 2, false, b) : key(r, 3, false, c));
+      return c >= 0 ? [3, c] : undefined;
+    };
+    if (!single) {
+      for (let r = 1; r < ix.end; r++) {
+        if (stamps[r] === now || !ix.isAlive(r) || !valueHit(r)) continue;
+        consider(r, key(r, 0, true, 0));
+      }
+    } else {
+      // Rows whose name lacks the term sort by (field, index) then exactly in tier-1 order
+      // (length, name, id): walk that order and stop once the best class cannot enter.
+      let bestField = 4, bestIndex = 0;
+      for (const [f, x] of [[1, mk], [2, md], [3, mi]] as const) {
+        for (const at of x.at) if (at >= 0 && (f < bestField || (f === bestField && at < bestIndex))) { bestField = f; bestIndex = at; }
+        if (bestField < 4) break;
+      }
+      names.walkByLength((r, ordered) => {
+        const bd = top.bound;
+        if (ordered && bd) {
+          const name = ix.names[r]!;
+          if (bd.field < bestField || (bd.field === bestField && (bd.wordStart || bestIndex > bd.index || (bestIndex === bd.index && name.length > bd.nameLength)))) return false;
+          if (bd.field === bestField && bestIndex === bd.index && name.length === bd.nameLength && compareKeys(key(r, bestField, false, bestIndex), bd) >= 0) return false;
+        }
+        if (stamps[r] === now || !ix.isAlive(r)) return true;
+        const hit = valueHit(r);
+        if (!hit || fn[r]!.includes(pivot)) return true; // no value hit, or seen by the name scan
+        const [f, idx] = hit;
+        if (bd && (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && ix.names[r]!.length > bd.nameLength))))) return true;
+        consider(r, key(r, f, false, idx));
+        return true;
+      });
     }
   }
   return finish();

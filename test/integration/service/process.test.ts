@@ -1,0 +1,93 @@
+/** The service as a process: CLI contract, SIGTERM, and an async delete interrupted by kill -9. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServiceProcess } from '../../../server/testing.js';
+import { client } from './http.js';
+import { checkStore } from './store-check.js';
+import type { ListingPage, RemoteObject, SearchPage } from '../../../app/model/remote-object.js';
+
+const cli = (args: string[]) => spawnSync(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8' });
+let dir: string;
+beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'nas-proc-')); });
+afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+
+describe('command line', () => {
+  it('demo, user add, token, grant, serve + device.json, SIGTERM; bad input exits non-zero', async () => {
+    expect(cli(['demo', '--data', dir, '--objects', '3000', '--seed', '5']).status).toBe(0);
+    expect(cli(['user', 'add', 'bob', '--data', dir]).status).toBe(0);
+    const dup = cli(['user', 'add', 'bob', '--data', dir]);
+    expect(dup.status).not.toBe(0);
+    expect(dup.stderr).toMatch(/already exists/);
+    const tok = cli(['token', 'demo', '--scope', 'nas_read_write', '--data', dir]);
+    expect(tok.status).toBe(0);
+    const token = tok.stdout.trim();
+    expect(token).toMatch(/^\S+$/);
+    for (const bad of [['frobnicate'], ['serve'], ['serve', '--data', dir, '--port', 'x'], ['token', 'demo', '--scope', 'admin', '--data', dir], ['token', 'nobody', '--scope', 'nas_read_only', '--data', dir], ['grant', 'bob', 'nope', 'ReadFile', '--data', dir], ['grant', 'bob', 'x', 'Everything', '--data', dir], ['demo', '--data', dir, '--objects', '-3'], ['import', '/definitely/not/here', '--user', 'demo', '--data', dir], ['serve', '--data', dir, '--bogus', '1']]) {
+      const r = cli(bad);
+      expect(r.status, bad.join(' ')).not.toBe(0);
+      expect(r.stderr.length, bad.join(' ')).toBeGreaterThan(0);
+    }
+    const proc = await spawnServiceProcess(dir);
+    try {
+      const device = JSON.parse(readFileSync(join(dir, 'device.json'), 'utf8')) as { network: { internalDNSName: string; proxyURL: string } };
+      expect(device.network.internalDNSName).toBe(proc.baseUrl);
+      expect(device.network.proxyURL).toBe(proc.baseUrl);
+      const c = client(proc.baseUrl, token);
+      const root = (await c.list('root')).body as ListingPage;
+      expect(root.files.map((f) => f.name)).toContain('Photos');
+      // grant through the CLI while the service runs: bob sees the folder at once
+      const photos = root.files.find((f) => f.name === 'Photos')!;
+      const bobToken = cli(['token', 'bob', '--scope', 'nas_read_only', '--data', dir]).stdout.trim();
+      expect((await client(proc.baseUrl, bobToken).get(`/files/${photos.id}`)).status).toBe(404);
+      expect(cli(['grant', 'bob', photos.id, 'ReadFile', '--data', dir]).status).toBe(0);
+      expect((await client(proc.baseUrl, bobToken).get(`/files/${photos.id}`)).status).toBe(200);
+    } finally {
+      expect(await proc.stop()).toBe(0);
+    }
+    const out = execFileSync(process.execPath, ['-e', `
+      const { spawn } = require('node:child_process');
+      const p = spawn(process.execPath, ['bin/nas-service.js', 'serve', '--data', ${JSON.stringify(dir)}], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = ''; p.stdout.on('data', (d) => { out += d; if (out.includes('\\n')) setTimeout(() => p.kill('SIGTERM'), 200); });
+      p.on('exit', (code) => { process.stdout.write(JSON.stringify({ out, code })); });
+    `], { encoding: 'utf8' });
+    const r = JSON.parse(out) as { out: string; code: number };
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+  });
+});
+
+describe('crash safety', () => {
+  it('an async delete interrupted by kill -9 is completed after a restart, and never shows again', async () => {
+    const token = cli(['token', 'demo', '--scope', 'nas_read_write', '--data', dir]).stdout.trim();
+    let proc = await spawnServiceProcess(dir);
+    let c = client(proc.baseUrl, token);
+    const photos = ((await c.pan('root', 'Photos')).body as RemoteObject);
+    const db = new Database(join(dir, 'service.db'), { readonly: true });
+    const count = () => (db.prepare('SELECT count(*) AS n FROM objects').get() as { n: number }).n;
+    const before = count();
+    expect((await c.del(photos.id)).status).toBe(202);
+    // kill as soon as the job committed something (or at once if it is already done)
+    for (let i = 0; i < 400 && count() === before; i++) await new Promise((r) => setTimeout(r, 2));
+    await proc.kill9();
+    expect(checkStore(dir)).toEqual([]);
+    proc = await spawnServiceProcess(dir);
+    c = client(proc.baseUrl, token);
+    expect((await c.get(`/files/${photos.id}`)).status).toBe(404);
+    expect(((await c.list('root')).body as ListingPage).files.map((f) => f.name)).not.toContain('Photos');
+    expect(((await c.search('IMG_', '&limit=1000')).body as SearchPage).matches.length).toBe(0);
+    for (let i = 0; i < 500; i++) {
+      if ((db.prepare('SELECT count(*) AS n FROM delete_jobs').get() as { n: number }).n === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((db.prepare('SELECT count(*) AS n FROM delete_jobs').get() as { n: number }).n).toBe(0);
+    expect((db.prepare('SELECT count(*) AS n FROM objects WHERE id = ?').get(photos.id) as { n: number }).n).toBe(0);
+    expect(count()).toBeLessThan(before);
+    db.close();
+    expect(await proc.stop()).toBe(0);
+    expect(checkStore(dir)).toEqual([]);
+  });
+});
