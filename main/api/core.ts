@@ -6,7 +6,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ContractHandlers } from '../../app/contract/methods.js';
 import type { AppStatus, SettingsView } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import { HttpTransport } from '../client/transport.js';
@@ -14,13 +13,12 @@ import { openOfflineIndex } from '../index/open-index.js';
 import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
 import { ChangeApplier } from '../mirror/apply.js';
 import { MirrorStore } from '../mirror/store.js';
-import { absOf } from '../local/placeholders.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../settings/settings-store.js';
 import { openStateDb } from '../state/db.js';
 import { PROJECT_ROOT } from '../ui-server/assets.js';
 import type { Core, CoreOptions } from './core-types.js';
 import { EventHub } from './event-hub.js';
-import { browse, searchWithPaths } from './queries.js';
+import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
 import { accountFor, openSession, tokenFor, type Session, type SessionDeps } from './session.js';
 
 /** Settings whose change needs a new session (another NAS, folder or engine timing). */
@@ -50,15 +48,9 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
 
   const status = (): AppStatus => {
     const s = settings.read();
-    const e = session?.engine?.status();
     const staleAfterSec = Math.max(600, s.syncIntervalSec * 3);
-    if (e) {
-      return {
-        connection: e.connection, endpoint: e.endpoint, via: session?.via ?? null, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
-        walk: e.walk, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
-        staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
-      };
-    }
+    const engine = session?.engine;
+    if (engine) return engineAppStatus(engine, store, session?.via ?? null, staleAfterSec);
     const p = session?.problem;
     return {
       connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,
@@ -99,12 +91,6 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   };
   const restart = (): Promise<void> => (switching = switching.then(async () => { await stop(); await start(); }));
 
-  const engineOrThrow = () => {
-    const e = session?.engine;
-    if (!e) throw new AppError('Unavailable', session?.problem?.message ?? 'sync is not running yet');
-    return e;
-  };
-
   const view = async (): Promise<SettingsView> => {
     const s = settings.read();
     let token: SettingsView['token'] = 'none';
@@ -132,23 +118,10 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     emitStatus();
   };
 
-  const handlers: ContractHandlers = {
-    status: async () => status(),
-    search: async ({ q, limit, pageToken }) => searchWithPaths(opened.index, store, q, limit, pageToken),
-    suggest: async ({ prefix, limit }) => ({ words: opened.index.suggest(prefix, limit ?? 8) }),
-    didYouMean: async ({ q }) => ({ suggestion: opened.index.didYouMean(q) ?? null }),
-    list: async ({ folderId, pageToken }) => browse(opened.index, store, folderId, pageToken),
-    open: async ({ id }) => { await opts.desktop.open(localPath(id)); return {}; },
-    reveal: async ({ id }) => { await opts.desktop.reveal(localPath(id)); return {}; },
-    activity: async ({ limit }) => ({ entries: session?.engine?.actions.activity(limit ?? 200) ?? [] }),
-    undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
-    conflicts: async () => session?.engine?.actions.conflicts() ?? { conflicts: [], held: [] },
-    resolveConflicts: async ({ ids, action }) => engineOrThrow().actions.resolveConflicts(ids, action),
-    resolveHeld: async ({ ids, action }) => engineOrThrow().actions.resolveHeld(ids, action),
-    syncNow: async () => { const e = engineOrThrow(); void e.syncNow().catch((err: unknown) => log.warn('sync now failed', { err })); return {}; },
-    setPaused: async ({ paused }) => { await setPaused(paused); return {}; },
-    getSettings: async () => view(),
-    updateSettings: async ({ patch }) => {
+  const provider: SettingsProvider = {
+    view,
+    setPaused,
+    async update(patch) {
       const before = settings.read();
       if ((patch.source !== undefined && patch.source !== before.source) || (patch.location !== undefined && patch.location !== before.location)) {
         if (store.root() && store.count() > 0) throw new AppError('BadConfig', 'this mirror already holds another NAS; to mirror a different NAS, use a new state folder (nas-mirror ui --state DIR)');
@@ -161,7 +134,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       hub.emit('changed', { what: 'settings' });
       return view();
     },
-    setToken: async ({ token }) => {
+    async setToken(token) {
       const s = settings.read();
       if (s.source === 'embedded') throw new AppError('BadRequest', 'the built-in demo NAS needs no token: choose a NAS address first');
       const transport = new HttpTransport();
@@ -185,7 +158,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       await restart();
       return view();
     },
-    clearToken: async () => {
+    async clearToken() {
       const s = settings.read();
       const transport = new HttpTransport();
       try {
@@ -201,13 +174,11 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       return view();
     },
   };
-
-  function localPath(id: string): string {
-    const e = engineOrThrow();
-    const p = absOf(e.core.root, e.core.model, id);
-    if (!p) throw new AppError('NotFound', 'this object has no placeholder on disk yet');
-    return p;
-  }
+  const handlers = createHandlers({
+    index: () => opened.index, store, engine: () => session?.engine ?? null,
+    whyNoEngine: () => session?.problem?.message ?? 'sync is not running yet',
+    status, desktop: opts.desktop, settings: provider, log,
+  });
 
   await start();
   return {

@@ -9,6 +9,7 @@ import { ServiceClient } from '../../client/service-client.js';
 import { HttpTransport } from '../../client/transport.js';
 import { connect } from '../../connection/connect.js';
 import { loadDevice } from '../../connection/device.js';
+import { serveEngineUi } from '../../api/attach-ui.js';
 import { Engine } from '../../engine/engine.js';
 import { openOfflineIndex } from '../../index/open-index.js';
 import { createLogger } from '../../log/logger.js';
@@ -21,7 +22,7 @@ import type { Command } from '../io.js';
 import { resolveToken } from '../state.js';
 
 export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms'], ['once', 'verbose']);
+  const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms', 'ui-port'], ['once', 'verbose', 'ui']);
   const stateDir = need(p, 'state');
   const mirrorDir = resolve(need(p, 'dir'));
   const transport = new HttpTransport();
@@ -53,7 +54,13 @@ export const run: Command = async (argv, io) => {
     holdMs: intOption(p, 'hold-ms') ?? (p.flags.has('once') ? 0 : 1000),
     threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 },
   });
+  // --ui: the window in a browser on 127.0.0.1 (main/api/attach-ui.ts, the desktop app's area)
+  const ui = p.flags.has('ui') && !p.flags.has('once')
+    ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: intOption(p, 'ui-port'), location: need(p, 'device'), tokenPlace: p.options.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 } })
+    : undefined;
+  if (ui) io.stdout.write(`window: ${ui.url}\n`);
   const shutdown = async (): Promise<void> => {
+    await ui?.close();
     await engine.stop();
     await opened.save();
     db.close();

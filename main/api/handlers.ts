@@ -1,0 +1,85 @@
+/**
+ * The contract's handlers over an offline index, a (possibly absent) running Engine and a
+ * settings provider. Shared by the app's core (settings in the state db, token in the
+ * keychain) and by `nas-mirror run --ui` (settings from the command line). Search, browse and
+ * completion never need the engine; actions on the mirror do and say so when it is absent.
+ */
+import type { ContractHandlers } from '../../app/contract/methods.js';
+import type { AppStatus, SettingsPatch, SettingsView } from '../../app/contract/shapes.js';
+import { AppError } from '../../app/errors.js';
+import type { Engine } from '../engine/engine.js';
+import type { OfflineIndex } from '../index/offline-index.js';
+import { absOf } from '../local/placeholders.js';
+import type { Logger } from '../log/logger.js';
+import type { MirrorStore } from '../mirror/store.js';
+import type { DesktopPort } from './ports.js';
+import { browse, searchWithPaths } from './queries.js';
+
+/** Where settings come from and go to. */
+export interface SettingsProvider {
+  view(): Promise<SettingsView>;
+  update(patch: SettingsPatch): Promise<SettingsView>;
+  setToken(token: string): Promise<SettingsView>;
+  clearToken(): Promise<SettingsView>;
+  setPaused(paused: boolean): Promise<void>;
+}
+
+export interface HandlerDeps {
+  index: () => OfflineIndex;
+  store: MirrorStore;
+  engine: () => Engine | null;
+  /** Why no engine runs, for the error a mirror action gets. */
+  whyNoEngine: () => string;
+  status: () => AppStatus;
+  desktop: DesktopPort;
+  settings: SettingsProvider;
+  log: Logger;
+}
+
+/** The status snapshot of a running engine, in the contract's shape. */
+export function engineAppStatus(engine: Engine, store: MirrorStore, via: AppStatus['via'], staleAfterSec: number): AppStatus {
+  const e = engine.status();
+  return {
+    connection: e.connection, endpoint: e.endpoint, via, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
+    walk: e.walk, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
+    staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
+  };
+}
+
+export function createHandlers(d: HandlerDeps): ContractHandlers {
+  const engineOrThrow = (): Engine => {
+    const e = d.engine();
+    if (!e) throw new AppError('Unavailable', d.whyNoEngine());
+    return e;
+  };
+  const localPath = (id: string): string => {
+    const e = engineOrThrow();
+    const p = absOf(e.core.root, e.core.model, id);
+    if (!p) throw new AppError('NotFound', 'this object has no placeholder on disk yet');
+    return p;
+  };
+  return {
+    status: async () => d.status(),
+    search: async ({ q, limit, pageToken }) => searchWithPaths(d.index(), d.store, q, limit, pageToken),
+    suggest: async ({ prefix, limit }) => ({ words: d.index().suggest(prefix, limit ?? 8) }),
+    didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
+    list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
+    open: async ({ id }) => { await d.desktop.open(localPath(id)); return {}; },
+    reveal: async ({ id }) => { await d.desktop.reveal(localPath(id)); return {}; },
+    activity: async ({ limit }) => ({ entries: d.engine()?.actions.activity(limit ?? 200) ?? [] }),
+    undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
+    conflicts: async () => d.engine()?.actions.conflicts() ?? { conflicts: [], held: [] },
+    resolveConflicts: async ({ ids, action }) => engineOrThrow().actions.resolveConflicts(ids, action),
+    resolveHeld: async ({ ids, action }) => engineOrThrow().actions.resolveHeld(ids, action),
+    syncNow: async () => {
+      // answers at once; progress arrives as status events
+      void engineOrThrow().syncNow().catch((err: unknown) => d.log.warn('sync now failed', { err }));
+      return {};
+    },
+    setPaused: async ({ paused }) => { await d.settings.setPaused(paused); return {}; },
+    getSettings: async () => d.settings.view(),
+    updateSettings: async ({ patch }) => d.settings.update(patch),
+    setToken: async ({ token }) => d.settings.setToken(token),
+    clearToken: async () => d.settings.clearToken(),
+  };
+}
