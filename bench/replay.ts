@@ -5,7 +5,6 @@
  * 10,000 descendants renamed: requests sent (must be 1) and time. Prints a table, writes
  * bench/results/replay.json.
  */
-/* eslint-disable no-console */
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

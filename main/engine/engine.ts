@@ -26,6 +26,7 @@ import { settleEntry } from '../outbox/settle.js';
 import { Lock, type ActivityInput, type Core } from './core.js';
 import { EngineEvents } from './events.js';
 import { checkRoot, initRoot } from './mirror-root.js';
+import { lockStateDir } from './instance-lock.js';
 import { reconcile } from './remote-sync.js';
 import { runLocalBatch } from './local-batch.js';
 import { EngineActions } from './actions.js';
@@ -130,6 +131,7 @@ export class Engine {
   }
 
   private async prepare(): Promise<boolean> {
+    this.release ??= lockStateDir(this.opts.stateDir);
     const c = this.core;
     if (c.model.size === 0) initRoot(c.root);
     if (!this.opts.traits) c.traits = probeFsTraits(c.root);
@@ -145,6 +147,7 @@ export class Engine {
   }
 
   private timersStarted = false;
+  private release: (() => void) | undefined;
 
   private startTimers(): void {
     this.timersStarted = true;
@@ -206,8 +209,14 @@ export class Engine {
 
   private async healthTick(): Promise<void> {
     if (this.stopped) return;
+    const wasMissing = this.state.mirrorMissing !== undefined;
     const ok = await this.lock.run(() => this.checkHealth());
     if (ok) {
+      if (wasMissing && this.watcher) {
+        // The watched folder may be a new one (recreated, remounted): watch it afresh.
+        await this.watcher.close();
+        this.watcher = undefined;
+      }
       await this.fullRescan();
       await this.startWatching();
       if (!this.timersStarted) this.startTimers();
@@ -350,7 +359,11 @@ export class Engine {
     this.state.paused = paused;
     this.core.local.setMeta('paused', paused ? '1' : '0');
     this.core.activity({ kind: paused ? 'paused' : 'resumed', path: '', summary: paused ? 'sync paused by you' : 'sync resumed by you', reason: 'user request' });
-    if (!paused && this.state.mirrorMissing !== undefined) await this.actions.restoreMirror();
+    if (!paused && this.state.mirrorMissing !== undefined) {
+      await this.watcher?.close();
+      this.watcher = undefined;
+      await this.actions.restoreMirror();
+    }
     if (!paused) { this.kickOutbox(); void this.healthTick(); }
     this.emitStatus();
   }
@@ -373,6 +386,8 @@ export class Engine {
     while (this.pumping) await this.pumping;
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();
+    this.release?.();
+    this.release = undefined;
   }
 }
 

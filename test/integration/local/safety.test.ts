@@ -24,6 +24,9 @@ describe('local folder: nothing lost', () => {
     await r.engine.fullRescan();
     await r.engine.drainOutbox();
     expect(r.count('DELETE')).toBe(0);
+    // the watcher follows the recreated folder
+    renameSync(join(r.mirror, 'top.txt'), join(r.mirror, 'top2.txt'));
+    await waitFor(async () => (await r.nasChildren(r.svc.admin.rootId())).has('top2.txt'), 'rename after restore reaches the NAS');
   });
 
   it('an emptied mirror folder pauses sync and deletes nothing', async () => {
