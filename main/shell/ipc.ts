@@ -8,13 +8,13 @@ import { serve, type Reply } from '../../app/contract/envelope.js';
 import type { Core } from '../api/core-types.js';
 import type { Logger } from '../log/logger.js';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './channels.js';
+import { isTrustedSender } from './sender-check.js';
 
 export function wireIpc(core: Core, window: () => BrowserWindow | null, pageUrl: string, log: Logger): () => void {
   const trusted = (e: IpcMainInvokeEvent): boolean => {
     const win = window();
-    if (!win || e.sender !== win.webContents) return false;
     const frame = e.senderFrame;
-    return frame !== null && frame === e.sender.mainFrame && frame.url.split('#')[0] === pageUrl;
+    return isTrustedSender({ fromOurWindow: !!win && !win.isDestroyed() && e.sender === win.webContents, fromMainFrame: frame !== null && frame === e.sender.mainFrame, frameUrl: frame?.url ?? '' }, pageUrl);
   };
   ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, args: unknown): Promise<Reply> => {
     if (!trusted(e)) {

@@ -8,6 +8,7 @@ import { app, BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLogger } from '../log/logger.js';
+import { defaultDataDir } from '../settings/app-dirs.js';
 import { startCore } from '../api/core.js';
 import type { Core } from '../api/core-types.js';
 import { electronDesktop } from './desktop.js';
@@ -39,6 +40,8 @@ function main(): void {
   let unwire: (() => void) | null = null;
   let quitting = false;
   const hidden = process.argv.includes('--hidden');
+  // The same data folder as headless browser mode (and NAS_MIRROR_HOME), packaged or not.
+  app.setPath('userData', defaultDataDir());
 
   const showWindow = (hash?: string): void => {
     if (!win || win.isDestroyed()) {
@@ -85,7 +88,7 @@ function main(): void {
   void app.whenReady().then(async () => {
     hardenSession();
     core = await startCore({
-      dataDir: app.getPath('userData'),
+      dataDir: defaultDataDir(),
       log,
       desktop: electronDesktop,
       loginItem: electronLoginItem(),
