@@ -20,8 +20,10 @@ export const run: Command = async (argv, io) => {
   const dataDir = p.options.get('state') ?? defaultDataDir(io.env);
   const log = createLogger('ui', { write: (l) => { if (io.env['NAS_MIRROR_VERBOSE']) io.stderr.write(l); } });
   const assetsDir = await ensureRenderer();
+  const demo = io.env['NAS_MIRROR_DEMO_OBJECTS'];
   const core = await startCore({
     dataDir,
+    ...(demo && /^\d+$/.test(demo) ? { demoObjects: Number(demo) } : {}),
     log,
     desktop: nodeDesktop(),
     loginItem: process.platform === 'linux' ? xdgAutostart({ exec: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'start.js')] }) : noLoginItem,

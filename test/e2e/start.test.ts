@@ -1,0 +1,45 @@
+/**
+ * `npm start` on this machine (no Electron binary): it says so, runs the same engine
+ * headless with the embedded demo NAS (a child process) and prints the window's URL; the
+ * window opens with search ready; Ctrl-C stops everything cleanly.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { launchChromium, until } from './harness.js';
+
+const home = mkdtempSync(join(tmpdir(), 'nm-start-'));
+const profile = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
+afterAll(() => { rmSync(home, { recursive: true, force: true }); rmSync(profile, { recursive: true, force: true }); });
+
+describe('npm start without Electron', () => {
+  it('falls back to browser mode on the embedded demo NAS, search ready', async () => {
+    const child = spawn(process.execPath, ['bin/start.js'], { cwd: process.cwd(), env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_DEMO_OBJECTS: '300' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    try {
+      await until(() => /http:\/\/127\.0\.0\.1:\d+\/ui\/\S+\//.test(out), `the URL (stderr: ${err})`, 60_000);
+      expect(err).toContain('Electron is not available here');
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/ui\/\S+\/)/.exec(out)![1]!;
+      const browser = await launchChromium(profile);
+      try {
+        const page = await browser.newPage();
+        await page.goto(url);
+        await expect.poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe('search-input');
+        await until(async () => (await page.locator('#state-line').textContent())?.includes('up to date') ?? false, 'first walk done', 30_000);
+        await page.keyboard.type('photo');
+        await expect.poll(() => page.locator('#results li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 120_000);
+});
