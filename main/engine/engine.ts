@@ -158,8 +158,15 @@ export class Engine {
       this.timers.add(t);
     };
     every(this.opts.rewalkMs ?? 60_000, () => void this.walkOnce().then(() => this.kickOutbox()));
-    every(this.opts.rescanMs ?? 600_000, () => void this.fullRescan());
+    every(this.opts.rescanMs ?? 600_000, () => void this.periodicCheck());
     every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
+  }
+
+  /** Periodic: the watcher's self-test again, then a full rescan whatever it says. */
+  private async periodicCheck(): Promise<void> {
+    const ok = this.watcher ? await this.watcher.selfTest() : true;
+    if (!ok) this.core.activity({ kind: 'watcher', path: '', summary: 'watcher self-test FAILED', reason: 'no event for a probe file within 5 s: relying on periodic rescans' });
+    await this.fullRescan();
   }
 
   private schedule(fn: () => void, ms: number): void {

@@ -35,3 +35,13 @@ export function lockStateDir(dir: string): () => void {
   }
   throw new AppError('BadConfig', `cannot lock ${dir}`);
 }
+
+/** The pid of a live engine using `dir`, or null. */
+export function enginePid(dir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dir, 'engine.lock'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}

@@ -9,6 +9,8 @@ import type { LocalWatcher } from '../local/watch.js';
 import { LocalStore } from '../local/local-store.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { MirrorStore } from '../mirror/store.js';
+import { checkRoot } from './mirror-root.js';
+import { enginePid } from './instance-lock.js';
 
 export interface EngineStatus {
   state: 'synced' | 'syncing' | 'paused' | 'offline' | 'auth-error' | 'mirror-missing' | 'needs-attention' | 'stopped';
@@ -76,7 +78,7 @@ export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | 
 }
 
 /** Status from the state db alone (the engine may not be running). */
-export function readStatus(db: Db): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: 'unknown'; pendingRequests: number } {
+export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: number | null; pendingRequests: number } {
   const local = new LocalStore(db);
   const outbox = new OutboxStore(db);
   const store = new MirrorStore(db);
@@ -86,11 +88,16 @@ export function readStatus(db: Db): Omit<EngineStatus, 'connection' | 'endpoint'
   const row = db.prepare("SELECT count(*) AS n, sum(filled) AS f FROM local_entries").get() as { n: number; f: number | null };
   const paused = local.meta('paused') === '1';
   const pending = counts.pending + counts.sending;
+  const mirrorDir = local.meta('mirrorDir');
+  const rootId = store.root()?.id ?? '';
+  const top = (db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(rootId) as { n: number }).n;
+  const health = mirrorDir === undefined ? undefined : checkRoot(mirrorDir, top);
+  const mirrorMissing = health && !health.ok ? health.reason : null;
   return {
-    state: paused ? 'paused' : conflicts > 0 || held.length > 0 ? 'needs-attention' : pending > 0 ? 'syncing' : 'synced',
+    state: mirrorMissing ? 'mirror-missing' : paused ? 'paused' : conflicts > 0 || held.length > 0 ? 'needs-attention' : pending > 0 ? 'syncing' : 'synced',
     paused,
-    mirrorMissing: null,
-    mirrorFolder: local.meta('mirrorDir') ?? null,
+    mirrorMissing,
+    mirrorFolder: mirrorDir ?? null,
     lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
     objects: Math.max(0, row.n - 1),
     outbox: { pending, done: counts.done, conflict: counts.conflict },
@@ -99,7 +106,7 @@ export function readStatus(db: Db): Omit<EngineStatus, 'connection' | 'endpoint'
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: local.localOnly().length + (row.f ?? 0),
     filledPlaceholders: row.f ?? 0,
-    engineRunning: 'unknown',
+    engineRunning: enginePid(stateDir),
     pendingRequests: local.pendingRequests(),
   };
 }

@@ -75,6 +75,9 @@ export interface LocalOnlyRow {
 
 export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume';
 
+/** How many activity rows are kept. */
+export const ACTIVITY_KEEP = 20_000;
+
 type EntryRow = Omit<LocalEntry, 'filled'> & { filled: number };
 
 export class LocalStore {
@@ -118,7 +121,10 @@ export class LocalStore {
 
   addActivity(a: { kind: string; path: string; summary: string; reason: string; outboxSeq?: number }): number {
     const r = this.db.prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
-    return Number(r.lastInsertRowid);
+    const seq = Number(r.lastInsertRowid);
+    // Keep the newest ACTIVITY_KEEP decisions.
+    if (seq % 1000 === 0) this.db.prepare('DELETE FROM local_activity WHERE seq <= ?').run(seq - ACTIVITY_KEEP);
+    return seq;
   }
 
   activity(limit = 200): ActivityRow[] {

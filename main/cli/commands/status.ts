@@ -6,15 +6,17 @@ import { openExistingState } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state'], ['json']);
-  const { db } = openExistingState(need(p, 'state'));
+  const stateDir = need(p, 'state');
+  const { db } = openExistingState(stateDir);
   try {
-    const s = readStatus(db);
+    const s = readStatus(db, stateDir);
     if (p.flags.has('json')) {
       io.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
       return 0;
     }
     io.stdout.write([
-      `state:               ${s.state}${s.paused ? ' (paused)' : ''}`,
+      `state:               ${s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}`,
+      `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
       `mirror folder:       ${s.mirrorFolder ?? '(not set)'}`,
       `objects:             ${s.objects}`,
       `last complete walk:  ${s.lastCompleteWalk ?? 'never'}`,
