@@ -73,6 +73,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     views[id].activate(arg);
   }
 
+  let walkPoll: ReturnType<typeof setTimeout> | undefined;
   const renderStatus = (s: AppStatus): void => {
     const prev = status;
     status = s;
@@ -83,6 +84,8 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     const walk = s.walk.running ? `Walking the NAS: ${s.walk.folders} folders, ${s.walk.objects} objects` : null;
     stateLine.textContent = walk ?? `${v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
     progress.hidden = !s.walk.running;
+    // walks report progress by polling: the engine emits status at their start and end
+    if (s.walk.running && !walkPoll) walkPoll = setTimeout(() => { walkPoll = undefined; refreshStatus(); }, 1000);
     if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
     const n = s.conflicts + s.heldDeletes;
     const tab = tabs.get('conflicts');
@@ -101,7 +104,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 
-  const refreshStatus = (): void => { client.call('status', {}).then(renderStatus).catch(() => undefined); };
+  function refreshStatus(): void { client.call('status', {}).then(renderStatus).catch(() => undefined); }
   client.call('getSettings', {}).then((s) => applyTheme(s.theme)).catch(() => undefined);
   refreshStatus();
   const hash = location.hash.replace(/^#/, '') as ViewId;

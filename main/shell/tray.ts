@@ -15,6 +15,7 @@ export class AppTray {
   private prev: AppStatus | null = null;
   private lastState: TrayState | null = null;
   private readonly timer: ReturnType<typeof setInterval>;
+  private poll: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly iconDir: string, private readonly onAction: (a: TrayAction) => void, private readonly window: () => BrowserWindow | null, private readonly current: () => AppStatus) {
     this.tray = new Tray(this.icon('stale'));
@@ -38,6 +39,8 @@ export class AppTray {
     const template: MenuItemConstructorOptions[] = trayMenu(view, s).map((item) =>
       item.id === 'separator' ? { type: 'separator' } : item.id === 'status' ? { label: item.label, enabled: false } : { label: item.label, enabled: item.enabled, click: () => this.onAction(item.id as TrayAction) });
     this.tray.setContextMenu(Menu.buildFromTemplate(template));
+    // a walk reports progress by polling; refresh while syncing
+    if (view.state === 'syncing' && !this.poll) this.poll = setTimeout(() => { this.poll = undefined; this.update(this.current(), false); }, 2000);
     const win = this.window();
     if (win && !win.isDestroyed()) win.setProgressBar(view.state === 'syncing' ? 2 : -1); // 2 = indeterminate
     if (notify && Notification.isSupported()) {
@@ -52,6 +55,7 @@ export class AppTray {
 
   destroy(): void {
     clearInterval(this.timer);
+    if (this.poll) clearTimeout(this.poll);
     this.tray.destroy();
   }
 }
