@@ -1,7 +1,7 @@
 /**
  * Data-driven sync scenarios (test/scenarios/cases/*.json): an initial NAS tree, actions on
  * the real folder or the real service, and the expected NAS tree, local tree, mirror store
- * (what the offline index follows) and request counts. Each runs against the real service
+ * and offline index (every object found by its current name), and request counts. Each runs against the real service
  * on 127.0.0.1 with the real watcher; conditions are polled, never slept on.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
 import type { FsTraits } from '../../main/local/fs-traits.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
+import { openOfflineIndex } from '../../main/index/open-index.js';
 
 interface Scenario {
   name: string;
@@ -85,6 +86,9 @@ describe('sync scenarios (data)', () => {
       }
     }, s.traits ? { traits: s.traits } : {});
     const r = rig;
+    // The offline index follows the mirror store through the applier, as in `nas-mirror run`.
+    const opened = await openOfflineIndex(r.engine.core.store, r.state);
+    r.engine.core.applier.onChanges((c) => opened.index.applyChanges(c));
     const at = (p: unknown): string => join(r.mirror, ...String(p).split('/'));
     r.mark();
     const own = { POST: 0, DELETE: 0 }; // the test's own NAS changes, not the engine's
@@ -118,6 +122,12 @@ describe('sync scenarios (data)', () => {
     if (s.expect.local) await waitFor(() => JSON.stringify(localTree(r.mirror)) === JSON.stringify([...s.expect.local!].sort()), `local tree ${JSON.stringify(s.expect.local)}`).catch(() => expect(localTree(r.mirror)).toEqual([...s.expect.local!].sort()));
     if (s.expect.localCount !== undefined) expect(localTree(r.mirror)).toHaveLength(s.expect.localCount);
     expect(storeTree(r)).toEqual([...s.expect.nas].sort());
+    // index state: every mirrored object is found by its current name, offline
+    for (const o of r.engine.core.store.all()) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(o.name)) continue;
+      const hits = opened.index.search(o.name, { limit: 1000 }).matches.map((m) => m.file.id);
+      expect({ name: o.name, found: hits.includes(o.id) }).toEqual({ name: o.name, found: true });
+    }
     expect(await nasTree(r)).toEqual([...s.expect.nas].sort());
     expect(r.svc.requests().slice(mark).filter((q) => q.method !== 'GET')).toHaveLength(0); // settled: nothing more was sent
     for (const [m, n] of Object.entries(s.expect.requests ?? {})) expect({ method: m, n: r.count(m) - ((own as Record<string, number>)[m] ?? 0) }).toEqual({ method: m, n });
