@@ -28,10 +28,13 @@ beforeAll(async () => {
 afterAll(async () => { await rig?.close(); });
 
 describe('NAS Mirror window (browser mode, Chromium)', () => {
-  it('starts unconfigured, takes the token in Settings, and never shows it back', async () => {
+  it('starts unconfigured, takes the NAS address and the token in Settings, and never shows the token back', async () => {
     await expect.poll(() => page.locator('#conn-badge').textContent()).toBe('Not set up');
     await tab('Settings').click();
     await expect.poll(() => page.locator('#token-state').textContent()).toContain('No keychain is available');
+    await page.fill('#set-location', rig.svc.baseUrl);
+    await page.click('#save-settings');
+    await expect.poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
     await page.fill('#set-token', rig.token);
     await page.click('#store-token');
     await expect.poll(() => page.locator('#token-state').textContent()).toContain('memory only');

@@ -57,9 +57,10 @@ export async function startRig(opts: { objects?: number } = {}): Promise<Rig> {
   const token = svc.token();
   const dataDir = mkdtempSync(join(tmpdir(), 'nm-e2e-'));
   const mirror = join(dataDir, 'mirror');
-  // Point the app at the test service (the window could do it too; the settings test does).
+  // A first run that chose "NAS base URL" but has no address yet (the default would start
+  // the embedded demo NAS); the first test enters the address and the token in the window.
   const db = openStateDb(dataDir);
-  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: mirror }).update({ source: 'url', location: svc.baseUrl, mirrorFolder: mirror, deleteThresholdCount: 5 });
+  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: mirror }).update({ source: 'url', location: '', mirrorFolder: mirror, deleteThresholdCount: 5 });
   db.close();
   const assetsDir = await ensureRenderer();
   const userDataDir = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
