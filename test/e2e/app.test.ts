@@ -99,6 +99,14 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await expect.poll(() => page.locator('.crumb.current').textContent()).toBe(folderName);
     const inside = readdirSync(join(rig.mirror, folderName)).length;
     await expect.poll(() => page.locator('#browse-rows tr').count()).toBe(inside);
+    // go down until a folder holds files, for a screenshot worth looking at
+    for (let depth = 0; depth < 4 && (await page.locator('#browse-rows tr.file').count()) < 3; depth++) {
+      const sub = page.locator('#browse-rows tr.folder .name').first();
+      if ((await sub.count()) === 0) break;
+      const subName = (await sub.textContent())!;
+      await sub.click();
+      await expect.poll(() => page.locator('.crumb.current').textContent()).toBe(subName);
+    }
     await shot('browse');
     await page.locator('.crumbs button', { hasText: 'NAS' }).click();
     await expect.poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
