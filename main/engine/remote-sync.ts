@@ -60,6 +60,12 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set()): R
     core.local.addLocalOnly(k.to, 'moved', k.reason);
     core.activity({ kind: 'local-only', path: k.to, summary: `kept ${k.from} as local only`, reason: k.reason });
   }
+  // A NAS change that could not reach the disk (the user moved the placeholder meanwhile) is
+  // not "seen": its base goes back, so the user's move meets If-Match with the old eTag (412).
+  for (const f of rep.failed) {
+    const b = plan.baseBefore.get(f.id);
+    if (b && model.get(f.id)) model.update(f.id, b);
+  }
   for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
   core.local.flush(model);
   return { created: rep.created, moved: rep.moved, removed: rep.removed, refused };

@@ -75,7 +75,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     const parentSegs = model.segments(p.parent);
     if (!parentSegs || (p.parent !== model.rootId && model.get(p.parent)?.ino == null)) {
       rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
-      if (staged.has(p.id)) restoreStaged(root, staged.get(p.id)!, e.lname, rep);
+      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
       continue;
     }
     let target: string;
@@ -87,6 +87,12 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     }
     const existing = lstatBig(target);
     if (existing) {
+      if (model.byIno(existing.ino.toString())) {
+        // Another mirrored entry is still there: never move a tracked placeholder aside.
+        rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
+        if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
+        continue;
+      }
       // Someone (the user) has an entry there that the model does not know: keep it, aside.
       keepLocal(root, target, 'a NAS entry needed its name', rep);
     }
@@ -160,6 +166,28 @@ export function keepLocal(root: string, abs: string, reason: string, rep: WriteR
   rep.keptLocal.push({ from: rel, to: to.slice(root.length + 1), reason });
 }
 
-function restoreStaged(root: string, staged: string, name: string, rep: WriteReport): void {
-  keepLocal(root, staged, `could not be placed back as ${name}`, rep);
+/**
+ * A staged placeholder that cannot land: back where it was if possible; otherwise the model
+ * forgets its inode (so it is placed again later, never read as a delete) and the staged
+ * copy goes (an empty placeholder) or is kept local (anything else).
+ */
+function unstage(root: string, model: LocalModel, id: string, staged: string, rep: WriteReport): void {
+  try {
+    const back = absOf(root, model, id);
+    if (back && !lstatBig(back)) {
+      renameSync(staged, back);
+      return;
+    }
+  } catch {
+    // fall through
+  }
+  const e = model.get(id);
+  const known = new Map<string, string>();
+  for (const d of [id, ...model.descendants(id)]) {
+    const x = model.get(d);
+    if (x?.ino) known.set(x.ino, x.kind);
+    model.update(d, { ino: null });
+  }
+  removeTree(root, staged, known, rep);
+  if (e) rep.failed.push({ id, reason: 'placed again later' });
 }

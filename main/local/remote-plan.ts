@@ -32,6 +32,8 @@ export interface RemotePlan {
   /** Files whose mtime must be set. */
   touch: string[];
   notes: RemoteChangeNote[];
+  /** The remote base of each entry updated here, as it was (to undo it if the disk step fails). */
+  baseBefore: Map<string, Pick<LocalEntry, 'rname' | 'rparent' | 'etag' | 'setag' | 'mtime'>>;
 }
 
 export interface RemotePlanInput {
@@ -60,6 +62,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale }: R
 
   // 1. Remote base follows the NAS for entries the user is not changing.
   const removedIds: string[] = [];
+  const baseBefore: RemotePlan['baseBefore'] = new Map();
   for (const e of [...model.byId.values()]) {
     if (e.id === rootId) continue;
     const o = remote.get(e.id);
@@ -71,6 +74,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale }: R
     if (o.name !== e.rname) notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
     if (o.parentID !== e.rparent) notes.push({ id: e.id, kind: 'moved', detail: 'moved on the NAS to another folder' });
     if (o.name === e.rname && o.parentID === e.rparent) notes.push({ id: e.id, kind: 'metadata', detail: `metadata changed on the NAS (eTag ${e.etag} -> ${o.eTag})` });
+    baseBefore.set(e.id, { rname: e.rname, rparent: e.rparent, etag: e.etag, setag: e.setag, mtime: e.mtime });
     model.update(e.id, { rname: o.name, rparent: o.parentID, etag: o.eTag, setag: o.eTag, mtime: o.mTime });
   }
   // New objects; only under a folder the model has (or will have).
@@ -135,7 +139,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale }: R
   placements.sort((a, b) => depth.get(a.id)! - depth.get(b.id)!);
   const touch: string[] = [];
   for (const n of notes) if (n.kind === 'metadata' && model.get(n.id)?.kind === 'file' && !addedIds.has(n.id)) touch.push(n.id);
-  return { placements, removals, touch, notes };
+  return { placements, removals, touch, notes, baseBefore };
 }
 
 function hasChain(id: string, remote: ReadonlyMap<string, RemoteObject>, model: LocalModel, rootId: string): boolean {
