@@ -8,7 +8,8 @@ import { cursorOf, parseListingOrder } from '../../app/search/listing.js';
 import { decodeListingToken, decodeSearchToken, encodeListingToken } from '../../app/search/page-token.js';
 import { parseQuery } from '../../app/search/query.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../app/search/select.js';
-import { pickFields, type ObjectRow } from '../store/object-row.js';
+import { pickFields } from '../store/object-row.js';
+import { wireFromIndex } from '../store/wire-index.js';
 import { notFound } from '../store/store.js';
 import { searchText } from '../search/text-search.js';
 import type { Ctx } from './context.js';
@@ -57,13 +58,14 @@ export function listChildren(ctx: Ctx): void {
     if (!ctx.store.index.isDir(row)) throw bad(`${id} is not a folder`);
     return row;
   });
-  const rows: ObjectRow[] = ctx.store.list([...new Set(parents)], order, cursor, limit, hide);
+  const ix = ctx.store.index;
+  const rows = ctx.store.listRows([...new Set(parents)], order, cursor, limit, hide);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  const pageToken = more && last ? encodeListingToken(order, cursorOf({ id: last.id, name: last.name, mTimeMs: last.mtime, cTimeMs: last.ctime, size: last.size }, order)) : '';
+  const pageToken = more && last !== undefined ? encodeListingToken(order, cursorOf({ id: ix.ids[last]!, name: ix.names[last]!, mTimeMs: ix.mtime[last]!, cTimeMs: ix.ctime[last]!, size: ix.size[last]! }, order)) : '';
   const fields = parseFields(q.get('fields'));
-  const files = page.map((r) => pickFields(ctx.store.wire(r), fields));
+  const files = page.map((r) => pickFields(wireFromIndex(ix, r), fields));
   sendRead(ctx.req, ctx.res, { pageToken, files }, isPretty(q));
 }
 
@@ -78,6 +80,6 @@ export function textSearch(ctx: Ctx): void {
   if (after === undefined) throw bad('pageToken is not valid');
   const result = searchText(ctx.store.index, ctx.store.names, ctx.principal.userId, parsed.query, limit, after);
   const fields = parseFields(q.get('fields'));
-  const matches = result.items.map((i) => ({ file: pickFields(ctx.store.wire(ctx.store.get(i.value)!), fields), fragments: i.match.fragments }));
+  const matches = result.items.map((i) => ({ file: pickFields(wireFromIndex(ctx.store.index, i.value), fields), fragments: i.match.fragments }));
   sendRead(ctx.req, ctx.res, { pageToken: result.pageToken, matches }, isPretty(q));
 }

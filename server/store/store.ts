@@ -11,7 +11,8 @@ import type { ListingCursor, ListingOrder } from '../../app/search/listing.js';
 import { isMediaType, mimeForName } from './mime.js';
 import { toWire, type ObjectFlags, type ObjectRow } from './object-row.js';
 import type { Db } from './schema.js';
-import { TreeIndex } from './tree-index.js';
+import type Database from 'better-sqlite3';
+import { HIDDEN_CODES, TreeIndex } from './tree-index.js';
 import { NameIndex } from '../search/name-index.js';
 
 /** A new object (admin create, import, demo). */
@@ -62,6 +63,7 @@ export class Store {
   private readonly sInsert;
   private readonly sBump;
   private readonly sCount;
+  private readonly listCache = new Map<string, Database.Statement>();
 
   constructor(readonly db: Db) {
     this.sGet = db.prepare('SELECT * FROM objects WHERE row = ?');
@@ -120,18 +122,20 @@ export class Store {
   }
 
   /**
-   * One listing page of the children of `parents` after `cursor`, in `order`; `limit + 1`
-   * rows are read so the caller knows whether more follow. `hide` leaves out that value of `hidden`.
+   * One listing page of the children of `parents` after `cursor`, in `order`: the rows of
+   * at most `limit + 1` items (so the caller knows whether more follow). The order comes
+   * from an index; rows being deleted and (with `hide`) that value of `hidden` are skipped
+   * using the in-memory index, so no table row is read.
    */
-  list(parents: readonly number[], order: ListingOrder, cursor: ListingCursor | null, limit: number, hide: string | undefined): ObjectRow[] {
+  listRows(parents: readonly number[], order: ListingOrder, cursor: ListingCursor | null, limit: number, hide: string | undefined): number[] {
     const col = ORDER_COL[order.by];
     const cmp = order.dir === 'asc' ? '>' : '<';
     const dir = order.dir === 'asc' ? 'ASC' : 'DESC';
-    const where: string[] = [parents.length === 1 ? 'parent = ?' : `parent IN (${parents.map(() => '?').join(',')})`, 'deleting = 0'];
+    const where: string[] = [parents.length === 1 ? 'parent = ?' : `parent IN (${parents.map(() => '?').join(',')})`];
     const args: (string | number)[] = [...parents];
-    if (hide !== undefined) { where.push('hidden <> ?'); args.push(hide); }
     let orderBy: string;
     if (col === null) {
+      where.push('deleting = 0'); // the partial index (parent, name) holds live rows only
       if (parents.length === 1) {
         // Names are unique among live siblings: (parent, name) is the whole key.
         if (cursor) { where.push(`(name ${cmp} ? OR (name = ? AND id ${cmp} ?))`); args.push(cursor.name, cursor.name, cursor.id); }
@@ -144,8 +148,22 @@ export class Store {
       if (cursor) { where.push(`(${col}, name, id) ${cmp} (?, ?, ?)`); args.push(cursor.value ?? 0, cursor.name, cursor.id); }
       orderBy = `${col} ${dir}, name ${dir}, id ${dir}`;
     }
-    const sql = `SELECT * FROM objects WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${limit + 1}`;
-    return this.db.prepare(sql).all(...args) as ObjectRow[];
+    const sql = `SELECT row FROM objects WHERE ${where.join(' AND ')} ORDER BY ${orderBy}`;
+    let stmt = this.listCache.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql).pluck();
+      if (this.listCache.size > 200) this.listCache.clear();
+      this.listCache.set(sql, stmt);
+    }
+    const ix = this.index;
+    const hideCode = hide === undefined ? -1 : (HIDDEN_CODES as readonly string[]).indexOf(hide);
+    const out: number[] = [];
+    for (const row of stmt.iterate(...args) as Iterable<number>) {
+      if (!ix.isAlive(row) || ix.isDeletingRow(row) || ix.hidden[row] === hideCode) continue;
+      out.push(row);
+      if (out.length > limit) break;
+    }
+    return out;
   }
 
   /** Creates an object in a live folder. Throws 400 for a bad name, 404 for a bad parent, 409 on a clash. */
@@ -168,13 +186,23 @@ export class Store {
     }).immediate();
     const r = this.get(row)!;
     this.indexRow(r);
+    this.syncMeta(parent);
     return r;
   }
 
   /** Puts a committed row into the in-memory index. */
   indexRow(r: ObjectRow): void {
     const img = r.image ? (JSON.parse(r.image) as ImageMeta) : undefined;
+    this.index.setMeta(r.row, r);
     this.index.put(r.row, { id: r.id, parent: r.parent, name: r.name, dir: r.dir === 1, mime: r.mime, deleting: r.deleting === 1, cameraMake: img?.cameraMake, cameraModel: img?.cameraModel });
+  }
+
+  /** Copies the committed wire metadata of rows (versions, child counts, times) into the index. */
+  private syncMeta(...rows: number[]): void {
+    for (const row of rows) {
+      const r = this.get(row);
+      if (r) this.index.setMeta(row, r);
+    }
   }
 
   /**
@@ -230,6 +258,7 @@ export class Store {
     }).immediate();
     if (renamedOrMoved) this.index.move(row, parent, name);
     if (ch.mime !== undefined && ch.mime !== cur.mime) this.index.setMime(row, ch.mime);
+    this.syncMeta(row, cur.parent, parent);
     return this.get(row)!;
   }
 
@@ -251,6 +280,7 @@ export class Store {
     }).immediate();
     if (async) this.index.markDeleting(row);
     else this.index.remove(row);
+    this.syncMeta(cur.parent);
     return async ? 'async' : 'sync';
   }
 }

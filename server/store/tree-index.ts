@@ -1,6 +1,7 @@
 /**
  * The in-memory mirror of the tree: parent links, names, searchable fields, the "being
- * deleted" mark, roots' owners and grants, keyed by `objects.row`. Rebuilt from SQLite at
+ * deleted" mark, the wire metadata (sizes, times, versions, child counts) so listings are
+ * built without reading rows, roots' owners and grants, keyed by `objects.row`. Rebuilt from SQLite at
  * start (and when another process wrote to the database); updated by the Store only after
  * a transaction committed, so it never shows an uncommitted state.
  */
@@ -13,6 +14,20 @@ export type PermName = 'ReadFile' | 'WriteFile' | 'FileOwner';
 export const PERM_NAMES: readonly PermName[] = ['ReadFile', 'WriteFile', 'FileOwner'];
 
 const ALIVE = 1, DIR = 2, DELETING = 4;
+
+/** The wire metadata of an object that search does not look at. */
+export interface ObjectMeta {
+  size: number;
+  mtime: number;
+  ctime: number;
+  version: number;
+  child_count: number;
+  hidden: string;
+  image: string | null;
+  flags: string | null;
+}
+
+export const HIDDEN_CODES = ['none', 'mac', 'linux', 'windows'] as const;
 
 /** The searchable part of an object, as stored in memory. */
 export interface IndexedFields {
@@ -58,6 +73,14 @@ export class TreeIndex {
   mimeId = new Int32Array(1024);
   makeId = new Int32Array(1024);
   modelId = new Int32Array(1024);
+  size = new Float64Array(1024);
+  mtime = new Float64Array(1024);
+  ctime = new Float64Array(1024);
+  version = new Uint32Array(1024);
+  childCount = new Uint32Array(1024);
+  hidden = new Uint8Array(1024);
+  images: (string | null)[] = [];
+  flagsJson: (string | null)[] = [];
   ids: string[] = [];
   names: string[] = [];
   fnames: string[] = [];
@@ -85,6 +108,14 @@ export class TreeIndex {
     this.mimeId = new Int32Array(1024);
     this.makeId = new Int32Array(1024);
     this.modelId = new Int32Array(1024);
+    this.size = new Float64Array(1024);
+    this.mtime = new Float64Array(1024);
+    this.ctime = new Float64Array(1024);
+    this.version = new Uint32Array(1024);
+    this.childCount = new Uint32Array(1024);
+    this.hidden = new Uint8Array(1024);
+    this.images = [];
+    this.flagsJson = [];
     this.ids = [];
     this.names = [];
     this.fnames = [];
@@ -94,12 +125,14 @@ export class TreeIndex {
     this.count = 0;
     const max = (db.prepare('SELECT max(row) AS m FROM objects').get() as { m: number | null }).m ?? 0;
     this.ensure(max + 1);
-    const stmt = db.prepare("SELECT row, id, parent, name, dir, mime, deleting, json_extract(image, '$.cameraMake') AS make, json_extract(image, '$.cameraModel') AS model FROM objects");
-    for (const r of stmt.iterate() as Iterable<{ row: number; id: string; parent: number; name: string; dir: number; mime: string; deleting: number; make: unknown; model: unknown }>) {
+    const stmt = db.prepare("SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags, json_extract(image, '$.cameraMake') AS make, json_extract(image, '$.cameraModel') AS model FROM objects");
+    type R = ObjectMeta & { row: number; id: string; parent: number; name: string; dir: number; mime: string; deleting: number; make: unknown; model: unknown };
+    for (const r of stmt.iterate() as Iterable<R>) {
       this.put(r.row, {
         id: r.id, parent: r.parent, name: r.name, dir: r.dir === 1, mime: r.mime, deleting: r.deleting === 1,
         cameraMake: typeof r.make === 'string' ? r.make : undefined, cameraModel: typeof r.model === 'string' ? r.model : undefined,
       }, false);
+      this.setMeta(r.row, r);
     }
     for (const u of db.prepare('SELECT id, root FROM users').all() as { id: number; root: number }[]) this.rootOwner.set(u.root, u.id);
     for (const g of db.prepare('SELECT row, user_id, perm FROM grants').all() as { row: number; user_id: number; perm: PermName }[]) this.setGrant(g.row, g.user_id, PERM[g.perm]);
@@ -110,7 +143,7 @@ export class TreeIndex {
     if (n <= this.parent.length) return;
     let cap = this.parent.length;
     while (cap < n) cap *= 2;
-    const grow = <T extends Int32Array | Uint8Array | Uint32Array>(a: T, make: (n: number) => T): T => {
+    const grow = <T extends Int32Array | Uint8Array | Uint32Array | Float64Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
       b.set(a);
       return b;
@@ -121,6 +154,25 @@ export class TreeIndex {
     this.mimeId = grow(this.mimeId, (c) => new Int32Array(c));
     this.makeId = grow(this.makeId, (c) => new Int32Array(c));
     this.modelId = grow(this.modelId, (c) => new Int32Array(c));
+    this.size = grow(this.size, (c) => new Float64Array(c));
+    this.mtime = grow(this.mtime, (c) => new Float64Array(c));
+    this.ctime = grow(this.ctime, (c) => new Float64Array(c));
+    this.version = grow(this.version, (c) => new Uint32Array(c));
+    this.childCount = grow(this.childCount, (c) => new Uint32Array(c));
+    this.hidden = grow(this.hidden, (c) => new Uint8Array(c));
+  }
+
+  /** Sets the wire metadata of a row (no listener is told: search does not use it). */
+  setMeta(row: number, m: ObjectMeta): void {
+    this.ensure(row + 1);
+    this.size[row] = m.size;
+    this.mtime[row] = m.mtime;
+    this.ctime[row] = m.ctime;
+    this.version[row] = m.version;
+    this.childCount[row] = m.child_count;
+    this.hidden[row] = Math.max(0, (HIDDEN_CODES as readonly string[]).indexOf(m.hidden));
+    this.images[row] = m.image;
+    this.flagsJson[row] = m.flags;
   }
 
   /** Adds or replaces a row. */
@@ -167,6 +219,8 @@ export class TreeIndex {
     this.flags[row] = 0;
     this.gen[row] = this.gen[row]! + 1;
     this.ids[row] = '';
+    this.images[row] = null;
+    this.flagsJson[row] = null;
     this.names[row] = '';
     this.fnames[row] = '';
     this.grants.delete(row);
@@ -183,6 +237,11 @@ export class TreeIndex {
 
   isAlive(row: number): boolean {
     return row > 0 && row < this.end && (this.flags[row]! & ALIVE) !== 0;
+  }
+
+  /** True when this row itself is marked for deletion (not its ancestors). */
+  isDeletingRow(row: number): boolean {
+    return (this.flags[row]! & DELETING) !== 0;
   }
 
   isDir(row: number): boolean {

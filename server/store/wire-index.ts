@@ -1,0 +1,42 @@
+/**
+ * The wire form of an object built from the in-memory index alone (listings and search
+ * results): the same output as `toWire` of a row, without reading SQLite.
+ */
+import { extensionOf } from '../../app/model/names.js';
+import type { Hidden, ImageMeta, RemoteObject } from '../../app/model/remote-object.js';
+import type { ObjectFlags } from './object-row.js';
+import { HIDDEN_CODES, type TreeIndex } from './tree-index.js';
+import { dateOf, etagOf } from './wire-format.js';
+
+export function wireFromIndex(ix: TreeIndex, r: number): RemoteObject {
+  const p = ix.parent[r]!;
+  const o: RemoteObject = {
+    id: ix.ids[r]!,
+    parentID: p === 0 ? '' : (ix.ids[p] ?? ''),
+    eTag: etagOf(ix.version[r]!),
+    mimeType: ix.mimes.values[ix.mimeId[r]!]!,
+    name: ix.names[r]!,
+    mTime: dateOf(ix.mtime[r]!),
+    cTime: dateOf(ix.ctime[r]!),
+    hidden: HIDDEN_CODES[ix.hidden[r]!] as Hidden,
+    storageType: 'local',
+  };
+  if (ix.isDir(r)) {
+    o.childCount = ix.childCount[r]!;
+  } else {
+    o.size = ix.size[r]!;
+    const ext = extensionOf(o.name);
+    if (ext !== undefined) o.extension = ext;
+  }
+  const flags = ix.flagsJson[r];
+  if (flags) {
+    const f = JSON.parse(flags) as ObjectFlags;
+    if (f.trashed) o.trashed = true;
+    if (f.family) o.family = true;
+    if (f.publiclyShared) o.publiclyShared = true;
+    if (f.privatelyShared) o.privatelyShared = true;
+  }
+  const img = ix.images[r];
+  if (img) o.image = JSON.parse(img) as ImageMeta;
+  return o;
+}
