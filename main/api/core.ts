@@ -13,6 +13,7 @@ import { openOfflineIndex } from '../index/open-index.js';
 import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
 import { ChangeApplier } from '../mirror/apply.js';
 import { MirrorStore } from '../mirror/store.js';
+import { LocalStore } from '../local/local-store.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../settings/settings-store.js';
 import { openStateDb } from '../state/db.js';
 import { PROJECT_ROOT } from '../ui-server/assets.js';
@@ -30,8 +31,13 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   const stateDir = opts.dataDir;
   const db = openStateDb(stateDir);
   const settings = new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(opts.dataDir, 'mirror') });
-  const keychain = opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain();
   const store = new MirrorStore(db);
+  if (settings.isEmpty && store.root()) {
+    // A state folder made by the command line (sync/run): never point it at the demo NAS.
+    const dir = new LocalStore(db).meta('mirrorDir');
+    settings.update({ source: 'url', location: '', ...(dir ? { mirrorFolder: dir } : {}) });
+  }
+  const keychain = opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain();
   const applier = new ChangeApplier(store);
   const opened = await openOfflineIndex(store, stateDir);
   applier.onChanges((c) => opened.index.applyChanges(c));
@@ -124,7 +130,9 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     async update(patch) {
       const before = settings.read();
       if ((patch.source !== undefined && patch.source !== before.source) || (patch.location !== undefined && patch.location !== before.location)) {
-        if (store.root() && store.count() > 0) throw new AppError('BadConfig', 'this mirror already holds another NAS; to mirror a different NAS, use a new state folder (nas-mirror ui --state DIR)');
+        // the first address given to a state folder binds it; after that, another NAS needs another folder
+        const bound = before.source === 'embedded' || before.location !== '';
+        if (bound && store.root() && store.count() > 0) throw new AppError('BadConfig', 'this mirror already holds another NAS; to mirror a different NAS, use a new state folder (nas-mirror ui --state DIR)');
       }
       if (patch.startAtLogin !== undefined && opts.loginItem.supported) opts.loginItem.set(patch.startAtLogin);
       const { paused, ...rest } = patch;

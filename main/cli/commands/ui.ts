@@ -1,14 +1,16 @@
 /**
- * `nas-mirror ui [--state DIR] [--port N]`: the engine headless, its window served to a
+ * `nas-mirror ui [--state DIR] [--port N] [--device FILE|URL] [--dir MIRROR]`: the engine headless, its window served to a
  * browser on 127.0.0.1 only (browser mode). With nothing configured it starts the embedded
  * demo NAS. Prints the UI's URL (with its per-run secret) and runs until Ctrl-C, then
  * closes cleanly (outbox persisted, embedded service stopped).
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startCore } from '../../api/core.js';
 import { nodeDesktop } from '../../api/desktop-node.js';
 import { createLogger } from '../../log/logger.js';
 import { defaultDataDir } from '../../settings/app-dirs.js';
+import { DEFAULT_SETTINGS, SettingsStore } from '../../settings/settings-store.js';
+import { openStateDb } from '../../state/db.js';
 import { xdgAutostart, noLoginItem } from '../../settings/autostart.js';
 import { ensureRenderer, PROJECT_ROOT } from '../../ui-server/assets.js';
 import { startUiServer } from '../../ui-server/ui-server.js';
@@ -16,8 +18,22 @@ import { intOption, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 
 export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'port'], []);
+  const p = parseArgs(argv, ['state', 'port', 'device', 'dir'], []);
   const dataDir = p.options.get('state') ?? defaultDataDir(io.env);
+  const device = p.options.get('device');
+  const dir = p.options.get('dir');
+  if (device !== undefined || dir !== undefined) {
+    // seed the settings from the command line, as `run` takes them
+    const db = openStateDb(dataDir);
+    try {
+      new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({
+        ...(device !== undefined ? { source: /^https?:\/\//.test(device) ? 'url' : 'device-record', location: device } : {}),
+        ...(dir !== undefined ? { mirrorFolder: resolve(dir) } : {}),
+      });
+    } finally {
+      db.close();
+    }
+  }
   const log = createLogger('ui', { write: (l) => { if (io.env['NAS_MIRROR_VERBOSE']) io.stderr.write(l); } });
   const assetsDir = await ensureRenderer();
   const demo = io.env['NAS_MIRROR_DEMO_OBJECTS'];
