@@ -30,6 +30,9 @@ const PATHS = {
 const log = createLogger('shell');
 
 function main(): void {
+  // The same data folder as headless browser mode (and NAS_MIRROR_HOME), packaged or not;
+  // set before the single-instance lock, which lives in it.
+  app.setPath('userData', defaultDataDir());
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return;
@@ -40,8 +43,6 @@ function main(): void {
   let unwire: (() => void) | null = null;
   let quitting = false;
   const hidden = process.argv.includes('--hidden');
-  // The same data folder as headless browser mode (and NAS_MIRROR_HOME), packaged or not.
-  app.setPath('userData', defaultDataDir());
 
   const showWindow = (hash?: string): void => {
     if (!win || win.isDestroyed()) {
@@ -68,6 +69,7 @@ function main(): void {
   };
 
   app.on('second-instance', () => showWindow());
+  app.on('activate', () => showWindow()); // macOS: the dock icon
   app.on('window-all-closed', () => { /* keep running in the tray */ });
   app.on('before-quit', (e) => {
     if (quitting) return;
