@@ -68,8 +68,8 @@ function main(): void {
     }
   };
 
-  app.on('second-instance', () => showWindow());
-  app.on('activate', () => showWindow()); // macOS: the dock icon
+  app.on('second-instance', () => { if (core) showWindow(); });
+  app.on('activate', () => { if (core) showWindow(); }); // macOS: the dock icon
   app.on('window-all-closed', () => { /* keep running in the tray */ });
   app.on('before-quit', (e) => {
     if (quitting) return;
