@@ -7,24 +7,36 @@
 // Native modules (better-sqlite3, keytar) and electron stay external. Usage:
 //   node build/bundle.mjs [renderer|app|all]   (default all)
 import { build } from 'esbuild';
-import { copyFileSync, cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Outputs are replaced atomically (write aside, rename), so a running server or a parallel
+// test never reads a half-written bundle.
+function writeAtomic(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+async function bundle(opts) {
+  const r = await build({ ...opts, write: false });
+  for (const f of r.outputFiles) writeAtomic(f.path, f.contents);
+}
 const EXTERNAL = ['electron', 'better-sqlite3', 'keytar', 'fsevents', 'bufferutil', 'utf-8-validate'];
 
 /** The window: one IIFE script plus its page and stylesheet. */
 export async function buildRenderer(outDir = join(ROOT, 'dist', 'renderer')) {
   mkdirSync(outDir, { recursive: true });
-  await build({
+  await bundle({
     entryPoints: [join(ROOT, 'renderer', 'main.ts')],
     outfile: join(outDir, 'app.js'),
     bundle: true, format: 'iife', platform: 'browser', target: ['chrome120'],
     sourcemap: false, minify: false, legalComments: 'none', logLevel: 'warning',
   });
-  copyFileSync(join(ROOT, 'renderer', 'index.html'), join(outDir, 'index.html'));
-  copyFileSync(join(ROOT, 'renderer', 'style.css'), join(outDir, 'style.css'));
+  for (const f of ['index.html', 'style.css']) writeAtomic(join(outDir, f), readFileSync(join(ROOT, 'renderer', f)));
 }
 
 // CommonJS output has no import.meta; give code that uses import.meta.url the file's URL.
@@ -37,9 +49,9 @@ const CJS_META = {
 export async function buildApp() {
   cpSync(join(ROOT, 'build', 'icons'), join(ROOT, 'dist', 'icons'), { recursive: true });
   const common = { bundle: true, platform: 'node', target: ['node20'], external: EXTERNAL, logLevel: 'warning', legalComments: 'none' };
-  await build({ ...common, ...CJS_META, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
-  await build({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
-  await build({
+  await bundle({ ...common, ...CJS_META, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
+  await bundle({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
+  await bundle({
     ...common, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
