@@ -89,6 +89,38 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
   });
 
+  it('works from the keyboard, and every control has a label', async () => {
+    await page.keyboard.press('Alt+2');
+    await expect.poll(() => page.locator('#tab-browse').getAttribute('aria-selected')).toBe('true');
+    await page.locator('body').click({ position: { x: 5, y: 400 } });
+    await page.keyboard.press('/');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
+    await page.fill('#search-input', '.pdf');
+    await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(1);
+    const before = rig.app.opened.length;
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => page.locator('#results li.selected').getAttribute('aria-selected')).toBe('true');
+    const id = await page.locator('#results li.selected').getAttribute('data-id');
+    await page.keyboard.press('Enter');
+    await until(() => rig.app.opened.length > before, 'open recorded');
+    expect(rig.app.opened.at(-1)!.what).toBe('open');
+    expect(rig.app.opened.at(-1)!.path.endsWith('.pdf')).toBe(true);
+    expect(id).toBeTruthy();
+    for (const view of ['search', 'browse', 'activity', 'conflicts', 'settings']) {
+      await page.click(`#tab-${view}`);
+      const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=listbox]'))
+        .filter((e) => (e as HTMLElement).offsetParent !== null)
+        .filter((e) => {
+          const labels = (e as HTMLInputElement).labels;
+          const named = (labels && labels.length > 0) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.tagName === 'BUTTON' && e.textContent?.trim());
+          return !named;
+        })
+        .map((e) => e.outerHTML.slice(0, 80)));
+      expect(unlabelled, view).toEqual([]);
+    }
+    await page.click('#tab-search');
+  });
+
   it('browses the offline folder tree', async () => {
     await tab('Browse').click();
     const rootNames = readdirSync(rig.mirror).filter((n) => !n.startsWith('.')).sort();
