@@ -23,7 +23,12 @@ function writeAtomic(path, contents) {
 }
 async function bundle(opts) {
   const r = await build({ ...opts, write: false });
-  for (const f of r.outputFiles) writeAtomic(f.path, f.contents);
+  for (const f of r.outputFiles) {
+    // In CommonJS, load external native modules with require (an ESM import() of a bare
+    // name from inside an asar is not something to count on).
+    const text = opts.format === 'cjs' ? f.text.replace(/\bimport\("(keytar|better-sqlite3)"\)/g, 'Promise.resolve().then(() => require("$1"))') : f.contents;
+    writeAtomic(f.path, text);
+  }
 }
 const EXTERNAL = ['electron', 'better-sqlite3', 'keytar', 'fsevents', 'bufferutil', 'utf-8-validate'];
 
