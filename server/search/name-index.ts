@@ -7,7 +7,8 @@
  * Entries carry the row's generation: an entry whose generation is not the row's current
  * one is stale and skipped (the current version was appended elsewhere).
  */
-import { compareCodePoints } from '../../app/search/order.js';
+import { isWordBefore } from '../../app/search/fold.js';
+import { compareCodePoints, type SortKey } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
 
 const CHUNK_ENTRIES = 4096;
@@ -66,6 +67,8 @@ export class NameIndex implements IndexListener {
   /** Distinct name lengths ascending, and where each length's group starts (same in A and B). */
   private lens: number[] = [];
   private groupStart: number[] = [];
+  /** Per field (make, model, mime) and value id: the snapshot rows holding it, in tier-1 order. */
+  private byValue: Map<number, { rows: Int32Array; gens: Uint32Array }>[] = [new Map(), new Map(), new Map()];
   private delta: number[] = [];
   private deltaGen: number[] = [];
   private narrow: Chunk[] = [];
@@ -121,6 +124,21 @@ export class NameIndex implements IndexListener {
       if (this.lens.length === 0 || this.lens[this.lens.length - 1] !== len) { this.lens.push(len); this.groupStart.push(i); }
     }
     this.groupStart.push(this.aKeys.length);
+    const ix = this.ix;
+    this.byValue = [ix.makeId, ix.modelId, ix.mimeId].map((ids) => {
+      const lists = new Map<number, number[]>();
+      for (let i = 0; i < this.bRows.length; i++) {
+        const r = this.bRows[i]!;
+        const v = ids[r]!;
+        if (v < 0) continue;
+        let l = lists.get(v);
+        if (!l) lists.set(v, (l = []));
+        l.push(r);
+      }
+      const out = new Map<number, { rows: Int32Array; gens: Uint32Array }>();
+      for (const [v, l] of lists) out.set(v, { rows: Int32Array.from(l), gens: Uint32Array.from(l, (r) => gen[r]!) });
+      return out;
+    });
     this.delta = [];
     this.deltaGen = [];
   }
@@ -197,18 +215,25 @@ export class NameIndex implements IndexListener {
   }
 
   /**
-   * Walks the snapshot in tier-1 order ((name length, name, id) ascending), then the rows
-   * changed since (unordered, `ordered` = false); stops when `visit` returns false.
+   * Walks the snapshot rows whose `field` (0 make, 1 model, 2 mime) is value `v`, in tier-1
+   * order; stops when `visit` returns false. Rows changed since come from `deltaRows`.
    */
-  walkByLength(visit: (row: number, ordered: boolean) => boolean): void {
+  walkValue(field: number, v: number, visit: (row: number) => boolean): void {
+    const l = this.byValue[field]!.get(v);
+    if (!l) return;
     const gen = this.ix.gen;
-    for (let i = 0; i < this.bRows.length; i++) {
-      const r = this.bRows[i]!;
-      if (gen[r] === this.bGen[i] && !visit(r, true)) break;
+    for (let i = 0; i < l.rows.length; i++) {
+      const r = l.rows[i]!;
+      if (gen[r] === l.gens[i] && !visit(r)) return;
     }
+  }
+
+  /** Live rows changed since the snapshot (duplicates possible). */
+  deltaRows(visit: (row: number) => void): void {
+    const gen = this.ix.gen;
     for (let i = 0; i < this.delta.length; i++) {
       const r = this.delta[i]!;
-      if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r)) visit(r, false);
+      if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r)) visit(r);
     }
   }
 
@@ -250,6 +275,58 @@ export class NameIndex implements IndexListener {
       const r = this.bRows[i]!;
       if (gen[r] !== this.bGen[i] || !fn[r]!.startsWith(t)) continue;
       if (!visit(r, true)) return;
+    }
+  }
+
+  /**
+   * The single-term name scan with pruning done in place: for every live row whose folded
+   * name contains `t`, computes the first occurrence, whether some occurrence starts a word
+   * and the name length, and calls `visit` only when that (field 0) lower bound could still
+   * beat `bound()` (the current k-th best key, or undefined while the page is not full).
+   */
+  scanSingle(t: string, bound: () => SortKey | undefined, visit: (row: number, wordStart: boolean, first: number) => void): void {
+    if (t.includes('/') || t.length === 0) return;
+    const lists = isNarrow(t) ? [this.narrow, [this.openNarrow.seal()], this.wide, [this.openWide.seal()]] : [this.wide, [this.openWide.seal()]];
+    const gen = this.ix.gen;
+    const tl = t.length;
+    for (const list of lists) {
+      for (const c of list) {
+        const text = c.text, starts = c.starts, n = c.n;
+        let e = 0;
+        let at = text.indexOf(t, 1);
+        while (at >= 0) {
+          if (starts[e + 1]! <= at) {
+            let step = 1;
+            while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
+            let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
+            while (lo < hi) {
+              const mid = (lo + hi + 1) >> 1;
+              if (starts[mid]! <= at) lo = mid;
+              else hi = mid - 1;
+            }
+            e = lo;
+          }
+          const start = starts[e]!;
+          const end = starts[e + 1]! - 1;
+          if (at + tl > end) { at = text.indexOf(t, at + 1); continue; }
+          const first = at - start;
+          const len = end - start;
+          // wordStart: some occurrence in this entry starts a word (entries are preceded by "/").
+          let ws = !isWordBefore(text, at);
+          let x = text.indexOf(t, at + 1);
+          while (x >= 0 && x + tl <= end) {
+            if (!ws && !isWordBefore(text, x)) ws = true;
+            x = text.indexOf(t, x + 1);
+          }
+          const b = bound();
+          const skip = b !== undefined && b.field === 0 && ((b.wordStart && !ws) || (b.wordStart === ws && (first > b.index || (first === b.index && len > b.nameLength))));
+          if (!skip) {
+            const r = c.rows[e]!;
+            if (gen[r] === c.gens[e]) visit(r, ws, first);
+          }
+          at = x;
+        }
+      }
     }
   }
 

@@ -11,7 +11,6 @@
  */
 import type { DocMatch, SearchDoc } from '../../app/search/match.js';
 import { matchDoc } from '../../app/search/match.js';
-import { isWordBefore } from '../../app/search/fold.js';
 import { compareKeys, type SortKey } from '../../app/search/order.js';
 import type { ParsedQuery } from '../../app/search/query.js';
 import { selectPage, TopK, type Candidate } from '../../app/search/select.js';
@@ -123,26 +122,17 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   scored.sort((a, b) => Number(a.h.some((x) => x.any)) - Number(b.h.some((x) => x.any)) || b.t.length - a.t.length);
   const { t: pivot, h } = scored[0]!;
   const fn = ix.fnames;
-  names.substring(pivot, (r, first) => {
-    const name = ix.names[r]!;
-    const b = top.bound;
-    if (!single) {
-      if (b && b.field === 0 && b.wordStart && b.index === 0 && name.length > b.nameLength) return;
+  if (single) {
+    // The locations are a subset of the occurrences: "some occurrence starts a word" bounds
+    // wordStart from above, and the first occurrence is the first location.
+    names.scanSingle(pivot, () => top.bound, (r, ws, first) => consider(r, key(r, 0, ws, first)));
+  } else {
+    names.substring(pivot, (r) => {
+      const b = top.bound;
+      if (b && b.field === 0 && b.wordStart && b.index === 0 && ix.names[r]!.length > b.nameLength) return;
       consider(r, key(r, 0, true, 0));
-      return;
-    }
-    // Single term: the locations are a subset of the occurrences, so "some occurrence starts
-    // a word" bounds wordStart from above and the first occurrence is the first location.
-    const f = fn[r]!;
-    let ws = !isWordBefore(f, first);
-    for (let at = f.indexOf(pivot, first + 1); !ws && at >= 0; at = f.indexOf(pivot, at + 1)) ws = !isWordBefore(f, at);
-    if (b && b.field === 0) {
-      // Allocation-free pruning on (wordStart, index, length).
-      if (b.wordStart && !ws) return;
-      if (b.wordStart === ws && (first > b.index || (first === b.index && name.length > b.nameLength))) return;
-    }
-    consider(r, key(r, 0, ws, first));
-  });
+    });
+  }
   const bound = top.bound;
   if (h.some((x) => x.any) && !(single && bound && bound.field === 0)) {
     const mk = h[0]!, md = h[1]!, mi = h[2]!;
@@ -160,27 +150,39 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
         consider(r, key(r, 0, true, 0));
       }
     } else {
-      // Rows whose name lacks the term sort by (field, index) then exactly in tier-1 order
-      // (length, name, id): walk that order and stop once the best class cannot enter.
-      let bestField = 4, bestIndex = 0;
-      for (const [f, x] of [[1, mk], [2, md], [3, mi]] as const) {
-        for (const at of x.at) if (at >= 0 && (f < bestField || (f === bestField && at < bestIndex))) { bestField = f; bestIndex = at; }
-        if (bestField < 4) break;
-      }
-      names.walkByLength((r, ordered) => {
-        const bd = top.bound;
-        if (ordered && bd) {
-          const name = ix.names[r]!;
-          if (bd.field < bestField || (bd.field === bestField && (bd.wordStart || bestIndex > bd.index || (bestIndex === bd.index && name.length > bd.nameLength)))) return false;
-          if (bd.field === bestField && bestIndex === bd.index && name.length === bd.nameLength && compareKeys(key(r, bestField, false, bestIndex), bd) >= 0) return false;
-        }
-        if (stamps[r] === now || !ix.isAlive(r)) return true;
+      // A row whose name lacks the term sorts by (first field with a hit, index there), then
+      // exactly in tier-1 order (length, name, id): walk each hit value's rows in that order
+      // and stop a walk once its class cannot enter the page.
+      const fieldHits = [mk, md, mi];
+      const visitRow = (r: number, f: number, idx: number): void => {
+        if (stamps[r] === now || !ix.isAlive(r)) return;
         const hit = valueHit(r);
-        if (!hit || fn[r]!.includes(pivot)) return true; // no value hit, or seen by the name scan
-        const [f, idx] = hit;
-        if (bd && (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && ix.names[r]!.length > bd.nameLength))))) return true;
+        if (!hit || hit[0] !== f || fn[r]!.includes(pivot)) return; // another list, or the name scan, covers it
+        const bd = top.bound;
+        if (bd && (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && ix.names[r]!.length > bd.nameLength))))) return;
         consider(r, key(r, f, false, idx));
-        return true;
+      };
+      for (let fi = 0; fi < 3; fi++) {
+        const at = fieldHits[fi]!.at;
+        for (let v = 0; v < at.length; v++) {
+          const idx = at[v]!;
+          if (idx < 0) continue;
+          const f = fi + 1;
+          names.walkValue(fi, v, (r) => {
+            const bd = top.bound;
+            if (bd) {
+              const len = ix.names[r]!.length;
+              if (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && len > bd.nameLength)))) return false;
+              if (bd.field === f && idx === bd.index && len === bd.nameLength && compareKeys(key(r, f, false, idx), bd) >= 0) return false;
+            }
+            visitRow(r, f, idx);
+            return true;
+          });
+        }
+      }
+      names.deltaRows((r) => {
+        const hit = valueHit(r);
+        if (hit) visitRow(r, hit[0], hit[1]);
       });
     }
   }
