@@ -55,9 +55,16 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     if (next >= 0) { ev.preventDefault(); show(VIEW_IDS[next]!); tabs.get(VIEW_IDS[next]!)?.focus(); }
   });
 
+  const syncBtn = button('Sync now', () => {
+    client.call('syncNow', {}).then(() => ctx.toast('Walking the NAS now…')).catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
+  }, { id: 'sync-now', class: 'small' });
+  const pauseBtn = button('Pause', () => {
+    const paused = !(status?.paused ?? false);
+    client.call('setPaused', { paused }).then(refreshStatus).catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
+  }, { id: 'pause-toggle', class: 'small', 'aria-pressed': 'false' });
   const header = el('header', { class: 'top' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }), el('h1', {}, 'NAS Mirror')),
-    nav, el('div', { class: 'status' }, stateLine, badge));
+    nav, el('div', { class: 'status' }, stateLine, badge, syncBtn, pauseBtn));
   const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
   replace(root, linkBanner, header, progress, main, toasts);
 
@@ -83,7 +90,11 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     document.body.dataset['tray'] = v.state;
     const walk = s.walk.running ? `Walking the NAS: ${s.walk.folders} folders, ${s.walk.objects} objects` : null;
     stateLine.textContent = walk ?? `${v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
+    stateLine.title = [stateLine.textContent, s.endpoint ? `NAS: ${s.endpoint}` : '', s.error ? `${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
     progress.hidden = !s.walk.running;
+    pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';
+    pauseBtn.setAttribute('aria-pressed', String(s.paused));
+    syncBtn.disabled = s.paused || s.walk.running || s.connection === 'unconfigured';
     // walks report progress by polling: the engine emits status at their start and end
     if (s.walk.running && !walkPoll) walkPoll = setTimeout(() => { walkPoll = undefined; refreshStatus(); }, 1000);
     if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');

@@ -163,11 +163,13 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
   it('a conflict appears in Conflicts and is resolved by re-applying', async () => {
     const { dir, name } = someFile(rig.mirror, 1);
     const id = await idOf(dir, name);
-    await rig.app.core.handlers.setPaused({ paused: true });
+    await page.click('#pause-toggle');
+    await until(async () => (await rig.app.core.handlers.status({})).paused, 'paused from the window');
+    await expect.poll(() => page.locator('#pause-toggle').textContent()).toBe('Resume');
     renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, `Mine ${name}`));
     await until(async () => (await rig.app.core.handlers.status({})).outbox > 0, 'local rename queued');
     expect(await servicePatch(rig.svc, rig.token, id, { name: `Theirs ${name}` })).toBe(204);
-    await rig.app.core.handlers.setPaused({ paused: false });
+    await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).conflicts > 0, 'conflict recorded');
     await tab('Conflicts').click();
     await expect.poll(() => page.locator('#conflict-count').textContent()).toBe('1');
