@@ -6,7 +6,7 @@
  * BENCH_DATA=DIR reuses (or creates) a data folder to skip generation on the next run.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDemo } from '../server/demo/load.js';
 import { startService } from '../server/service.js';
@@ -115,10 +115,11 @@ async function main(): Promise<void> {
 
   await svc.stop();
   const table = rows.map((r) => `| ${r.what} | ${r.n} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(2)} | ${r.note ?? ''} |`);
-  console.log(`\n${store.index.count} objects; times in ms over HTTP (loopback, keep-alive)\n`);
+  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`\n${store.index.count} objects; times in ms over HTTP (loopback, keep-alive); ${cpus().length} cores, load average at the end ${load}\n`);
   console.log('| what | n | p50 | p99 | max | note |\n|---|---|---|---|---|---|\n' + table.join('\n'));
   console.log(`\npatch throughput: ${patchesPerSec.toFixed(0)} patches/s (${targets.length} renames, 8 in flight)`);
-  const result = { date: new Date().toISOString(), objects: OBJECTS, generateSeconds: genSeconds, openSeconds: startSeconds, rows, patchesPerSec, node: process.version };
+  const result = { date: new Date().toISOString(), objects: OBJECTS, cores: cpus().length, loadAverage: loadavg(), generateSeconds: genSeconds, openSeconds: startSeconds, rows, patchesPerSec, node: process.version };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/service.json', JSON.stringify(result, null, 2) + '\n');
   if (!keepDir) rmSync(dir, { recursive: true, force: true });

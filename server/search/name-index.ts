@@ -51,6 +51,24 @@ class OpenChunk {
   }
 }
 
+/** A growable list of (row, generation) entries. */
+export class Bucket {
+  rows = new Int32Array(8);
+  gens = new Uint32Array(8);
+  n = 0;
+  push(r: number, g: number): void {
+    if (this.n === this.rows.length) {
+      const rows = new Int32Array(this.n * 2), gens = new Uint32Array(this.n * 2);
+      rows.set(this.rows);
+      gens.set(this.gens);
+      this.rows = rows;
+      this.gens = gens;
+    }
+    this.rows[this.n] = r;
+    this.gens[this.n++] = g;
+  }
+}
+
 const isNarrow = (s: string): boolean => {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return false;
   return true;
@@ -76,6 +94,9 @@ export class NameIndex implements IndexListener {
   private openNarrow = new OpenChunk();
   private openWide = new OpenChunk();
   private entries = 0;
+  /** Word starts (position 0, or after a non-word character): by first code unit, and by first two. */
+  private ws1 = new Map<number, Bucket>();
+  private ws2 = new Map<number, Bucket>();
 
   private readonly deltaMax: number;
   private readonly slack: number;
@@ -145,6 +166,20 @@ export class NameIndex implements IndexListener {
 
   private append(r: number): void {
     const name = this.ix.fnames[r]!;
+    const g = this.ix.gen[r]!;
+    for (let p = 0; p < name.length; p++) {
+      if (p > 0 && isWordBefore(name, p)) continue;
+      const c0 = name.charCodeAt(p);
+      let b = this.ws1.get(c0);
+      if (!b) this.ws1.set(c0, (b = new Bucket()));
+      b.push(r, g);
+      if (p + 1 < name.length) {
+        const k2 = c0 * 65536 + name.charCodeAt(p + 1);
+        let b2 = this.ws2.get(k2);
+        if (!b2) this.ws2.set(k2, (b2 = new Bucket()));
+        b2.push(r, g);
+      }
+    }
     const narrow = isNarrow(name);
     const open = narrow ? this.openNarrow : this.openWide;
     open.add(name, r, this.ix.gen[r]!);
@@ -167,6 +202,8 @@ export class NameIndex implements IndexListener {
   }
 
   private compactChunks(): void {
+    this.ws1 = new Map();
+    this.ws2 = new Map();
     this.narrow = [];
     this.wide = [];
     this.openNarrow = new OpenChunk();
@@ -235,6 +272,16 @@ export class NameIndex implements IndexListener {
       const r = this.delta[i]!;
       if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r)) visit(r);
     }
+  }
+
+  /**
+   * The rows (with generations; stale entries possible) that have a word start whose
+   * text begins with the first one or two code units of `t`: every row where `t` occurs at
+   * a word start is among them.
+   */
+  wordStartBucket(t: string): Bucket | undefined {
+    if (t.length === 0) return undefined;
+    return t.length === 1 ? this.ws1.get(t.charCodeAt(0)) : this.ws2.get(t.charCodeAt(0) * 65536 + t.charCodeAt(1));
   }
 
   /** Name lengths present in the snapshot, ascending. */

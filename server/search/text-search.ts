@@ -11,6 +11,7 @@
  */
 import type { DocMatch, SearchDoc } from '../../app/search/match.js';
 import { matchDoc } from '../../app/search/match.js';
+import { isWordBefore } from '../../app/search/fold.js';
 import { compareKeys, type SortKey } from '../../app/search/order.js';
 import type { ParsedQuery } from '../../app/search/query.js';
 import { selectPage, TopK, type Candidate } from '../../app/search/select.js';
@@ -52,6 +53,9 @@ export function rowMatches(ix: TreeIndex, r: number, terms: readonly string[]): 
 export function searchable(ix: TreeIndex, userId: number, r: number): boolean {
   return !ix.isRoot(r) && ix.access(userId, r) >= PERM.ReadFile;
 }
+
+/** Above this many word-start entries, tier 2 costs more than the name scan. */
+const TIER2_MAX = 150_000;
 
 let stamps = new Int32Array(0);
 let stampNow = 0;
@@ -122,6 +126,30 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   scored.sort((a, b) => Number(a.h.some((x) => x.any)) - Number(b.h.some((x) => x.any)) || b.t.length - a.t.length);
   const { t: pivot, h } = scored[0]!;
   const fn = ix.fnames;
+  // Tier 2 (one term): rows where the term occurs at a word start. Every row whose key has
+  // wordStart = true is among them, so if the page fills with such keys, nothing else can beat it.
+  if (single && (after === null || (after.field === 0 && after.wordStart))) {
+    const bucket = names.wordStartBucket(pivot);
+    if (bucket && bucket.n <= TIER2_MAX) {
+      const gen = ix.gen, tl = pivot.length;
+      for (let i = 0; i < bucket.n; i++) {
+        const r = bucket.rows[i]!;
+        if (gen[r] !== bucket.gens[i] || stamps[r] === now) continue;
+        const f = fn[r]!;
+        const first = f.indexOf(pivot);
+        if (first < 0) continue;
+        let ws = false;
+        for (let x = first; !ws && x >= 0; x = f.indexOf(pivot, x + 1)) ws = !isWordBefore(f, x);
+        if (!ws) continue;
+        const bd = top.bound;
+        if (bd && bd.field === 0 && bd.wordStart && (first > bd.index || (first === bd.index && f.length > bd.nameLength))) continue;
+        void tl;
+        consider(r, key(r, 0, true, first));
+      }
+      const bd = top.bound;
+      if (top.size === k && bd && bd.field === 0 && bd.wordStart) return finish();
+    }
+  }
   if (single) {
     // The locations are a subset of the occurrences: "some occurrence starts a word" bounds
     // wordStart from above, and the first occurrence is the first location.
