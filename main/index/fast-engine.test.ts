@@ -61,7 +61,7 @@ describe('FastEngine equals the naive engine', () => {
     const r = rng(42);
     for (let round = 0; round < 6; round++) {
       const docs = randomDocs(r, 300 + Math.floor(r() * 300));
-      const fast = new FastEngine(buildBase(docs));
+      const fast = new FastEngine(buildBase(docs, { frequent: [2, 8, 1000][round % 3]! }));
       const naive = new NaiveEngine(docs);
       for (let step = 0; step < 3; step++) {
         for (let i = 0; i < 60; i++) {
@@ -80,5 +80,18 @@ describe('FastEngine equals the naive engine', () => {
         expect(fast.size).toBe(naive.size);
       }
     }
+  });
+});
+
+describe('number order', () => {
+  it('the native-sort build order equals (name length, name by code point, id)', async () => {
+    const { numberOrder, sortByNumberOrder, foldFast } = await import('./base-index.js');
+    const { foldCase } = await import('../../app/search/index.js');
+    const r = rng(3);
+    const chars = ['a', 'B', '\uE000', '\uFFFF', '😀', '\uD83D', 'z', 'é', '\u00A0', 'İ', 'Σ'];
+    const docs: IndexDoc[] = Array.from({ length: 2000 }, (_, i) => ({ id: `i${Math.floor(r() * 50)}${chars[Math.floor(r() * chars.length)]}${i}`, name: Array.from({ length: 1 + Math.floor(r() * 4) }, () => chars[Math.floor(r() * chars.length)]).join(''), mimeType: 'x' }));
+    expect(sortByNumberOrder(docs).map((d) => d.id)).toEqual([...docs].sort(numberOrder).map((d) => d.id));
+    for (const d of docs) expect(foldFast(d.name)).toBe(foldCase(d.name));
+    expect(foldFast('HELLO World.TXT')).toBe('hello world.txt');
   });
 });

@@ -6,10 +6,10 @@
  * app/search (matchDoc, compareKeys, TopK). Base and overlay answers merge in one TopK.
  */
 import {
-  TopK, compareKeys, encodeSearchToken, foldCase, matchDoc,
+  TopK, compareCodePoints, compareKeys, encodeSearchToken, foldCase, isWordBefore, matchDoc,
   type DocMatch, type ParsedQuery, type SortKey,
 } from '../../app/search/index.js';
-import { numberOfId, triKey, type BaseData } from './base-index.js';
+import { idOf, numberOfId, triKey, type BaseData } from './base-index.js';
 import type { EnginePage, IndexDoc, SearchEngine } from './engine.js';
 
 type Hit = { id: string; match: DocMatch };
@@ -87,7 +87,7 @@ export class FastEngine implements SearchEngine {
     const b = this.base;
     const c = b.combos[b.combo[o]!]!;
     const cf = this.comboFolded[b.combo[o]!]!;
-    const doc: IndexDoc = { id: b.ids[o]!, name: b.names[o]!, mimeType: c.mime };
+    const doc: IndexDoc = { id: idOf(b, o), name: b.names[o]!, mimeType: c.mime };
     if (c.make !== undefined) doc.cameraMake = c.make;
     if (c.model !== undefined) doc.cameraModel = c.model;
     return { doc, folded: [fname, cf[0], cf[1], cf[2]] };
@@ -107,36 +107,116 @@ export class FastEngine implements SearchEngine {
       const est = this.estimate(t);
       if (est < best) { best = est; driver = i; }
     });
-    const sources = driver >= 0 ? [this.nameCandidates(terms[driver]!)] : terms.map((t) => this.nameCandidates(t));
-    const cands = sources.length === 1 ? sources[0]! : mergeUnique(sources);
     const local = new TopK<Hit>(limit + 1);
+    const strongNeeded = limit + 1;
     let strong = 0;
-    for (const o of cands) {
-      if (this.dead[o]) continue;
-      const fname = b.blob.substring(b.starts[o]!, b.starts[o + 1]! - 1);
-      let ok = true, inName = false;
-      const c = b.combo[o]!;
-      for (let i = 0; i < terms.length; i++) {
-        if (fname.includes(terms[i]!)) inName = true;
-        else if (!cover[i]![c]) { ok = false; break; }
-      }
-      if (!ok || !inName) continue;
-      // Once full with a word-start bound in name, only an earlier first location can beat it.
-      const bound = local.bound;
-      if (bound && bound.field === 0 && bound.wordStart) {
-        let first = Infinity;
-        for (const t of terms) {
-          const at = fname.indexOf(t);
-          if (at >= 0 && at < first) first = at;
-        }
-        if (first >= bound.index) continue;
-      }
+    /** Full evaluation of a base object already known to hold a term in its name. */
+    const evaluate = (o: number, fname: string): boolean => {
       const { doc, folded } = this.docAt(o, fname);
       const m = matchDoc(doc, query, folded);
-      if (!m || m.key.field !== 0) continue;
-      if (after && compareKeys(m.key, after) <= 0) continue;
+      if (!m || m.key.field !== 0) return false;
+      if (after && compareKeys(m.key, after) <= 0) return false;
       local.push(m.key, { id: doc.id, match: m });
-      if (m.key.wordStart && m.key.index === 0 && ++strong >= limit + 1) break;
+      return m.key.wordStart && m.key.index === 0 && ++strong >= strongNeeded;
+    };
+    /**
+     * True when object o (first location at `first`) cannot enter the page: later objects
+     * have larger (length, name, id), so only a smaller first index, or a word start when
+     * the bound has none, can beat the bound.
+     */
+    const pruned = (o: number, first: number): boolean => {
+      const bound = local.bound;
+      if (!bound || first < bound.index) return false;
+      return bound.wordStart || !this.anyWordStart(o, terms);
+    };
+    const t0 = terms[0]!;
+    if (terms.length === 1 && t0.length < 3 && !t0.includes('\0')) {
+      // One short term: scan the blob; the first hit in a name is its first location.
+      const blob = b.blob, starts = b.starts, n = b.n;
+      let from = 0, o = 0;
+      for (;;) {
+        const at = blob.indexOf(t0, from);
+        if (at < 0) break;
+        let lo = o, step = 1;
+        while (lo + step < n && starts[lo + step]! <= at) { lo += step; step *= 2; }
+        let hi = Math.min(lo + step, n);
+        while (lo + 1 < hi) {
+          const mid = (lo + hi) >> 1;
+          if (starts[mid]! <= at) lo = mid;
+          else hi = mid;
+        }
+        o = lo;
+        from = starts[o + 1]!;
+        if (!this.dead[o] && !pruned(o, at - starts[o]!)) {
+          if (evaluate(o, blob.substring(starts[o]!, from - 1))) break;
+        }
+        if (++o >= n) break;
+      }
+    } else if (terms.length === 1 && !t0.includes('\0') && this.allFrequent(t0)) {
+      // One long term whose trigrams are all frequent: take the rarest, at offset k in the
+      // term; visit objects in order of its first position f (the term's first location is
+      // at least f - k), word starts first; stop once that bound is past the page's worst key.
+      const blob = b.blob, starts = b.starts;
+      let kBest = 0, g = -1;
+      for (let i = 0; i + 3 <= t0.length; i++) {
+        const sl = this.slotOf.get(triKey(t0, i))!;
+        if (g < 0 || this.slotCount(sl) < this.slotCount(g)) { g = sl; kBest = i; }
+      }
+      const visit = (list: Uint32Array, pos: Uint8Array, from: number, to: number, wantWs: boolean, k: number): void => {
+        for (let e = from; e < to; e++) {
+          const p = Math.max(0, pos[e]! - k);
+          const o = list[e]!;
+          const s0 = starts[o]!, end = starts[o + 1]! - 1;
+          const bound = local.bound;
+          // Later entries have a first location at p or after, and within p a larger (length, name, id).
+          if (bound && (p > bound.index || (p === bound.index && this.tailNotBefore(o, end - s0, bound)))) return;
+          if (this.dead[o]) continue;
+          const fname = blob.substring(s0, end);
+          const at = fname.indexOf(t0, p);
+          if (at < 0) continue;
+          if (bound && (at > bound.index || (at === bound.index && this.tailNotBefore(o, end - s0, bound)))) continue;
+          const { doc, folded } = this.docAt(o, fname);
+          const m = matchDoc(doc, query, folded);
+          if (!m || m.key.field !== 0 || m.key.wordStart !== wantWs) continue;
+          if (after && compareKeys(m.key, after) <= 0) continue;
+          local.push(m.key, { id: doc.id, match: m });
+          if (wantWs && m.key.index === 0 && ++strong >= strongNeeded) return;
+        }
+      };
+      // Word starts: every object whose key has wordStart holds the FIRST trigram at a word start.
+      const g0 = this.slotOf.get(triKey(t0, 0))!;
+      visit(b.wsList, b.wsPos, b.wsStart[g0]!, b.wsStart[g0 + 1]!, true, 0);
+      // The rest only matter while the page is not full of word-start matches.
+      if (local.size < strongNeeded) visit(b.freqList, b.freqPos, b.freqStart[g]!, b.freqStart[g + 1]!, false, kBest);
+    } else if (terms.length === 1 && !t0.includes('\0')) {
+      // One long term: trigram candidates; the first location is one indexOf away.
+      const blob = b.blob, starts = b.starts;
+      for (const o of this.nameCandidates(t0)) {
+        if (this.dead[o]) continue;
+        const s0 = starts[o]!, end = starts[o + 1]! - 1;
+        const fname = blob.substring(s0, end);
+        const at = fname.indexOf(t0);
+        if (at < 0) continue;
+        if (pruned(o, at)) continue;
+        if (evaluate(o, fname)) break;
+      }
+    } else {
+      const sources = driver >= 0 ? [this.nameCandidates(terms[driver]!)] : terms.map((t) => this.nameCandidates(t));
+      const cands = sources.length === 1 ? sources[0]! : mergeUnique(sources);
+      for (const o of cands) {
+        if (this.dead[o]) continue;
+        const fname = b.blob.substring(b.starts[o]!, b.starts[o + 1]! - 1);
+        let ok = true, first = Infinity;
+        const c = b.combo[o]!;
+        for (let i = 0; i < terms.length; i++) {
+          const at = fname.indexOf(terms[i]!);
+          if (at >= 0) { if (at < first) first = at; }
+          else if (!cover[i]![c]) { ok = false; break; }
+        }
+        if (!ok || first === Infinity) continue;
+        if (pruned(o, first)) continue;
+        if (evaluate(o, fname)) break;
+      }
     }
     // Tiers 1-3: no term in the name; every term in the combo's fields. Key prefix per combo.
     if (driver < 0) this.searchCombos(query, cover, after, local);
@@ -159,6 +239,9 @@ export class FastEngine implements SearchEngine {
     }
     const ordered = [...groups.values()].sort((x, y) => x.key.field - y.key.field || x.key.index - y.key.index);
     for (const g of ordered) {
+      // Every object of the group has a key at least (field, false, index, 0, '', '').
+      const bound = top.bound;
+      if (bound && compareKeys({ ...g.key, wordStart: false, nameLength: 0, name: '', id: '' }, bound) >= 0) return;
       const lists = g.combos.map((c) => listIter(b.comboList, b.comboStart[c]!, b.comboStart[c + 1]!));
       const it = lists.length === 1 ? lists[0]! : mergeUnique(lists);
       for (const o of it) {
@@ -175,6 +258,43 @@ export class FastEngine implements SearchEngine {
     }
   }
 
+  /** True when object o's (name length, name, id) is not before the bound's. */
+  private tailNotBefore(o: number, len: number, bound: SortKey): boolean {
+    if (len !== bound.nameLength) return len > bound.nameLength;
+    const c = compareCodePoints(this.base.names[o]!, bound.name);
+    return c !== 0 ? c > 0 : compareCodePoints(idOf(this.base, o), bound.id) >= 0;
+  }
+
+  /** Whether some occurrence of some term in the name of o starts a word (a superset of rule 7's test). */
+  private anyWordStart(o: number, terms: readonly string[]): boolean {
+    const b = this.base;
+    const s0 = b.starts[o]!, end = b.starts[o + 1]! - 1;
+    const name = b.names[o]!;
+    const fname = b.blob.substring(s0, end);
+    for (const t of terms) {
+      for (let at = fname.indexOf(t); at >= 0; at = fname.indexOf(t, at + 1)) {
+        if (!isWordBefore(name, at)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** True when every trigram of the term is frequent (has positional postings only). */
+  private allFrequent(t: string): boolean {
+    if (t.length < 3) return false;
+    for (let i = 0; i + 3 <= t.length; i++) {
+      const s = this.slotOf.get(triKey(t, i));
+      if (s === undefined || this.base.freqStart[s + 1]! === this.base.freqStart[s]!) return false;
+    }
+    return true;
+  }
+
+  /** Objects holding trigram slot s. */
+  private slotCount(s: number): number {
+    const b = this.base;
+    return b.triStart[s + 1]! - b.triStart[s]! + b.freqStart[s + 1]! - b.freqStart[s]!;
+  }
+
   /** How many candidates a term's name lookup may give. */
   private estimate(t: string): number {
     if (t.length < 3) return this.base.n;
@@ -182,7 +302,7 @@ export class FastEngine implements SearchEngine {
     for (let i = 0; i + 3 <= t.length; i++) {
       const s = this.slotOf.get(triKey(t, i));
       if (s === undefined) return 0;
-      best = Math.min(best, this.base.triStart[s + 1]! - this.base.triStart[s]!);
+      best = Math.min(best, this.slotCount(s));
     }
     return best;
   }
@@ -193,10 +313,17 @@ export class FastEngine implements SearchEngine {
     if (t.includes('\0')) return [];
     if (t.length < 3) return blobScan(b, t);
     const lists: [number, number][] = [];
+    let smallestFreq = -1;
     for (let i = 0; i + 3 <= t.length; i++) {
       const s = this.slotOf.get(triKey(t, i));
       if (s === undefined) return [];
-      lists.push([b.triStart[s]!, b.triStart[s + 1]!]);
+      if (b.freqStart[s + 1]! > b.freqStart[s]!) {
+        if (smallestFreq < 0 || this.slotCount(s) < this.slotCount(smallestFreq)) smallestFreq = s;
+      } else lists.push([b.triStart[s]!, b.triStart[s + 1]!]);
+    }
+    if (lists.length === 0) {
+      // only frequent trigrams: their postings are in position order; sort one by number
+      return b.freqList.slice(b.freqStart[smallestFreq]!, b.freqStart[smallestFreq + 1]!).sort();
     }
     lists.sort((x, y) => x[1] - x[0] - (y[1] - y[0]));
     return intersect(b.triList, lists.slice(0, 3));

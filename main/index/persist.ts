@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { BaseData, Combo } from './base-index.js';
 import type { IndexDoc } from './engine.js';
 
-const FORMAT = 'nas-mirror-text-index/1';
+const FORMAT = 'nas-mirror-text-index/3';
 
 interface Header {
   format: string;
@@ -39,9 +39,16 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     { name: 'triKeys', kind: 'f64', data: bytes(b.triKeys) },
     { name: 'triStart', kind: 'u32', data: bytes(b.triStart) },
     { name: 'triList', kind: 'u32', data: bytes(b.triList) },
+    { name: 'freqStart', kind: 'u32', data: bytes(b.freqStart) },
+    { name: 'freqList', kind: 'u32', data: bytes(b.freqList) },
+    { name: 'freqPos', kind: 'u8', data: b.freqPos },
+    { name: 'wsStart', kind: 'u32', data: bytes(b.wsStart) },
+    { name: 'wsList', kind: 'u32', data: bytes(b.wsList) },
+    { name: 'wsPos', kind: 'u8', data: b.wsPos },
     { name: 'byId', kind: 'u32', data: bytes(b.byId) },
     { name: 'dead', kind: 'u8', data: p.dead.length === b.n ? p.dead : new Uint8Array(b.n) },
-    { name: 'ids', kind: 'utf8', data: Buffer.from(b.ids.join('\n'), 'utf8') },
+    { name: 'idStarts', kind: 'u32', data: bytes(b.idStarts) },
+    { name: 'ids', kind: 'utf8', data: Buffer.from(b.idBlob, 'utf8') },
     { name: 'names', kind: 'utf8', data: Buffer.from(b.names.join('\0'), 'utf8') },
     { name: 'blob', kind: 'utf8', data: Buffer.from(b.blob, 'utf8') },
   ];
@@ -87,22 +94,21 @@ export function loadIndex(stateDir: string): Persisted | undefined {
     const header = JSON.parse(buf.toString('utf8', 8, 8 + hlen)) as Header;
     if (header.format !== FORMAT) return undefined;
     const dataStart = 8 + align8(hlen);
-    // One aligned copy so every typed array views it without copying again.
-    const ab = new ArrayBuffer(buf.length - dataStart);
-    new Uint8Array(ab).set(buf.subarray(dataStart));
     const sec = (name: string): Header['sections'][number] => {
       const s = header.sections.find((x) => x.name === name);
       if (!s) throw new Error(`missing section ${name}`);
       return s;
     };
-    const u32 = (name: string): Uint32Array => { const s = sec(name); return new Uint32Array(ab, s.offset, s.bytes / 4); };
+    // Each typed section gets its own aligned copy: nothing keeps the string sections' bytes alive.
+    const copy = (name: string): ArrayBuffer => { const s = sec(name); return new Uint8Array(buf.buffer, buf.byteOffset + dataStart + s.offset, s.bytes).slice().buffer; };
+    const u32 = (name: string): Uint32Array => new Uint32Array(copy(name));
+    const u8 = (name: string): Uint8Array => new Uint8Array(copy(name));
     const text = (name: string): string => { const s = sec(name); return buf.toString('utf8', dataStart + s.offset, dataStart + s.offset + s.bytes); };
     const n = header.n;
-    const tk = sec('triKeys');
-    const dd = sec('dead');
     const base: BaseData = {
       n,
-      ids: n === 0 ? [] : text('ids').split('\n'),
+      idBlob: text('ids'),
+      idStarts: u32('idStarts'),
       names: n === 0 ? [] : text('names').split('\0'),
       blob: text('blob'),
       starts: u32('starts'),
@@ -110,13 +116,19 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       combos: header.combos,
       comboStart: u32('comboStart'),
       comboList: u32('comboList'),
-      triKeys: new Float64Array(ab, tk.offset, tk.bytes / 8),
+      triKeys: new Float64Array(copy('triKeys')),
       triStart: u32('triStart'),
       triList: u32('triList'),
+      freqStart: u32('freqStart'),
+      freqList: u32('freqList'),
+      freqPos: u8('freqPos'),
+      wsStart: u32('wsStart'),
+      wsList: u32('wsList'),
+      wsPos: u8('wsPos'),
       byId: u32('byId'),
     };
-    if (base.ids.length !== n || base.names.length !== n) return undefined;
-    return { base, dead: new Uint8Array(ab, dd.offset, dd.bytes), extra: header.extra, generation: header.generation };
+    if (base.idStarts.length !== n + 1 || base.names.length !== n) return undefined;
+    return { base, dead: u8('dead'), extra: header.extra, generation: header.generation };
   } catch {
     return undefined;
   }
