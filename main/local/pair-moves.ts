@@ -112,12 +112,13 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
     if (now - t >= holdMs) expired.push(id);
     else res.carry.push({ id, since: t });
   }
-  // Top-most only: a descendant of a deleted folder goes with it (unless it moved out).
+  // Top-most only: a descendant of a deleted folder goes with it, unless it (or a folder
+  // between them) moved out.
   const exp = new Set(expired);
   for (const id of expired) {
     let anc = model.get(id)?.lparent;
     let covered = false;
-    while (anc !== undefined && anc !== model.rootId) {
+    while (anc !== undefined && anc !== model.rootId && !moved.has(anc)) {
       if (exp.has(anc)) { covered = true; break; }
       anc = model.get(anc)?.lparent;
     }

@@ -40,23 +40,40 @@ export function absOf(root: string, model: LocalModel, id: string): string | und
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan): WriteReport {
   const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [] };
   mkdirSync(stagingDir(root), { recursive: true });
-  // a. Stage every move.
+  // a. Stage moves, deepest first (a child must leave before its moving parent does);
+  //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
   const staged = new Map<string, string>();
-  for (const p of plan.placements) {
-    if (p.how !== 'move') continue;
-    const from = absOf(root, model, p.id);
-    if (!from) continue;
-    const to = join(stagingDir(root), `${process.pid}-${++stageSeq}`);
-    try {
-      renameSync(from, to);
-      staged.set(p.id, to);
-    } catch (e) {
-      rep.failed.push({ id: p.id, reason: `cannot move ${from}: ${(e as Error).message}` });
+  const stage = (ids: readonly string[]): void => {
+    const order = ids.map((id) => ({ id, depth: model.segments(id)?.length ?? 0 })).sort((x, y) => y.depth - x.depth);
+    for (const { id } of order) {
+      const from = absOf(root, model, id);
+      if (!from) continue;
+      const to = join(stagingDir(root), `${process.pid}-${++stageSeq}`);
+      try {
+        renameSync(from, to);
+        staged.set(id, to);
+      } catch (e) {
+        rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}` });
+      }
     }
-  }
-  // b. Removals (after staging, so a child moved out on the NAS is already safe).
+  };
+  const moving = plan.placements.filter((p) => p.how === 'move').map((p) => p.id);
+  const inRemoved = (id: string): boolean => plan.removals.some((r) => r !== id && model.isUnder(id, r));
+  stage(moving.filter(inRemoved));
+  // b. Removals, where they are now (inside a staged folder, if one above them moved).
+  const whereNow = (id: string): string | undefined => {
+    const rel: string[] = [];
+    for (let cur: string | undefined = id; cur !== undefined && cur !== model.rootId; cur = model.get(cur)?.lparent) {
+      const st = staged.get(cur);
+      if (st) return join(st, ...rel);
+      const e = model.get(cur);
+      if (!e) return undefined;
+      rel.unshift(e.lname);
+    }
+    return absOf(root, model, id);
+  };
   for (const id of plan.removals) {
-    const abs = absOf(root, model, id);
+    const abs = whereNow(id);
     const sub = [id, ...model.descendants(id)].filter((d) => ![...staged.keys()].some((st) => model.isUnder(d, st)));
     const known = new Map<string, string>();
     for (const s of sub) {
@@ -67,6 +84,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     for (const s of sub) model.remove(s);
     rep.removed++;
   }
+  // c. The other moves.
+  stage(moving.filter((id) => !staged.has(id) && model.get(id) !== undefined && !inRemovedNow(model, id)));
   // c. Placements, parents first.
   for (const p of plan.placements) {
     const e = model.get(p.id);
@@ -127,6 +146,11 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     }
   }
   return rep;
+}
+
+/** True when an ancestor of `id` left the model (removed with its subtree). */
+function inRemovedNow(model: LocalModel, id: string): boolean {
+  return model.segments(id) === undefined;
 }
 
 /** Deletes a subtree of empty placeholders; everything else goes to the local-only area. */

@@ -86,6 +86,17 @@ export function planBatch(model: LocalModel, moves: readonly Move[], deletes: re
   return { ops: orderOps(model, patches, sendDeletes), held, deleteObjects, limit };
 }
 
+/** True when `id` is strictly below `anc` in the NAS tree as the user last saw it. */
+function remotelyUnder(model: LocalModel, id: string, anc: string): boolean {
+  let cur = model.get(id)?.rparent;
+  for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
+    if (cur === anc) return true;
+    if (cur === model.rootId) return false;
+    cur = model.get(cur)?.rparent;
+  }
+  return false;
+}
+
 /** True when `d` (below `top`) or one of its ancestors below `top` moved out in this batch. */
 function movedOutBelow(model: LocalModel, d: string, top: string, movedOut: ReadonlySet<string>): boolean {
   for (let cur: string | undefined = d; cur !== undefined && cur !== top && cur !== model.rootId; cur = model.get(cur)?.lparent) {
@@ -121,7 +132,19 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
     visiting.add(op);
     if (op.op === 'patch') {
       const h = holder.get(target(op));
+      if (h && h.op === 'delete' && remotelyUnder(model, op.id, h.id)) {
+        // The slot is freed by deleting a folder this entry is still in on the NAS: leave it first.
+        const tmp = tempName(op.name ?? op.fromName, op.id);
+        const parent = op.parentID ?? op.fromParent;
+        out.push({ op: 'patch', id: op.id, name: tmp, ...(parent !== op.fromParent ? { parentID: parent } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; out of a folder being deleted first, under a temporary name` });
+        op.fromName = tmp;
+        op.fromParent = parent;
+        delete op.parentID;
+      }
       if (h && h !== op) visit(h);
+    } else {
+      // Whatever moves out of a folder must leave before the folder is deleted.
+      for (const p of patches) if (!done.has(p) && !visiting.has(p) && remotelyUnder(model, p.id, op.id)) visit(p);
     }
     visiting.delete(op);
     if (!done.has(op)) {

@@ -1,0 +1,99 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
+import { LocalModel } from './model.js';
+import { planRemote } from './remote-plan.js';
+import { writePlaceholders } from './placeholders.js';
+import { POSIX_TRAITS } from './fs-traits.js';
+
+const base = mkdtempSync(join(tmpdir(), 'placeholders-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+let n = 0;
+
+const obj = (id: string, parentID: string, name: string, dir: boolean, v = 1): RemoteObject => ({
+  id, parentID, name, eTag: `"v${v}"`, mimeType: dir ? FOLDER_MIME : 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none',
+});
+
+function tree(root: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(root, prefix), { withFileTypes: true })) {
+    if (prefix === '' && e.name === '.nas-mirror') continue;
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    out.push(e.isDirectory() ? `${rel}/` : rel);
+    if (e.isDirectory()) out.push(...tree(root, rel));
+  }
+  return out.sort();
+}
+
+function expected(objs: Map<string, RemoteObject>): string[] {
+  const path = (o: RemoteObject): string => (o.parentID === 'R' ? o.name : `${path(objs.get(o.parentID)!)}/${o.name}`);
+  return [...objs.values()].map((o) => path(o) + (o.mimeType === FOLDER_MIME ? '/' : '')).sort();
+}
+
+const under = (objs: Map<string, RemoteObject>, id: string, anc: string): boolean => {
+  for (let c: string | undefined = id; c && c !== 'R'; c = objs.get(c)?.parentID) if (c === anc) return true;
+  return false;
+};
+
+describe('placeholders (real folder, property)', () => {
+  it('after any NAS renames, moves, deletes and adds, the disk equals the NAS and survivors keep their inode', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ parent: fc.nat(), dir: fc.boolean() }), { minLength: 1, maxLength: 25 }),
+        fc.array(fc.record({ op: fc.constantFrom('rename', 'move', 'delete', 'add', 'swap'), a: fc.nat(), b: fc.nat(), dir: fc.boolean() }), { maxLength: 12 }),
+        (spec, ops) => {
+          const root = join(base, `m${n++}`);
+          const objs = new Map<string, RemoteObject>();
+          const dirs = ['R'];
+          spec.forEach((s, i) => {
+            const parent = dirs[s.parent % dirs.length]!;
+            objs.set(`o${i}`, obj(`o${i}`, parent, `n${i}`, s.dir));
+            if (s.dir) dirs.push(`o${i}`);
+          });
+          const model = new LocalModel('R');
+          model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(base).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+          const sync = (): void => {
+            const plan = planRemote({ model, rootId: 'R', objects: objs.values(), pending: new Set(), traits: POSIX_TRAITS });
+            const rep = writePlaceholders(root, model, plan);
+            expect(rep.failed).toEqual([]);
+          };
+          mkdirSync(root);
+          model.update('R', { ino: lstatSync(root).ino.toString() });
+          sync();
+          expect(tree(root)).toEqual(expected(objs));
+          const inoBefore = new Map([...objs.keys()].map((id) => [id, lstatSync(join(root, ...model.segments(id)!)).ino]));
+          let v = 2;
+          let k = 0;
+          for (const op of ops) {
+            const ids = [...objs.keys()];
+            if (ids.length === 0 && op.op !== 'add') continue;
+            const a = ids[op.a % Math.max(1, ids.length)]!;
+            const folders = ['R', ...ids.filter((i) => objs.get(i)!.mimeType === FOLDER_MIME)];
+            const sibName = (parent: string, name: string, self?: string): boolean => [...objs.values()].some((o) => o.parentID === parent && o.name === name && o.id !== self);
+            if (op.op === 'rename') { const o = objs.get(a)!; const nm = `r${k++}`; objs.set(a, { ...o, name: nm, eTag: `"v${v++}"` }); }
+            if (op.op === 'move') {
+              const to = folders.filter((f) => f === 'R' || !under(objs, f, a))[op.b % folders.length] ?? 'R';
+              const o = objs.get(a)!;
+              if (!sibName(to, o.name, a)) objs.set(a, { ...o, parentID: to, eTag: `"v${v++}"` });
+            }
+            if (op.op === 'swap') {
+              const b = ids[op.b % ids.length]!;
+              const oa = objs.get(a)!;
+              const ob = objs.get(b)!;
+              if (a !== b && oa.parentID === ob.parentID) { objs.set(a, { ...oa, name: ob.name, eTag: `"v${v++}"` }); objs.set(b, { ...ob, name: oa.name, eTag: `"v${v++}"` }); }
+            }
+            if (op.op === 'delete') for (const id of ids.filter((i) => under(objs, i, a))) objs.delete(id);
+            if (op.op === 'add') { const to = folders[op.b % folders.length]!; const id = `x${k++}`; objs.set(id, obj(id, to, id, op.dir)); }
+          }
+          sync();
+          expect(tree(root)).toEqual(expected(objs));
+          for (const [id, ino] of inoBefore) if (objs.has(id)) expect(lstatSync(join(root, ...model.segments(id)!)).ino).toBe(ino);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
