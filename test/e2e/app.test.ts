@@ -184,6 +184,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
   it('a large delete is held; rejecting restores it, approving deletes it on the NAS', async () => {
     const dir = bigFolder(rig.mirror, 6);
     const id = await idOf('', dir);
+    const entries = countTree(join(rig.mirror, dir));
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held');
     await tab('Conflicts').click();
@@ -191,9 +192,10 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await shot('held-deletes');
     await page.check('#held-all');
     await page.click('#held [data-action="reject-selected"]');
-    await until(() => existsSync(join(rig.mirror, dir)), 'placeholders restored');
+    await until(() => existsSync(join(rig.mirror, dir)) && countTree(join(rig.mirror, dir)) === entries, 'placeholders restored');
     expect(rig.svc.admin.get(id)).toBeDefined();
     await expect.poll(() => page.locator('#held tbody tr').count()).toBe(0);
+    await until(async () => { const st = await rig.app.core.handlers.status({}); return st.heldDeletes === 0 && st.outbox === 0 && !st.walk.running; }, 'engine settled');
 
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held again');
@@ -243,11 +245,15 @@ function someFile(root: string, skip = 0): { dir: string; name: string } {
   throw new Error('no file placeholder in the mirror');
 }
 
+/** Entries below a folder, all levels. */
+function countTree(p: string): number {
+  return readdirSync(p).reduce((n, e) => n + 1 + (statSync(join(p, e)).isDirectory() ? countTree(join(p, e)) : 0), 0);
+}
+
 /** A top-level folder holding at least `min` entries in all. */
 function bigFolder(root: string, min: number): string {
-  const count = (p: string): number => readdirSync(p).reduce((n, e) => n + 1 + (statSync(join(p, e)).isDirectory() ? count(join(p, e)) : 0), 0);
   for (const top of readdirSync(root).filter((n) => !n.startsWith('.')).sort()) {
-    if (statSync(join(root, top)).isDirectory() && count(join(root, top)) >= min) return top;
+    if (statSync(join(root, top)).isDirectory() && countTree(join(root, top)) >= min) return top;
   }
   throw new Error('no big folder');
 }
