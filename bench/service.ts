@@ -1,18 +1,19 @@
 /**
- * `npm run bench:service`: the reference service over HTTP (loopback, keep-alive) on a
+ * `npm run bench:service`: the reference service (its own process, as `serve` runs it) over
+ * HTTP (loopback, keep-alive) on a
  * demo library of BENCH_OBJECTS objects (default 1,000,000; seed 1). Measures a 1000-item
  * listing page, parentAndName, first page of text search for 1/2/3/5/8-character queries
  * (frequent and rare) and patch throughput. Prints a table, writes bench/results/service.json.
  * BENCH_DATA=DIR reuses (or creates) a data folder to skip generation on the next run.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDemo } from '../server/demo/load.js';
-import { startService } from '../server/service.js';
+import { spawnServiceProcess } from '../server/testing.js';
 import { openServiceDb } from '../server/store/schema.js';
 import { Store } from '../server/store/store.js';
-import { addUser, mintToken, userByName } from '../server/store/users.js';
+import { mintToken, userByName } from '../server/store/users.js';
 
 const OBJECTS = Number(process.env['BENCH_OBJECTS'] ?? 1_000_000);
 const keepDir = process.env['BENCH_DATA'];
@@ -29,21 +30,22 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const fresh = !existsSync(join(dir, 'service.db'));
   let t0 = performance.now();
-  let store = new Store(openServiceDb(dir));
+  const gstore = new Store(openServiceDb(dir));
   let genSeconds: number | undefined;
-  if (fresh || !userByName(store, 'demo')) {
-    loadDemo(store, 'demo', { objects: OBJECTS, seed: 1 });
+  if (fresh || !userByName(gstore, 'demo')) {
+    loadDemo(gstore, 'demo', { objects: OBJECTS, seed: 1 });
     genSeconds = (performance.now() - t0) / 1000;
     console.log(`generated ${OBJECTS} objects in ${genSeconds.toFixed(1)} s`);
-    store.db.close();
-  } else store.db.close();
+  }
+  gstore.db.close();
+  const db = openServiceDb(dir);
+  const count = (db.prepare('SELECT count(*) AS n FROM objects').get() as { n: number }).n;
+  const token = mintToken({ db }, 'demo', 'nas_read_write');
   t0 = performance.now();
-  store = new Store(openServiceDb(dir));
+  const svc = await spawnServiceProcess(dir, 0, 300_000);
   const startSeconds = (performance.now() - t0) / 1000;
-  console.log(`opened store (index build) in ${startSeconds.toFixed(1)} s; ${store.index.count} objects`);
-  if (!userByName(store, 'bench')) addUser(store, 'bench');
-  const token = mintToken(store, 'demo', 'nas_read_write');
-  const svc = await startService({ dataDir: dir }, store);
+  console.log(`service started (index build) in ${startSeconds.toFixed(1)} s; ${count} objects`);
+  const store = { db };
   const H = { Authorization: `Bearer ${token}` };
   const get = async (path: string): Promise<{ ms: number; body: unknown }> => {
     const t = performance.now();
@@ -113,16 +115,28 @@ async function main(): Promise<void> {
   const secs = (performance.now() - tp) / 1000;
   const patchesPerSec = targets.length / secs;
 
+  const rss = readRss(svc.child.pid);
   await svc.stop();
+  db.close();
   const table = rows.map((r) => `| ${r.what} | ${r.n} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.max.toFixed(2)} | ${r.note ?? ''} |`);
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
-  console.log(`\n${store.index.count} objects; times in ms over HTTP (loopback, keep-alive); ${cpus().length} cores, load average at the end ${load}\n`);
+  console.log(`\n${count} objects; times in ms over HTTP (loopback, keep-alive); ${cpus().length} cores, load average at the end ${load}\n`);
   console.log('| what | n | p50 | p99 | max | note |\n|---|---|---|---|---|---|\n' + table.join('\n'));
+  console.log(`\nservice process memory (RSS): ${rss ?? '?'} MB`);
   console.log(`\npatch throughput: ${patchesPerSec.toFixed(0)} patches/s (${targets.length} renames, 8 in flight)`);
-  const result = { date: new Date().toISOString(), objects: OBJECTS, cores: cpus().length, loadAverage: loadavg(), generateSeconds: genSeconds, openSeconds: startSeconds, rows, patchesPerSec, node: process.version };
+  const result = { date: new Date().toISOString(), objects: OBJECTS, cores: cpus().length, loadAverage: loadavg(), generateSeconds: genSeconds, openSeconds: startSeconds, rows, patchesPerSec, serviceRssMB: rss, node: process.version };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/service.json', JSON.stringify(result, null, 2) + '\n');
   if (!keepDir) rmSync(dir, { recursive: true, force: true });
+}
+
+function readRss(pid: number | undefined): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 main().catch((e: unknown) => {

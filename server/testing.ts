@@ -118,14 +118,17 @@ export interface ServiceProcess {
   kill9(): Promise<void>;
 }
 
-/** Runs `node bin/nas-service.js serve --data DIR` and resolves once it printed its URL. */
-export function spawnServiceProcess(dataDir: string, port = 0): Promise<ServiceProcess> {
+/**
+ * Runs `node bin/nas-service.js serve --data DIR` and resolves once it printed its URL
+ * (a 1M-object library takes seconds to load: raise `timeoutMs` for those).
+ */
+export function spawnServiceProcess(dataDir: string, port = 0, timeoutMs = 60_000): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'bin/nas-service.js'), 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   return new Promise((resolveP, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`service did not start: ${err}`)); }, 30_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`service did not start: ${err}`)); }, timeoutMs);
     child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();

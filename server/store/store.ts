@@ -63,6 +63,7 @@ export class Store {
   private readonly sInsert;
   private readonly sBump;
   private readonly sCount;
+  /** Prepared statements whose SQL is built per request (listing orders, patch columns). */
   private readonly listCache = new Map<string, Database.Statement>();
 
   constructor(readonly db: Db) {
@@ -248,7 +249,10 @@ export class Store {
         const clash = this.child(parent, name);
         if (clash && clash.row !== row) throw conflict(`"${name}" already exists in the target folder`);
       }
-      this.db.prepare(`UPDATE objects SET ${sets.join(', ')}, version = version + 1 WHERE row = ?`).run(...args, row);
+      const sql = `UPDATE objects SET ${sets.join(', ')}, version = version + 1 WHERE row = ?`;
+      let upd = this.listCache.get(sql);
+      if (!upd) this.listCache.set(sql, (upd = this.db.prepare(sql)));
+      upd.run(...args, row);
       if (moved) {
         this.sCount.run(-1, cur.parent);
         this.sCount.run(1, parent);

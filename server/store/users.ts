@@ -24,7 +24,7 @@ export interface Principal {
 
 const hashToken = (t: string): string => createHash('sha256').update(t).digest('hex');
 
-export function userByName(store: Store, name: string): User | undefined {
+export function userByName(store: Pick<Store, 'db'>, name: string): User | undefined {
   return store.db.prepare('SELECT id, name, root FROM users WHERE name = ?').get(name) as User | undefined;
 }
 
@@ -45,7 +45,7 @@ export function addUser(store: Store, name: string): User {
 }
 
 /** Mints a token for a user; only its hash is stored. `ttlSeconds` makes it expire. */
-export function mintToken(store: Store, userName: string, scope: Scope, ttlSeconds?: number): string {
+export function mintToken(store: Pick<Store, 'db'>, userName: string, scope: Scope, ttlSeconds?: number): string {
   const user = userByName(store, userName);
   if (!user) throw new AppError('NotFound', `no user "${userName}"`);
   if (!SCOPES.includes(scope)) throw new AppError('BadRequest', `invalid scope "${scope}"`);
@@ -56,7 +56,7 @@ export function mintToken(store: Store, userName: string, scope: Scope, ttlSecon
 }
 
 /** The user and scope of a token; undefined when unknown or expired. */
-export function authenticate(store: Store, token: string): Principal | undefined {
+export function authenticate(store: Pick<Store, 'db'>, token: string): Principal | undefined {
   if (token.length === 0 || token.length > 512) return undefined;
   const r = store.db.prepare('SELECT user_id, scope, expires FROM tokens WHERE hash = ?').get(hashToken(token)) as { user_id: number; scope: Scope; expires: number | null } | undefined;
   if (!r || (r.expires !== null && r.expires <= Date.now())) return undefined;
