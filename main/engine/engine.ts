@@ -335,6 +335,7 @@ export class Engine {
   private async pump(): Promise<void> {
     const c = this.core;
     let sentAny = false;
+    let follow = false;
     while (!this.stopped && !this.state.paused && this.state.mirrorMissing === undefined) {
       const entry = c.outbox.next();
       if (!entry) break;
@@ -350,8 +351,10 @@ export class Engine {
       this.online();
       this.settledAt.set(entry.objectId, Date.now());
       sentAny = true;
-      if (out.kind !== 'applied' || entry.origin !== 'local') await this.reconcileNow();
+      // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through.
+      if (out.kind !== 'applied' || entry.origin !== 'local') follow = true;
     }
+    if (follow) await this.reconcileNow();
     if (sentAny) { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); }
   }
 
