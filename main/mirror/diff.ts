@@ -8,12 +8,16 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { aspectsOf, type RemoteChange } from './changes.js';
 import type { MirrorStore } from './store.js';
 
-/** The changes one listing page brings. */
-export function diffPage(store: MirrorStore, objects: readonly RemoteObject[]): RemoteChange[] {
+/**
+ * The changes one listing page brings. `pending` holds changes diffed but not yet written
+ * (the walk batches writes): they count as the stored state.
+ */
+export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], pending?: ReadonlyMap<string, string>): RemoteChange[] {
   if (objects.length === 0) return [];
-  const stored = new Map<string, string>();
-  for (const o of objects) {
-    const j = store.getJson(o.id);
+  // one query for the whole page, then what is pending overrides it
+  const stored = store.getManyJson(objects.map((o) => o.id));
+  if (pending) for (const o of objects) {
+    const j = pending.get(o.id);
     if (j !== undefined) stored.set(o.id, j);
   }
   const out: RemoteChange[] = [];

@@ -82,6 +82,13 @@ export class MirrorStore {
     return out;
   }
 
+  /** The stored JSON texts of many ids (missing ids are absent). */
+  getManyJson(ids: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const r of this.q.getMany.all(JSON.stringify(ids))) out.set(r.id, r.json);
+    return out;
+  }
+
   /** Direct children of a folder id (`root` accepted), in no particular order. */
   children(parentId: string): RemoteObject[] {
     return this.q.children.all(this.resolve(parentId)).map((r) => JSON.parse(r.json) as RemoteObject);

@@ -8,6 +8,7 @@ import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ChangeApplier } from './apply.js';
+import type { RemoteChange } from './changes.js';
 import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
 import { walk, type WalkProgress } from './walk.js';
@@ -28,12 +29,31 @@ export interface SyncOptions {
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (p: WalkProgress) => void;
+  /** Changes written per transaction (default 2000). */
+  batchSize?: number;
 }
 
 export async function syncOnce(client: ServiceClient, store: MirrorStore, applier: ChangeApplier, opts: SyncOptions = {}): Promise<SyncSummary> {
   const t0 = Date.now();
   const before = { ...applier.totals };
-  const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => applier.apply(diffPage(store, objs));
+  // Writes are batched across pages (one transaction per batch, not per page); objects seen
+  // again before the flush are diffed against the pending version.
+  let batch: RemoteChange[] = [];
+  const pending = new Map<string, string>();
+  const flush = (): void => {
+    if (batch.length === 0) return;
+    const b = batch;
+    batch = [];
+    pending.clear();
+    applier.apply(b);
+  };
+  const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
+    for (const c of diffPage(store, objs, pending)) {
+      batch.push(c);
+      if (c.kind !== 'removed') pending.set(c.after.id, JSON.stringify(c.after));
+    }
+    if (batch.length >= (opts.batchSize ?? 2000)) flush();
+  };
   const summary = (complete: boolean, objects: number, folders: number, error?: AppError): SyncSummary => ({
     complete, objects, folders,
     added: applier.totals.added - before.added,
@@ -42,7 +62,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     elapsedMs: Date.now() - t0,
     ...(error ? { error } : {}),
   });
-  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress });
+  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress }).finally(flush);
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
@@ -71,10 +91,11 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
         if (now.mimeType === FOLDER_MIME) moved.push(now.id);
       }
       if (moved.length) {
-        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved });
+        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved }).finally(flush);
         for (const id of again.seen) seen.add(id);
         objects += again.progress.objects;
         folders += again.progress.folders;
+        flush();
         if (!again.complete) return summary(false, objects, folders, again.error);
       }
     }
