@@ -138,8 +138,9 @@ export class Store {
     if (col === null) {
       where.push('deleting = 0'); // the partial index (parent, name) holds live rows only
       if (parents.length === 1) {
-        // Names are unique among live siblings: (parent, name) is the whole key.
-        if (cursor) { where.push(`(name ${cmp} ? OR (name = ? AND id ${cmp} ?))`); args.push(cursor.name, cursor.name, cursor.id); }
+        // Names are unique among live siblings, so for items that exist throughout the walk
+        // the name alone is the whole key; a plain range lets SQLite seek to the cursor.
+        if (cursor) { where.push(`name ${cmp} ?`); args.push(cursor.name); }
         orderBy = `name ${dir}`;
       } else {
         if (cursor) { where.push(`(name, id) ${cmp} (?, ?)`); args.push(cursor.name, cursor.id); }
