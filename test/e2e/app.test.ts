@@ -12,6 +12,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, servicePatch, serviceSearch, startRig, until, type Rig } from './harness.js';
 
+/** expect.poll with a deadline that tolerates a loaded machine (it asserts nothing about speed). */
+const poll = <T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) => expect.poll(fn, { timeout: 20_000, interval: 50, ...o });
+
 let rig: Rig;
 let page: Page;
 
@@ -29,18 +32,18 @@ afterAll(async () => { await rig?.close(); });
 
 describe('NAS Mirror window (browser mode, Chromium)', () => {
   it('starts unconfigured, takes the NAS address and the token in Settings, and never shows the token back', async () => {
-    await expect.poll(() => page.locator('#conn-badge').textContent()).toBe('Not set up');
+    await poll(() => page.locator('#conn-badge').textContent()).toBe('Not set up');
     await tab('Settings').click();
-    await expect.poll(() => page.locator('#token-state').textContent()).toContain('No keychain is available');
+    await poll(() => page.locator('#token-state').textContent()).toContain('No keychain is available');
     await page.fill('#set-location', rig.svc.baseUrl);
     await page.click('#save-settings');
-    await expect.poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
+    await poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
     await page.fill('#set-token', rig.token);
     await page.click('#store-token');
-    await expect.poll(() => page.locator('#token-state').textContent()).toContain('memory only');
+    await poll(() => page.locator('#token-state').textContent()).toContain('memory only');
     expect(await page.inputValue('#set-token')).toBe('');
     await until(async () => (await rig.app.core.handlers.status({})).lastCompleteWalk !== null, 'first walk', 60_000);
-    await expect.poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
+    await poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
     const html = await page.content();
     expect(html).not.toContain(rig.token);
     const settings = await rig.app.core.handlers.getSettings({});
@@ -53,7 +56,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.fill('#search-input', q);
     const expected = await serviceSearch(rig.svc, rig.token, q, 50);
     expect(expected.matches.length).toBeGreaterThan(0);
-    await expect.poll(async () => page.locator('#results li').count()).toBe(expected.matches.length);
+    await poll(async () => page.locator('#results li').count()).toBe(expected.matches.length);
     const ids = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
     expect(ids).toEqual(expected.matches.map((m) => m.file.id));
     // highlights: the <mark>s of each row's name are the service's name-fragment locations
@@ -74,32 +77,32 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
   it('completes words (Tab) and offers "did you mean"', async () => {
     await page.fill('#search-input', 'holi');
     const words = page.locator('#completion .word');
-    await expect.poll(async () => (await words.count()) > 0 && (await words.first().textContent())!.toLowerCase().startsWith('holi')).toBe(true);
+    await poll(async () => (await words.count()) > 0 && (await words.first().textContent())!.toLowerCase().startsWith('holi')).toBe(true);
     const first = await words.first().textContent();
     await page.focus('#search-input');
     await page.keyboard.press('Tab');
     expect(await page.inputValue('#search-input')).toBe(`${first} `);
     await page.fill('#search-input', 'holidya');
-    await expect.poll(() => page.locator('#did-you-mean').count()).toBe(1);
+    await poll(() => page.locator('#did-you-mean').count()).toBe(1);
     const suggestion = await page.locator('#did-you-mean').textContent();
     expect(suggestion).toBeTruthy();
     await shot('did-you-mean');
     await page.click('#did-you-mean');
-    await expect.poll(() => page.inputValue('#search-input')).toBe(suggestion);
-    await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    await poll(() => page.inputValue('#search-input')).toBe(suggestion);
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
   });
 
   it('works from the keyboard, and every control has a label', async () => {
     await page.keyboard.press('Alt+2');
-    await expect.poll(() => page.locator('#tab-browse').getAttribute('aria-selected')).toBe('true');
+    await poll(() => page.locator('#tab-browse').getAttribute('aria-selected')).toBe('true');
     await page.locator('body').click({ position: { x: 5, y: 400 } });
     await page.keyboard.press('/');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
     await page.fill('#search-input', '.pdf');
-    await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(1);
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(1);
     const before = rig.app.opened.length;
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => page.locator('#results li.selected').getAttribute('aria-selected')).toBe('true');
+    await poll(() => page.locator('#results li.selected').getAttribute('aria-selected')).toBe('true');
     const id = await page.locator('#results li.selected').getAttribute('data-id');
     await page.keyboard.press('Enter');
     await until(() => rig.app.opened.length > before, 'open recorded');
@@ -124,24 +127,24 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
   it('browses the offline folder tree', async () => {
     await tab('Browse').click();
     const rootNames = readdirSync(rig.mirror).filter((n) => !n.startsWith('.')).sort();
-    await expect.poll(() => page.locator('#browse-rows .name').allTextContents().then((t) => [...t].sort())).toEqual(rootNames);
+    await poll(() => page.locator('#browse-rows .name').allTextContents().then((t) => [...t].sort())).toEqual(rootNames);
     const folder = page.locator('#browse-rows tr.folder .name').first();
     const folderName = (await folder.textContent())!;
     await folder.click();
-    await expect.poll(() => page.locator('.crumb.current').textContent()).toBe(folderName);
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(folderName);
     const inside = readdirSync(join(rig.mirror, folderName)).length;
-    await expect.poll(() => page.locator('#browse-rows tr').count()).toBe(inside);
+    await poll(() => page.locator('#browse-rows tr').count()).toBe(inside);
     // go down until a folder holds files, for a screenshot worth looking at
     for (let depth = 0; depth < 4 && (await page.locator('#browse-rows tr.file').count()) < 3; depth++) {
       const sub = page.locator('#browse-rows tr.folder .name').first();
       if ((await sub.count()) === 0) break;
       const subName = (await sub.textContent())!;
       await sub.click();
-      await expect.poll(() => page.locator('.crumb.current').textContent()).toBe(subName);
+      await poll(() => page.locator('.crumb.current').textContent()).toBe(subName);
     }
     await shot('browse');
     await page.locator('.crumbs button', { hasText: 'NAS' }).click();
-    await expect.poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
   });
 
   it('a rename on disk reaches the NAS and Activity, and can be undone', async () => {
@@ -152,7 +155,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(() => rig.svc.admin.get(id)?.name === to, 'rename on the NAS');
     await tab('Activity').click();
     const entry = page.locator('#activity-list li', { hasText: to }).filter({ has: page.locator('button.undo') });
-    await expect.poll(() => entry.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await poll(() => entry.count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await entry.first().locator('.reason').textContent()).toBeTruthy();
     await shot('activity');
     await entry.first().locator('button.undo').click();
@@ -165,20 +168,20 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     const id = await idOf(dir, name);
     await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).paused, 'paused from the window');
-    await expect.poll(() => page.locator('#pause-toggle').textContent()).toBe('Resume');
+    await poll(() => page.locator('#pause-toggle').textContent()).toBe('Resume');
     renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, `Mine ${name}`));
     await until(async () => (await rig.app.core.handlers.status({})).outbox > 0, 'local rename queued');
     expect(await servicePatch(rig.svc, rig.token, id, { name: `Theirs ${name}` })).toBe(204);
     await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).conflicts > 0, 'conflict recorded');
     await tab('Conflicts').click();
-    await expect.poll(() => page.locator('#conflict-count').textContent()).toBe('1');
-    await expect.poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
+    await poll(() => page.locator('#conflict-count').textContent()).toBe('1');
+    await poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
     await shot('conflicts');
     await page.check('#conflicts-all');
     await page.click('#conflicts [data-action="re-apply-selected"]');
     await until(() => rig.svc.admin.get(id)?.name === `Mine ${name}`, 're-applied on the NAS');
-    await expect.poll(() => page.locator('#conflicts tbody tr').count()).toBe(0);
+    await poll(() => page.locator('#conflicts tbody tr').count()).toBe(0);
   }, 60_000);
 
   it('a large delete is held; rejecting restores it, approving deletes it on the NAS', async () => {
@@ -188,18 +191,18 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held');
     await tab('Conflicts').click();
-    await expect.poll(() => page.locator('#held tbody tr').count()).toBeGreaterThan(0);
+    await poll(() => page.locator('#held tbody tr').count()).toBeGreaterThan(0);
     await shot('held-deletes');
     await page.check('#held-all');
     await page.click('#held [data-action="reject-selected"]');
     await until(() => existsSync(join(rig.mirror, dir)) && countTree(join(rig.mirror, dir)) === entries, 'placeholders restored');
     expect(rig.svc.admin.get(id)).toBeDefined();
-    await expect.poll(() => page.locator('#held tbody tr').count()).toBe(0);
+    await poll(() => page.locator('#held tbody tr').count()).toBe(0);
     await until(async () => { const st = await rig.app.core.handlers.status({}); return st.heldDeletes === 0 && st.outbox === 0 && !st.walk.running; }, 'engine settled');
 
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held again');
-    await expect.poll(() => page.locator('#held tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await poll(() => page.locator('#held tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await page.check('#held-all');
     await page.click('#held [data-action="approve-selected"]');
     await until(() => rig.svc.admin.get(id) === undefined, 'deleted on the NAS');
@@ -207,27 +210,27 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
 
   it('settings survive a restart', async () => {
     await tab('Settings').click();
-    await expect.poll(() => page.inputValue('#set-mirror')).toBe(rig.mirror);
+    await poll(() => page.inputValue('#set-mirror')).toBe(rig.mirror);
     await page.fill('#set-interval', '120');
     await page.fill('#set-thr-count', '7');
     await page.selectOption('#set-theme', 'dark');
     await page.click('#save-settings');
-    await expect.poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
+    await poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
     await rig.app.close();
     rig.app = await rig.startApp();
     page = await rig.newPage({ colorScheme: 'dark' });
     await page.getByRole('tab', { name: /^Settings/ }).click();
-    await expect.poll(() => page.inputValue('#set-interval')).toBe('120');
+    await poll(() => page.inputValue('#set-interval')).toBe('120');
     expect(await page.inputValue('#set-thr-count')).toBe('7');
     expect(await page.inputValue('#set-theme')).toBe('dark');
     expect(await page.locator('html').getAttribute('data-theme')).toBe('dark');
     // no keychain here: the token was in memory only, and the window says so
-    await expect.poll(() => page.locator('#token-state').textContent()).toContain('memory only');
+    await poll(() => page.locator('#token-state').textContent()).toContain('memory only');
     await shot('settings');
     // offline search still answers from the index with no engine running (dark theme)
     await page.getByRole('tab', { name: /^Search/ }).click();
     await page.fill('#search-input', 'new york');
-    await expect.poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
     await shot('search-dark');
   }, 60_000);
 });
