@@ -4,7 +4,7 @@
 // run), says so and runs the same engine headless in browser mode, printing the UI's URL.
 // Either way, with nothing configured it starts the embedded demo NAS and mirrors it.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +13,27 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 
 function electronBinary() {
+  const require = createRequire(import.meta.url);
+  let pkgDir;
   try {
-    const p = createRequire(import.meta.url)('electron');
+    pkgDir = dirname(require.resolve('electron/package.json'));
+  } catch {
+    return { reason: 'the electron package is not installed' };
+  }
+  // Already downloaded?
+  const pathFile = join(pkgDir, 'path.txt');
+  if (existsSync(pathFile)) {
+    const p = join(pkgDir, 'dist', readFileSync(pathFile, 'utf8').trim());
+    if (existsSync(p)) return { path: p };
+  }
+  if (process.env.NAS_MIRROR_NO_ELECTRON_DOWNLOAD) return { reason: "Electron's binary is not downloaded and NAS_MIRROR_NO_ELECTRON_DOWNLOAD is set" };
+  // electron >= 42 downloads its binary on first require; offline, that fails.
+  try {
+    const p = require('electron');
     if (typeof p === 'string' && existsSync(p)) return { path: p };
     return { reason: `electron resolved to ${String(p)}, which does not exist` };
-  } catch (e) {
-    return { reason: (e instanceof Error ? e.message : String(e)).split('\n')[0] };
+  } catch {
+    return { reason: "its binary is not installed and could not be downloaded (offline?)" };
   }
 }
 
