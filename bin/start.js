@@ -4,7 +4,7 @@
 // run), says so and runs the same engine headless in browser mode, printing the UI's URL.
 // Either way, with nothing configured it starts the embedded demo NAS and mirrors it.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,12 +37,40 @@ function electronBinary() {
   }
 }
 
+/**
+ * The native modules built for Electron's ABI, apart from node_modules (which stays built for
+ * Node, for the command lines and tests): copied to a cache folder once per Electron version
+ * and rebuilt there with @electron/rebuild (prebuilt binaries when published, else a source
+ * build). The bundles load natives from NAS_MIRROR_NATIVE_DIR when it is set.
+ */
+async function electronNatives() {
+  const require = createRequire(import.meta.url);
+  const version = JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')).version;
+  const dir = join(ROOT, 'node_modules', '.cache', 'nas-mirror-electron-natives', version);
+  const mods = ['better-sqlite3', 'keytar'];
+  if (!existsSync(join(dir, 'ready'))) {
+    process.stderr.write(`Building the native modules for Electron ${version} (first start only)…\n`);
+    mkdirSync(join(dir, 'node_modules'), { recursive: true });
+    const deps = {};
+    for (const m of mods) {
+      cpSync(join(ROOT, 'node_modules', m), join(dir, 'node_modules', m), { recursive: true, dereference: true });
+      deps[m] = JSON.parse(readFileSync(join(ROOT, 'node_modules', m, 'package.json'), 'utf8')).version;
+    }
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'nas-mirror-electron-natives', private: true, dependencies: deps }));
+    const { rebuild } = await import('@electron/rebuild');
+    await rebuild({ buildPath: dir, electronVersion: version, onlyModules: mods, force: true });
+    writeFileSync(join(dir, 'ready'), `${new Date().toISOString()}\n`);
+  }
+  return join(dir, 'node_modules');
+}
+
 const electron = args.includes('--headless') ? { reason: '--headless was given' } : electronBinary();
 const { buildApp, buildRenderer } = await import('../build/bundle.mjs');
 if (electron.path) {
   await buildRenderer();
   await buildApp();
-  const child = spawn(electron.path, [ROOT, ...args], { stdio: 'inherit' });
+  const nativeDir = await electronNatives();
+  const child = spawn(electron.path, [ROOT, ...args], { stdio: 'inherit', env: { ...process.env, NAS_MIRROR_NATIVE_DIR: nativeDir } });
   child.on('exit', (code, signal) => { process.exitCode = code ?? (signal ? 1 : 0); });
 } else {
   process.stderr.write(`Electron is not available here (${electron.reason}).\nRunning the same engine headless; the window opens in your browser instead.\n`);

@@ -21,12 +21,23 @@ function writeAtomic(path, contents) {
   writeFileSync(tmp, contents);
   renameSync(tmp, path);
 }
+// Native modules come from NAS_MIRROR_NATIVE_DIR when set (`npm start` with Electron: built
+// for Electron's ABI apart from node_modules), else from node_modules as usual.
+const NATIVE_REQUIRE = `const __nativeRequire = (m) => { const d = process.env.NAS_MIRROR_NATIVE_DIR; if (d) { const p = require('node:path').join(d, m); if (require('node:fs').existsSync(p)) return require(p); } return require(m); };`;
+
 async function bundle(opts) {
-  const r = await build({ ...opts, write: false });
+  const { natives, ...esbuildOpts } = opts;
+  const r = await build({ ...esbuildOpts, write: false, banner: { js: [esbuildOpts.banner?.js, natives ? NATIVE_REQUIRE : ''].filter(Boolean).join('\n') } });
   for (const f of r.outputFiles) {
     // In CommonJS, load external native modules with require (an ESM import() of a bare
     // name from inside an asar is not something to count on).
-    const text = opts.format === 'cjs' ? f.text.replace(/\bimport\("(keytar|better-sqlite3)"\)/g, 'Promise.resolve().then(() => require("$1"))') : f.contents;
+    let text = f.text;
+    if (opts.format === 'cjs') text = text.replace(/\bimport\("(keytar|better-sqlite3)"\)/g, 'Promise.resolve().then(() => require("$1"))');
+    if (opts.natives) {
+      text = text
+        .replace(/\brequire\("(keytar|better-sqlite3)"\)/g, '__nativeRequire("$1")')
+        .replace(/^import (\w+) from "(keytar|better-sqlite3)";$/gm, 'const $1 = __nativeRequire("$2");');
+    }
     writeAtomic(f.path, text);
   }
 }
@@ -54,10 +65,10 @@ const CJS_META = {
 export async function buildApp() {
   cpSync(join(ROOT, 'build', 'icons'), join(ROOT, 'dist', 'icons'), { recursive: true });
   const common = { bundle: true, platform: 'node', target: ['node20'], external: EXTERNAL, logLevel: 'warning', legalComments: 'none' };
-  await bundle({ ...common, ...CJS_META, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
+  await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
   await bundle({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
   await bundle({
-    ...common, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',
+    ...common, natives: true, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
 }
