@@ -122,7 +122,7 @@ export class Engine {
     }
     await this.round();
     await this.startWatching();
-    this.startTimers();
+    if (!this.stopped) this.startTimers();
   }
 
   /** One round without watching (`run --once`): disk and NAS compared once, outbox replayed. */
@@ -147,6 +147,8 @@ export class Engine {
   }
 
   private timersStarted = false;
+  /** Aborts a walk in progress when the engine stops. */
+  private readonly abort = new AbortController();
   private release: (() => void) | undefined;
 
   private startTimers(): void {
@@ -175,14 +177,20 @@ export class Engine {
   }
 
   private async startWatching(): Promise<void> {
-    if (this.watcher) return;
-    this.watcher = new LocalWatcher(this.core.root, (dirs) => void this.onBatch(dirs), this.opts.log.child('watch'), (n) => {
+    if (this.watcher || this.stopped) return;
+    const w = new LocalWatcher(this.core.root, (dirs) => void this.onBatch(dirs), this.opts.log.child('watch'), (n) => {
       if (n.kind === 'polling') { this.state.watcherPolling = true; this.state.watcherNotice = n.reason; }
       this.core.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
       this.events.emit('notice', { level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
     }, this.opts.watcher);
-    await this.watcher.start();
-    const ok = await this.watcher.selfTest();
+    this.watcher = w;
+    await w.start();
+    if (this.stopped || this.watcher !== w) {
+      await w.close();
+      return;
+    }
+    const ok = await w.selfTest();
+    if (this.stopped) return;
     this.core.activity({ kind: 'watcher', path: '', summary: ok ? 'watcher self-test passed' : 'watcher self-test FAILED', reason: ok ? 'a probe file was seen' : 'no event for a probe file within 5 s: relying on periodic rescans' });
     if (!ok) this.schedule(() => void this.fullRescan(), 10_000);
   }
@@ -241,7 +249,9 @@ export class Engine {
       }
       const c = this.core;
       const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
+      const t0 = Date.now();
       const r = runLocalBatch(c, [...dirs, ...extra], this.carry);
+      this.opts.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
       this.carry = r.carry;
       if (r.carry.length) {
         const wait = Math.max(50, Math.min(...r.carry.map((g) => g.since + c.holdMs - Date.now())) + 20);
@@ -270,6 +280,7 @@ export class Engine {
     let complete = false;
     try {
       const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
+        signal: this.abort.signal,
         onProgress: (p) => { this.state.walkProgress = { folders: p.folders, objects: p.objects, startedAt: this.state.walkProgress.startedAt }; },
       });
       complete = s.complete;
@@ -279,7 +290,7 @@ export class Engine {
       const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
       await this.lock.run(async () => {
-        if (!(await this.checkHealth())) return;
+        if (this.stopped || !(await this.checkHealth())) return;
         const r = reconcile(this.core, stale);
         if (r.created || r.moved || r.removed) this.events.emit('changed', { what: 'index' });
       });
@@ -389,6 +400,7 @@ export class Engine {
   /** Stops timers and the watcher, waits for the step in progress; closes the db if it owns it. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.abort.abort();
     for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
     this.timers.clear();
     await this.watcher?.close();

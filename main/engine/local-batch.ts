@@ -4,7 +4,8 @@
  * the model's new local placements, the outbox entries, held deletes, conflicts. Nothing is
  * sent here. Returns the disappearances still within their hold (carried to the next batch).
  */
-import { renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { scanDirs } from '../local/analyse.js';
 import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
@@ -92,7 +93,11 @@ export function runLocalBatch(core: Core, dirs: readonly string[], carried: read
 function pruneLocalOnly(core: Core, dirs: readonly string[], present: ReadonlySet<string>): void {
   const read = new Set(dirs);
   for (const r of core.local.localOnly()) {
-    if (r.kind === 'moved') continue; // the local-only area is not watched
+    if (r.kind === 'moved') {
+      // Kept in the local-only area (not watched): listed until the user removes it.
+      if (!existsSync(join(core.root, ...r.path.split('/')))) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+      continue;
+    }
     const i = r.path.lastIndexOf('/');
     const dir = i < 0 ? '' : r.path.slice(0, i);
     if (read.has(dir) && !present.has(r.path)) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);

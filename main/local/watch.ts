@@ -8,14 +8,14 @@
  */
 import { watch, type FSWatcher } from 'chokidar';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { RESERVED_DIR } from './local-names.js';
 
 export interface WatcherOptions {
   /** Quiet period before a batch is handed on (default 150 ms). */
   quietMs?: number;
-  /** Longest a batch waits (default 1000 ms). */
+  /** Longest a batch waits (default 500 ms). */
   maxWaitMs?: number;
   usePolling?: boolean;
   pollIntervalMs?: number;
@@ -34,6 +34,7 @@ export class LocalWatcher {
   private probeSeq = 0;
   private polling: boolean;
   private closed = false;
+  private cancelStart: (() => void) | undefined;
   lastSelfTest: { at: string; ok: boolean } | undefined;
 
   constructor(
@@ -68,8 +69,20 @@ export class LocalWatcher {
     });
     this.w = w;
     w.on('all', (_event, p) => this.onEvent(p));
+    // Raw fs.watch notifications come before chokidar has stat-ed anything (it reads a renamed
+    // tree before reporting it): enough to say where to look, sooner.
+    w.on('raw', (_ev, evPath: string | null, opts) => {
+      const watched = (opts as { watchedPath?: string } | undefined)?.watchedPath;
+      if (!watched) return;
+      this.onEvent(evPath && basename(watched) !== evPath ? join(watched, evPath) : watched);
+    });
     w.on('error', (e) => this.onError(e as NodeJS.ErrnoException));
-    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+    // Closing before chokidar is ready must not leave start() waiting forever.
+    await new Promise<void>((resolve) => {
+      this.cancelStart = resolve;
+      w.once('ready', () => resolve());
+    });
+    this.cancelStart = undefined;
   }
 
   private onEvent(abs: string): void {
@@ -80,8 +93,15 @@ export class LocalWatcher {
       if (done) done();
       return;
     }
-    const i = rel.lastIndexOf('/');
-    this.mark(i < 0 ? '' : rel.slice(0, i));
+    // The folder and its ancestors: a renamed folder shows up first as events deep inside it
+    // (chokidar reads the new tree), and its own rename is visible only in its parent.
+    let dir = rel;
+    do {
+      const i = dir.lastIndexOf('/');
+      dir = i < 0 ? '' : dir.slice(0, i);
+      this.dirty.add(dir);
+    } while (dir !== '');
+    this.mark(rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
   }
 
   /** Marks a folder to be re-read (also used for rescans and carried disappearances). */
@@ -89,7 +109,7 @@ export class LocalWatcher {
     this.dirty.add(dir);
     clearTimeout(this.quiet);
     this.quiet = setTimeout(() => this.flush(), this.opts.quietMs ?? 150);
-    this.maxWait ??= setTimeout(() => this.flush(), this.opts.maxWaitMs ?? 1000);
+    this.maxWait ??= setTimeout(() => this.flush(), this.opts.maxWaitMs ?? 500);
   }
 
   private flush(): void {
@@ -153,6 +173,7 @@ export class LocalWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.cancelStart?.();
     clearTimeout(this.quiet);
     clearTimeout(this.maxWait);
     const w = this.w;

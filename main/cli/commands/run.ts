@@ -78,19 +78,23 @@ export const run: Command = async (argv, io) => {
   }
   // Signals are taken before starting, so a SIGTERM during the first round also stops cleanly.
   let stopRequested!: () => void;
-  const stopped = new Promise<void>((r) => { stopRequested = r; });
+  let stopping = false;
+  const stopped = new Promise<void>((r) => { stopRequested = () => { stopping = true; r(); }; });
   const onSignal = (): void => stopRequested();
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  let startError: unknown;
+  const starting = engine.start().then(() => { if (!stopping) io.stderr.write(`watching ${mirrorDir}\n`); }, (e: unknown) => { startError = e; stopRequested(); });
   try {
-    await Promise.race([engine.start(), stopped]);
-    io.stderr.write(`watching ${mirrorDir}\n`);
     await stopped;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    await engine.stop(); // aborts a walk in progress
+    await starting;
     await shutdown();
   }
+  if (startError !== undefined) throw startError;
   io.stderr.write('stopped\n');
   return 0;
 };
