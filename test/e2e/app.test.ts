@@ -66,6 +66,23 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
       return frag ? frag.locations.map((l) => frag.text.slice(l.index, l.index + l.length)) : [];
     });
     expect(marks).toEqual(want);
+    // more queries: phrase, camera make and mimeType matches; every fragment's highlights
+    for (const more of ['"new york"', 'canon', 'x.service', 'img_2', 'jpg 2019']) {
+      await page.fill('#search-input', more);
+      const exp = await serviceSearch(rig.svc, rig.token, more, 50);
+      expect(exp.matches.length, more).toBeGreaterThan(0);
+      await poll(async () => page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual(exp.matches.map((m) => m.file.id));
+      const got = await page.locator('#results li').evaluateAll((lis) => lis.map((li) =>
+        [li.querySelector('.hit-name'), ...Array.from(li.querySelectorAll('.hit-frags .frag'))].map((f) => Array.from(f!.querySelectorAll('mark')).map((m) => m.textContent))));
+      const wanted = exp.matches.map((m) => {
+        const nameFrag = m.fragments.find((f) => f.text === m.file.name);
+        const marksOf = (f: { text: string; locations: { index: number; length: number }[] }) => f.locations.map((l) => f.text.slice(l.index, l.index + l.length));
+        return [nameFrag ? marksOf(nameFrag) : [], ...m.fragments.filter((f) => f !== nameFrag).map(marksOf)];
+      });
+      expect(got, more).toEqual(wanted);
+    }
+    await page.fill('#search-input', q);
+    await poll(async () => page.locator('#results li').count()).toBe(expected.matches.length);
     await page.locator('#results li').first().getByRole('button', { name: /^Reveal/ }).click();
     await until(() => rig.app.opened.length > 0, 'reveal recorded');
     expect(rig.app.opened[0]).toMatchObject({ what: 'reveal' });
