@@ -123,7 +123,11 @@ describe('local folder: races and conflicts', () => {
     await r.engine.setPaused(false);
     await waitFor(() => r.engine.status().conflicts === 1, 'conflict listed');
     await waitFor(() => !existsSync(join(r.mirror, 'mine.txt')), 'placeholder removed');
-    expect(r.engine.actions.conflicts().conflicts[0]!.remote).toBe('deleted on the NAS');
+    const c = r.engine.actions.conflicts().conflicts[0]!;
+    expect(c.remote).toBe('deleted on the NAS');
+    expect(await r.engine.actions.resolveConflicts([c.id], 'reapply')).toEqual({ done: 0, failed: [{ id: c.id, message: 'the object is no longer on the NAS' }] });
+    expect((await r.engine.actions.resolveConflicts([c.id], 'drop')).done).toBe(1);
+    expect(r.engine.status().conflicts).toBe(0);
   });
 
   it('offline: changes wait, then replay when the NAS is back; a lost answer is checked, not resent', async () => {
