@@ -131,7 +131,7 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   if (single && (after === null || (after.field === 0 && after.wordStart))) {
     const bucket = names.wordStartBucket(pivot);
     if (bucket && bucket.n <= TIER2_MAX) {
-      const gen = ix.gen, tl = pivot.length;
+      const gen = ix.gen;
       for (let i = 0; i < bucket.n; i++) {
         const r = bucket.rows[i]!;
         if (gen[r] !== bucket.gens[i] || stamps[r] === now) continue;
@@ -143,7 +143,6 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
         if (!ws) continue;
         const bd = top.bound;
         if (bd && bd.field === 0 && bd.wordStart && (first > bd.index || (first === bd.index && f.length > bd.nameLength))) continue;
-        void tl;
         consider(r, key(r, 0, true, first));
       }
       const bd = top.bound;

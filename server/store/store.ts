@@ -263,8 +263,11 @@ export class Store {
     }).immediate();
     if (renamedOrMoved) this.index.move(row, parent, name);
     if (ch.mime !== undefined && ch.mime !== cur.mime) this.index.setMime(row, ch.mime);
-    this.syncMeta(row, cur.parent, parent);
-    return this.get(row)!;
+    const after = this.get(row)!;
+    this.index.setMeta(row, after);
+    if (renamedOrMoved) this.syncMeta(cur.parent);
+    if (moved) this.syncMeta(parent);
+    return after;
   }
 
   /** Deletes a file or empty folder at once ('sync'), or marks a non-empty folder for the delete job ('async'). */
