@@ -122,6 +122,9 @@ export class Engine {
     }
     await this.round();
     await this.startWatching();
+    // Changes made while chokidar was reading the tree raised no event: look once more.
+    await this.fullRescan();
+    await this.drainOutbox();
     if (!this.stopped) this.startTimers();
   }
 
