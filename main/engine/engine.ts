@@ -284,7 +284,10 @@ export class Engine {
     try {
       const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
         signal: this.abort.signal,
-        onProgress: (p) => { this.state.walkProgress = { folders: p.folders, objects: p.objects, startedAt: this.state.walkProgress.startedAt }; },
+        onProgress: (p) => {
+          this.state.walkProgress = { folders: p.folders, objects: p.objects, startedAt: this.state.walkProgress.startedAt };
+          if (p.pages > 0 && this.state.connection !== 'online') this.online(); // listings arrive: the NAS answers
+        },
       });
       complete = s.complete;
       if (s.error) this.noteNetwork(s.error);
