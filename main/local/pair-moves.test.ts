@@ -132,6 +132,30 @@ describe('pairMoves (property)', () => {
   });
 });
 
+describe('editor backups', () => {
+  it('vim-style save (rename to a~, write a new a) is a save, not a rename', () => {
+    const m = new LocalModel('R');
+    m.put(entry('R', 'dir', '', '', '1'));
+    m.put(entry('A', 'file', 'R', 'notes.txt', '2'));
+    const scans: DirScan[] = [{ path: '', ino: '1', entries: [
+      { name: 'notes.txt~', ino: '2', kind: 'file', size: 0, mtimeMs: 0 },
+      { name: 'notes.txt', ino: '77', kind: 'file', size: 5, mtimeMs: 0 },
+    ] }];
+    const r = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 0 });
+    expect(r.moves).toEqual([]);
+    expect(r.replaced).toEqual([{ id: 'A', ino: '77', filled: true }]);
+    expect(r.localOnly).toEqual([{ path: 'notes.txt~', kind: 'file' }]);
+    expect(r.deletes).toEqual([]);
+  });
+  it('a plain rename to a backup-looking name with nothing new in its place stays a rename', () => {
+    const m = new LocalModel('R');
+    m.put(entry('R', 'dir', '', '', '1'));
+    m.put(entry('A', 'file', 'R', 'notes.txt', '2'));
+    const r = pairMoves({ model: m, scans: [{ path: '', ino: '1', entries: [{ name: 'notes.txt.bak', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }] }], carried: [], now: 0, holdMs: 0 });
+    expect(r.moves.map((x) => x.toName)).toEqual(['notes.txt.bak']);
+  });
+});
+
 describe('planBatch', () => {
   /** Applies ops to a remote name table, failing on any sibling clash (the NAS's 409). */
   function replay(m: LocalModel, ops: PatchOp[]): Map<string, { parent: string; name: string }> {

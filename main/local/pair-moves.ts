@@ -9,6 +9,9 @@
 import type { DirScan } from './analyse.js';
 import type { Kind, LocalModel } from './model.js';
 
+/** Names editors give the backup of a file they are saving. */
+export const BACKUP = /(~|\.bak|\.orig|\.swp|\.tmp|\.backup)$|^\.#|^\.~/i;
+
 export interface Move {
   id: string;
   toParent: string;
@@ -82,6 +85,22 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
     const e = model.get(c.id)!;
     if (c.parent === undefined) res.unsendable.push({ id: c.id, path: c.path });
     else res.moves.push({ id: c.id, toParent: c.parent, toName: c.name, reason: `inode ${model.get(c.id)!.ino} matched (${e.kind})` });
+  }
+
+  // Editors that keep a backup (vim: rename a -> a~, then write a new a): a file moved to a
+  // backup-looking name in the same folder while a new file of the same kind took its old
+  // name is a save, not a rename; the backup is local only.
+  for (let i = res.moves.length - 1; i >= 0; i--) {
+    const m = res.moves[i]!;
+    const e = model.get(m.id)!;
+    if (e.kind !== 'file' || m.toParent !== e.lparent || !BACKUP.test(m.toName)) continue;
+    const twin = unknown.findIndex((u) => u.parent === e.lparent && u.name === e.lname && u.kind === 'file');
+    if (twin < 0) continue;
+    const u = unknown.splice(twin, 1)[0]!;
+    res.moves.splice(i, 1);
+    res.replaced.push({ id: m.id, ino: u.ino, filled: u.size > 0 });
+    const dir = model.pathOf(e.lparent);
+    res.localOnly.push({ path: dir ? `${dir}/${m.toName}` : m.toName, kind: 'file' });
   }
 
   // What was in a scanned folder and is not there any more.
