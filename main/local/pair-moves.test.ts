@@ -132,6 +132,17 @@ describe('pairMoves (property)', () => {
   });
 });
 
+describe('unicode normalisation', () => {
+  it('a name read back decomposed (NFD) is the same entry, not a rename', () => {
+    const m = new LocalModel('R');
+    m.put(entry('R', 'dir', '', '', '1'));
+    m.put(entry('A', 'file', 'R', 'caf\u00e9.txt', '2'));
+    const r = pairMoves({ model: m, scans: [{ path: '', ino: '1', entries: [{ name: 'cafe\u0301.txt', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }] }], carried: [], now: 0, holdMs: 0 });
+    expect(r.moves).toEqual([]);
+    expect(r.deletes).toEqual([]);
+  });
+});
+
 describe('editor backups', () => {
   it('vim-style save (rename to a~, write a new a) is a save, not a rename', () => {
     const m = new LocalModel('R');

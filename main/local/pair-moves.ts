@@ -12,6 +12,9 @@ import type { Kind, LocalModel } from './model.js';
 /** Names editors give the backup of a file they are saving. */
 export const BACKUP = /(~|\.bak|\.orig|\.swp|\.tmp|\.backup)$|^\.#|^\.~/i;
 
+/** Equal names, allowing for a filesystem that stores names decomposed (HFS+: NFD). */
+export const sameName = (a: string, b: string): boolean => a === b || a.normalize('NFC') === b.normalize('NFC');
+
 export interface Move {
   id: string;
   toParent: string;
@@ -65,7 +68,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
       const path = s.path === '' ? d.name : `${s.path}/${d.name}`;
       const e = model.byIno(d.ino);
       if (e && e.id !== model.rootId && e.kind === d.kind && e.state === 'ok') {
-        if (parent !== undefined && e.lparent === parent && e.lname === d.name) {
+        if (parent !== undefined && e.lparent === parent && sameName(e.lname, d.name)) {
           seenInPlace.add(e.id);
           const f = e.kind === 'file' && d.size > 0;
           if (f !== e.filled) res.filled.push({ id: e.id, filled: f });
@@ -109,7 +112,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
     for (const cid of model.children(parent)) {
       const c = model.get(cid)!;
       if (c.state !== 'ok' || c.ino === null || seenInPlace.has(cid) || moved.has(cid)) continue;
-      const twin = unknown.findIndex((u) => u.parent === parent && u.name === c.lname && u.kind === c.kind);
+      const twin = unknown.findIndex((u) => u.parent === parent && sameName(u.name, c.lname) && u.kind === c.kind);
       if (twin >= 0) {
         const u = unknown.splice(twin, 1)[0]!;
         res.replaced.push({ id: cid, ino: u.ino, filled: c.kind === 'file' && u.size > 0 });
