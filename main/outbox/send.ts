@@ -4,7 +4,9 @@
  * (crash or lost answer) is first checked on the NAS: already applied -> not sent again.
  * 412: re-read; re-base and retry when the NAS changed only what this change does not touch,
  * otherwise a conflict. A delete never deletes after a 412. Before deleting a folder, it is
- * re-listed: anything the user has not seen makes the delete a conflict.
+ * re-listed: anything the user has not seen makes the delete a conflict. 403 on a change is
+ * a conflict for that change (a read-only token or a folder the user may not change must not
+ * block the whole queue); 401 stops the queue until the token is fixed.
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
@@ -68,6 +70,7 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
       if (e.code === 'NotFound') return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
       if (e.code === 'Conflict') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the target folder already holds an entry named ${JSON.stringify(entry.name ?? entry.fromName)} (409)` };
       if (e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the NAS refused it: ${e.detail ?? e.message}` };
+      if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'not allowed on the NAS (403: read-only access or no write permission here)' };
       if (e.code !== 'PreconditionFailed') throw e;
       const fresh = await getOrGone(client, entry.objectId);
       if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (412, then 404)' };
@@ -111,6 +114,7 @@ async function sendDelete(client: ServiceClient, model: LocalModel, entry: Outbo
     if (e.code === 'NotFound') return { kind: 'deleted', note: 'already gone (404)' };
     if (e.code === 'PreconditionFailed') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'changed on the NAS (412): a delete that meets 412 never deletes' };
     if (e.code === 'Conflict' || e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the NAS refused the delete: ${e.message}` };
+    if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'not allowed on the NAS (403: read-only access or no write permission here): not deleted' };
     throw e;
   }
 }

@@ -219,3 +219,23 @@ describe('local folder: races and conflicts', () => {
     await waitFor(() => existsSync(join(r.mirror, 'Folder', 'surprise.txt')), 'new NAS file placed');
   });
 });
+
+describe('local folder: permissions', () => {
+  it('a read-only token: each change becomes a conflict, the NAS wins on disk, the queue is not blocked', async () => {
+    let id = '';
+    let svcToken = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'a.txt').id; svc.admin.createFile(root, 'b.txt'); svcToken = svc.token('nas_read_only'); });
+    const r = rig;
+    await r.engine.stop();
+    const ro = new ServiceClient({ baseUrl: r.svc.baseUrl, token: svcToken, retries: 0 });
+    await r.restart({ client: ro });
+    renameSync(join(r.mirror, 'a.txt'), join(r.mirror, 'c.txt'));
+    renameSync(join(r.mirror, 'b.txt'), join(r.mirror, 'd.txt'));
+    await waitFor(() => r.engine.status().conflicts === 2, 'two conflicts');
+    await waitFor(() => existsSync(join(r.mirror, 'a.txt')) && existsSync(join(r.mirror, 'b.txt')), 'NAS names back on disk');
+    expect(r.svc.admin.get(id)!.name).toBe('a.txt');
+    expect(r.engine.actions.conflicts().conflicts[0]!.reason).toContain('403');
+    await r.engine.stop();
+    ro.close();
+  });
+});
