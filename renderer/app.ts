@@ -102,6 +102,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     const tab = tabs.get('conflicts');
     if (tab) replace(tab, 'Conflicts', n > 0 ? el('span', { class: 'count', id: 'conflict-count' }, n) : null);
     if (prev && (prev.conflicts !== s.conflicts || prev.heldDeletes !== s.heldDeletes)) views.conflicts.refresh?.('conflicts');
+    if (currentView === 'search') views.search.refresh?.('status');
   };
 
   client.on('status', renderStatus);

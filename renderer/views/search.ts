@@ -85,7 +85,8 @@ export function searchView(ctx: UiContext): View {
     const q = input.value.trim();
     const my = ++seq;
     if (!q) {
-      hits = []; pageToken = ''; replace(results); replace(meta); more.hidden = true; words = []; showCompletion();
+      hits = []; pageToken = ''; replace(results); more.hidden = true; words = []; showCompletion();
+      hint();
       return;
     }
     const last = /(\S+)$/.exec(input.value)?.[1];
@@ -116,6 +117,16 @@ export function searchView(ctx: UiContext): View {
     }
   };
 
+  /** With no query: what can be searched, and that it works offline. */
+  const hint = (): void => {
+    const st = ctx.status();
+    if (!st) return replace(meta);
+    const n = st.indexed.toLocaleString();
+    replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
+      ? `Mirroring the NAS: ${n} objects so far. Search already works on them.`
+      : `Type to search ${n} files and folders. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete.`));
+  };
+
   const schedule = (ms = 60): void => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => void load(false), ms);
@@ -138,9 +149,12 @@ export function searchView(ctx: UiContext): View {
   return {
     id: 'search', title: 'Search', root,
     activate(arg) {
-      if (arg !== undefined) { input.value = arg; schedule(0); }
+      if (arg !== undefined) { input.value = arg; schedule(0); } else if (!input.value.trim()) hint();
       input.focus();
     },
-    refresh(what) { if (what === 'index' && input.value.trim()) schedule(200); },
+    refresh(what) {
+      if (!input.value.trim()) hint();
+      else if (what === 'index') schedule(200);
+    },
   };
 }
