@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
       expectPositionals(p, 0, 'nas-service demo --data DIR [--user demo] [--objects N] [--seed S]');
       const store = openStore(requireOpt(p, 'data'));
       const t0 = Date.now();
-      const n = loadDemo(store, p.options.get('user') ?? 'demo', { objects: intOpt(p, 'objects', 10_000, 1, 10_000_000), seed: intOpt(p, 'seed', 1, 0, 2 ** 31) });
+      const n = loadDemo(store, p.options.get('user') ?? 'demo', { objects: intOpt(p, 'objects', 10_000, 1, 10_000_000), seed: intOpt(p, 'seed', 1, 0, 2 ** 31), reindex: false });
       store.markTreeChanged();
       store.db.close();
       process.stdout.write(`demo library: ${n} objects in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);

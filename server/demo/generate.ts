@@ -88,7 +88,7 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
   };
   const make = (parentKey: number, name: string, dir: boolean, t: number, extra: Partial<DemoObject> = {}): DemoObject => {
     const o: DemoObject = {
-      key, parentKey, id: idPrefix + key.toString(36), name: unique(parentKey, name), dir,
+      key, parentKey, id: idPrefix + key.toString(36).padStart(6, '0'), name: unique(parentKey, name), dir,
       mime: dir ? FOLDER_MIME : mimeForName(name), size: dir ? 0 : Math.floor(1000 + rnd() * 5_000_000),
       mtime: t, ctime: t - Math.floor(rnd() * 86_400_000), hidden: 'none', ...extra,
     };

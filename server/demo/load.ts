@@ -3,18 +3,26 @@
  * sets folder child counts and reloads the in-memory index. 1M objects take seconds.
  */
 import { AppError } from '../../app/errors.js';
+import { LISTING_INDEXES } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { addUser, userByName } from '../store/users.js';
 import { generateDemo } from './generate.js';
 
 const TX_ROWS = 50_000;
 
-/** Fills `userName`'s root (created when missing) with the demo library. Returns the count. */
-export function loadDemo(store: Store, userName: string, opts: { objects: number; seed: number }): number {
+/**
+ * Fills `userName`'s root (created when missing) with the demo library. Returns the count.
+ * `reindex: false` skips rebuilding the in-memory index (a command line that exits next).
+ */
+export function loadDemo(store: Store, userName: string, opts: { objects: number; seed: number; reindex?: boolean }): number {
   const db = store.db;
   const user = userByName(store, userName) ?? addUser(store, userName);
   const busy = db.prepare('SELECT 1 FROM objects WHERE parent = ? LIMIT 1').get(user.root);
   if (busy) throw new AppError('BadConfig', `the library of "${userName}" is not empty; use a new data folder or another --user`);
+  // Bulk load: listing indexes are dropped and built once at the end (openServiceDb re-creates
+  // them if this is killed half-way); synchronous=OFF is safe against a killed process.
+  db.pragma('synchronous = OFF');
+  db.transaction(() => { for (const name of ['objects_parent_mtime', 'objects_parent_ctime', 'objects_parent_size']) db.exec(`DROP INDEX IF EXISTS ${name}`); }).immediate();
   const insert = db.prepare(`INSERT INTO objects (id, parent, name, dir, mime, size, mtime, ctime, hidden, image)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const rows: number[] = [];
@@ -44,7 +52,9 @@ export function loadDemo(store: Store, userName: string, opts: { objects: number
       if (c === 0) continue;
       setCount.run(c, k < 0 ? 1 : 0, k < 0 ? user.root : rows[k]!);
     }
+    for (const sql of LISTING_INDEXES) db.exec(sql);
   }).immediate();
-  store.index.load(db);
+  db.pragma('synchronous = NORMAL');
+  if (opts.reindex !== false) store.index.load(db);
   return n;
 }

@@ -12,6 +12,8 @@ import { compareCodePoints, type SortKey } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
 
 const CHUNK_ENTRIES = 4096;
+/** Code units at or above U+D800, where UTF-16 order and code point order can differ. */
+const HIGH = /[\uD800-\uFFFF]/;
 const DELTA_MAX = 20_000;
 
 export interface Chunk {
@@ -128,7 +130,11 @@ export class NameIndex implements IndexListener {
   private readonly cmpB = (x: number, y: number): number => {
     const n = this.ix.names;
     const p = n[x]!, q = n[y]!;
-    return p.length - q.length || compareCodePoints(p, q) || compareCodePoints(this.ix.ids[x]!, this.ix.ids[y]!);
+    if (p.length !== q.length) return p.length - q.length;
+    // UTF-16 order is code point order unless a surrogate meets a code unit at or above E000.
+    const c = p < q ? -1 : p > q ? 1 : 0;
+    const byName = c === 0 ? 0 : HIGH.test(p) || HIGH.test(q) ? compareCodePoints(p, q) : c;
+    return byName || compareCodePoints(this.ix.ids[x]!, this.ix.ids[y]!);
   };
 
   private setSorted(a: ArrayLike<number>, b: ArrayLike<number>): void {

@@ -45,9 +45,6 @@ CREATE TABLE objects (
   deleting INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX objects_parent_name ON objects(parent, name) WHERE deleting = 0;
-CREATE INDEX objects_parent_mtime ON objects(parent, mtime, name, id);
-CREATE INDEX objects_parent_ctime ON objects(parent, ctime, name, id);
-CREATE INDEX objects_parent_size ON objects(parent, size, name, id);
 CREATE INDEX objects_source ON objects(source) WHERE source IS NOT NULL;
 CREATE TABLE grants (
   row INTEGER NOT NULL,
@@ -65,6 +62,17 @@ CREATE TABLE delete_jobs (
   created INTEGER NOT NULL
 );
 `;
+
+/**
+ * The listing-order indexes. They only speed up reads, so a bulk load may drop them and
+ * build them once at the end; every open re-creates any that are missing (a load killed
+ * half-way leaves a correct, if slower, store until the next open).
+ */
+export const LISTING_INDEXES = [
+  'CREATE INDEX IF NOT EXISTS objects_parent_mtime ON objects(parent, mtime, name, id)',
+  'CREATE INDEX IF NOT EXISTS objects_parent_ctime ON objects(parent, ctime, name, id)',
+  'CREATE INDEX IF NOT EXISTS objects_parent_size ON objects(parent, size, name, id)',
+];
 
 /** Opens (creating if needed) the service database in `dir`. */
 export function openServiceDb(dir: string): Db {
@@ -87,5 +95,6 @@ export function openServiceDb(dir: string): Db {
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }
+  db.transaction(() => { for (const sql of LISTING_INDEXES) db.exec(sql); }).immediate();
   return db;
 }

@@ -125,14 +125,25 @@ export class TreeIndex {
     this.count = 0;
     const max = (db.prepare('SELECT max(row) AS m FROM objects').get() as { m: number | null }).m ?? 0;
     this.ensure(max + 1);
-    const stmt = db.prepare("SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags, json_extract(image, '$.cameraMake') AS make, json_extract(image, '$.cameraModel') AS model FROM objects");
-    type R = ObjectMeta & { row: number; id: string; parent: number; name: string; dir: number; mime: string; deleting: number; make: unknown; model: unknown };
-    for (const r of stmt.iterate() as Iterable<R>) {
-      this.put(r.row, {
-        id: r.id, parent: r.parent, name: r.name, dir: r.dir === 1, mime: r.mime, deleting: r.deleting === 1,
-        cameraMake: typeof r.make === 'string' ? r.make : undefined, cameraModel: typeof r.model === 'string' ? r.model : undefined,
+    // Raw rows (arrays) and a small extraction of make/model: this runs over every object at start.
+    const stmt = db.prepare('SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags FROM objects').raw(true);
+    const meta: ObjectMeta = { size: 0, mtime: 0, ctime: 0, version: 0, child_count: 0, hidden: 'none', image: null, flags: null };
+    for (const a of stmt.iterate() as Iterable<unknown[]>) {
+      const row = a[0] as number;
+      const image = a[13] as string | null;
+      this.put(row, {
+        id: a[1] as string, parent: a[2] as number, name: a[3] as string, dir: a[4] === 1, mime: a[5] as string, deleting: a[6] === 1,
+        cameraMake: image ? jsonStringField(image, 'cameraMake') : undefined, cameraModel: image ? jsonStringField(image, 'cameraModel') : undefined,
       }, false);
-      this.setMeta(r.row, r);
+      meta.size = a[7] as number;
+      meta.mtime = a[8] as number;
+      meta.ctime = a[9] as number;
+      meta.version = a[10] as number;
+      meta.child_count = a[11] as number;
+      meta.hidden = a[12] as string;
+      meta.image = image;
+      meta.flags = a[14] as string | null;
+      this.setMeta(row, meta);
     }
     for (const u of db.prepare('SELECT id, root FROM users').all() as { id: number; root: number }[]) this.rootOwner.set(u.root, u.id);
     for (const g of db.prepare('SELECT row, user_id, perm FROM grants').all() as { row: number; user_id: number; perm: PermName }[]) this.setGrant(g.row, g.user_id, PERM[g.perm]);
@@ -292,4 +303,21 @@ export class TreeIndex {
   *rows(): Generator<number> {
     for (let r = 1; r < this.end; r++) if (this.flags[r]! & ALIVE) yield r;
   }
+}
+
+/** A string field of a flat JSON object (the stored `image`), without parsing the whole text. */
+export function jsonStringField(json: string, field: string): string | undefined {
+  const at = json.indexOf(`"${field}":"`);
+  if (at < 0) return undefined;
+  const start = at + field.length + 4;
+  let i = start;
+  let escaped = false;
+  while (i < json.length) {
+    const c = json.charCodeAt(i);
+    if (c === 92) { escaped = true; i += 2; continue; }
+    if (c === 34) break;
+    i++;
+  }
+  const raw = json.slice(start, i);
+  return escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
 }
