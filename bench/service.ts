@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const gstore = new Store(openServiceDb(dir));
   let genSeconds: number | undefined;
   if (fresh || !userByName(gstore, 'demo')) {
-    loadDemo(gstore, 'demo', { objects: OBJECTS, seed: 1 });
+    loadDemo(gstore, 'demo', { objects: OBJECTS, seed: 1, reindex: false });
     genSeconds = (performance.now() - t0) / 1000;
     console.log(`generated ${OBJECTS} objects in ${genSeconds.toFixed(1)} s`);
   }
