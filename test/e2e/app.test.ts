@@ -180,25 +180,36 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(() => existsSync(join(rig.mirror, dir, name)) && !existsSync(join(rig.mirror, dir, to)), 'undo on disk');
   }, 60_000);
 
-  it('a conflict appears in Conflicts and is resolved by re-applying', async () => {
-    const { dir, name } = someFile(rig.mirror, 1);
-    const id = await idOf(dir, name);
+  it('conflicts appear in Conflicts; one is re-applied, the other dropped', async () => {
+    const a = someFile(rig.mirror, 1);
+    const b = someFile(rig.mirror, 2);
+    const idA = await idOf(a.dir, a.name);
+    const idB = await idOf(b.dir, b.name);
     await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).paused, 'paused from the window');
     await poll(() => page.locator('#pause-toggle').textContent()).toBe('Resume');
-    renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, `Mine ${name}`));
-    await until(async () => (await rig.app.core.handlers.status({})).outbox > 0, 'local rename queued');
-    expect(await servicePatch(rig.svc, rig.token, id, { name: `Theirs ${name}` })).toBe(204);
+    renameSync(join(rig.mirror, a.dir, a.name), join(rig.mirror, a.dir, `Mine ${a.name}`));
+    renameSync(join(rig.mirror, b.dir, b.name), join(rig.mirror, b.dir, `Mine ${b.name}`));
+    await until(async () => (await rig.app.core.handlers.status({})).outbox >= 2, 'local renames queued');
+    expect(await servicePatch(rig.svc, rig.token, idA, { name: `Theirs ${a.name}` })).toBe(204);
+    expect(await servicePatch(rig.svc, rig.token, idB, { name: `Theirs ${b.name}` })).toBe(204);
     await page.click('#pause-toggle');
-    await until(async () => (await rig.app.core.handlers.status({})).conflicts > 0, 'conflict recorded');
+    await until(async () => (await rig.app.core.handlers.status({})).conflicts >= 2, 'conflicts recorded');
     await tab('Conflicts').click();
-    await poll(() => page.locator('#conflict-count').textContent()).toBe('1');
-    await poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
+    await poll(() => page.locator('#conflict-count').textContent()).toBe('2');
+    await poll(() => page.locator('#conflicts tbody tr').count()).toBe(2);
     await shot('conflicts');
-    await page.check('#conflicts-all');
+    const rowOf = (name: string) => page.locator('#conflicts tbody tr', { hasText: `Mine ${name}` });
+    await rowOf(a.name).locator('input[type=checkbox]').check();
     await page.click('#conflicts [data-action="re-apply-selected"]');
-    await until(() => rig.svc.admin.get(id)?.name === `Mine ${name}`, 're-applied on the NAS');
+    await until(() => rig.svc.admin.get(idA)?.name === `Mine ${a.name}`, 're-applied on the NAS');
+    await poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
+    await page.check('#conflicts-all');
+    await page.click('#conflicts [data-action="drop-selected"]');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(0);
+    expect(rig.svc.admin.get(idB)?.name).toBe(`Theirs ${b.name}`);
+    await until(() => existsSync(join(rig.mirror, b.dir, `Theirs ${b.name}`)), 'the NAS version on disk');
+    await until(() => existsSync(join(rig.mirror, a.dir, `Mine ${a.name}`)), 'the re-applied name on disk');
   }, 60_000);
 
   it('a large delete is held; rejecting restores it, approving deletes it on the NAS', async () => {
