@@ -158,12 +158,12 @@ export class Engine {
     this.timersStarted = true;
     const every = (ms: number | undefined, fn: () => void): void => {
       if (!ms) return;
+      // Not unref'd: a running engine keeps its process alive until stop().
       const t = setInterval(fn, ms);
-      t.unref?.();
       this.timers.add(t);
     };
-    every(this.opts.rewalkMs ?? 60_000, () => void this.walkOnce().then(() => this.kickOutbox()));
-    every(this.opts.rescanMs ?? 600_000, () => void this.periodicCheck());
+    every(this.opts.rewalkMs ?? 60_000, () => void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)));
+    every(this.opts.rescanMs ?? 600_000, () => void this.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
     every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
   }
 
@@ -226,6 +226,15 @@ export class Engine {
   }
 
   private async healthTick(): Promise<void> {
+    try {
+      await this.healthTickUnsafe();
+    } catch (e) {
+      this.failed('health check', e);
+      this.schedule(() => void this.healthTick(), 5000);
+    }
+  }
+
+  private async healthTickUnsafe(): Promise<void> {
     if (this.stopped) return;
     const wasMissing = this.state.mirrorMissing !== undefined;
     const ok = await this.lock.run(() => this.checkHealth());
@@ -242,7 +251,16 @@ export class Engine {
     } else this.schedule(() => void this.healthTick(), 2000);
   }
 
+  /** A batch of dirty folders from the watcher (or a rescan); never rejects. */
   private async onBatch(dirs: readonly string[]): Promise<void> {
+    try {
+      await this.onBatchUnsafe(dirs);
+    } catch (e) {
+      this.failed('local batch', e);
+    }
+  }
+
+  private async onBatchUnsafe(dirs: readonly string[]): Promise<void> {
     await this.lock.run(async () => {
       if (this.stopped) return;
       if (!(await this.checkHealth())) {
@@ -253,7 +271,15 @@ export class Engine {
       const c = this.core;
       const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
       const t0 = Date.now();
-      const r = runLocalBatch(c, [...dirs, ...extra], this.carry);
+      let r: ReturnType<typeof runLocalBatch>;
+      try {
+        r = runLocalBatch(c, [...dirs, ...extra], this.carry);
+      } catch (e) {
+        // Nothing was written (one transaction); the folders are read again by the next rescan.
+        this.failed('local batch', e);
+        this.schedule(() => void this.fullRescan(), 5000);
+        return;
+      }
       this.opts.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
       this.carry = r.carry;
       if (r.carry.length) {
@@ -264,6 +290,18 @@ export class Engine {
       if (r.enqueued || r.held) { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); }
     });
     this.kickOutbox();
+  }
+
+  /** An unexpected failure of a background step: logged and shown, never a crash. */
+  private failed(step: string, e: unknown): void {
+    const err = toAppError(e);
+    this.opts.log.error(`${step} failed`, { code: err.code, message: err.message });
+    try {
+      this.core.activity({ kind: 'error', path: '', summary: `${step} failed`, reason: `${err.code}: ${err.message}` });
+    } catch {
+      // the state db itself may be the problem
+    }
+    this.events.emit('notice', { level: 'error', message: `${step} failed: ${err.message}` });
   }
 
   /** Reads the whole mirror folder and compares it with the stored state. */
@@ -337,7 +375,7 @@ export class Engine {
   /** Starts the outbox pump if it is not running. */
   kickOutbox(): void {
     if (this.pumping) { this.pumpAgain = true; return; }
-    this.pumping = this.pump().finally(() => {
+    this.pumping = this.pump().catch((e: unknown) => this.failed('outbox', e)).finally(() => {
       this.pumping = undefined;
       if (this.pumpAgain && !this.stopped) { this.pumpAgain = false; this.kickOutbox(); }
     });
