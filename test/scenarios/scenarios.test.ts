@@ -102,6 +102,7 @@ describe('sync scenarios (data)', () => {
         case 'nas-move': own.POST++; await r.client.patch(ids.get(String(a['path']))!, { parentID: ids.get(String(a['into']))! }); break;
         case 'nas-delete': own.DELETE++; await r.client.delete(ids.get(String(a['path']))!); break;
         case 'sync': await r.engine.syncNow(); break;
+        case 'wait-nas-name': await waitFor(() => r.svc.admin.get(ids.get(String(a['path']))!)?.name === a['name'], `NAS name ${String(a['name'])}`); break;
         case 'wait-local-only': await waitFor(() => r.engine.actions.localOnly().length >= Number(a['count']), 'local-only listed'); break;
         case 'rename-mapped': {
           const id = ids.get(String(a['nasName']))!;

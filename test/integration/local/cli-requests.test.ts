@@ -1,0 +1,29 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { startRig, waitFor, type Rig } from './harness.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const cli = async (...args: string[]): Promise<string> => (await promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], { cwd: ROOT })).stdout;
+
+let rig: Rig | undefined;
+afterEach(async () => { await rig?.close(); rig = undefined; });
+
+describe('command line -> running engine', () => {
+  it('`held` lists held deletes and `held reject all` (another process) brings the placeholders back', async () => {
+    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'Many'); for (let i = 0; i < 80; i++) svc.admin.createFile(f.id, `m${i}`); for (let i = 0; i < 20; i++) svc.admin.createFile(root, `k${i}`); }, { threshold: { count: 50, percent: 10 } });
+    const r = rig;
+    r.mark();
+    for (const n of readdirSync(join(r.mirror, 'Many'))) rmSync(join(r.mirror, 'Many', n));
+    await waitFor(() => r.engine.status().heldObjects === 80, 'held');
+    const listed = await cli('held', '--state', r.state);
+    expect(listed.trim().split('\n')).toHaveLength(80);
+    expect(JSON.parse(await cli('status', '--state', r.state, '--json'))).toMatchObject({ heldDeletes: 80, state: 'needs-attention', engineRunning: process.pid });
+    expect(await cli('held', '--state', r.state, 'reject', 'all')).toContain('queued');
+    await waitFor(() => readdirSync(join(r.mirror, 'Many')).length === 80 && r.engine.status().heldDeletes === 0, 'placeholders back');
+    expect(r.count('DELETE')).toBe(0);
+    expect(JSON.parse(await cli('log', '--state', r.state, '--json')).some((a: { kind: string }) => a.kind === 'rejected')).toBe(true);
+  }, 60_000);
+});
