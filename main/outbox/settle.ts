@@ -62,7 +62,17 @@ export function settleEntry(core: Core, entry: OutboxEntry, out: SendOutcome): b
           reason: out.reason, op: JSON.stringify({ op: entry.op, name: entry.name, parentId: entry.parentId }),
         });
         outbox.settle(entry.seq, 'conflict', out.reason);
-        for (const l of later) outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which conflicted`);
+        for (const l of later) {
+          // Kept too: the user may still want it (re-apply) or not (drop).
+          outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which conflicted`);
+          local.addConflict({
+            kind: l.op, objectId: l.objectId, path: l.path,
+            intent: l.op === 'delete' ? `delete ${l.path}` : `${l.name !== null ? `rename to ${JSON.stringify(l.name)}` : ''}${l.name !== null && l.parentId !== null ? ' and ' : ''}${l.parentId !== null ? 'move' : ''}`,
+            remote: out.remote ? `${JSON.stringify(out.remote.name)} (eTag ${out.remote.eTag})` : 'deleted on the NAS',
+            reason: `not sent: it came after #${entry.seq} on the same object, which conflicted`,
+            op: JSON.stringify({ op: l.op, name: l.name, parentId: l.parentId }),
+          });
+        }
         if (e) {
           // The NAS wins on disk: its version becomes the base; a deleted placeholder comes back.
           if (e.state !== 'ok') {

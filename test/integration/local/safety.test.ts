@@ -110,6 +110,26 @@ describe('local folder: races and conflicts', () => {
     await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt' && existsSync(join(r.mirror, 'mine.txt')), 're-applied on the NAS and on disk');
   });
 
+  it('a local rename then delete of the same file, racing a NAS rename: both kept as conflicts, the file comes back', async () => {
+    let id = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+    const r = rig;
+    await r.engine.setPaused(true);
+    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 1, 'rename queued');
+    rmSync(join(r.mirror, 'mine.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 2, 'delete queued');
+    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+    await other.patch(id, { name: 'theirs.txt' });
+    other.close();
+    r.mark();
+    await r.engine.setPaused(false);
+    await waitFor(() => r.engine.status().conflicts === 2, 'two conflicts');
+    await waitFor(() => existsSync(join(r.mirror, 'theirs.txt')), 'the NAS version is back on disk');
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.svc.admin.get(id)!.name).toBe('theirs.txt');
+  });
+
   it('NAS delete of a locally renamed object: conflict, the placeholder goes', async () => {
     let id = '';
     rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
