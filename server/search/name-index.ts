@@ -7,7 +7,7 @@
  * Entries carry the row's generation: an entry whose generation is not the row's current
  * one is stale and skipped (the current version was appended elsewhere).
  */
-import { isWordBefore } from '../../app/search/fold.js';
+import { foldCase, isWordBefore } from '../../app/search/fold.js';
 import { compareCodePoints, type SortKey } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
 
@@ -84,6 +84,8 @@ export class NameIndex implements IndexListener {
   /** The same rows sorted by (name length, name by code point, id): the tier-1 order. */
   private bRows = new Int32Array(0);
   private bGen = new Uint32Array(0);
+  /** The names at snapshot time (stale entries keep their old name, so the order holds). */
+  private bNames: string[] = [];
   /** Distinct name lengths ascending, and where each length's group starts (same in A and B). */
   private lens: number[] = [];
   private groupStart: number[] = [];
@@ -144,6 +146,7 @@ export class NameIndex implements IndexListener {
     this.aGen = Uint32Array.from(this.aRows, (r) => gen[r]!);
     this.bRows = Int32Array.from(b);
     this.bGen = Uint32Array.from(this.bRows, (r) => gen[r]!);
+    this.bNames = Array.from(this.bRows, (r) => this.ix.names[r]!);
     this.lens = [];
     this.groupStart = [];
     for (let i = 0; i < this.aKeys.length; i++) {
@@ -323,11 +326,31 @@ export class NameIndex implements IndexListener {
       }
       return;
     }
-    const fn = this.ix.fnames;
-    for (let i = lo0; i < hi0; i++) {
-      const r = this.bRows[i]!;
-      if (gen[r] !== this.bGen[i] || !fn[r]!.startsWith(t)) continue;
-      if (!visit(r, true)) return;
+    const fn = this.ix.fnames, bNames = this.bNames;
+    const pre = preimages(t.charCodeAt(0));
+    if (!pre) {
+      for (let i = lo0; i < hi0; i++) {
+        const r = this.bRows[i]!;
+        if (gen[r] !== this.bGen[i] || !fn[r]!.startsWith(t)) continue;
+        if (!visit(r, true)) return;
+      }
+      return;
+    }
+    // Only names whose first character folds to t[0] can match: walk those regions of the
+    // (code point ordered) group, in ascending order of that character.
+    for (const c of pre) {
+      let i = lo0, h = hi0;
+      while (i < h) {
+        const mid = (i + h) >> 1;
+        if (bNames[mid]!.codePointAt(0)! < c) i = mid + 1;
+        else h = mid;
+      }
+      for (; i < hi0; i++) {
+        if (bNames[i]!.charCodeAt(0) !== c) break;
+        const r = this.bRows[i]!;
+        if (gen[r] !== this.bGen[i] || !fn[r]!.startsWith(t)) continue;
+        if (!visit(r, true)) return;
+      }
     }
   }
 
@@ -432,4 +455,22 @@ function binarySearch(a: readonly number[], x: number): number {
     else hi = mid - 1;
   }
   return -1;
+}
+
+let inverseFold: Map<number, number[]> | undefined;
+
+/** The BMP code units whose fold is `c`, ascending; undefined for surrogates. */
+function preimages(c: number): readonly number[] | undefined {
+  if (c >= 0xd800 && c <= 0xdfff) return undefined;
+  if (!inverseFold) {
+    inverseFold = new Map();
+    for (let x = 0; x < 0x10000; x++) {
+      if (x >= 0xd800 && x <= 0xdfff) continue;
+      const f = foldCase(String.fromCharCode(x)).charCodeAt(0);
+      let l = inverseFold.get(f);
+      if (!l) inverseFold.set(f, (l = []));
+      l.push(x);
+    }
+  }
+  return inverseFold.get(c) ?? [];
 }
