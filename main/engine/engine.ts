@@ -182,6 +182,7 @@ export class Engine {
   private async startWatching(): Promise<void> {
     if (this.watcher || this.stopped) return;
     const w = new LocalWatcher(this.core.root, (dirs) => void this.onBatch(dirs), this.opts.log.child('watch'), (n) => {
+      if (n.kind === 'restarted') { void this.fullRescan(); return; }
       if (n.kind === 'polling') { this.state.watcherPolling = true; this.state.watcherNotice = n.reason; }
       this.core.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
       this.events.emit('notice', { level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });

@@ -23,7 +23,9 @@ export interface WatcherOptions {
 
 export type WatcherNotice =
   | { kind: 'polling'; reason: string }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string }
+  /** Watching again after a switch: what changed meanwhile raised no event, rescan everything. */
+  | { kind: 'restarted' };
 
 export class LocalWatcher {
   private w: FSWatcher | undefined;
@@ -148,7 +150,7 @@ export class LocalWatcher {
     await old?.close();
     if (this.closed) return;
     await this.start();
-    this.mark(''); // anything missed while switching is found by a rescan of the root
+    this.onNotice({ kind: 'restarted' });
   }
 
   /** Writes a probe file and waits for its event. */

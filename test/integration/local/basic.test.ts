@@ -84,4 +84,15 @@ describe('local folder: basics', () => {
     await waitFor(() => r.engine.actions.localOnly().length === 2, 'two local-only entries');
     expect(r.count('POST') + r.count('DELETE')).toBe(0);
   });
+
+  it('the watcher hits the inotify limit: status says so, polling still replays renames', async () => {
+    rig = await startRig(seedBasic, { watcher: { pollIntervalMs: 100 } });
+    const r = rig;
+    expect(r.engine.status().watcher.selfTest?.ok).toBe(true);
+    r.engine.simulateWatcherError(Object.assign(new Error('watch ENOSPC'), { code: 'ENOSPC' }));
+    await waitFor(() => r.engine.status().watcher.polling, 'polling');
+    expect(r.engine.status().watcher.notice).toContain('max_user_watches');
+    renameSync(join(r.mirror, 'Docs', 'b.txt'), join(r.mirror, 'Docs', 'b-polled.txt'));
+    await waitFor(() => r.svc.admin.get(ids['b.txt']!)!.name === 'b-polled.txt', 'rename seen by polling');
+  });
 });
