@@ -21,8 +21,6 @@ import type { GoneCarry } from '../local/pair-moves.js';
 import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
 import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
-import { sendEntry } from '../outbox/send.js';
-import { settleEntry } from '../outbox/settle.js';
 import { Lock, type ActivityInput, type Core } from './core.js';
 import { EngineEvents } from './events.js';
 import { checkRoot, initRoot } from './mirror-root.js';
@@ -30,6 +28,7 @@ import { lockStateDir } from './instance-lock.js';
 import { reconcile } from './remote-sync.js';
 import { runLocalBatch } from './local-batch.js';
 import { EngineActions } from './actions.js';
+import { OutboxPump } from './outbox-pump.js';
 import type { EngineStatus } from './status.js';
 import { buildStatus } from './status.js';
 
@@ -66,9 +65,7 @@ export class Engine {
   private carry: GoneCarry[] = [];
   private timers = new Set<NodeJS.Timeout>();
   private stopped = false;
-  private pumping: Promise<void> | undefined;
-  private pumpAgain = false;
-  private retryDelay = 1000;
+  private readonly pump: OutboxPump;
   /** Ids we changed on the NAS, and when (a walk that began before is stale for them). */
   private settledAt = new Map<string, number>();
   readonly state = {
@@ -100,6 +97,18 @@ export class Engine {
       activity: (a: ActivityInput) => this.recordActivity(a),
     };
     this.state.paused = local.meta('paused') === '1';
+    this.pump = new OutboxPump({
+      core: this.core, lock: this.lock, client: opts.client,
+      canSend: () => !this.stopped && !this.state.paused && this.state.mirrorMissing === undefined,
+      stopped: () => this.stopped,
+      online: () => this.online(),
+      noteNetwork: (e) => this.noteNetwork(e),
+      failed: (step, e) => this.failed(step, e),
+      schedule: (fn, ms) => this.schedule(fn, ms),
+      reconcileNow: () => this.reconcileNow(),
+      settled: (id) => this.settledAt.set(id, Date.now()),
+      afterSent: () => { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); },
+    });
     this.actions = new EngineActions(this.core, this.lock, {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
       reconcile: () => this.reconcileNow(),
@@ -363,7 +372,7 @@ export class Engine {
       this.state.error = undefined;
       this.emitStatus();
     }
-    this.retryDelay = 1000;
+    this.pump.resetBackoff();
   }
 
   private noteNetwork(e: AppError): void {
@@ -375,43 +384,12 @@ export class Engine {
 
   /** Starts the outbox pump if it is not running. */
   kickOutbox(): void {
-    if (this.pumping) { this.pumpAgain = true; return; }
-    this.pumping = this.pump().catch((e: unknown) => this.failed('outbox', e)).finally(() => {
-      this.pumping = undefined;
-      if (this.pumpAgain && !this.stopped) { this.pumpAgain = false; this.kickOutbox(); }
-    });
+    this.pump.kick();
   }
 
   /** Sends until the outbox is empty or the NAS cannot be reached. */
   async drainOutbox(): Promise<void> {
-    this.kickOutbox();
-    while (this.pumping) await this.pumping;
-  }
-
-  private async pump(): Promise<void> {
-    const c = this.core;
-    let sentAny = false;
-    let follow = false;
-    while (!this.stopped && !this.state.paused && this.state.mirrorMissing === undefined) {
-      const entry = c.outbox.next();
-      if (!entry) break;
-      c.outbox.markSending(entry.seq);
-      const out = await sendEntry(this.opts.client, c.model, entry);
-      const finished = await this.lock.run(() => settleEntry(c, entry, out));
-      if (!finished) {
-        if (out.kind === 'retry' || out.kind === 'auth') this.noteNetwork(out.error);
-        this.schedule(() => this.kickOutbox(), out.kind === 'auth' ? 30_000 : this.retryDelay);
-        this.retryDelay = Math.min(30_000, this.retryDelay * 2);
-        break;
-      }
-      this.online();
-      this.settledAt.set(entry.objectId, Date.now());
-      sentAny = true;
-      // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through.
-      if (out.kind !== 'applied' || entry.origin !== 'local') follow = true;
-    }
-    if (follow) await this.reconcileNow();
-    if (sentAny) { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); }
+    await this.pump.drain();
   }
 
   /** Re-walk now and replay. */
@@ -450,7 +428,7 @@ export class Engine {
     this.timers.clear();
     await this.watcher?.close();
     this.watcher = undefined;
-    while (this.pumping) await this.pumping;
+    await this.pump.idle();
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();
     this.release?.();
