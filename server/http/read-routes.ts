@@ -9,13 +9,13 @@ import { decodeListingToken, decodeSearchToken, encodeListingToken } from '../..
 import { parseQuery } from '../../app/search/query.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../app/search/select.js';
 import { pickFields } from '../store/object-row.js';
-import { wireFromIndex } from '../store/wire-index.js';
+import { wireFromIndex, wireJsonFromIndex } from '../store/wire-index.js';
 import { notFound } from '../store/store.js';
 import { searchText } from '../search/text-search.js';
 import type { Ctx } from './context.js';
 import { resolveReadable } from './context.js';
 import { isPretty, parseFields, parseLimit, required } from './request.js';
-import { sendRead } from './respond.js';
+import { sendRead, sendReadJson } from './respond.js';
 
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 export const MAX_LIST_LIMIT = 1000;
@@ -65,6 +65,11 @@ export function listChildren(ctx: Ctx): void {
   const last = page[page.length - 1];
   const pageToken = more && last !== undefined ? encodeListingToken(order, cursorOf({ id: ix.ids[last]!, name: ix.names[last]!, mTimeMs: ix.mtime[last]!, cTimeMs: ix.ctime[last]!, size: ix.size[last]! }, order)) : '';
   const fields = parseFields(q.get('fields'));
+  if (fields === undefined) {
+    // The common case: the JSON is written straight from the index.
+    sendReadJson(ctx.req, ctx.res, `{"pageToken":${JSON.stringify(pageToken)},"files":[${page.map((r) => wireJsonFromIndex(ix, r)).join(',')}]}`, isPretty(q));
+    return;
+  }
   const files = page.map((r) => pickFields(wireFromIndex(ix, r), fields));
   sendRead(ctx.req, ctx.res, { pageToken, files }, isPretty(q));
 }

@@ -33,14 +33,18 @@ export function noneMatch(req: IncomingMessage, etag: string): boolean {
 
 /** Sends a JSON read result with an ETag; 304 when If-None-Match matches. */
 export function sendRead(req: IncomingMessage, res: ServerResponse, body: unknown, pretty: boolean, etag?: string): void {
-  const json = JSON.stringify(body);
+  sendReadJson(req, res, JSON.stringify(body), pretty, etag, body);
+}
+
+/** Same, from JSON text already made (`parsed` saves a parse when pretty output is asked for). */
+export function sendReadJson(req: IncomingMessage, res: ServerResponse, json: string, pretty: boolean, etag?: string, parsed?: unknown): void {
   const tag = etag ?? bodyETag(json);
   if (noneMatch(req, tag)) {
     res.writeHead(304, { ...COMMON, ETag: tag });
     res.end();
     return;
   }
-  const text = pretty ? JSON.stringify(body, null, 2) : json;
+  const text = pretty ? JSON.stringify(parsed ?? JSON.parse(json), null, 2) : json;
   res.writeHead(200, { ...COMMON, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ETag: tag });
   res.end(text);
 }

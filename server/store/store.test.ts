@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadDemo } from '../demo/load.js';
 import { openServiceDb } from './schema.js';
 import { Store } from './store.js';
-import { wireFromIndex } from './wire-index.js';
+import { wireFromIndex, wireJsonFromIndex } from './wire-index.js';
 
 let dir: string;
 let store: Store;
@@ -21,7 +21,11 @@ afterAll(() => {
 
 const allEqual = () => {
   const rows = store.db.prepare('SELECT row FROM objects WHERE deleting = 0').pluck().all() as number[];
-  for (const r of rows) expect(wireFromIndex(store.index, r)).toEqual(store.wire(store.get(r)!));
+  for (const r of rows) {
+    const w = store.wire(store.get(r)!);
+    expect(wireFromIndex(store.index, r)).toEqual(w);
+    expect(wireJsonFromIndex(store.index, r)).toBe(JSON.stringify(w));
+  }
 };
 
 describe('the in-memory wire form', () => {
