@@ -131,12 +131,12 @@ export class FastEngine implements SearchEngine {
     };
     const t0 = terms[0]!;
     if (terms.length === 1 && t0.length < 3 && !t0.includes('\0')) {
-      // One short term: scan the blob; the first hit in a name is its first location.
-      const blob = b.blob, starts = b.starts, n = b.n;
-      let from = 0, o = 0;
-      for (;;) {
-        const at = blob.indexOf(t0, from);
-        if (at < 0) break;
+      // One short term: scan the blob; the first hit in a name is its first location, and
+      // the next search starts at the name's end (so each name costs one indexOf).
+      const blob = b.blob, starts = b.starts, n = b.n, names = b.names;
+      let at = blob.indexOf(t0, 0);
+      let o = 0;
+      while (at >= 0) {
         let lo = o, step = 1;
         while (lo + step < n && starts[lo + step]! <= at) { lo += step; step *= 2; }
         let hi = Math.min(lo + step, n);
@@ -146,10 +146,23 @@ export class FastEngine implements SearchEngine {
           else hi = mid;
         }
         o = lo;
-        from = starts[o + 1]!;
-        if (!this.dead[o] && !pruned(o, at - starts[o]!)) {
-          if (evaluate(o, blob.substring(starts[o]!, from - 1))) break;
+        const s0 = starts[o]!, end = starts[o + 1]! - 1;
+        const next = blob.indexOf(t0, end);
+        if (!this.dead[o]) {
+          const first = at - s0;
+          const bound = local.bound;
+          // Later names have a larger (length, name, id): only a smaller first location,
+          // or a word start when the bound has none, can beat the bound.
+          let go = !bound || first < bound.index;
+          if (!go && !bound!.wordStart) {
+            const name = names[o]!;
+            for (let x = at; x >= 0 && x < end; x = blob.indexOf(t0, x + 1)) {
+              if (!isWordBefore(name, x - s0)) { go = true; break; }
+            }
+          }
+          if (go && evaluate(o, blob.substring(s0, end))) break;
         }
+        at = next;
         if (++o >= n) break;
       }
     } else if (terms.length === 1 && !t0.includes('\0') && this.allFrequent(t0)) {
