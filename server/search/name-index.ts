@@ -12,6 +12,8 @@ import { compareCodePoints, type SortKey } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
 
 const CHUNK_ENTRIES = 4096;
+/** How many leading positions of each name the positional bigram index covers. */
+export const POSITIONS = 12;
 /** Code units at or above U+D800, where UTF-16 order and code point order can differ. */
 const HIGH = /[\uD800-\uFFFF]/;
 const DELTA_MAX = 20_000;
@@ -101,6 +103,8 @@ export class NameIndex implements IndexListener {
   /** Word starts (position 0, or after a non-word character): by first code unit, and by first two. */
   private ws1 = new Map<number, Bucket>();
   private ws2 = new Map<number, Bucket>();
+  /** Positional bigrams: (position < POSITIONS, two code units) -> rows holding them there. */
+  private pos = new Map<number, Bucket>();
 
   private readonly deltaMax: number;
   private readonly slack: number;
@@ -176,6 +180,13 @@ export class NameIndex implements IndexListener {
   private append(r: number): void {
     const name = this.ix.fnames[r]!;
     const g = this.ix.gen[r]!;
+    const np = Math.min(POSITIONS, name.length - 1);
+    for (let p = 0; p < np; p++) {
+      const k = p * 4294967296 + name.charCodeAt(p) * 65536 + name.charCodeAt(p + 1);
+      let b = this.pos.get(k);
+      if (!b) this.pos.set(k, (b = new Bucket()));
+      b.push(r, g);
+    }
     for (let p = 0; p < name.length; p++) {
       if (p > 0 && isWordBefore(name, p)) continue;
       const c0 = name.charCodeAt(p);
@@ -211,6 +222,7 @@ export class NameIndex implements IndexListener {
   }
 
   private compactChunks(): void {
+    this.pos = new Map();
     this.ws1 = new Map();
     this.ws2 = new Map();
     this.narrow = [];
@@ -291,6 +303,12 @@ export class NameIndex implements IndexListener {
   wordStartBucket(t: string): Bucket | undefined {
     if (t.length === 0) return undefined;
     return t.length === 1 ? this.ws1.get(t.charCodeAt(0)) : this.ws2.get(t.charCodeAt(0) * 65536 + t.charCodeAt(1));
+  }
+
+  /** Rows (stale entries possible) whose folded name holds `t`'s first two code units at position `p`. */
+  positionBucket(t: string, p: number): Bucket | undefined {
+    if (t.length < 2 || p >= POSITIONS) return undefined;
+    return this.pos.get(p * 4294967296 + t.charCodeAt(0) * 65536 + t.charCodeAt(1));
   }
 
   /** Name lengths present in the snapshot, ascending. */

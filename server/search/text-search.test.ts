@@ -38,7 +38,7 @@ function compareAll(user: number, text: string, limit: number, maxPages = 40, na
   return total;
 }
 
-const QUERIES = ['i', 'e', 'img', 'jpg', 'IMG_1', 'canon', 'apple', 'image', 'image/', 'x.service.dir', 'holiday rome', '"in rome"', 'о', 'ö', '20', '2019', '.', ' .jpg', 'screenshot png', 'zzzz', 'a b c', 'ag', '🎉', 'mp3 love', 'ILCE', 'pdf', 'jp', 'pd', 's', 'x', 'ex', 'c', '-', '('];
+const QUERIES = ['i', 'e', 'img', 'jpg', 'IMG_1', 'canon', 'apple', 'image', 'image/', 'x.service.dir', 'holiday rome', '"in rome"', 'о', 'ö', '20', '2019', '.', ' .jpg', 'screenshot png', 'zzzz', 'a b c', 'ag', '🎉', 'mp3 love', 'ILCE', 'pdf', 'jp', 'pd', 's', 'x', 'ex', 'c', '-', '(', 'pg', 'sh', 'ot', 'ro', 'g.', '_2'];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'nas-search-'));

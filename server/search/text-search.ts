@@ -17,7 +17,7 @@ import type { ParsedQuery } from '../../app/search/query.js';
 import { selectPage, TopK, type Candidate } from '../../app/search/select.js';
 import type { TreeIndex } from '../store/tree-index.js';
 import { PERM } from '../store/tree-index.js';
-import type { NameIndex } from './name-index.js';
+import { POSITIONS, type NameIndex } from './name-index.js';
 
 export interface SearchResult {
   items: { value: number; match: DocMatch }[];
@@ -147,6 +147,33 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
       }
       const bd = top.bound;
       if (top.size === k && bd && bd.field === 0 && bd.wordStart) return finish();
+    }
+  }
+  // Positions (one term of 2+ code units): rows whose first occurrence is at position p, for
+  // p = 1, 2, ... (p = 0 is tier 1). Once position p is done, every row not seen has its first
+  // occurrence after p, and (when tier 2 saw every word-start row) wordStart false.
+  if (single && pivot.length >= 2) {
+    const bucket2 = names.wordStartBucket(pivot);
+    const wsAllSeen = !bucket2 || bucket2.n <= TIER2_MAX;
+    const gen = ix.gen;
+    for (let p = 1; p < POSITIONS; p++) {
+      const b = names.positionBucket(pivot, p);
+      if (b) {
+        for (let i = 0; i < b.n; i++) {
+          const r = b.rows[i]!;
+          if (gen[r] !== b.gens[i] || stamps[r] === now) continue;
+          const f = fn[r]!;
+          if (!f.startsWith(pivot, p)) continue;
+          const first = f.indexOf(pivot);
+          let ws = false;
+          for (let x = first; !ws && x >= 0; x = f.indexOf(pivot, x + 1)) ws = !isWordBefore(f, x);
+          const bd = top.bound;
+          if (bd && bd.field === 0 && ((bd.wordStart && !ws) || (bd.wordStart === ws && (first > bd.index || (first === bd.index && f.length > bd.nameLength))))) continue;
+          consider(r, key(r, 0, ws, first));
+        }
+      }
+      const bd = top.bound;
+      if (top.size === k && bd && bd.field === 0 && ((bd.wordStart && bd.index <= p) || (wsAllSeen && (bd.wordStart || bd.index <= p)))) return finish();
     }
   }
   if (single) {
