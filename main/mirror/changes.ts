@@ -30,5 +30,17 @@ export function aspectsOf(before: RemoteObject, after: RemoteObject): UpdateAspe
   return { renamed, moved, metadata: JSON.stringify(a) !== JSON.stringify(b) };
 }
 
+const JSON_CACHE = new WeakMap<RemoteObject, string>();
+
+/** `JSON.stringify(o)`, computed once per object (diff, batching and the store all need it). */
+export function jsonOf(o: RemoteObject): string {
+  let j = JSON_CACHE.get(o);
+  if (j === undefined) {
+    j = JSON.stringify(o);
+    JSON_CACHE.set(o, j);
+  }
+  return j;
+}
+
 /** The id a change is about. */
 export const changeId = (c: RemoteChange): string => (c.kind === 'added' ? c.after.id : c.kind === 'updated' ? c.after.id : c.before.id);

@@ -5,17 +5,17 @@
  * `removalsOf` is only called after a COMPLETE walk and the re-check of unseen subtrees.
  */
 import type { RemoteObject } from '../../app/model/remote-object.js';
-import { aspectsOf, type RemoteChange } from './changes.js';
+import { aspectsOf, jsonOf, type RemoteChange } from './changes.js';
 import type { MirrorStore } from './store.js';
 
 /**
  * The changes one listing page brings. `pending` holds changes diffed but not yet written
  * (the walk batches writes): they count as the stored state.
  */
-export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], pending?: ReadonlyMap<string, string>): RemoteChange[] {
+export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], pending?: ReadonlyMap<string, string>, storeEmpty = false): RemoteChange[] {
   if (objects.length === 0) return [];
-  // one query for the whole page, then what is pending overrides it
-  const stored = store.getManyJson(objects.map((o) => o.id));
+  // one query for the whole page (none while filling an empty store), then what is pending overrides it
+  const stored = storeEmpty ? new Map<string, string>() : store.getManyJson(objects.map((o) => o.id));
   if (pending) for (const o of objects) {
     const j = pending.get(o.id);
     if (j !== undefined) stored.set(o.id, j);
@@ -24,7 +24,7 @@ export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], p
   for (const o of objects) {
     const before = stored.get(o.id);
     if (before === undefined) out.push({ kind: 'added', after: o });
-    else if (before !== JSON.stringify(o)) {
+    else if (before !== jsonOf(o)) {
       const b = JSON.parse(before) as RemoteObject;
       out.push({ kind: 'updated', before: b, after: o, aspects: aspectsOf(b, o) });
     }

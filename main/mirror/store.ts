@@ -8,7 +8,7 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { AppError } from '../../app/errors.js';
 import { migrate, type Db } from '../state/db.js';
-import type { RemoteChange } from './changes.js';
+import { jsonOf, type RemoteChange } from './changes.js';
 
 const MIGRATIONS = [
   {
@@ -177,7 +177,7 @@ export class MirrorStore {
           const o = c.after;
           const make = typeof o.image?.cameraMake === 'string' ? o.image.cameraMake : null;
           const model = typeof o.image?.cameraModel === 'string' ? o.image.cameraModel : null;
-          this.q.upsert.run(o.id, o.parentID, o.name, o.eTag ?? '', o.mimeType === FOLDER_MIME ? 1 : 0, o.mimeType, make, model, JSON.stringify(o));
+          this.q.upsert.run(o.id, o.parentID, o.name, o.eTag ?? '', o.mimeType === FOLDER_MIME ? 1 : 0, o.mimeType, make, model, jsonOf(o));
         }
       }
       this.q.setMeta.run('generation', String(this.generation() + 1));

@@ -8,7 +8,7 @@ import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ChangeApplier } from './apply.js';
-import type { RemoteChange } from './changes.js';
+import { jsonOf, type RemoteChange } from './changes.js';
 import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
 import { walk, type WalkProgress } from './walk.js';
@@ -40,17 +40,20 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   // again before the flush are diffed against the pending version.
   let batch: RemoteChange[] = [];
   const pending = new Map<string, string>();
+  // A fresh mirror: nothing to compare with until the first batch is written.
+  let empty = store.count() === 0;
   const flush = (): void => {
     if (batch.length === 0) return;
     const b = batch;
     batch = [];
     pending.clear();
     applier.apply(b);
+    empty = false;
   };
   const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
-    for (const c of diffPage(store, objs, pending)) {
+    for (const c of diffPage(store, objs, pending, empty)) {
       batch.push(c);
-      if (c.kind !== 'removed') pending.set(c.after.id, JSON.stringify(c.after));
+      if (c.kind !== 'removed') pending.set(c.after.id, jsonOf(c.after));
     }
     if (batch.length >= (opts.batchSize ?? 2000)) flush();
   };
