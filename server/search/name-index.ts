@@ -115,6 +115,7 @@ export class NameIndex implements IndexListener {
     this.slack = opts.slack ?? 100_000;
     ix.listen(this);
     this.reset();
+    preimages(0x61); // build the inverse fold table now, not in the first search
   }
 
   reset(): void {
