@@ -11,7 +11,7 @@ import { authenticate } from '../store/users.js';
 import type { Ctx } from './context.js';
 import { getById, listChildren, parentAndName, textSearch } from './read-routes.js';
 import { bearer } from './request.js';
-import { handleError, sendError } from './respond.js';
+import { handleError, markStart, sendError } from './respond.js';
 import { deleteObject, patchObject } from './write-routes.js';
 
 export interface AppDeps {
@@ -58,6 +58,7 @@ export function createApp(deps: AppDeps): Handler {
     const rawUrl = req.url ?? '/';
     const qi = rawUrl.indexOf('?');
     const path = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
+    markStart(req);
     deps.onRequest?.(method, path);
     if (deps.stopping?.()) throw new AppError('Unavailable', 'Service Unavailable', { status: 503, detail: 'the service is stopping' });
     const m = PREFIX.exec(path);

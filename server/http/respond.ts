@@ -16,6 +16,19 @@ const STATUS_OF: Partial<Record<ErrorCode, number>> = {
 
 const COMMON = { 'Vary': 'Origin', 'Cache-Control': 'no-cache' };
 
+const started = new WeakMap<IncomingMessage, number>();
+
+/** Notes when the service began handling a request (for the `Server-Timing` header). */
+export function markStart(req: IncomingMessage): void {
+  started.set(req, performance.now());
+}
+
+/** `Server-Timing: app;dur=<ms>` for a request marked with `markStart`. */
+function timing(req: IncomingMessage): Record<string, string> {
+  const t = started.get(req);
+  return t === undefined ? {} : { 'Server-Timing': `app;dur=${(performance.now() - t).toFixed(2)}` };
+}
+
 /** A strong ETag for a response body. */
 export function bodyETag(json: string): string {
   return `"${createHash('sha1').update(json).digest('base64url').slice(0, 22)}"`;
@@ -45,7 +58,7 @@ export function sendReadJson(req: IncomingMessage, res: ServerResponse, json: st
     return;
   }
   const text = pretty ? JSON.stringify(parsed ?? JSON.parse(json), null, 2) : json;
-  res.writeHead(200, { ...COMMON, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ETag: tag });
+  res.writeHead(200, { ...COMMON, ...timing(req), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ETag: tag });
   res.end(text);
 }
 
