@@ -10,7 +10,7 @@ import { AppError } from '../../app/errors.js';
 import { migrate, type Db } from '../state/db.js';
 import { jsonOf, type RemoteChange } from './changes.js';
 
-const MIGRATIONS = [
+export const MIRROR_MIGRATIONS = [
   {
     version: 1,
     up: (db: Db): void => {
@@ -31,6 +31,31 @@ const MIGRATIONS = [
       `);
     },
   },
+  {
+    // v2: a rowid table with a unique id index. Ids are random: inserting them into a
+    // WITHOUT ROWID table moved whole rows around (4x slower first walks).
+    version: 2,
+    up: (db: Db): void => {
+      db.exec(`
+        CREATE TABLE mirror_objects_v2 (
+          id TEXT NOT NULL UNIQUE,
+          parent_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          etag TEXT NOT NULL,
+          is_folder INTEGER NOT NULL,
+          mime TEXT NOT NULL,
+          camera_make TEXT,
+          camera_model TEXT,
+          json TEXT NOT NULL
+        );
+        INSERT INTO mirror_objects_v2 (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json)
+          SELECT id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json FROM mirror_objects;
+        DROP TABLE mirror_objects;
+        ALTER TABLE mirror_objects_v2 RENAME TO mirror_objects;
+        CREATE INDEX mirror_objects_parent ON mirror_objects(parent_id, name);
+      `);
+    },
+  },
 ];
 
 export interface WalkRecord {
@@ -44,7 +69,7 @@ export class MirrorStore {
   private readonly q;
 
   constructor(readonly db: Db) {
-    migrate(db, 'mirror', MIGRATIONS);
+    migrate(db, 'mirror', MIRROR_MIGRATIONS);
     this.q = {
       get: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE id = ?'),
       getMany: db.prepare<[string], { id: string; json: string }>('SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))'),

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import { migrate, openStateDb } from '../state/db.js';
+import { MIRROR_MIGRATIONS, MirrorStore } from './store.js';
+
+const obj = (id: string, name: string, parentID: string): RemoteObject => ({ id, parentID, name, eTag: '"Ag"', mimeType: 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none' });
+
+describe('MirrorStore', () => {
+  it('migrates a v1 database to v2 keeping every row', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const db = openStateDb(dir);
+      migrate(db, 'mirror', MIRROR_MIGRATIONS.slice(0, 1));
+      db.prepare("INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, json) VALUES ('a', 'r', 'x.txt', '\"Ag\"', 0, 'text/plain', ?)").run(JSON.stringify(obj('a', 'x.txt', 'r')));
+      const store = new MirrorStore(db);
+      expect(store.get('a')?.name).toBe('x.txt');
+      expect(store.childByName('r', 'x.txt')?.id).toBe('a');
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers by id, children, name and path; a rename is one row update', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const db = openStateDb(dir);
+      const store = new MirrorStore(db);
+      store.setRoot({ ...obj('r', '', ''), mimeType: 'application/x.service.dir' });
+      store.apply([{ kind: 'added', after: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' } }, { kind: 'added', after: obj('a', 'x.txt', 'f') }]);
+      expect(store.pathOf('a')).toEqual(['Docs', 'x.txt']);
+      expect(store.children('root').map((o) => o.id)).toEqual(['f']);
+      const gen = store.generation();
+      store.apply([{ kind: 'updated', before: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' }, after: { ...obj('f', 'Papers', 'r'), mimeType: 'application/x.service.dir' }, aspects: { renamed: true, moved: false, metadata: false } }]);
+      expect(store.pathOf('a')).toEqual(['Papers', 'x.txt']);
+      expect(store.generation()).toBe(gen + 1);
+      store.apply([]);
+      expect(store.generation()).toBe(gen + 1);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
