@@ -37,8 +37,9 @@ async function main(argv: string[]): Promise<number> {
           log.info('stopping', { signal: sig });
           void svc.stop().then(res);
         };
-        process.once('SIGTERM', onSignal);
-        process.once('SIGINT', onSignal);
+        // `on`, not `once`: a second signal during the stop must not kill the process half-way.
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
       });
       return 0;
     }

@@ -58,9 +58,12 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
     stopped ??= (async () => {
       stopping = true;
       const closed = new Promise<void>((res) => server.close(() => res()));
+      // In-flight requests finish; a connection is closed as soon as it is idle.
       server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => server.closeAllConnections(), 5000);
       await closed;
+      clearInterval(idle);
       clearTimeout(timer);
       await jobs.stop();
       store.db.close();

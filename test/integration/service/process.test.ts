@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,36 @@ describe('command line', () => {
     const r = JSON.parse(out) as { out: string; code: number };
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+  });
+});
+
+describe('clean stop', () => {
+  it('SIGTERM lets an in-flight request finish, then exits 0', async () => {
+    const token = cli(['token', 'demo', '--scope', 'nas_read_write', '--data', dir]).stdout.trim();
+    const proc = await spawnServiceProcess(dir);
+    const c = client(proc.baseUrl, token);
+    const docs = (await c.pan('root', 'Documents')).body as RemoteObject;
+    const { hostname, port } = new URL(proc.baseUrl);
+    const body = JSON.stringify({ name: 'Documents renamed during stop' });
+    // Send the headers and half the body, stop the service, then send the rest.
+    let stopped: Promise<number | null> | undefined;
+    const answer = new Promise<number>((resolve, reject) => {
+      const req = request({ hostname, port, method: 'POST', path: `/sdk/v2/files/${docs.id}/patch`, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        stopped = proc.stop();
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 200);
+    });
+    expect(await answer).toBe(204);
+    expect(await stopped).toBe(0);
+    const db = new Database(join(dir, 'service.db'), { readonly: true });
+    expect((db.prepare('SELECT name FROM objects WHERE id = ?').get(docs.id) as { name: string }).name).toBe('Documents renamed during stop');
+    db.close();
   });
 });
 
