@@ -114,24 +114,44 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
     return o.key;
   };
   let photoN = 0;
+  const years = new Map<number, number>();
+  const artists = new Map<string, number>();
   while (key < total) {
     const t = YEAR0 + Math.floor(rnd() * SPAN);
     const d = new Date(t);
     const r = rnd();
     if (r < 0.55) {
-      const year = yield* folder('year', photos.key, () => String(2005 + Math.floor(rnd() * 21)), t, 40);
-      if (key >= total) return;
-      const ev = yield* folder('event', year, () => `${pick(EVENTS)} ${pick(PLACES)}`, t, 300);
-      if (key >= total) return;
+      // Photos/<year>/<event>/<camera file>: an event folder holds 50-400 photos of a few days.
+      let ev = open.get('event');
+      if (!ev || ev.left <= 0) {
+        const y = 2005 + Math.floor(rnd() * 21);
+        let yk = years.get(y);
+        if (yk === undefined) {
+          const yo = make(photos.key, String(y), true, Date.UTC(y, 11, 31));
+          yield yo;
+          yk = yo.key;
+          years.set(y, yk);
+          if (key >= total) return;
+        }
+        const te = Date.UTC(y, Math.floor(rnd() * 12), 1 + Math.floor(rnd() * 28), 8 + Math.floor(rnd() * 10));
+        const eo = make(yk, `${pick(EVENTS)} ${pick(PLACES)}`, true, te);
+        yield eo;
+        ev = { key: eo.key, left: 50 + Math.floor(rnd() * 350), t: te };
+        open.set('event', ev);
+        if (key >= total) return;
+      }
+      ev.left--;
+      const tp = ev.t + Math.floor(rnd() * 3 * 86_400_000);
+      const dp = new Date(tp);
       const cam = pick(CAMERAS);
       const portrait = rnd() < 0.2;
       const image: ImageMeta = {
-        width: portrait ? cam.h : cam.w, height: portrait ? cam.w : cam.h, date: exifDate(d), cameraMake: cam.make, cameraModel: cam.model,
+        width: portrait ? cam.h : cam.w, height: portrait ? cam.w : cam.h, date: exifDate(dp), cameraMake: cam.make, cameraModel: cam.model,
         aperture: pick([1.8, 2.8, 4, 5.6, 8, 11]), exposureTime: pick([1 / 1000, 1 / 250, 1 / 60, 1 / 30, 0.5]), isoSpeed: pick([100, 200, 400, 800, 3200]),
         focalLength: pick([24, 35, 50, 85, 4.2, 6.1]), flashFired: rnd() < 0.1, orientation: portrait ? 6 : 1,
       };
-      const name = cam.pattern(photoN++, d);
-      yield make(ev, name, false, t, { image, mime: mimeForName(name), size: Math.floor(2_000_000 + rnd() * 20_000_000) });
+      const name = cam.pattern(photoN++, dp);
+      yield make(ev.key, name, false, tp, { image, mime: mimeForName(name), size: Math.floor(2_000_000 + rnd() * 20_000_000) });
     } else if (r < 0.63) {
       const f = rnd() < 0.5 ? shots.key : yield* folder('shots', shots.key, () => `Screenshots ${d.getUTCFullYear()}`, t, 500);
       if (key >= total) return;
@@ -148,12 +168,27 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
       yield make(deep, `${base}.${ext}`, false, t);
       if (key < total && rnd() < 0.03) yield make(deep, `${base.toLowerCase()}.${ext}`, false, t); // differs only in case
     } else if (r < 0.92) {
-      const artist = yield* folder('artist', music.key, () => pick(ARTISTS), t, 60);
+      // Music/<artist>/<album>/<track>: artists are reused, an album holds 12 tracks.
+      let album = open.get('album');
+      if (!album || album.left <= 0) {
+        const who = pick(ARTISTS);
+        let ak = artists.get(who);
+        if (ak === undefined) {
+          const ao = make(music.key, who, true, t);
+          yield ao;
+          ak = ao.key;
+          artists.set(who, ak);
+          if (key >= total) return;
+        }
+        const al = make(ak, `${pick(SONG_WORDS)} ${pick(SONG_WORDS)} (${d.getUTCFullYear()})`, true, t);
+        yield al;
+        album = { key: al.key, left: 12, t };
+        open.set('album', album);
+      }
+      album.left--;
       if (key >= total) return;
-      const album = yield* folder('album', artist, () => `${pick(SONG_WORDS)} ${pick(SONG_WORDS)} (${d.getUTCFullYear()})`, t, 12);
-      if (key >= total) return;
-      const n = 13 - (open.get('album')?.left ?? 0);
-      yield make(album, `${pad(n, 2)} - ${pick(SONG_WORDS)} ${pick(SONG_WORDS)}.${rnd() < 0.7 ? 'mp3' : 'flac'}`, false, t);
+      const n = 12 - album.left;
+      yield make(album.key, `${pad(n, 2)} - ${pick(SONG_WORDS)} ${pick(SONG_WORDS)}.${rnd() < 0.7 ? 'mp3' : 'flac'}`, false, t);
     } else if (r < 0.96) {
       const f = rnd() < 0.5 ? videos.key : yield* folder('videos', videos.key, () => `${pick(EVENTS)} ${pick(PLACES)} ${d.getUTCFullYear()}`, t, 40);
       if (key >= total) return;
