@@ -1,7 +1,8 @@
 /**
  * `nas-mirror login --device FILE|URL [--token-stdin]`: stores the access token in the OS
  * keychain under the device's address. Says clearly (exit 1) when no keychain exists.
- * The token is read from stdin (never from an argument, which `ps` would show).
+ * The token is read from stdin (never from an argument, which `ps` would show): typed on a
+ * terminal it is read in raw mode without echo; `--token-stdin` (or a pipe) reads all of stdin.
  */
 import { AppError } from '../../../app/errors.js';
 import { HttpTransport } from '../../client/transport.js';
@@ -9,6 +10,7 @@ import { loadDevice } from '../../connection/device.js';
 import { openKeychain } from '../../keychain/keychain.js';
 import { need, parseArgs } from '../args.js';
 import { readAll, type Command } from '../io.js';
+import { canReadSilently, readSecretLine } from '../read-secret.js';
 import { accountOf } from '../state.js';
 
 export const run: Command = async (argv, io) => {
@@ -21,8 +23,13 @@ export const run: Command = async (argv, io) => {
       io.stderr.write(`nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nThe token was NOT stored. Without a keychain, pass it to sync with --token-env VAR.\n`);
       return 1;
     }
-    if (!p.flags.has('token-stdin') && io.stdin.isTTY) io.stderr.write('Paste the access token, then press Enter and Ctrl-D: ');
-    const token = (await readAll(io.stdin)).trim();
+    let token: string;
+    if (!p.flags.has('token-stdin') && canReadSilently(io.stdin)) {
+      io.stderr.write('Access token (not shown): ');
+      token = (await readSecretLine(io.stdin, io.stderr)).trim();
+    } else {
+      token = (await readAll(io.stdin)).trim();
+    }
     if (token === '' || /\s/.test(token)) throw new AppError('BadConfig', 'no token on stdin (or it holds white space)');
     await kc.set(accountOf(candidates), token);
     io.stdout.write(`token stored in the OS keychain for ${accountOf(candidates)}\n`);
