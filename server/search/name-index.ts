@@ -109,9 +109,9 @@ export class NameIndex implements IndexListener {
   private readonly deltaMax: number;
   private readonly slack: number;
 
-  /** `deltaMax` and `slack` (garbage entries tolerated in the chunks) are small in tests. */
+  /** `deltaMax` (default: the larger of 20,000 and n/8) and `slack` (garbage tolerated in the chunks) are small in tests. */
   constructor(private readonly ix: TreeIndex, opts: { deltaMax?: number; slack?: number } = {}) {
-    this.deltaMax = opts.deltaMax ?? DELTA_MAX;
+    this.deltaMax = opts.deltaMax ?? 0;
     this.slack = opts.slack ?? 100_000;
     ix.listen(this);
     this.reset();
@@ -219,7 +219,8 @@ export class NameIndex implements IndexListener {
     this.deltaGen.push(this.ix.gen[row]!);
     // Too much garbage in the chunks: rebuild them (amortised O(1) per change).
     if (this.entries > 2 * this.ix.count + this.slack) this.compactChunks();
-    if (this.delta.length > this.deltaMax) this.mergeDelta();
+    // Merging costs O(n); letting the delta grow with the library keeps it amortised small.
+    if (this.delta.length > (this.deltaMax > 0 ? this.deltaMax : Math.max(DELTA_MAX, this.ix.count >> 3))) this.mergeDelta();
   }
 
   private compactChunks(): void {
