@@ -1,12 +1,14 @@
 /**
  * Worker thread entry: builds the text index of a state folder off the main thread and
- * saves it; the main thread then loads the file. Input: `{stateDir}`; output: `{ok}` or `{error}`.
+ * saves it with the word vocabulary (same generation); the main thread then loads the files. Input: `{stateDir}`; output: `{ok}` or `{error}`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStateDb } from '../state/db.js';
 import { MirrorStore } from '../mirror/store.js';
 import { buildFromStore } from './build.js';
 import { saveIndex } from './persist.js';
+import { Vocabulary } from './vocabulary.js';
+import { saveVocabulary } from './vocabulary-file.js';
 
 const { stateDir } = workerData as { stateDir: string };
 try {
@@ -15,6 +17,7 @@ try {
   const generation = store.generation();
   const base = buildFromStore(store);
   saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
+  saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
   db.close();
   parentPort?.postMessage({ ok: true });
 } catch (e) {

@@ -7,6 +7,9 @@ import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { MirrorStore } from '../mirror/store.js';
 import { openStateDb } from '../state/db.js';
 import { openOfflineIndex } from './open-index.js';
+import { loadVocabulary, saveVocabulary, vocabularyFile } from './vocabulary-file.js';
+import { Vocabulary } from './vocabulary.js';
+import { existsSync } from 'node:fs';
 
 const dirs: string[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
@@ -44,6 +47,48 @@ describe('openOfflineIndex', () => {
     expect(again.index.parentAndName('f', 'IMG_2041.JPG').id).toBe('a');
     expect(again.index.suggest('hel')).toEqual(['hello']);
     expect(again.index.didYouMean('helo')).toBe('hello');
+    db.close();
+  });
+
+  it('saves the vocabulary with the index generation, loads it instead of rebuilding, follows changes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new MirrorStore(db);
+    store.setRoot(obj('r', '', '', { mimeType: FOLDER_MIME }));
+    store.apply([{ kind: 'added', after: obj('a', 'holiday beach.jpg') }, { kind: 'added', after: obj('b', 'holiday.txt') }]);
+    const first = await openOfflineIndex(store, dir, { workerThreshold: 0 });
+    // the build saved a vocabulary of the store's generation
+    expect(loadVocabulary(dir, store.generation())?.words.map((w) => w[0]).sort()).toEqual(['beach', 'holiday', 'jpg', 'txt']);
+    const change = { kind: 'added' as const, after: obj('c', 'sunset.png') };
+    store.apply([change]);
+    first.index.applyChanges([change]);
+    expect(first.index.suggest('sun')).toEqual(['sunset']);
+    await first.save();
+    expect(loadVocabulary(dir, store.generation() - 1)).toBeUndefined();
+    expect(loadVocabulary(dir, store.generation())?.words.map((w) => w[0])).toContain('sunset');
+    // a reopen loads the file (a word only the file holds proves it is not rebuilt)
+    const planted = Vocabulary.build([{ name: 'holiday beach sunset plantedword' }]);
+    saveVocabulary(dir, store.generation(), planted.toJSON());
+    const again = await openOfflineIndex(store, dir);
+    expect(again.source).toBe('loaded');
+    expect(again.index.suggest('plant')).toEqual(['plantedword']);
+    // a stale file is ignored: built from the store on first use, then saved
+    saveVocabulary(dir, store.generation() + 7, planted.toJSON());
+    const third = await openOfflineIndex(store, dir);
+    expect(third.index.suggest('plant')).toEqual([]);
+    expect(third.index.suggest('hol')).toEqual(['holiday']);
+    await third.save();
+    expect(existsSync(vocabularyFile(dir))).toBe(true);
+    expect(loadVocabulary(dir, store.generation())?.words.map((w) => w[0]).sort()).toEqual(['beach', 'holiday', 'jpg', 'png', 'sunset', 'txt']);
+    // a loaded vocabulary follows later changes (removal drops a word used once)
+    const gone = { kind: 'removed' as const, before: obj('c', 'sunset.png') };
+    const fourth = await openOfflineIndex(store, dir);
+    expect(fourth.source).toBe('loaded');
+    store.apply([gone]);
+    fourth.index.applyChanges([gone]);
+    expect(fourth.index.suggest('sun')).toEqual([]);
+    expect(fourth.index.suggest('beach')).toEqual(['beach']);
     db.close();
   });
 });

@@ -2,7 +2,9 @@
  * Opening the offline index of a state folder: the saved index when it matches the store's
  * generation (ready in well under a second), else a rebuild from the store (in a worker
  * thread above `workerThreshold` objects). `save` persists base + overlay; when the
- * overlay grows past a share of the base, `save` compacts (rebuilds) first.
+ * overlay grows past a share of the base, `save` compacts (rebuilds) first. The word
+ * vocabulary is saved next to it with the same generation: loaded on first use when fresh,
+ * built with the index on a rebuild, saved by `save` when changes were applied to it.
  */
 import type { MirrorStore } from '../mirror/store.js';
 import { buildBase } from './base-index.js';
@@ -11,11 +13,12 @@ import { FastEngine } from './fast-engine.js';
 import { OfflineIndex } from './offline-index.js';
 import { loadIndex, saveIndex } from './persist.js';
 import { Vocabulary } from './vocabulary.js';
+import { loadVocabulary, saveVocabulary } from './vocabulary-file.js';
 
 export interface OpenIndexOptions {
   /** Build in a worker thread above this many objects (default 200k). */
   workerThreshold?: number;
-  /** Build the word vocabulary (completion, did-you-mean) now (default: lazily, on first use). */
+  /** Load or build the word vocabulary (completion, did-you-mean) now (default: on first use). */
   vocabulary?: boolean;
 }
 
@@ -34,33 +37,48 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
   let source: OpenedIndex['source'] = 'loaded';
   if (!loaded || loaded.generation !== generation) {
     source = 'built';
-    await rebuild(store, stateDir, opts.workerThreshold ?? 200_000);
+    await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, undefined);
     loaded = loadIndex(stateDir);
   }
   if (!loaded) throw new Error('the offline index could not be built');
   let engine = new FastEngine(loaded.base, loaded.dead, loaded.extra);
-  const vocab = opts.vocabulary ? Vocabulary.fromStore(store) : Vocabulary.lazy(store);
+  const vocab = Vocabulary.lazySaved(store, () => loadVocabulary(stateDir, generation));
+  if (opts.vocabulary) void vocab.size;
   const index = new OfflineIndex(store, engine, vocab);
   return {
     get index() { return index; },
     get engine() { return engine; },
     source,
     async save() {
+      const gen = store.generation();
       if (engine.overlaySize > Math.max(5000, engine.base.n / 10)) {
-        await rebuild(store, stateDir, opts.workerThreshold ?? 200_000);
+        await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, vocab);
         const fresh = loadIndex(stateDir);
         if (fresh) {
           engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
           index.replaceEngine(engine);
+          // the rebuild saved a vocabulary of this generation: one in memory equals it
+          if (vocab.isPending) vocab.reloadFrom(store, () => loadVocabulary(stateDir, gen));
+          else vocab.dirty = false;
           return;
         }
       }
-      saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: store.generation() });
+      saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: gen });
+      // a pending vocabulary is either the saved one (unchanged since) or has none fresh: build it
+      if (vocab.isPending && loadVocabulary(stateDir, gen) === undefined) void vocab.size;
+      if (vocab.dirty) {
+        saveVocabulary(stateDir, gen, vocab.toJSON());
+        vocab.dirty = false;
+      }
     },
   };
 }
 
-async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number): Promise<void> {
+/**
+ * Builds and saves the text index and the vocabulary, both of the store's generation (in a
+ * worker above `workerThreshold` objects). A `vocab` already built in memory is saved as is.
+ */
+async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number, vocab: Vocabulary | undefined): Promise<void> {
   if (store.count() >= workerThreshold) {
     try {
       await buildInWorker(stateDir);
@@ -69,5 +87,8 @@ async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: nu
       // fall back to building here
     }
   }
-  saveIndex(stateDir, { base: buildBase(docsOfStore(store)), dead: new Uint8Array(0), extra: [], generation: store.generation() });
+  const generation = store.generation();
+  saveIndex(stateDir, { base: buildBase(docsOfStore(store)), dead: new Uint8Array(0), extra: [], generation });
+  const v = vocab && !vocab.isPending ? vocab : Vocabulary.fromStore(store);
+  saveVocabulary(stateDir, generation, v.toJSON());
 }

@@ -1,0 +1,40 @@
+/**
+ * The word vocabulary on disk (`<state>/index/vocabulary.json`), next to the text index and
+ * stamped with the same store generation: a file of another generation is stale and is
+ * ignored (the vocabulary is then rebuilt from the store on first use). Written to a
+ * temporary file and renamed (atomic).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { VocabularyJSON } from './vocabulary.js';
+
+const FORMAT = 'nas-mirror-vocabulary/1';
+
+export const vocabularyFile = (stateDir: string): string => join(stateDir, 'index', 'vocabulary.json');
+
+interface Saved {
+  format: string;
+  generation: number;
+  vocabulary: VocabularyJSON;
+}
+
+export function saveVocabulary(stateDir: string, generation: number, vocabulary: VocabularyJSON): void {
+  const file = vocabularyFile(stateDir);
+  mkdirSync(join(stateDir, 'index'), { recursive: true });
+  const saved: Saved = { format: FORMAT, generation, vocabulary };
+  writeFileSync(`${file}.tmp`, JSON.stringify(saved));
+  renameSync(`${file}.tmp`, file);
+}
+
+/** The saved vocabulary if it is of `generation`; undefined when missing, stale or unreadable. */
+export function loadVocabulary(stateDir: string, generation: number): VocabularyJSON | undefined {
+  const file = vocabularyFile(stateDir);
+  if (!existsSync(file)) return undefined;
+  try {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved;
+    if (saved.format !== FORMAT || saved.generation !== generation) return undefined;
+    return saved.vocabulary;
+  } catch {
+    return undefined;
+  }
+}
