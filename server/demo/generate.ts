@@ -7,6 +7,7 @@
 import type { Hidden, ImageMeta } from '../../app/model/remote-object.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { mimeForName } from '../store/mime.js';
+import { prng } from '../../app/util/prng.js';
 
 export interface DemoObject {
   /** 0-based position in the generated order. */
@@ -24,17 +25,6 @@ export interface DemoObject {
   image?: ImageMeta;
 }
 
-/** mulberry32: a small, fast, seedable PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CAMERAS: { make: string; model: string; pattern: (n: number, d: Date) => string; w: number; h: number }[] = [
   { make: 'Canon', model: 'Canon EOS 5D Mark IV', pattern: (n) => `IMG_${pad(n % 10000, 4)}.JPG`, w: 6720, h: 4480 },

@@ -15,17 +15,10 @@ import type { RemoteChange } from '../../../main/mirror/changes.js';
 import { MirrorStore } from '../../../main/mirror/store.js';
 import { openStateDb, type Db } from '../../../main/state/db.js';
 import type { TestService } from '../../../server/testing.js';
+import { prng } from '../../../app/util/prng.js';
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = prng;
+
 
 export const pick = <T,>(r: () => number, a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
 

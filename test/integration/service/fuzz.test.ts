@@ -6,20 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { checkStore } from './store-check.js';
+import { prng } from '../../../app/util/prng.js';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ demo: { objects: 1500, seed: 11 } }); });
 afterAll(async () => { await svc.stop(); });
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('fuzz', () => {
   it('survives random and malformed requests', async () => {
