@@ -5,6 +5,7 @@
  * stop early. Holds: folded names in one blob, trigram postings in flat typed arrays
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
+import { SHORT_TOP, buildShortLists } from './short-grams.js';
 import { compareCodePoints, foldCase, isWordBefore } from '../../app/search/index.js';
 import type { IndexDoc } from './engine.js';
 
@@ -46,6 +47,11 @@ export interface BaseData {
   wsStart: Uint32Array;
   wsList: Uint32Array;
   wsPos: Uint8Array;
+  /** First-page lists of frequent 1-2 code unit terms (short-grams.ts). */
+  shortTop: number;
+  shortKeys: Uint32Array;
+  shortStart: Uint32Array;
+  shortList: Uint32Array;
   /** Id lookups: an open-addressing table of object number + 1 (0 = empty), by FNV-1a of the id. */
   byId: Uint32Array;
 }
@@ -161,8 +167,8 @@ class TrigramTable {
   }
 }
 
-/** `frequent`: override of the frequent-trigram threshold (tests). */
-export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number } = {}): BaseData {
+/** `frequent`: override of the frequent-trigram (and 1-2 gram) threshold; `shortTop`: of SHORT_TOP (tests). */
+export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number } = {}): BaseData {
   const trace = process.env['NAS_MIRROR_TRACE_BUILD'] ? (m: string): void => { process.stderr.write(`${m} ${Math.round(performance.now())}\n`); } : (): void => undefined;
   trace('start');
   const docs = sortByNumberOrder(input);
@@ -313,6 +319,8 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number 
     }
   }
   trace('trigram pass 2');
+  const short = buildShortLists(blob, starts, names, n, freqMin, opts.shortTop ?? SHORT_TOP);
+  trace('short lists');
   const byId = buildIdTable(ids);
   let idOff = 0;
   for (let o = 0; o < n; o++) {
@@ -322,7 +330,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number 
   idStarts[n] = idOff;
   const idBlob = n === 0 ? '' : ids.join('\n') + '\n';
   trace('byId');
-  return { n, idBlob, idStarts, names, blob, starts, combo, combos, comboStart, comboList, triKeys: Float64Array.from(keys), triStart, triList, freqStart, freqList, freqPos, wsStart, wsList, wsPos, byId };
+  return { n, idBlob, idStarts, names, blob, starts, combo, combos, comboStart, comboList, triKeys: Float64Array.from(keys), triStart, triList, freqStart, freqList, freqPos, wsStart, wsList, wsPos, ...short, byId };
 }
 
 function grow8(a: Uint8Array, size: number): Uint8Array<ArrayBuffer> {

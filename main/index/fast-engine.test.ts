@@ -61,7 +61,7 @@ describe('FastEngine equals the naive engine', () => {
     const r = rng(42);
     for (let round = 0; round < 6; round++) {
       const docs = randomDocs(r, 300 + Math.floor(r() * 300));
-      const fast = new FastEngine(buildBase(docs, { frequent: [2, 8, 1000][round % 3]! }));
+      const fast = new FastEngine(buildBase(docs, { frequent: [2, 8, 1000][round % 3]!, shortTop: [4, 16, 128][(round >> 1) % 3]! }));
       const naive = new NaiveEngine(docs);
       for (let step = 0; step < 3; step++) {
         for (let i = 0; i < 60; i++) {
@@ -78,6 +78,30 @@ describe('FastEngine equals the naive engine', () => {
         fast.upsert(changed);
         naive.upsert(changed);
         expect(fast.size).toBe(naive.size);
+      }
+    }
+  });
+});
+
+describe('terms of 1-2 code units (first-page lists)', () => {
+  it('equal the naive engine on every page, small lists proving or not, with changes', () => {
+    const r = rng(7);
+    const shorts = ['a', 'b', '_', '.', '1', '2', 'ab', 'ba', 'a_', '_a', 'é', 'e', 'i', 'ı', 'ß', 'ss', '😀', 'im', 'mg', 'g.', '.j', 'pg', 'x', 'a1', '-'];
+    for (let round = 0; round < 4; round++) {
+      const docs = randomDocs(r, 400 + Math.floor(r() * 400));
+      const fast = new FastEngine(buildBase(docs, { frequent: [2, 4, 30, 1000][round]!, shortTop: [2, 5, 24, 128][round]! }));
+      const naive = new NaiveEngine(docs);
+      for (let step = 0; step < 2; step++) {
+        for (const q of shorts) {
+          for (const limit of [4, 25]) expect(allPages(fast, q, limit), `${q} ${limit}`).toEqual(allPages(naive, q, limit));
+        }
+        const ids = docs.map((d) => d.id);
+        const removed = ids.filter(() => r() < 0.1);
+        fast.remove(removed);
+        naive.remove(removed);
+        const changed = randomDocs(r, 30).map((d, i) => ({ ...d, id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `n${round}-${step}-${i}` }));
+        fast.upsert(changed);
+        naive.upsert(changed);
       }
     }
   });

@@ -11,6 +11,7 @@ import {
 } from '../../app/search/index.js';
 import { idOf, numberOfId, triKey, type BaseData } from './base-index.js';
 import type { EnginePage, IndexDoc, SearchEngine } from './engine.js';
+import { SHORT_MAX_FIRST, shortKey } from './short-grams.js';
 
 type Hit = { id: string; match: DocMatch };
 
@@ -26,6 +27,7 @@ export class FastEngine implements SearchEngine {
   private deadCount = 0;
   readonly extra = new Map<string, ExtraDoc>();
   private readonly slotOf = new Map<number, number>();
+  private readonly shortSlot = new Map<number, number>();
   private readonly comboFolded: [string | undefined, string | undefined, string][];
 
   constructor(readonly base: BaseData, dead?: Uint8Array, extra?: Iterable<IndexDoc>) {
@@ -33,6 +35,8 @@ export class FastEngine implements SearchEngine {
     for (let o = 0; o < base.n; o++) if (this.dead[o]) this.deadCount++;
     const k = base.triKeys;
     for (let s = 0; s < k.length; s++) this.slotOf.set(k[s]!, s);
+    const sk = base.shortKeys;
+    for (let s = 0; s < sk.length; s++) this.shortSlot.set(sk[s]!, s);
     this.comboFolded = base.combos.map((c) => [foldOpt(c.make), foldOpt(c.model), foldCase(c.mime)]);
     if (extra) for (const d of extra) this.extra.set(d.id, { doc: d, folded: foldedOf(d) });
   }
@@ -130,7 +134,9 @@ export class FastEngine implements SearchEngine {
       return bound.wordStart || !this.anyWordStart(o, terms);
     };
     const t0 = terms[0]!;
-    if (terms.length === 1 && t0.length < 3 && !t0.includes('\0')) {
+    if (terms.length === 1 && t0.length < 3 && !t0.includes('\0') && this.shortPage(query, t0, limit, after, local)) {
+      // proven from the term's first-page list
+    } else if (terms.length === 1 && t0.length < 3 && !t0.includes('\0')) {
       // One short term: scan the blob; the first hit in a name is its first location, and
       // the next search starts at the name's end (so each name costs one indexOf).
       const blob = b.blob, starts = b.starts, n = b.n, names = b.names;
@@ -269,6 +275,45 @@ export class FastEngine implements SearchEngine {
         top.push(m.key, { id: doc.id, match: m });
       }
     }
+  }
+
+  /**
+   * One frequent term of 1-2 code units: evaluates its first-page list (short-grams.ts) and,
+   * when that proves the best `limit + 1` name matches after `after`, puts them in `local`.
+   * False (nothing pushed) when the term has no list or the list does not prove the page.
+   */
+  private shortPage(query: ParsedQuery, t: string, limit: number, after: SortKey | null, local: TopK<Hit>): boolean {
+    const b = this.base;
+    const s = this.shortSlot.get(shortKey(t));
+    if (s === undefined) return false;
+    const from = b.shortStart[s]!, to = b.shortStart[s + 1]!;
+    const tmp = new TopK<Hit>(limit + 1);
+    for (let e = from; e < to; e++) {
+      const o = b.shortList[e]!;
+      if (this.dead[o]) continue;
+      const { doc, folded } = this.docAt(o, b.blob.substring(b.starts[o]!, b.starts[o + 1]! - 1));
+      const m = matchDoc(doc, query, folded);
+      if (!m || m.key.field !== 0) continue;
+      if (after && compareKeys(m.key, after) <= 0) continue;
+      tmp.push(m.key, { id: doc.id, match: m });
+    }
+    // A list shorter than shortTop holds every object with the term; else its last entry's
+    // occurrence key bounds every object outside it from below.
+    if (to - from >= b.shortTop) {
+      const worst = tmp.bound;
+      if (!worst) return false;
+      const last = b.shortList[to - 1]!;
+      const name = b.names[last]!;
+      const fname = b.blob.substring(b.starts[last]!, b.starts[last + 1]! - 1);
+      const first = fname.indexOf(t);
+      if (first < 0 || first >= SHORT_MAX_FIRST) return false;
+      let ws = false;
+      for (let x = first; !ws && x >= 0; x = fname.indexOf(t, x + 1)) ws = !isWordBefore(name, x);
+      const occ: SortKey = { field: 0, wordStart: ws, index: first, nameLength: name.length, name, id: idOf(b, last) };
+      if (compareKeys(worst, occ) >= 0) return false;
+    }
+    for (const x of tmp.sorted()) local.push(x.key, x.value);
+    return true;
   }
 
   /** True when object o's (name length, name, id) is not before the bound's. */

@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import type { BaseData, Combo } from './base-index.js';
 import type { IndexDoc } from './engine.js';
 
-const FORMAT = 'nas-mirror-text-index/3';
+const FORMAT = 'nas-mirror-text-index/4';
 
 interface Header {
   format: string;
   generation: number;
   n: number;
+  shortTop: number;
   combos: Combo[];
   extra: IndexDoc[];
   sections: { name: string; kind: 'u32' | 'f64' | 'u8' | 'utf8'; offset: number; bytes: number }[];
@@ -45,6 +46,9 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     { name: 'wsStart', kind: 'u32', data: bytes(b.wsStart) },
     { name: 'wsList', kind: 'u32', data: bytes(b.wsList) },
     { name: 'wsPos', kind: 'u8', data: b.wsPos },
+    { name: 'shortKeys', kind: 'u32', data: bytes(b.shortKeys) },
+    { name: 'shortStart', kind: 'u32', data: bytes(b.shortStart) },
+    { name: 'shortList', kind: 'u32', data: bytes(b.shortList) },
     { name: 'byId', kind: 'u32', data: bytes(b.byId) },
     { name: 'dead', kind: 'u8', data: p.dead.length === b.n ? p.dead : new Uint8Array(b.n) },
     { name: 'idStarts', kind: 'u32', data: bytes(b.idStarts) },
@@ -58,7 +62,7 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     off += align8(x.data.byteLength);
     return s;
   });
-  const header: Header = { format: FORMAT, generation: p.generation, n: b.n, combos: b.combos, extra: p.extra, sections };
+  const header: Header = { format: FORMAT, generation: p.generation, n: b.n, shortTop: b.shortTop, combos: b.combos, extra: p.extra, sections };
   const hb = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(8);
   prefix.writeUInt32LE(hb.length, 0);
@@ -125,6 +129,10 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       wsStart: u32('wsStart'),
       wsList: u32('wsList'),
       wsPos: u8('wsPos'),
+      shortTop: header.shortTop,
+      shortKeys: u32('shortKeys'),
+      shortStart: u32('shortStart'),
+      shortList: u32('shortList'),
       byId: u32('byId'),
     };
     if (base.idStarts.length !== n + 1 || base.names.length !== n) return undefined;
