@@ -11,6 +11,7 @@ import { connect } from '../../connection/connect.js';
 import { loadDevice } from '../../connection/device.js';
 import { serveEngineUi } from '../../api/attach-ui.js';
 import { Engine } from '../../engine/engine.js';
+import type { EngineStatus } from '../../engine/status.js';
 import { openOfflineIndex } from '../../index/open-index.js';
 import { createLogger } from '../../log/logger.js';
 import { ChangeApplier } from '../../mirror/apply.js';
@@ -19,12 +20,14 @@ import { LocalStore } from '../../local/local-store.js';
 import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
+import { prepareFolders } from '../folders.js';
 import { resolveToken } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms', 'ui-port'], ['once', 'verbose', 'ui']);
   const stateDir = need(p, 'state');
   const mirrorDir = resolve(need(p, 'dir'));
+  prepareFolders(stateDir, mirrorDir);
   const transport = new HttpTransport();
   const candidates = await loadDevice(need(p, 'device'), transport);
   const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
@@ -71,7 +74,9 @@ export const run: Command = async (argv, io) => {
       await engine.runOnce();
       const s = engine.status();
       io.stdout.write(`${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`);
-      return s.mirrorMissing ? 1 : 0;
+      const problem = onceProblem(s, p.options.has('token-env'));
+      if (problem !== undefined) io.stderr.write(`nas-mirror run: ${problem}\n`);
+      return problem === undefined ? 0 : 1;
     } finally {
       await shutdown();
     }
@@ -98,3 +103,16 @@ export const run: Command = async (argv, io) => {
   io.stderr.write('stopped\n');
   return 0;
 };
+
+/** Why a `--once` round did not finish its job (exit 1), or undefined when it did. */
+export function onceProblem(s: EngineStatus, tokenFromEnv: boolean): string | undefined {
+  const queued = s.outbox.pending > 0 ? `; ${s.outbox.pending} change(s) stay queued for the next run` : '; nothing was lost';
+  if (s.mirrorMissing) return `${s.mirrorMissing}; sync is paused, nothing was deleted`;
+  if (s.state === 'auth-error') return `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`;
+  if (s.state === 'offline' || s.connection === 'offline') return `the NAS is not reachable${s.error ? ` (${s.error.message})` : ''}${queued}`;
+  if (s.conflicts > 0 || s.heldDeletes > 0) {
+    const parts = [s.conflicts > 0 ? `${s.conflicts} change(s) the NAS did not take (nas-mirror conflicts)` : '', s.heldDeletes > 0 ? `${s.heldDeletes} delete(s) held for your confirmation (nas-mirror held)` : ''].filter(Boolean);
+    return `needs attention: ${parts.join(', ')}`;
+  }
+  return undefined;
+}

@@ -16,12 +16,14 @@ import type { WalkProgress } from '../../mirror/walk.js';
 import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { CliIO, Command } from '../io.js';
+import { prepareStateDir } from '../folders.js';
 import { resolveToken } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'token-env', 'concurrency'], ['once']);
   if (!p.flags.has('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
   const stateDir = need(p, 'state');
+  prepareStateDir(stateDir);
   const transport = new HttpTransport();
   try {
     const candidates = await loadDevice(need(p, 'device'), transport);
@@ -46,7 +48,10 @@ export const run: Command = async (argv, io) => {
       await opened.save();
       const counts = `${s.objects} objects in ${s.folders} folders (+${s.added} added, ${s.updated} updated, ${s.removed} removed) in ${(s.elapsedMs / 1000).toFixed(1)} s`;
       if (!s.complete) {
-        io.stderr.write(`sync interrupted after ${counts}: ${s.error?.message ?? 'unknown error'}; nothing was deleted\n`);
+        const why = s.error?.code === 'Unauthorized'
+          ? `the NAS refused the token (${s.error.message}): ${p.options.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
+          : s.error?.message ?? 'unknown error';
+        io.stderr.write(`nas-mirror sync: interrupted after ${counts}: ${why}; nothing was deleted\n`);
         return 1;
       }
       io.stdout.write(`sync complete: ${counts}\n`);

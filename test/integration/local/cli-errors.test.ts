@@ -1,0 +1,113 @@
+/**
+ * `nas-mirror run|sync` failure modes, as a user meets them (real service, real folders,
+ * the real binary): each gives one `nas-mirror CMD: ...` line on stderr and exit 1, and
+ * loses nothing. Regression tests for bugs found by QA: `run --once` exited 0 on a refused
+ * token, an unreachable NAS or a refused rename; a mirror folder equal to / holding the
+ * state folder was accepted (the database became "local only" files); a --state that is
+ * a file printed a raw EEXIST; a --dir under /proc hung forever.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startTestService, type TestService } from '../../../server/testing.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const BIN = join(ROOT, 'bin/nas-mirror.js');
+
+let svc: TestService;
+let base: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const root = svc.admin.rootId();
+  const music = svc.admin.createFolder(root, 'Music');
+  svc.admin.createFile(music.id, 'song.mp3');
+  svc.admin.createFile(root, 'notes.txt');
+  base = mkdtempSync(join(tmpdir(), 'nas-cli-err-'));
+});
+afterAll(async () => {
+  await svc.stop();
+  rmSync(base, { recursive: true, force: true });
+});
+
+interface Result { code: number; stdout: string; stderr: string }
+const cli = (args: string[], token = svc.token()): Promise<Result> => new Promise((res) => {
+  execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NAS_TOKEN: token }, timeout: 60_000 }, (err, stdout, stderr) => {
+    res({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+  });
+});
+const errorLines = (r: Result): string[] => r.stderr.split('\n').filter((l) => l.startsWith('nas-mirror '));
+const runOnce = (state: string, dir: string, token?: string, device = svc.baseUrl): Promise<Result> =>
+  cli(['run', '--device', device, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--once'], token);
+
+describe('nas-mirror run/sync: bad folders are refused before anything is touched', () => {
+  it('mirror = state, mirror inside state, state inside mirror, state is a file, dir under a file', async () => {
+    const s = join(base, 'f-state');
+    const cases: [string, string, RegExp][] = [
+      [s, s, /is inside the state folder/],
+      [s, join(s, 'sub'), /is inside the state folder/],
+      [join(base, 'f-mirror', '.state'), join(base, 'f-mirror'), /must not be inside the mirror folder/],
+      [join(base, 'a-file'), join(base, 'f-m2'), /is a file, not a folder/],
+      [join(base, 'f-s3'), join(base, 'a-file', 'sub'), /cannot create the mirror folder .*a parent is a file/],
+    ];
+    writeFileSync(join(base, 'a-file'), 'x');
+    for (const [state, dir, re] of cases) {
+      const r = await runOnce(state, dir);
+      expect(r.code, `${state} ${dir}`).toBe(1);
+      expect(errorLines(r)).toHaveLength(1);
+      expect(errorLines(r)[0]).toMatch(re);
+    }
+    expect(existsSync(join(base, 'f-mirror', '.state'))).toBe(false);
+    const sync = await cli(['sync', '--device', svc.baseUrl, '--state', join(base, 'a-file'), '--token-env', 'NAS_TOKEN', '--once']);
+    expect(sync.code).toBe(1);
+    expect(errorLines(sync)[0]).toMatch(/--state .* is a file, not a folder/);
+  });
+
+  it.runIf(process.platform === 'linux')('a --dir that cannot be created fails at once (no hang under /proc)', async () => {
+    const r = await runOnce(join(base, 'p-state'), '/proc/nas-mirror-test/x');
+    expect(r.code).toBe(1);
+    expect(errorLines(r)[0]).toMatch(/cannot create the mirror folder/);
+  });
+
+  it('the app default <state>/mirror is still accepted', async () => {
+    const s = join(base, 'd-state');
+    const r = await runOnce(s, join(s, 'mirror'));
+    expect(r.stderr).not.toMatch(/^nas-mirror run:/m);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(s, 'mirror', 'Music', 'song.mp3'))).toBe(true);
+  });
+});
+
+describe('nas-mirror run --once: a round that did not do its job exits 1 with one line', () => {
+  it('a refused token', async () => {
+    const r = await runOnce(join(base, 't-state'), join(base, 't-mirror'), 'nst_not-a-real-token');
+    expect(r.code).toBe(1);
+    expect(errorLines(r)).toEqual([expect.stringMatching(/^nas-mirror run: the NAS refused the token .*--token-env/)]);
+    const s = await cli(['sync', '--device', svc.baseUrl, '--state', join(base, 't-state2'), '--token-env', 'NAS_TOKEN', '--once'], 'nst_not-a-real-token');
+    expect(s.code).toBe(1);
+    expect(errorLines(s)).toEqual([expect.stringMatching(/^nas-mirror sync: .*the NAS refused the token/)]);
+  });
+
+  it('a NAS that is not running (connection refused)', async () => {
+    const r = await runOnce(join(base, 'o-state'), join(base, 'o-mirror'), undefined, 'http://127.0.0.1:1');
+    expect(r.code).toBe(1);
+    expect(errorLines(r)).toEqual([expect.stringMatching(/^nas-mirror run: the NAS is not reachable/)]);
+  });
+
+  it('a read-only token and a local rename: exit 1, the change kept in the conflicts list', async () => {
+    const state = join(base, 'r-state');
+    const dir = join(base, 'r-mirror');
+    const ro = svc.token('nas_read_only');
+    expect((await runOnce(state, dir, ro)).code).toBe(0);
+    renameSync(join(dir, 'Music'), join(dir, 'Musik'));
+    const r = await runOnce(state, dir, ro);
+    expect(r.code).toBe(1);
+    expect(errorLines(r)).toEqual([expect.stringMatching(/^nas-mirror run: needs attention: 1 change\(s\) the NAS did not take/)]);
+    expect(readdirSync(dir)).toContain('Music'); // the NAS wins on disk
+    const c = await cli(['conflicts', '--state', state]);
+    expect(c.stdout).toMatch(/Musik/);
+  });
+});
+
