@@ -4,7 +4,7 @@
  * Engine). Every handler answers in the contract's shapes; search, browse and completion
  * work from the offline index even when no engine runs. The token only flows inward.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppStatus, SettingsView } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
@@ -32,10 +32,17 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   const db = openStateDb(stateDir);
   const settings = new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(opts.dataDir, 'mirror') });
   const store = new MirrorStore(db);
-  if (settings.isEmpty && store.root()) {
-    // A state folder made by the command line (sync/run): never point it at the demo NAS.
-    const dir = new LocalStore(db).meta('mirrorDir');
-    settings.update({ source: 'url', location: '', ...(dir ? { mirrorFolder: dir } : {}) });
+  const embeddedDir = join(opts.dataDir, 'demo-nas');
+  if (settings.isEmpty) {
+    if (store.root() && !existsSync(embeddedDir)) {
+      // A state folder made by the command line (sync/run): never point it at the demo NAS.
+      const dir = new LocalStore(db).meta('mirrorDir');
+      settings.update({ source: 'url', location: '', ...(dir ? { mirrorFolder: dir } : {}) });
+    } else {
+      // First start (or a demo state from before this was saved): remember the demo, so the
+      // next start finds its mirror as the demo's and not as a command line's state folder.
+      settings.update({ source: 'embedded' });
+    }
   }
   const keychain = opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain();
   const applier = new ChangeApplier(store);
@@ -43,7 +50,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   applier.onChanges((c) => opened.index.applyChanges(c));
   const hub = new EventHub(log.child('events'));
   const deps: SessionDeps = {
-    stateDir, embeddedDir: join(opts.dataDir, 'demo-nas'), db, store, applier, keychain, memoryTokens: new Map(), log,
+    stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: new Map(), log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
     demoObjects: opts.demoObjects, engine: opts.engine,
   };
