@@ -3,7 +3,7 @@
 // and opens the window. Without it (an offline machine: the binary is fetched on first
 // run), says so and runs the same engine headless in browser mode, printing the UI's URL.
 // Either way, with nothing configured it starts the embedded demo NAS and mirrors it.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -27,14 +27,16 @@ function electronBinary() {
     if (existsSync(p)) return { path: p };
   }
   if (process.env.NAS_MIRROR_NO_ELECTRON_DOWNLOAD) return { reason: "Electron's binary is not downloaded and NAS_MIRROR_NO_ELECTRON_DOWNLOAD is set" };
-  // electron >= 42 downloads its binary on first require; offline, that fails.
-  try {
-    const p = require('electron');
-    if (typeof p === 'string' && existsSync(p)) return { path: p };
-    return { reason: `electron resolved to ${String(p)}, which does not exist` };
-  } catch {
-    return { reason: "its binary is not installed and could not be downloaded (offline?)" };
+  // electron >= 42 downloads its binary on first require, printing the downloader's stack
+  // trace when offline; run its installer here instead, keeping only its first error line.
+  process.stderr.write("Downloading Electron's binary (first start only)…\n");
+  const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { cwd: pkgDir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (existsSync(pathFile)) {
+    const p = join(pkgDir, 'dist', readFileSync(pathFile, 'utf8').trim());
+    if (existsSync(p)) return { path: p };
   }
+  const why = (r.stderr ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('at ')) ?? `exit ${r.status}`;
+  return { reason: `its binary is not installed and could not be downloaded: ${why} (offline?)` };
 }
 
 /**
