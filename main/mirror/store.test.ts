@@ -44,4 +44,29 @@ describe('MirrorStore', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a bulk fill drops the parent index and builds it at the end; an interrupted one gets it back on open', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const hasIndex = (db: ReturnType<typeof openStateDb>): boolean =>
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'mirror_objects_parent'").get() !== undefined;
+      let db = openStateDb(dir);
+      let store = new MirrorStore(db);
+      store.beginBulkFill();
+      expect(hasIndex(db)).toBe(false);
+      store.apply([{ kind: 'added', after: obj('a', 'x.txt', 'r') }]);
+      expect(store.childByName('r', 'x.txt')?.id).toBe('a');
+      store.endBulkFill();
+      expect(hasIndex(db)).toBe(true);
+      store.beginBulkFill();
+      db.close();
+      db = openStateDb(dir);
+      store = new MirrorStore(db);
+      expect(hasIndex(db)).toBe(true);
+      expect(store.children('r').map((o) => o.id)).toEqual(['a']);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

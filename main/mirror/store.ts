@@ -58,6 +58,8 @@ export const MIRROR_MIGRATIONS = [
   },
 ];
 
+const PARENT_INDEX = 'CREATE INDEX IF NOT EXISTS mirror_objects_parent ON mirror_objects(parent_id, name)';
+
 export interface WalkRecord {
   /** ISO time the last complete walk ended. */
   completedAt: string;
@@ -70,6 +72,8 @@ export class MirrorStore {
 
   constructor(readonly db: Db) {
     migrate(db, 'mirror', MIRROR_MIGRATIONS);
+    // a bulk fill interrupted by a crash leaves the parent index dropped: restore it
+    db.exec(PARENT_INDEX);
     this.q = {
       get: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE id = ?'),
       getMany: db.prepare<[string], { id: string; json: string }>('SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))'),
@@ -190,6 +194,19 @@ export class MirrorStore {
 
   setLastWalk(w: WalkRecord): void {
     this.q.setMeta.run('lastWalk', JSON.stringify(w));
+  }
+
+  /**
+   * Filling an EMPTY store: the (parent_id, name) index is dropped and built once at the
+   * end (random inserts into it cost half of a first walk's writes). Reads by parent work
+   * meanwhile, slower. `endBulkFill` (or the next open) restores it.
+   */
+  beginBulkFill(): void {
+    this.db.exec('DROP INDEX IF EXISTS mirror_objects_parent');
+  }
+
+  endBulkFill(): void {
+    this.db.exec(PARENT_INDEX);
   }
 
   /** Applies a batch in one transaction; a batch with no change writes nothing. */

@@ -40,18 +40,21 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   // again before the flush are diffed against the pending version.
   let batch: RemoteChange[] = [];
   const pending = new Map<string, string>();
-  // A fresh mirror: nothing to compare with until the first batch is written.
-  let empty = store.count() === 0;
+  // A fresh mirror: only what this walk wrote can be stored, so a page whose ids were not
+  // written yet needs no lookup; and the parent index is built once at the end.
+  const written = store.count() === 0 ? new Set<string>() : undefined;
+  if (written) store.beginBulkFill();
   const flush = (): void => {
     if (batch.length === 0) return;
     const b = batch;
     batch = [];
     pending.clear();
     applier.apply(b);
-    empty = false;
+    if (written) for (const c of b) if (c.kind !== 'removed') written.add(c.after.id);
   };
   const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
-    for (const c of diffPage(store, objs, pending, empty)) {
+    const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
+    for (const c of diffPage(store, objs, pending, fresh)) {
       batch.push(c);
       if (c.kind !== 'removed') pending.set(c.after.id, jsonOf(c.after));
     }
@@ -65,7 +68,8 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     elapsedMs: Date.now() - t0,
     ...(error ? { error } : {}),
   });
-  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress }).finally(flush);
+  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress })
+    .finally(() => { flush(); if (written) store.endBulkFill(); });
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
