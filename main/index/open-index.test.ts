@@ -7,7 +7,7 @@ import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { MirrorStore } from '../mirror/store.js';
 import { openStateDb } from '../state/db.js';
 import { openOfflineIndex } from './open-index.js';
-import { loadVocabulary, saveVocabulary, vocabularyFile } from './vocabulary-file.js';
+import { hasVocabulary, loadVocabulary, saveVocabulary, vocabularyFile } from './vocabulary-file.js';
 import { Vocabulary } from './vocabulary.js';
 import { existsSync } from 'node:fs';
 
@@ -66,6 +66,8 @@ describe('openOfflineIndex', () => {
     expect(first.index.suggest('sun')).toEqual(['sunset']);
     await first.save();
     expect(loadVocabulary(dir, store.generation() - 1)).toBeUndefined();
+    expect(hasVocabulary(dir, store.generation() - 1)).toBe(false);
+    expect(hasVocabulary(dir, store.generation())).toBe(true);
     expect(loadVocabulary(dir, store.generation())?.words.map((w) => w[0])).toContain('sunset');
     // a reopen loads the file (a word only the file holds proves it is not rebuilt)
     const planted = Vocabulary.build([{ name: 'holiday beach sunset plantedword' }]);
@@ -76,6 +78,8 @@ describe('openOfflineIndex', () => {
     // a stale file is ignored: built from the store on first use, then saved
     saveVocabulary(dir, store.generation() + 7, planted.toJSON());
     const third = await openOfflineIndex(store, dir);
+    await third.save(); // builds the missing vocabulary from the store and saves it
+    expect(hasVocabulary(dir, store.generation())).toBe(true);
     expect(third.index.suggest('plant')).toEqual([]);
     expect(third.index.suggest('hol')).toEqual(['holiday']);
     await third.save();

@@ -13,7 +13,7 @@ import { FastEngine } from './fast-engine.js';
 import { OfflineIndex } from './offline-index.js';
 import { loadIndex, saveIndex } from './persist.js';
 import { Vocabulary } from './vocabulary.js';
-import { loadVocabulary, saveVocabulary } from './vocabulary-file.js';
+import { hasVocabulary, loadVocabulary, saveVocabulary } from './vocabulary-file.js';
 
 export interface OpenIndexOptions {
   /** Build in a worker thread above this many objects (default 200k). */
@@ -65,7 +65,7 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       }
       saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: gen });
       // a pending vocabulary is either the saved one (unchanged since) or has none fresh: build it
-      if (vocab.isPending && loadVocabulary(stateDir, gen) === undefined) void vocab.size;
+      if (vocab.isPending && !hasVocabulary(stateDir, gen)) void vocab.size;
       if (vocab.dirty) {
         saveVocabulary(stateDir, gen, vocab.toJSON());
         vocab.dirty = false;

@@ -4,7 +4,7 @@
  * ignored (the vocabulary is then rebuilt from the store on first use). Written to a
  * temporary file and renamed (atomic).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VocabularyJSON } from './vocabulary.js';
 
@@ -37,4 +37,20 @@ export function loadVocabulary(stateDir: string, generation: number): Vocabulary
   } catch {
     return undefined;
   }
+}
+
+/** True when a saved vocabulary of `generation` exists (reads only the file's first bytes). */
+export function hasVocabulary(stateDir: string, generation: number): boolean {
+  const file = vocabularyFile(stateDir);
+  if (!existsSync(file)) return false;
+  const head = Buffer.alloc(200);
+  const fd = openSync(file, 'r');
+  let got: number;
+  try {
+    got = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const m = /^\{"format":"([^"]*)","generation":(\d+)/.exec(head.toString('utf8', 0, got));
+  return m !== null && m[1] === FORMAT && Number(m[2]) === generation;
 }
