@@ -29,7 +29,7 @@ export function browseView(ctx: UiContext): View {
   const row = (f: RemoteObject): HTMLElement => {
     const folder = isFolder(f);
     const name = folder
-      ? button(f.name, () => void load(f.id, false), { class: 'link name', 'data-id': f.id })
+      ? button(f.name, () => void load(f.id, false, true), { class: 'link name', 'data-id': f.id })
       : el('span', { class: 'name', 'data-id': f.id }, f.name);
     return el('tr', { class: folder ? 'folder' : 'file' },
       el('td', {}, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name),
@@ -43,7 +43,7 @@ export function browseView(ctx: UiContext): View {
   const render = (page: ListResult, append: boolean): void => {
     replace(crumbs, ...page.crumbs.flatMap((c, i) => {
       const last = i === page.crumbs.length - 1;
-      const item = last ? el('span', { 'aria-current': 'location', class: 'crumb current' }, c.name) : button(c.name, () => void load(c.id, false), { class: 'link crumb' });
+      const item = last ? el('span', { 'aria-current': 'location', class: 'crumb current', tabindex: '-1' }, c.name) : button(c.name, () => void load(c.id, false, true), { class: 'link crumb' });
       return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
     }));
     if (!append) replace(tbody);
@@ -52,7 +52,12 @@ export function browseView(ctx: UiContext): View {
     more.hidden = page.pageToken === '';
   };
 
-  const load = async (folderId: string, append: boolean): Promise<void> => {
+  /**
+   * `moved`: the user opened a folder or a crumb here. The button they used is gone with the
+   * old rows, so focus goes to the new folder's first entry (Enter goes on down, Tab reaches
+   * the rest) or its name when empty, and the page starts at its top.
+   */
+  const load = async (folderId: string, append: boolean, moved = false): Promise<void> => {
     const my = ++seq;
     try {
       const page = await ctx.client.call('list', append && token ? { folderId, pageToken: token } : { folderId });
@@ -60,6 +65,11 @@ export function browseView(ctx: UiContext): View {
       current = folderId;
       token = page.pageToken;
       render(page, append);
+      if (moved) {
+        window.scrollTo(0, 0);
+        const first = tbody.querySelector<HTMLElement>('button');
+        (first ?? crumbs.querySelector<HTMLElement>('.crumb.current'))?.focus({ preventScroll: true });
+      }
     } catch (e) {
       ctx.toast(messageOf(e), 'error');
     }

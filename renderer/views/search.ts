@@ -5,12 +5,25 @@
  */
 import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
+import { foldCase } from '../../app/search/fold.js';
 import { button, el, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
 import { highlighted } from '../highlight.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const PAGE = 50;
+
+/**
+ * The words offered for Tab: true completions of the word being typed first; a fuzzy
+ * neighbour ("home" for "rome") only when the query found nothing, so Tab never swaps a
+ * word that matches for another one.
+ */
+export function completions(suggested: readonly string[], typed: string, hasResults: boolean): string[] {
+  const t = foldCase(typed);
+  const others = suggested.filter((w) => foldCase(w) !== t);
+  const extensions = others.filter((w) => foldCase(w).startsWith(t));
+  return extensions.length > 0 || hasResults ? extensions : others;
+}
 
 export function searchView(ctx: UiContext): View {
   const input = el('input', { type: 'search', id: 'search-input', placeholder: 'Search the NAS (works offline)…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Search', 'aria-controls': 'results', 'aria-autocomplete': 'list' });
@@ -98,7 +111,7 @@ export function searchView(ctx: UiContext): View {
       if (my !== seq) return;
       hits = append ? [...hits, ...page.matches] : page.matches;
       pageToken = page.pageToken;
-      if (!append) { words = sugg.words.filter((w) => w.toLowerCase() !== (last ?? '').toLowerCase()); showCompletion(); }
+      if (!append) { words = completions(sugg.words, last ?? '', page.matches.length > 0); showCompletion(); }
       replace(results, ...hits.map(row));
       more.hidden = pageToken === '';
       const count = `${hits.length}${pageToken ? '+' : ''} result${hits.length === 1 ? '' : 's'}`;

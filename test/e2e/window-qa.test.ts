@@ -1,0 +1,94 @@
+/**
+ * Window behaviour found wanting by hand (QA), on the embedded demo NAS (a real reference
+ * service child) and Debian's Chromium: Tab never swaps a matching word for a fuzzy
+ * neighbour; the search field stays in view while arrow keys walk a long result list;
+ * opening a folder in Browse keeps the keyboard focus in the listing; at the window's
+ * minimum width (640 px) the tabs do not slide under the status badge and buttons.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCore } from '../../main/api/core.js';
+import type { Core } from '../../main/api/core-types.js';
+import { silentLogger } from '../../main/log/logger.js';
+import { noLoginItem } from '../../main/settings/autostart.js';
+import { ensureRenderer } from '../../main/ui-server/assets.js';
+import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
+import { launchChromium, until } from './harness.js';
+
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
+
+const dataDir = mkdtempSync(join(tmpdir(), 'nm-window-qa-'));
+const profile = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
+let core: Core;
+let server: UiServer;
+let browser: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  core = await startCore({ dataDir, demoObjects: 2000, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+  server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
+  await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null, 'demo mirrored', 60_000);
+  browser = await launchChromium(profile);
+  page = await browser.newPage();
+  await page.setViewportSize({ width: 1100, height: 720 });
+  await page.goto(server.url);
+  await until(async () => (await page.locator('#conn-badge').textContent()) === 'Online', 'the window online', 30_000);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await server?.close();
+  await core?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+});
+
+const box = async (sel: string) => (await page.locator(sel).first().boundingBox())!;
+
+describe('the window, by hand', () => {
+  it('Tab offers only completions of a word that matches; a fuzzy correction only when nothing matched', async () => {
+    await page.fill('#search-input', 'rome');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    expect(await page.locator('#completion .word').allTextContents()).toEqual([]);
+    await page.focus('#search-input');
+    await page.keyboard.press('Tab'); // nothing to complete: focus moves on, the query stays
+    expect(await page.inputValue('#search-input')).toBe('rome');
+    await page.fill('#search-input', 'holliday');
+    await poll(() => page.locator('#did-you-mean').count()).toBe(1);
+    expect(await page.locator('#completion .word').first().textContent()).toBe('holiday');
+  });
+
+  it('the search field stays in view while the arrow keys walk a long list', async () => {
+    await page.fill('#search-input', 'img');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(30);
+    await page.focus('#search-input');
+    for (let i = 0; i < 30; i++) await page.keyboard.press('ArrowDown');
+    const input = await box('#search-input');
+    const sel = await box('#results li.selected');
+    expect(input.y).toBeGreaterThanOrEqual(0);
+    expect(sel.y).toBeGreaterThanOrEqual(input.y + input.height);
+    expect(sel.y + sel.height).toBeLessThanOrEqual(720);
+  });
+
+  it('Browse: opening a folder keeps the focus in the listing, so Enter goes on down', async () => {
+    await page.click('#tab-browse');
+    await poll(() => page.locator('#browse-rows tr.folder button.name').count()).toBeGreaterThan(0);
+    await page.locator('#browse-rows tr.folder button.name', { hasText: 'Photos' }).click();
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('Photos');
+    await poll(() => page.evaluate(() => document.activeElement?.closest('#browse-rows') !== null)).toBe(true);
+    const into = await page.evaluate(() => document.activeElement?.textContent ?? '');
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+  });
+
+  it('at the minimum window width the tabs and the status controls do not overlap', async () => {
+    await page.setViewportSize({ width: 640, height: 600 });
+    const tabs = await box('.tabs');
+    const status = await box('header .status');
+    expect(tabs.x + tabs.width).toBeLessThanOrEqual(status.x + 0.5);
+    expect(status.x + status.width).toBeLessThanOrEqual(640);
+    await page.setViewportSize({ width: 1100, height: 720 });
+  });
+});
