@@ -89,7 +89,9 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     badge.dataset['conn'] = s.connection;
     document.body.dataset['tray'] = v.state;
     const walk = s.walk.running ? `Walking the NAS: ${s.walk.folders} folders, ${s.walk.objects} objects` : null;
-    stateLine.textContent = walk ?? `${v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
+    // not connected: say why (no token stored, address refused...) rather than only "not set up yet"
+    const why = s.connection !== 'online' && s.error ? s.error.message : null;
+    stateLine.textContent = walk ?? `${why ?? v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
     stateLine.title = [stateLine.textContent, s.endpoint ? `NAS: ${s.endpoint}` : '', s.error ? `${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
     progress.hidden = !s.walk.running;
     pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';

@@ -3,7 +3,8 @@
  * service child) and Debian's Chromium: Tab never swaps a matching word for a fuzzy
  * neighbour; the search field stays in view while arrow keys walk a long result list;
  * opening a folder in Browse keeps the keyboard focus in the listing; at the window's
- * minimum width (640 px) the tabs do not slide under the status badge and buttons.
+ * minimum width (640 px) the tabs do not slide under the status badge and buttons; not
+ * connected, the header says why.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { startCore } from '../../main/api/core.js';
 import type { Core } from '../../main/api/core-types.js';
 import { silentLogger } from '../../main/log/logger.js';
 import { noLoginItem } from '../../main/settings/autostart.js';
+import { DEFAULT_SETTINGS, SettingsStore } from '../../main/settings/settings-store.js';
+import { openStateDb } from '../../main/state/db.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
 import { launchChromium, until } from './harness.js';
@@ -90,5 +93,25 @@ describe('the window, by hand', () => {
     expect(tabs.x + tabs.width).toBeLessThanOrEqual(status.x + 0.5);
     expect(status.x + status.width).toBeLessThanOrEqual(640);
     await page.setViewportSize({ width: 1100, height: 720 });
+  });
+
+  it('not connected, the header says why (not only "not set up yet")', async () => {
+    // a NAS address with no token stored: a second app on its own data folder
+    const dir2 = mkdtempSync(join(tmpdir(), 'nm-window-qa2-'));
+    const db = openStateDb(dir2);
+    new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dir2, 'mirror') }).update({ source: 'url', location: 'http://127.0.0.1:9' });
+    db.close();
+    const core2 = await startCore({ dataDir: dir2, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+    const server2 = await startUiServer({ handlers: core2.handlers, events: core2.events, assetsDir: await ensureRenderer(), log: silentLogger });
+    const p2 = await browser.newPage();
+    try {
+      await p2.goto(server2.url);
+      await poll(() => p2.locator('#state-line').textContent()).toMatch(/no access token stored for this NAS/);
+    } finally {
+      await p2.close();
+      await server2.close();
+      await core2.close();
+      rmSync(dir2, { recursive: true, force: true });
+    }
   });
 });
