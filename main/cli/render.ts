@@ -32,9 +32,23 @@ export function humanSize(n: number | undefined): string {
   return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
 }
 
-/** Left-aligned columns; visible width ignores ANSI sequences. */
+/**
+ * Terminal columns a string takes: ANSI sequences and combining marks / variation selectors
+ * take none, East Asian wide characters and emoji take two (so "家族写真" or "🎉 Party"
+ * keep the next column aligned).
+ */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s.replace(/\x1b\[\d+m/g, '')) {
+    if (/[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f]/u.test(ch)) continue;
+    w += /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u.test(ch) && !/[\u00a9\u00ae\u2000-\u2bff]/u.test(ch) ? 2 : 1;
+  }
+  return w;
+}
+
+/** Left-aligned columns; visible width ignores ANSI sequences and counts wide characters twice. */
 export function table(rows: string[][]): string {
-  const vis = (s: string): number => [...s.replace(/\x1b\[\d+m/g, '')].length;
+  const vis = displayWidth;
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, vis(c)); });
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - vis(c)))).join('  ')).join('\n') + '\n';

@@ -2,6 +2,7 @@
  * `nas-mirror find PARENT NAME --state DIR [--json]`: exact, case-sensitive lookup of a name
  * in a folder from the mirror (the service's parentAndName). Not found: exit 1.
  */
+import { AppError } from '../../../app/errors.js';
 import { NaiveEngine } from '../../index/naive-engine.js';
 import { OfflineIndex } from '../../index/offline-index.js';
 import { need, parseArgs, UsageError } from '../args.js';
@@ -16,7 +17,14 @@ export const run: Command = async (argv, io) => {
   try {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
-    const o = index.parentAndName(p.positionals[0]!, p.positionals[1]!);
+    const [parent, name] = [p.positionals[0]!, p.positionals[1]!];
+    let o;
+    try {
+      o = index.parentAndName(parent, name);
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no object named "${name}" in ${parent === 'root' ? 'the root folder' : `folder ${parent}`} (names are exact and case-sensitive)`);
+      throw e;
+    }
     if (p.flags.has('json')) {
       io.stdout.write(JSON.stringify(o) + '\n');
       return 0;

@@ -14,12 +14,13 @@ export const run: Command = async (argv, io) => {
     const local = new LocalStore(db);
     const a = local.activityBySeq(Number(op));
     const ent = a?.outboxSeq != null ? new OutboxStore(db).get(a.outboxSeq) : undefined;
-    if (!a || !ent || ent.op !== 'patch' || (a.kind !== 'renamed' && a.kind !== 'moved')) {
-      io.stderr.write(`operation ${op} is not a rename or move\n`);
+    if (!a) { io.stderr.write(`nas-mirror undo: no operation ${op} in the activity log (see "nas-mirror log")\n`); return 1; }
+    if (!ent || ent.op !== 'patch' || (a.kind !== 'renamed' && a.kind !== 'moved')) {
+      io.stderr.write(`nas-mirror undo: operation ${op} is a "${a.kind}", not a rename or move: only those can be undone\n`);
       return 1;
     }
-    if (a.undone) { io.stderr.write(`operation ${op} was already undone\n`); return 1; }
-    if (ent.state !== 'done') { io.stderr.write(`operation ${op} is not applied on the NAS yet (${ent.state})\n`); return 1; }
+    if (a.undone) { io.stderr.write(`nas-mirror undo: operation ${op} was already undone\n`); return 1; }
+    if (ent.state !== 'done') { io.stderr.write(`nas-mirror undo: operation ${op} is not applied on the NAS yet (${ent.state})\n`); return 1; }
     local.request('undo', [op]);
     io.stdout.write(`undo of "${a.summary}" queued; the engine sends the inverse patch\n`);
     return 0;

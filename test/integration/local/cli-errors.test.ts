@@ -111,3 +111,16 @@ describe('nas-mirror run --once: a round that did not do its job exits 1 with on
   });
 });
 
+describe('offline look-ups say what is wrong', () => {
+  it('find with a wrong-case name, undo of an unknown or non-rename operation', async () => {
+    const state = join(base, 'l-state');
+    expect((await cli(['sync', '--device', svc.baseUrl, '--state', state, '--token-env', 'NAS_TOKEN', '--once'])).code).toBe(0);
+    const f = await cli(['find', 'root', 'music', '--state', state]);
+    expect(f.code).toBe(1);
+    expect(errorLines(f)).toEqual(['nas-mirror find: no object named "music" in the root folder (names are exact and case-sensitive)']);
+    expect((await cli(['find', 'root', 'Music', '--state', state])).code).toBe(0);
+    const u = await cli(['undo', '999', '--state', state]);
+    expect(u.code).toBe(1);
+    expect(errorLines(u)).toEqual([expect.stringMatching(/^nas-mirror undo: no operation 999 in the activity log/)]);
+  });
+});

@@ -76,7 +76,7 @@ describe('nas-mirror command line', () => {
 
   it('fails clearly with non-zero exits', async () => {
     const missing = await cli('find', 'root', 'no such thing', '--state', state);
-    expect(missing).toMatchObject({ code: 1, err: 'nas-mirror find: Not Found\n' });
+    expect(missing).toMatchObject({ code: 1, err: 'nas-mirror find: no object named "no such thing" in the root folder (names are exact and case-sensitive)\n' });
     const noState = await cli('search', 'x', '--state', join(state, 'nope'));
     expect(noState.code).toBe(1);
     expect(noState.err).toContain('no mirror in');
