@@ -366,18 +366,34 @@ export class Engine {
     });
   }
 
+  /** The connection state last written to the log and the state db. */
+  private announced: 'online' | 'offline' | 'auth-error' | undefined;
+
   private online(): void {
     if (this.state.connection !== 'online' || this.state.error) {
+      if (this.announced !== undefined && this.announced !== 'online') this.opts.log.info('online', { summary: 'the NAS answers again; queued changes are being sent' });
+      this.announced = 'online';
       this.state.connection = 'online';
       this.state.error = undefined;
+      this.core.local.setMeta('connection', undefined);
       this.emitStatus();
     }
     this.pump.resetBackoff();
   }
 
+  /**
+   * The NAS did not answer (or refused the token). Logged once per change and kept in the
+   * state db, so `nas-mirror status` in another process says "offline", not "syncing".
+   */
   private noteNetwork(e: AppError): void {
     const auth = e.code === 'Unauthorized' || e.code === 'Forbidden';
-    this.state.connection = auth ? 'auth-error' : 'offline';
+    const next = auth ? 'auth-error' : 'offline';
+    if (this.announced !== next) {
+      this.announced = next;
+      this.opts.log.warn(next, { summary: auth ? `the NAS refused the token (${e.message})` : `the NAS is not reachable (${e.message}); changes wait in the outbox`, reason: e.code });
+      this.core.local.setMeta('connection', JSON.stringify({ state: next, message: e.message }));
+    }
+    this.state.connection = next;
     this.state.error = { code: e.code, message: e.message };
     this.emitStatus();
   }

@@ -78,7 +78,7 @@ export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | 
 }
 
 /** Status from the state db alone (the engine may not be running). */
-export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: number | null; pendingRequests: number } {
+export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: number | null; pendingRequests: number; connectionProblem: string | null } {
   const local = new LocalStore(db);
   const outbox = new OutboxStore(db);
   const store = new MirrorStore(db);
@@ -93,8 +93,13 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   const top = (db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(rootId) as { n: number }).n;
   const health = mirrorDir === undefined ? undefined : checkRoot(mirrorDir, top);
   const mirrorMissing = health && !health.ok ? health.reason : null;
+  const engineRunning = enginePid(stateDir);
+  // what the running engine last saw of the NAS (main/engine/engine.ts noteNetwork)
+  let link: { state: 'offline' | 'auth-error'; message: string } | undefined;
+  try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
   return {
-    state: mirrorMissing ? 'mirror-missing' : paused ? 'paused' : conflicts > 0 || held.length > 0 ? 'needs-attention' : pending > 0 ? 'syncing' : 'synced',
+    state: mirrorMissing ? 'mirror-missing' : paused ? 'paused' : link ? link.state : conflicts > 0 || held.length > 0 ? 'needs-attention' : pending > 0 ? 'syncing' : 'synced',
+    connectionProblem: link?.message ?? null,
     paused,
     mirrorMissing,
     mirrorFolder: mirrorDir ?? null,
@@ -106,7 +111,7 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: local.localOnly().length + (row.f ?? 0),
     filledPlaceholders: row.f ?? 0,
-    engineRunning: enginePid(stateDir),
+    engineRunning,
     pendingRequests: local.pendingRequests(),
   };
 }

@@ -15,7 +15,7 @@ export const run: Command = async (argv, io) => {
       return 0;
     }
     io.stdout.write([
-      `state:               ${s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}`,
+      `state:               ${s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
       `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
       `mirror folder:       ${s.mirrorFolder ?? '(not set)'}`,
       `objects:             ${s.objects}`,

@@ -7,11 +7,12 @@
  * a file printed a raw EEXIST; a --dir under /proc hung forever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startTestService, type TestService } from '../../../server/testing.js';
+import { spawnServiceProcess, startTestService, type TestService } from '../../../server/testing.js';
+import { waitFor } from './harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'bin/nas-mirror.js');
@@ -123,4 +124,43 @@ describe('offline look-ups say what is wrong', () => {
     expect(u.code).toBe(1);
     expect(errorLines(u)).toEqual([expect.stringMatching(/^nas-mirror undo: no operation 999 in the activity log/)]);
   });
+});
+
+describe('the NAS dies under a running `run` and comes back', () => {
+  it('says offline (log and status), keeps the local rename, replays it when the NAS is back', async () => {
+    const data = join(base, 'dying-nas');
+    const setup = await startTestService({ dataDir: data });
+    const file = setup.admin.createFile(setup.admin.rootId(), 'before.txt');
+    const token = setup.token();
+    await setup.stop();
+    let nas = await spawnServiceProcess(data);
+    const port = Number(new URL(nas.baseUrl).port);
+    const state = join(base, 'dying-state');
+    const dir = join(base, 'dying-mirror');
+    const child = spawn(process.execPath, [BIN, 'run', '--device', nas.baseUrl, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--hold-ms', '300'], {
+      cwd: ROOT, env: { ...process.env, NAS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    try {
+      await waitFor(() => err.includes('watcher self-test passed'), 'watching', 60_000);
+      await nas.stop();
+      renameSync(join(dir, 'before.txt'), join(dir, 'after.txt'));
+      await waitFor(() => err.includes('"msg":"offline"'), 'offline logged', 60_000);
+      const st = await cli(['status', '--state', state]);
+      expect(st.stdout).toMatch(/^state:\s+offline -- /m);
+      expect(st.stdout).toMatch(/outbox:\s+1 pending/);
+      nas = await spawnServiceProcess(data, port);
+      await waitFor(() => err.includes('"msg":"online"'), 'online again', 90_000);
+      const res = await fetch(`${nas.baseUrl}/sdk/v2/filesSearch/parents?ids=root`, { headers: { authorization: `Bearer ${token}` } });
+      const got = await res.json() as { files: { id: string; name: string }[] };
+      expect(got.files.find((f) => f.id === file.id)?.name).toBe('after.txt');
+      expect((await cli(['status', '--state', state])).stdout).toMatch(/^state:\s+synced/m);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await nas.stop().catch(() => undefined);
+    }
+  }, 180_000);
 });
