@@ -12,6 +12,7 @@ export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state', 'limit', 'page-token'], ['json']);
   if (p.positionals.length !== 1) throw new UsageError('give exactly one QUERY (quote it when it holds spaces)');
   const q = p.positionals[0]!;
+  if (q.trim() === '') throw new UsageError('the QUERY is empty: give at least one word to search for');
   const { db, store } = openExistingState(need(p, 'state'));
   try {
     const { index } = await openOfflineIndex(store, need(p, 'state'));

@@ -120,6 +120,9 @@ describe('offline look-ups say what is wrong', () => {
     expect(f.code).toBe(1);
     expect(errorLines(f)).toEqual(['nas-mirror find: no object named "music" in the root folder (names are exact and case-sensitive)']);
     expect((await cli(['find', 'root', 'Music', '--state', state])).code).toBe(0);
+    const empty = await cli(['search', '  ', '--state', state]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^nas-mirror search: the QUERY is empty/);
     const u = await cli(['undo', '999', '--state', state]);
     expect(u.code).toBe(1);
     expect(errorLines(u)).toEqual([expect.stringMatching(/^nas-mirror undo: no operation 999 in the activity log/)]);
