@@ -2,7 +2,7 @@
  * Entry point of `nas-service` (bin/nas-service.js): serve, user add, token, grant,
  * import, demo. Errors print one line to stderr and exit non-zero (2 for usage errors).
  */
-import { isAppError } from '../app/errors.js';
+import { AppError, isAppError } from '../app/errors.js';
 import { expectPositionals, intOpt, parseArgs, requireOpt, UsageError } from './cli/args.js';
 import { loadDemo } from './demo/load.js';
 import { importTree } from './import/import.js';
@@ -72,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
       const [name, id, perm] = p.positionals as [string, string, string];
       if (!(PERM_NAMES as readonly string[]).includes(perm)) throw new UsageError('the permission must be ReadFile, WriteFile or FileOwner');
       const store = openStore(requireOpt(p, 'data'));
+      if (!store.byId(id)) throw new AppError('NotFound', `no object with id "${id}" (ids are in the listings: curl .../filesSearch/parents?ids=root)`);
       grant(store, name, id, perm as PermName);
       store.markTreeChanged();
       store.db.close();

@@ -32,6 +32,7 @@ describe('command line', () => {
       expect(r.status, bad.join(' ')).not.toBe(0);
       expect(r.stderr.length, bad.join(' ')).toBeGreaterThan(0);
     }
+    expect(cli(['grant', 'bob', 'nope', 'ReadFile', '--data', dir]).stderr).toMatch(/no object with id "nope"/);
     const proc = await spawnServiceProcess(dir);
     try {
       const device = JSON.parse(readFileSync(join(dir, 'device.json'), 'utf8')) as { network: { internalDNSName: string; proxyURL: string } };
