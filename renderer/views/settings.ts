@@ -60,6 +60,11 @@ export function settingsView(ctx: UiContext): View {
     login.disabled = !s.startAtLoginSupported;
     theme.value = s.theme;
     applyTheme(s.theme);
+    showToken(s);
+  };
+
+  /** The token's state: refreshed even while the user is editing the form. */
+  const showToken = (s: SettingsView): void => {
     const where = s.source === 'embedded' ? 'The built-in demo NAS uses a token minted at each start and held in memory only.'
       : s.token === 'keychain' ? 'A token is stored in the system keychain.'
       : s.token === 'memory' ? (s.keychainAvailable ? 'A token is held in memory for this session only.' : 'No keychain is available: the token is kept in memory only and will be asked for again after a restart.')
@@ -68,8 +73,18 @@ export function settingsView(ctx: UiContext): View {
     forget.disabled = s.token === 'none';
   };
 
+  // Edits in progress win over a background reload: a reload that lands while the user is
+  // typing (or after they typed, before Save) refreshes only the token state.
+  let dirty = false;
+  const form = root.querySelector('form');
+  form?.addEventListener('input', () => { dirty = true; });
+  form?.addEventListener('change', () => { dirty = true; });
+
   const load = async (): Promise<void> => {
-    try { show(await ctx.client.call('getSettings', {})); } catch (e) { ctx.toast(messageOf(e), 'error'); }
+    try {
+      const s = await ctx.client.call('getSettings', {});
+      if (dirty) { save.disabled = false; showToken(s); } else show(s);
+    } catch (e) { ctx.toast(messageOf(e), 'error'); }
   };
 
   source.addEventListener('change', () => { location.disabled = source.value === 'embedded'; });
@@ -88,7 +103,9 @@ export function settingsView(ctx: UiContext): View {
       ...(login.disabled ? {} : { startAtLogin: login.checked }),
     };
     try {
-      show(await ctx.client.call('updateSettings', { patch }));
+      const after = await ctx.client.call('updateSettings', { patch });
+      dirty = false;
+      show(after);
       replace(saved, 'Saved.');
     } catch (e) {
       replace(saved, '');
@@ -112,7 +129,7 @@ export function settingsView(ctx: UiContext): View {
 
   return {
     id: 'settings', title: 'Settings', root,
-    activate() { replace(saved, ''); save.disabled = true; void load(); },
+    activate() { replace(saved, ''); save.disabled = true; dirty = false; void load(); },
     refresh(what) { if (what === 'settings' && !root.hidden) void load(); },
   };
 }
