@@ -13,7 +13,7 @@ import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
 import { RESERVED_DIR } from './local-names.js';
 import type { LocalModel } from './model.js';
-import { safeJoin } from './path-safety.js';
+import { safeJoinOnDisk } from './path-safety.js';
 import type { RemotePlan } from './remote-plan.js';
 
 export interface WriteReport {
@@ -31,10 +31,19 @@ export const localOnlyDir = (root: string): string => join(root, RESERVED_DIR, '
 
 let stageSeq = 0;
 
-/** Absolute path of an entry's current local placement (checked inside the root). */
-export function absOf(root: string, model: LocalModel, id: string): string | undefined {
+/**
+ * Absolute path of an entry's current local placement, checked inside the root on disk;
+ * undefined when it has none, or when a symbolic link would lead it outside the mirror
+ * (then it is not ours to touch).
+ */
+export function absOf(root: string, model: LocalModel, id: string, realDirs?: Map<string, boolean>): string | undefined {
   const segs = model.segments(id);
-  return segs === undefined ? undefined : safeJoin(root, segs);
+  if (segs === undefined) return undefined;
+  try {
+    return safeJoinOnDisk(root, segs, realDirs);
+  } catch {
+    return undefined;
+  }
 }
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan): WriteReport {
@@ -99,7 +108,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     }
     let target: string;
     try {
-      target = safeJoin(root, [...parentSegs, p.name]);
+      target = safeJoinOnDisk(root, [...parentSegs, p.name]);
     } catch (err) {
       rep.failed.push({ id: p.id, reason: (err as Error).message });
       continue;

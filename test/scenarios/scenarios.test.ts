@@ -11,6 +11,7 @@ import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
 import type { FsTraits } from '../../main/local/fs-traits.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { openOfflineIndex } from '../../main/index/open-index.js';
+import { isAppError } from '../../app/errors.js';
 
 interface Scenario {
   name: string;
@@ -115,7 +116,16 @@ describe('sync scenarios (data)', () => {
       }
     }
     const renamedOk = (): boolean => Object.entries(s.expect.renamedIds ?? {}).every(([from, to]) => r.svc.admin.get(ids.get(from)!)?.name === to);
-    await waitFor(async () => renamedOk() && JSON.stringify(await nasTree(r)) === JSON.stringify([...s.expect.nas].sort()), `NAS tree ${JSON.stringify(s.expect.nas)}`);
+    // A folder deleted (202) while nasTree walks it answers 404: the tree is still moving, look again.
+    const nasSettled = async (): Promise<boolean> => {
+      try {
+        return JSON.stringify(await nasTree(r)) === JSON.stringify([...s.expect.nas].sort());
+      } catch (e) {
+        if (isAppError(e) && e.code === 'NotFound') return false;
+        throw e;
+      }
+    };
+    await waitFor(async () => renamedOk() && (await nasSettled()), `NAS tree ${JSON.stringify(s.expect.nas)}`);
     await r.engine.drainOutbox();
     const mark = r.svc.requests().length;
     await r.engine.fullRescan();
