@@ -5,8 +5,8 @@
  * stop early. Holds: folded names in one blob, trigram postings in flat typed arrays
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
-import { SHORT_TOP, buildShortLists } from './short-grams.js';
-import { compareCodePoints, foldCase, isWordBefore } from '../../app/search/index.js';
+import { SHORT_TOP, buildShortLists, wordStartFlags } from './short-grams.js';
+import { compareCodePoints, foldCase } from '../../app/search/index.js';
 import type { IndexDoc } from './engine.js';
 
 /** The distinct (cameraMake, cameraModel, mimeType) combinations; folded copies alongside. */
@@ -68,7 +68,8 @@ export function numberOrder(a: { name: string; id: string }, b: { name: string; 
 
 /** foldCase, with a fast path for ASCII (where it equals toLowerCase). */
 export function foldFast(s: string): string {
-  return /^[\x00-\x7f]*$/.test(s) ? s.toLowerCase() : foldCase(s);
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return foldCase(s);
+  return s.toLowerCase();
 }
 
 /**
@@ -105,13 +106,31 @@ export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
     }
     nameIdx[i] = u;
   }
-  // length (one code unit: names are at most 255 bytes), name, then the index to recover it
-  const keys = uniq.map((s, u) => String.fromCharCode(s.length) + cpOrderKey(s) + '\u0000' + String.fromCharCode(u >>> 16, u & 0xffff));
-  keys.sort();
+  // bucketed by name length (counting sort), then each bucket by one native sort of
+  // (name in code point order, the index to recover it): equal lengths need no separator
+  let maxLen = 0;
+  for (const name of uniq) if (name.length > maxLen) maxLen = name.length;
+  const lenStart = new Uint32Array(maxLen + 2);
+  for (const name of uniq) lenStart[name.length + 1]!++;
+  for (let l = 0; l <= maxLen; l++) lenStart[l + 1]! += lenStart[l]!;
+  const byLen = new Uint32Array(uniq.length);
+  const lenFill = lenStart.slice(0, maxLen + 1);
+  for (let u = 0; u < uniq.length; u++) byLen[lenFill[uniq[u]!.length]!++] = u;
   const rank = new Uint32Array(uniq.length);
-  for (let pos = 0; pos < keys.length; pos++) {
-    const k = keys[pos]!;
-    rank[(k.charCodeAt(k.length - 2) << 16) | k.charCodeAt(k.length - 1)] = pos;
+  for (let l = 0; l <= maxLen; l++) {
+    const a = lenStart[l]!, b = lenStart[l + 1]!;
+    if (b - a === 1) { rank[byLen[a]!] = a; continue; }
+    if (b === a) continue;
+    const keys = new Array<string>(b - a);
+    for (let j = a; j < b; j++) {
+      const u = byLen[j]!;
+      keys[j - a] = cpOrderKey(uniq[u]!) + String.fromCharCode(u >>> 16, u & 0xffff);
+    }
+    keys.sort();
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[j]!;
+      rank[(k.charCodeAt(k.length - 2) << 16) | k.charCodeAt(k.length - 1)] = a + j;
+    }
   }
   const start = new Uint32Array(uniq.length + 1);
   for (let i = 0; i < n; i++) start[rank[nameIdx[i]!]! + 1]!++;
@@ -207,6 +226,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   starts[n] = off;
   const blob = parts.join('');
   trace('blob');
+  const wsAt = wordStartFlags(blob, starts, names, n);
   const [comboStart, comboList] = csr(combos.length, n, (emit) => { for (let o = 0; o < n; o++) emit(combo[o]!, o); });
 
   trace('combos');
@@ -226,7 +246,6 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   const objEnd = new Uint32Array(n);
   for (let o = 0; o < n; o++) {
     const s = starts[o]!, e = starts[o + 1]! - 1;
-    const name = names[o]!;
     let a = blob.charCodeAt(s), b2 = blob.charCodeAt(s + 1);
     for (let i = s; i + 3 <= e; i++) {
       const c3 = blob.charCodeAt(i + 2);
@@ -241,7 +260,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
           lastSeq = grow(lastSeq, lastSeq.length * 2);
         }
       }
-      const ws = i === s || !isWordBefore(name, i - s) ? 1 : 0;
+      const ws = wsAt[i]!;
       if (last[slot] === o + 1) {
         if (ws) seqWs[lastSeq[slot]!] = 1;
         continue;
@@ -322,7 +341,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
     }
   }
   trace('trigram pass 2');
-  const short = buildShortLists(blob, starts, names, n, freqMin, opts.shortTop ?? SHORT_TOP);
+  const short = buildShortLists(blob, starts, wsAt, n, freqMin, opts.shortTop ?? SHORT_TOP);
   trace('short lists');
   const byId = buildIdTable(ids);
   let idOff = 0;

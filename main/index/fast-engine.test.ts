@@ -118,4 +118,18 @@ describe('number order', () => {
     for (const d of docs) expect(foldFast(d.name)).toBe(foldCase(d.name));
     expect(foldFast('HELLO World.TXT')).toBe('hello world.txt');
   });
+
+  it('word-start flags equal isWordBefore on the original names', async () => {
+    const { wordStartFlags } = await import('./short-grams.js');
+    const { isWordBefore } = await import('../../app/search/index.js');
+    const ascii = Array.from({ length: 127 }, (_, c) => String.fromCharCode(c + 1));
+    const names = [ascii.join(''), 'a😀b\uD83Dc\uDE00d', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a'];
+    const folded = names.map((s) => s.toLowerCase().length === s.length ? s.toLowerCase() : s);
+    const starts = new Uint32Array(names.length + 1);
+    for (let o = 0; o < names.length; o++) starts[o + 1] = starts[o]! + folded[o]!.length + 1;
+    const ws = wordStartFlags(folded.map((f) => f + '\0').join(''), starts, names, names.length);
+    names.forEach((name, o) => {
+      for (let p = 0; p < name.length; p++) expect(ws[starts[o]! + p]).toBe(p === 0 || !isWordBefore(name, p) ? 1 : 0);
+    });
+  });
 });
