@@ -138,11 +138,20 @@ export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
   const fill = start.slice(0, uniq.length);
   const out = new Array<IndexDoc>(n);
   for (let i = 0; i < n; i++) out[fill[rank[nameIdx[i]!]!]!++] = input[i]!;
+  // objects sharing a name, by id: small groups by insertion sort in place (stable)
+  const cmp = compareCodePoints;
   for (let r = 0; r < uniq.length; r++) {
     const a = start[r]!, b = start[r + 1]!;
-    if (b - a > 1) {
-      const group = out.slice(a, b).sort((x, y) => compareCodePoints(x.id, y.id));
+    if (b - a > 16) {
+      const group = out.slice(a, b).sort((x, y) => cmp(x.id, y.id));
       for (let j = 0; j < group.length; j++) out[a + j] = group[j]!;
+    } else {
+      for (let j = a + 1; j < b; j++) {
+        const d = out[j]!;
+        let k = j - 1;
+        while (k >= a && cmp(out[k]!.id, d.id) > 0) { out[k + 1] = out[k]!; k--; }
+        out[k + 1] = d;
+      }
     }
   }
   return out;
