@@ -21,6 +21,7 @@ import { FastEngine } from '../main/index/fast-engine.js';
 import { NaiveEngine } from '../main/index/naive-engine.js';
 import { indexFile, loadIndex, saveIndex } from '../main/index/persist.js';
 import { generateDemo } from '../server/demo/generate.js';
+import { prng } from '../app/util/prng.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -50,19 +51,9 @@ function mem(): number {
   return m.heapUsed + m.external;
 }
 
-function rnd(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Query sets per length: frequent (many hits in a sample) and rare (1-3 hits overall). */
 function querySets(docs: readonly IndexDoc[]): Map<string, string[]> {
-  const r = rnd(5);
+  const r = prng(5);
   const folded = docs.map((d) => foldCase(d.name));
   const sample = Array.from({ length: 20000 }, () => folded[Math.floor(r() * folded.length)]!);
   const all = folded.join('\n');
@@ -234,7 +225,7 @@ async function main(): Promise<void> {
         const e = engine;
         const latency = latencies({ page: (q) => e.page(q, LIMIT, null) }, sets);
         // 1000 remote changes: renames of random objects
-        const r = rnd(9);
+        const r = prng(9);
         const changes: IndexDoc[] = [];
         for (let i = 0; i < 1000; i++) {
           const o = Math.floor(r() * loaded.base.n);
