@@ -89,17 +89,23 @@ describe('local folder: nothing lost', () => {
   });
 });
 
+/** doc.txt renamed to mine.txt locally while paused (queued), then `patch` applied on the NAS by another client. */
+async function renameLocallyWhileNasPatches(patch: { name?: string; hidden?: 'mac' }): Promise<{ r: Rig; id: string }> {
+  let id = '';
+  rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+  const r = rig;
+  await r.engine.setPaused(true);
+  renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
+  await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
+  const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+  await other.patch(id, patch);
+  other.close();
+  return { r, id };
+}
+
 describe('local folder: races and conflicts', () => {
   it('NAS rename racing a local rename: 412 -> conflict, the NAS wins on disk', async () => {
-    let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
-    const r = rig;
-    await r.engine.setPaused(true);
-    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
-    await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
-    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
-    await other.patch(id, { name: 'theirs.txt' });
-    other.close();
+    const { r, id } = await renameLocallyWhileNasPatches({ name: 'theirs.txt' });
     await r.engine.setPaused(false);
     await waitFor(() => r.engine.status().conflicts === 1, 'conflict listed');
     await waitFor(() => existsSync(join(r.mirror, 'theirs.txt')) && !existsSync(join(r.mirror, 'mine.txt')), 'NAS name on disk');
@@ -202,15 +208,7 @@ describe('local folder: races and conflicts', () => {
   });
 
   it('412 when the NAS changed only what the rename does not touch: re-based and applied', async () => {
-    let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
-    const r = rig;
-    await r.engine.setPaused(true);
-    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
-    await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
-    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
-    await other.patch(id, { hidden: 'mac' });
-    other.close();
+    const { r, id } = await renameLocallyWhileNasPatches({ hidden: 'mac' });
     r.mark();
     await r.engine.setPaused(false);
     await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt', 'renamed after re-base');
