@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalWatcher, type WatcherNotice } from './watch.js';
+import { LocalWatcher, suggestedLimit, watchesNeeded, type WatcherNotice } from './watch.js';
 import { silentLogger } from '../log/logger.js';
 
 let w: LocalWatcher | undefined;
@@ -31,6 +31,27 @@ describe('LocalWatcher (real chokidar)', () => {
     expect(batches.flat().some((d) => d.startsWith('.nas-mirror'))).toBe(false);
   });
 
+  it('holds one watch per folder, never one per file, and still sees file renames and writes', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    for (const d of ['a', 'b', 'a/deep']) {
+      mkdirSync(join(dir, d), { recursive: true });
+      for (let i = 0; i < 100; i++) writeFileSync(join(dir, d, `f${i}`), '');
+    }
+    const before = inotifyWatches();
+    const batches: string[][] = [];
+    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
+    await w.start();
+    const held = inotifyWatches() - before;
+    // root, a, b, a/deep, .nas-mirror/selftest (+ .nas-mirror itself): not 300 files
+    expect(held).toBeGreaterThanOrEqual(4);
+    expect(held).toBeLessThanOrEqual(watchesNeeded(dir) + 1);
+    renameSync(join(dir, 'a/deep/f1'), join(dir, 'a/deep/g1'));
+    await until(() => batches.flat().includes('a/deep'), 'a rename in a/deep');
+    batches.length = 0;
+    writeFileSync(join(dir, 'b', 'f7'), 'content');
+    await until(() => batches.flat().includes('b'), 'a write in b');
+  });
+
   it('ENOSPC: a clear message and a polling fallback that still sees changes', async () => {
     dir = mkdtempSync(join(tmpdir(), 'watch-'));
     const batches: string[][] = [];
@@ -40,10 +61,35 @@ describe('LocalWatcher (real chokidar)', () => {
     w.simulateError(Object.assign(new Error('watch ENOSPC'), { code: 'ENOSPC' }));
     await until(() => w!.isPolling && notices.some((n) => n.kind === 'restarted'), 'polling, restarted');
     expect(notices[0]).toMatchObject({ kind: 'polling' });
-    expect((notices[0] as { reason: string }).reason).toContain('max_user_watches');
+    const reason = (notices[0] as { reason: string }).reason;
+    expect(reason).toContain('max_user_watches');
+    expect(reason).toContain(`needs ${watchesNeeded(dir)} watches`);
     batches.length = 0;
     mkdirSync(join(dir, 'later'));
     writeFileSync(join(dir, 'later', 'f'), '');
     await until(() => batches.flat().includes('later') || batches.flat().includes(''), 'polling sees a change');
+    // polling watches folders, not files: a rename inside a folder moves its mtime
+    batches.length = 0;
+    renameSync(join(dir, 'later', 'f'), join(dir, 'later', 'g'));
+    await until(() => batches.flat().includes('later'), 'polling sees a rename in a folder');
+    expect(await w.selfTest()).toBe(true);
+  });
+
+  it('suggests a limit with room to grow', () => {
+    expect(suggestedLimit(15_000)).toBe(524_288);
+    expect(suggestedLimit(400_000)).toBe(1_048_576);
   });
 });
+
+/** inotify watches held by this process (Linux: the `inotify wd:` lines of its fds). */
+function inotifyWatches(): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fdinfo')) {
+    try {
+      n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
+}

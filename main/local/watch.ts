@@ -1,16 +1,20 @@
 /**
  * Step 1 of the local pipeline (WATCH -> analyse -> pair moves -> plan). chokidar 4 on the
  * mirror folder says only WHERE to look: each event marks its folder dirty; a batch of dirty
- * folders is handed on after a short quiet period (or a maximum wait). Our own folder
- * `.nas-mirror` is ignored except its `selftest/` probe. A self-test writes a probe and waits
- * for its event. ENOSPC/EMFILE (inotify or file-handle limits) switches to polling with a
- * clear message; `simulateError` injects such a failure in tests.
+ * folders is handed on after a short quiet period (or a maximum wait). Everything that is not
+ * a folder is ignored, so chokidar holds ONE watch per folder (an inotify watch on a folder
+ * already reports every entry added, removed, renamed or written in it: the raw event names
+ * the folder to re-read). Our own folder `.nas-mirror` is ignored except its `selftest/`
+ * probe. ENOSPC/EMFILE (inotify or file-handle limits) switches to polling the folders'
+ * mtimes (still one stat per folder, never per file) with a message giving the number of
+ * watches needed; `simulateError` injects such a failure in tests.
  */
 import { watch, type FSWatcher } from 'chokidar';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { RESERVED_DIR } from './local-names.js';
+import { allDirs } from './analyse.js';
 
 export interface WatcherOptions {
   /** Quiet period before a batch is handed on (default 150 ms). */
@@ -67,15 +71,21 @@ export class LocalWatcher {
       usePolling: this.polling,
       interval: this.opts.pollIntervalMs ?? 1000,
       binaryInterval: this.opts.pollIntervalMs ?? 1000,
-      ignored: (p: string) => p.startsWith(reserved + sep) && !(p === probeDir || p.startsWith(probeDir + sep)),
+      // Folders only: a file is never watched on its own (one watch per folder, not per file).
+      ignored: (p: string, stats?: { isDirectory(): boolean }) =>
+        (stats !== undefined && !stats.isDirectory()) || (p.startsWith(reserved + sep) && !(p === probeDir || p.startsWith(probeDir + sep))),
     });
     this.w = w;
     w.on('all', (_event, p) => this.onEvent(p));
-    // Raw fs.watch notifications come before chokidar has stat-ed anything (it reads a renamed
-    // tree before reporting it): enough to say where to look, sooner.
+    // Raw notifications say where to look, and are the only news of files (never watched
+    // themselves): fs.watch on a folder names the entry that changed in it; polling names the
+    // folder whose mtime moved.
     w.on('raw', (_ev, evPath: string | null, opts) => {
       const watched = (opts as { watchedPath?: string } | undefined)?.watchedPath;
-      if (!watched) return;
+      if (!watched) {
+        if (evPath) this.onEvent(evPath, true);
+        return;
+      }
       this.onEvent(evPath && basename(watched) !== evPath ? join(watched, evPath) : watched);
     });
     w.on('error', (e) => this.onError(e as NodeJS.ErrnoException));
@@ -87,23 +97,27 @@ export class LocalWatcher {
     this.cancelStart = undefined;
   }
 
-  private onEvent(abs: string): void {
+  /** `abs` is an entry that changed; with `isFolder`, a folder whose own listing changed. */
+  private onEvent(abs: string, isFolder = false): void {
     const rel = relative(this.root, abs).split(sep).join('/');
-    if (rel.startsWith('..')) return;
+    if (rel.startsWith('..') || (isFolder && !abs.startsWith(this.root))) return;
     if (rel === RESERVED_DIR || rel.startsWith(`${RESERVED_DIR}/`)) {
       const done = this.probes.get(rel);
       if (done) done();
+      // polling names only the probe's folder: every probe in flight is answered
+      if (isFolder && rel === `${RESERVED_DIR}/selftest`) for (const d of [...this.probes.values()]) d();
       return;
     }
     // The folder and its ancestors: a renamed folder shows up first as events deep inside it
     // (chokidar reads the new tree), and its own rename is visible only in its parent.
+    if (isFolder) this.dirty.add(rel);
     let dir = rel;
-    do {
+    while (dir !== '') {
       const i = dir.lastIndexOf('/');
       dir = i < 0 ? '' : dir.slice(0, i);
       this.dirty.add(dir);
-    } while (dir !== '');
-    this.mark(rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+    }
+    this.mark(isFolder ? rel : rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
   }
 
   /** Marks a folder to be re-read (also used for rescans and carried disappearances). */
@@ -131,9 +145,11 @@ export class LocalWatcher {
 
   private onError(e: NodeJS.ErrnoException): void {
     if ((e.code === 'ENOSPC' || e.code === 'EMFILE') && !this.polling) {
+      const need = watchesNeeded(this.root);
+      const limit = inotifyLimit();
       const reason = e.code === 'ENOSPC'
-        ? 'the system limit of watched folders (inotify) is reached: raise it with `sudo sysctl fs.inotify.max_user_watches=524288`; watching by polling meanwhile (slower)'
-        : 'too many open files for watching; watching by polling meanwhile (slower)';
+        ? `the system limit of watched folders (inotify) is reached: this mirror needs ${need} watches (one per folder)${limit !== undefined ? `, the limit is ${limit}` : ''}; raise it with \`sudo sysctl fs.inotify.max_user_watches=${suggestedLimit(need)}\` (and in /etc/sysctl.conf to keep it); meanwhile the folders are polled every ${Math.round((this.opts.pollIntervalMs ?? 1000) / 1000)} s (one stat per folder)`
+        : `too many open files for watching (this mirror needs ${need} watches, one per folder); meanwhile the folders are polled (one stat per folder)`;
       this.log.warn('watcher limit reached, switching to polling', { code: e.code });
       this.onNotice({ kind: 'polling', reason });
       this.polling = true;
@@ -182,4 +198,26 @@ export class LocalWatcher {
     this.w = undefined;
     await w?.close();
   }
+}
+
+/** Watches this mirror needs: one per folder, our own probe folder included. */
+export function watchesNeeded(root: string): number {
+  return allDirs(root).length + 2;
+}
+
+/** The inotify watch limit of this system (Linux), when it can be read. */
+export function inotifyLimit(): number | undefined {
+  try {
+    const n = Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim());
+    return Number.isFinite(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A limit with room to grow: twice what is needed, rounded up to a power of two, at least 524288. */
+export function suggestedLimit(need: number): number {
+  let n = 524_288;
+  while (n < need * 2) n *= 2;
+  return n;
 }
