@@ -62,10 +62,7 @@ export class LocalModel {
     if (old) this.unindex(old);
     this.byId.set(e.id, e);
     this.dirty.add(e.id);
-    let s = this.kids.get(e.lparent);
-    if (!s) this.kids.set(e.lparent, (s = new Set()));
-    s.add(e.id);
-    if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
+    this.index(e);
   }
 
   remove(id: string): LocalEntry | undefined {
@@ -84,6 +81,25 @@ export class LocalModel {
     const next = { ...old, ...patch };
     this.put(next);
     return next;
+  }
+
+  /** Records where an entry's placeholder now is on disk, in place (the hot path of a first fill). */
+  place(id: string, lparent: string, lname: string, ino: string | null): void {
+    const e = this.byId.get(id);
+    if (!e) throw new Error(`no entry ${id}`);
+    this.unindex(e);
+    e.lparent = lparent;
+    e.lname = lname;
+    e.ino = ino;
+    this.index(e);
+    this.dirty.add(id);
+  }
+
+  private index(e: LocalEntry): void {
+    let s = this.kids.get(e.lparent);
+    if (!s) this.kids.set(e.lparent, (s = new Set()));
+    s.add(e.id);
+    if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
   }
 
   private unindex(e: LocalEntry): void {

@@ -7,13 +7,13 @@
  * Every path is checked to be inside the mirror root. The model is updated with each step,
  * so the watcher's view of these writes matches the stored state: never a user change.
  */
-import { mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
 import { RESERVED_DIR } from './local-names.js';
 import type { LocalModel } from './model.js';
-import { safeJoinOnDisk } from './path-safety.js';
+import { childPath, safeDirOnDisk, safeJoinOnDisk } from './path-safety.js';
 import type { RemotePlan } from './remote-plan.js';
 
 export interface WriteReport {
@@ -95,49 +95,72 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
   }
   // c. The other moves.
   stage(moving.filter((id) => !staged.has(id) && model.get(id) !== undefined && !inRemovedNow(model, id)));
-  // c. Placements, parents first.
+  // c. Placements, parents first. Each parent's path is resolved and checked once (not per
+  //    child); a new placeholder is created exclusively (`wx` / mkdir), so the common case
+  //    costs one create (+ times + fstat) and only a taken name pays for a look first.
+  const realDirs = new Map<string, boolean>();
+  const parentAbs = new Map<string, string | null>();
+  const absOfParent = (id: string): string | null => {
+    let a = parentAbs.get(id);
+    if (a === undefined) {
+      const segs = model.segments(id);
+      a = null;
+      if (segs && (id === model.rootId || model.get(id)?.ino != null)) {
+        try {
+          // the folder itself must resolve inside the mirror (a symlink planted in its place cannot lead out)
+          a = safeDirOnDisk(root, segs, realDirs);
+        } catch {
+          a = null;
+        }
+      }
+      parentAbs.set(id, a);
+    }
+    return a;
+  };
   for (const p of plan.placements) {
     const e = model.get(p.id);
     if (!e) continue;
     if (p.how === 'move' && !staged.has(p.id)) continue;
-    const parentSegs = model.segments(p.parent);
-    if (!parentSegs || (p.parent !== model.rootId && model.get(p.parent)?.ino == null)) {
+    const dir = absOfParent(p.parent);
+    if (dir === null) {
       rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
       if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
       continue;
     }
     let target: string;
     try {
-      target = safeJoinOnDisk(root, [...parentSegs, p.name]);
+      target = childPath(dir, p.name);
     } catch (err) {
       rep.failed.push({ id: p.id, reason: (err as Error).message });
       continue;
     }
-    const existing = lstatBig(target);
-    if (existing) {
-      if (model.byIno(existing.ino.toString())) {
-        // Another mirrored entry is still there: never move a tracked placeholder aside.
-        rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
-        if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
-        continue;
-      }
-      // Someone (the user) has an entry there that the model does not know: keep it, aside.
-      keepLocal(root, target, 'a NAS entry needed its name', rep);
-    }
+    let ino: string | undefined;
     try {
-      if (p.how === 'move') renameSync(staged.get(p.id)!, target);
-      else if (e.kind === 'dir') mkdirSync(target);
-      else {
-        writeFileSync(target, '', { flag: 'wx' });
-        const ms = parseDate(e.mtime);
-        if (ms !== undefined) utimesSync(target, ms / 1000, ms / 1000);
+      ino = p.how === 'create' ? createPlaceholder(target, e.kind, e.mtime) : undefined;
+      if (ino === undefined) {
+        // a move, or a create that found its name taken: look at what is there first
+        const existing = lstatBig(target);
+        if (existing) {
+          if (model.byIno(existing.ino.toString())) {
+            // Another mirrored entry is still there: never move a tracked placeholder aside.
+            rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
+            if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
+            continue;
+          }
+          // Someone (the user) has an entry there that the model does not know: keep it, aside.
+          keepLocal(root, target, 'a NAS entry needed its name', rep);
+        }
+        if (p.how === 'move') {
+          renameSync(staged.get(p.id)!, target);
+          ino = lstatBig(target)?.ino.toString();
+        } else ino = createPlaceholder(target, e.kind, e.mtime);
       }
     } catch (err) {
       rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}` });
       continue;
     }
-    const st = lstatBig(target);
-    model.update(p.id, { lparent: p.parent, lname: p.name, ino: st ? st.ino.toString() : null });
+    model.place(p.id, p.parent, p.name, ino ?? null);
+    if (e.kind === 'dir') parentAbs.set(p.id, target);
     if (p.how === 'move') rep.moved++;
     else rep.created++;
   }
@@ -155,6 +178,30 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     }
   }
   return rep;
+}
+
+/**
+ * Creates an empty placeholder exclusively: a folder, or a zero-byte file carrying the NAS
+ * mTime. Its inode (decimal string), or undefined when the name is taken (EEXIST).
+ */
+export function createPlaceholder(target: string, kind: 'dir' | 'file', mtime: string): string | undefined {
+  try {
+    if (kind === 'dir') {
+      mkdirSync(target);
+      return lstatSync(target, { bigint: true }).ino.toString();
+    }
+    const fd = openSync(target, 'wx');
+    try {
+      const ms = parseDate(mtime);
+      if (ms !== undefined) futimesSync(fd, ms / 1000, ms / 1000);
+      return fstatSync(fd, { bigint: true }).ino.toString();
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw e;
+  }
 }
 
 /** True when an ancestor of `id` left the model (removed with its subtree). */

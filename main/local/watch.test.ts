@@ -50,6 +50,12 @@ describe('LocalWatcher (real chokidar)', () => {
     batches.length = 0;
     writeFileSync(join(dir, 'b', 'f7'), 'content');
     await until(() => batches.flat().includes('b'), 'a write in b');
+    // a folder made (or moved in) later is watched too
+    mkdirSync(join(dir, 'b', 'new'));
+    await until(() => inotifyWatches() - before > held, 'the new folder watched');
+    batches.length = 0;
+    writeFileSync(join(dir, 'b', 'new', 'x'), '');
+    await until(() => batches.flat().includes('b/new'), 'a file made in the new folder');
   });
 
   it('ENOSPC: a clear message and a polling fallback that still sees changes', async () => {
