@@ -1,0 +1,327 @@
+/**
+ * Probes for `npm run bench:scale` (bench/scale.ts): child processes that are always killed
+ * (each in its own process group), commands timed with a per-step timeout, /proc readings of
+ * a process (peak RSS, CPU ticks, inotify watches, descendants), a `nas-mirror run` child
+ * that reports its window URL and its `watching` line, a GET poller that measures the
+ * response latency of a server (its event-loop stalls), and local renames timed until the
+ * NAS answers with the new name.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, renameSync } from 'node:fs';
+import { Agent, get } from 'node:http';
+import { dirname, join, parse, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const say = (msg: string): void => { process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}\n`); };
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export const pct = (xs: readonly number[], p: number): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** Every child this bench started; `killAll` sends SIGKILL to each one's process group. */
+const children = new Set<ChildProcess>();
+export function track(c: ChildProcess): ChildProcess {
+  children.add(c);
+  c.once('exit', () => children.delete(c));
+  return c;
+}
+export function killAll(): void {
+  for (const c of children) {
+    if (c.pid === undefined || c.exitCode !== null || c.signalCode !== null) continue;
+    try { process.kill(-c.pid, 'SIGKILL'); } catch { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+  }
+  children.clear();
+}
+
+/** Rejects with "<what> timed out after N s" unless `p` settles first. */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} timed out after ${Math.round(ms / 1000)} s`)), ms); });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+export interface Ran { ms: number; code: number | null; stdout: string; stderr: string }
+
+/** Runs a command to its end (own process group, killed on timeout); wall time from spawn to exit. */
+export function runTimed(cmd: string, args: readonly string[], o: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): Promise<Ran> {
+  const t0 = performance.now();
+  const c = track(spawn(cmd, args, { cwd: ROOT, env: o.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let stdout = '', stderr = '';
+  c.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
+  c.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-20_000); });
+  const done = new Promise<Ran>((res, rej) => {
+    c.once('error', rej);
+    c.once('close', (code) => res({ ms: performance.now() - t0, code, stdout, stderr }));
+  });
+  return withTimeout(done, o.timeoutMs, o.what).catch((e: unknown) => {
+    if (c.pid !== undefined) try { process.kill(-c.pid, 'SIGKILL'); } catch { /* gone */ }
+    throw e;
+  });
+}
+
+/** Same, and throws (with the command's stderr tail) unless it exits 0. */
+export async function runOk(cmd: string, args: readonly string[], o: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): Promise<Ran> {
+  const r = await runTimed(cmd, args, o);
+  if (r.code !== 0) throw new Error(`${o.what} exited with ${r.code}: ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+  return r;
+}
+
+// ---- /proc readings (Linux) ----
+
+export const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+const statFields = (pid: number): string[] => {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return s.slice(s.lastIndexOf(')') + 2).split(' '); // [0] = state (field 3)
+};
+/** utime + stime of the process in clock ticks. */
+export const cpuTicks = (pid: number): number => { const f = statFields(pid); return Number(f[11]) + Number(f[12]); };
+/** Peak resident set (VmHWM) in kB. */
+export function peakRssKb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+/** inotify watches the process holds: `inotify wd:` lines over all its fds. */
+export function inotifyWatches(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fdinfo`)) {
+    try { n += (readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm) ?? []).length; } catch { /* fd closed meanwhile */ }
+  }
+  return n;
+}
+/** The process tree under `pid` (itself excluded): pid, parent, command name, depth. */
+export function descendants(pid: number): { pid: number; ppid: number; comm: string; depth: number }[] {
+  const all: { pid: number; ppid: number; comm: string }[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+      all.push({ pid: Number(d), ppid: Number(statFields(Number(d))[1]), comm });
+    } catch { /* exited */ }
+  }
+  const out: { pid: number; ppid: number; comm: string; depth: number }[] = [];
+  const walk = (p: number, depth: number): void => { for (const c of all) if (c.ppid === p) { out.push({ ...c, depth }); walk(c.pid, depth + 1); } };
+  walk(pid, 1);
+  return out;
+}
+
+// ---- the engine as a child process ----
+
+export interface EngineChild {
+  /** The process that runs the engine: the deepest `node` in the tree (bin/nas-mirror.js runs tsx in-process, so today the child itself). */
+  readonly pid: number;
+  readonly tree: string;
+  /** Milliseconds from spawn to the `watching <dir>` line. */
+  readonly readyMs: number;
+  readonly windowUrl: string | undefined;
+  /** Milliseconds from spawn to the window URL on stdout (the stall meter starts there). */
+  readonly windowMs: number | undefined;
+  /** VmHWM in kB, sampled every 250 ms (kept after the process is gone). */
+  peakKb(): number;
+  /** SIGTERM, wait for exit (SIGKILL after `timeoutMs`); milliseconds to exit. */
+  stop(timeoutMs: number): Promise<{ ms: number; clean: boolean }>;
+  kill9(): Promise<void>;
+  /** The last lines the engine wrote to stderr. */
+  tail(): string;
+}
+
+/**
+ * Spawns `node bin/nas-mirror.js <args>` and resolves once it printed `watching`; `onWindow`
+ * is called as soon as the window URL appears on stdout (before the first walk).
+ */
+export async function startEngine(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number, onWindow?: (url: string) => void): Promise<EngineChild> {
+  const t0 = performance.now();
+  const c = track(spawn(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const lines: string[] = [];
+  let out = '', partial = '', windowUrl: string | undefined, windowMs: number | undefined, peak = 0;
+  const exited = new Promise<void>((r) => c.once('exit', () => r()));
+  const ready = new Promise<number>((res, rej) => {
+    c.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = windowUrl === undefined ? /window: (http:\/\/\S+)/.exec(out) : null;
+      if (m) { windowUrl = m[1]!; windowMs = performance.now() - t0; onWindow?.(windowUrl); }
+    });
+    c.stderr!.on('data', (d: Buffer) => {
+      const parts = (partial + d.toString()).split('\n');
+      partial = parts.pop()!;
+      for (const l of parts) {
+        lines.push(l);
+        if (lines.length > 40) lines.shift();
+        if (l.startsWith('watching ')) res(performance.now() - t0);
+      }
+    });
+    c.once('exit', (code, sig) => rej(new Error(`nas-mirror run exited (${code ?? sig}) before "watching": ${lines.slice(-5).join(' | ')}`)));
+  });
+  let enginePid = c.pid!;
+  const sample = (): void => { try { peak = Math.max(peak, peakRssKb(enginePid)); } catch { /* exited */ } };
+  const sampler = setInterval(sample, 250);
+  void exited.then(() => clearInterval(sampler));
+  let readyMs: number;
+  try {
+    readyMs = await withTimeout(ready, timeoutMs, `nas-mirror run to "watching"`);
+  } catch (e) {
+    try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ }
+    throw new Error(`${e instanceof Error ? e.message : String(e)}; last engine lines: ${lines.slice(-5).join(' | ')}`);
+  }
+  const tree = descendants(c.pid!);
+  const nodes = tree.filter((p) => p.comm === 'node').sort((a, b) => b.depth - a.depth);
+  if (nodes[0]) enginePid = nodes[0].pid;
+  sample();
+  return {
+    pid: enginePid,
+    tree: `${c.pid} node${tree.map((p) => ` > ${p.pid} ${p.comm} (depth ${p.depth})`).join('')}`,
+    readyMs,
+    windowUrl,
+    windowMs,
+    peakKb: () => { sample(); return peak; },
+    async stop(ms) {
+      const t = performance.now();
+      sample();
+      c.kill('SIGTERM');
+      try {
+        await withTimeout(exited, ms, 'nas-mirror run stop');
+        return { ms: performance.now() - t, clean: c.exitCode === 0 };
+      } catch {
+        try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ }
+        await exited;
+        return { ms: performance.now() - t, clean: false };
+      }
+    },
+    async kill9() { sample(); try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } await exited; },
+    tail: () => lines.join('\n'),
+  };
+}
+
+// ---- latency of a server's cheapest GET, as a stall meter ----
+
+export interface Stalls { n: number; p50: number; p99: number; max: number }
+
+/**
+ * GETs `url` one request at a time, a new one every `everyMs` (at once when the previous took
+ * longer), until `stop()`; each response's latency is one sample. A blocked event loop in the
+ * server shows as one long response.
+ */
+export function pollLatency(url: string, everyMs: number): { stop: () => Promise<Stalls> } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: number[] = [];
+  let running = true;
+  const once = (): Promise<void> => new Promise((res) => {
+    const t = performance.now();
+    const req = get(url, { agent }, (r) => {
+      r.resume();
+      r.on('end', () => { samples.push(performance.now() - t); res(); });
+      r.on('error', () => res());
+    });
+    req.on('error', () => res()); // the server closing at the end
+  });
+  const loop = (async () => {
+    while (running) {
+      const t = performance.now();
+      await once();
+      const wait = everyMs - (performance.now() - t);
+      if (wait > 0) await sleep(wait);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      agent.destroy();
+      const r = (x: number): number => Math.round(x * 10) / 10;
+      return { n: samples.length, p50: r(pct(samples, 50)), p99: r(pct(samples, 99)), max: r(samples.length ? Math.max(...samples) : NaN) };
+    },
+  };
+}
+
+// ---- local rename -> NAS ----
+
+export interface RenameStats { n: number; p50: number; max: number; failed: number; duringWalk?: number }
+export type NasApi = ReturnType<typeof nasApi>;
+
+/** A thin client of the NAS for the rename checks. */
+export function nasApi(base: string, token: string) {
+  const getJson = async (path: string): Promise<{ status: number; body?: { id: string; name: string } }> => {
+    const r = await fetch(`${base}/sdk/v2${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: r.status, body: r.status === 200 ? (await r.json()) as { id: string; name: string } : (await r.arrayBuffer(), undefined) };
+  };
+  const ids = new Map<string, string>();
+  return {
+    getJson,
+    /** The NAS id of a mirror path, one parentAndName per segment from the root. */
+    async idOf(rel: string): Promise<string | undefined> {
+      let id = ids.get('') ?? (await getJson('/files/root')).body?.id;
+      if (!id) return undefined;
+      ids.set('', id);
+      const segs = rel.split('/');
+      for (let i = 0; i < segs.length; i++) {
+        const key = segs.slice(0, i + 1).join('/');
+        let next = ids.get(key);
+        if (!next) {
+          next = (await getJson(`/filesSearch/parentAndName?${new URLSearchParams({ parentID: id, name: segs[i]! })}`)).body?.id;
+          if (!next) return undefined;
+          ids.set(key, next);
+        }
+        id = next;
+      }
+      return id;
+    },
+  };
+}
+
+/** Contract calls to the window's server (`POST <window>/api/<method>`). */
+export async function uiCall<T>(windowUrl: string, method: string): Promise<T> {
+  const r = await fetch(`${windowUrl}api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const j = (await r.json()) as { ok: boolean; result?: T; error?: { message: string } };
+  if (!j.ok) throw new Error(`${method}: ${j.error?.message}`);
+  return j.result!;
+}
+export type Status = { walk: { running: boolean; startedAt: string | null }; lastCompleteWalk: string | null };
+
+/** One file per folder, breadth first, no hidden names, outside `.nas-mirror`. */
+export function pickFiles(mirror: string, count: number): string[] {
+  const out: string[] = [];
+  const queue = [''];
+  while (queue.length && out.length < count) {
+    const rel = queue.shift()!;
+    let took = false;
+    for (const e of readdirSync(join(mirror, rel), { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) queue.push(r);
+      else if (e.isFile() && !took && out.length < count) { out.push(r); took = true; }
+    }
+  }
+  return out;
+}
+
+/**
+ * Renames each file in the mirror, one at a time, and times until the NAS answers with the new
+ * name (GET every 10 ms). `before` runs ahead of each rename and says whether a walk is running.
+ */
+export async function renames(mirror: string, nas: NasApi, files: string[], tag: string, before?: () => Promise<boolean>): Promise<RenameStats> {
+  const times: number[] = [];
+  let failed = 0, during = 0;
+  for (const [i, rel] of files.entries()) {
+    const id = await nas.idOf(rel);
+    if (!id) { failed++; continue; }
+    const p = parse(rel);
+    const newName = `${p.name} ${tag}${i}${p.ext}`;
+    if (before && (await before())) during++;
+    const t = performance.now();
+    renameSync(join(mirror, rel), join(mirror, p.dir, newName));
+    let ok = false;
+    while (performance.now() - t < 30_000) {
+      if ((await nas.getJson(`/files/${encodeURIComponent(id)}`)).body?.name === newName) { ok = true; break; }
+      await sleep(10);
+    }
+    if (ok) times.push(performance.now() - t); else failed++;
+    files[i] = p.dir ? `${p.dir}/${newName}` : newName;
+  }
+  const s = (ms: number): number => Math.round(ms) / 1000;
+  return { n: times.length, p50: s(pct(times, 50)), max: s(times.length ? Math.max(...times) : NaN), failed, ...(before ? { duringWalk: during } : {}) };
+}
+

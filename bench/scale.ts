@@ -1,0 +1,253 @@
+/**
+ * `npm run bench:scale`: the whole product end to end at each size of SCALE_SIZES (default
+ * 100000,1000000): `nas-service demo` served in its own process, `nas-mirror run --ui` as a
+ * child into fresh folders, with the floors in the same run (walk alone, `cp -r` of the
+ * placeholder tree, `find`). Measures first run to ready, peak RSS, inotify watches, the UI
+ * server's stalls during the first walk, idle CPU, restart (SIGTERM and kill -9), local
+ * rename -> NAS (idle and during a re-walk). Env: SCALE_SIZES, SCALE_IDLE_SEC (70),
+ * SCALE_RENAMES (10), SCALE_TMP (temp base), SCALE_STEP_TIMEOUT_SEC (overrides every step's
+ * timeout). Prints a markdown table with the issue's targets; writes bench/results/scale.json.
+ */
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ensureRenderer } from '../main/ui-server/assets.js';
+import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
+import { CLK_TCK, cpuTicks, inotifyWatches, killAll, nasApi, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
+
+const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+// 70 s: the engine re-walks every 60 s, so one periodic round falls inside the window.
+const IDLE_SEC = Number(process.env['SCALE_IDLE_SEC'] ?? 70);
+const RENAMES = Number(process.env['SCALE_RENAMES'] ?? 10);
+const TMP = process.env['SCALE_TMP'] ?? tmpdir();
+const FIXED_TIMEOUT = process.env['SCALE_STEP_TIMEOUT_SEC'] ? Number(process.env['SCALE_STEP_TIMEOUT_SEC']) * 1000 : undefined;
+const NODE = process.execPath;
+const r1 = (x: number): number => Math.round(x * 10) / 10;
+const sec = (ms: number): number => Math.round(ms / 10) / 100;
+
+export interface SizeResult {
+  objects: number;
+  nasFolders?: number; mirrorFolders?: number;
+  demoSec?: number; floorRuns?: { cpSec: number[]; findSec: number[] }; walkAloneSec?: number; walkAloneInternalSec?: number; cpSec?: number; findSec?: number; findEntries?: number;
+  first?: { readySec: number; windowSec?: number; peakRssMb: number; watches: number; stallsMs?: Stalls; benchLagMaxMs: number; processTree: string };
+  idle?: { windowSec: number; engineCpuPct: number; serviceCpuPct: number; rewalk: 'completed' | 'running at the end' | 'none' };
+  renameIdle?: RenameStats; renameRewalk?: RenameStats;
+  stopSec?: number; stopClean?: boolean;
+  restart?: { readySec: number; watches: number; peakRssMb: number; stallsMs?: Stalls };
+  restartAfterKill9?: { readySec: number; watches: number; peakRssMb: number };
+  errors: string[];
+}
+
+/** A step's timeout: `minSec`, or `perMillionSec` scaled to the size, whichever is larger. */
+const budget = (n: number, minSec: number, perMillionSec: number): number => FIXED_TIMEOUT ?? Math.max(minSec, (n / 1e6) * perMillionSec) * 1000;
+
+async function measureSize(n: number, base: string): Promise<SizeResult> {
+  const res: SizeResult = { objects: n, errors: [] };
+  const part = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
+    say(`${n}: ${what}...`);
+    try { await fn(); return true; } catch (e) {
+      const msg = `${what}: ${e instanceof Error ? e.message : String(e)}`;
+      say(`${n}: FAILED ${msg}`);
+      res.errors.push(msg);
+      return false;
+    }
+  };
+  const nasDir = join(base, 'nas'), mirror = join(base, 'mirror'), state = join(base, 'state');
+  let svc: ServiceProcess | undefined;
+  let token = '';
+  const env = (): NodeJS.ProcessEnv => ({ ...process.env, NAS_TOKEN: token });
+  try {
+    if (!(await part('demo library', async () => {
+      const r = await runOk(NODE, ['bin/nas-service.js', 'demo', '--data', nasDir, '--objects', String(n)], { timeoutMs: budget(n, 60, 900), what: 'nas-service demo' });
+      res.demoSec = sec(r.ms);
+      token = (await runOk(NODE, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nasDir], { timeoutMs: 60_000, what: 'nas-service token' })).stdout.trim();
+      svc = await spawnServiceProcess(nasDir, 0, budget(n, 60, 600));
+    }))) return res;
+    const url = svc!.baseUrl;
+    const nas = nasApi(url, token);
+
+    await part('walk alone (sync --once)', async () => {
+      const r = await runOk(NODE, ['bin/nas-mirror.js', 'sync', '--device', url, '--state', join(base, 'walk-state'), '--token-env', 'NAS_TOKEN', '--once'], { env: env(), timeoutMs: budget(n, 120, 1200), what: 'nas-mirror sync --once' });
+      res.walkAloneSec = sec(r.ms);
+      const m = /(\d+) objects in (\d+) folders.* in ([\d.]+) s/.exec(r.stdout);
+      if (m) { res.nasFolders = Number(m[2]); res.walkAloneInternalSec = Number(m[3]); }
+    });
+    rmSync(join(base, 'walk-state'), { recursive: true, force: true });
+
+    const runArgs = (extra: string[] = []): string[] => ['run', '--device', url, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--ui', '--ui-port', '0', ...extra];
+    /** Starts the engine; the window's GET is polled every 20 ms from its URL to `watching`. */
+    const start = async (what: string, timeoutMs: number): Promise<{ eng: EngineChild; stalls?: Stalls; benchLagMaxMs: number }> => {
+      let poller: ReturnType<typeof pollLatency> | undefined;
+      const lag = monitorEventLoopDelay({ resolution: 10 });
+      lag.enable();
+      try {
+        const eng = await startEngine(runArgs(), env(), timeoutMs, (u) => { poller = pollLatency(u, 20); });
+        const stalls = await poller?.stop();
+        say(`${n}: ${what} ready in ${sec(eng.readyMs)} s`);
+        return { eng, stalls, benchLagMaxMs: r1(lag.max / 1e6) };
+      } finally {
+        await poller?.stop();
+        lag.disable();
+      }
+    };
+
+    let eng: EngineChild | undefined;
+    if (await part('first run to ready', async () => {
+      const s = await start('first run', budget(n, 180, 1800));
+      eng = s.eng;
+      res.first = { readySec: sec(eng.readyMs), windowSec: eng.windowMs === undefined ? undefined : sec(eng.windowMs), peakRssMb: 0, watches: inotifyWatches(eng.pid), stallsMs: s.stalls, benchLagMaxMs: s.benchLagMaxMs, processTree: eng.tree };
+      if (!eng.windowUrl) res.errors.push('the window URL was not printed: no stall figure');
+    }) && eng) {
+      const e = eng;
+      await part(`idle CPU over ${IDLE_SEC} s`, async () => {
+        const before = await uiCall<Status>(e.windowUrl!, 'status');
+        const [c0, s0, t0] = [cpuTicks(e.pid), cpuTicks(svc!.child.pid!), performance.now()];
+        await sleep(IDLE_SEC * 1000);
+        const [c1, s1, wall] = [cpuTicks(e.pid), cpuTicks(svc!.child.pid!), (performance.now() - t0) / 1000];
+        const after = await uiCall<Status>(e.windowUrl!, 'status');
+        res.idle = { windowSec: r1(wall), engineCpuPct: r1(((c1 - c0) / CLK_TCK / wall) * 100), serviceCpuPct: r1(((s1 - s0) / CLK_TCK / wall) * 100), rewalk: before.lastCompleteWalk !== after.lastCompleteWalk ? 'completed' : after.walk.running ? 'running at the end' : 'none' };
+      });
+      const files = pickFiles(mirror, RENAMES * 2);
+      await part(`${RENAMES} local renames -> NAS`, async () => {
+        res.renameIdle = await withTimeout(renames(mirror, nas, files.slice(0, RENAMES), 'r'), 40_000 * RENAMES, 'renames');
+      });
+      await part(`${RENAMES} local renames -> NAS during a re-walk (syncNow)`, async () => {
+        const walking = async (): Promise<boolean> => {
+          await uiCall(e.windowUrl!, 'syncNow');
+          const t = performance.now();
+          while (performance.now() - t < 10_000) {
+            if ((await uiCall<Status>(e.windowUrl!, 'status')).walk.running) return true;
+            await sleep(10);
+          }
+          return false;
+        };
+        res.renameRewalk = await withTimeout(renames(mirror, nas, files.slice(RENAMES), 'w', walking), 60_000 * RENAMES, 'renames during a re-walk');
+      });
+      res.first!.peakRssMb = Math.round(e.peakKb() / 1024);
+      await part('stop (SIGTERM)', async () => {
+        const s = await e.stop(budget(n, 30, 300));
+        res.stopSec = sec(s.ms);
+        res.stopClean = s.clean;
+      });
+    }
+    eng = undefined;
+
+    await part('folders, cp -r and find of the placeholder tree', async () => {
+      const ex = (await runOk('sh', ['-c', 'find "$1" -path "$1/.nas-mirror" -prune -o -type d -print | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find -type d' })).stdout.trim();
+      res.mirrorFolders = Number(ex);
+      const entries = readdirSync(mirror).filter((x) => x !== '.nas-mirror').map((x) => join(mirror, x));
+      const dest = join(base, 'cp');
+      // best of two each: the machine is shared, a floor should not carry someone else's load
+      const cps: number[] = [], finds: number[] = [];
+      for (let rep = 0; rep < 2; rep++) {
+        mkdirSync(dest);
+        cps.push((await runOk('cp', ['-r', ...entries, dest], { timeoutMs: budget(n, 60, 900), what: 'cp -r' })).ms);
+        rmSync(dest, { recursive: true, force: true });
+        const f = await runOk('sh', ['-c', 'find "$1" | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find | wc -l' });
+        finds.push(f.ms);
+        res.findEntries = Number(f.stdout.trim());
+      }
+      res.cpSec = sec(Math.min(...cps));
+      res.findSec = sec(Math.min(...finds));
+      res.floorRuns = { cpSec: cps.map(sec), findSec: finds.map(sec) };
+    });
+
+    if (res.first) {
+      await part('restart to ready (after SIGTERM)', async () => {
+        const s = await start('restart', budget(n, 60, 900));
+        eng = s.eng;
+        res.restart = { readySec: sec(s.eng.readyMs), watches: inotifyWatches(s.eng.pid), peakRssMb: Math.round(s.eng.peakKb() / 1024), stallsMs: s.stalls };
+        await s.eng.kill9();
+      });
+      await part('restart to ready (after kill -9)', async () => {
+        const s = await start('restart after kill -9', budget(n, 60, 900));
+        eng = s.eng;
+        res.restartAfterKill9 = { readySec: sec(s.eng.readyMs), watches: inotifyWatches(s.eng.pid), peakRssMb: Math.round(s.eng.peakKb() / 1024) };
+        await s.eng.stop(budget(n, 30, 300));
+      });
+    }
+    return res;
+  } finally {
+    killAll();
+    if (svc) await svc.kill9().catch(() => undefined);
+  }
+}
+
+/** Targets of issue 8: its 100k column up to 100k objects, its 1M column above. */
+function targets(n: number) {
+  const big = n > 100_000;
+  return { rssMb: big ? 1536 : 400, restartSec: big ? 10 : 3, idlePct: big ? 2 : 1, readyCapSec: big ? 180 : Infinity };
+}
+const mark = (ok: boolean | undefined): string => (ok === undefined ? '' : ok ? ' ✓' : ' ✗');
+const fmt = (x: number | undefined, unit: string): string => (x === undefined || Number.isNaN(x) ? '-' : `${x}${unit}`);
+
+function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
+  const rows: [string, (r: SizeResult) => string][] = [
+    ['objects / NAS folders / mirror folders (find -type d)', (r) => `${r.objects} / ${fmt(r.nasFolders, '')} / ${fmt(r.mirrorFolders, '')}`],
+    ['floor: walk alone (`sync --once`, wall)', (r) => `${fmt(r.walkAloneSec, ' s')} (${fmt(r.walkAloneInternalSec, ' s')} inside)`],
+    ['floor: `cp -r` of the placeholder tree (best of 2)', (r) => fmt(r.cpSec, ' s')],
+    ['floor: `find DIR \\| wc -l` (best of 2)', (r) => `${fmt(r.findSec, ' s')} (${fmt(r.findEntries, '')} entries)`],
+    ['first run to ready (`watching`)', (r) => {
+      if (!r.first) return '✗ not ready';
+      const floor = r.walkAloneSec !== undefined && r.cpSec !== undefined ? 1.5 * (r.walkAloneSec + r.cpSec) : undefined;
+      const cap = Math.min(floor ?? Infinity, targets(r.objects).readyCapSec);
+      return `${r.first.readySec} s${mark(cap === Infinity ? undefined : r.first.readySec <= cap)} (≤ ${floor === undefined ? '?' : r1(floor)} s = 1.5×(walk + cp)${targets(r.objects).readyCapSec < Infinity ? ', ≤ 180 s' : ''})`;
+    }],
+    ['engine peak RSS (VmHWM, first run)', (r) => (r.first ? `${r.first.peakRssMb} MB${mark(r.first.peakRssMb <= targets(r.objects).rssMb)} (≤ ${targets(r.objects).rssMb})` : '-')],
+    ['inotify watches at ready', (r) => (r.first ? `${r.first.watches}${mark(r.mirrorFolders === undefined ? undefined : r.first.watches <= r.mirrorFolders + 64)} (≤ folders + 64)` : '-')],
+    ['UI server GET during the first walk: max (p99, n)', (r) => (r.first?.stallsMs ? `${r.first.stallsMs.max} ms${mark(r.first.stallsMs.max <= 50)} (${r.first.stallsMs.p99} ms, ${r.first.stallsMs.n}) (≤ 50)` : '-')],
+    ['idle CPU of the engine (window, re-walk in it?)', (r) => (r.idle ? `${r.idle.engineCpuPct} %${mark(r.idle.engineCpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct}; ${r.idle.windowSec} s, re-walk: ${r.idle.rewalk})` : '-')],
+    ['restart to ready, nothing changed (SIGTERM)', (r) => (r.restart ? `${r.restart.readySec} s${mark(r.restart.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
+    ['restart to ready after kill -9', (r) => (r.restartAfterKill9 ? `${r.restartAfterKill9.readySec} s${mark(r.restartAfterKill9.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
+    ['local rename -> NAS: p50 (max, n)', (r) => (r.renameIdle ? `${r.renameIdle.p50} s${mark(r.renameIdle.p50 <= 0.5)} (${r.renameIdle.max} s, ${r.renameIdle.n}${r.renameIdle.failed ? `, ${r.renameIdle.failed} failed` : ''}) (≤ 0.5)` : '-')],
+    ['same, during a re-walk: p50 (max, n, walk seen running)', (r) => (r.renameRewalk ? `${r.renameRewalk.p50} s${mark(r.renameRewalk.p50 <= 0.5)} (${r.renameRewalk.max} s, ${r.renameRewalk.n}, ${r.renameRewalk.duringWalk}${r.renameRewalk.failed ? `, ${r.renameRewalk.failed} failed` : ''}) (≤ 0.5)` : '-')],
+  ];
+  const head = `| figure | ${rs.map((r) => `${r.objects}`).join(' | ')} |\n|---|${rs.map(() => '---|').join('')}`;
+  const body = rows.map(([label, f]) => `| ${label} | ${rs.map(f).join(' | ')} |`).join('\n');
+  const errors = rs.flatMap((r) => r.errors.map((e) => `- ${r.objects}: ${e}`)).join('\n');
+  return `${head}\n${body}\n\nEvery CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`).${errors ? `\n\nErrors:\n${errors}` : ''}`;
+}
+
+let currentBase: string | undefined;
+
+async function main(): Promise<void> {
+  say(`sizes ${SIZES.join(', ')}; idle window ${IDLE_SEC} s; ${RENAMES} renames each; temp under ${TMP}`);
+  await ensureRenderer(); // a stale window bundle would otherwise be rebuilt inside the first run's time
+  const cliStart = await runOk(NODE, ['bin/nas-mirror.js', '--help'], { timeoutMs: 60_000, what: 'nas-mirror --help' });
+  const results: SizeResult[] = [];
+  for (const n of SIZES) {
+    const base = mkdtempSync(join(TMP, `nm-scale-${n}-`));
+    currentBase = base;
+    try {
+      results.push(await measureSize(n, base));
+    } finally {
+      say(`${n}: removing ${base}`);
+      rmSync(base, { recursive: true, force: true });
+    }
+  }
+  const out = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30), inotifyMaxUserWatches: Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim()) },
+    cliStartSec: sec(cliStart.ms),
+    idleWindowSec: IDLE_SEC,
+    sizes: results,
+  };
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'scale.json'), JSON.stringify(out, null, 2) + '\n');
+  process.stdout.write(renderTable(results, out.cliStartSec) + '\n');
+}
+
+const cleanup = (sig: NodeJS.Signals): void => {
+  say(`${sig}: killing the children, removing ${currentBase ?? 'nothing'}`);
+  killAll();
+  if (currentBase) rmSync(currentBase, { recursive: true, force: true });
+  process.exit(130);
+};
+process.once('SIGINT', cleanup);
+process.once('SIGTERM', cleanup);
+try {
+  await main();
+} finally {
+  killAll();
+}
