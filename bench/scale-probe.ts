@@ -239,7 +239,11 @@ export function pollLatency(url: string, everyMs: number): { stop: () => Promise
 
 // ---- local rename -> NAS ----
 
-export interface RenameStats { n: number; p50: number; max: number; failed: number; duringWalk?: number }
+export interface RenameStats {
+  n: number; p50: number; max: number; failed: number;
+  /** Renames made while `status` said a walk runs, and of those confirmed, how many with the walk still running then. */
+  duringWalk?: number; walkStillRunning?: number;
+}
 export type NasApi = ReturnType<typeof nasApi>;
 
 /** A thin client of the NAS for the rename checks. */
@@ -300,17 +304,18 @@ export function pickFiles(mirror: string, count: number): string[] {
 
 /**
  * Renames each file in the mirror, one at a time, and times until the NAS answers with the new
- * name (GET every 10 ms). `before` runs ahead of each rename and says whether a walk is running.
+ * name (GET every 10 ms). `walk.start` runs ahead of each rename (starts a walk, says whether it
+ * runs); `walk.running` after the NAS confirmed.
  */
-export async function renames(mirror: string, nas: NasApi, files: string[], tag: string, before?: () => Promise<boolean>): Promise<RenameStats> {
+export async function renames(mirror: string, nas: NasApi, files: string[], tag: string, walk?: { start: () => Promise<boolean>; running: () => Promise<boolean> }): Promise<RenameStats> {
   const times: number[] = [];
-  let failed = 0, during = 0;
+  let failed = 0, during = 0, still = 0;
   for (const [i, rel] of files.entries()) {
     const id = await nas.idOf(rel);
     if (!id) { failed++; continue; }
     const p = parse(rel);
     const newName = `${p.name} ${tag}${i}${p.ext}`;
-    if (before && (await before())) during++;
+    if (walk && (await walk.start())) during++;
     const t = performance.now();
     renameSync(join(mirror, rel), join(mirror, p.dir, newName));
     let ok = false;
@@ -319,9 +324,10 @@ export async function renames(mirror: string, nas: NasApi, files: string[], tag:
       await sleep(10);
     }
     if (ok) times.push(performance.now() - t); else failed++;
+    if (walk && ok && (await walk.running())) still++;
     files[i] = p.dir ? `${p.dir}/${newName}` : newName;
   }
   const s = (ms: number): number => Math.round(ms) / 1000;
-  return { n: times.length, p50: s(pct(times, 50)), max: s(times.length ? Math.max(...times) : NaN), failed, ...(before ? { duringWalk: during } : {}) };
+  return { n: times.length, p50: s(pct(times, 50)), max: s(times.length ? Math.max(...times) : NaN), failed, ...(walk ? { duringWalk: during, walkStillRunning: still } : {}) };
 }
 

@@ -8,7 +8,7 @@
  * SCALE_RENAMES (10), SCALE_TMP (temp base), SCALE_STEP_TIMEOUT_SEC (overrides every step's
  * timeout). Prints a markdown table with the issue's targets; writes bench/results/scale.json.
  */
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -36,16 +36,24 @@ export interface SizeResult {
   stopSec?: number; stopClean?: boolean;
   restart?: { readySec: number; watches: number; peakRssMb: number; stallsMs?: Stalls };
   restartAfterKill9?: { readySec: number; watches: number; peakRssMb: number };
+  /** Load average and CPU/IO pressure (some, avg10) as each step began: how busy the shared machine was. */
+  load: Record<string, string>;
   errors: string[];
 }
+
+const machineLoad = (): string => {
+  const some = (kind: string): string => { try { return /some avg10=([\d.]+)/.exec(readFileSync(`/proc/pressure/${kind}`, 'utf8'))?.[1] ?? '?'; } catch { return '?'; } };
+  return `load ${loadavg()[0]!.toFixed(2)}, cpu pressure ${some('cpu')} %, io pressure ${some('io')} %`;
+};
 
 /** A step's timeout: `minSec`, or `perMillionSec` scaled to the size, whichever is larger. */
 const budget = (n: number, minSec: number, perMillionSec: number): number => FIXED_TIMEOUT ?? Math.max(minSec, (n / 1e6) * perMillionSec) * 1000;
 
 async function measureSize(n: number, base: string): Promise<SizeResult> {
-  const res: SizeResult = { objects: n, errors: [] };
+  const res: SizeResult = { objects: n, load: {}, errors: [] };
   const part = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
     say(`${n}: ${what}...`);
+    res.load[what] = machineLoad();
     try { await fn(); return true; } catch (e) {
       const msg = `${what}: ${e instanceof Error ? e.message : String(e)}`;
       say(`${n}: FAILED ${msg}`);
@@ -113,16 +121,17 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
         res.renameIdle = await withTimeout(renames(mirror, nas, files.slice(0, RENAMES), 'r'), 40_000 * RENAMES, 'renames');
       });
       await part(`${RENAMES} local renames -> NAS during a re-walk (syncNow)`, async () => {
-        const walking = async (): Promise<boolean> => {
+        const running = async (): Promise<boolean> => (await uiCall<Status>(e.windowUrl!, 'status')).walk.running;
+        const start = async (): Promise<boolean> => {
           await uiCall(e.windowUrl!, 'syncNow');
           const t = performance.now();
           while (performance.now() - t < 10_000) {
-            if ((await uiCall<Status>(e.windowUrl!, 'status')).walk.running) return true;
+            if (await running()) return true;
             await sleep(10);
           }
           return false;
         };
-        res.renameRewalk = await withTimeout(renames(mirror, nas, files.slice(RENAMES), 'w', walking), 60_000 * RENAMES, 'renames during a re-walk');
+        res.renameRewalk = await withTimeout(renames(mirror, nas, files.slice(RENAMES), 'w', { start, running }), 60_000 * RENAMES, 'renames during a re-walk');
       });
       res.first!.peakRssMb = Math.round(e.peakKb() / 1024);
       await part('stop (SIGTERM)', async () => {
@@ -201,12 +210,13 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
     ['restart to ready, nothing changed (SIGTERM)', (r) => (r.restart ? `${r.restart.readySec} s${mark(r.restart.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
     ['restart to ready after kill -9', (r) => (r.restartAfterKill9 ? `${r.restartAfterKill9.readySec} s${mark(r.restartAfterKill9.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
     ['local rename -> NAS: p50 (max, n)', (r) => (r.renameIdle ? `${r.renameIdle.p50} s${mark(r.renameIdle.p50 <= 0.5)} (${r.renameIdle.max} s, ${r.renameIdle.n}${r.renameIdle.failed ? `, ${r.renameIdle.failed} failed` : ''}) (≤ 0.5)` : '-')],
-    ['same, during a re-walk: p50 (max, n, walk seen running)', (r) => (r.renameRewalk ? `${r.renameRewalk.p50} s${mark(r.renameRewalk.p50 <= 0.5)} (${r.renameRewalk.max} s, ${r.renameRewalk.n}, ${r.renameRewalk.duringWalk}${r.renameRewalk.failed ? `, ${r.renameRewalk.failed} failed` : ''}) (≤ 0.5)` : '-')],
+    ['same, during a re-walk: p50 (max, n, walk running at rename / at NAS confirm)', (r) => (r.renameRewalk ? `${r.renameRewalk.p50} s${mark(r.renameRewalk.p50 <= 0.5)} (${r.renameRewalk.max} s, ${r.renameRewalk.n}, ${r.renameRewalk.duringWalk} / ${r.renameRewalk.walkStillRunning}${r.renameRewalk.failed ? `, ${r.renameRewalk.failed} failed` : ''}) (≤ 0.5)` : '-')],
   ];
   const head = `| figure | ${rs.map((r) => `${r.objects}`).join(' | ')} |\n|---|${rs.map(() => '---|').join('')}`;
   const body = rows.map(([label, f]) => `| ${label} | ${rs.map(f).join(' | ')} |`).join('\n');
   const errors = rs.flatMap((r) => r.errors.map((e) => `- ${r.objects}: ${e}`)).join('\n');
-  return `${head}\n${body}\n\nEvery CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`).${errors ? `\n\nErrors:\n${errors}` : ''}`;
+  const load = rs.map((r) => `- ${r.objects}: at the first run ${r.load['first run to ready'] ?? '?'}; at cp -r ${r.load['folders, cp -r and find of the placeholder tree'] ?? '?'}`).join('\n');
+  return `${head}\n${body}\n\nEvery CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`). The machine meanwhile (2 cores shared):\n${load}${errors ? `\n\nErrors:\n${errors}` : ''}`;
 }
 
 let currentBase: string | undefined;
