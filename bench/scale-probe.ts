@@ -28,12 +28,16 @@ export function track(c: ChildProcess): ChildProcess {
   c.once('exit', () => children.delete(c));
   return c;
 }
-export function killAll(): void {
+/** SIGKILL to every child's process group; resolves when they have exited (at most 5 s). */
+export function killAll(): Promise<void> {
+  const waits: Promise<void>[] = [];
   for (const c of children) {
     if (c.pid === undefined || c.exitCode !== null || c.signalCode !== null) continue;
+    waits.push(new Promise((r) => c.once('exit', () => r())));
     try { process.kill(-c.pid, 'SIGKILL'); } catch { try { c.kill('SIGKILL'); } catch { /* gone */ } }
   }
   children.clear();
+  return withTimeout(Promise.all(waits).then(() => undefined), 5000, 'killing the children').catch(() => undefined);
 }
 
 /** Rejects with "<what> timed out after N s" unless `p` settles first. */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureRenderer } from '../main/ui-server/assets.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
-import { CLK_TCK, cpuTicks, inotifyWatches, killAll, nasApi, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
+import { CLK_TCK, cpuTicks, inotifyWatches, killAll, track, nasApi, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
 
 const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 // 70 s: the engine re-walks every 60 s, so one periodic round falls inside the window.
@@ -71,6 +71,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       res.demoSec = sec(r.ms);
       token = (await runOk(NODE, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nasDir], { timeoutMs: 60_000, what: 'nas-service token' })).stdout.trim();
       svc = await spawnServiceProcess(nasDir, 0, budget(n, 60, 600));
+      track(svc.child); // killed with the others on Ctrl-C
     }))) return res;
     const url = svc!.baseUrl;
     const nas = nasApi(url, token);
@@ -142,7 +143,8 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
     }
     eng = undefined;
 
-    await part('folders, cp -r and find of the placeholder tree', async () => {
+    if (!res.first) res.errors.push('no finished placeholder tree: the cp -r and find floors were skipped');
+    else await part('folders, cp -r and find of the placeholder tree', async () => {
       const ex = (await runOk('sh', ['-c', 'find "$1" -path "$1/.nas-mirror" -prune -o -type d -print | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find -type d' })).stdout.trim();
       res.mirrorFolders = Number(ex);
       const entries = readdirSync(mirror).filter((x) => x !== '.nas-mirror').map((x) => join(mirror, x));
@@ -178,7 +180,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
     }
     return res;
   } finally {
-    killAll();
+    await killAll();
     if (svc) await svc.kill9().catch(() => undefined);
   }
 }
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
       results.push(await measureSize(n, base));
     } finally {
       say(`${n}: removing ${base}`);
-      rmSync(base, { recursive: true, force: true });
+      rmSync(base, { recursive: true, force: true, maxRetries: 5 });
     }
   }
   const out = {
@@ -250,14 +252,15 @@ async function main(): Promise<void> {
 
 const cleanup = (sig: NodeJS.Signals): void => {
   say(`${sig}: killing the children, removing ${currentBase ?? 'nothing'}`);
-  killAll();
-  if (currentBase) rmSync(currentBase, { recursive: true, force: true });
-  process.exit(130);
+  void killAll().then(() => {
+    if (currentBase) rmSync(currentBase, { recursive: true, force: true, maxRetries: 5 });
+    process.exit(130);
+  });
 };
 process.once('SIGINT', cleanup);
 process.once('SIGTERM', cleanup);
 try {
   await main();
 } finally {
-  killAll();
+  await killAll();
 }
