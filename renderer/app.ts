@@ -4,7 +4,7 @@
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
-import { trayView } from '../app/tray/tray-state.js';
+import { trayView, walkText } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
 import { ago } from './format.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
@@ -88,7 +88,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     badge.textContent = BADGE[s.connection];
     badge.dataset['conn'] = s.connection;
     document.body.dataset['tray'] = v.state;
-    const walk = s.walk.running ? `Walking the NAS: ${s.walk.folders} folders, ${s.walk.objects} objects` : null;
+    const walk = s.walk.running ? `Walking the NAS: ${walkText(s.walk)}` : null;
     // not connected: say why (no token stored, address refused...) rather than only "not set up yet"
     const why = s.connection !== 'online' && s.error ? s.error.message : null;
     stateLine.textContent = walk ?? `${why ?? v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;

@@ -69,7 +69,7 @@ export const appStatus = obj({
   via: nullable(oneOf(['lan', 'proxy', 'url', 'embedded'] as const)),
   paused: bool(),
   mirrorMissing: bool(),
-  walk: obj({ running: bool(), folders: int(), objects: int(), startedAt: nullable(iso) }),
+  walk: obj({ running: bool(), folders: int(), objects: int(), placed: int(), rate: int(), startedAt: nullable(iso) }),
   outbox: int(),
   conflicts: int(),
   heldDeletes: int(),

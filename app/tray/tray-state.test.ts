@@ -5,7 +5,7 @@ import { notificationsFor, trayMenu, trayView } from './tray-state.js';
 const NOW = Date.parse('2026-11-21T06:00:00Z');
 const ok: AppStatus = {
   connection: 'online', endpoint: 'http://127.0.0.1:1', via: 'url', paused: false, mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
   lastCompleteWalk: '2026-11-21T05:59:00Z', staleAfterSec: 3600, mirrorFolder: '/m', indexed: 12, error: null,
 };
 const s = (p: Partial<AppStatus>): AppStatus => ({ ...ok, ...p });
@@ -19,13 +19,13 @@ describe('trayView', () => {
     expect(trayView(s({ lastCompleteWalk: null }), NOW).state).toBe('stale');
   });
   it('says syncing with progress during a walk, and while changes wait to be sent', () => {
-    const v = trayView(s({ walk: { running: true, folders: 3, objects: 40, startedAt: null } }), NOW);
+    const v = trayView(s({ walk: { running: true, folders: 3, objects: 40, placed: 0, rate: 0, startedAt: null } }), NOW);
     expect(v.state).toBe('syncing');
     expect(v.progress).toEqual({ folders: 3, objects: 40 });
     expect(trayView(s({ outbox: 2 }), NOW).state).toBe('syncing');
   });
   it('says offline, and counts what waits', () => {
-    const v = trayView(s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, startedAt: null } }), NOW);
+    const v = trayView(s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }), NOW);
     expect(v.state).toBe('offline');
     expect(v.tooltip).toContain('2 changes waiting');
   });

@@ -59,7 +59,7 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
     return { ...base, state: 'offline', tooltip: `NAS Mirror: offline${queued}` };
   }
   if (s.walk.running || s.outbox > 0) {
-    const what = s.walk.running ? `${s.walk.folders} folders, ${s.walk.objects} objects seen` : `${plural(s.outbox, 'change', 'changes')} to send`;
+    const what = s.walk.running ? walkText(s.walk) : `${plural(s.outbox, 'change', 'changes')} to send`;
     return { ...base, state: 'syncing', tooltip: `NAS Mirror: syncing (${what})`, progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null };
   }
   if (isStale(s, nowMs)) {
@@ -119,4 +119,11 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
   if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${s.conflicts + s.heldDeletes} item(s)…`, enabled: true });
   items.push({ id: 'separator' }, { id: 'quit', label: 'Quit NAS Mirror', enabled: true });
   return items;
+}
+
+/** A walk in progress in words: what was seen, what was placed, how fast. */
+export function walkText(w: AppStatus['walk']): string {
+  const placed = w.placed > 0 ? `, ${plural(w.placed, 'placeholder', 'placeholders')} placed` : '';
+  const rate = w.rate > 0 ? ` (${w.rate.toLocaleString('en-US')}/s)` : '';
+  return `${plural(w.folders, 'folder', 'folders')}, ${plural(w.objects, 'object', 'objects')} seen${placed}${rate}`;
 }

@@ -67,7 +67,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     const p = session?.problem;
     return {
       connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,
-      walk: { running: false, folders: 0, objects: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
       lastCompleteWalk: store.lastWalk()?.completedAt ?? null, staleAfterSec, mirrorFolder: s.mirrorFolder, indexed: store.count(),
       error: p ? { code: p.code, message: p.message } : session ? null : { code: 'Unavailable', message: 'connecting…' },
     };

@@ -144,6 +144,23 @@ export class ServiceClient {
     return parseListing(parseJson(res.body));
   }
 
+  /**
+   * One page of a folder's children, conditionally: with `ifNoneMatch` (the page ETag of an
+   * earlier answer) an unchanged page comes back as `notModified` with no body (304). The
+   * page's ETag is returned either way, to send next time.
+   */
+  async listIfChanged(folderId: string, opts: ListOptions & { ifNoneMatch?: string }): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: ListingPage }> {
+    const q = new URLSearchParams();
+    q.set('ids', folderId);
+    q.set('limit', String(opts.limit ?? 1000));
+    q.set('pageToken', opts.pageToken ?? '');
+    const headers: Record<string, string> = opts.ifNoneMatch !== undefined ? { 'if-none-match': opts.ifNoneMatch } : {};
+    const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true, headers, notModifiedOk: true });
+    const etag = res.headers['etag'];
+    if (res.status === 304) return { notModified: true, etag: etag ?? opts.ifNoneMatch };
+    return { notModified: false, etag, page: parseListing(parseJson(res.body)) };
+  }
+
   /** Every page of a listing, in order, fetched one after the other. */
   async *pages(ids: string | readonly string[], opts: ListOptions = {}): AsyncGenerator<ListingPage> {
     let token = opts.pageToken ?? '';
@@ -199,7 +216,7 @@ export class ServiceClient {
     return typeof this.opts.token === 'function' ? this.opts.token() : this.opts.token;
   }
 
-  private async send(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string> }): Promise<TransportResponse> {
+  private async send(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
     const url = this.baseUrl + this.o.prefix + path;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;
@@ -212,7 +229,7 @@ export class ServiceClient {
           }),
         );
         this.opts.onAttempt?.({ method, path: path.split('?')[0]!, attempt, status: res.status });
-        if (res.status >= 200 && res.status < 300) return res;
+        if ((res.status >= 200 && res.status < 300) || (res.status === 304 && a.notModifiedOk === true)) return res;
         err = statusError(res);
         retryAfterMs = parseRetryAfter(res.headers['retry-after']);
         // Definitely not applied: 429 and 503 (service refusing). Any other 5xx may have applied.

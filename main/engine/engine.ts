@@ -14,6 +14,9 @@ import { MirrorStore } from '../mirror/store.js';
 import { syncOnce } from '../mirror/sync.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { allDirs } from '../local/analyse.js';
+import { changedDirs } from '../local/dir-stamps.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
 import { LocalStore } from '../local/local-store.js';
 import { LocalModel } from '../local/model.js';
@@ -25,7 +28,7 @@ import { Lock, type ActivityInput, type Core } from './core.js';
 import { EngineEvents } from './events.js';
 import { checkRoot, initRoot } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
-import { reconcile } from './remote-sync.js';
+import { noteAdded, reconcile, type ReconcileResult } from './remote-sync.js';
 import { runLocalBatch } from './local-batch.js';
 import { EngineActions } from './actions.js';
 import { OutboxPump } from './outbox-pump.js';
@@ -47,14 +50,19 @@ export interface EngineOptions {
   holdMs?: number;
   /** Re-walk period (default 60 s); 0 = never. */
   rewalkMs?: number;
-  /** Full local rescan period (default 10 min); 0 = never. */
+  /** Local check period (default 10 min): the watcher's self-test, then every folder's stamp; 0 = never. */
   rescanMs?: number;
+  /** Full local rescan period, every file (default 6 h; a running watcher sees changes as they happen); 0 = never. */
+  fullRescanMs?: number;
   /** How often the command line's queued requests are read (default 500 ms). */
   requestPollMs?: number;
   watcher?: WatcherOptions;
   /** Where the NAS is reached, for status. */
   endpoint?: string;
 }
+
+/** Ids planned per reconcile while a walk runs: small enough that the window never waits long. */
+const RECONCILE_CHUNK = 500;
 
 export class Engine {
   readonly events = new EngineEvents();
@@ -68,13 +76,24 @@ export class Engine {
   private readonly pump: OutboxPump;
   /** Ids we changed on the NAS, and when (a walk that began before is stale for them). */
   private settledAt = new Map<string, number>();
+  /** Ids the mirror store changed since the last reconcile (fed by the applier, in apply order). */
+  private remoteDirty = new Set<string>();
+  /** Ids to plan again at a walk's end (failed placements, objects met before their folder); persisted. */
+  private retryIds = new Set<string>();
+  /** The store moved while the placeholders did not follow (a crash between the two): plan everything once. */
+  private reconcileAll: boolean;
+  private reconcileQueued = false;
+  private readonly offApplier: () => void;
+  private readonly walkTally = { placed: 0, added: 0 };
+  /** Set once the folder is watched and matches the model: what `run` calls ready. */
+  ready = false;
   readonly state = {
     paused: false,
     mirrorMissing: undefined as string | undefined,
     connection: 'offline' as 'online' | 'offline' | 'auth-error',
     error: undefined as { code: string; message: string } | undefined,
     walking: false,
-    walkProgress: { folders: 0, objects: 0, startedAt: null as string | null },
+    walkProgress: { folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null as string | null },
     watcherPolling: false,
     watcherNotice: undefined as string | undefined,
   };
@@ -97,6 +116,13 @@ export class Engine {
       activity: (a: ActivityInput) => this.recordActivity(a),
     };
     this.state.paused = local.meta('paused') === '1';
+    this.reconcileAll = store.generation() > 0 && local.meta('reconciledGen') !== String(store.generation());
+    for (const id of JSON.parse(local.meta('retryIds') ?? '[]') as string[]) this.retryIds.add(id);
+    this.offApplier = this.core.applier.onChanges((cs) => {
+      for (const c of cs) this.remoteDirty.add(c.kind === 'removed' ? c.before.id : c.after.id);
+      // a walk in progress: placeholders follow batch by batch, between its requests
+      if (this.state.walking) this.reconcileSoon();
+    });
     this.pump = new OutboxPump({
       core: this.core, lock: this.lock, client: opts.client,
       canSend: () => !this.stopped && !this.state.paused && this.state.mirrorMissing === undefined,
@@ -111,7 +137,7 @@ export class Engine {
     });
     this.actions = new EngineActions(this.core, this.lock, {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
-      reconcile: () => this.reconcileNow(),
+      reconcile: () => this.reconcileEverything(),
       setPaused: (p) => this.setPaused(p),
       syncNow: () => this.syncNow(),
     });
@@ -123,16 +149,32 @@ export class Engine {
     this.events.emit('activity', { id: String(seq), at: new Date().toISOString(), kind: a.kind, path: a.path, summary: a.summary, reason: a.reason, undoable: a.outboxSeq !== undefined && (a.kind === 'renamed' || a.kind === 'moved') });
   }
 
-  /** Starts: first round (walk, placeholders, rescan, replay), then watching and timers. */
+  /**
+   * Starts. A first start walks the NAS (placeholders follow batch by batch). A restart does
+   * not wait for the NAS: it places what the store has that the disk does not show yet, reads
+   * only the folders whose stamp moved while stopped, watches, and is READY; then one
+   * catch-up walk (one conditional listing per folder: 304 for what did not change) and the
+   * outbox replay. Resolves when that first round is done.
+   */
   async start(): Promise<void> {
+    const t0 = Date.now();
     if (!(await this.prepare())) {
       this.schedule(() => void this.healthTick(), 2000);
       return;
     }
-    await this.round();
+    await this.actions.processRequests();
+    const restart = this.core.store.lastWalk() !== undefined && this.core.model.rootId !== '';
+    if (!restart && !this.state.paused) await this.walkOnce();
+    else await this.catchUp();
+    // What changed on disk while stopped, then what changed while chokidar read the tree.
+    await this.checkDirs();
     await this.startWatching();
-    // Changes made while chokidar was reading the tree raised no event: look once more.
-    await this.fullRescan();
+    await this.checkDirs();
+    if (this.stopped) return;
+    this.ready = true;
+    this.events.emit('ready', { restart, ms: Date.now() - t0 });
+    this.kickOutbox();
+    if (restart && !this.state.paused) await this.walkOnce();
     await this.drainOutbox();
     if (!this.stopped) this.startTimers();
   }
@@ -150,12 +192,29 @@ export class Engine {
     return this.checkHealth();
   }
 
-  /** One full round: walk, placeholders, full rescan, replay the outbox. */
+  /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */
   async round(): Promise<void> {
     await this.actions.processRequests();
     if (!this.state.paused) await this.walkOnce();
-    await this.fullRescan();
+    else await this.catchUp();
+    await this.checkDirs();
     if (!this.state.paused) await this.drainOutbox();
+  }
+
+  /** Places what the store holds that the disk does not show yet (after a crash, or retries). */
+  private async catchUp(): Promise<void> {
+    if (!this.reconcileAll && this.retryIds.size === 0 && this.remoteDirty.size === 0) return;
+    await this.lock.run(async () => {
+      if (this.stopped || !(await this.checkHealth())) return;
+      this.reconcileDirty(new Set(), true);
+    });
+  }
+
+  /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
+  async checkDirs(): Promise<void> {
+    if (!this.core.model.rootId || this.stopped) return;
+    const dirs = await this.lock.run(() => changedDirs(this.core.root, this.core.model));
+    if (dirs.length) await this.onBatch(dirs);
   }
 
   private timersStarted = false;
@@ -173,14 +232,15 @@ export class Engine {
     };
     every(this.opts.rewalkMs ?? 60_000, () => void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)));
     every(this.opts.rescanMs ?? 600_000, () => void this.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
+    every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
     every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
   }
 
-  /** Periodic: the watcher's self-test again, then a full rescan whatever it says. */
+  /** Periodic: the watcher's self-test again, then every folder's stamp whatever it says. */
   private async periodicCheck(): Promise<void> {
     const ok = this.watcher ? await this.watcher.selfTest() : true;
-    if (!ok) this.core.activity({ kind: 'watcher', path: '', summary: 'watcher self-test FAILED', reason: 'no event for a probe file within 5 s: relying on periodic rescans' });
-    await this.fullRescan();
+    if (!ok) this.core.activity({ kind: 'watcher', path: '', summary: 'watcher self-test FAILED', reason: 'no event for a probe file within 5 s: relying on periodic checks' });
+    await this.checkDirs();
   }
 
   private schedule(fn: () => void, ms: number): void {
@@ -280,6 +340,10 @@ export class Engine {
       }
       const c = this.core;
       const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
+      // Before a disappearance can become a delete, or when a folder we were pointed at is gone
+      // (renamed: the watcher still names its old path), read every folder whose stamp moved:
+      // the missing entry may sit in a renamed folder no event named yet.
+      if (this.carry.length > 0 || dirs.some((d) => !existsSync(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model));
       const t0 = Date.now();
       let r: ReturnType<typeof runLocalBatch>;
       try {
@@ -321,33 +385,44 @@ export class Engine {
     await this.onBatch(dirs);
   }
 
-  /** Walks the NAS once (not while paused) and reconciles the placeholders. */
+  /**
+   * Walks the NAS once (not while paused). Placeholders follow the store batch by batch while
+   * the walk runs (`reconcileSoon`), and once more at its end (removals, retries).
+   */
   async walkOnce(): Promise<boolean> {
     if (this.state.walking || this.state.paused || this.stopped) return false;
     this.state.walking = true;
     const startedAt = Date.now();
-    this.state.walkProgress = { folders: 0, objects: 0, startedAt: new Date(startedAt).toISOString() };
+    this.walkTally.placed = this.walkTally.added = 0;
+    this.state.walkProgress = { folders: 0, objects: 0, placed: 0, rate: 0, startedAt: new Date(startedAt).toISOString() };
     this.emitStatus();
     let complete = false;
     try {
       const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
         signal: this.abort.signal,
         onProgress: (p) => {
-          this.state.walkProgress = { folders: p.folders, objects: p.objects, startedAt: this.state.walkProgress.startedAt };
+          this.state.walkProgress = { folders: p.folders, objects: p.objects, placed: this.walkTally.placed, rate: p.rate, startedAt: this.state.walkProgress.startedAt };
           if (p.pages > 0 && this.state.connection !== 'online') this.online(); // listings arrive: the NAS answers
         },
       });
       complete = s.complete;
       if (s.error) this.noteNetwork(s.error);
       else this.online();
-      if (this.core.model.rootId === '' && this.core.store.root()) this.core.model = this.core.local.loadModel(this.core.store.root()!.id);
       const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
-      await this.lock.run(async () => {
-        if (this.stopped || !(await this.checkHealth())) return;
-        const r = reconcile(this.core, stale);
-        if (r.created || r.moved || r.removed) this.events.emit('changed', { what: 'index' });
-      });
+      let first = true;
+      let any = false;
+      while (!this.stopped && (first || this.remoteDirty.size > 0)) {
+        const withRetries = first;
+        first = false;
+        const r = await this.lock.run(async () => (this.stopped || !(await this.checkHealth()) ? 'unhealthy' as const : this.reconcileDirty(stale, withRetries, RECONCILE_CHUNK)));
+        if (r === 'unhealthy') break;
+        if (r && (r.created || r.moved || r.removed)) any = true;
+        await new Promise((res) => setImmediate(res));
+      }
+      this.state.walkProgress.placed = this.walkTally.placed;
+      noteAdded(this.core, this.walkTally.placed, this.walkTally.added);
+      if (any || this.walkTally.placed) this.events.emit('changed', { what: 'index' });
     } catch (e) {
       this.noteNetwork(toAppError(e));
     } finally {
@@ -357,13 +432,86 @@ export class Engine {
     return complete;
   }
 
+  /** Places the store's latest batch soon, between the walk's requests, a chunk at a time. */
+  private reconcileSoon(): void {
+    if (this.reconcileQueued) return;
+    this.reconcileQueued = true;
+    setImmediate(() => {
+      void this.lock.run(async () => {
+        this.reconcileQueued = false;
+        if (this.stopped || !this.state.walking || !(await this.checkHealth())) return;
+        const since = this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
+        const stale = new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
+        this.reconcileDirty(stale, false, RECONCILE_CHUNK);
+        this.state.walkProgress.placed = this.walkTally.placed;
+        if (this.remoteDirty.size > 0) this.reconcileSoon();
+      }).catch((e: unknown) => this.failed('placeholders', e));
+    });
+  }
+
+  /**
+   * Brings the placeholders in line with what the store changed (everything, when behind),
+   * at most `limit` ids at a time. Under the lock. Nothing is lost on a failure: the ids are
+   * planned again next time.
+   */
+  private reconcileDirty(stale: ReadonlySet<string>, withRetries: boolean, limit = Infinity): ReconcileResult | undefined {
+    const c = this.core;
+    const root = c.store.root();
+    if (c.model.rootId === '' && root) c.model = c.local.loadModel(root.id);
+    // Entries changed outside a reconcile (settled conflicts, the user's moves) are planned again too.
+    for (const id of c.model.takeTouched()) this.remoteDirty.add(id);
+    if (withRetries && this.retryIds.size) {
+      for (const id of this.retryIds) this.remoteDirty.add(id);
+      this.retryIds.clear();
+    }
+    const all = this.reconcileAll;
+    if (!all && this.remoteDirty.size === 0) return undefined;
+    let only = this.remoteDirty;
+    if (all || only.size <= limit) this.remoteDirty = new Set();
+    else {
+      only = new Set();
+      for (const id of this.remoteDirty) {
+        if (only.size >= limit) break;
+        only.add(id);
+      }
+      for (const id of only) this.remoteDirty.delete(id);
+    }
+    this.reconcileAll = false;
+    let r: ReconcileResult;
+    try {
+      r = reconcile(c, stale, all ? undefined : only);
+    } catch (e) {
+      for (const id of only) this.remoteDirty.add(id);
+      if (all) this.reconcileAll = true;
+      throw e;
+    }
+    c.model.takeTouched(); // the reconcile's own changes are not news
+    const retriesBefore = this.retryIds.size;
+    for (const id of r.retry) this.retryIds.add(id);
+    for (const id of stale) if (all || only.has(id)) this.retryIds.add(id);
+    if (this.retryIds.size !== retriesBefore || withRetries) c.local.setMeta('retryIds', JSON.stringify([...this.retryIds].slice(0, 10_000)));
+    if (this.retryIds.size > 10_000) this.reconcileAll = true;
+    if (this.remoteDirty.size === 0 && !this.reconcileAll) c.local.setMeta('reconciledGen', String(c.store.generation()));
+    this.walkTally.placed += r.created;
+    this.walkTally.added += r.added;
+    return r;
+  }
+
   private async reconcileNow(): Promise<void> {
     await this.lock.run(async () => {
       // Only a walk in progress can have put an older view of what we changed into the store.
       const since = this.state.walking && this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
       const stale = new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
-      if (await this.checkHealth()) reconcile(this.core, stale);
+      if (!(await this.checkHealth())) return;
+      const r = this.reconcileDirty(stale, true);
+      if (r) noteAdded(this.core, r.created, r.added);
     });
+  }
+
+  /** Everything planned again (after the user acted on held deletes or conflicts). */
+  private async reconcileEverything(): Promise<void> {
+    this.reconcileAll = true;
+    await this.reconcileNow();
   }
 
   /** The connection state last written to the log and the state db. */
@@ -411,7 +559,7 @@ export class Engine {
   /** Re-walk now and replay. */
   async syncNow(): Promise<void> {
     await this.walkOnce();
-    await this.fullRescan();
+    await this.checkDirs();
     await this.drainOutbox();
   }
 
@@ -439,6 +587,7 @@ export class Engine {
   /** Stops timers and the watcher, waits for the step in progress; closes the db if it owns it. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.offApplier();
     this.abort.abort();
     for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
     this.timers.clear();

@@ -10,6 +10,8 @@ export interface EngineEventMap {
   activity: ActivityEntry;
   changed: { what: 'activity' | 'conflicts' | 'index' | 'settings' };
   notice: { level: 'info' | 'warn' | 'error'; message: string };
+  /** The folder is watched and matches the model (the first round goes on: catch-up walk, replay). */
+  ready: { restart: boolean; ms: number };
 }
 
 export type EngineEventName = keyof EngineEventMap;

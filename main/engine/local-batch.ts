@@ -68,6 +68,13 @@ export function runLocalBatch(core: Core, dirs: readonly string[], carried: read
     }
     activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
   }
+  // Folders read now match the model: keep their stamps, except where something is still
+  // unresolved (a disappearance within its hold) and must be read again after a restart.
+  const unresolved = new Set(pair.carry.map((g) => model.get(g.id)?.lparent));
+  for (const s of scans) {
+    const d = model.byIno(s.ino);
+    if (d && d.kind === 'dir' && d.state === 'ok' && !unresolved.has(d.id)) model.setStamp(d.id, s.stamp);
+  }
   let seqs: number[] = [];
   core.db.transaction(() => {
     seqs = core.outbox.enqueue(entries);

@@ -9,6 +9,8 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { planRemote } from '../local/remote-plan.js';
 import { writePlaceholders } from '../local/placeholders.js';
 import { lstatBig } from '../local/analyse.js';
+import { recordStamps } from '../local/dir-stamps.js';
+import type { MirrorStore } from '../mirror/store.js';
 import type { Core } from './core.js';
 
 export interface ReconcileResult {
@@ -16,12 +18,21 @@ export interface ReconcileResult {
   moved: number;
   removed: number;
   refused: number;
+  /** New on the NAS (placed or not). */
+  added: number;
+  /** Ids to plan again later: placements that failed, objects whose folder is not known yet. */
+  retry: string[];
 }
 
-/** Reconciles; `stale` = ids we changed on the NAS after the store's last walk began. */
-export function reconcile(core: Core, stale: ReadonlySet<string> = new Set()): ReconcileResult {
+/**
+ * Reconciles; `stale` = ids we changed on the NAS after the store's last walk began; `only`
+ * = the ids the store changed since the last reconcile (absent: everything). The "placed
+ * new placeholders" activity line is left to the caller (`noteAdded`), which may sum many
+ * partial reconciles of one walk into one line.
+ */
+export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), only?: ReadonlySet<string>): ReconcileResult {
   const rootObj = core.store.root();
-  if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0 };
+  if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0, added: 0, retry: only ? [...only] : [] };
   const { model } = core;
   if (!model.get(rootObj.id)) {
     const st = lstatBig(core.root);
@@ -31,7 +42,8 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set()): R
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
   }
   const pathsBefore = new Map<string, string>();
-  const plan = planRemote({ model, rootId: rootObj.id, objects: core.store.all() as Iterable<RemoteObject>, pending: core.outbox.pendingIds(), traits: core.traits, stale });
+  const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
+  const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}) });
   for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
   const rep = writePlaceholders(core.root, model, plan);
   let added = 0;
@@ -55,7 +67,6 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set()): R
       reason: n.detail,
     });
   }
-  if (added > 0) core.activity({ kind: 'remote-added', path: '', summary: `placed ${rep.created} new placeholder(s)`, reason: `${added} object(s) new on the NAS` });
   for (const k of rep.keptLocal) {
     core.local.addLocalOnly(k.to, 'moved', k.reason);
     core.activity({ kind: 'local-only', path: k.to, summary: `kept ${k.from} as local only`, reason: k.reason });
@@ -67,6 +78,24 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set()): R
     if (b && model.get(f.id)) model.update(f.id, b);
   }
   for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
+  recordStamps(core.root, model, rep.touchedDirs);
   core.local.flush(model);
-  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused };
+  const retry = rep.failed.map((f) => f.id);
+  // objects whose folder the model does not have yet (a partial plan met the child first)
+  if (only) {
+    const refusedNow = new Set(plan.notes.filter((n) => n.kind === 'refused').map((n) => n.id));
+    for (const id of only) if (!model.get(id) && !refusedNow.has(id) && core.store.getJson(id) !== undefined) retry.push(id);
+  }
+  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry };
+}
+
+/** One activity line for the placeholders a walk (or a reconcile) placed. */
+export function noteAdded(core: Core, created: number, added: number): void {
+  if (added > 0 || created > 0) core.activity({ kind: 'remote-added', path: '', summary: `placed ${created} new placeholder(s)`, reason: `${added} object(s) new on the NAS` });
+}
+
+/** The current stored versions of these ids (absent ids are gone from the store). */
+function* objectsOf(store: MirrorStore, ids: ReadonlySet<string>): IterableIterator<RemoteObject> {
+  const all = [...ids];
+  for (let i = 0; i < all.length; i += 500) yield* store.getMany(all.slice(i, i + 500)).values();
 }

@@ -19,7 +19,8 @@ export interface EngineStatus {
   paused: boolean;
   mirrorMissing: string | null;
   mirrorFolder: string | null;
-  walk: { running: boolean; folders: number; objects: number; startedAt: string | null };
+  /** The walk in progress: folders and objects seen, placeholders placed, objects per second. */
+  walk: { running: boolean; folders: number; objects: number; placed: number; rate: number; startedAt: string | null };
   lastCompleteWalk: string | null;
   objects: number;
   outbox: { pending: number; done: number; conflict: number };
@@ -38,7 +39,7 @@ interface EngineState {
   connection: 'online' | 'offline' | 'auth-error';
   error: { code: string; message: string } | undefined;
   walking: boolean;
-  walkProgress: { folders: number; objects: number; startedAt: string | null };
+  walkProgress: { folders: number; objects: number; placed: number; rate: number; startedAt: string | null };
   watcherPolling: boolean;
   watcherNotice: string | undefined;
 }
@@ -47,8 +48,7 @@ export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | 
   const counts = core.outbox.counts();
   const held = core.local.held();
   const conflicts = core.local.conflicts().length;
-  let filled = 0;
-  for (const e of core.model.byId.values()) if (e.filled) filled++;
+  const filled = core.model.filledCount;
   const pending = counts.pending + counts.sending;
   const state: EngineStatus['state'] = s.mirrorMissing !== undefined ? 'mirror-missing'
     : s.paused ? 'paused'

@@ -7,6 +7,7 @@
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import type { Kind } from './model.js';
+import { stampOf } from './dir-stamps.js';
 import { RESERVED_DIR } from './local-names.js';
 
 export interface DiskEntry {
@@ -22,6 +23,8 @@ export interface DirScan {
   /** '/'-separated, relative to the mirror root ('' for the root). */
   path: string;
   ino: string;
+  /** The folder's stamp as read before its entries (dir-stamps.ts); undefined when too recent. */
+  stamp?: string | undefined;
   entries: DiskEntry[];
 }
 
@@ -37,7 +40,7 @@ export function lstatBig(abs: string): BigIntStats | undefined {
 }
 
 /** Reads each existing folder among `dirs` (relative paths). Missing folders are skipped. */
-export function scanDirs(root: string, dirs: Iterable<string>): DirScan[] {
+export function scanDirs(root: string, dirs: Iterable<string>, now = Date.now()): DirScan[] {
   const out: DirScan[] = [];
   const uniq = [...new Set(dirs)].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
   for (const rel of uniq) {
@@ -57,7 +60,7 @@ export function scanDirs(root: string, dirs: Iterable<string>): DirScan[] {
       if (!cs) continue;
       entries.push({ name, ino: cs.ino.toString(), kind: kindOf(cs), size: Number(cs.size), mtimeMs: Number(cs.mtimeMs) });
     }
-    out.push({ path: rel, ino: st.ino.toString(), entries });
+    out.push({ path: rel, ino: st.ino.toString(), stamp: stampOf(st, now), entries });
   }
   return out;
 }

@@ -31,6 +31,13 @@ const MIGRATIONS = [
       `);
     },
   },
+  {
+    // v2: folder stamps (dir-stamps.ts): a restart reads only the folders that changed.
+    version: 2,
+    up: (db: Db): void => {
+      db.exec('CREATE TABLE local_dirs (id TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;');
+    },
+  },
 ];
 
 export interface ActivityRow {
@@ -85,15 +92,33 @@ export class LocalStore {
     migrate(db, 'local', MIGRATIONS);
   }
 
+  /** The model as stored (rows streamed: no array of every row first). */
   loadModel(rootId: string): LocalModel {
-    const rows = this.db.prepare('SELECT * FROM local_entries').all() as EntryRow[];
-    const m = new LocalModel(rootId, rows.map((r) => ({ ...r, kind: r.kind as Kind, state: r.state as EntryState, filled: r.filled === 1 })));
+    const m = new LocalModel(rootId);
+    for (const r of this.db.prepare('SELECT * FROM local_entries').iterate() as IterableIterator<EntryRow>) {
+      // setag is almost always etag: one string, not two
+      m.put({ ...r, setag: r.setag === r.etag ? r.etag : r.setag, kind: r.kind as Kind, state: r.state as EntryState, filled: r.filled === 1 });
+    }
+    for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>) m.setStamp(r.id, r.stamp);
     m.takeDirty();
+    m.takeDirtyStamps();
     return m;
   }
 
   /** Writes what changed in the model since the last flush, in one transaction. */
   flush(m: LocalModel): void {
+    const stamps = m.takeDirtyStamps();
+    if (stamps.length) {
+      const set = this.db.prepare('INSERT INTO local_dirs (id, stamp) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET stamp = excluded.stamp');
+      const del = this.db.prepare('DELETE FROM local_dirs WHERE id = ?');
+      this.db.transaction(() => {
+        for (const id of stamps) {
+          const st = m.stamp(id);
+          if (st === undefined) del.run(id);
+          else set.run(id, st);
+        }
+      })();
+    }
     const ids = m.takeDirty();
     if (ids.length === 0) return;
     const up = this.db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state)

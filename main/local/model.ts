@@ -36,6 +36,13 @@ export class LocalModel {
   private inoIdx = new Map<string, string>();
   /** Ids written or removed since the last `takeDirty` (what the store must persist). */
   private dirty = new Set<string>();
+  /** Folder stamps (see dir-stamps.ts), by folder id, and the ids whose stamp changed. */
+  private stamps = new Map<string, string>();
+  private dirtyStamps = new Set<string>();
+  /** Ids changed since the last `takeTouched` (a partial reconcile plans them again). */
+  private touched = new Set<string>();
+  /** Entries whose placeholder holds content (kept as entries change: status reads it often). */
+  filledCount = 0;
 
   constructor(readonly rootId: string, entries: Iterable<LocalEntry> = []) {
     for (const e of entries) this.put(e);
@@ -46,6 +53,32 @@ export class LocalModel {
     const d = [...this.dirty];
     this.dirty.clear();
     return d;
+  }
+
+  /** Ids put, updated or removed since the last call (by anyone), and resets. */
+  takeTouched(): Set<string> {
+    const t = this.touched;
+    this.touched = new Set();
+    return t;
+  }
+
+  /** Ids whose folder stamp changed since the last call, and resets. */
+  takeDirtyStamps(): string[] {
+    const d = [...this.dirtyStamps];
+    this.dirtyStamps.clear();
+    return d;
+  }
+
+  stamp(id: string): string | undefined {
+    return this.stamps.get(id);
+  }
+
+  /** Sets (or, with undefined, forgets) a folder's stamp. */
+  setStamp(id: string, stamp: string | undefined): void {
+    if (this.stamps.get(id) === stamp) return;
+    if (stamp === undefined) this.stamps.delete(id);
+    else this.stamps.set(id, stamp);
+    this.dirtyStamps.add(id);
   }
 
   get size(): number {
@@ -62,6 +95,7 @@ export class LocalModel {
     if (old) this.unindex(old);
     this.byId.set(e.id, e);
     this.dirty.add(e.id);
+    this.touched.add(e.id);
     this.index(e);
   }
 
@@ -71,6 +105,8 @@ export class LocalModel {
     this.unindex(old);
     this.byId.delete(id);
     this.dirty.add(id);
+    this.touched.add(id);
+    this.setStamp(id, undefined);
     return old;
   }
 
@@ -93,9 +129,11 @@ export class LocalModel {
     e.ino = ino;
     this.index(e);
     this.dirty.add(id);
+    this.touched.add(id);
   }
 
   private index(e: LocalEntry): void {
+    if (e.filled) this.filledCount++;
     let s = this.kids.get(e.lparent);
     if (!s) this.kids.set(e.lparent, (s = new Set()));
     s.add(e.id);
@@ -103,6 +141,7 @@ export class LocalModel {
   }
 
   private unindex(e: LocalEntry): void {
+    if (e.filled) this.filledCount--;
     this.kids.get(e.lparent)?.delete(e.id);
     if (e.ino !== null && this.inoIdx.get(e.ino) === e.id) this.inoIdx.delete(e.ino);
   }

@@ -24,6 +24,8 @@ export interface WriteReport {
   keptLocal: { from: string; to: string; reason: string }[];
   /** Ids that could not be placed (target taken by a user's entry, fs error). */
   failed: { id: string; reason: string }[];
+  /** Folders (ids) whose entries this changed: their stamps must be taken again. */
+  touchedDirs: Set<string>;
 }
 
 export const stagingDir = (root: string): string => join(root, RESERVED_DIR, 'staging');
@@ -47,7 +49,7 @@ export function absOf(root: string, model: LocalModel, id: string, realDirs?: Ma
 }
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [] };
+  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
   mkdirSync(stagingDir(root), { recursive: true });
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
@@ -61,6 +63,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       try {
         renameSync(from, to);
         staged.set(id, to);
+        rep.touchedDirs.add(model.get(id)!.lparent);
       } catch (e) {
         rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}` });
       }
@@ -90,6 +93,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       if (e?.ino) known.set(e.ino, e.kind);
     }
     if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep);
+    rep.touchedDirs.add(model.get(id)!.lparent);
     for (const s of sub) model.remove(s);
     rep.removed++;
   }
@@ -160,7 +164,11 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       continue;
     }
     model.place(p.id, p.parent, p.name, ino ?? null);
-    if (e.kind === 'dir') parentAbs.set(p.id, target);
+    rep.touchedDirs.add(p.parent);
+    if (e.kind === 'dir') {
+      parentAbs.set(p.id, target);
+      rep.touchedDirs.add(p.id);
+    }
     if (p.how === 'move') rep.moved++;
     else rep.created++;
   }

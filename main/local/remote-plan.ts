@@ -4,6 +4,10 @@
  * returns placements (create or move, parents first) and removals. Entries with an unsettled
  * outbox change, held or being deleted keep their local placement: the user's intent wins
  * on disk until the NAS has answered. Names the network sends that are unsafe are refused.
+ * With `only`, the plan covers just those ids (what the store changed since the last plan):
+ * `objects` then holds their current versions, an id absent from it is gone from the store,
+ * and only the folders they leave or enter get their local names assigned again. The cost
+ * follows what changed, not what exists.
  */
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { FsTraits } from './fs-traits.js';
@@ -45,15 +49,22 @@ export interface RemotePlanInput {
   traits: FsTraits;
   /** Ids the NAS changed through us since the walk that filled the store began (stale view). */
   stale?: ReadonlySet<string>;
+  /** Plan only these ids (see the header); absent = every entry and object. */
+  only?: ReadonlySet<string>;
 }
 
-export function planRemote({ model, rootId, objects, pending, traits, stale }: RemotePlanInput): RemotePlan {
+export function planRemote({ model, rootId, objects, pending, traits, stale, only }: RemotePlanInput): RemotePlan {
   const notes: RemoteChangeNote[] = [];
   const remote = new Map<string, RemoteObject>();
+  // Objects present on the NAS under a name we refuse: never a delete of what the user has.
+  const refusedIds = new Set<string>();
   for (const o of objects) {
     const why = refuseRemoteName(o.name);
     if (why !== undefined || o.id === rootId || o.id === o.parentID) {
-      if (why !== undefined) notes.push({ id: o.id, kind: 'refused', detail: `unsafe name ${JSON.stringify(o.name)}: ${why}` });
+      if (why !== undefined) {
+        refusedIds.add(o.id);
+        notes.push({ id: o.id, kind: 'refused', detail: `unsafe name ${JSON.stringify(o.name)}: ${why}` });
+      }
       continue;
     }
     remote.set(o.id, o);
@@ -63,13 +74,20 @@ export function planRemote({ model, rootId, objects, pending, traits, stale }: R
   // 1. Remote base follows the NAS for entries the user is not changing.
   const removedIds: string[] = [];
   const baseBefore: RemotePlan['baseBefore'] = new Map();
-  for (const e of [...model.byId.values()]) {
+  // Folders whose children change (partial plans assign names again only there).
+  const touched = new Set<string>();
+  const checked: LocalEntry[] = [];
+  if (only) for (const id of only) { const e = model.get(id); if (e) checked.push(e); }
+  for (const e of only ? checked : [...model.byId.values()]) {
     if (e.id === rootId) continue;
     const o = remote.get(e.id);
     if (!o) {
+      if (refusedIds.has(e.id)) continue; // renamed on the NAS to a name we refuse: it stays as it is here
       if (!pending.has(e.id) && !(stale?.has(e.id) ?? false)) removedIds.push(e.id);
+      if (only) touched.add(e.rparent);
       continue;
     }
+    if (only) touched.add(e.rparent).add(o.parentID);
     if (fixed(e) || o.eTag === e.setag) continue;
     if (o.name !== e.rname) notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
     if (o.parentID !== e.rparent) notes.push({ id: e.id, kind: 'moved', detail: 'moved on the NAS to another folder' });
@@ -85,6 +103,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale }: R
     if (!hasChain(o.id, remote, model, rootId)) continue;
     const kind = o.mimeType === FOLDER_MIME ? 'dir' : 'file';
     model.put({ id: o.id, kind, lparent: o.parentID, lname: '', ino: null, filled: false, rparent: o.parentID, rname: o.name, etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok' });
+    if (only) touched.add(o.parentID);
     notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
   }
   const removed = new Set(removedIds);
@@ -95,13 +114,27 @@ export function planRemote({ model, rootId, objects, pending, traits, stale }: R
   const desired = new Map<string, { parent: string; name: string }>();
   const byParent = new Map<string, LocalEntry[]>();
   const fixedNames = new Map<string, string[]>();
-  for (const e of model.byId.values()) {
-    if (e.id === rootId || removed.has(e.id)) continue;
+  const group = (e: LocalEntry, onlyIn?: string): void => {
+    if (e.id === rootId || removed.has(e.id)) return;
     if (fixed(e)) {
-      if (e.ino !== null && e.state === 'ok') (fixedNames.get(e.lparent) ?? fixedNames.set(e.lparent, []).get(e.lparent)!).push(e.lname);
-      continue;
+      if (e.ino !== null && e.state === 'ok' && (onlyIn === undefined || e.lparent === onlyIn)) (fixedNames.get(e.lparent) ?? fixedNames.set(e.lparent, []).get(e.lparent)!).push(e.lname);
+      return;
     }
-    (byParent.get(e.rparent) ?? byParent.set(e.rparent, []).get(e.rparent)!).push(e);
+    if (onlyIn === undefined || e.rparent === onlyIn) (byParent.get(e.rparent) ?? byParent.set(e.rparent, []).get(e.rparent)!).push(e);
+  };
+  if (!only) for (const e of model.byId.values()) group(e);
+  else {
+    // A touched folder's siblings: what is placed in it locally, and what the NAS moves into it now.
+    const movingIn = new Map<string, string[]>();
+    // (the entries as they are now: step 1 replaced the objects of those it updated)
+    for (const id of [...checked.map((e) => e.id), ...added.map((o) => o.id)]) {
+      const e = model.get(id);
+      if (e) (movingIn.get(e.rparent) ?? movingIn.set(e.rparent, []).get(e.rparent)!).push(e.id);
+    }
+    for (const parent of touched) {
+      const members = new Set([...model.children(parent), ...(movingIn.get(parent) ?? [])]);
+      for (const id of members) { const e = model.get(id); if (e) group(e, parent); }
+    }
   }
   for (const [parent, sibs] of byParent) {
     const taken = [...(fixedNames.get(parent) ?? []), ...(parent === rootId ? [RESERVED_DIR] : [])];

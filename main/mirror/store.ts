@@ -56,7 +56,18 @@ export const MIRROR_MIGRATIONS = [
       `);
     },
   },
+  {
+    // v3: the ETag of each listing page of each folder, to re-walk with If-None-Match (304 =
+    // the folder's children did not change: nothing is transferred, diffed or applied).
+    version: 3,
+    up: (db: Db): void => {
+      db.exec('CREATE TABLE mirror_listings (folder_id TEXT PRIMARY KEY, pages TEXT NOT NULL) WITHOUT ROWID;');
+    },
+  },
 ];
+
+/** A folder's listing as last fetched in full: per page, its ETag and the token of the next page. */
+export type ListingChain = { etag: string; next: string }[];
 
 const PARENT_INDEX = 'CREATE INDEX IF NOT EXISTS mirror_objects_parent ON mirror_objects(parent_id, name)';
 
@@ -87,6 +98,10 @@ export class MirrorStore {
       docs: db.prepare<[], [string, string, string, string | null, string | null]>('SELECT id, name, mime, camera_make, camera_model FROM mirror_objects').raw(true),
       del: db.prepare('DELETE FROM mirror_objects WHERE id = ?'),
       meta: db.prepare<[string], { value: string }>('SELECT value FROM mirror_meta WHERE key = ?'),
+      listing: db.prepare<[string], { pages: string }>('SELECT pages FROM mirror_listings WHERE folder_id = ?'),
+      setListing: db.prepare('INSERT INTO mirror_listings (folder_id, pages) VALUES (?, ?) ON CONFLICT(folder_id) DO UPDATE SET pages = excluded.pages'),
+      delListing: db.prepare('DELETE FROM mirror_listings WHERE folder_id = ?'),
+      kids: db.prepare<[string], { id: string; is_folder: number }>('SELECT id, is_folder FROM mirror_objects WHERE parent_id = ?'),
       setMeta: db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
   }
@@ -146,6 +161,31 @@ export class MirrorStore {
       cur = o.parentID;
     }
     throw new AppError('StateCorrupt', `parent loop at ${id}`);
+  }
+
+  /** The stored listing chain of a folder (undefined: never listed in full). */
+  listing(folderId: string): ListingChain | undefined {
+    const r = this.q.listing.get(folderId);
+    return r ? (JSON.parse(r.pages) as ListingChain) : undefined;
+  }
+
+  /** Records listing chains (after the objects of those pages are applied), in one transaction. */
+  setListings(chains: ReadonlyMap<string, ListingChain>): void {
+    if (chains.size === 0) return;
+    this.db.transaction(() => {
+      for (const [id, chain] of chains) this.q.setListing.run(id, JSON.stringify(chain));
+    })();
+  }
+
+  /** Direct children's ids, and which of them are folders (one indexed query). */
+  childKinds(parentId: string): { ids: string[]; folders: string[] } {
+    const ids: string[] = [];
+    const folders: string[] = [];
+    for (const r of this.q.kids.iterate(this.resolve(parentId))) {
+      ids.push(r.id);
+      if (r.is_folder === 1) folders.push(r.id);
+    }
+    return { ids, folders };
   }
 
   /** Every object except the root, streamed. */
@@ -214,7 +254,10 @@ export class MirrorStore {
     if (changes.length === 0) return;
     this.db.transaction(() => {
       for (const c of changes) {
-        if (c.kind === 'removed') this.q.del.run(c.before.id);
+        if (c.kind === 'removed') {
+          this.q.del.run(c.before.id);
+          if (c.before.mimeType === FOLDER_MIME) this.q.delListing.run(c.before.id);
+        }
         else {
           const o = c.after;
           const make = typeof o.image?.cameraMake === 'string' ? o.image.cameraMake : null;

@@ -12,6 +12,7 @@ import { jsonOf, type RemoteChange } from './changes.js';
 import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
 import { walk, type WalkProgress } from './walk.js';
+import type { ListingChain } from './store.js';
 
 export interface SyncSummary {
   complete: boolean;
@@ -44,13 +45,23 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   // written yet needs no lookup; and the parent index is built once at the end.
   const written = store.count() === 0 ? new Set<string>() : undefined;
   if (written) store.beginBulkFill();
+  // Listing chains wait for their pages' objects to be written (a chain stored first would
+  // answer 304 next time for objects the store never got).
+  let chains = new Map<string, ListingChain>();
   const flush = (): void => {
-    if (batch.length === 0) return;
     const b = batch;
     batch = [];
     pending.clear();
     applier.apply(b);
     if (written) for (const c of b) if (c.kind !== 'removed') written.add(c.after.id);
+    const ch = chains;
+    chains = new Map();
+    store.setListings(ch);
+  };
+  const conditional = {
+    chain: (id: string) => store.listing(id),
+    children: (id: string) => store.childKinds(id),
+    listed: (id: string, chain: ListingChain) => { chains.set(id, chain); },
   };
   const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
     const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
@@ -68,7 +79,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     elapsedMs: Date.now() - t0,
     ...(error ? { error } : {}),
   });
-  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress })
+  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress, onRoot: (root) => store.setRoot(root), conditional })
     .finally(() => { flush(); if (written) store.endBulkFill(); });
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
@@ -98,7 +109,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
         if (now.mimeType === FOLDER_MIME) moved.push(now.id);
       }
       if (moved.length) {
-        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved }).finally(flush);
+        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved, conditional }).finally(flush);
         for (const id of again.seen) seen.add(id);
         objects += again.progress.objects;
         folders += again.progress.folders;

@@ -89,7 +89,15 @@ export const run: Command = async (argv, io) => {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   let startError: unknown;
-  const starting = engine.start().then(() => { if (!stopping) io.stderr.write(`watching ${mirrorDir}\n`); }, (e: unknown) => { startError = e; stopRequested(); });
+  // Ready = watched and matching the model; the first round goes on after it (catch-up walk, replay).
+  let announced = false;
+  const announce = (): void => {
+    if (announced || stopping) return;
+    announced = true;
+    io.stderr.write(`watching ${mirrorDir}\n`);
+  };
+  engine.events.on('ready', announce);
+  const starting = engine.start().then(announce, (e: unknown) => { startError = e; stopRequested(); });
   try {
     await stopped;
   } finally {

@@ -160,6 +160,59 @@ describe('walker against the real service', () => {
     expect(after - before).toBeLessThanOrEqual(1);
   });
 
+  it('a re-walk lists each folder with If-None-Match: 304s for what did not change, a changed page is listed again in full', async () => {
+    const svc = await startTestService();
+    cleanups.push(() => svc.stop());
+    const lib = buildRandomLibrary(svc, 5, 200);
+    const answers: { status: number; conditional: boolean }[] = [];
+    const inner = new HttpTransport();
+    const m = await openMirror(svc, { transport: {
+      request: async (req) => {
+        const res = await inner.request(req);
+        if (req.url.includes('/filesSearch/parents')) answers.push({ status: res.status, conditional: req.headers['if-none-match'] !== undefined });
+        return res;
+      },
+      close: () => inner.close(),
+    } });
+    cleanups.push(() => m.close());
+    // small pages: most folders take several, so a change in a later page is exercised too
+    const opts = { pageSize: 4 };
+    expect((await syncOnce(m.client, m.store, m.applier, opts)).complete).toBe(true);
+    expect(answers.every((a) => a.status === 200 && !a.conditional)).toBe(true);
+    const firstPages = answers.length;
+
+    answers.length = 0;
+    m.changes.length = 0;
+    const gen = m.store.generation();
+    expect((await syncOnce(m.client, m.store, m.applier, opts))).toMatchObject({ complete: true, added: 0, updated: 0, removed: 0 });
+    expect(answers.length).toBe(firstPages);
+    expect(answers.every((a) => a.status === 304 && a.conditional)).toBe(true);
+    expect(m.store.generation()).toBe(gen);
+    await expectMirrored(m);
+
+    // the last file of a multi-page folder renamed: that folder answers 200 at its last page and is listed again
+    const tree = storeTree(m.store);
+    const counts = new Map<string, number>();
+    for (const o of tree.values()) counts.set(o.parentID, (counts.get(o.parentID) ?? 0) + 1);
+    const big = [...counts].find(([id, n]) => n > 8 && lib.folders.includes(id))![0];
+    const last = [...tree.values()].filter((o) => o.parentID === big).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).at(-1)!;
+    await m.client.patch(last.id, { name: `${last.name} (renamed)` });
+    answers.length = 0;
+    m.changes.length = 0;
+    // the file, and its folder (a folder's eTag moves when a child is renamed): two listings change
+    expect((await syncOnce(m.client, m.store, m.applier, opts))).toMatchObject({ complete: true, added: 0, updated: 2, removed: 0 });
+    expect(m.changes.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)).sort()).toEqual([last.id, big].sort());
+    const up = tree.get(big)!.parentID;
+    // each changed folder is listed in full once, plus at most its one changed page found after 304s
+    const full = Math.ceil(counts.get(big)! / 4) + Math.ceil(counts.get(up)! / 4);
+    const ok = answers.filter((a) => a.status === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(full);
+    expect(ok).toBeLessThanOrEqual(full + 2);
+    // and every other folder answered 304
+    expect(answers.filter((a) => a.status === 304).length).toBeGreaterThan(0);
+    await expectMirrored(m);
+  });
+
   it('a remote move of a folder with 10k descendants costs at most one row update per object', async () => {
     const svc = await startTestService();
     cleanups.push(() => svc.stop());

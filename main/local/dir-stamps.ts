@@ -1,0 +1,57 @@
+/**
+ * Folder stamps: a folder's mtime (ns) when its entries last matched the model. A folder's
+ * mtime moves whenever an entry is added to, removed from or renamed in it, so after a stop
+ * (or while the watcher was starting) only folders whose stamp moved need reading. Every
+ * folder is checked on its own: a rename inside a folder leaves its parent's mtime alone.
+ * A stamp younger than RACY_MS is not kept (a change in the same clock tick would not move
+ * it): such a folder is simply read again at the next check. Not caught: content written
+ * into an existing file in place (no folder changes); the watcher sees that while it runs.
+ */
+import { lstatSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import type { LocalModel } from './model.js';
+
+/** lstat (bigint) of a folder; undefined when it is gone or unreadable (then it is simply read again later). */
+function statOf(abs: string): BigIntStats | undefined {
+  try {
+    return lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+export const RACY_MS = 1000;
+
+/** The stamp to keep for a folder as just stat-ed, or undefined when it is too recent to trust. */
+export function stampOf(st: BigIntStats, now = Date.now()): string | undefined {
+  return now - Number(st.mtimeMs) < RACY_MS ? undefined : `${st.ino}:${st.mtimeNs}`;
+}
+
+/** Takes the stamps of these folders (ids) as they are on disk now. */
+export function recordStamps(root: string, model: LocalModel, ids: Iterable<string>, now = Date.now()): void {
+  for (const id of ids) {
+    const e = model.get(id);
+    if (!e || e.kind !== 'dir' || e.ino === null) continue;
+    const segs = model.segments(id);
+    const st = segs ? statOf(segs.length ? join(root, ...segs) : root) : undefined;
+    model.setStamp(id, st && st.isDirectory() && st.ino.toString() === e.ino ? stampOf(st, now) : undefined);
+  }
+}
+
+/**
+ * The folders (paths relative to the root, '' for the root) to read again: placed folders
+ * whose stamp is missing or moved. One lstat per folder, none per file.
+ */
+export function changedDirs(root: string, model: LocalModel): string[] {
+  const out: string[] = [];
+  for (const e of model.byId.values()) {
+    if (e.kind !== 'dir' || e.ino === null || e.state !== 'ok') continue;
+    const segs = model.segments(e.id);
+    if (!segs) continue;
+    const st = statOf(segs.length ? join(root, ...segs) : root);
+    // gone: its parent's stamp moved too, and reading the parent tells what happened
+    if (!st) continue;
+    if (model.stamp(e.id) !== `${st.ino}:${st.mtimeNs}`) out.push(segs.join('/'));
+  }
+  return out;
+}
