@@ -241,6 +241,20 @@ export function pollLatency(url: string, everyMs: number): { stop: () => Promise
   };
 }
 
+/**
+ * An idle HTTP server in its own process answering "ok": polled next to the engine's window,
+ * its latencies are the meter's floor on this machine (scheduler delays, the bench's own lag).
+ */
+export async function startControlServer(): Promise<{ url: string; stop: () => void }> {
+  const code = "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); })";
+  const c = track(spawn(process.execPath, ['-e', code], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] }));
+  const port = await withTimeout(new Promise<string>((res) => {
+    let out = '';
+    c.stdout!.on('data', (d: Buffer) => { out += d.toString(); const m = /port (\d+)/.exec(out); if (m) res(m[1]!); });
+  }), 10_000, 'the control server');
+  return { url: `http://127.0.0.1:${port}/`, stop: () => { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } } };
+}
+
 // ---- local rename -> NAS ----
 
 export interface RenameStats {

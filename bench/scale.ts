@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureRenderer } from '../main/ui-server/assets.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
-import { CLK_TCK, cpuTicks, inotifyWatches, killAll, track, nasApi, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
+import { CLK_TCK, cpuTicks, inotifyWatches, killAll, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
 
 const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 // 70 s: the engine re-walks every 60 s, so one periodic round falls inside the window.
@@ -30,11 +30,11 @@ export interface SizeResult {
   objects: number;
   nasFolders?: number; mirrorFolders?: number;
   demoSec?: number; floorRuns?: { cpSec: number[]; findSec: number[] }; walkAloneSec?: number; walkAloneInternalSec?: number; cpSec?: number; findSec?: number; findEntries?: number;
-  first?: { readySec: number; windowSec?: number; peakRssMb: number; watches: number; stallsMs?: Stalls; benchLagMaxMs: number; processTree: string };
+  first?: { readySec: number; windowSec?: number; peakRssMb: number; watches: number; stallsMs?: Stalls; controlMs?: Stalls; benchLagMaxMs: number; processTree: string };
   idle?: { windowSec: number; engineCpuPct: number; serviceCpuPct: number; rewalk: 'completed' | 'running at the end' | 'none' };
   renameIdle?: RenameStats; renameRewalk?: RenameStats;
   stopSec?: number; stopClean?: boolean;
-  restart?: { readySec: number; watches: number; peakRssMb: number; stallsMs?: Stalls };
+  restart?: { readySec: number; watches: number; peakRssMb: number; stallsMs?: Stalls; controlMs?: Stalls };
   restartAfterKill9?: { readySec: number; watches: number; peakRssMb: number };
   /** Load average and CPU/IO pressure (some, avg10) as each step began: how busy the shared machine was. */
   load: Record<string, string>;
@@ -74,6 +74,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       track(svc.child); // killed with the others on Ctrl-C
     }))) return res;
     const url = svc!.baseUrl;
+    const control = await startControlServer();
     const nas = nasApi(url, token);
 
     await part('walk alone (sync --once)', async () => {
@@ -86,17 +87,19 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
 
     const runArgs = (extra: string[] = []): string[] => ['run', '--device', url, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--ui', '--ui-port', '0', ...extra];
     /** Starts the engine; the window's GET is polled every 20 ms from its URL to `watching`. */
-    const start = async (what: string, timeoutMs: number): Promise<{ eng: EngineChild; stalls?: Stalls; benchLagMaxMs: number }> => {
-      let poller: ReturnType<typeof pollLatency> | undefined;
+    const start = async (what: string, timeoutMs: number): Promise<{ eng: EngineChild; stalls?: Stalls; control?: Stalls; benchLagMaxMs: number }> => {
+      let poller: ReturnType<typeof pollLatency> | undefined, controlPoller: ReturnType<typeof pollLatency> | undefined;
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
       try {
-        const eng = await startEngine(runArgs(), env(), timeoutMs, (u) => { poller = pollLatency(u, 20); });
+        const eng = await startEngine(runArgs(), env(), timeoutMs, (u) => { poller = pollLatency(u, 20); controlPoller = pollLatency(control.url, 20); });
         const stalls = await poller?.stop();
+        const ctl = await controlPoller?.stop();
         say(`${n}: ${what} ready in ${sec(eng.readyMs)} s`);
-        return { eng, stalls, benchLagMaxMs: r1(lag.max / 1e6) };
+        return { eng, stalls, control: ctl, benchLagMaxMs: r1(lag.max / 1e6) };
       } finally {
         await poller?.stop();
+        await controlPoller?.stop();
         lag.disable();
       }
     };
@@ -105,7 +108,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
     if (await part('first run to ready', async () => {
       const s = await start('first run', budget(n, 180, 1800));
       eng = s.eng;
-      res.first = { readySec: sec(eng.readyMs), windowSec: eng.windowMs === undefined ? undefined : sec(eng.windowMs), peakRssMb: 0, watches: inotifyWatches(eng.pid), stallsMs: s.stalls, benchLagMaxMs: s.benchLagMaxMs, processTree: eng.tree };
+      res.first = { readySec: sec(eng.readyMs), windowSec: eng.windowMs === undefined ? undefined : sec(eng.windowMs), peakRssMb: 0, watches: inotifyWatches(eng.pid), stallsMs: s.stalls, controlMs: s.control, benchLagMaxMs: s.benchLagMaxMs, processTree: eng.tree };
       if (!eng.windowUrl) res.errors.push('the window URL was not printed: no stall figure');
     }) && eng) {
       const e = eng;
@@ -168,7 +171,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       await part('restart to ready (after SIGTERM)', async () => {
         const s = await start('restart', budget(n, 60, 900));
         eng = s.eng;
-        res.restart = { readySec: sec(s.eng.readyMs), watches: inotifyWatches(s.eng.pid), peakRssMb: Math.round(s.eng.peakKb() / 1024), stallsMs: s.stalls };
+        res.restart = { readySec: sec(s.eng.readyMs), watches: inotifyWatches(s.eng.pid), peakRssMb: Math.round(s.eng.peakKb() / 1024), stallsMs: s.stalls, controlMs: s.control };
         await s.eng.kill9();
       });
       await part('restart to ready (after kill -9)', async () => {
@@ -208,6 +211,7 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
     ['engine peak RSS (VmHWM, first run)', (r) => (r.first ? `${r.first.peakRssMb} MB${mark(r.first.peakRssMb <= targets(r.objects).rssMb)} (≤ ${targets(r.objects).rssMb})` : '-')],
     ['inotify watches at ready', (r) => (r.first ? `${r.first.watches}${mark(r.mirrorFolders === undefined ? undefined : r.first.watches <= r.mirrorFolders + 64)} (≤ folders + 64)` : '-')],
     ['UI server GET during the first walk: max (p99, n)', (r) => (r.first?.stallsMs ? `${r.first.stallsMs.max} ms${mark(r.first.stallsMs.max <= 50)} (${r.first.stallsMs.p99} ms, ${r.first.stallsMs.n}) (≤ 50)` : '-')],
+    ['same GET of an idle control process meanwhile: max (p99)', (r) => (r.first?.controlMs ? `${r.first.controlMs.max} ms (${r.first.controlMs.p99} ms)` : '-')],
     ['idle CPU of the engine (window, re-walk in it?)', (r) => (r.idle ? `${r.idle.engineCpuPct} %${mark(r.idle.engineCpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct}; ${r.idle.windowSec} s, re-walk: ${r.idle.rewalk})` : '-')],
     ['restart to ready, nothing changed (SIGTERM)', (r) => (r.restart ? `${r.restart.readySec} s${mark(r.restart.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
     ['restart to ready after kill -9', (r) => (r.restartAfterKill9 ? `${r.restartAfterKill9.readySec} s${mark(r.restartAfterKill9.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
