@@ -47,7 +47,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   const keychain = opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain();
   const applier = new ChangeApplier(store);
   const opened = await openOfflineIndex(store, stateDir);
-  applier.onChanges((c) => opened.index.applyChanges(c));
+  applier.onChanges((c) => opened.follow(c));
   const hub = new EventHub(log.child('events'));
   const deps: SessionDeps = {
     stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: new Map(), log,

@@ -14,10 +14,10 @@ const { stateDir } = workerData as { stateDir: string };
 try {
   const db = openStateDb(stateDir);
   const store = new MirrorStore(db);
-  const generation = store.generation();
-  const base = buildFromStore(store);
+  // one read snapshot: the generation saved is exactly the one the docs come from (a walk may be writing)
+  const { generation, base, vocabulary } = db.transaction(() => ({ generation: store.generation(), base: buildFromStore(store), vocabulary: Vocabulary.fromStore(store).toJSON() }))();
   saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
-  saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
+  saveVocabulary(stateDir, generation, vocabulary);
   db.close();
   parentPort?.postMessage({ ok: true });
 } catch (e) {

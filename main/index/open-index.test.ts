@@ -19,6 +19,37 @@ const obj = (id: string, name: string, parentID = 'r', extra: Partial<RemoteObje
 });
 
 describe('openOfflineIndex', () => {
+  it('follow: a batch past the overlay limit is caught up by rebuilds; exact again after, then follows the overlay', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new MirrorStore(db);
+    store.setRoot(obj('r', '', '', { mimeType: FOLDER_MIME }));
+    const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
+    apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
+    expect(opened.lagging).toBe(false);
+    expect(opened.index.search('small').matches).toHaveLength(1);
+    // a first walk's worth: past the limit
+    apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
+    expect(opened.lagging).toBe(true);
+    // more while catching up (a walk still running): not lost
+    apply(Array.from({ length: 5 }, (_, i) => ({ kind: 'added' as const, after: obj(`q${i}`, `photo late ${i}.jpg`) })));
+    await opened.caughtUp();
+    expect(opened.lagging).toBe(false);
+    expect(opened.index.search('photo', { limit: 100 }).matches).toHaveLength(55);
+    expect(opened.engine.overlaySize).toBe(0);
+    // small changes follow the overlay again
+    apply([{ kind: 'added', after: obj('z', 'zebra.txt') }]);
+    expect(opened.lagging).toBe(false);
+    expect(opened.index.search('zebra').matches.map((m) => m.file.id)).toEqual(['z']);
+    await opened.save();
+    const again = await openOfflineIndex(store, dir);
+    expect(again.source).toBe('loaded');
+    expect(again.index.search('photo', { limit: 100 }).matches).toHaveLength(55);
+    db.close();
+  });
+
   it('builds, follows changes, saves, and reloads without a rebuild', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oi-'));
     dirs.push(dir);

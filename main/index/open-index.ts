@@ -2,11 +2,16 @@
  * Opening the offline index of a state folder: the saved index when it matches the store's
  * generation (ready in well under a second), else a rebuild from the store (in a worker
  * thread above `workerThreshold` objects). `save` persists base + overlay; when the
- * overlay grows past a share of the base, `save` compacts (rebuilds) first. The word
+ * overlay grows past a share of the base, `save` compacts (rebuilds) first. `follow` feeds
+ * the applier's changes to the index and keeps the overlay bounded: a batch that would grow
+ * it past `overlayLimit` (a first walk of a million objects) switches to catching up by
+ * rebuilds from the store in the worker instead (each a snapshot of one generation), the
+ * overlay being several times larger per object than the compact base. The word
  * vocabulary is saved next to it with the same generation: loaded on first use when fresh,
  * built with the index on a rebuild, saved by `save` when changes were applied to it.
  */
 import type { MirrorStore } from '../mirror/store.js';
+import type { RemoteChange } from '../mirror/changes.js';
 import { buildBase } from './base-index.js';
 import { buildInWorker, docsOfStore } from './build.js';
 import { FastEngine } from './fast-engine.js';
@@ -20,6 +25,8 @@ export interface OpenIndexOptions {
   workerThreshold?: number;
   /** Load or build the word vocabulary (completion, did-you-mean) now (default: on first use). */
   vocabulary?: boolean;
+  /** Overlay entries above which `follow` catches up by rebuilds (default max(50k, base/4)). */
+  overlayLimit?: number;
 }
 
 export interface OpenedIndex {
@@ -29,6 +36,12 @@ export interface OpenedIndex {
   source: 'loaded' | 'built';
   /** Saves the index (compacting a large overlay first). */
   save(): Promise<void>;
+  /** Applies a batch of store changes (the applier's listener), bounded as the header says. */
+  follow(changes: readonly RemoteChange[]): void;
+  /** True while the index lags the store (catching up by rebuilds): answers may be older. */
+  readonly lagging: boolean;
+  /** Resolves when the index has caught up with the store (at once when it is not lagging). */
+  caughtUp(): Promise<void>;
 }
 
 export async function openOfflineIndex(store: MirrorStore, stateDir: string, opts: OpenIndexOptions = {}): Promise<OpenedIndex> {
@@ -45,11 +58,64 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
   const vocab = Vocabulary.lazySaved(store, () => loadVocabulary(stateDir, generation));
   if (opts.vocabulary) void vocab.size;
   const index = new OfflineIndex(store, engine, vocab);
+  const limit = (): number => opts.overlayLimit ?? Math.max(50_000, engine.base.n / 4);
+  let lagging = false;
+  /** The generation of the files on disk when they equal the engine (a catch-up rebuild saved them). */
+  let savedGen = source === 'loaded' ? generation : -1;
+  let catching: Promise<void> | undefined;
+  const waiters: (() => void)[] = [];
+  /** Rebuilds from the store until a rebuild saw its latest generation. */
+  const catchUp = async (): Promise<void> => {
+    for (;;) {
+      await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, undefined);
+      const fresh = loadIndex(stateDir);
+      if (fresh) {
+        engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
+        index.replaceEngine(engine);
+        vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
+        savedGen = fresh.generation;
+      }
+      if (!fresh || fresh.generation === store.generation()) break;
+      // The store moved during the build (a walk still running): again once it has been
+      // quiet for a second, or after 30 s at most (a rebuild costs seconds of the worker).
+      const t0 = Date.now();
+      let seen = store.generation();
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 1000));
+        const g = store.generation();
+        if (g === seen || Date.now() - t0 >= 30_000) break;
+        seen = g;
+      }
+    }
+    lagging = false;
+    catching = undefined;
+    for (const w of waiters.splice(0)) w();
+  };
   return {
     get index() { return index; },
     get engine() { return engine; },
     source,
+    get lagging() { return lagging; },
+    follow(changes) {
+      if (lagging) return;
+      if (engine.overlaySize + changes.length > limit()) {
+        lagging = true;
+        catching = catchUp().catch(() => {
+          // could not rebuild: follow the overlay again from a full rebuild at the next save
+          lagging = false;
+          catching = undefined;
+          for (const w of waiters.splice(0)) w();
+        });
+        return;
+      }
+      index.applyChanges(changes);
+    },
+    caughtUp() {
+      return catching ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve();
+    },
     async save() {
+      if (catching) await new Promise<void>((r) => waiters.push(r));
+      if (engine.overlaySize === 0 && savedGen === store.generation() && !vocab.dirty && hasVocabulary(stateDir, savedGen)) return;
       const gen = store.generation();
       if (engine.overlaySize > Math.max(5000, engine.base.n / 10)) {
         await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, vocab);

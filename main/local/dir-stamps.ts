@@ -3,8 +3,8 @@
  * mtime moves whenever an entry is added to, removed from or renamed in it, so after a stop
  * (or while the watcher was starting) only folders whose stamp moved need reading. Every
  * folder is checked on its own: a rename inside a folder leaves its parent's mtime alone.
- * A stamp younger than RACY_MS is not kept (a change in the same clock tick would not move
- * it): such a folder is simply read again at the next check. Not caught: content written
+ * A stamp read while scanning that is younger than RACY_MS is not kept (a change in the
+ * same clock tick would not move it): such a folder is simply read again at the next check. Not caught: content written
  * into an existing file in place (no folder changes); the watcher sees that while it runs.
  */
 import { lstatSync, type BigIntStats } from 'node:fs';
@@ -27,14 +27,19 @@ export function stampOf(st: BigIntStats, now = Date.now()): string | undefined {
   return now - Number(st.mtimeMs) < RACY_MS ? undefined : `${st.ino}:${st.mtimeNs}`;
 }
 
-/** Takes the stamps of these folders (ids) as they are on disk now. */
-export function recordStamps(root: string, model: LocalModel, ids: Iterable<string>, now = Date.now()): void {
+/**
+ * Takes the stamps of these folders (ids) as they are on disk now: folders the engine just
+ * wrote itself, so the racy rule is not applied (it would make every folder of a first fill
+ * "changed" and read again in full); a change by someone else in the very clock tick of our
+ * last write to a folder is left to the watcher and the periodic full rescan.
+ */
+export function recordStamps(root: string, model: LocalModel, ids: Iterable<string>): void {
   for (const id of ids) {
     const e = model.get(id);
     if (!e || e.kind !== 'dir' || e.ino === null) continue;
     const segs = model.segments(id);
     const st = segs ? statOf(segs.length ? join(root, ...segs) : root) : undefined;
-    model.setStamp(id, st && st.isDirectory() && st.ino.toString() === e.ino ? stampOf(st, now) : undefined);
+    model.setStamp(id, st && st.isDirectory() && st.ino.toString() === e.ino ? `${st.ino}:${st.mtimeNs}` : undefined);
   }
 }
 

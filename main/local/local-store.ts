@@ -99,6 +99,15 @@ export class LocalStore {
       // setag is almost always etag: one string, not two
       m.put({ ...r, setag: r.setag === r.etag ? r.etag : r.setag, kind: r.kind as Kind, state: r.state as EntryState, filled: r.filled === 1 });
     }
+    // One string per id: parents point at their folder's own id string, a name the NAS and the
+    // disk agree on is held once (a million entries: ~100 MB less).
+    for (const e of m.byId.values()) {
+      const lp = m.get(e.lparent);
+      if (lp) e.lparent = lp.id;
+      const rp = e.rparent === e.lparent ? e.lparent : m.get(e.rparent)?.id;
+      if (rp !== undefined) e.rparent = rp;
+      if (e.rname === e.lname) e.rname = e.lname;
+    }
     for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>) m.setStamp(r.id, r.stamp);
     m.takeDirty();
     m.takeDirtyStamps();

@@ -207,9 +207,13 @@ export class MirrorStore {
     return this.q.allIds.all().map((r) => r.id);
   }
 
+  /** Objects stored (the root not counted); counted once, then kept by `apply`. */
   count(): number {
-    return this.q.count.get()!.n;
+    this.counted ??= this.q.count.get()!.n;
+    return this.counted;
   }
+
+  private counted: number | undefined;
 
   /** The user's root folder, once a walk has seen it. */
   root(): RemoteObject | undefined {
@@ -267,6 +271,8 @@ export class MirrorStore {
       }
       this.q.setMeta.run('generation', String(this.generation() + 1));
     })();
+    // diff says `added` only for ids not stored, and `removed` only for stored ones
+    if (this.counted !== undefined) for (const c of changes) this.counted += c.kind === 'added' ? 1 : c.kind === 'removed' ? -1 : 0;
   }
 
   private resolve(id: string): string {

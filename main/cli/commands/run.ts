@@ -47,7 +47,7 @@ export const run: Command = async (argv, io) => {
   local.setMeta('mirrorDir', mirrorDir);
   const opened = await openOfflineIndex(store, stateDir);
   const applier = new ChangeApplier(store);
-  applier.onChanges((c) => opened.index.applyChanges(c));
+  applier.onChanges((c) => opened.follow(c));
   const log = createLogger('engine', { write: (l) => io.stderr.write(l) }, p.flags.has('verbose') ? 'debug' : 'info');
   const rewalk = intOption(p, 'rewalk-sec');
   const engine = new Engine({

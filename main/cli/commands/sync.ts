@@ -36,7 +36,7 @@ export const run: Command = async (argv, io) => {
       const store = new MirrorStore(db);
       const opened = await openOfflineIndex(store, stateDir);
       const applier = new ChangeApplier(store);
-      applier.onChanges((c) => opened.index.applyChanges(c));
+      applier.onChanges((c) => opened.follow(c));
       const bar = progressBar(io);
       const ac = new AbortController();
       const onSig = (): void => ac.abort();
