@@ -62,7 +62,9 @@ export interface EngineOptions {
 }
 
 /** Ids planned per reconcile while a walk runs: small enough that the window never waits long. */
-const RECONCILE_CHUNK = 500;
+const RECONCILE_CHUNK = 250;
+/** Periodic re-walks use at most this share of one core (see startTimers). */
+const REWALK_CPU_SHARE = 0.01;
 
 export class Engine {
   readonly events = new EngineEvents();
@@ -232,12 +234,16 @@ export class Engine {
     };
     const rewalk = this.opts.rewalkMs ?? 60_000;
     if (rewalk > 0) {
-      // The next re-walk comes rewalkMs after the last one ended, and never sooner than 20x
-      // what the last one took: an unchanged million-object NAS (15k folders answering 304)
-      // costs the engine about 1/20 of a core at most, not a walk back to back.
+      // The next re-walk comes rewalkMs after the last one ended, or later when the last one
+      // cost more CPU than REWALK_CPU_SHARE of the time until the next: an unchanged
+      // million-object NAS (15k folders answering 304) is then re-walked every few minutes
+      // instead of keeping a core busy. Local changes are sent at once whatever this says.
       const next = (ms: number): void => this.schedule(() => {
-        const t0 = Date.now();
-        void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)).finally(() => next(Math.max(rewalk, 20 * (Date.now() - t0))));
+        const cpu0 = process.cpuUsage();
+        void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)).finally(() => {
+          const used = process.cpuUsage(cpu0);
+          next(Math.max(rewalk, (used.user + used.system) / 1000 / REWALK_CPU_SHARE));
+        });
       }, ms);
       next(rewalk);
     }

@@ -30,7 +30,7 @@ export interface SyncOptions {
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (p: WalkProgress) => void;
-  /** Changes written per transaction (default 2000). */
+  /** Changes written per transaction (default 1000: each batch is one short pause of the thread). */
   batchSize?: number;
 }
 
@@ -69,7 +69,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
       batch.push(c);
       if (c.kind !== 'removed') pending.set(c.after.id, jsonOf(c.after));
     }
-    if (batch.length >= (opts.batchSize ?? 2000)) flush();
+    if (batch.length >= (opts.batchSize ?? 1000)) flush();
   };
   const summary = (complete: boolean, objects: number, folders: number, error?: AppError): SyncSummary => ({
     complete, objects, folders,
