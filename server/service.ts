@@ -19,6 +19,8 @@ export interface ServiceOptions {
   port?: number;
   log?: Logger;
   onRequest?: (method: string, path: string) => void;
+  /** Lifetime of access tokens issued by sign-in, in seconds (default 24 h). */
+  tokenTtlSec?: number;
 }
 
 export interface RunningService {
@@ -37,7 +39,7 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const store = existing ?? new Store(openServiceDb(opts.dataDir));
   const jobs = new DeleteJobs(store, log);
   let stopping = false;
-  const app = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping });
+  const app = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec });
   const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
   server.on('clientError', (_e, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n');

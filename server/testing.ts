@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hidden, ImageMeta, RemoteObject } from '../app/model/remote-object.js';
+import { setPassword } from './auth/oauth.js';
 import { loadDemo } from './demo/load.js';
 import { startService, type RunningService } from './service.js';
 import { openServiceDb } from './store/schema.js';
@@ -37,6 +38,8 @@ export interface TestService {
     createFile(parentId: string, name: string, opts?: CreateOptions): RemoteObject;
     rootId(user?: string): string;
     addUser(name: string): void;
+    /** Gives a user a password for the sign-in page. */
+    setPassword(user: string, password: string): Promise<void>;
     grant(user: string, objectId: string, perm: PermName): void;
     /** The object as the service would return it (ignoring permissions), or undefined. */
     get(id: string): RemoteObject | undefined;
@@ -57,6 +60,8 @@ export interface TestServiceOptions {
   demo?: { objects: number; seed: number };
   /** Use an existing data folder instead of a new temp one (it is then not removed). */
   dataDir?: string;
+  /** Lifetime of access tokens issued by sign-in (`--token-ttl`), in seconds. */
+  tokenTtlSec?: number;
 }
 
 /** Starts the real service in-process on 127.0.0.1 port 0 with user `demo`. */
@@ -66,7 +71,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   if (!userByName(store, 'demo')) addUser(store, 'demo');
   if (opts.demo) loadDemo(store, 'demo', opts.demo);
   const log: { method: string; path: string }[] = [];
-  const service = await startService({ dataDir, onRequest: (method, path) => log.push({ method, path }) }, store);
+  const service = await startService({ dataDir, tokenTtlSec: opts.tokenTtlSec, onRequest: (method, path) => log.push({ method, path }) }, store);
   const rowOf = (id: string): number => {
     if (id === 'root') return userByName(store, 'demo')!.root;
     const r = store.byId(id);
@@ -90,6 +95,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
         return store.index.ids[u.root]!;
       },
       addUser: (name) => { addUser(store, name); },
+      setPassword: (user, password) => setPassword(store, user, password),
       grant: (user, id, perm) => grant(store, user, id, perm),
       get: (id) => {
         const r = store.byId(id);

@@ -21,6 +21,7 @@ import type { Core, CoreOptions } from './core-types.js';
 import { EventHub } from './event-hub.js';
 import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
 import { accountFor, openSession, tokenFor, type Session, type SessionDeps } from './session.js';
+import { signInFlow } from './sign-in-flow.js';
 
 /** Settings whose change needs a new session (another NAS, folder or engine timing). */
 const RESTART_KEYS = ['source', 'location', 'mirrorFolder', 'syncIntervalSec', 'deleteThresholdCount', 'deleteThresholdPercent'] as const;
@@ -131,7 +132,10 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     emitStatus();
   };
 
+  const signIn = signInFlow({ deps, settings: () => settings.read(), desktop: opts.desktop, hub, restart });
+
   const provider: SettingsProvider = {
+    signIn: () => signIn.start(),
     view,
     setPaused,
     async update(patch) {
@@ -201,6 +205,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     events: hub,
     status,
     async close() {
+      signIn.cancel();
       await switching;
       await stop();
       closed = true;

@@ -1,7 +1,7 @@
 /**
- * Settings: where the NAS is (embedded demo, base URL or device record), the token (sent
- * once to the engine, which keeps it in the keychain or, without one, in memory; it is never
- * read back), mirror folder, sync interval, pause, delete threshold, start at login, theme.
+ * Settings: where the NAS is (embedded demo, base URL or device record), "Sign in" (the
+ * NAS's login page in the browser; the engine keeps the sign-in), the token (sent once to the
+ * engine, which keeps it in the keychain or, without one, in memory; it is never read back), mirror folder, sync interval, pause, delete threshold, start at login, theme.
  */
 import type { SettingsPatch, SettingsView } from '../../app/contract/shapes.js';
 import { button, el, field, replace } from '../dom.js';
@@ -22,6 +22,8 @@ export function settingsView(ctx: UiContext): View {
   const tokenState = el('div', { id: 'token-state', class: 'hint', 'aria-live': 'polite' });
   const saveToken = button('Store token', () => void storeToken(), { id: 'store-token' });
   const forget = button('Forget token', () => void clearToken(), { id: 'forget-token', class: 'secondary' });
+  const signInButton = button('Sign in', () => void signIn(), { id: 'sign-in' });
+  const signInState = el('div', { id: 'sign-in-state', class: 'hint', 'aria-live': 'polite' });
   const mirror = el('input', { id: 'set-mirror', type: 'text', name: 'mirrorFolder' });
   const interval = el('input', { id: 'set-interval', type: 'number', min: '10', max: '86400', step: '10', name: 'syncIntervalSec' });
   const paused = el('input', { id: 'set-paused', type: 'checkbox', name: 'paused' });
@@ -37,6 +39,7 @@ export function settingsView(ctx: UiContext): View {
     el('form', { class: 'settings', id: 'settings-form' },
       el('fieldset', {}, el('legend', {}, 'NAS'),
         field('Connect to', source), field('Address', location, 'A base URL, or a device record (file path or URL): its LAN address is tried first, then the proxy URL.'),
+        el('div', { class: 'row' }, signInButton), signInState,
         field('Access token', token, tokenState), el('div', { class: 'row' }, saveToken, forget)),
       el('fieldset', {}, el('legend', {}, 'Mirror'),
         field('Mirror folder', mirror), field('Sync interval (seconds)', interval), check(paused, 'Pause sync'),
@@ -71,6 +74,7 @@ export function settingsView(ctx: UiContext): View {
       : s.keychainAvailable ? 'No token stored.' : 'No token stored. No keychain is available: a token you enter is kept in memory only.';
     replace(tokenState, where);
     forget.disabled = s.token === 'none';
+    signInButton.disabled = s.source === 'embedded';
   };
 
   // Edits in progress win over a background reload: a reload that lands while the user is
@@ -120,6 +124,18 @@ export function settingsView(ctx: UiContext): View {
       show(await ctx.client.call('setToken', { token: t }));
       token.value = '';
     } catch (e) {
+      ctx.toast(messageOf(e), 'error');
+    }
+  };
+  /** Opens the NAS's login page (Electron opens it; in browser mode this page does). */
+  const signIn = async (): Promise<void> => {
+    try {
+      const { url, opened } = await ctx.client.call('signIn', {});
+      if (!opened) window.open(url, '_blank', 'noopener');
+      const link = el('a', { href: url, target: '_blank', rel: 'noopener' }, 'open it again');
+      replace(signInState, el('span', {}, 'Sign in on the NAS\'s page in your browser, then come back here (', link, ').'));
+    } catch (e) {
+      replace(signInState, '');
       ctx.toast(messageOf(e), 'error');
     }
   };

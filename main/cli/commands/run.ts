@@ -21,7 +21,7 @@ import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { prepareFolders } from '../folders.js';
-import { resolveToken } from '../state.js';
+import { resolveAuth } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms', 'ui-port'], ['once', 'verbose', 'ui']);
@@ -30,10 +30,10 @@ export const run: Command = async (argv, io) => {
   prepareFolders(stateDir, mirrorDir);
   const transport = new HttpTransport();
   const candidates = await loadDevice(need(p, 'device'), transport);
-  const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
-  const conn = await connect(candidates, transport, token);
+  const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+  const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
-  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport });
+  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed });
   const db = openStateDb(stateDir);
   const store = new MirrorStore(db);
   const local = new LocalStore(db);
