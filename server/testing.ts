@@ -113,6 +113,24 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   };
 }
 
+/**
+ * Plays the user's browser on the sign-in page: opens `authorizeUrl` (the login page), posts
+ * its form with a user name and password (or presses Cancel), and gives back where the
+ * service redirects (the app's loopback URL with `code` or `error`), without following it.
+ */
+export async function browserSignIn(authorizeUrl: string, user: string, password: string, action: 'allow' | 'deny' = 'allow'): Promise<{ status: number; location: string | null; html: string }> {
+  const page = await fetch(authorizeUrl);
+  const html = await page.text();
+  if (page.status !== 200) return { status: page.status, location: null, html };
+  const form = new URLSearchParams();
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.set(m[1]!, m[2]!.replace(/&#(\d+);/g, (_x, n: string) => String.fromCharCode(Number(n))));
+  form.set('username', user);
+  form.set('password', password);
+  form.set('action', action);
+  const res = await fetch(new URL('authorize', authorizeUrl), { method: 'POST', body: form, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return { status: res.status, location: res.headers.get('location'), html: await res.text() };
+}
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface ServiceProcess {
