@@ -27,7 +27,7 @@ export const run: Command = async (argv, io) => {
     const candidates = await loadDevice(need(p, 'device'), transport);
     const kc = await openKeychain();
     if (kc.kind === 'memory') {
-      io.stderr.write(`nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nNothing was stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n`);
+      io.stderr.write(`nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nThe sign-in was NOT stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n`);
       return 1;
     }
     const account = accountOf(candidates);
