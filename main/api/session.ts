@@ -103,7 +103,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     } else {
       const acc = await accountFor(s, transport);
       const t = acc ? await tokenFor(deps, acc.account) : undefined;
-      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: 'no access token stored for this NAS: enter one in Settings' });
+      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' });
       const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
       token = auth.token;
       clientTransport = auth.transport;

@@ -40,7 +40,7 @@ export function settingsView(ctx: UiContext): View {
       el('fieldset', {}, el('legend', {}, 'NAS'),
         field('Connect to', source), field('Address', location, 'A base URL, or a device record (file path or URL): its LAN address is tried first, then the proxy URL.'),
         el('div', { class: 'row' }, signInButton), signInState,
-        field('Access token', token, tokenState), el('div', { class: 'row' }, saveToken, forget)),
+        field('Or paste an access token', token, tokenState), el('div', { class: 'row' }, saveToken, forget)),
       el('fieldset', {}, el('legend', {}, 'Mirror'),
         field('Mirror folder', mirror), field('Sync interval (seconds)', interval), check(paused, 'Pause sync'),
         el('div', { class: 'row two' }, field('Hold deletes above (objects)', thrCount), field('or above (% of the mirror)', thrPct))),

@@ -1,0 +1,49 @@
+/**
+ * "Sign in" in Settings, end to end in Chromium against browser mode: the button opens the
+ * NAS's login page (the page opens it: there is no Electron shell here), the user signs in
+ * there, the browser comes back to the engine's loopback address, and the app goes online
+ * with no token ever typed or shown.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, startRig, until, type Rig } from './harness.js';
+
+const poll = <T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) => expect.poll(fn, { timeout: 20_000, interval: 50, ...o });
+
+let rig: Rig;
+let page: Page;
+beforeAll(async () => {
+  rig = await startRig({ objects: 50 });
+  await rig.svc.admin.setPassword('demo', 'open sesame');
+  page = await rig.newPage();
+}, 120_000);
+afterAll(async () => { await rig?.close(); });
+
+describe('Sign in from the window', () => {
+  it('opens the NAS login page, and after signing in there the app syncs', async () => {
+    await page.getByRole('tab', { name: /^Settings/ }).click();
+    await page.fill('#set-location', rig.svc.baseUrl);
+    await page.click('#save-settings');
+    await poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
+    const popup = page.context().waitForEvent('page');
+    await page.click('#sign-in');
+    const login = await popup;
+    await login.waitForLoadState();
+    expect(login.url()).toContain(`${rig.svc.baseUrl}/oauth/authorize?`);
+    await poll(() => page.locator('#sign-in-state').textContent()).toContain('Sign in on the NAS');
+    await page.screenshot({ path: join(ARTIFACTS, 'settings-sign-in.png') });
+    await login.fill('#username', 'demo');
+    await login.fill('#password', 'open sesame');
+    await login.screenshot({ path: join(ARTIFACTS, 'nas-login-page.png') });
+    await login.click('button[value=allow]');
+    await poll(() => login.locator('h1').textContent()).toBe('Signed in');
+    expect(login.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+    await until(async () => (await rig.app.core.handlers.status({})).lastCompleteWalk !== null, 'first walk after sign-in', 60_000);
+    await poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
+    // No keychain in this rig: the sign-in is kept in memory, and the window never sees a token.
+    const settings = await rig.app.core.handlers.getSettings({});
+    expect(settings.token).toBe('memory');
+    expect(await page.content()).not.toMatch(/ns[tr]_[A-Za-z0-9_-]{20,}/);
+  }, 120_000);
+});
