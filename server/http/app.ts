@@ -12,7 +12,7 @@ import { AuthCodes } from '../auth/oauth.js';
 import { handleOAuth, isOAuthPath } from './oauth-routes.js';
 import type { Ctx } from './context.js';
 import { getById, listChildren, parentAndName, textSearch } from './read-routes.js';
-import { bearer } from './request.js';
+import { bearer, lenientQuery } from './request.js';
 import { handleError, markStart, sendError } from './respond.js';
 import { deleteObject, patchObject } from './write-routes.js';
 
@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Handler {
     }
     let query: URLSearchParams;
     try {
-      query = new URLSearchParams(qi < 0 ? '' : rawUrl.slice(qi + 1));
+      query = lenientQuery(new URLSearchParams(qi < 0 ? '' : rawUrl.slice(qi + 1)));
     } catch {
       throw new AppError('BadRequest', 'the query string is not valid', { status: 400 });
     }
