@@ -9,6 +9,7 @@ import { importTree } from './import/import.js';
 import { createLogger } from './log.js';
 import { setPassword } from './auth/oauth.js';
 import { DEFAULT_TOKEN_TTL_SEC } from './http/app.js';
+import { parseQuirks, type Quirk } from './quirks/quirks.js';
 import { startService } from './service.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
@@ -16,7 +17,7 @@ import { PERM_NAMES, type PermName } from './store/tree-index.js';
 import { addUser, grant, mintToken, SCOPES, type Scope } from './store/users.js';
 
 const USAGE = `usage:
-  nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks LIST]
+  nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks real-device|NAME,...]
   nas-service user add NAME --data DIR [--password-stdin]
   nas-service user password NAME --data DIR --password-stdin
   nas-service token NAME --scope nas_read_write|nas_read_only --data DIR [--ttl SECONDS]
@@ -40,10 +41,17 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
     case 'serve': {
-      const p = parseArgs(rest, ['data', 'host', 'port', 'token-ttl']);
-      expectPositionals(p, 0, 'nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS]');
+      const p = parseArgs(rest, ['data', 'host', 'port', 'token-ttl', 'quirks']);
+      expectPositionals(p, 0, 'nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks real-device|NAME,...]');
+      let quirks: Set<Quirk> | undefined;
+      try {
+        quirks = p.options.has('quirks') ? parseQuirks(p.options.get('quirks')!) : undefined;
+      } catch (e) {
+        throw new UsageError(e instanceof Error ? e.message : String(e));
+      }
       const log = createLogger('service');
-      const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log, tokenTtlSec: intOpt(p, 'token-ttl', DEFAULT_TOKEN_TTL_SEC, 1, 365 * 86400) });
+      const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log, tokenTtlSec: intOpt(p, 'token-ttl', DEFAULT_TOKEN_TTL_SEC, 1, 365 * 86400), ...(quirks ? { quirks, quirkOptions: { periodicOutage: true } } : {}) });
+      if (quirks) process.stderr.write(`quirks: ${[...quirks].join(', ')}\n`);
       process.stdout.write(`listening on ${svc.baseUrl}\n`);
       await new Promise<void>((res) => {
         const onSignal = (sig: string): void => {

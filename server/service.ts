@@ -12,6 +12,7 @@ import { DeleteJobs } from './jobs/delete-jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
+import { withQuirks, type Quirk, type QuirkControl } from './quirks/quirks.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -21,6 +22,10 @@ export interface ServiceOptions {
   onRequest?: (method: string, path: string) => void;
   /** Lifetime of access tokens issued by sign-in, in seconds (default 24 h). */
   tokenTtlSec?: number;
+  /** Behave like a real device (`--quirks`, see quirks/quirks.ts). */
+  quirks?: ReadonlySet<Quirk>;
+  /** How long a folder deleted with 202 stays listed with `lingering-delete`; periodic outages with `bursts`. */
+  quirkOptions?: { lingerMs?: number; periodicOutage?: boolean };
 }
 
 export interface RunningService {
@@ -30,6 +35,8 @@ export interface RunningService {
   store: Store;
   jobs: DeleteJobs;
   server: Server;
+  /** Controls of the active quirks (none without `quirks`). */
+  quirks: QuirkControl | undefined;
   stop(): Promise<void>;
 }
 
@@ -39,7 +46,9 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const store = existing ?? new Store(openServiceDb(opts.dataDir));
   const jobs = new DeleteJobs(store, log);
   let stopping = false;
-  const app = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec });
+  const plain = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec });
+  const quirky = opts.quirks && opts.quirks.size > 0 ? withQuirks(plain, store, opts.quirks, opts.quirkOptions) : undefined;
+  const app = quirky?.handler ?? plain;
   const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
   server.on('clientError', (_e, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n');
@@ -59,6 +68,7 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping = true;
+      quirky?.stop();
       const closed = new Promise<void>((res) => server.close(() => res()));
       // In-flight requests finish; a connection is closed as soon as it is idle.
       server.closeIdleConnections();
@@ -72,7 +82,7 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
     })();
     return stopped;
   };
-  return { baseUrl, host, port, store, jobs, server, stop };
+  return { baseUrl, host, port, store, jobs, server, quirks: quirky?.control, stop };
 }
 
 /** Writes the device information record the client reads its base URL from. */

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Hidden, ImageMeta, RemoteObject } from '../app/model/remote-object.js';
 import { setPassword } from './auth/oauth.js';
 import { loadDemo } from './demo/load.js';
+import { parseQuirks, type QuirkControl } from './quirks/quirks.js';
 import { startService, type RunningService } from './service.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
@@ -50,6 +51,8 @@ export interface TestService {
   requestCount(): number;
   /** Every request so far: method and path (without the query). */
   requests(): readonly { method: string; path: string }[];
+  /** Controls of the quirks (`outage(ms)`...), when started with `quirks`. */
+  quirks: QuirkControl | undefined;
   /** The running service (store, server) for white-box checks. */
   service: RunningService;
   /** Stops the service and removes the data folder (unless keepData). */
@@ -62,6 +65,10 @@ export interface TestServiceOptions {
   dataDir?: string;
   /** Lifetime of access tokens issued by sign-in (`--token-ttl`), in seconds. */
   tokenTtlSec?: number;
+  /** Quirks of a real device (`--quirks`): names, or `real-device` for all. */
+  quirks?: string;
+  /** `lingering-delete`: how long a folder deleted with 202 stays listed (ms). */
+  lingerMs?: number;
 }
 
 /** Starts the real service in-process on 127.0.0.1 port 0 with user `demo`. */
@@ -71,7 +78,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   if (!userByName(store, 'demo')) addUser(store, 'demo');
   if (opts.demo) loadDemo(store, 'demo', opts.demo);
   const log: { method: string; path: string }[] = [];
-  const service = await startService({ dataDir, tokenTtlSec: opts.tokenTtlSec, onRequest: (method, path) => log.push({ method, path }) }, store);
+  const service = await startService({ dataDir, tokenTtlSec: opts.tokenTtlSec, ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}), onRequest: (method, path) => log.push({ method, path }) }, store);
   const rowOf = (id: string): number => {
     if (id === 'root') return userByName(store, 'demo')!.root;
     const r = store.byId(id);
@@ -103,6 +110,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       },
       drainDeletes: () => service.jobs.drain(),
     },
+    quirks: service.quirks,
     requestCount: () => log.length,
     requests: () => log,
     service,

@@ -54,6 +54,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: new Map(), log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
     demoObjects: opts.demoObjects, engine: opts.engine,
+    notice: (message) => hub.emit('notice', { level: 'warn', message }),
   };
 
   let session: Session | null = null;

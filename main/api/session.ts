@@ -33,6 +33,8 @@ export interface SessionDeps {
   service: ServiceCommand;
   log: Logger;
   demoObjects?: number;
+  /** Tells the window something it should know once (a device quirk found). */
+  notice?: (message: string) => void;
   /** Engine timing overrides (tests). */
   engine?: { holdMs?: number; rescanMs?: number; requestPollMs?: number };
 }
@@ -117,7 +119,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     embedded = null;
     return idle({ connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline', code: err.code, message: err.message });
   }
-  const client = new ServiceClient({ baseUrl, token, transport: clientTransport });
+  const client = new ServiceClient({ baseUrl, token, transport: clientTransport, onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
   const engine = new Engine({
     stateDir: deps.stateDir,
     mirrorDir: s.mirrorFolder,

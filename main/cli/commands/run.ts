@@ -33,7 +33,7 @@ export const run: Command = async (argv, io) => {
   const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
   const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
-  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed });
+  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
   const db = openStateDb(stateDir);
   const store = new MirrorStore(db);
   const local = new LocalStore(db);
