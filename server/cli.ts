@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(e instanceof Error ? e.message : String(e));
       }
       const log = createLogger('service');
-      const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log, tokenTtlSec: intOpt(p, 'token-ttl', DEFAULT_TOKEN_TTL_SEC, 1, 365 * 86400), ...(quirks ? { quirks, quirkOptions: { periodicOutage: true } } : {}) });
+      const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log, tokenTtlSec: intOpt(p, 'token-ttl', DEFAULT_TOKEN_TTL_SEC, 1, 365 * 86400), ...(quirks ? { quirks, quirkOptions: { periodic: true } } : {}) });
       if (quirks) process.stderr.write(`quirks: ${[...quirks].join(', ')}\n`);
       process.stdout.write(`listening on ${svc.baseUrl}\n`);
       await new Promise<void>((res) => {

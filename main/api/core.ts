@@ -54,7 +54,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: new Map(), log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
     demoObjects: opts.demoObjects, engine: opts.engine,
-    notice: (message) => hub.emit('notice', { level: 'warn', message }),
+    notice: (message) => { hub.emit('notice', { level: 'warn', message }); emitStatus(); },
   };
 
   let session: Session | null = null;
@@ -65,7 +65,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     const s = settings.read();
     const staleAfterSec = Math.max(600, s.syncIntervalSec * 3);
     const engine = session?.engine;
-    if (engine) return engineAppStatus(engine, store, session?.via ?? null, staleAfterSec);
+    if (engine) return { ...engineAppStatus(engine, store, session?.via ?? null, staleAfterSec), endpoint: session?.endpoint ?? null };
     const p = session?.problem;
     return {
       connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,

@@ -9,6 +9,7 @@ import { authFor } from '../auth/credential.js';
 import { ServiceClient } from '../client/service-client.js';
 import { HttpTransport, type Transport } from '../client/transport.js';
 import { connect } from '../connection/connect.js';
+import { FailoverTransport } from '../connection/failover.js';
 import { loadDevice, type Candidate } from '../connection/device.js';
 import { startEmbeddedService, type EmbeddedService, type ServiceCommand } from '../embedded/embedded-service.js';
 import { Engine } from '../engine/engine.js';
@@ -97,6 +98,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
   });
   let baseUrl: string, token: string, via: Via;
   let clientTransport: Transport = transport;
+  let failover: FailoverTransport | undefined;
   try {
     if (s.source === 'embedded') {
       embedded = await startEmbeddedService({ dataDir: deps.embeddedDir, service: deps.service, log: deps.log.child('embedded'), demoObjects: deps.demoObjects });
@@ -112,6 +114,13 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
       const conn = await connect(acc.candidates, clientTransport, token);
       baseUrl = conn.baseUrl;
       via = conn.via;
+      // The address is checked again on errors and periodically (LAN down, proxy up, and back).
+      const authed = clientTransport;
+      failover = new FailoverTransport(authed, baseUrl, conn, acc.candidates[0]!.via, {
+        recheck: () => connect(acc.candidates, authed, token),
+        onSwitch: (c) => { deps.log.info('address', { summary: `now ${c.description}` }); deps.notice?.(`Now ${c.description}.`); },
+      });
+      clientTransport = failover;
     }
   } catch (e) {
     const err = toAppError(e);
@@ -133,10 +142,15 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     endpoint: baseUrl,
     ...deps.engine,
   });
+  const fo = failover;
   return {
-    engine, via, endpoint: baseUrl, problem: null,
+    engine, problem: null,
+    // the address in use now (it may change during the session)
+    get via(): Via { return fo ? fo.connection.via : via; },
+    get endpoint(): string { return fo ? fo.connection.baseUrl : baseUrl; },
     async close() {
       await engine.stop();
+      fo?.close();
       transport.close();
       await embedded?.stop();
     },

@@ -25,6 +25,8 @@ export const QUIRKS = {
   'short-last-page': 'the last page of a search still carries a non-empty pageToken (it leads to an empty page)',
   'no-files-key': 'an empty listing has no "files" key',
   'lower-case-headers': 'response header names are sent in lower case',
+  'relay': 'a second address, a relay whose base URL carries a path (http://HOST:P/relay/<deviceId>), is device.json\'s proxyURL',
+  'lan-flap': 'the LAN address dies and comes back on the same port (svc.quirks.lanDown()/lanUp(), or 30 s every 3 min from the command line); implies relay',
 } as const;
 
 export type Quirk = keyof typeof QUIRKS;
@@ -48,11 +50,16 @@ export interface QuirkControl {
   outage(ms: number): void;
   /** Requests answered by an outage so far. */
   refused(): number;
+  /** With `relay` or `lan-flap`: the relay's base URL (with its path). */
+  relayUrl?: string;
+  /** With `lan-flap`: the LAN listener stops (connections refused) / comes back on its port. */
+  lanDown?(): Promise<void>;
+  lanUp?(): Promise<void>;
 }
 
 interface Ghost { obj: RemoteObject; until: number }
 
-export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk>, o: { lingerMs?: number; periodicOutage?: boolean } = {}): { handler: Handler; control: QuirkControl; stop(): void } {
+export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk>, o: { lingerMs?: number; periodic?: boolean } = {}): { handler: Handler; control: QuirkControl; stop(): void } {
   const on = (q: Quirk): boolean => active.has(q);
   const lingerMs = o.lingerMs ?? 30_000;
   const ghosts = new Map<string, Ghost[]>(); // parent id -> deleted objects still shown
@@ -60,7 +67,7 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
   let outageUntil = 0;
   let refusedCount = 0;
   const timers: NodeJS.Timeout[] = [];
-  if (on('bursts') && o.periodicOutage) {
+  if (on('bursts') && o.periodic) {
     timers.push(setInterval(() => { outageUntil = Date.now() + 20_000; }, 120_000));
     timers[0]!.unref();
   }

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { ServiceClient } from '../../client/service-client.js';
 import { HttpTransport } from '../../client/transport.js';
 import { connect } from '../../connection/connect.js';
+import { FailoverTransport } from '../../connection/failover.js';
 import { loadDevice } from '../../connection/device.js';
 import { serveEngineUi } from '../../api/attach-ui.js';
 import { Engine } from '../../engine/engine.js';
@@ -33,14 +34,16 @@ export const run: Command = async (argv, io) => {
   const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
   const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
-  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
+  // The address is checked again on errors and periodically (LAN down, proxy up, and back).
+  const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, { recheck: () => connect(candidates, authed, token), onSwitch: (c) => io.stderr.write(`now ${c.description}\n`) });
+  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: failover, onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
   const db = openStateDb(stateDir);
   const store = new MirrorStore(db);
   const local = new LocalStore(db);
   const known = local.meta('mirrorDir');
   if (known !== undefined && known !== mirrorDir) {
     db.close();
-    transport.close();
+    failover.close();
     io.stderr.write(`this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
     return 1;
   }
@@ -67,7 +70,7 @@ export const run: Command = async (argv, io) => {
     await engine.stop();
     await opened.save();
     db.close();
-    transport.close();
+    failover.close();
   };
   if (p.flags.has('once')) {
     try {
