@@ -12,6 +12,7 @@ import { browserSignIn, startTestService, type TestService } from '../../../serv
 import { authFor, decodeCredential, type ClientAuth } from '../../../main/auth/credential.js';
 import { startSignIn } from '../../../main/auth/sign-in.js';
 import { HttpTransport } from '../../../main/client/transport.js';
+import { connect } from '../../../main/connection/connect.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
@@ -114,5 +115,8 @@ describe('sign-in that lasts', () => {
     expect(auth.signedIn!.refusedReason).toBeDefined();
     expect(s.admin.get(b)?.name).toBe('b.txt');
     expect(r.engine.status().outbox.pending).toBe(1);
+    // A new session (app restart) with this sign-in says auth-error too, not "the NAS does not answer".
+    const two = [{ via: 'lan' as const, baseUrl: 'http://127.0.0.1:9' }, { via: 'proxy' as const, baseUrl: s.baseUrl }];
+    await expect(connect(two, auth.transport, '')).rejects.toMatchObject({ code: 'Unauthorized', message: expect.stringMatching(/sign in again/) });
   }, 60_000);
 });
