@@ -8,6 +8,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppStatus, SettingsView } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
+import { decodeCredential } from '../auth/credential.js';
+import { revoke } from '../auth/oauth-client.js';
 import { HttpTransport } from '../client/transport.js';
 import { openOfflineIndex } from '../index/open-index.js';
 import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
@@ -109,20 +111,23 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   const view = async (): Promise<SettingsView> => {
     const s = settings.read();
     let token: SettingsView['token'] = 'none';
+    let signedIn = false;
     if (s.source === 'embedded') token = session?.via === 'embedded' ? 'memory' : 'none';
     else {
       const transport = new HttpTransport();
       try {
         const acc = await accountFor(s, transport).catch(() => null);
+        const stored = acc ? await tokenFor(deps, acc.account) : undefined;
         if (acc && deps.memoryTokens.has(acc.account)) token = 'memory';
-        else if (acc && (await tokenFor(deps, acc.account))) token = 'keychain';
+        else if (stored) token = 'keychain';
+        signedIn = stored !== undefined && decodeCredential(stored).kind === 'refresh';
       } finally {
         transport.close();
       }
     }
     const e = session?.engine;
     return {
-      ...s, paused: e ? e.state.paused : s.paused, token, keychainAvailable: keychain.kind === 'os',
+      ...s, paused: e ? e.state.paused : s.paused, token, signedIn, keychainAvailable: keychain.kind === 'os',
       startAtLogin: opts.loginItem.supported ? opts.loginItem.get() : false, startAtLoginSupported: opts.loginItem.supported,
     };
   };
@@ -184,6 +189,12 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       try {
         const acc = await accountFor(s, transport).catch(() => null);
         if (acc) {
+          // Signing out also revokes the sign-in on the NAS (best effort: offline, it just expires).
+          const stored = await tokenFor(deps, acc.account);
+          const c = stored === undefined ? undefined : decodeCredential(stored);
+          if (c?.kind === 'refresh') {
+            await revoke(transport, session?.endpoint ?? acc.candidates[0]!.baseUrl, c.refreshToken).catch((e: unknown) => log.warn('revoking the sign-in failed', { err: e }));
+          }
           deps.memoryTokens.delete(acc.account);
           if (keychain.kind === 'os') await keychain.delete(acc.account).catch(() => false);
         }

@@ -69,12 +69,17 @@ export function settingsView(ctx: UiContext): View {
   /** The token's state: refreshed even while the user is editing the form. */
   const showToken = (s: SettingsView): void => {
     const where = s.source === 'embedded' ? 'The built-in demo NAS uses a token minted at each start and held in memory only.'
+      : s.signedIn && s.token === 'keychain' ? 'Signed in: the sign-in is kept in the system keychain and renewed by itself.'
+      : s.signedIn ? 'Signed in for this session only: no keychain is available, you will sign in again after a restart.'
       : s.token === 'keychain' ? 'A token is stored in the system keychain.'
       : s.token === 'memory' ? (s.keychainAvailable ? 'A token is held in memory for this session only.' : 'No keychain is available: the token is kept in memory only and will be asked for again after a restart.')
       : s.keychainAvailable ? 'No token stored.' : 'No token stored. No keychain is available: a token you enter is kept in memory only.';
     replace(tokenState, where);
     forget.disabled = s.token === 'none';
+    forget.textContent = s.signedIn ? 'Sign out' : 'Forget token';
     signInButton.disabled = s.source === 'embedded';
+    signInButton.textContent = s.signedIn ? 'Sign in again' : 'Sign in';
+    if (s.signedIn) replace(signInState, '');
   };
 
   // Edits in progress win over a background reload: a reload that lands while the user is

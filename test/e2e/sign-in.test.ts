@@ -45,5 +45,18 @@ describe('Sign in from the window', () => {
     const settings = await rig.app.core.handlers.getSettings({});
     expect(settings.token).toBe('memory');
     expect(await page.content()).not.toMatch(/ns[tr]_[A-Za-z0-9_-]{20,}/);
+    expect(settings.signedIn).toBe(true);
+    await poll(() => page.locator('#token-state').textContent()).toContain('Signed in for this session only');
+    await page.screenshot({ path: join(ARTIFACTS, 'settings-signed-in.png') });
   }, 120_000);
+
+  it('"Sign out" forgets the sign-in and revokes it on the NAS', async () => {
+    const rows = (): number => (rig.svc.service.store.db.prepare('SELECT COUNT(*) FROM refresh_tokens').pluck().get() as number);
+    expect(rows()).toBeGreaterThan(0);
+    await poll(() => page.locator('#forget-token').textContent()).toBe('Sign out');
+    await page.click('#forget-token');
+    await poll(() => page.locator('#token-state').textContent()).toContain('No token stored');
+    expect(rows()).toBe(0);
+    expect((await rig.app.core.handlers.status({})).connection).toBe('unconfigured');
+  }, 60_000);
 });
