@@ -4,6 +4,7 @@
  * there, the browser comes back to the engine's loopback address, and the app goes online
  * with no token ever typed or shown.
  */
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,9 +14,12 @@ const poll = <T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) => expe
 
 let rig: Rig;
 let page: Page;
+const TTL = 2;
 beforeAll(async () => {
-  rig = await startRig({ objects: 50 });
+  // Access tokens of 2 s: the app must keep renewing them by itself.
+  rig = await startRig({ objects: 50, tokenTtlSec: TTL });
   await rig.svc.admin.setPassword('demo', 'open sesame');
+  for (let i = 0; i < 30; i++) rig.svc.admin.createFile('root', `own-${i}.txt`);
   page = await rig.newPage();
 }, 120_000);
 afterAll(async () => { await rig?.close(); });
@@ -48,6 +52,29 @@ describe('Sign in from the window', () => {
     expect(settings.signedIn).toBe(true);
     await poll(() => page.locator('#token-state').textContent()).toContain('Signed in for this session only');
     await page.screenshot({ path: join(ARTIFACTS, 'settings-signed-in.png') });
+  }, 120_000);
+
+  it('keeps syncing local renames over several token lifetimes with no user action', async () => {
+    const t0 = Date.now();
+    let n = 0;
+    const nasHas = async (name: string): Promise<boolean> => (await fetch(`${rig.svc.baseUrl}/sdk/v2/filesSearch/parentAndName?parentID=root&name=${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${rig.token}` } })).status === 200;
+    const names = Array.from({ length: 30 }, (_, i) => `own-${i}.txt`);
+    while (Date.now() - t0 < 3 * TTL * 1000 + 500) {
+      const k = n % names.length;
+      const name = `own-${k}-renamed-${n}.txt`;
+      renameSync(join(rig.mirror, names[k]!), join(rig.mirror, name));
+      names[k] = name;
+      await until(() => nasHas(name), `rename ${n} on the NAS`);
+      n++;
+    }
+    const st = await rig.app.core.handlers.status({});
+    expect(n).toBeGreaterThan(2);
+    expect(st.connection).toBe('online');
+    expect(st.conflicts).toBe(0);
+    expect(st.outbox).toBe(0);
+    expect((await rig.app.core.handlers.getSettings({})).signedIn).toBe(true);
+    // the app renewed its access token itself, several times (each renewal rotates the refresh token)
+    expect(rig.svc.service.store.db.prepare('SELECT COUNT(*) FROM refresh_tokens WHERE used IS NOT NULL').pluck().get()).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
   it('"Sign out" forgets the sign-in and revokes it on the NAS', async () => {
