@@ -4,7 +4,10 @@
  * (in memory, 60 s), access tokens with an expiry, and refresh tokens that rotate on every
  * use. Presenting a refresh token that was already rotated revokes its whole family (the
  * access tokens issued from it too): a stolen token and its legitimate copy cannot both live.
- * Only SHA-256 hashes of tokens and scrypt hashes of passwords are stored.
+ * One exception, for answers lost on the way (a LAN dying mid-refresh): for REUSE_GRACE_MS
+ * after a rotation, the old token may be presented again as long as its successor was never
+ * used; the successor is then dropped and a new pair issued. Only SHA-256 hashes of tokens
+ * and scrypt hashes of passwords are stored.
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../app/errors.js';
@@ -13,6 +16,8 @@ import { SCOPES, userByName, type Scope } from '../store/users.js';
 
 /** Refresh tokens unused this long expire (each rotation starts a new period). */
 export const REFRESH_TTL_MS = 90 * 86_400_000;
+/** A rotated refresh token may be used again this long if its successor is still unused (lost answer). */
+export const REUSE_GRACE_MS = 60_000;
 const CODE_TTL_MS = 60_000;
 
 const sha256 = (t: string): string => createHash('sha256').update(t).digest('hex');
@@ -95,7 +100,7 @@ export class OAuthError extends Error {
 }
 
 /** Issues an access token (expiring after `ttlSec`) and a new refresh token of `family`. */
-export function issueTokens(store: Pick<Store, 'db'>, a: { userId: number; scope: Scope; clientId: string; family?: string; ttlSec: number }): TokenSet {
+export function issueTokens(store: Pick<Store, 'db'>, a: { userId: number; scope: Scope; clientId: string; family?: string; ttlSec: number; replaces?: string }): TokenSet {
   const family = a.family ?? randomBytes(12).toString('base64url');
   const access = 'nst_' + randomBytes(24).toString('base64url');
   const refresh = 'nsr_' + randomBytes(32).toString('base64url');
@@ -103,6 +108,7 @@ export function issueTokens(store: Pick<Store, 'db'>, a: { userId: number; scope
   store.db.transaction(() => {
     store.db.prepare('INSERT INTO tokens (hash, user_id, scope, created, expires, family) VALUES (?, ?, ?, ?, ?, ?)').run(sha256(access), a.userId, a.scope, now, now + a.ttlSec * 1000, family);
     store.db.prepare('INSERT INTO refresh_tokens (hash, family, user_id, scope, client_id, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?)').run(sha256(refresh), family, a.userId, a.scope, a.clientId, now, now + REFRESH_TTL_MS);
+    if (a.replaces !== undefined) store.db.prepare('UPDATE refresh_tokens SET used = ?, replaced_by = ? WHERE hash = ?').run(now, sha256(refresh), a.replaces);
     // Expired access tokens of any family are dropped now and then, so the table stays small.
     store.db.prepare('DELETE FROM tokens WHERE expires IS NOT NULL AND expires < ?').run(now - 86_400_000);
   }).immediate();
@@ -118,15 +124,20 @@ export function exchangeCode(store: Pick<Store, 'db'>, codes: AuthCodes, p: { co
   return issueTokens(store, { userId: g.userId, scope: g.scope, clientId: g.clientId, ttlSec: p.ttlSec });
 }
 
-interface RefreshRow { family: string; user_id: number; scope: Scope; client_id: string; expires: number; used: number | null }
+interface RefreshRow { family: string; user_id: number; scope: Scope; client_id: string; expires: number; used: number | null; replaced_by: string | null }
 
 /** The refresh_token grant: rotates the token; a token used twice revokes its family. */
 export function refreshTokens(store: Pick<Store, 'db'>, p: { refreshToken: string; clientId: string; scope?: string; ttlSec: number }): TokenSet {
   // The revocation of a reused family must commit, so that error is returned, not thrown, from the transaction.
   const out = store.db.transaction((): TokenSet | OAuthError => {
-    const r = store.db.prepare('SELECT family, user_id, scope, client_id, expires, used FROM refresh_tokens WHERE hash = ?').get(sha256(p.refreshToken)) as RefreshRow | undefined;
+    const hash = sha256(p.refreshToken);
+    const r = store.db.prepare('SELECT family, user_id, scope, client_id, expires, used, replaced_by FROM refresh_tokens WHERE hash = ?').get(hash) as RefreshRow | undefined;
     if (!r) throw new OAuthError('invalid_grant', 'the refresh token is unknown or was revoked');
-    if (r.used !== null) {
+    const successor = r.replaced_by === null ? undefined : (store.db.prepare('SELECT used FROM refresh_tokens WHERE hash = ?').get(r.replaced_by) as { used: number | null } | undefined);
+    if (r.used !== null && r.used > Date.now() - REUSE_GRACE_MS && successor !== undefined && successor.used === null && r.client_id === p.clientId) {
+      // The answer to the last refresh was lost: the client never saw the successor.
+      store.db.prepare('DELETE FROM refresh_tokens WHERE hash = ?').run(r.replaced_by);
+    } else if (r.used !== null) {
       revokeFamily(store, r.family);
       return new OAuthError('invalid_grant', 'the refresh token was already used: every token of this sign-in is revoked, sign in again');
     }
@@ -137,8 +148,7 @@ export function refreshTokens(store: Pick<Store, 'db'>, p: { refreshToken: strin
       if (!(r.scope === 'nas_read_write' && p.scope === 'nas_read_only')) throw new OAuthError('invalid_scope', `the scope cannot grow beyond ${r.scope}`);
       scope = p.scope;
     }
-    store.db.prepare('UPDATE refresh_tokens SET used = ? WHERE hash = ?').run(Date.now(), sha256(p.refreshToken));
-    return issueTokens(store, { userId: r.user_id, scope, clientId: r.client_id, family: r.family, ttlSec: p.ttlSec });
+    return issueTokens(store, { userId: r.user_id, scope, clientId: r.client_id, family: r.family, ttlSec: p.ttlSec, replaces: hash });
   }).immediate();
   if (out instanceof OAuthError) throw out;
   return out;

@@ -76,7 +76,8 @@ CREATE TABLE refresh_tokens (
   client_id TEXT NOT NULL,
   created INTEGER NOT NULL,
   expires INTEGER NOT NULL,
-  used INTEGER
+  used INTEGER,
+  replaced_by TEXT
 );
 CREATE INDEX refresh_tokens_family ON refresh_tokens(family);
 `;

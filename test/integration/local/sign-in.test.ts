@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { browserSignIn, startTestService, type TestService } from '../../../server/testing.js';
 import { authFor, decodeCredential, type ClientAuth } from '../../../main/auth/credential.js';
 import { startSignIn } from '../../../main/auth/sign-in.js';
+import { FaultTransport } from '../../../main/client/fault-transport.js';
 import { HttpTransport } from '../../../main/client/transport.js';
 import { connect } from '../../../main/connection/connect.js';
 import { startRig, waitFor, type Rig } from './harness.js';
@@ -48,6 +49,26 @@ const revoke = (s: TestService, token: string): Promise<Response> =>
   fetch(`${s.baseUrl}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
 describe('sign-in that lasts', () => {
+  it('survives the answer to a refresh being lost (the NAS rotated, the app never saw it)', async () => {
+    svc = await startTestService({ tokenTtlSec: 3600 });
+    await svc.admin.setPassword('demo', 'pw for demo');
+    const s = svc;
+    const http = new HttpTransport();
+    transports.push(http);
+    const si = await startSignIn({ baseUrl: s.baseUrl, transport: http });
+    await fetch((await browserSignIn(si.url, 'demo', 'pw for demo')).location!);
+    const t = await si.done;
+    let lose = true;
+    const faults = new FaultTransport(http, (req) => (lose && req.url.endsWith('/oauth/token') ? ((lose = false), { kind: 'reset-after' }) : undefined));
+    const kept: string[] = [];
+    const auth = authFor(`oauth-refresh ${t.refreshToken}`, faults, async (v) => { kept.push(v); });
+    await expect(auth.signedIn!.current(s.baseUrl)).rejects.toMatchObject({ code: 'NetworkError' });
+    const access = await auth.signedIn!.current(s.baseUrl);
+    expect((await fetch(`${s.baseUrl}/sdk/v2/files/root`, { headers: { authorization: `Bearer ${access}` } })).status).toBe(200);
+    expect(auth.signedIn!.refusedReason).toBeUndefined();
+    expect(kept).toHaveLength(1);
+  });
+
   it('syncs local renames over several token lifetimes with no user action and no failed change', async () => {
     const TTL = 3;
     svc = await startTestService({ tokenTtlSec: TTL });

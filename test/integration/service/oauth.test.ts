@@ -116,6 +116,23 @@ describe('sign-in (OAuth 2)', () => {
     expect((await token({ grant_type: 'refresh_token', refresh_token: r2.body['refresh_token'] as string, client_id: 'test-app' })).status).toBe(400);
   });
 
+  it('lets a refresh whose answer was lost be repeated (successor unused), once', async () => {
+    const t = await signIn();
+    const refresh = (rt: string) => token({ grant_type: 'refresh_token', refresh_token: rt, client_id: 'test-app' });
+    const lost = await refresh(t.refresh); // the NAS rotated; the answer never reached the app
+    expect(lost.status).toBe(200);
+    const again = await refresh(t.refresh);
+    expect(again.status).toBe(200);
+    expect(again.body['refresh_token']).not.toBe(lost.body['refresh_token']);
+    expect((await refresh(lost.body['refresh_token'] as string)).status).toBe(400); // the lost one is dropped
+    const next = await refresh(again.body['refresh_token'] as string);
+    expect(next.status).toBe(200);
+    // its successor is in use now: presenting the old one again is a reuse, and ends the sign-in
+    const reuse = await refresh(t.refresh);
+    expect(reuse.status).toBe(400);
+    expect(await listRoot(next.body['access_token'] as string)).toBe(401);
+  });
+
   it('revokes a refresh token with its access tokens (RFC 7009); minted tokens still work', async () => {
     const t = await signIn();
     const rv = await fetch(`${svc.baseUrl}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: t.refresh }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
