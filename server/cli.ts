@@ -8,9 +8,7 @@ import { loadDemo } from './demo/load.js';
 import { importTree } from './import/import.js';
 import { createLogger } from './log.js';
 import { setPassword } from './auth/oauth.js';
-import { DEFAULT_TOKEN_TTL_SEC } from './http/app.js';
-import { parseQuirks, type Quirk } from './quirks/quirks.js';
-import { startService } from './service.js';
+import type { Quirk } from './quirks/quirks.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
 import { PERM_NAMES, type PermName } from './store/tree-index.js';
@@ -43,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const p = parseArgs(rest, ['data', 'host', 'port', 'token-ttl', 'quirks']);
       expectPositionals(p, 0, 'nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks real-device|NAME,...]');
+      // The HTTP side is loaded only to serve: the admin commands start faster without it.
+      const [{ startService }, { DEFAULT_TOKEN_TTL_SEC }, { parseQuirks }] = await Promise.all([import('./service.js'), import('./http/app.js'), import('./quirks/quirks.js')]);
       let quirks: Set<Quirk> | undefined;
       try {
         quirks = p.options.has('quirks') ? parseQuirks(p.options.get('quirks')!) : undefined;
