@@ -7,15 +7,17 @@ import { expectPositionals, intOpt, parseArgs, requireOpt, UsageError } from './
 import { loadDemo } from './demo/load.js';
 import { importTree } from './import/import.js';
 import { createLogger } from './log.js';
-import { startService } from './service.js';
+import { setPassword } from './auth/oauth.js';
+import type { Quirk } from './quirks/quirks.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
 import { PERM_NAMES, type PermName } from './store/tree-index.js';
 import { addUser, grant, mintToken, SCOPES, type Scope } from './store/users.js';
 
 const USAGE = `usage:
-  nas-service serve --data DIR [--host 127.0.0.1] [--port N]
-  nas-service user add NAME --data DIR
+  nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks real-device|NAME,...]
+  nas-service user add NAME --data DIR [--password-stdin]
+  nas-service user password NAME --data DIR --password-stdin
   nas-service token NAME --scope nas_read_write|nas_read_only --data DIR [--ttl SECONDS]
   nas-service grant NAME ID ReadFile|WriteFile|FileOwner --data DIR
   nas-service import PATH --user NAME --data DIR [--into ID]
@@ -23,14 +25,33 @@ const USAGE = `usage:
 
 const openStore = (dir: string): Store => new Store(openServiceDb(dir));
 
+/** The password from stdin: its first line (a trailing newline is not part of it). */
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a pipe or a file, e.g. printf %s "$PW" | nas-service user add NAME --password-stdin --data DIR');
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  const pw = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (pw === '') throw new UsageError('no password on stdin');
+  return pw;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
     case 'serve': {
-      const p = parseArgs(rest, ['data', 'host', 'port']);
-      expectPositionals(p, 0, 'nas-service serve --data DIR [--host 127.0.0.1] [--port N]');
+      const p = parseArgs(rest, ['data', 'host', 'port', 'token-ttl', 'quirks']);
+      expectPositionals(p, 0, 'nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks real-device|NAME,...]');
+      // The HTTP side is loaded only to serve: the admin commands start faster without it.
+      const [{ startService }, { DEFAULT_TOKEN_TTL_SEC }, { parseQuirks }] = await Promise.all([import('./service.js'), import('./http/app.js'), import('./quirks/quirks.js')]);
+      let quirks: Set<Quirk> | undefined;
+      try {
+        quirks = p.options.has('quirks') ? parseQuirks(p.options.get('quirks')!) : undefined;
+      } catch (e) {
+        throw new UsageError(e instanceof Error ? e.message : String(e));
+      }
       const log = createLogger('service');
-      const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log });
+      const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log, tokenTtlSec: intOpt(p, 'token-ttl', DEFAULT_TOKEN_TTL_SEC, 1, 365 * 86400), ...(quirks ? { quirks, quirkOptions: { periodic: true } } : {}) });
+      if (quirks) process.stderr.write(`quirks: ${[...quirks].join(', ')}\n`);
       process.stdout.write(`listening on ${svc.baseUrl}\n`);
       await new Promise<void>((res) => {
         const onSignal = (sig: string): void => {
@@ -44,14 +65,24 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'user': {
-      const p = parseArgs(rest, ['data']);
-      if (p.positionals[0] !== 'add') throw new UsageError('usage: nas-service user add NAME --data DIR');
-      expectPositionals(p, 2, 'nas-service user add NAME --data DIR');
+      const p = parseArgs(rest, ['data'], ['password-stdin']);
+      const sub = p.positionals[0];
+      if (sub !== 'add' && sub !== 'password') throw new UsageError('usage: nas-service user add NAME --data DIR [--password-stdin]');
+      expectPositionals(p, 2, `nas-service user ${sub} NAME --data DIR${sub === 'add' ? ' [--password-stdin]' : ' --password-stdin'}`);
+      if (sub === 'password' && !p.flags.has('password-stdin')) throw new UsageError('--password-stdin is required (the password is read from stdin, never from an argument)');
+      // Read before opening the store: stdin is a pipe or a file, never a prompt (no command waits on a terminal).
+      const password = p.flags.has('password-stdin') ? await readPassword() : undefined;
       const store = openStore(requireOpt(p, 'data'));
-      addUser(store, p.positionals[1]!);
-      store.markTreeChanged();
-      store.db.close();
-      process.stdout.write(`user ${p.positionals[1]} added\n`);
+      try {
+        if (sub === 'add') {
+          addUser(store, p.positionals[1]!);
+          store.markTreeChanged();
+        }
+        if (password !== undefined) await setPassword(store, p.positionals[1]!, password);
+      } finally {
+        store.db.close();
+      }
+      process.stdout.write(sub === 'add' ? `user ${p.positionals[1]} added${password !== undefined ? ' (with a password)' : ''}\n` : `password of ${p.positionals[1]} set\n`);
       return 0;
     }
     case 'token': {

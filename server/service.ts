@@ -12,6 +12,8 @@ import { DeleteJobs } from './jobs/delete-jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
+import { withQuirks, type Quirk, type QuirkControl } from './quirks/quirks.js';
+import { lanSwitch, RELAY_DEVICE_ID, startRelay, type Relay } from './quirks/relay.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -19,6 +21,12 @@ export interface ServiceOptions {
   port?: number;
   log?: Logger;
   onRequest?: (method: string, path: string) => void;
+  /** Lifetime of access tokens issued by sign-in, in seconds (default 24 h). */
+  tokenTtlSec?: number;
+  /** Behave like a real device (`--quirks`, see quirks/quirks.ts). */
+  quirks?: ReadonlySet<Quirk>;
+  /** How long a folder deleted with 202 stays listed with `lingering-delete`; periodic outages with `bursts`. */
+  quirkOptions?: { lingerMs?: number; periodic?: boolean };
 }
 
 export interface RunningService {
@@ -28,6 +36,8 @@ export interface RunningService {
   store: Store;
   jobs: DeleteJobs;
   server: Server;
+  /** Controls of the active quirks (none without `quirks`). */
+  quirks: QuirkControl | undefined;
   stop(): Promise<void>;
 }
 
@@ -37,7 +47,9 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const store = existing ?? new Store(openServiceDb(opts.dataDir));
   const jobs = new DeleteJobs(store, log);
   let stopping = false;
-  const app = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping });
+  const plain = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec });
+  const quirky = opts.quirks && opts.quirks.size > 0 ? withQuirks(plain, store, opts.quirks, opts.quirkOptions) : undefined;
+  const app = quirky?.handler ?? plain;
   const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
   server.on('clientError', (_e, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n');
@@ -51,12 +63,30 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const baseUrl = `http://${urlHost}:${port}`;
-  writeDeviceRecord(opts.dataDir, baseUrl);
+  let control = quirky?.control;
+  let relay: Relay | undefined;
+  let flapTimer: NodeJS.Timeout | undefined;
+  if (opts.quirks?.has('relay') || opts.quirks?.has('lan-flap')) {
+    relay = await startRelay(app, host);
+    control = { ...control!, relayUrl: relay.baseUrl };
+    if (opts.quirks.has('lan-flap')) {
+      const lan = lanSwitch(server, host, port);
+      control = { ...control, lanDown: lan.down, lanUp: lan.up };
+      if (opts.quirkOptions?.periodic) {
+        flapTimer = setInterval(() => { void lan.down().then(() => setTimeout(() => void lan.up(), 30_000).unref()); }, 180_000);
+        flapTimer.unref();
+      }
+    }
+  }
+  writeDeviceRecord(opts.dataDir, baseUrl, relay?.baseUrl);
   jobs.kick();
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping = true;
+      quirky?.stop();
+      clearInterval(flapTimer);
+      await relay?.close();
       const closed = new Promise<void>((res) => server.close(() => res()));
       // In-flight requests finish; a connection is closed as soon as it is idle.
       server.closeIdleConnections();
@@ -70,15 +100,15 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
     })();
     return stopped;
   };
-  return { baseUrl, host, port, store, jobs, server, stop };
+  return { baseUrl, host, port, store, jobs, server, quirks: control, stop };
 }
 
 /** Writes the device information record the client reads its base URL from. */
-export function writeDeviceRecord(dataDir: string, baseUrl: string): void {
+export function writeDeviceRecord(dataDir: string, baseUrl: string, proxyUrl = baseUrl): void {
   const record = {
-    id: 'nas-mirror-reference-service',
+    id: RELAY_DEVICE_ID,
     name: 'NAS Mirror reference service',
-    network: { internalDNSName: baseUrl, proxyURL: baseUrl },
+    network: { internalDNSName: baseUrl, proxyURL: proxyUrl },
   };
   const tmp = join(dataDir, `device.json.${process.pid}.tmp`);
   writeFileSync(tmp, JSON.stringify(record, null, 2) + '\n');

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hidden, ImageMeta, RemoteObject } from '../app/model/remote-object.js';
+import { setPassword } from './auth/oauth.js';
 import { loadDemo } from './demo/load.js';
+import { parseQuirks, type QuirkControl } from './quirks/quirks.js';
 import { startService, type RunningService } from './service.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
@@ -37,6 +39,8 @@ export interface TestService {
     createFile(parentId: string, name: string, opts?: CreateOptions): RemoteObject;
     rootId(user?: string): string;
     addUser(name: string): void;
+    /** Gives a user a password for the sign-in page. */
+    setPassword(user: string, password: string): Promise<void>;
     grant(user: string, objectId: string, perm: PermName): void;
     /** The object as the service would return it (ignoring permissions), or undefined. */
     get(id: string): RemoteObject | undefined;
@@ -47,6 +51,8 @@ export interface TestService {
   requestCount(): number;
   /** Every request so far: method and path (without the query). */
   requests(): readonly { method: string; path: string }[];
+  /** Controls of the quirks (`outage(ms)`...), when started with `quirks`. */
+  quirks: QuirkControl | undefined;
   /** The running service (store, server) for white-box checks. */
   service: RunningService;
   /** Stops the service and removes the data folder (unless keepData). */
@@ -57,6 +63,12 @@ export interface TestServiceOptions {
   demo?: { objects: number; seed: number };
   /** Use an existing data folder instead of a new temp one (it is then not removed). */
   dataDir?: string;
+  /** Lifetime of access tokens issued by sign-in (`--token-ttl`), in seconds. */
+  tokenTtlSec?: number;
+  /** Quirks of a real device (`--quirks`): names, or `real-device` for all. */
+  quirks?: string;
+  /** `lingering-delete`: how long a folder deleted with 202 stays listed (ms). */
+  lingerMs?: number;
 }
 
 /** Starts the real service in-process on 127.0.0.1 port 0 with user `demo`. */
@@ -66,7 +78,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   if (!userByName(store, 'demo')) addUser(store, 'demo');
   if (opts.demo) loadDemo(store, 'demo', opts.demo);
   const log: { method: string; path: string }[] = [];
-  const service = await startService({ dataDir, onRequest: (method, path) => log.push({ method, path }) }, store);
+  const service = await startService({ dataDir, tokenTtlSec: opts.tokenTtlSec, ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}), onRequest: (method, path) => log.push({ method, path }) }, store);
   const rowOf = (id: string): number => {
     if (id === 'root') return userByName(store, 'demo')!.root;
     const r = store.byId(id);
@@ -90,6 +102,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
         return store.index.ids[u.root]!;
       },
       addUser: (name) => { addUser(store, name); },
+      setPassword: (user, password) => setPassword(store, user, password),
       grant: (user, id, perm) => grant(store, user, id, perm),
       get: (id) => {
         const r = store.byId(id);
@@ -97,6 +110,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       },
       drainDeletes: () => service.jobs.drain(),
     },
+    quirks: service.quirks,
     requestCount: () => log.length,
     requests: () => log,
     service,
@@ -105,6 +119,24 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Plays the user's browser on the sign-in page: opens `authorizeUrl` (the login page), posts
+ * its form with a user name and password (or presses Cancel), and gives back where the
+ * service redirects (the app's loopback URL with `code` or `error`), without following it.
+ */
+export async function browserSignIn(authorizeUrl: string, user: string, password: string, action: 'allow' | 'deny' = 'allow'): Promise<{ status: number; location: string | null; html: string }> {
+  const page = await fetch(authorizeUrl);
+  const html = await page.text();
+  if (page.status !== 200) return { status: page.status, location: null, html };
+  const form = new URLSearchParams();
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.set(m[1]!, m[2]!.replace(/&#(\d+);/g, (_x, n: string) => String.fromCharCode(Number(n))));
+  form.set('username', user);
+  form.set('password', password);
+  form.set('action', action);
+  const res = await fetch(new URL('authorize', authorizeUrl), { method: 'POST', body: form, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return { status: res.status, location: res.headers.get('location'), html: await res.text() };
 }
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -33,6 +33,13 @@ export const METHODS = {
   updateSettings: { args: obj({ patch: settingsPatch }), result: settingsView },
   setToken: { args: obj({ token: str({ min: 1, max: 8192, pattern: /^[\x21-\x7e]+$/ }) }), result: settingsView },
   clearToken: { args: none, result: settingsView },
+  /**
+   * Starts signing in to the configured NAS (OAuth 2 with a loopback redirect): answers the
+   * NAS's login page URL at once, `opened` when the engine's host already opened it in the
+   * system browser (Electron); otherwise the window opens it. The outcome arrives later as a
+   * `notice` and a `changed: settings` event; the tokens never come to the window.
+   */
+  signIn: { args: none, result: obj({ url: str({ min: 1, max: 8192 }), opened: bool() }) },
 } as const;
 
 /** Events pushed to the window. `changed` says which list to fetch again. */

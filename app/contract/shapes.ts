@@ -119,6 +119,8 @@ export const settingsView = obj({
   /** A base URL, or a device record's file path or URL; "" for the embedded demo. */
   location: str({ max: 4096 }),
   token: oneOf(TOKEN_PLACES),
+  /** What is kept there is a sign-in (renewed by itself), not a pasted access token. */
+  signedIn: opt(bool()),
   keychainAvailable: bool(),
   mirrorFolder: str({ max: 4096 }),
   syncIntervalSec: int(10, 86_400),

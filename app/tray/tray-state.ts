@@ -32,7 +32,7 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 
 /** Why the user is needed, or null. */
 function attentionReason(s: AppStatus): string | null {
-  if (s.connection === 'auth-error') return 'the NAS refused the access token';
+  if (s.connection === 'auth-error') return 'the NAS no longer accepts the sign-in';
   if (s.mirrorMissing) return 'the mirror folder is missing; sync is paused';
   if (s.connection === 'unconfigured') return 'not set up yet';
   const parts: string[] = [];
@@ -83,7 +83,9 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
     missing: prev?.mirrorMissing ?? false,
   };
   if (next.connection === 'auth-error' && !before.auth) {
-    out.push({ kind: 'auth-error', title: 'NAS Mirror cannot sign in', body: 'The NAS refused the access token. Open Settings to enter a new one.' });
+    // The plain reason (e.g. "the refresh token is unknown or was revoked") comes from the engine.
+    const why = next.error?.message ? ` (${next.error.message})` : '';
+    out.push({ kind: 'auth-error', title: 'NAS Mirror needs you to sign in again', body: `The NAS no longer accepts the sign-in${why}. Open Settings and choose Sign in; changes wait until then.` });
   }
   if (next.mirrorMissing && !before.missing) {
     out.push({ kind: 'mirror-missing', title: 'Mirror folder missing', body: 'Sync is paused until the mirror folder is back; nothing was deleted.' });

@@ -55,6 +55,7 @@ export async function serveEngineUi(o: EngineUiOptions): Promise<UiServer> {
     },
     setToken: async () => readOnly(),
     clearToken: async () => readOnly(),
+    signIn: async () => { throw new AppError('BadRequest', 'in "nas-mirror run" sign in from the terminal: nas-mirror login --device ...'); },
   };
   const handlers = createHandlers({
     index: o.index, store: o.store, engine: () => o.engine, whyNoEngine: () => 'the engine stopped', status,

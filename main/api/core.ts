@@ -8,6 +8,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppStatus, SettingsView } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
+import { decodeCredential } from '../auth/credential.js';
+import { revoke } from '../auth/oauth-client.js';
 import { HttpTransport } from '../client/transport.js';
 import { openOfflineIndex } from '../index/open-index.js';
 import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
@@ -21,6 +23,7 @@ import type { Core, CoreOptions } from './core-types.js';
 import { EventHub } from './event-hub.js';
 import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
 import { accountFor, openSession, tokenFor, type Session, type SessionDeps } from './session.js';
+import { signInFlow } from './sign-in-flow.js';
 
 /** Settings whose change needs a new session (another NAS, folder or engine timing). */
 const RESTART_KEYS = ['source', 'location', 'mirrorFolder', 'syncIntervalSec', 'deleteThresholdCount', 'deleteThresholdPercent'] as const;
@@ -53,6 +56,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: new Map(), log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
     demoObjects: opts.demoObjects, engine: opts.engine,
+    notice: (message) => { hub.emit('notice', { level: 'warn', message }); emitStatus(); },
   };
 
   let session: Session | null = null;
@@ -63,7 +67,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     const s = settings.read();
     const staleAfterSec = Math.max(600, s.syncIntervalSec * 3);
     const engine = session?.engine;
-    if (engine) return engineAppStatus(engine, store, session?.via ?? null, staleAfterSec);
+    if (engine) return { ...engineAppStatus(engine, store, session?.via ?? null, staleAfterSec), endpoint: session?.endpoint ?? null };
     const p = session?.problem;
     return {
       connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,
@@ -107,20 +111,23 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
   const view = async (): Promise<SettingsView> => {
     const s = settings.read();
     let token: SettingsView['token'] = 'none';
+    let signedIn = false;
     if (s.source === 'embedded') token = session?.via === 'embedded' ? 'memory' : 'none';
     else {
       const transport = new HttpTransport();
       try {
         const acc = await accountFor(s, transport).catch(() => null);
+        const stored = acc ? await tokenFor(deps, acc.account) : undefined;
         if (acc && deps.memoryTokens.has(acc.account)) token = 'memory';
-        else if (acc && (await tokenFor(deps, acc.account))) token = 'keychain';
+        else if (stored) token = 'keychain';
+        signedIn = stored !== undefined && decodeCredential(stored).kind === 'refresh';
       } finally {
         transport.close();
       }
     }
     const e = session?.engine;
     return {
-      ...s, paused: e ? e.state.paused : s.paused, token, keychainAvailable: keychain.kind === 'os',
+      ...s, paused: e ? e.state.paused : s.paused, token, signedIn, keychainAvailable: keychain.kind === 'os',
       startAtLogin: opts.loginItem.supported ? opts.loginItem.get() : false, startAtLoginSupported: opts.loginItem.supported,
     };
   };
@@ -131,7 +138,10 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     emitStatus();
   };
 
+  const signIn = signInFlow({ deps, settings: () => settings.read(), desktop: opts.desktop, hub, restart });
+
   const provider: SettingsProvider = {
+    signIn: () => signIn.start(),
     view,
     setPaused,
     async update(patch) {
@@ -179,6 +189,12 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       try {
         const acc = await accountFor(s, transport).catch(() => null);
         if (acc) {
+          // Signing out also revokes the sign-in on the NAS (best effort: offline, it just expires).
+          const stored = await tokenFor(deps, acc.account);
+          const c = stored === undefined ? undefined : decodeCredential(stored);
+          if (c?.kind === 'refresh') {
+            await revoke(transport, session?.endpoint ?? acc.candidates[0]!.baseUrl, c.refreshToken).catch((e: unknown) => log.warn('revoking the sign-in failed', { err: e }));
+          }
           deps.memoryTokens.delete(acc.account);
           if (keychain.kind === 'os') await keychain.delete(acc.account).catch(() => false);
         }
@@ -201,6 +217,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     events: hub,
     status,
     async close() {
+      signIn.cancel();
       await switching;
       await stop();
       closed = true;

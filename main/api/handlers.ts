@@ -21,6 +21,8 @@ export interface SettingsProvider {
   update(patch: SettingsPatch): Promise<SettingsView>;
   setToken(token: string): Promise<SettingsView>;
   clearToken(): Promise<SettingsView>;
+  /** Starts the browser sign-in; the login page URL and whether it was opened already. */
+  signIn(): Promise<{ url: string; opened: boolean }>;
   setPaused(paused: boolean): Promise<void>;
 }
 
@@ -84,5 +86,6 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     updateSettings: async ({ patch }) => d.settings.update(patch),
     setToken: async ({ token }) => d.settings.setToken(token),
     clearToken: async () => d.settings.clearToken(),
+    signIn: async () => d.settings.signIn(),
   };
 }

@@ -7,6 +7,8 @@
 export interface DesktopPort {
   open(path: string): Promise<void>;
   reveal(path: string): Promise<void>;
+  /** Opens an http(s) URL in the system browser (Electron); absent in browser mode, where the page opens it. */
+  openExternal?(url: string): Promise<void>;
 }
 
 /** Start at login: macOS/Windows login items, or an XDG autostart entry on Linux. */

@@ -5,9 +5,11 @@
  * starts a new one. Without a token the session stays "unconfigured" and starts no engine.
  */
 import { AppError, toAppError } from '../../app/errors.js';
+import { authFor } from '../auth/credential.js';
 import { ServiceClient } from '../client/service-client.js';
-import { HttpTransport } from '../client/transport.js';
+import { HttpTransport, type Transport } from '../client/transport.js';
 import { connect } from '../connection/connect.js';
+import { FailoverTransport } from '../connection/failover.js';
 import { loadDevice, type Candidate } from '../connection/device.js';
 import { startEmbeddedService, type EmbeddedService, type ServiceCommand } from '../embedded/embedded-service.js';
 import { Engine } from '../engine/engine.js';
@@ -32,6 +34,8 @@ export interface SessionDeps {
   service: ServiceCommand;
   log: Logger;
   demoObjects?: number;
+  /** Tells the window something it should know once (a device quirk found). */
+  notice?: (message: string) => void;
   /** Engine timing overrides (tests). */
   engine?: { holdMs?: number; rescanMs?: number; requestPollMs?: number };
 }
@@ -67,6 +71,23 @@ export async function tokenFor(deps: SessionDeps, account: string): Promise<stri
   }
 }
 
+/**
+ * Stores a credential where the account's current one is: the keychain, or memory when
+ * there is none (or it fails). A rotated refresh token must never be lost silently.
+ */
+export async function storeCredential(deps: SessionDeps, account: string, value: string): Promise<'keychain' | 'memory'> {
+  if (deps.keychain.kind === 'os' && !deps.memoryTokens.has(account)) {
+    try {
+      await deps.keychain.set(account, value);
+      return 'keychain';
+    } catch (e) {
+      deps.log.warn('keychain write failed: the sign-in is kept in memory for this session', { err: e });
+    }
+  }
+  deps.memoryTokens.set(account, value);
+  return 'memory';
+}
+
 /** Starts a session for the settings; never throws (a failure is the session's `problem`). */
 export async function openSession(deps: SessionDeps, s: Settings): Promise<Session> {
   const transport = new HttpTransport();
@@ -76,6 +97,8 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     async close() { transport.close(); await embedded?.stop(); },
   });
   let baseUrl: string, token: string, via: Via;
+  let clientTransport: Transport = transport;
+  let failover: FailoverTransport | undefined;
   try {
     if (s.source === 'embedded') {
       embedded = await startEmbeddedService({ dataDir: deps.embeddedDir, service: deps.service, log: deps.log.child('embedded'), demoObjects: deps.demoObjects });
@@ -84,11 +107,20 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     } else {
       const acc = await accountFor(s, transport);
       const t = acc ? await tokenFor(deps, acc.account) : undefined;
-      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: 'no access token stored for this NAS: enter one in Settings' });
-      token = t;
-      const conn = await connect(acc.candidates, transport, token);
+      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' });
+      const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
+      token = auth.token;
+      clientTransport = auth.transport;
+      const conn = await connect(acc.candidates, clientTransport, token);
       baseUrl = conn.baseUrl;
       via = conn.via;
+      // The address is checked again on errors and periodically (LAN down, proxy up, and back).
+      const authed = clientTransport;
+      failover = new FailoverTransport(authed, baseUrl, conn, acc.candidates[0]!.via, {
+        recheck: () => connect(acc.candidates, authed, token),
+        onSwitch: (c) => { deps.log.info('address', { summary: `now ${c.description}` }); deps.notice?.(`Now ${c.description}.`); },
+      });
+      clientTransport = failover;
     }
   } catch (e) {
     const err = toAppError(e);
@@ -96,7 +128,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     embedded = null;
     return idle({ connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline', code: err.code, message: err.message });
   }
-  const client = new ServiceClient({ baseUrl, token, transport });
+  const client = new ServiceClient({ baseUrl, token, transport: clientTransport, onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
   const engine = new Engine({
     stateDir: deps.stateDir,
     mirrorDir: s.mirrorFolder,
@@ -110,10 +142,15 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     endpoint: baseUrl,
     ...deps.engine,
   });
+  const fo = failover;
   return {
-    engine, via, endpoint: baseUrl, problem: null,
+    engine, problem: null,
+    // the address in use now (it may change during the session)
+    get via(): Via { return fo ? fo.connection.via : via; },
+    get endpoint(): string { return fo ? fo.connection.baseUrl : baseUrl; },
     async close() {
       await engine.stop();
+      fo?.close();
       transport.close();
       await embedded?.stop();
     },

@@ -7,7 +7,7 @@ import { UsageError } from './args.js';
 import { EXIT_FAIL, EXIT_USAGE, type CliIO, type Command } from './io.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
-  login: { summary: 'login --device FILE|URL [--token-stdin]           store the access token in the OS keychain', load: () => import('./commands/login.js') },
+  login: { summary: 'login --device FILE|URL [--token-stdin]           sign in (browser) or store a pasted token, in the OS keychain', load: () => import('./commands/login.js') },
   sync: { summary: 'sync --device FILE|URL --state DIR [--token-env VAR] --once   one complete walk into DIR', load: () => import('./commands/sync.js') },
   search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline', load: () => import('./commands/search.js') },
   ls: { summary: 'ls ID|root --state DIR [--json]                    list a folder offline', load: () => import('./commands/ls.js') },

@@ -1,10 +1,12 @@
 /**
  * Shared by the commands: opening an existing mirror state folder (never creating one by
- * accident), the keychain account of a device, and the token (keychain or --token-env).
+ * accident), the keychain account of a device, and the token or sign-in (keychain or --token-env).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
+import { authFor, type ClientAuth } from '../auth/credential.js';
+import type { Transport } from '../client/transport.js';
 import type { Candidate } from '../connection/device.js';
 import { openKeychain } from '../keychain/keychain.js';
 import { MirrorStore } from '../mirror/store.js';
@@ -31,4 +33,16 @@ export async function resolveToken(env: NodeJS.ProcessEnv, tokenEnv: string | un
   const t = await kc.get(accountOf(candidates));
   if (!t) throw new AppError('Unauthorized', `no token stored for ${accountOf(candidates)}: run "nas-mirror login --device ..." or pass --token-env VAR`);
   return t;
+}
+
+/**
+ * The client's authentication: `--token-env` (an access token as it is), else what
+ * `nas-mirror login` stored: a pasted token, or a sign-in whose refresh token is renewed
+ * (and each rotated one written back to the keychain) while the command runs.
+ */
+export async function resolveAuth(env: NodeJS.ProcessEnv, tokenEnv: string | undefined, candidates: readonly Candidate[], transport: Transport): Promise<ClientAuth> {
+  const stored = await resolveToken(env, tokenEnv, candidates);
+  if (tokenEnv !== undefined) return { transport, token: stored };
+  const kc = await openKeychain();
+  return authFor(stored, transport, (v) => kc.set(accountOf(candidates), v));
 }

@@ -7,6 +7,8 @@
  */
 import { AppError, type ErrorCode } from '../../app/errors.js';
 import type { Hidden, ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import { DEFAULT_SEARCH_LIMIT } from '../../app/search/select.js';
+import { DeviceQuirks } from './device-quirks.js';
 import { parseJson, parseListing, parseObject, parseSearch } from './parse.js';
 import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
 
@@ -32,6 +34,8 @@ export interface ServiceClientOptions {
   prefix?: string;
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Told once about a device behaving unlike the interface (e.g. it ignores If-Match). */
+  onWarning?: (message: string) => void;
   /** Observes every attempt (tests, logs): no headers, never the token. */
   onAttempt?: (e: { method: HttpMethod; path: string; attempt: number; status?: number; error?: ErrorCode }) => void;
 }
@@ -112,7 +116,9 @@ export class ServiceClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly limiter: Limiter;
-  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl'>>;
+  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl' | 'onWarning'>>;
+  /** What this device does unlike the reference service (device-quirks.ts). */
+  readonly quirks = new DeviceQuirks();
 
   constructor(private readonly opts: ServiceClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -141,7 +147,7 @@ export class ServiceClient {
     if (opts.fields) q.set('fields', opts.fields.join(','));
     if (opts.hidden) q.set('hidden', opts.hidden);
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true });
-    return parseListing(parseJson(res.body));
+    return this.quirks.listing(parseListing(parseJson(res.body)));
   }
 
   /**
@@ -191,11 +197,12 @@ export class ServiceClient {
     if (opts.pageToken !== undefined) q.set('pageToken', opts.pageToken);
     if (opts.fields) q.set('fields', opts.fields.join(','));
     const res = await this.send('GET', `/filesSearch/text?${q}`, { signal: opts.signal, idempotent: true });
-    return parseSearch(parseJson(res.body));
+    return this.quirks.search(parseSearch(parseJson(res.body)), opts.limit ?? DEFAULT_SEARCH_LIMIT);
   }
 
   /** Patches metadata; the new eTag when the service sent one. */
   async patch(id: string, body: PatchBody, opts: ConditionalOptions = {}): Promise<{ eTag: string | undefined }> {
+    await this.guardIfMatch(id, opts);
     const res = await this.send('POST', `/files/${encodeURIComponent(id)}/patch`, {
       signal: opts.signal, idempotent: false, body: JSON.stringify(body), headers: conditional(opts),
     });
@@ -204,8 +211,45 @@ export class ServiceClient {
 
   /** Deletes: `deleted` (204) or `accepted` (202, a non-empty folder deleted in the background). */
   async delete(id: string, opts: ConditionalOptions = {}): Promise<'deleted' | 'accepted'> {
+    await this.guardIfMatch(id, opts);
     const res = await this.send('DELETE', `/files/${encodeURIComponent(id)}`, { signal: opts.signal, idempotent: false, headers: conditional(opts) });
+    if (res.status === 202) this.quirks.deletedInBackground(id);
     return res.status === 202 ? 'accepted' : 'deleted';
+  }
+
+  /**
+   * A device that ignores If-Match would apply a stale change blindly. The first conditional
+   * write probes it: an empty patch (it changes nothing) with an If-Match no object has must
+   * get 412. If it succeeds, the client warns once and from then on re-reads the object
+   * right before each conditional write: an eTag other than the expected one is a 412 here.
+   */
+  private async guardIfMatch(id: string, opts: ConditionalOptions): Promise<void> {
+    if (opts.ifMatch === undefined) return;
+    if (this.quirks.ifMatch === 'unknown') await this.probeIfMatch(id, opts.signal);
+    if (this.quirks.ifMatch !== 'ignored') return;
+    const current = await this.get(id, { signal: opts.signal });
+    if (current.eTag !== opts.ifMatch) throw new AppError('PreconditionFailed', 'Precondition Failed', { status: 412, detail: 'the object changed on the NAS (re-read before sending: this NAS ignores If-Match)' });
+  }
+
+  /**
+   * The probe: an empty patch (a no-op, service.md) with an If-Match no object has. It is sent
+   * as `PATCH /files/<id>` (the vendor's current form; `POST .../patch` when that is 405), so
+   * it is never mistaken for one of the user's changes.
+   */
+  private async probeIfMatch(id: string, signal: AbortSignal | undefined): Promise<void> {
+    const headers = { 'if-match': '"nas-mirror-if-match-probe"' };
+    for (const [method, path] of [['PATCH', `/files/${encodeURIComponent(id)}`], ['POST', `/files/${encodeURIComponent(id)}/patch`]] as const) {
+      try {
+        await this.send(method, path, { signal, idempotent: true, body: '{}', headers });
+        this.quirks.ifMatch = 'ignored';
+        this.opts.onWarning?.('this NAS ignores If-Match: every rename, move or delete now re-reads the object first, so a change made on the NAS meanwhile is still never overwritten');
+        return;
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        if (e.code === 'PreconditionFailed') { this.quirks.ifMatch = 'honoured'; return; }
+        if (e.status !== 405) return; // 404, offline...: not known yet; the real request says what it says
+      }
+    }
   }
 
   close(): void {

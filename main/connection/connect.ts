@@ -32,6 +32,8 @@ export async function connect(candidates: readonly Candidate[], transport: Trans
       if (res.status === 404 && !res.body.includes('"message"')) throw new AppError('BadResponse', 'not the service (404 without a service error body)');
       return { baseUrl: c.baseUrl, via: c.via, description: `using ${VIA_TEXT[c.via]} ${c.baseUrl}`, skipped };
     } catch (e) {
+      // A refused sign-in (main/auth) is about the user, not the address: no other address helps.
+      if (e instanceof AppError && e.code === 'Unauthorized') throw e;
       skipped.push({ candidate: c, reason: e instanceof Error ? e.message : String(e) });
     }
   }

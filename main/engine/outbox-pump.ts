@@ -2,7 +2,8 @@
  * The outbox pump: takes entries in order (enqueue -> SEND -> SETTLE), one at a time. Each
  * is marked `sending` before its request leaves; its result is settled under the engine's
  * lock. An unfinished entry (network, 401) stops the pump and retries later with backoff
- * (1 s doubling to 30 s; 30 s after a 401). NAS-first results make the disk follow once the
+ * (1 s doubling to 5 min, with +-25 % jitter so many clients of a rebooting device do not
+ * come back in step; 30 s after a 401). It never gives up: the entry waits for the NAS. NAS-first results make the disk follow once the
  * queue is through.
  */
 import type { AppError } from '../../app/errors.js';
@@ -73,8 +74,8 @@ export class OutboxPump {
       const finished = await lock.run(() => settleEntry(core, entry, out));
       if (!finished) {
         if (out.kind === 'retry' || out.kind === 'auth') this.h.noteNetwork(out.error);
-        this.h.schedule(() => this.kick(), out.kind === 'auth' ? 30_000 : this.retryDelay);
-        this.retryDelay = Math.min(30_000, this.retryDelay * 2);
+        this.h.schedule(() => this.kick(), out.kind === 'auth' ? 30_000 : Math.round(this.retryDelay * (0.75 + Math.random() * 0.5)));
+        this.retryDelay = Math.min(300_000, this.retryDelay * 2);
         break;
       }
       this.h.online();

@@ -1,7 +1,7 @@
 /**
- * Settings: where the NAS is (embedded demo, base URL or device record), the token (sent
- * once to the engine, which keeps it in the keychain or, without one, in memory; it is never
- * read back), mirror folder, sync interval, pause, delete threshold, start at login, theme.
+ * Settings: where the NAS is (embedded demo, base URL or device record), "Sign in" (the
+ * NAS's login page in the browser; the engine keeps the sign-in), the token (sent once to the
+ * engine, which keeps it in the keychain or, without one, in memory; it is never read back), mirror folder, sync interval, pause, delete threshold, start at login, theme.
  */
 import type { SettingsPatch, SettingsView } from '../../app/contract/shapes.js';
 import { button, el, field, replace } from '../dom.js';
@@ -22,6 +22,8 @@ export function settingsView(ctx: UiContext): View {
   const tokenState = el('div', { id: 'token-state', class: 'hint', 'aria-live': 'polite' });
   const saveToken = button('Store token', () => void storeToken(), { id: 'store-token' });
   const forget = button('Forget token', () => void clearToken(), { id: 'forget-token', class: 'secondary' });
+  const signInButton = button('Sign in', () => void signIn(), { id: 'sign-in' });
+  const signInState = el('div', { id: 'sign-in-state', class: 'hint', 'aria-live': 'polite' });
   const mirror = el('input', { id: 'set-mirror', type: 'text', name: 'mirrorFolder' });
   const interval = el('input', { id: 'set-interval', type: 'number', min: '10', max: '86400', step: '10', name: 'syncIntervalSec' });
   const paused = el('input', { id: 'set-paused', type: 'checkbox', name: 'paused' });
@@ -37,7 +39,8 @@ export function settingsView(ctx: UiContext): View {
     el('form', { class: 'settings', id: 'settings-form' },
       el('fieldset', {}, el('legend', {}, 'NAS'),
         field('Connect to', source), field('Address', location, 'A base URL, or a device record (file path or URL): its LAN address is tried first, then the proxy URL.'),
-        field('Access token', token, tokenState), el('div', { class: 'row' }, saveToken, forget)),
+        el('div', { class: 'row' }, signInButton), signInState,
+        field('Or paste an access token', token, tokenState), el('div', { class: 'row' }, saveToken, forget)),
       el('fieldset', {}, el('legend', {}, 'Mirror'),
         field('Mirror folder', mirror), field('Sync interval (seconds)', interval), check(paused, 'Pause sync'),
         el('div', { class: 'row two' }, field('Hold deletes above (objects)', thrCount), field('or above (% of the mirror)', thrPct))),
@@ -66,11 +69,17 @@ export function settingsView(ctx: UiContext): View {
   /** The token's state: refreshed even while the user is editing the form. */
   const showToken = (s: SettingsView): void => {
     const where = s.source === 'embedded' ? 'The built-in demo NAS uses a token minted at each start and held in memory only.'
+      : s.signedIn && s.token === 'keychain' ? 'Signed in: the sign-in is kept in the system keychain and renewed by itself.'
+      : s.signedIn ? 'Signed in for this session only: no keychain is available, you will sign in again after a restart.'
       : s.token === 'keychain' ? 'A token is stored in the system keychain.'
       : s.token === 'memory' ? (s.keychainAvailable ? 'A token is held in memory for this session only.' : 'No keychain is available: the token is kept in memory only and will be asked for again after a restart.')
       : s.keychainAvailable ? 'No token stored.' : 'No token stored. No keychain is available: a token you enter is kept in memory only.';
     replace(tokenState, where);
     forget.disabled = s.token === 'none';
+    forget.textContent = s.signedIn ? 'Sign out' : 'Forget token';
+    signInButton.disabled = s.source === 'embedded';
+    signInButton.textContent = s.signedIn ? 'Sign in again' : 'Sign in';
+    if (s.signedIn) replace(signInState, '');
   };
 
   // Edits in progress win over a background reload: a reload that lands while the user is
@@ -120,6 +129,18 @@ export function settingsView(ctx: UiContext): View {
       show(await ctx.client.call('setToken', { token: t }));
       token.value = '';
     } catch (e) {
+      ctx.toast(messageOf(e), 'error');
+    }
+  };
+  /** Opens the NAS's login page (Electron opens it; in browser mode this page does). */
+  const signIn = async (): Promise<void> => {
+    try {
+      const { url, opened } = await ctx.client.call('signIn', {});
+      if (!opened) window.open(url, '_blank', 'noopener');
+      const link = el('a', { href: url, target: '_blank', rel: 'noopener' }, 'open it again');
+      replace(signInState, el('span', {}, 'Sign in on the NAS\'s page in your browser, then come back here (', link, ').'));
+    } catch (e) {
+      replace(signInState, '');
       ctx.toast(messageOf(e), 'error');
     }
   };

@@ -7,17 +7,24 @@ export class UsageError extends Error {}
 export interface Parsed {
   positionals: string[];
   options: Map<string, string>;
+  /** Options that take no value. */
+  flags: Set<string>;
 }
 
-/** Parses `argv` allowing only the `allowed` option names (without `--`). */
-export function parseArgs(argv: readonly string[], allowed: readonly string[]): Parsed {
+/** Parses `argv` allowing only the `allowed` option names (without `--`) and the value-less `flagNames`. */
+export function parseArgs(argv: readonly string[], allowed: readonly string[], flagNames: readonly string[] = []): Parsed {
   const positionals: string[] = [];
   const options = new Map<string, string>();
+  const flags = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
+      if (eq < 0 && flagNames.includes(name)) {
+        flags.add(name);
+        continue;
+      }
       if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
       const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
@@ -26,7 +33,7 @@ export function parseArgs(argv: readonly string[], allowed: readonly string[]): 
       positionals.push(a);
     }
   }
-  return { positionals, options };
+  return { positionals, options, flags };
 }
 
 export function requireOpt(p: Parsed, name: string): string {

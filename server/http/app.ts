@@ -8,9 +8,11 @@ import { AppError } from '../../app/errors.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { authenticate } from '../store/users.js';
+import { AuthCodes } from '../auth/oauth.js';
+import { handleOAuth, isOAuthPath } from './oauth-routes.js';
 import type { Ctx } from './context.js';
 import { getById, listChildren, parentAndName, textSearch } from './read-routes.js';
-import { bearer } from './request.js';
+import { bearer, lenientQuery } from './request.js';
 import { handleError, markStart, sendError } from './respond.js';
 import { deleteObject, patchObject } from './write-routes.js';
 
@@ -23,7 +25,11 @@ export interface AppDeps {
   onRequest?: (method: string, path: string) => void;
   /** True while the service stops: new requests get 503. */
   stopping?: () => boolean;
+  /** Lifetime of access tokens issued by sign-in, in seconds (default 24 h). */
+  tokenTtlSec?: number;
 }
+
+export const DEFAULT_TOKEN_TTL_SEC = 86_400;
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -53,6 +59,7 @@ function route(method: string, rest: string): Route {
 
 export function createApp(deps: AppDeps): Handler {
   const { store, log } = deps;
+  const oauth = { store, codes: new AuthCodes(), tokenTtlSec: () => deps.tokenTtlSec ?? DEFAULT_TOKEN_TTL_SEC };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
     const rawUrl = req.url ?? '/';
@@ -61,6 +68,10 @@ export function createApp(deps: AppDeps): Handler {
     markStart(req);
     deps.onRequest?.(method, path);
     if (deps.stopping?.()) throw new AppError('Unavailable', 'Service Unavailable', { status: 503, detail: 'the service is stopping' });
+    if (isOAuthPath(path)) {
+      store.refreshIfChanged();
+      return handleOAuth(oauth, req, res, path, qi < 0 ? '' : rawUrl.slice(qi + 1));
+    }
     const m = PREFIX.exec(path);
     let r: Route;
     try {
@@ -77,7 +88,7 @@ export function createApp(deps: AppDeps): Handler {
     }
     let query: URLSearchParams;
     try {
-      query = new URLSearchParams(qi < 0 ? '' : rawUrl.slice(qi + 1));
+      query = lenientQuery(new URLSearchParams(qi < 0 ? '' : rawUrl.slice(qi + 1)));
     } catch {
       throw new AppError('BadRequest', 'the query string is not valid', { status: 400 });
     }

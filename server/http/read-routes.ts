@@ -41,6 +41,7 @@ export function parentAndName(ctx: Ctx): void {
 
 export function listChildren(ctx: Ctx): void {
   const q = ctx.query;
+  if (q.get('ids') === '') return listStorageRoots(ctx);
   const raw = required(q, 'ids');
   const ids = [...new Set(raw.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
   if (ids.length === 0) throw bad('ids is required');
@@ -72,6 +73,16 @@ export function listChildren(ctx: Ctx): void {
   }
   const files = page.map((r) => pickFields(wireFromIndex(ix, r), fields));
   sendRead(ctx.req, ctx.res, { pageToken, files }, isPretty(q));
+}
+
+/**
+ * `ids=` (empty) lists the user's top-level storage roots, as the real service does: here
+ * the user's root folder (parentID ""), in one page.
+ */
+function listStorageRoots(ctx: Ctx): void {
+  const [row] = resolveReadable(ctx, 'root');
+  const fields = parseFields(ctx.query.get('fields'));
+  sendRead(ctx.req, ctx.res, { pageToken: '', files: [pickFields(ctx.store.wire(ctx.store.get(row)!), fields)] }, isPretty(ctx.query));
 }
 
 export function textSearch(ctx: Ctx): void {

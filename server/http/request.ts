@@ -64,10 +64,26 @@ export function parseLimit(v: string | null, def: number, max: number): number {
   return Math.min(n, max);
 }
 
-/** `fields`: comma-separated field names, or undefined for all. */
+/** `fields`: field names separated by commas and/or spaces (`id, name`, `id+name`), or undefined for all. */
 export function parseFields(v: string | null): string[] | undefined {
   if (v === null || v.trim() === '') return undefined;
-  return v.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return v.split(/[\s,]+/).filter((s) => s.length > 0);
+}
+
+/**
+ * Parameters whose values are keywords, numbers or id lists. Real clients send stray
+ * separators with them (a FUSE client ends every listing with `order=asc;`): white space
+ * around the value and trailing `;` are dropped. Free text (`q`, `name`, `pageToken`) is
+ * never touched: a name may end with `;`.
+ */
+const KEYWORD_PARAMS = ['order', 'orderBy', 'hidden', 'limit', 'pretty', 'fields', 'ids', 'parentID'];
+
+export function lenientQuery(q: URLSearchParams): URLSearchParams {
+  for (const k of KEYWORD_PARAMS) {
+    const v = q.get(k);
+    if (v !== null) q.set(k, v.replace(/[\s;]+$/, '').replace(/^\s+/, ''));
+  }
+  return q;
 }
 
 /** A required, non-empty query value. */

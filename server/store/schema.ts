@@ -10,7 +10,7 @@ import { AppError } from '../../app/errors.js';
 
 export type Db = Database.Database;
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const V1 = `
 CREATE TABLE users (
@@ -63,6 +63,25 @@ CREATE TABLE delete_jobs (
 );
 `;
 
+/** v2: sign-in (OAuth 2): user passwords, the refresh-token family of an access token, refresh tokens. */
+const V2 = `
+ALTER TABLE users ADD COLUMN password TEXT;
+ALTER TABLE tokens ADD COLUMN family TEXT;
+CREATE INDEX tokens_family ON tokens(family) WHERE family IS NOT NULL;
+CREATE TABLE refresh_tokens (
+  hash TEXT PRIMARY KEY,
+  family TEXT NOT NULL,
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  scope TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  expires INTEGER NOT NULL,
+  used INTEGER,
+  replaced_by TEXT
+);
+CREATE INDEX refresh_tokens_family ON refresh_tokens(family);
+`;
+
 /**
  * The listing-order indexes. They only speed up reads, so a bulk load may drop them and
  * build them once at the end; every open re-creates any that are missing (a load killed
@@ -89,9 +108,12 @@ export function openServiceDb(dir: string): Db {
   }
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw new AppError('StateCorrupt', `service database schema v${version} is newer than this service (v${SCHEMA_VERSION})`);
-  if (version < 1) {
+  if (version < SCHEMA_VERSION) {
     db.transaction(() => {
-      db.exec(V1);
+      // Another process may have migrated between the read above and this transaction.
+      const now = db.pragma('user_version', { simple: true }) as number;
+      if (now < 1) db.exec(V1);
+      if (now < 2) db.exec(V2);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }

@@ -51,9 +51,9 @@ export async function launchChromium(userDataDir: string): Promise<BrowserContex
   });
 }
 
-export async function startRig(opts: { objects?: number } = {}): Promise<Rig> {
+export async function startRig(opts: { objects?: number; tokenTtlSec?: number } = {}): Promise<Rig> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const svc = await startTestService({ demo: { objects: opts.objects ?? 400, seed: 7 } });
+  const svc = await startTestService({ demo: { objects: opts.objects ?? 400, seed: 7 }, ...(opts.tokenTtlSec ? { tokenTtlSec: opts.tokenTtlSec } : {}) });
   const token = svc.token();
   const dataDir = mkdtempSync(join(tmpdir(), 'nm-e2e-'));
   const mirror = join(dataDir, 'mirror');

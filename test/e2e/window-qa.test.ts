@@ -106,7 +106,7 @@ describe('the window, by hand', () => {
     const p2 = await browser.newPage();
     try {
       await p2.goto(server2.url);
-      await poll(() => p2.locator('#state-line').textContent()).toMatch(/no access token stored for this NAS/);
+      await poll(() => p2.locator('#state-line').textContent()).toMatch(/not signed in to this NAS/);
     } finally {
       await p2.close();
       await server2.close();

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { ServiceClient } from '../../client/service-client.js';
 import { HttpTransport } from '../../client/transport.js';
 import { connect } from '../../connection/connect.js';
+import { FailoverTransport } from '../../connection/failover.js';
 import { loadDevice } from '../../connection/device.js';
 import { serveEngineUi } from '../../api/attach-ui.js';
 import { Engine } from '../../engine/engine.js';
@@ -21,7 +22,7 @@ import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { prepareFolders } from '../folders.js';
-import { resolveToken } from '../state.js';
+import { resolveAuth } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms', 'ui-port'], ['once', 'verbose', 'ui']);
@@ -30,17 +31,19 @@ export const run: Command = async (argv, io) => {
   prepareFolders(stateDir, mirrorDir);
   const transport = new HttpTransport();
   const candidates = await loadDevice(need(p, 'device'), transport);
-  const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
-  const conn = await connect(candidates, transport, token);
+  const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+  const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
-  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport });
+  // The address is checked again on errors and periodically (LAN down, proxy up, and back).
+  const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, { recheck: () => connect(candidates, authed, token), onSwitch: (c) => io.stderr.write(`now ${c.description}\n`) });
+  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: failover, onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
   const db = openStateDb(stateDir);
   const store = new MirrorStore(db);
   const local = new LocalStore(db);
   const known = local.meta('mirrorDir');
   if (known !== undefined && known !== mirrorDir) {
     db.close();
-    transport.close();
+    failover.close();
     io.stderr.write(`this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
     return 1;
   }
@@ -67,7 +70,7 @@ export const run: Command = async (argv, io) => {
     await engine.stop();
     await opened.save();
     db.close();
-    transport.close();
+    failover.close();
   };
   if (p.flags.has('once')) {
     try {

@@ -17,7 +17,7 @@ import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { CliIO, Command } from '../io.js';
 import { prepareStateDir } from '../folders.js';
-import { resolveToken } from '../state.js';
+import { resolveAuth } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'token-env', 'concurrency'], ['once']);
@@ -27,10 +27,10 @@ export const run: Command = async (argv, io) => {
   const transport = new HttpTransport();
   try {
     const candidates = await loadDevice(need(p, 'device'), transport);
-    const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
-    const conn = await connect(candidates, transport, token);
+    const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+    const conn = await connect(candidates, authed, token);
     io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
-    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport, concurrency: intOption(p, 'concurrency') ?? 8 });
+    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, concurrency: intOption(p, 'concurrency') ?? 8 });
     const db = openStateDb(stateDir);
     try {
       const store = new MirrorStore(db);

@@ -5,8 +5,11 @@
 import { Readable, Writable } from 'node:stream';
 import { openKeychain } from '../../../main/keychain/keychain.js';
 import { main } from '../../../main/cli/main.js';
-import { resolveToken } from '../../../main/cli/state.js';
+import { resolveAuth, resolveToken } from '../../../main/cli/state.js';
 import { candidatesOf } from '../../../main/connection/device.js';
+import { ServiceClient } from '../../../main/client/service-client.js';
+import { HttpTransport } from '../../../main/client/transport.js';
+import { browserSignIn, startTestService } from '../../../server/testing.js';
 
 const out: Record<string, unknown> = {};
 const kc = await openKeychain();
@@ -34,5 +37,39 @@ out['loginErr'] = stderr;
 if (code === 0) {
   out['resolved'] = await resolveToken({}, undefined, candidatesOf(JSON.parse(record) as { network: { internalDNSName: string } }));
   await (await openKeychain()).delete('http://127.0.0.1:9');
+}
+
+// `nas-mirror login` with no token flag: the browser sign-in from a terminal.
+if (kc.kind === 'os') {
+  const svc = await startTestService({ tokenTtlSec: 60 });
+  await svc.admin.setPassword('demo', 'pw');
+  const rec = JSON.stringify({ network: { internalDNSName: svc.baseUrl } });
+  let lout = '';
+  let browser: Promise<unknown> | undefined;
+  const lcode = await main(['login', '--device', rec], {
+    stdin: Readable.from([]),
+    stdout: sink((s) => {
+      lout += s;
+      const m = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(lout);
+      // The user opens the printed page, signs in, and the browser follows the redirect.
+      if (m && !browser) browser = browserSignIn(m[1]!, 'demo', 'pw').then((r) => fetch(r.location!)).then((r) => r.text());
+    }),
+    stderr: sink(() => undefined),
+    env: {},
+  });
+  out['browserLoginCode'] = lcode;
+  out['browserLoginOut'] = lout;
+  out['browserPage'] = await browser;
+  const candidates = candidatesOf(JSON.parse(rec) as { network: { internalDNSName: string } });
+  const stored = await (await openKeychain()).get(svc.baseUrl);
+  out['storedKind'] = stored?.startsWith('oauth-refresh ') ? 'refresh' : 'other';
+  const t = new HttpTransport();
+  const auth = await resolveAuth({}, undefined, candidates, t);
+  const client = new ServiceClient({ baseUrl: svc.baseUrl, token: auth.token, transport: auth.transport });
+  out['listed'] = (await client.list('root')).files.length >= 0;
+  out['rotatedInKeychain'] = (await (await openKeychain()).get(svc.baseUrl)) !== stored;
+  client.close();
+  await (await openKeychain()).delete(svc.baseUrl);
+  await svc.stop();
 }
 process.stdout.write(JSON.stringify(out) + '\n');

@@ -31,6 +31,10 @@ describe('keychain', () => {
     expect(out).toMatchObject({ kind: 'os', got: 'tok-123', deleted: true, after: null, loginCode: 0, resolved: 'secret-token-xyz' });
     expect(String(out['loginOut'])).toContain('stored in the OS keychain');
     expect(String(out['loginOut']) + String(out['loginErr'])).not.toContain('secret-token-xyz');
+    // nas-mirror login without a token flag: prints the login page, waits for the browser, keeps a refresh token
+    expect(out).toMatchObject({ browserLoginCode: 0, storedKind: 'refresh', listed: true, rotatedInKeychain: true });
+    expect(String(out['browserLoginOut'])).toContain('signed in');
+    expect(String(out['browserPage'])).toContain('NAS Mirror is signed in');
   });
 
   it('says clearly when no keychain exists, and stores nothing', () => {

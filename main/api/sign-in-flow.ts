@@ -1,0 +1,75 @@
+/**
+ * "Sign in" from the window: finds the configured NAS (LAN first, then the proxy), starts
+ * the loopback sign-in, has the host open the login page when it can, and when the browser
+ * comes back stores the refresh token (keychain, else memory) and starts a new session.
+ * One sign-in at a time: a new one cancels the one before. The outcome is a notice.
+ */
+import { AppError, toAppError } from '../../app/errors.js';
+import { encodeRefresh } from '../auth/credential.js';
+import { startSignIn, type SignIn } from '../auth/sign-in.js';
+import { HttpTransport } from '../client/transport.js';
+import { connect } from '../connection/connect.js';
+import type { Settings } from '../settings/settings-store.js';
+import type { EventHub } from './event-hub.js';
+import type { DesktopPort } from './ports.js';
+import { accountFor, storeCredential, type SessionDeps } from './session.js';
+
+export interface SignInFlow {
+  start(): Promise<{ url: string; opened: boolean }>;
+  cancel(): void;
+}
+
+export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; desktop: DesktopPort; hub: EventHub; restart: () => Promise<void> }): SignInFlow {
+  let pending: SignIn | null = null;
+  return {
+    async start() {
+      const s = o.settings();
+      if (s.source === 'embedded') throw new AppError('BadRequest', 'the built-in demo NAS needs no sign-in: choose a NAS address first');
+      const transport = new HttpTransport();
+      let si: SignIn;
+      let account: string;
+      let baseUrl: string;
+      try {
+        const acc = await accountFor(s, transport);
+        if (!acc) throw new AppError('BadConfig', 'no NAS address');
+        account = acc.account;
+        // Any HTTP answer (a 401 without a token) says the address works.
+        baseUrl = (await connect(acc.candidates, transport, '')).baseUrl;
+        pending?.cancel();
+        si = await startSignIn({ baseUrl, transport });
+      } catch (e) {
+        transport.close();
+        throw e;
+      }
+      pending = si;
+      void si.done.then(async (t) => {
+        o.deps.memoryTokens.delete(account);
+        const where = await storeCredential(o.deps, account, encodeRefresh(t.refreshToken));
+        o.hub.emit('notice', { level: 'info', message: `Signed in to ${baseUrl}${where === 'memory' ? ' (no keychain: the sign-in lasts until the app quits)' : ''}.` });
+        await o.restart();
+        o.hub.emit('changed', { what: 'settings' });
+      }, (e: unknown) => {
+        const err = toAppError(e);
+        if (pending !== si && err.code === 'Cancelled') return; // replaced by a newer sign-in
+        o.hub.emit('notice', { level: err.code === 'Cancelled' ? 'info' : 'error', message: `Not signed in: ${err.message}` });
+      }).finally(() => {
+        if (pending === si) pending = null;
+        transport.close();
+      });
+      let opened = false;
+      if (o.desktop.openExternal) {
+        try {
+          await o.desktop.openExternal(si.url);
+          opened = true;
+        } catch (e) {
+          o.deps.log.warn('could not open the browser for the sign-in', { err: e });
+        }
+      }
+      return { url: si.url, opened };
+    },
+    cancel() {
+      pending?.cancel();
+      pending = null;
+    },
+  };
+}
