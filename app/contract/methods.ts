@@ -5,7 +5,7 @@
  * these, checked on arrival on both sides. Adding a method here is the only way to add one.
  */
 import {
-  activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, searchResult, settingsPatch, settingsView,
+  activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, openResult, searchResult, settingsPatch, settingsView, setUpArgs,
 } from './shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
@@ -20,7 +20,7 @@ export const METHODS = {
   suggest: { args: obj({ prefix: str({ min: 1, max: 256 }), limit: opt(int(1, 50)) }), result: obj({ words: arr(str({ max: 1024 }), 50) }) },
   didYouMean: { args: obj({ q: str({ min: 1, max: 1024 }) }), result: obj({ suggestion: nullable(str({ max: 1024 })) }) },
   list: { args: obj({ folderId: id, pageToken: opt(str({ max: 4096 })) }), result: listResult },
-  open: { args: obj({ id }), result: none },
+  open: { args: obj({ id }), result: openResult },
   reveal: { args: obj({ id }), result: none },
   activity: { args: obj({ limit: opt(int(1, 1000)) }), result: obj({ entries: arr(activityEntry, 1000) }) },
   undo: { args: obj({ id }), result: none },
@@ -33,6 +33,12 @@ export const METHODS = {
   updateSettings: { args: obj({ patch: settingsPatch }), result: settingsView },
   setToken: { args: obj({ token: str({ min: 1, max: 8192, pattern: /^[\x21-\x7e]+$/ }) }), result: settingsView },
   clearToken: { args: none, result: settingsView },
+  /** First start (or after startNewMirror): mirror the demo, or a NAS checked before anything is saved. */
+  setUp: { args: setUpArgs, result: settingsView },
+  /** Puts the current mirror aside (its state kept, its folder untouched) and asks again. */
+  startNewMirror: { args: none, result: settingsView },
+  /** Moves the mirror folder (renamed on disk, sync paused meanwhile); refused for a non-empty target. */
+  moveMirror: { args: obj({ to: str({ min: 1, max: 4096 }) }), result: settingsView },
 } as const;
 
 /** Events pushed to the window. `changed` says which list to fetch again. */

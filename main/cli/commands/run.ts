@@ -20,7 +20,7 @@ import { LocalStore } from '../../local/local-store.js';
 import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { prepareFolders } from '../folders.js';
+import { prepareFolders } from '../../settings/folders.js';
 import { resolveToken } from '../state.js';
 
 export const run: Command = async (argv, io) => {

@@ -16,7 +16,7 @@ import type { WalkProgress } from '../../mirror/walk.js';
 import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { CliIO, Command } from '../io.js';
-import { prepareStateDir } from '../folders.js';
+import { prepareStateDir } from '../../settings/folders.js';
 import { resolveToken } from '../state.js';
 
 export const run: Command = async (argv, io) => {
