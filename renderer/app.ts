@@ -6,13 +6,14 @@ import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
 import { trayView } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
-import { ago } from './format.js';
+import { statusWords } from './status-words.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
 import { searchView } from './views/search.js';
 import { browseView } from './views/browse.js';
 import { activityView } from './views/activity.js';
 import { conflictsView } from './views/conflicts.js';
 import { applyTheme, settingsView } from './views/settings.js';
+import { welcomeView } from './views/welcome.js';
 
 const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
@@ -20,6 +21,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   let status: AppStatus | null = null;
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
   const stateLine = el('span', { class: 'state-line', id: 'state-line' });
+  const fixBtn = button('Settings', () => show('settings'), { id: 'state-fix', class: 'small link', hidden: true });
   const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Walking the NAS', hidden: true }, el('div', { class: 'bar' }));
   const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
@@ -64,9 +66,34 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   }, { id: 'pause-toggle', class: 'small', 'aria-pressed': 'false' });
   const header = el('header', { class: 'top' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }), el('h1', {}, 'NAS Mirror')),
-    nav, el('div', { class: 'status' }, stateLine, badge, syncBtn, pauseBtn));
+    nav, el('div', { class: 'status', id: 'header-status' }, stateLine, fixBtn, badge, syncBtn, pauseBtn));
   const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
-  replace(root, linkBanner, header, progress, main, toasts);
+  // First start (or a new mirror): the welcome replaces the views until a choice works.
+  const welcome = welcomeView(ctx, () => { setUpMode(false); show('search'); refreshStatus(); });
+  const welcomeMain = el('main', { id: 'welcome-main' }, welcome.root);
+  replace(root, linkBanner, header, progress, main, welcomeMain, toasts);
+  let settingUp = false;
+  function setUpMode(on: boolean): void {
+    settingUp = on;
+    document.body.dataset['setup'] = String(on);
+    welcome.root.hidden = !on;
+    welcomeMain.hidden = !on;
+    main.hidden = on;
+    nav.hidden = on;
+    syncBtn.hidden = pauseBtn.hidden = on;
+    if (on) fixBtn.hidden = true;
+  }
+  function checkSetUp(): void {
+    client.call('getSettings', {}).then((s) => {
+      applyTheme(s.theme);
+      const need = s.source === 'none';
+      if (need) welcome.show(s);
+      if (need !== settingUp) {
+        setUpMode(need);
+        if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();
+      }
+    }).catch(() => undefined);
+  }
 
   let currentView: ViewId = 'search';
   function show(id: ViewId, arg?: string): void {
@@ -88,11 +115,11 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     badge.textContent = BADGE[s.connection];
     badge.dataset['conn'] = s.connection;
     document.body.dataset['tray'] = v.state;
-    const walk = s.walk.running ? `Walking the NAS: ${s.walk.folders} folders, ${s.walk.objects} objects` : null;
-    // not connected: say why (no token stored, address refused...) rather than only "not set up yet"
-    const why = s.connection !== 'online' && s.error ? s.error.message : null;
-    stateLine.textContent = walk ?? `${why ?? v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
-    stateLine.title = [stateLine.textContent, s.endpoint ? `NAS: ${s.endpoint}` : '', s.error ? `${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
+    const words = statusWords(s);
+    const walk = s.walk.running ? words.line : null;
+    stateLine.textContent = words.line;
+    stateLine.title = words.details;
+    fixBtn.hidden = settingUp || words.fix === null || currentView === 'settings';
     progress.hidden = !s.walk.running;
     pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';
     pauseBtn.setAttribute('aria-pressed', String(s.paused));
@@ -109,17 +136,19 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
 
   client.on('status', renderStatus);
   client.on('changed', ({ what }) => {
+    if (what === 'settings') checkSetUp();
     for (const id of VIEW_IDS) if (id === currentView || what === 'settings') views[id].refresh?.(what);
   });
   client.on('notice', ({ level, message }) => ctx.toast(message, level === 'error' ? 'error' : 'info'));
 
   document.addEventListener('keydown', (ev) => {
+    if (settingUp) return;
     if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); show(VIEW_IDS[Number(ev.key) - 1]!); }
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 
   function refreshStatus(): void { client.call('status', {}).then(renderStatus).catch(() => undefined); }
-  client.call('getSettings', {}).then((s) => applyTheme(s.theme)).catch(() => undefined);
+  checkSetUp();
   refreshStatus();
   const hash = location.hash.replace(/^#/, '') as ViewId;
   show(VIEW_IDS.includes(hash) ? hash : 'search');

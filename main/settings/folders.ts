@@ -122,6 +122,7 @@ export function checkMirrorFolder(stateDir: string, mirrorDir: string, opts: { f
   const m = mirrorDir.trim();
   if (m === '') throw new AppError('BadConfig', 'choose a mirror folder');
   if (!isAbsolute(m)) throw new AppError('BadConfig', `the mirror folder must be a full path (like ${join(sep, 'home', 'you', 'NAS')}), not "${m}"`);
-  if (opts.fresh && !isFreeFolder(m)) throw new AppError('BadConfig', `the folder ${m} already holds files: choose an empty or new folder for the mirror`);
+  const existed = existsSync(m);
   prepareFolders(stateDir, m);
+  if (opts.fresh && existed && !isFreeFolder(m)) throw new AppError('BadConfig', `the folder ${m} already holds files: choose an empty or new folder for the mirror`);
 }

@@ -1,7 +1,7 @@
 /**
  * `npm start` on this machine (no Electron binary): it says so, runs the same engine
- * headless with the embedded demo NAS (a child process) and prints the window's URL; the
- * window opens with search ready; Ctrl-C stops everything cleanly.
+ * headless and prints the window's URL; the window asks first, "Try the demo" starts the
+ * embedded demo NAS (a child process) with search ready; Ctrl-C stops everything cleanly.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -38,9 +38,12 @@ describe('npm start without Electron', () => {
       try {
         const page = await browser.newPage();
         await page.goto(url);
+        // a fresh data folder asks first; the demo is one click
+        await poll(() => page.locator('#welcome').isVisible(), { timeout: 30_000 }).toBe(true);
+        await page.click('#setup-demo');
         await poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
-        expect(await page.evaluate(() => document.activeElement?.id)).toBe('search-input');
-        await until(async () => (await page.locator('#state-line').textContent())?.includes('up to date') ?? false, 'first walk done', 30_000);
+        await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
+        await until(async () => (await page.locator('#state-line').textContent())?.startsWith('Up to date') ?? false, 'first walk done', 30_000);
         await page.keyboard.type('photo');
         await poll(() => page.locator('#results li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
       } finally {

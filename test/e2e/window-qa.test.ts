@@ -31,7 +31,7 @@ let browser: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  core = await startCore({ dataDir, demoObjects: 2000, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+  core = await startCore({ dataDir, firstRun: 'demo', demoObjects: 2000, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null, 'demo mirrored', 60_000);
   browser = await launchChromium(profile);
@@ -106,7 +106,11 @@ describe('the window, by hand', () => {
     const p2 = await browser.newPage();
     try {
       await p2.goto(server2.url);
-      await poll(() => p2.locator('#state-line').textContent()).toMatch(/no access token stored for this NAS/);
+      await poll(() => p2.locator('#state-line').textContent()).toBe('No access token for this NAS yet: add one in Settings.');
+      // the raw reason is one hover away, and the way to fix it one click
+      expect(await p2.locator('#state-line').getAttribute('title')).toMatch(/Details: Unauthorized: no access token stored/);
+      await p2.click('#state-fix');
+      await poll(() => p2.locator('#view-settings').isVisible()).toBe(true);
     } finally {
       await p2.close();
       await server2.close();

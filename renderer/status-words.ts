@@ -1,0 +1,46 @@
+/**
+ * The header's state line in plain words: what is going on, what waits, and what the user
+ * can do (the `fix` is the view that can put it right). The engine's raw error goes in the
+ * details (the line's tooltip), never in the line itself. Pure (no DOM).
+ */
+import type { AppStatus } from '../app/contract/shapes.js';
+import { trayView } from '../app/tray/tray-state.js';
+import { ago, plural } from './format.js';
+
+export interface StatusWords {
+  line: string;
+  /** A view that can fix the problem ('settings'), or null. */
+  fix: 'settings' | null;
+  details: string;
+}
+
+const host = (endpoint: string | null): string => {
+  if (!endpoint) return 'the NAS';
+  try { return new URL(endpoint).host; } catch { return endpoint; }
+};
+
+export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
+  const details = [s.endpoint ? `NAS: ${s.endpoint}` : '', s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '', s.error ? `Details: ${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
+  const waiting = s.outbox > 0 ? ` ${plural(s.outbox, 'change waits', 'changes wait')} here and will be sent when it is back.` : ' Search still works.';
+  const last = `last full walk ${ago(s.lastCompleteWalk, now)}`;
+  const say = (line: string, fix: StatusWords['fix'] = null): StatusWords => ({ line, fix, details: details ? `${line}\n${details}` : line });
+  if (s.connection === 'auth-error') return say('The NAS refused the access token: enter a new one in Settings.', 'settings');
+  if (s.connection === 'unconfigured') {
+    const m = s.error?.message ?? '';
+    if (/^not set up yet/.test(m)) return say('Not set up yet: connect your NAS or try the demo.', 'settings');
+    if (s.error?.code === 'Unauthorized') return say('No access token for this NAS yet: add one in Settings.', 'settings');
+    return say(m ? `${m[0]!.toUpperCase()}${m.slice(1)}` : 'Not set up yet.', 'settings');
+  }
+  if (s.mirrorMissing) return say('The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.', 'settings');
+  if (s.walk.running) return say(`Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')} so far`);
+  if (s.paused) return say(`Paused: nothing is sent to the NAS until you resume · ${last}`);
+  if (s.connection === 'offline') {
+    if (s.error === null && s.lastCompleteWalk === null) return say('Connecting to the NAS…');
+    return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
+  }
+  const v = trayView(s, now);
+  if (s.conflicts + s.heldDeletes > 0) return say(`${v.tooltip.replace(/^NAS Mirror: needs attention \((.*)\)$/, '$1')} wait for you in Conflicts · ${last}`);
+  if (s.outbox > 0) return say(`Sending ${plural(s.outbox, 'change', 'changes')} to the NAS…`);
+  if (v.state === 'stale') return say(`Not checked recently · ${last}`);
+  return say(`Up to date (${plural(s.indexed, 'item', 'items')}) · ${last}`);
+}
