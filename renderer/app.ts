@@ -87,7 +87,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     client.call('getSettings', {}).then((s) => {
       applyTheme(s.theme);
       const need = s.source === 'none';
-      if (need) welcome.show(s);
+      if (need) welcome.show(s, !settingUp);
       if (need !== settingUp) {
         setUpMode(need);
         if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();

@@ -22,7 +22,8 @@ function signInControl(_ctx: UiContext, _location: () => string, _signedIn: () =
 
 export interface Welcome {
   readonly root: HTMLElement;
-  show(s: SettingsView): void;
+  /** `entering`: the welcome was not shown before (the suggested mirror folder is filled in afresh). */
+  show(s: SettingsView, entering: boolean): void;
 }
 
 export function welcomeView(ctx: UiContext, done: () => void): Welcome {
@@ -88,8 +89,8 @@ export function welcomeView(ctx: UiContext, done: () => void): Welcome {
 
   return {
     root,
-    show(s) {
-      if (!mirror.value) mirror.value = s.newMirrorFolder;
+    show(s, entering) {
+      if (entering || !mirror.value) { mirror.value = s.newMirrorFolder; errors.clear(); replace(busy, ''); }
       replace(previous, s.previousMirrors.length === 0 ? null : el('div', { class: 'previous' },
         el('h3', {}, 'Earlier mirrors (kept)'),
         el('ul', {}, ...s.previousMirrors.map((p) => el('li', {},

@@ -84,7 +84,7 @@ describe('first start', () => {
     const bad: [string, RegExp][] = [
       ['relative/dir', /must be a full path/],
       [join(elsewhere, 'a-file'), /is a file, not a folder/],
-      ['/proc/nope/mirror', /cannot create the mirror folder/],
+      ['/proc/nope/mirror', /^Cannot create the mirror folder \/proc\/nope\/mirror/],
       [join(dataDir, 'index'), /inside the state folder/],
       [elsewhere, /already holds files: choose an empty or new folder/],
     ];
@@ -132,6 +132,7 @@ describe('first start', () => {
     expect(prev).toHaveLength(1);
     expect(existsSync(join(dataDir, 'previous', prev[0]!, 'state.db'))).toBe(true);
     await poll(() => page.locator('#setup-previous li').count()).toBe(1);
+    expect(await page.inputValue('#setup-mirror')).toBe(join(dataDir, 'mirror'));
     expect(await page.locator('#setup-previous li').textContent()).toContain(join(elsewhere, 'My NAS'));
   }, 60_000);
 
