@@ -14,6 +14,7 @@ import { activityView } from './views/activity.js';
 import { conflictsView } from './views/conflicts.js';
 import { applyTheme, settingsView } from './views/settings.js';
 import { welcomeView } from './views/welcome.js';
+import { fileOpener } from './open-file.js';
 
 const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
@@ -26,8 +27,10 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
 
+  const opener = fileOpener(client, (m, level) => ctx.toast(m, level));
   const ctx: UiContext = {
     client,
+    openFile: (id, name) => opener.open(id, name),
     status: () => status,
     show: (id, arg) => show(id, arg),
     toast(message, level = 'info') {
@@ -71,7 +74,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   // First start (or a new mirror): the welcome replaces the views until a choice works.
   const welcome = welcomeView(ctx, () => { setUpMode(false); show('search'); refreshStatus(); });
   const welcomeMain = el('main', { id: 'welcome-main' }, welcome.root);
-  replace(root, linkBanner, header, progress, main, welcomeMain, toasts);
+  replace(root, linkBanner, header, progress, main, welcomeMain, toasts, opener.root);
   let settingUp = false;
   function setUpMode(on: boolean): void {
     settingUp = on;

@@ -10,6 +10,8 @@ export interface UiContext {
   status(): AppStatus | null;
   show(view: ViewId, arg?: string): void;
   toast(message: string, level?: 'info' | 'error'): void;
+  /** Opens a file, or explains that its content is on the NAS (a placeholder). */
+  openFile(id: string, name: string): Promise<void>;
 }
 
 export interface View {

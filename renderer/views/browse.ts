@@ -23,6 +23,7 @@ export function browseView(ctx: UiContext): View {
   let seq = 0;
 
   const act = async (what: 'open' | 'reveal', f: RemoteObject): Promise<void> => {
+    if (what === 'open') return ctx.openFile(f.id, f.name);
     try { await ctx.client.call(what, { id: f.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
   };
 

@@ -52,6 +52,7 @@ export function searchView(ctx: UiContext): View {
   const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {
     if (!hit) return;
     if (what === 'open' && isFolder(hit.file)) return ctx.show('browse', hit.file.id);
+    if (what === 'open') return ctx.openFile(hit.file.id, hit.file.name);
     try { await ctx.client.call(what, { id: hit.file.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
   };
 

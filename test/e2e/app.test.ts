@@ -6,7 +6,7 @@
  * held deletes rejected and approved, settings surviving a restart. Screenshots of every
  * view go to test-artifacts/e2e/.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,11 +122,25 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.keyboard.press('ArrowDown');
     await poll(() => page.locator('#results li.selected').getAttribute('aria-selected')).toBe('true');
     const id = await page.locator('#results li.selected').getAttribute('data-id');
+    const name = (await page.locator('#results li.selected .hit-name').textContent()) ?? '';
     await page.keyboard.press('Enter');
-    await until(() => rig.app.opened.length > before, 'open recorded');
-    expect(rig.app.opened.at(-1)!.what).toBe('open');
-    expect(rig.app.opened.at(-1)!.path.endsWith('.pdf')).toBe(true);
+    // a placeholder is not opened (an empty file in a viewer): the window says the file is on the NAS
+    await poll(() => page.locator('#on-nas-dialog').isVisible()).toBe(true);
+    expect(await page.locator('#on-nas-title').textContent()).toBe(`“${name}” is on the NAS`);
+    expect(await page.locator('#on-nas-path').textContent()).toMatch(new RegExp(`^/.*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('on-nas-close');
+    await page.screenshot({ path: join(ARTIFACTS, 'on-nas.png') });
+    expect(rig.app.opened.length).toBe(before);
+    await page.click('#on-nas-reveal');
+    await until(() => rig.app.opened.length > before, 'reveal recorded');
+    expect(rig.app.opened.at(-1)!.what).toBe('reveal');
+    expect(rig.app.opened.at(-1)!.path.endsWith(name)).toBe(true);
+    expect(await page.locator('#on-nas-dialog').isVisible()).toBe(false);
     expect(id).toBeTruthy();
+    // once the file has content here, Open opens it
+    writeFileSync(rig.app.opened.at(-1)!.path, 'content of my own');
+    await until(async () => (await rig.app.core.handlers.open({ id: id! })).opened, 'a filled file opens', 20_000);
+    expect(rig.app.opened.at(-1)!.what).toBe('open');
     for (const view of ['search', 'browse', 'activity', 'conflicts', 'settings']) {
       await page.click(`#tab-${view}`);
       const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=listbox]'))
