@@ -27,7 +27,7 @@ export const run: Command = async (argv, io) => {
       io.stdout.write(JSON.stringify(page) + '\n');
       return 0;
     }
-    io.stdout.write(table([['NAME', 'KIND', 'MODIFIED', 'ID'], ...page.files.map((f) => [clean(f.name), kindOf(f), f.mTime, f.id])]));
+    io.stdout.write(table([['NAME', 'SIZE', 'MODIFIED', 'ID'], ...page.files.map((f) => [clean(f.name), kindOf(f), f.mTime, f.id])]));
     if (page.pageToken) io.stdout.write(`more: --page-token ${page.pageToken}\n`);
     return 0;
   } finally {

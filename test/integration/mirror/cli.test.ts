@@ -59,9 +59,16 @@ describe('nas-mirror command line', () => {
   it('search prints a readable table with highlighted fragments', async () => {
     const r = await cli('search', 'holiday', '--state', state, '--limit', '3');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n')[0]).toMatch(/^MATCH\s+KIND\s+FOLDER/);
+    expect(r.out.split('\n')[0]).toMatch(/^NAME\s+SIZE\s+FOLDER\s+ALSO MATCHED$/);
     expect(r.out).toContain('[Holiday]');
     expect(r.out).toContain('more: --page-token ');
+    // a match in the camera, not the name: the file's name first, then where it matched
+    const canon = await cli('search', 'canon', '--state', state, '--limit', '50');
+    const lines = canon.out.split('\n').slice(1).filter((l) => l.includes('camera'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) {
+      expect(l).toMatch(/^\S.*\.(jpe?g|png|heic|cr2|nef|tiff?|dng|arw)\s+[\d.]+ (B|KB|MB|GB)\s+\/.*camera (make|model): .*\[Canon\]/i);
+    }
   });
 
   it('ls and find answer like the service', async () => {
