@@ -71,6 +71,17 @@ describe('nas-mirror command line', () => {
     }
   });
 
+  it('piped into a reader that stops early (| head), it exits quietly', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['bin/nas-mirror.js', 'search', 'img', '--state', state, '--json', '--limit', '1000'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.once('data', () => child.stdout.destroy()); // like `head -c 10` closing the pipe
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+  }, 30_000);
+
   it('ls and find answer like the service', async () => {
     const ls = await cli('ls', 'root', '--state', state, '--json');
     expect(JSON.parse(ls.out)).toEqual(await client.list('root'));
