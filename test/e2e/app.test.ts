@@ -186,11 +186,30 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, to));
     await until(() => rig.svc.admin.get(id)?.name === to, 'rename on the NAS');
     await tab('Activity').click();
-    const entry = page.locator('#activity-list li', { hasText: to }).filter({ has: page.locator('button.undo') });
-    await poll(() => entry.count(), { timeout: 15_000 }).toBeGreaterThan(0);
-    expect(await entry.first().locator('.reason').textContent()).toBeTruthy();
+    // one line per action, in words, with whether the NAS took it; the engine's record under Details
+    const entry = page.locator('#activity-list li', { hasText: `Renamed “${name}” to “${to}”` }).filter({ has: page.locator('button.undo') });
+    await poll(() => entry.count(), { timeout: 15_000 }).toBe(1);
+    await poll(() => entry.locator('.state').textContent(), { timeout: 15_000 }).toBe('Done on the NAS');
+    expect(await entry.locator('.summary').textContent()).toBe(`Renamed “${name}” to “${to}”`);
+    expect(await entry.locator('.reason').first().isVisible()).toBe(false);
+    await entry.locator('details summary').click();
+    expect(await entry.locator('.reason').first().isVisible()).toBe(true);
+    expect(await entry.locator('details').textContent()).toMatch(/If-Match/);
+    for (const line of await page.locator('#activity-list li .summary').allTextContents()) expect(line).not.toMatch(/If-Match|eTag|inode|#\d+|\(local\)/);
+    // filter and search
+    await page.selectOption('#activity-filter', 'nas');
+    await poll(() => page.locator('#activity-list li', { hasText: to }).count()).toBe(0);
+    await page.selectOption('#activity-filter', 'mine');
+    await page.fill('#activity-search', to);
+    await poll(() => page.locator('#activity-list li').count()).toBe(1);
+    await page.fill('#activity-search', '');
+    await page.selectOption('#activity-filter', 'all');
     await shot('activity');
-    await entry.first().locator('button.undo').click();
+    // narrow (380 px): nothing scrolls sideways
+    await page.setViewportSize({ width: 380, height: 700 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(380);
+    await page.setViewportSize({ width: 1180, height: 780 });
+    await entry.locator('button.undo').click();
     await until(() => rig.svc.admin.get(id)?.name === name, 'undo on the NAS');
     await until(() => existsSync(join(rig.mirror, dir, name)) && !existsSync(join(rig.mirror, dir, to)), 'undo on disk');
   }, 60_000);
