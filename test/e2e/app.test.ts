@@ -234,12 +234,15 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(2);
     await shot('conflicts');
     const rowOf = (name: string) => page.locator('#conflicts tbody tr', { hasText: `Mine ${name}` });
-    await rowOf(a.name).locator('input[type=checkbox]').check();
-    await page.click('#conflicts [data-action="re-apply-selected"]');
+    // headers, the original name, a button pair per row
+    expect(await page.locator('#conflicts thead th').allTextContents()).toEqual(['Select', 'Your change', 'On the NAS', 'When', 'Actions']);
+    expect(await rowOf(a.name).locator('.name').textContent()).toBe(`Theirs ${a.name}`); // as on disk now
+    expect(existsSync(join(rig.mirror, a.dir, `Theirs ${a.name}`))).toBe(true);
+    await rowOf(a.name).locator('[data-row-action="keep-mine"]').click();
     await until(() => rig.svc.admin.get(idA)?.name === `Mine ${a.name}`, 're-applied on the NAS');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
     await page.check('#conflicts-all');
-    await page.click('#conflicts [data-action="drop-selected"]');
+    await page.click('#conflicts [data-action="keep-nas"]');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(0);
     expect(rig.svc.admin.get(idB)?.name).toBe(`Theirs ${b.name}`);
     await until(() => existsSync(join(rig.mirror, b.dir, `Theirs ${b.name}`)), 'the NAS version on disk');
@@ -255,8 +258,10 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await tab('Conflicts').click();
     await poll(() => page.locator('#held tbody tr').count()).toBeGreaterThan(0);
     await shot('held-deletes');
+    expect(await page.locator('#held thead th').allTextContents()).toEqual(['Select', 'Deleted here', 'Size', 'Since', 'Actions']);
+    expect(await page.locator('#held tbody tr .name').first().textContent()).toBe(dir);
     await page.check('#held-all');
-    await page.click('#held [data-action="reject-selected"]');
+    await page.click('#held [data-action="keep"]');
     await until(() => existsSync(join(rig.mirror, dir)) && countTree(join(rig.mirror, dir)) === entries, 'placeholders restored');
     expect(rig.svc.admin.get(id)).toBeDefined();
     await poll(() => page.locator('#held tbody tr').count()).toBe(0);
@@ -265,8 +270,20 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held again');
     await poll(() => page.locator('#held tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    // deleting from the NAS asks first, naming how much goes; Cancel deletes nothing
     await page.check('#held-all');
-    await page.click('#held [data-action="approve-selected"]');
+    await page.click('#held [data-action="delete-from-nas"]');
+    await poll(() => page.locator('#held-confirm').isVisible()).toBe(true);
+    expect(await page.locator('#held-confirm-title').textContent()).toMatch(new RegExp(`^Delete (“${dir}” and the \\d+ items in it|\\d+ entries \\(\\d+ items in all\\)) from the NAS\\?$`));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('held-confirm-no');
+    await shot('held-confirm');
+    await page.click('#held-confirm-no');
+    await poll(() => page.locator('#held-confirm').isVisible()).toBe(false);
+    expect(rig.svc.admin.get(id)).toBeDefined();
+    expect(await page.locator('#held tbody tr').count()).toBeGreaterThan(0);
+    await page.check('#held-all');
+    await page.click('#held [data-action="delete-from-nas"]');
+    await page.click('#held-confirm-yes');
     await until(() => rig.svc.admin.get(id) === undefined, 'deleted on the NAS');
   }, 60_000);
 
