@@ -6,7 +6,7 @@ import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
 import { trayView } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
-import { statusWords } from './status-words.js';
+import { statusWords, walkPercent } from './status-words.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
 import { searchView } from './views/search.js';
 import { browseView } from './views/browse.js';
@@ -22,8 +22,10 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   let status: AppStatus | null = null;
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
   const stateLine = el('span', { class: 'state-line', id: 'state-line' });
-  const fixBtn = button('Settings', () => show('settings'), { id: 'state-fix', class: 'small link', hidden: true });
-  const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Walking the NAS', hidden: true }, el('div', { class: 'bar' }));
+  let fixView: ViewId = 'settings';
+  const fixBtn = button('Settings', () => show(fixView), { id: 'state-fix', class: 'small link', hidden: true });
+  const bar = el('div', { class: 'bar' });
+  const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Reading the NAS', hidden: true }, bar);
   const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
 
@@ -122,7 +124,9 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     const walk = s.walk.running ? words.line : null;
     stateLine.textContent = words.line;
     stateLine.title = words.details;
-    fixBtn.hidden = settingUp || words.fix === null || currentView === 'settings';
+    fixView = words.fix ?? 'settings';
+    fixBtn.textContent = fixView === 'conflicts' ? 'Resolve' : 'Settings';
+    fixBtn.hidden = settingUp || words.fix === null || currentView === words.fix;
     progress.hidden = !s.walk.running;
     pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';
     pauseBtn.setAttribute('aria-pressed', String(s.paused));
@@ -130,6 +134,11 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     // walks report progress by polling: the engine emits status at their start and end
     if (s.walk.running && !walkPoll) walkPoll = setTimeout(() => { walkPoll = undefined; refreshStatus(); }, 1000);
     if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
+    // a re-walk knows roughly how much to expect (the last walk's size): a bar with a figure
+    const pct = walkPercent(s);
+    progress.classList.toggle('known', pct !== null);
+    if (pct === null) { progress.removeAttribute('aria-valuenow'); bar.style.removeProperty('width'); }
+    else { progress.setAttribute('aria-valuenow', String(pct)); bar.style.width = `${pct}%`; }
     const n = s.conflicts + s.heldDeletes;
     const tab = tabs.get('conflicts');
     if (tab) replace(tab, 'Conflicts', n > 0 ? el('span', { class: 'count', id: 'conflict-count' }, n) : null);
@@ -150,6 +159,8 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 
+  // "checked 5s ago" stays true between status events
+  setInterval(() => { if (status) renderStatus(status); }, 5000);
   function refreshStatus(): void { client.call('status', {}).then(renderStatus).catch(() => undefined); }
   checkSetUp();
   refreshStatus();

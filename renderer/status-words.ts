@@ -9,8 +9,8 @@ import { ago, plural } from './format.js';
 
 export interface StatusWords {
   line: string;
-  /** A view that can fix the problem ('settings'), or null. */
-  fix: 'settings' | null;
+  /** A view that can fix the problem, or null. */
+  fix: 'settings' | 'conflicts' | null;
   details: string;
 }
 
@@ -20,9 +20,9 @@ const host = (endpoint: string | null): string => {
 };
 
 export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
-  const details = [s.endpoint ? `NAS: ${s.endpoint}` : '', s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '', s.error ? `Details: ${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
+  const details = [`${plural(s.indexed, 'item', 'items')} in the mirror`, s.endpoint ? `NAS: ${s.endpoint}` : '', s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '', s.error ? `Details: ${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
   const waiting = s.outbox > 0 ? ` ${plural(s.outbox, 'change waits', 'changes wait')} here and will be sent when it is back.` : ' Search still works.';
-  const last = `last full walk ${ago(s.lastCompleteWalk, now)}`;
+  const last = s.lastCompleteWalk ? `checked ${ago(s.lastCompleteWalk, now)}` : 'not checked yet';
   const say = (line: string, fix: StatusWords['fix'] = null): StatusWords => ({ line, fix, details: details ? `${line}\n${details}` : line });
   if (s.connection === 'auth-error') return say('The NAS refused the access token: enter a new one in Settings.', 'settings');
   if (s.connection === 'unconfigured') {
@@ -32,15 +32,31 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
     return say(m ? `${m[0]!.toUpperCase()}${m.slice(1)}` : 'Not set up yet.', 'settings');
   }
   if (s.mirrorMissing) return say('The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.', 'settings');
-  if (s.walk.running) return say(`Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')} so far`);
+  if (s.walk.running) {
+    if (s.walk.objects === 0) return say('Reading the NAS: starting…');
+    const pct = walkPercent(s);
+    return say(`Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')}${pct === null ? ' so far' : ` (about ${pct} %)`}`);
+  }
   if (s.paused) return say(`Paused: nothing is sent to the NAS until you resume · ${last}`);
   if (s.connection === 'offline') {
     if (s.error === null && s.lastCompleteWalk === null) return say('Connecting to the NAS…');
     return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
   }
   const v = trayView(s, now);
-  if (s.conflicts + s.heldDeletes > 0) return say(`${v.tooltip.replace(/^NAS Mirror: needs attention \((.*)\)$/, '$1')} wait for you in Conflicts · ${last}`);
+  if (s.conflicts + s.heldDeletes > 0) {
+    const parts = [s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '', s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : ''].filter(Boolean);
+    return say(`${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you`, 'conflicts');
+  }
   if (s.outbox > 0) return say(`Sending ${plural(s.outbox, 'change', 'changes')} to the NAS…`);
   if (v.state === 'stale') return say(`Not checked recently · ${last}`);
-  return say(`Up to date (${plural(s.indexed, 'item', 'items')}) · ${last}`);
+  return say(`Up to date · ${last}`);
+}
+
+/**
+ * How far a walk is, in percent, when the size of the last complete walk says what to
+ * expect (a first walk has no total: null, and the bar runs without a figure).
+ */
+export function walkPercent(s: AppStatus): number | null {
+  if (!s.walk.running || s.lastCompleteWalk === null || s.indexed <= 0) return null;
+  return Math.min(99, Math.floor((s.walk.objects / s.indexed) * 100));
 }
