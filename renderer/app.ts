@@ -77,6 +77,8 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   const welcome = welcomeView(ctx, () => { setUpMode(false); show('search'); refreshStatus(); });
   const welcomeMain = el('main', { id: 'welcome-main' }, welcome.root);
   replace(root, linkBanner, header, progress, main, welcomeMain, toasts, opener.root);
+  // what sticks under the header (progress bar, search field) follows its height as it wraps
+  new ResizeObserver(() => document.documentElement.style.setProperty('--header-h', `${Math.round(header.getBoundingClientRect().height)}px`)).observe(header);
   let settingUp = false;
   function setUpMode(on: boolean): void {
     settingUp = on;

@@ -2,8 +2,8 @@
  * Window behaviour found wanting by hand (QA), on the embedded demo NAS (a real reference
  * service child) and Debian's Chromium: Tab never swaps a matching word for a fuzzy
  * neighbour; the search field stays in view while arrow keys walk a long result list;
- * opening a folder in Browse keeps the keyboard focus in the listing; at the window's
- * minimum width (640 px) the tabs do not slide under the status badge and buttons; not
+ * opening a folder in Browse keeps the keyboard focus in the listing; narrow windows
+ * (640, 520, 380 px) wrap the header instead of clipping tabs or hiding the state; not
  * connected, the header says why.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { DEFAULT_SETTINGS, SettingsStore } from '../../main/settings/settings-st
 import { openStateDb } from '../../main/state/db.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
-import { launchChromium, until } from './harness.js';
+import { ARTIFACTS, launchChromium, until } from './harness.js';
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
 
@@ -86,13 +86,31 @@ describe('the window, by hand', () => {
     await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
   });
 
-  it('at the minimum window width the tabs and the status controls do not overlap', async () => {
-    await page.setViewportSize({ width: 640, height: 600 });
-    const tabs = await box('.tabs');
-    const status = await box('header .status');
-    expect(tabs.x + tabs.width).toBeLessThanOrEqual(status.x + 0.5);
-    expect(status.x + status.width).toBeLessThanOrEqual(640);
+  it('narrow windows (640, 520, 380 px): every tab whole and visible, the state line shown, nothing overlaps or scrolls sideways', async () => {
+    for (const width of [640, 520, 380]) {
+      await page.setViewportSize({ width, height: 600 });
+      await page.click('#tab-settings');
+      await poll(() => page.locator('#set-thr-pct').isVisible()).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      const tabBoxes = await Promise.all(['search', 'browse', 'activity', 'conflicts', 'settings'].map((v) => box(`#tab-${v}`)));
+      for (const [i, t] of tabBoxes.entries()) {
+        expect(t.x).toBeGreaterThanOrEqual(0);
+        expect(t.x + t.width).toBeLessThanOrEqual(width + 0.5);
+        if (i > 0) expect(t.x).toBeGreaterThanOrEqual(tabBoxes[i - 1]!.x + tabBoxes[i - 1]!.width - 0.5);
+      }
+      // tab labels are not clipped
+      expect(await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[role=tab]')].every((t) => t.scrollWidth <= t.clientWidth + 1))).toBe(true);
+      expect(await page.locator('#state-line').isVisible()).toBe(true);
+      const badge = await box('#conn-badge');
+      expect(badge.x + badge.width).toBeLessThanOrEqual(width);
+      // the two threshold fields line up (same top for their inputs when side by side)
+      const a = await box('#set-thr-count');
+      const b = await box('#set-thr-pct');
+      if (Math.abs(a.y - b.y) > 1) expect(b.y).toBeGreaterThan(a.y + a.height - 1); // stacked, not staggered
+      await page.screenshot({ path: join(ARTIFACTS, `narrow-${width}.png`) });
+    }
     await page.setViewportSize({ width: 1100, height: 720 });
+    await page.click('#tab-search');
   });
 
   it('not connected, the header says why (not only "not set up yet")', async () => {
