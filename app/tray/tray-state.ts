@@ -59,7 +59,7 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
     return { ...base, state: 'offline', tooltip: `NAS Mirror: offline${queued}` };
   }
   if (s.walk.running || s.outbox > 0) {
-    const what = s.walk.running ? `${s.walk.folders} folders, ${s.walk.objects} objects seen` : `${plural(s.outbox, 'change', 'changes')} to send`;
+    const what = s.walk.running ? `${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')} seen` : `${plural(s.outbox, 'change', 'changes')} to send`;
     return { ...base, state: 'syncing', tooltip: `NAS Mirror: syncing (${what})`, progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null };
   }
   if (isStale(s, nowMs)) {
@@ -116,7 +116,7 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
     view.paused ? { id: 'resume', label: 'Resume sync', enabled: true } : { id: 'pause', label: 'Pause sync', enabled: true },
     { id: 'activity', label: 'Recent activity', enabled: true },
   ];
-  if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${s.conflicts + s.heldDeletes} item(s)…`, enabled: true });
+  if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${plural(s.conflicts + s.heldDeletes, 'item', 'items')}…`, enabled: true });
   items.push({ id: 'separator' }, { id: 'quit', label: 'Quit NAS Mirror', enabled: true });
   return items;
 }

@@ -9,6 +9,7 @@ import { foldCase } from '../../app/search/fold.js';
 import { button, el, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
 import { highlighted } from '../highlight.js';
+import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const PAGE = 50;
@@ -135,10 +136,17 @@ export function searchView(ctx: UiContext): View {
   const hint = (): void => {
     const st = ctx.status();
     if (!st) return replace(meta);
-    const n = st.indexed.toLocaleString();
+    const n = st.indexed;
+    const items = `${n.toLocaleString()} ${n === 1 ? 'file or folder' : 'files and folders'}`;
+    if (n === 0 && !st.walk.running) {
+      // nothing to search yet: say why, and where to put it right
+      const w = statusWords(st);
+      return replace(meta, el('span', { class: 'hint', id: 'search-hint' }, `Nothing is mirrored yet. ${w.line} `,
+        w.fix === 'settings' ? button('Open Settings', () => ctx.show('settings'), { class: 'link', id: 'search-to-settings' }) : null));
+    }
     replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
-      ? `Mirroring the NAS: ${n} objects so far. Search already works on them.`
-      : `Type to search ${n} files and folders. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete.`));
+      ? `Reading the NAS: ${items} so far. Search already works on them.`
+      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete.`));
   };
 
   const schedule = (ms = 60): void => {

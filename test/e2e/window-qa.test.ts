@@ -99,7 +99,7 @@ describe('the window, by hand', () => {
         if (i > 0) expect(t.x).toBeGreaterThanOrEqual(tabBoxes[i - 1]!.x + tabBoxes[i - 1]!.width - 0.5);
       }
       // tab labels are not clipped
-      expect(await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[role=tab]')].every((t) => t.scrollWidth <= t.clientWidth + 1))).toBe(true);
+      expect(await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('[role=tab]')).every((t) => t.scrollWidth <= t.clientWidth + 1))).toBe(true);
       expect(await page.locator('#state-line').isVisible()).toBe(true);
       const badge = await box('#conn-badge');
       expect(badge.x + badge.width).toBeLessThanOrEqual(width);
@@ -127,6 +127,8 @@ describe('the window, by hand', () => {
       await poll(() => p2.locator('#state-line').textContent()).toBe('No access token for this NAS yet: add one in Settings.');
       // the raw reason is one hover away, and the way to fix it one click
       expect(await p2.locator('#state-line').getAttribute('title')).toMatch(/Details: Unauthorized: no access token stored/);
+      // search says there is nothing yet, and why, with the way to Settings (not "Type to search 0 files")
+      await poll(() => p2.locator('#search-hint').textContent()).toBe('Nothing is mirrored yet. No access token for this NAS yet: add one in Settings. Open Settings');
       await p2.click('#state-fix');
       await poll(() => p2.locator('#view-settings').isVisible()).toBe(true);
     } finally {

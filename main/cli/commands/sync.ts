@@ -23,12 +23,12 @@ export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'token-env', 'concurrency'], ['once']);
   if (!p.flags.has('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
   const stateDir = need(p, 'state');
-  prepareStateDir(stateDir);
   const transport = new HttpTransport();
   try {
     const candidates = await loadDevice(need(p, 'device'), transport);
     const token = await resolveToken(io.env, p.options.get('token-env'), candidates);
     const conn = await connect(candidates, transport, token);
+    prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
     io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
     const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport, concurrency: intOption(p, 'concurrency') ?? 8 });
     const db = openStateDb(stateDir);
