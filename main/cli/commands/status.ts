@@ -4,6 +4,8 @@ import { need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { openExistingState } from '../state.js';
 
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state'], ['json']);
   const stateDir = need(p, 'state');
@@ -18,7 +20,7 @@ export const run: Command = async (argv, io) => {
       `state:               ${s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
       `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
       `mirror folder:       ${s.mirrorFolder ?? '(none: this state folder was only synced, never run with --dir)'}`,
-      `mirrored:            ${store.count()} objects${s.mirrorFolder ? ` (${s.objects} placeholders on disk)` : ''}`,
+      `mirrored:            ${count(store.count(), 'object')}${s.mirrorFolder ? ` (${count(s.objects, 'placeholder')} on disk)` : ''}`,
       `last complete walk:  ${s.lastCompleteWalk ?? 'never'}`,
       // conflicts are counted once, from the conflicts list (the outbox keeps its settled history)
       `changes to send:     ${s.outbox.pending} (${s.outbox.done} sent so far)`,
