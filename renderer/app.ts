@@ -15,10 +15,11 @@ import { conflictsView } from './views/conflicts.js';
 import { applyTheme, settingsView } from './views/settings.js';
 import { welcomeView } from './views/welcome.js';
 import { fileOpener } from './open-file.js';
+import { browserNotifier } from './notify.js';
 
 const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
-export function startApp(root: HTMLElement, client: ContractClient): { setLink(up: boolean): void } {
+export function startApp(root: HTMLElement, client: ContractClient, opts: { notify?: boolean } = {}): { setLink(up: boolean): void } {
   let status: AppStatus | null = null;
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
   const stateLine = el('span', { class: 'state-line', id: 'state-line' });
@@ -115,8 +116,10 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   }
 
   let walkPoll: ReturnType<typeof setTimeout> | undefined;
+  const notify = opts.notify ? browserNotifier((v) => show(v)) : () => undefined;
   const renderStatus = (s: AppStatus): void => {
     const prev = status;
+    if (prev !== s) notify(prev, s);
     status = s;
     const v = trayView(s, Date.now());
     badge.textContent = BADGE[s.connection];

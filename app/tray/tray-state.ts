@@ -90,11 +90,11 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
   }
   if (next.conflicts > before.conflicts) {
     const n = next.conflicts - before.conflicts;
-    out.push({ kind: 'conflicts', title: plural(n, 'new conflict', 'new conflicts'), body: 'The NAS changed what you changed locally. Open Conflicts to re-apply or drop.' });
+    out.push({ kind: 'conflicts', title: plural(n, 'new conflict', 'new conflicts'), body: 'The NAS changed what you changed here. Open Conflicts to keep yours or the NAS version.' });
   }
   if (next.heldDeletes > before.held) {
     const n = next.heldDeletes - before.held;
-    out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete is waiting for your approval. Nothing was deleted on the NAS yet.' });
+    out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete waits for you in Conflicts. Nothing was deleted on the NAS yet.' });
   }
   return out;
 }

@@ -227,8 +227,15 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(async () => (await rig.app.core.handlers.status({})).outbox >= 2, 'local renames queued');
     expect(await servicePatch(rig.svc, rig.token, idA, { name: `Theirs ${a.name}` })).toBe(204);
     expect(await servicePatch(rig.svc, rig.token, idB, { name: `Theirs ${b.name}` })).toBe(204);
+    // browser mode notifies through the Notifications API (recorded here; permission granted)
+    await page.evaluate(() => {
+      const w = window as unknown as { notes: string[]; Notification: unknown };
+      w.notes = [];
+      w.Notification = class { static permission = 'granted'; onclick: unknown = null; constructor(title: string) { w.notes.push(title); } };
+    });
     await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).conflicts >= 2, 'conflicts recorded');
+    await poll(() => page.evaluate(() => (window as unknown as { notes: string[] }).notes.join('; '))).toMatch(/new conflict/);
     await tab('Conflicts').click();
     await poll(() => page.locator('#conflict-count').textContent()).toBe('2');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(2);
