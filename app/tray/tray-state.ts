@@ -102,7 +102,7 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
 /** The tray menu, in order; `id`s are what the shell dispatches on. */
 export type TrayMenuItem =
   | { id: 'status'; label: string; enabled: false }
-  | { id: 'open' | 'search' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit'; label: string; enabled: boolean }
+  | { id: 'open' | 'search' | 'open-mirror' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit'; label: string; enabled: boolean }
   | { id: 'separator' };
 
 /** The whole menu lives in the context menu (Linux AppIndicator ignores clicks). */
@@ -112,6 +112,7 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
     { id: 'separator' },
     { id: 'open', label: 'Open NAS Mirror', enabled: true },
     { id: 'search', label: 'Search…', enabled: true },
+    { id: 'open-mirror', label: 'Open mirror folder', enabled: s.mirrorFolder !== null },
     { id: 'sync-now', label: 'Sync now', enabled: !s.paused && s.connection !== 'unconfigured' },
     view.paused ? { id: 'resume', label: 'Resume sync', enabled: true } : { id: 'pause', label: 'Pause sync', enabled: true },
     { id: 'activity', label: 'Recent activity', enabled: true },

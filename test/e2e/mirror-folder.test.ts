@@ -29,6 +29,7 @@ let core: Core;
 let server: UiServer;
 let browser: BrowserContext;
 let page: Page;
+const opened: string[] = [];
 
 beforeAll(async () => {
   // a saved mirror folder under /proc: recursive mkdir there never returns
@@ -36,7 +37,7 @@ beforeAll(async () => {
   new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({ source: 'embedded', mirrorFolder: '/proc/nope/mirror' });
   db.close();
   const t0 = Date.now();
-  core = await startCore({ dataDir, demoObjects: 150, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined }, engine: { holdMs: 300, requestPollMs: 200 } });
+  core = await startCore({ dataDir, demoObjects: 150, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async (p) => { opened.push(p); }, reveal: async () => undefined }, engine: { holdMs: 300, requestPollMs: 200 } });
   expect(Date.now() - t0).toBeLessThan(30_000);
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   browser = await launchChromium(profile);
@@ -117,5 +118,9 @@ describe('the mirror folder', () => {
     const log = (await core.handlers.activity({ limit: 200 })).entries.map((e) => e.kind);
     expect(log.filter((k) => /deleted|replaced|held/.test(k))).toEqual([]);
     expect(core.status().outbox).toBe(0);
+    // "Open mirror folder" opens the new place in the file manager
+    await page.click('#tab-settings');
+    await page.click('#open-mirror');
+    await until(() => opened.includes(to), 'mirror folder opened');
   }, 60_000);
 });

@@ -52,7 +52,7 @@ describe('Electron main process (bundled), with a stand-in electron module', () 
     expect(calls.search.ok).toBe(true);
     expect(calls.search.result?.matches?.length).toBeGreaterThan(0);
     expect(s.trayImage).toMatch(/dist\/icons\/tray\/\w+\.png$/);
-    expect(s.trayMenu).toEqual(expect.arrayContaining(['Open NAS Mirror', 'Search…', 'Sync now', 'Pause sync', 'Recent activity', 'Quit NAS Mirror']));
+    expect(s.trayMenu).toEqual(expect.arrayContaining(['Open NAS Mirror', 'Search…', 'Open mirror folder', 'Sync now', 'Pause sync', 'Recent activity', 'Quit NAS Mirror']));
     expect(s.trayDestroyed).toBe(true);
     expect(s.exitCode).toBe(0);
   }, 120_000);
