@@ -4,7 +4,7 @@
  * embedded demo NAS (a child process) with search ready; Ctrl-C stops everything cleanly.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -54,4 +54,27 @@ describe('npm start without Electron', () => {
     }
     expect(await exited).toBe(0);
   }, 120_000);
+
+  it('a failed download of Electron is remembered: no new attempt at each start, and it says how to retry', async () => {
+    const electronDir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
+    if (existsSync(join(electronDir, 'path.txt'))) return; // the binary is here: nothing to remember
+    const version = (JSON.parse(readFileSync(join(electronDir, 'package.json'), 'utf8')) as { version: string }).version;
+    const home2 = mkdtempSync(join(tmpdir(), 'nm-start2-'));
+    writeFileSync(join(home2, 'electron-download-failed.json'), JSON.stringify({ version, at: '2026-01-02T03:04:05Z', why: 'getaddrinfo ENOTFOUND github.com' }));
+    const { NAS_MIRROR_NO_ELECTRON_DOWNLOAD: _skip, ...env } = process.env;
+    const child = spawn(process.execPath, ['bin/start.js'], { cwd: process.cwd(), env: { ...env, NAS_MIRROR_HOME: home2 }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    try {
+      await until(() => /http:\/\/127\.0\.0\.1:\d+\/ui\//.test(out), `the URL (stderr: ${err})`, 60_000);
+      expect(err).not.toContain('Downloading');
+      expect(err).toContain('downloading its binary failed on 2026-01-02 (getaddrinfo ENOTFOUND github.com); "npm start -- --retry-electron" tries again');
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+      rmSync(home2, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
