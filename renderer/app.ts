@@ -49,7 +49,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   const tabs = new Map<ViewId, HTMLButtonElement>();
   const nav = el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' });
   VIEW_IDS.forEach((id, i) => {
-    const b = button(views[id].title, () => show(id), { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` });
+    const b = button(views[id].title, () => { show(id); focusView(id); }, { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` });
     tabs.set(id, b);
     nav.append(b);
     views[id].root.id = `view-${id}`;
@@ -115,6 +115,16 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     views[id].activate(arg);
   }
 
+  /** After a tab switch by click or Alt+N the keyboard lands in the view (arrow keys on the tab list keep it there, as tabs do). */
+  function focusView(id: ViewId): void {
+    const v = views[id];
+    setTimeout(() => {
+      if (v.focus) v.focus();
+      else if (id === 'search') document.getElementById('search-input')?.focus();
+      else { v.root.setAttribute('tabindex', '-1'); v.root.focus({ preventScroll: true }); }
+    }, 0);
+  }
+
   let walkPoll: ReturnType<typeof setTimeout> | undefined;
   const notify = opts.notify ? browserNotifier((v) => show(v)) : () => undefined;
   const renderStatus = (s: AppStatus): void => {
@@ -160,7 +170,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
 
   document.addEventListener('keydown', (ev) => {
     if (settingUp) return;
-    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); show(VIEW_IDS[Number(ev.key) - 1]!); }
+    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); const id = VIEW_IDS[Number(ev.key) - 1]!; show(id); focusView(id); }
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 

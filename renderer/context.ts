@@ -22,6 +22,8 @@ export interface View {
   activate(arg?: string): void;
   /** Called when the engine says something changed. */
   refresh?(what: string): void;
+  /** Puts the keyboard focus in the view (after a tab switch); the view itself when absent. */
+  focus?(): void;
 }
 
 /** The message of anything thrown by a call, for the user. */

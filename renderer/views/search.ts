@@ -13,6 +13,7 @@ import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const PAGE = 50;
+const items = (n: number): string => `${n} ${n === 1 ? 'item' : 'items'}`;
 
 /**
  * The words offered for Tab: true completions of the word being typed first; a fuzzy
@@ -68,10 +69,11 @@ export function searchView(ctx: UiContext): View {
         el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
         el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),
         others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
-      el('div', { class: 'hit-side' }, el('span', {}, isFolder(f) ? `${f.childCount ?? 0} items` : formatSize(f.size)), el('span', {}, formatDate(f.mTime))),
+      el('div', { class: 'hit-side' }, el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)), el('span', {}, formatDate(f.mTime))),
+      // one Tab stop for the whole list (Enter opens, Shift+Enter reveals): the row buttons are for the mouse
       el('div', { class: 'hit-actions' },
-        button(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit), { 'aria-label': `${isFolder(f) ? 'Browse' : 'Open'} ${f.name}` }),
-        button('Reveal', () => void act('reveal', hit), { 'aria-label': `Reveal ${f.name} in the file manager` })));
+        button(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit), { 'aria-label': `${isFolder(f) ? 'Browse' : 'Open'} ${f.name}`, tabindex: '-1' }),
+        button('Reveal', () => void act('reveal', hit), { 'aria-label': `Reveal ${f.name} in the file manager`, tabindex: '-1' })));
     li.addEventListener('click', (ev) => { if ((ev.target as HTMLElement).tagName !== 'BUTTON') select(i); });
     li.addEventListener('dblclick', () => void act('open', hit));
     return li;

@@ -86,6 +86,56 @@ describe('the window, by hand', () => {
     await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
   });
 
+  it('keyboard: focus lands in the view after a tab switch; Backspace / Alt+Up go up in Browse; sortable columns; one Tab stop per result list', async () => {
+    await page.click('#tab-activity');
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id ?? document.activeElement?.id)).toBe('view-activity');
+    await page.keyboard.press('Alt+2');
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id)).toBe('view-browse');
+    // into a folder, then up again with Backspace, and with Alt+Up
+    if (await page.locator('.crumbs button', { hasText: 'NAS' }).count()) await page.locator('.crumbs button', { hasText: 'NAS' }).click(); // from the root (an earlier test may have left a folder open)
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    await poll(() => page.locator('#browse-rows tr.folder button.name').count()).toBeGreaterThan(0);
+    const into = (await page.locator('#browse-rows tr.folder button.name').first().textContent())!;
+    await page.locator('#browse-rows tr.folder button.name').first().focus();
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+    await page.keyboard.press('Backspace');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    await page.locator('#browse-rows tr.folder button.name').first().focus();
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+    await page.keyboard.press('Alt+ArrowUp');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    // sort by size, then the other way
+    await page.locator('#browse-rows tr.folder button.name').first().click();
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+    for (let depth = 0; depth < 4 && (await page.locator('#browse-rows tr.file').count()) < 3; depth++) {
+      await page.locator('#browse-rows tr.folder button.name').first().click();
+      await poll(() => page.locator('#browse-rows tr').count()).toBeGreaterThan(0);
+    }
+    const sizes = async (): Promise<number[]> => page.evaluate(() => Array.from(document.querySelectorAll('#browse-rows tr.file')).map((tr) => {
+      const t = tr.children[1]!.textContent!.trim(); const [v, u] = t.split(' ');
+      return Number(v) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 } as Record<string, number>)[u!]!;
+    }));
+    await page.click('#sort-size');
+    await poll(() => page.locator('th:has(#sort-size)').getAttribute('aria-sort')).toBe('ascending');
+    const up = await sizes();
+    expect(up).toEqual([...up].sort((a, b) => a - b));
+    await page.click('#sort-size');
+    await poll(() => page.locator('th:has(#sort-size)').getAttribute('aria-sort')).toBe('descending');
+    const down = await sizes();
+    expect(down).toEqual([...down].sort((a, b) => b - a));
+    // search: the result list is one Tab stop (Enter opens, Shift+Enter reveals)
+    await page.keyboard.press('Alt+1');
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
+    await page.fill('#search-input', 'rome');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    await page.keyboard.press('Tab');
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('results');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('#results') ? document.activeElement.outerHTML.slice(0, 200) : 'outside')).toBe('outside');
+  });
+
   it('narrow windows (640, 520, 380 px): every tab whole and visible, the state line shown, nothing overlaps or scrolls sideways', async () => {
     for (const width of [640, 520, 380]) {
       await page.setViewportSize({ width, height: 600 });
