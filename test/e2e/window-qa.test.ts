@@ -19,6 +19,7 @@ import { DEFAULT_SETTINGS, SettingsStore } from '../../main/settings/settings-st
 import { openStateDb } from '../../main/state/db.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
+import { a11yProblems } from './a11y.js';
 import { ARTIFACTS, launchChromium, until } from './harness.js';
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
@@ -135,6 +136,37 @@ describe('the window, by hand', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.closest('#results') ? document.activeElement.outerHTML.slice(0, 200) : 'outside')).toBe('outside');
   });
+
+  it('accessibility: every view, light and dark: every control named, text contrast at least 4.5:1, unique ids', async () => {
+    const problems: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const view of ['search', 'browse', 'activity', 'conflicts', 'settings']) {
+        await page.click(`#tab-${view}`);
+        if (view === 'search') { await page.fill('#search-input', 'canon'); await poll(() => page.locator('#results li').count()).toBeGreaterThan(0); }
+        await page.waitForFunction(() => !document.querySelector('.toast'), undefined, { timeout: 15_000 }).catch(() => undefined);
+        problems.push(...(await a11yProblems(page)).map((p) => `${scheme} ${view}: ${p}`));
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.click('#tab-search');
+    expect(problems).toEqual([]);
+    // the checks themselves catch what they are for: a pale text, an unnamed button, a repeated id
+    await page.evaluate(() => {
+      const probe = document.createElement('div');
+      probe.id = 'a11y-probe';
+      probe.className = 'hint'; // grey on white is fine; paler is not
+      probe.append(Object.assign(document.createElement('span'), { textContent: 'pale text', className: 'probe-pale' }), document.createElement('button'), Object.assign(document.createElement('i'), { id: 'search-input', textContent: 'x' }));
+      document.body.prepend(probe);
+      const sheet = new CSSStyleSheet(); sheet.replaceSync('.probe-pale { color: #ddd; } #a11y-probe button { width: 20px; height: 20px; }');
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    });
+    const caught = await a11yProblems(page);
+    await page.evaluate(() => document.getElementById('a11y-probe')?.remove());
+    expect(caught.some((p) => p.startsWith('contrast') && p.includes('pale text'))).toBe(true);
+    expect(caught.some((p) => p.startsWith('no accessible name: button'))).toBe(true);
+    expect(caught).toContain('id "search-input" used 2 times');
+  }, 60_000);
 
   it('narrow windows (640, 520, 380 px): every tab whole and visible, the state line shown, nothing overlaps or scrolls sideways', async () => {
     for (const width of [640, 520, 380]) {
