@@ -60,14 +60,17 @@ export class AppError extends Error {
   /** HTTP status when the error came from (or goes to) HTTP. */
   readonly status: number | undefined;
   readonly detail: string | undefined;
+  /** The form field the error is about (settings, set-up), so the window can show it there. */
+  readonly field: string | undefined;
 
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; status?: number; detail?: string } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; status?: number; detail?: string; field?: string } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
     this.retry = RETRY[code];
     this.status = opts.status;
     this.detail = opts.detail;
+    this.field = opts.field;
   }
 
   /** The boundary form: `{code, message}`. */

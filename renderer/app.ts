@@ -4,28 +4,36 @@
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
-import { trayView, walkText } from '../app/tray/tray-state.js';
+import { trayView } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
-import { ago } from './format.js';
+import { statusWords, walkPercent } from './status-words.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
 import { searchView } from './views/search.js';
 import { browseView } from './views/browse.js';
 import { activityView } from './views/activity.js';
 import { conflictsView } from './views/conflicts.js';
 import { applyTheme, settingsView } from './views/settings.js';
+import { welcomeView } from './views/welcome.js';
+import { fileOpener } from './open-file.js';
+import { browserNotifier } from './notify.js';
 
 const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
-export function startApp(root: HTMLElement, client: ContractClient): { setLink(up: boolean): void } {
+export function startApp(root: HTMLElement, client: ContractClient, opts: { notify?: boolean } = {}): { setLink(up: boolean): void } {
   let status: AppStatus | null = null;
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
   const stateLine = el('span', { class: 'state-line', id: 'state-line' });
-  const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Walking the NAS', hidden: true }, el('div', { class: 'bar' }));
+  let fixView: ViewId = 'settings';
+  const fixBtn = button('Settings', () => show(fixView), { id: 'state-fix', class: 'small link', hidden: true });
+  const bar = el('div', { class: 'bar' });
+  const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Reading the NAS', hidden: true }, bar);
   const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
 
+  const opener = fileOpener(client, (m, level) => ctx.toast(m, level));
   const ctx: UiContext = {
     client,
+    openFile: (id, name) => opener.open(id, name),
     status: () => status,
     show: (id, arg) => show(id, arg),
     toast(message, level = 'info') {
@@ -41,7 +49,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   const tabs = new Map<ViewId, HTMLButtonElement>();
   const nav = el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' });
   VIEW_IDS.forEach((id, i) => {
-    const b = button(views[id].title, () => show(id), { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` });
+    const b = button(views[id].title, () => { show(id); focusView(id); }, { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` });
     tabs.set(id, b);
     nav.append(b);
     views[id].root.id = `view-${id}`;
@@ -64,9 +72,36 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   }, { id: 'pause-toggle', class: 'small', 'aria-pressed': 'false' });
   const header = el('header', { class: 'top' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }), el('h1', {}, 'NAS Mirror')),
-    nav, el('div', { class: 'status' }, stateLine, badge, syncBtn, pauseBtn));
+    nav, el('div', { class: 'status', id: 'header-status' }, stateLine, fixBtn, badge, syncBtn, pauseBtn));
   const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
-  replace(root, linkBanner, header, progress, main, toasts);
+  // First start (or a new mirror): the welcome replaces the views until a choice works.
+  const welcome = welcomeView(ctx, () => { setUpMode(false); show('search'); refreshStatus(); });
+  const welcomeMain = el('main', { id: 'welcome-main' }, welcome.root);
+  replace(root, linkBanner, header, progress, main, welcomeMain, toasts, opener.root);
+  // what sticks under the header (progress bar, search field) follows its height as it wraps
+  new ResizeObserver(() => document.documentElement.style.setProperty('--header-h', `${Math.round(header.getBoundingClientRect().height)}px`)).observe(header);
+  let settingUp = false;
+  function setUpMode(on: boolean): void {
+    settingUp = on;
+    document.body.dataset['setup'] = String(on);
+    welcome.root.hidden = !on;
+    welcomeMain.hidden = !on;
+    main.hidden = on;
+    nav.hidden = on;
+    syncBtn.hidden = pauseBtn.hidden = on;
+    if (on) fixBtn.hidden = true;
+  }
+  function checkSetUp(): void {
+    client.call('getSettings', {}).then((s) => {
+      applyTheme(s.theme);
+      const need = s.source === 'none';
+      if (need) welcome.show(s, !settingUp);
+      if (need !== settingUp) {
+        setUpMode(need);
+        if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();
+      }
+    }).catch(() => undefined);
+  }
 
   let currentView: ViewId = 'search';
   function show(id: ViewId, arg?: string): void {
@@ -80,19 +115,33 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     views[id].activate(arg);
   }
 
+  /** After a tab switch by click or Alt+N the keyboard lands in the view (arrow keys on the tab list keep it there, as tabs do). */
+  function focusView(id: ViewId): void {
+    const v = views[id];
+    setTimeout(() => {
+      if (v.focus) v.focus();
+      else if (id === 'search') document.getElementById('search-input')?.focus();
+      else { v.root.setAttribute('tabindex', '-1'); v.root.focus({ preventScroll: true }); }
+    }, 0);
+  }
+
   let walkPoll: ReturnType<typeof setTimeout> | undefined;
+  const notify = opts.notify ? browserNotifier((v) => show(v)) : () => undefined;
   const renderStatus = (s: AppStatus): void => {
     const prev = status;
+    if (prev !== s) notify(prev, s);
     status = s;
     const v = trayView(s, Date.now());
     badge.textContent = BADGE[s.connection];
     badge.dataset['conn'] = s.connection;
     document.body.dataset['tray'] = v.state;
-    const walk = s.walk.running ? `Walking the NAS: ${walkText(s.walk)}` : null;
-    // not connected: say why (no token stored, address refused...) rather than only "not set up yet"
-    const why = s.connection !== 'online' && s.error ? s.error.message : null;
-    stateLine.textContent = walk ?? `${why ?? v.tooltip.replace(/^NAS Mirror: /, '')} · last full walk ${ago(s.lastCompleteWalk)}`;
-    stateLine.title = [stateLine.textContent, s.endpoint ? `NAS: ${s.endpoint}` : '', s.error ? `${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
+    const words = statusWords(s);
+    const walk = s.walk.running ? words.line : null;
+    stateLine.textContent = words.line;
+    stateLine.title = words.details;
+    fixView = words.fix ?? 'settings';
+    fixBtn.textContent = fixView === 'conflicts' ? 'Resolve' : 'Settings';
+    fixBtn.hidden = settingUp || words.fix === null || currentView === words.fix;
     progress.hidden = !s.walk.running;
     pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';
     pauseBtn.setAttribute('aria-pressed', String(s.paused));
@@ -100,6 +149,11 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
     // walks report progress by polling: the engine emits status at their start and end
     if (s.walk.running && !walkPoll) walkPoll = setTimeout(() => { walkPoll = undefined; refreshStatus(); }, 1000);
     if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
+    // a re-walk knows roughly how much to expect (the last walk's size): a bar with a figure
+    const pct = walkPercent(s);
+    progress.classList.toggle('known', pct !== null);
+    if (pct === null) { progress.removeAttribute('aria-valuenow'); bar.style.removeProperty('width'); }
+    else { progress.setAttribute('aria-valuenow', String(pct)); bar.style.width = `${pct}%`; }
     const n = s.conflicts + s.heldDeletes;
     const tab = tabs.get('conflicts');
     if (tab) replace(tab, 'Conflicts', n > 0 ? el('span', { class: 'count', id: 'conflict-count' }, n) : null);
@@ -109,17 +163,21 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
 
   client.on('status', renderStatus);
   client.on('changed', ({ what }) => {
+    if (what === 'settings') checkSetUp();
     for (const id of VIEW_IDS) if (id === currentView || what === 'settings') views[id].refresh?.(what);
   });
   client.on('notice', ({ level, message }) => ctx.toast(message, level === 'error' ? 'error' : 'info'));
 
   document.addEventListener('keydown', (ev) => {
-    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); show(VIEW_IDS[Number(ev.key) - 1]!); }
+    if (settingUp) return;
+    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); const id = VIEW_IDS[Number(ev.key) - 1]!; show(id); focusView(id); }
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 
+  // "checked 5s ago" stays true between status events
+  setInterval(() => { if (status) renderStatus(status); }, 5000);
   function refreshStatus(): void { client.call('status', {}).then(renderStatus).catch(() => undefined); }
-  client.call('getSettings', {}).then((s) => applyTheme(s.theme)).catch(() => undefined);
+  checkSetUp();
   refreshStatus();
   const hash = location.hash.replace(/^#/, '') as ViewId;
   show(VIEW_IDS.includes(hash) ? hash : 'search');

@@ -10,6 +10,8 @@ export interface UiContext {
   status(): AppStatus | null;
   show(view: ViewId, arg?: string): void;
   toast(message: string, level?: 'info' | 'error'): void;
+  /** Opens a file, or explains that its content is on the NAS (a placeholder). */
+  openFile(id: string, name: string): Promise<void>;
 }
 
 export interface View {
@@ -20,6 +22,8 @@ export interface View {
   activate(arg?: string): void;
   /** Called when the engine says something changed. */
   refresh?(what: string): void;
+  /** Puts the keyboard focus in the view (after a tab switch); the view itself when absent. */
+  focus?(): void;
 }
 
 /** The message of anything thrown by a call, for the user. */

@@ -36,3 +36,8 @@ export function iconClass(o: { mimeType: string }, folder: boolean): string {
     : /pdf|text|document|msword|sheet|presentation/.test(m) ? 'doc' : '';
   return `ico file ${kind}`.trim();
 }
+
+/** "1 item", "2 items": the count and the right form of the word. */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

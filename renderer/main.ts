@@ -15,6 +15,6 @@ if (root) {
     url.hash = '';
     let setLink: (up: boolean) => void = () => undefined;
     const client = socketClient(url.toString(), (up) => setLink(up));
-    setLink = startApp(root, client).setLink;
+    setLink = startApp(root, client, { notify: true }).setLink; // Electron notifies from its main process
   }
 }

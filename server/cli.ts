@@ -2,6 +2,8 @@
  * Entry point of `nas-service` (bin/nas-service.js): serve, user add, token, grant,
  * import, demo. Errors print one line to stderr and exit non-zero (2 for usage errors).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { AppError, isAppError } from '../app/errors.js';
 import { expectPositionals, intOpt, parseArgs, requireOpt, UsageError } from './cli/args.js';
 import { loadDemo } from './demo/load.js';
@@ -24,6 +26,11 @@ const USAGE = `usage:
   nas-service demo --data DIR [--user demo] [--objects N] [--seed S]`;
 
 const openStore = (dir: string): Store => new Store(openServiceDb(dir));
+/** For commands that read or add to a library: a folder without one is an error, and stays untouched. */
+const openExistingStore = (dir: string): Store => {
+  if (!existsSync(join(dir, 'service.db'))) throw new AppError('NotFound', `no service data in ${dir}: create it first with "nas-service demo --data ${dir}" (or serve, or user add)`);
+  return openStore(dir);
+};
 
 /** The password from stdin: its first line (a trailing newline is not part of it). */
 async function readPassword(): Promise<string> {
@@ -91,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
       const scope = requireOpt(p, 'scope');
       if (!(SCOPES as readonly string[]).includes(scope)) throw new UsageError('--scope must be nas_read_write or nas_read_only');
       const ttl = p.options.has('ttl') ? intOpt(p, 'ttl', 0, 1, 10 * 365 * 86400) : undefined;
-      const store = openStore(requireOpt(p, 'data'));
+      const store = openExistingStore(requireOpt(p, 'data'));
       const token = mintToken(store, p.positionals[0]!, scope as Scope, ttl);
       store.db.close();
       process.stdout.write(token + '\n');
@@ -102,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
       expectPositionals(p, 3, 'nas-service grant NAME ID ReadFile|WriteFile|FileOwner --data DIR');
       const [name, id, perm] = p.positionals as [string, string, string];
       if (!(PERM_NAMES as readonly string[]).includes(perm)) throw new UsageError('the permission must be ReadFile, WriteFile or FileOwner');
-      const store = openStore(requireOpt(p, 'data'));
+      const store = openExistingStore(requireOpt(p, 'data'));
       if (!store.byId(id)) throw new AppError('NotFound', `no object with id "${id}" (ids are in the listings: curl .../filesSearch/parents?ids=root)`);
       grant(store, name, id, perm as PermName);
       store.markTreeChanged();
@@ -113,8 +120,9 @@ async function main(argv: string[]): Promise<number> {
     case 'import': {
       const p = parseArgs(rest, ['data', 'user', 'into']);
       expectPositionals(p, 1, 'nas-service import PATH --user NAME --data DIR [--into ID]');
-      const store = openStore(requireOpt(p, 'data'));
-      const r = await importTree(store, p.positionals[0]!, requireOpt(p, 'user'), p.options.get('into'));
+      const user = requireOpt(p, 'user');
+      const store = openExistingStore(requireOpt(p, 'data'));
+      const r = await importTree(store, p.positionals[0]!, user, p.options.get('into'));
       store.markTreeChanged();
       store.db.close();
       process.stdout.write(`imported ${r.added} new objects (${r.updated} updated, ${r.unchanged} unchanged)\n`);
@@ -123,9 +131,12 @@ async function main(argv: string[]): Promise<number> {
     case 'demo': {
       const p = parseArgs(rest, ['data', 'user', 'objects', 'seed']);
       expectPositionals(p, 0, 'nas-service demo --data DIR [--user demo] [--objects N] [--seed S]');
+      // every option checked before the folder or its database is created
+      const objects = intOpt(p, 'objects', 10_000, 1, 10_000_000);
+      const seed = intOpt(p, 'seed', 1, 0, 2 ** 31);
       const store = openStore(requireOpt(p, 'data'));
       const t0 = Date.now();
-      const n = loadDemo(store, p.options.get('user') ?? 'demo', { objects: intOpt(p, 'objects', 10_000, 1, 10_000_000), seed: intOpt(p, 'seed', 1, 0, 2 ** 31), reindex: false });
+      const n = loadDemo(store, p.options.get('user') ?? 'demo', { objects, seed, reindex: false });
       store.markTreeChanged();
       store.db.close();
       process.stdout.write(`demo library: ${n} objects in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);

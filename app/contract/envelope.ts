@@ -10,6 +10,8 @@ import { EVENTS, METHODS, isEventName, isMethod, type ContractHandlers, type Eve
 export interface WireError {
   code: string;
   message: string;
+  /** The form field the error is about, when there is one. */
+  field?: string;
 }
 
 /** A reply: the result, or an error that crossed the boundary. */
@@ -53,7 +55,7 @@ export async function serve(handlers: ContractHandlers, method: unknown, args: u
 /** The boundary form of any error. */
 export function wireError(e: unknown): WireError {
   const err = toAppError(e);
-  return { code: err.code, message: err.message };
+  return err.field === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, field: err.field };
 }
 
 /** Checks a reply on arrival: the envelope, then the result against the method's schema. */
@@ -63,7 +65,8 @@ export function checkReply<M extends Method>(method: M, raw: unknown): Result<M>
     const err = raw['error'];
     const code = isObject(err) && typeof err['code'] === 'string' ? err['code'] : 'Internal';
     const message = isObject(err) && typeof err['message'] === 'string' ? err['message'] : 'unknown error';
-    throw new RemoteError(code, message);
+    const field = isObject(err) && typeof err['field'] === 'string' ? err['field'] : undefined;
+    throw new RemoteError(code, message, field);
   }
   return METHODS[method].result.parse(raw['result'], 'result') as Result<M>;
 }
@@ -84,7 +87,7 @@ export function checkCallFrame(raw: unknown): CallFrame {
 
 /** An error reported by the other side, with its code. */
 export class RemoteError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(readonly code: string, message: string, readonly field?: string) {
     super(message);
     this.name = 'RemoteError';
   }

@@ -5,7 +5,7 @@
  * these, checked on arrival on both sides. Adding a method here is the only way to add one.
  */
 import {
-  activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, searchResult, settingsPatch, settingsView,
+  activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, openResult, searchResult, settingsPatch, settingsView, setUpArgs,
 } from './shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
@@ -20,7 +20,7 @@ export const METHODS = {
   suggest: { args: obj({ prefix: str({ min: 1, max: 256 }), limit: opt(int(1, 50)) }), result: obj({ words: arr(str({ max: 1024 }), 50) }) },
   didYouMean: { args: obj({ q: str({ min: 1, max: 1024 }) }), result: obj({ suggestion: nullable(str({ max: 1024 })) }) },
   list: { args: obj({ folderId: id, pageToken: opt(str({ max: 4096 })) }), result: listResult },
-  open: { args: obj({ id }), result: none },
+  open: { args: obj({ id }), result: openResult },
   reveal: { args: obj({ id }), result: none },
   activity: { args: obj({ limit: opt(int(1, 1000)) }), result: obj({ entries: arr(activityEntry, 1000) }) },
   undo: { args: obj({ id }), result: none },
@@ -38,8 +38,18 @@ export const METHODS = {
    * NAS's login page URL at once, `opened` when the engine's host already opened it in the
    * system browser (Electron); otherwise the window opens it. The outcome arrives later as a
    * `notice` and a `changed: settings` event; the tokens never come to the window.
+   * `location`: the NAS typed in the first start's "Connect your NAS" (not saved yet; then
+   * `setUp` without a token uses the sign-in); absent: the NAS in the settings.
    */
-  signIn: { args: none, result: obj({ url: str({ min: 1, max: 8192 }), opened: bool() }) },
+  signIn: { args: obj({ location: opt(str({ min: 1, max: 4096 })) }), result: obj({ url: str({ min: 1, max: 8192 }), opened: bool() }) },
+  /** First start (or after startNewMirror): mirror the demo, or a NAS checked before anything is saved. */
+  setUp: { args: setUpArgs, result: settingsView },
+  /** Puts the current mirror aside (its state kept, its folder untouched) and asks again. */
+  startNewMirror: { args: none, result: settingsView },
+  /** Opens the mirror folder in the file manager. */
+  openMirrorFolder: { args: none, result: none },
+  /** Moves the mirror folder (renamed on disk, sync paused meanwhile); refused for a non-empty target. */
+  moveMirror: { args: obj({ to: str({ min: 1, max: 4096 }) }), result: settingsView },
 } as const;
 
 /** Events pushed to the window. `changed` says which list to fetch again. */

@@ -109,7 +109,10 @@ export type ConflictEntry = Infer<typeof conflictEntry>;
 export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int() });
 export type HeldDelete = Infer<typeof heldDelete>;
 
-export const SOURCE_KINDS = ['embedded', 'url', 'device-record'] as const;
+/** Where the NAS is; `none` until the first start's choice ("Connect your NAS" or "Try the demo"). */
+export const SOURCE_KINDS = ['none', 'embedded', 'url', 'device-record'] as const;
+/** What a settings patch may choose (`none` only comes back through "Start a new mirror"). */
+export const CHOSEN_SOURCES = ['embedded', 'url', 'device-record'] as const;
 export const TOKEN_PLACES = ['keychain', 'memory', 'none'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
 
@@ -130,12 +133,16 @@ export const settingsView = obj({
   startAtLogin: bool(),
   startAtLoginSupported: bool(),
   theme: oneOf(THEMES),
+  /** A free folder to offer for a new mirror (first start, "Start a new mirror"). */
+  newMirrorFolder: str({ max: 4096 }),
+  /** Earlier mirrors put aside by "Start a new mirror": where their state was kept. */
+  previousMirrors: arr(obj({ keptIn: str({ max: 4096 }), mirrorFolder: str({ max: 4096 }), nas: str({ max: 4096 }), at: iso }), 100),
 });
 export type SettingsView = Infer<typeof settingsView>;
 
 /** What the window may change; every field optional. */
 export const settingsPatch = obj({
-  source: opt(oneOf(SOURCE_KINDS)),
+  source: opt(oneOf(CHOSEN_SOURCES)),
   location: opt(str({ max: 4096 })),
   mirrorFolder: opt(str({ min: 1, max: 4096 })),
   syncIntervalSec: opt(int(10, 86_400)),
@@ -146,6 +153,25 @@ export const settingsPatch = obj({
   theme: opt(oneOf(THEMES)),
 });
 export type SettingsPatch = Infer<typeof settingsPatch>;
+
+/** The first start's choice, or a new mirror's: the demo, or a NAS with its address and token. */
+export const setUpArgs = obj({
+  choice: oneOf(['demo', 'nas'] as const),
+  /** A base URL (http...) or a device record (file path or URL); required for `nas`. */
+  location: opt(str({ max: 4096 })),
+  /** Pasted access token; optional when one is already stored for this NAS (or signed in). */
+  token: opt(str({ min: 1, max: 8192, pattern: /^[\x21-\x7e]+$/ })),
+  mirrorFolder: opt(str({ min: 1, max: 4096 })),
+});
+export type SetUpArgs = Infer<typeof setUpArgs>;
+
+/** What "Open" did: opened the file, or found a placeholder whose content lives on the NAS. */
+export const openResult = obj({
+  opened: bool(),
+  /** Set when the file is a placeholder: its NAS path, and the NAS's own web page when known. */
+  onNas: opt(obj({ path: str({ max: 65_536 }), size: opt(int()), webUrl: nullable(str({ max: 4096 })) })),
+});
+export type OpenResult = Infer<typeof openResult>;
 
 /** Outcome of a bulk action: how many succeeded, and why the others did not. */
 export const bulkResult = obj({ done: int(), failed: arr(obj({ id, message: str({ max: 4096 }) }), 10_000) });

@@ -53,7 +53,7 @@ describe('notificationsFor', () => {
 describe('trayMenu', () => {
   it('holds the whole menu, with pause or resume', () => {
     const ids = trayMenu(trayView(ok, NOW), ok).map((i) => i.id);
-    expect(ids).toEqual(['status', 'separator', 'open', 'search', 'sync-now', 'pause', 'activity', 'separator', 'quit']);
+    expect(ids).toEqual(['status', 'separator', 'open', 'search', 'open-mirror', 'sync-now', 'pause', 'activity', 'separator', 'quit']);
     const paused = s({ paused: true, conflicts: 1 });
     const ids2 = trayMenu(trayView(paused, NOW), paused).map((i) => i.id);
     expect(ids2).toContain('resume');

@@ -92,11 +92,11 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
   }
   if (next.conflicts > before.conflicts) {
     const n = next.conflicts - before.conflicts;
-    out.push({ kind: 'conflicts', title: plural(n, 'new conflict', 'new conflicts'), body: 'The NAS changed what you changed locally. Open Conflicts to re-apply or drop.' });
+    out.push({ kind: 'conflicts', title: plural(n, 'new conflict', 'new conflicts'), body: 'The NAS changed what you changed here. Open Conflicts to keep yours or the NAS version.' });
   }
   if (next.heldDeletes > before.held) {
     const n = next.heldDeletes - before.held;
-    out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete is waiting for your approval. Nothing was deleted on the NAS yet.' });
+    out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete waits for you in Conflicts. Nothing was deleted on the NAS yet.' });
   }
   return out;
 }
@@ -104,7 +104,7 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
 /** The tray menu, in order; `id`s are what the shell dispatches on. */
 export type TrayMenuItem =
   | { id: 'status'; label: string; enabled: false }
-  | { id: 'open' | 'search' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit'; label: string; enabled: boolean }
+  | { id: 'open' | 'search' | 'open-mirror' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit'; label: string; enabled: boolean }
   | { id: 'separator' };
 
 /** The whole menu lives in the context menu (Linux AppIndicator ignores clicks). */
@@ -114,11 +114,12 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
     { id: 'separator' },
     { id: 'open', label: 'Open NAS Mirror', enabled: true },
     { id: 'search', label: 'Search…', enabled: true },
+    { id: 'open-mirror', label: 'Open mirror folder', enabled: s.mirrorFolder !== null },
     { id: 'sync-now', label: 'Sync now', enabled: !s.paused && s.connection !== 'unconfigured' },
     view.paused ? { id: 'resume', label: 'Resume sync', enabled: true } : { id: 'pause', label: 'Pause sync', enabled: true },
     { id: 'activity', label: 'Recent activity', enabled: true },
   ];
-  if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${s.conflicts + s.heldDeletes} item(s)…`, enabled: true });
+  if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${plural(s.conflicts + s.heldDeletes, 'item', 'items')}…`, enabled: true });
   items.push({ id: 'separator' }, { id: 'quit', label: 'Quit NAS Mirror', enabled: true });
   return items;
 }
@@ -127,5 +128,5 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
 export function walkText(w: AppStatus['walk']): string {
   const placed = w.placed > 0 ? `, ${plural(w.placed, 'placeholder', 'placeholders')} placed` : '';
   const rate = w.rate > 0 ? ` (${w.rate.toLocaleString('en-US')}/s)` : '';
-  return `${plural(w.folders, 'folder', 'folders')}, ${plural(w.objects, 'object', 'objects')} seen${placed}${rate}`;
+  return `${plural(w.folders, 'folder', 'folders')}, ${plural(w.objects, 'item', 'items')} seen${placed}${rate}`;
 }

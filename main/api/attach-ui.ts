@@ -39,6 +39,7 @@ export async function serveEngineUi(o: EngineUiOptions): Promise<UiServer> {
     source: /^https?:\/\//.test(o.location) ? 'url' : 'device-record', location: o.location, token: o.tokenPlace, keychainAvailable: o.tokenPlace === 'keychain',
     mirrorFolder: o.engine.core.root, syncIntervalSec: Math.max(10, o.rewalkSec), paused: o.engine.state.paused,
     deleteThresholdCount: o.threshold.count, deleteThresholdPercent: o.threshold.percent, startAtLogin: false, startAtLoginSupported: false, theme: 'system',
+    newMirrorFolder: o.engine.core.root, previousMirrors: [],
   });
   const readOnly = (): never => { throw new AppError('BadRequest', 'in "nas-mirror run" the settings come from the command line; only pause can change here'); };
   const settings: SettingsProvider = {

@@ -21,6 +21,8 @@ export interface CoreOptions {
   keychainService?: string;
   /** Turn the keychain off (tests, or a machine with none): tokens stay in memory. */
   noKeychain?: boolean;
+  /** A fresh data folder: ask "Connect your NAS" or "Try the demo" (default), or start the demo. */
+  firstRun?: 'ask' | 'demo';
 }
 
 export interface Core {

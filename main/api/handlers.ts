@@ -5,7 +5,7 @@
  * completion never need the engine; actions on the mirror do and say so when it is absent.
  */
 import type { ContractHandlers } from '../../app/contract/methods.js';
-import type { AppStatus, SettingsPatch, SettingsView } from '../../app/contract/shapes.js';
+import type { AppStatus, OpenResult, SettingsPatch, SettingsView, SetUpArgs } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import type { Engine } from '../engine/engine.js';
 import type { OfflineIndex } from '../index/offline-index.js';
@@ -21,9 +21,13 @@ export interface SettingsProvider {
   update(patch: SettingsPatch): Promise<SettingsView>;
   setToken(token: string): Promise<SettingsView>;
   clearToken(): Promise<SettingsView>;
-  /** Starts the browser sign-in; the login page URL and whether it was opened already. */
-  signIn(): Promise<{ url: string; opened: boolean }>;
+  /** Starts the browser sign-in (to `location`, or the configured NAS); the login page URL and whether it was opened already. */
+  signIn(location?: string): Promise<{ url: string; opened: boolean }>;
   setPaused(paused: boolean): Promise<void>;
+  /** First start / new mirror (the app only; `run --ui` takes its NAS from the command line). */
+  setUp?(args: SetUpArgs): Promise<SettingsView>;
+  startNewMirror?(): Promise<SettingsView>;
+  moveMirror?(to: string): Promise<SettingsView>;
 }
 
 export interface HandlerDeps {
@@ -57,6 +61,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     if (!e) throw new AppError('Unavailable', d.whyNoEngine());
     return e;
   };
+  const appOnly = (): never => { throw new AppError('BadRequest', 'in "nas-mirror run" the NAS and the mirror folder come from the command line'); };
   const localPath = (id: string): string => {
     const e = engineOrThrow();
     const p = absOf(e.core.root, e.core.model, id);
@@ -69,7 +74,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     suggest: async ({ prefix, limit }) => ({ words: d.index().suggest(prefix, limit ?? 8) }),
     didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
-    open: async ({ id }) => { await d.desktop.open(localPath(id)); return {}; },
+    open: async ({ id }) => openOrExplain(engineOrThrow(), d, id, localPath(id)),
     reveal: async ({ id }) => { await d.desktop.reveal(localPath(id)); return {}; },
     activity: async ({ limit }) => ({ entries: d.engine()?.actions.activity(limit ?? 200) ?? [] }),
     undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
@@ -86,6 +91,30 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     updateSettings: async ({ patch }) => d.settings.update(patch),
     setToken: async ({ token }) => d.settings.setToken(token),
     clearToken: async () => d.settings.clearToken(),
-    signIn: async () => d.settings.signIn(),
+    signIn: async ({ location }) => d.settings.signIn(location),
+    openMirrorFolder: async () => {
+      const dir = d.engine()?.core.root ?? d.status().mirrorFolder;
+      if (!dir) throw new AppError('Unavailable', 'there is no mirror folder yet: connect your NAS or try the demo first');
+      await d.desktop.open(dir);
+      return {};
+    },
+    setUp: async (args) => (d.settings.setUp ?? appOnly)(args),
+    startNewMirror: async () => (d.settings.startNewMirror ?? appOnly)(),
+    moveMirror: async ({ to }) => (d.settings.moveMirror ?? appOnly)(to),
   };
+}
+
+/**
+ * "Open": a file whose content is here opens in its app; a placeholder (an empty file
+ * standing for one on the NAS) does not, and the window is told where the file lives.
+ */
+async function openOrExplain(engine: Engine, d: HandlerDeps, id: string, path: string): Promise<OpenResult> {
+  const entry = engine.core.model.get(id);
+  if (entry && entry.kind === 'file' && !entry.filled) {
+    const names = d.store.pathOf(id);
+    const size = d.store.get(id)?.size;
+    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${entry.rname}`, ...(size !== undefined ? { size } : {}), webUrl: null } };
+  }
+  await d.desktop.open(path);
+  return { opened: true };
 }

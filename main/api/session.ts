@@ -4,6 +4,7 @@
  * shared state. A settings change that moves the NAS or the mirror ends the session and
  * starts a new one. Without a token the session stays "unconfigured" and starts no engine.
  */
+import { existsSync } from 'node:fs';
 import { AppError, toAppError } from '../../app/errors.js';
 import { authFor } from '../auth/credential.js';
 import { ServiceClient } from '../client/service-client.js';
@@ -17,6 +18,8 @@ import type { Keychain } from '../keychain/keychain.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeApplier } from '../mirror/apply.js';
 import type { MirrorStore } from '../mirror/store.js';
+import { LocalStore } from '../local/local-store.js';
+import { checkMirrorFolder } from '../settings/folders.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { Db } from '../state/db.js';
 
@@ -51,7 +54,7 @@ export interface Session {
 
 /** The keychain account of the configured NAS (its first address), or null for the demo. */
 export async function accountFor(s: Settings, transport: HttpTransport): Promise<{ account: string; candidates: Candidate[] } | null> {
-  if (s.source === 'embedded') return null;
+  if (s.source === 'embedded' || s.source === 'none') return null;
   if (!s.location.trim()) throw new AppError('BadConfig', 'set the NAS address (a base URL or a device record) first');
   const candidates = s.source === 'url' ? [{ via: 'url' as const, baseUrl: s.location.trim().replace(/\/+$/, '') }] : await loadDevice(s.location, transport);
   const account = candidates[0]?.baseUrl;
@@ -96,6 +99,18 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     engine: null, via, endpoint, problem,
     async close() { transport.close(); await embedded?.stop(); },
   });
+  if (s.source === 'none') return idle({ connection: 'unconfigured', code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' });
+  // The saved mirror folder, checked with the command line's rules before any engine touches
+  // it (a folder under /proc would spin a recursive mkdir forever). A mirror whose folder
+  // vanished is left to the engine, which pauses rather than recreate it.
+  if (!deps.store.root() || existsSync(s.mirrorFolder)) {
+    try {
+      checkMirrorFolder(deps.stateDir, s.mirrorFolder);
+    } catch (e) {
+      const err = toAppError(e);
+      return idle({ connection: 'unconfigured', code: 'BadConfig', message: `${err.message}: choose another mirror folder in Settings` });
+    }
+  }
   let baseUrl: string, token: string, via: Via;
   let clientTransport: Transport = transport;
   let failover: FailoverTransport | undefined;
@@ -128,6 +143,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     embedded = null;
     return idle({ connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline', code: err.code, message: err.message });
   }
+  new LocalStore(deps.db).setMeta('mirrorDir', s.mirrorFolder);
   const client = new ServiceClient({ baseUrl, token, transport: clientTransport, onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
   const engine = new Engine({
     stateDir: deps.stateDir,

@@ -3,35 +3,51 @@
  * the loopback sign-in, has the host open the login page when it can, and when the browser
  * comes back stores the refresh token (keychain, else memory) and starts a new session.
  * One sign-in at a time: a new one cancels the one before. The outcome is a notice.
+ * At first start the NAS is the one typed in "Connect your NAS" (`location`), not saved yet:
+ * the sign-in is stored for its account and `setUp` then uses it.
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import { encodeRefresh } from '../auth/credential.js';
 import { startSignIn, type SignIn } from '../auth/sign-in.js';
 import { HttpTransport } from '../client/transport.js';
 import { connect } from '../connection/connect.js';
+import { loadDevice, type Candidate } from '../connection/device.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { EventHub } from './event-hub.js';
 import type { DesktopPort } from './ports.js';
 import { accountFor, storeCredential, type SessionDeps } from './session.js';
 
 export interface SignInFlow {
-  start(): Promise<{ url: string; opened: boolean }>;
+  start(location?: string): Promise<{ url: string; opened: boolean }>;
   cancel(): void;
+}
+
+/** The keychain account and addresses of a NAS given by address or device record (as `setUp` finds them). */
+async function accountAt(location: string, transport: HttpTransport): Promise<{ account: string; candidates: Candidate[] } | null> {
+  let candidates: Candidate[];
+  try {
+    candidates = await loadDevice(location, transport);
+  } catch (e) {
+    const err = toAppError(e);
+    throw new AppError(err.code === 'Internal' ? 'BadConfig' : err.code, err.message, { field: 'location', cause: e });
+  }
+  const account = candidates[0]?.baseUrl;
+  return account ? { account, candidates } : null;
 }
 
 export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; desktop: DesktopPort; hub: EventHub; restart: () => Promise<void> }): SignInFlow {
   let pending: SignIn | null = null;
   return {
-    async start() {
+    async start(location) {
       const s = o.settings();
-      if (s.source === 'embedded') throw new AppError('BadRequest', 'the built-in demo NAS needs no sign-in: choose a NAS address first');
+      if (location === undefined && s.source === 'embedded') throw new AppError('BadRequest', 'the built-in demo NAS needs no sign-in: choose a NAS address first');
       const transport = new HttpTransport();
       let si: SignIn;
       let account: string;
       let baseUrl: string;
       try {
-        const acc = await accountFor(s, transport);
-        if (!acc) throw new AppError('BadConfig', 'no NAS address');
+        const acc = location !== undefined ? await accountAt(location, transport) : await accountFor(s, transport);
+        if (!acc) throw new AppError('BadConfig', 'no NAS address: enter it first', { field: 'location' });
         account = acc.account;
         // Any HTTP answer (a 401 without a token) says the address works.
         baseUrl = (await connect(acc.candidates, transport, '')).baseUrl;

@@ -52,6 +52,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
 const isEntry = process.argv[1] !== undefined && /nas-mirror(\.js)?$|cli[/\\]main\.ts$/.test(process.argv[1]);
 if (isEntry) {
+  // A reader that goes away (`| head`) is not an error: stop quietly, as Unix tools do.
+  const quietOnEpipe = (e: NodeJS.ErrnoException): void => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  };
+  process.stdout.on('error', quietOnEpipe);
+  process.stderr.on('error', quietOnEpipe);
   const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
   process.exitCode = code;
 }

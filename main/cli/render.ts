@@ -55,3 +55,22 @@ export function table(rows: string[][]): string {
 }
 
 export { clean };
+
+/** Where a fragment other than the name came from, in words ("camera model: [Canon] EOS"). */
+function fieldOf(o: RemoteObject, text: string): string {
+  const img = o.image as { cameraMake?: unknown; cameraModel?: unknown } | undefined;
+  if (img?.cameraMake === text) return 'camera make';
+  if (img?.cameraModel === text) return 'camera model';
+  if (o.mimeType === text) return 'type';
+  return 'text';
+}
+
+/**
+ * One search match as table cells: the name first (highlighted when the name matched),
+ * then the size (or "folder"), the folder, and where else it matched.
+ */
+export function matchCells(file: RemoteObject, fragments: readonly Fragment[], folder: string, tty: boolean): string[] {
+  const named = fragments.find((f) => f.text === file.name);
+  const others = fragments.filter((f) => f !== named).map((f) => `${fieldOf(file, f.text)}: ${highlight(f, tty)}`);
+  return [named ? highlight(named, tty) : clean(file.name), kindOf(file), clean(folder), others.join('; ')];
+}

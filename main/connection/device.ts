@@ -29,7 +29,7 @@ export function parseDeviceRecord(text: string): DeviceRecord {
   try {
     v = JSON.parse(text);
   } catch {
-    throw new AppError('BadConfig', 'the device record is not JSON');
+    throw new AppError('BadConfig', 'the device record is not valid JSON (is it the right file?)');
   }
   const net = (v as { network?: unknown } | null)?.network;
   if (typeof net !== 'object' || net === null) throw new AppError('BadConfig', 'the device record has no "network" object');
@@ -72,7 +72,9 @@ export async function loadDevice(spec: string, transport: Transport): Promise<Ca
   try {
     text = await readFile(s, 'utf8');
   } catch (e) {
-    throw new AppError('BadConfig', `cannot read the device record ${s}`, { cause: e });
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder, not a file' : (code ?? String(e));
+    throw new AppError('BadConfig', `cannot read the device record ${s}: ${why}`, { cause: e });
   }
   return candidatesOf(parseDeviceRecord(text));
 }

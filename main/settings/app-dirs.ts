@@ -2,10 +2,12 @@
  * Where the app keeps its data when nobody says otherwise: the same folder Electron's
  * `userData` uses for this app, so the window app and headless browser mode share state.
  * Linux `$XDG_CONFIG_HOME/nas-mirror`, macOS `~/Library/Application Support/nas-mirror`,
- * Windows `%APPDATA%\nas-mirror`. `NAS_MIRROR_HOME` overrides it.
+ * Windows `%APPDATA%\nas-mirror`. `NAS_MIRROR_HOME` overrides it. New mirrors go to a
+ * visible `~/NAS` when the data folder is the default one, else to `<data folder>/mirror`.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isFreeFolder } from './folders.js';
 
 export const APP_DIR_NAME = 'nas-mirror';
 
@@ -14,4 +16,16 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', APP_DIR_NAME);
   if (platform === 'win32') return join(env['APPDATA'] ?? join(homedir(), 'AppData', 'Roaming'), APP_DIR_NAME);
   return join(env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config'), APP_DIR_NAME);
+}
+
+/** Where a new mirror goes by default (before a free name is picked): see the header. */
+export function mirrorBase(dataDir: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  return !env['NAS_MIRROR_HOME'] && dataDir === defaultDataDir(env, platform) ? join(homedir(), 'NAS') : join(dataDir, 'mirror');
+}
+
+/** The first free (absent or empty) folder among `base`, `base-2`, `base-3`... */
+export function freeMirrorFolder(base: string, free: (dir: string) => boolean = isFreeFolder): string {
+  if (free(base)) return base;
+  for (let i = 2; i < 1000; i++) if (free(`${base}-${i}`)) return `${base}-${i}`;
+  return `${base}-${Date.now()}`;
 }

@@ -9,7 +9,8 @@ import { migrate, type Db } from '../state/db.js';
 
 /** Persisted settings (the view adds where the token is). */
 export interface Settings {
-  source: 'embedded' | 'url' | 'device-record';
+  /** `none` until the first start's choice. */
+  source: 'none' | 'embedded' | 'url' | 'device-record';
   location: string;
   mirrorFolder: string;
   syncIntervalSec: number;
@@ -21,7 +22,7 @@ export interface Settings {
 }
 
 export const DEFAULT_SETTINGS: Omit<Settings, 'mirrorFolder'> = {
-  source: 'embedded',
+  source: 'none',
   location: '',
   syncIntervalSec: 300,
   paused: false,

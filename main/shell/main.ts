@@ -59,6 +59,7 @@ function main(): void {
     switch (a) {
       case 'open': return showWindow();
       case 'search': return showWindow('search');
+      case 'open-mirror': void core.handlers.openMirrorFolder({}).catch((err: unknown) => log.warn('opening the mirror folder failed', { err })); return;
       case 'activity': return showWindow('activity');
       case 'conflicts': return showWindow('conflicts');
       case 'sync-now': void core.handlers.syncNow({}); return;

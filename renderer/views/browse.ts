@@ -11,18 +11,32 @@ import { messageOf, type UiContext, type View } from '../context.js';
 export function browseView(ctx: UiContext): View {
   const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Folder path' });
   const tbody = el('tbody', { id: 'browse-rows' });
+  // sortable columns (the loaded rows, folders first either way): a button per header, aria-sort on it
+  type Key = 'name' | 'size' | 'mTime';
+  let sort: { key: Key; desc: boolean } = { key: 'name', desc: false };
+  const heads = new Map<Key, HTMLTableCellElement>();
+  const head = (key: Key, label: string): HTMLTableCellElement => {
+    const th = el('th', { scope: 'col', 'aria-sort': key === 'name' ? 'ascending' : 'none' },
+      button(label, () => { sort = { key, desc: sort.key === key ? !sort.desc : false }; resort(); }, { class: 'sort', id: `sort-${key}` }));
+    heads.set(key, th);
+    return th;
+  };
   const table = el('table', { class: 'listing', 'aria-label': 'Folder contents' },
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Name'), el('th', { scope: 'col' }, 'Size'), el('th', { scope: 'col' }, 'Modified'), el('th', { scope: 'col' }, el('span', { class: 'sr-only' }, 'Actions')))),
+    el('thead', {}, el('tr', {}, head('name', 'Name'), head('size', 'Size'), head('mTime', 'Modified'), el('th', { scope: 'col' }, el('span', { class: 'sr-only' }, 'Actions')))),
     tbody);
   const empty = el('p', { class: 'empty', hidden: true }, 'This folder is empty.');
   const more = button('More', () => void load(current, true), { class: 'more', hidden: true });
   const root = el('section', { class: 'view browse-view', 'aria-label': 'Browse' }, crumbs, table, empty, more);
 
   let current = 'root';
+  let files: RemoteObject[] = [];
+  let parentId: string | null = null;
+  let focusPending = false;
   let token = '';
   let seq = 0;
 
   const act = async (what: 'open' | 'reveal', f: RemoteObject): Promise<void> => {
+    if (what === 'open') return ctx.openFile(f.id, f.name);
     try { await ctx.client.call(what, { id: f.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
   };
 
@@ -33,7 +47,7 @@ export function browseView(ctx: UiContext): View {
       : el('span', { class: 'name', 'data-id': f.id }, f.name);
     return el('tr', { class: folder ? 'folder' : 'file' },
       el('td', {}, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name),
-      el('td', {}, folder ? `${f.childCount ?? 0} items` : formatSize(f.size)),
+      el('td', {}, folder ? `${f.childCount ?? 0} ${f.childCount === 1 ? 'item' : 'items'}` : formatSize(f.size)),
       el('td', {}, formatDate(f.mTime)),
       el('td', { class: 'actions' },
         folder ? null : button('Open', () => void act('open', f), { 'aria-label': `Open ${f.name}` }),
@@ -46,11 +60,30 @@ export function browseView(ctx: UiContext): View {
       const item = last ? el('span', { 'aria-current': 'location', class: 'crumb current', tabindex: '-1' }, c.name) : button(c.name, () => void load(c.id, false, true), { class: 'link crumb' });
       return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
     }));
-    if (!append) replace(tbody);
-    tbody.append(...page.files.map(row));
-    empty.hidden = tbody.childElementCount > 0;
+    parentId = page.crumbs.length > 1 ? page.crumbs[page.crumbs.length - 2]!.id : null;
+    files = append ? [...files, ...page.files] : page.files;
+    resort();
+    empty.hidden = files.length > 0;
     more.hidden = page.pageToken === '';
   };
+
+  function resort(): void {
+    const dir = sort.desc ? -1 : 1;
+    const val = (f: RemoteObject): string | number => (sort.key === 'name' ? f.name.toLowerCase() : sort.key === 'size' ? (isFolder(f) ? (f.childCount ?? 0) : (f.size ?? 0)) : f.mTime);
+    const sorted = [...files].sort((a, b) => (Number(isFolder(b)) - Number(isFolder(a))) || (val(a) < val(b) ? -dir : val(a) > val(b) ? dir : 0));
+    replace(tbody, ...sorted.map(row));
+    for (const [k, th] of heads) th.setAttribute('aria-sort', k === sort.key ? (sort.desc ? 'descending' : 'ascending') : 'none');
+  }
+
+  // Backspace or Alt+Up: up to the parent folder
+  root.addEventListener('keydown', (ev) => {
+    if (ev.target instanceof HTMLInputElement) return;
+    if ((ev.key === 'Backspace' && !ev.altKey && !ev.ctrlKey && !ev.metaKey) || (ev.altKey && ev.key === 'ArrowUp')) {
+      if (parentId === null) return;
+      ev.preventDefault();
+      void load(parentId, false, true);
+    }
+  });
 
   /**
    * `moved`: the user opened a folder or a crumb here. The button they used is gone with the
@@ -62,10 +95,12 @@ export function browseView(ctx: UiContext): View {
     try {
       const page = await ctx.client.call('list', append && token ? { folderId, pageToken: token } : { folderId });
       if (my !== seq) return;
+      if (!append && folderId !== current) sort = { key: 'name', desc: false };
       current = folderId;
       token = page.pageToken;
       render(page, append);
-      if (moved) {
+      if (moved || focusPending) {
+        focusPending = false;
         window.scrollTo(0, 0);
         const first = tbody.querySelector<HTMLElement>('button');
         (first ?? crumbs.querySelector<HTMLElement>('.crumb.current'))?.focus({ preventScroll: true });
@@ -78,6 +113,8 @@ export function browseView(ctx: UiContext): View {
   return {
     id: 'browse', title: 'Browse', root,
     activate(arg) { void load(arg ?? current, false); },
+    // the rows are rebuilt by the load that activate() started: focus once they are there
+    focus() { focusPending = true; },
     refresh(what) { if (what === 'index' && root.isConnected && !root.hidden) void load(current, false); },
   };
 }

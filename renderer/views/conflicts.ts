@@ -1,31 +1,43 @@
 /**
- * Conflicts and held deletes, each a list with checkboxes and bulk actions: re-apply or drop
- * a conflict's local intent; approve (delete on the NAS) or reject (restore the placeholders)
- * a held delete. Nothing happens without an explicit click.
+ * Conflicts and held deletes, each a table with headers, a button pair per row and bulk
+ * buttons for the selected rows: a conflict keeps mine (sent again) or keeps the NAS
+ * version; a held delete is deleted from the NAS (after a confirmation naming how many
+ * items go) or kept (placeholders back). Nothing happens without an explicit click.
  */
 import type { BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
+import { confirmDialog } from '../confirm.js';
 import { button, el, replace } from '../dom.js';
-import { formatDate } from '../format.js';
+import { formatDate, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 interface Section<T> {
   root: HTMLElement;
   render(items: T[]): void;
-  selected(): string[];
+}
+
+interface Action {
+  /** Per row ("Keep mine") and in bulk ("Keep mine for the selected"). */
+  label: string;
+  bulk: string;
+  key: string;
+  className?: string;
+  run: (ids: string[]) => Promise<void>;
 }
 
 function section<T extends { id: string }>(opts: {
-  id: string; title: string; emptyText: string; intro: string;
-  actions: { label: string; className?: string; run: (ids: string[]) => Promise<void> }[];
+  id: string; title: string; emptyText: string; intro: string; headers: string[];
+  actions: Action[];
+  name: (item: T) => string;
   cells: (item: T) => HTMLElement[];
 }): Section<T> {
   const all = el('input', { type: 'checkbox', id: `${opts.id}-all`, 'aria-label': `Select all ${opts.title.toLowerCase()}` });
   const tbody = el('tbody', {});
   const empty = el('p', { class: 'empty' }, opts.emptyText);
-  const buttons = opts.actions.map((a) => button(a.label, () => void run(a.run), { class: a.className ?? '', 'data-action': a.label.toLowerCase().replace(/\W+/g, '-') }));
+  const buttons = opts.actions.map((a) => button(a.bulk, () => void run(a.run, selected()), { class: a.className ?? '', 'data-action': a.key }));
   const bar = el('div', { class: 'bulk-bar' }, el('label', { for: all.id, class: 'select-all' }, all, ' Select all'), ...buttons);
-  const table = el('table', { class: 'listing', id: `${opts.id}-table` }, tbody);
-  const root = el('section', { class: 'panel', id: opts.id, 'aria-labelledby': `${opts.id}-h` }, el('h2', { id: `${opts.id}-h` }, opts.title), el('p', { class: 'intro' }, opts.intro), bar, table, empty);
+  const head = el('thead', {}, el('tr', {}, el('th', { class: 'check' }, el('span', { class: 'sr-only' }, 'Select')), ...opts.headers.map((h) => el('th', { scope: 'col' }, h)), el('th', { scope: 'col', class: 'actions' }, el('span', { class: 'sr-only' }, 'Actions'))));
+  const table = el('table', { class: 'listing', id: `${opts.id}-table` }, head, tbody);
+  const root = el('section', { class: 'panel', id: opts.id, 'aria-labelledby': `${opts.id}-h` }, el('h2', { id: `${opts.id}-h` }, opts.title), el('p', { class: 'intro' }, opts.intro), bar, el('div', { class: 'table-wrap' }, table), empty);
 
   const boxes = (): HTMLInputElement[] => [...tbody.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
   const sync = (): void => {
@@ -35,8 +47,7 @@ function section<T extends { id: string }>(opts: {
   };
   all.addEventListener('change', () => { boxes().forEach((b) => { b.checked = all.checked; }); sync(); });
   const selected = (): string[] => boxes().filter((b) => b.checked).map((b) => b.value);
-  const run = async (fn: (ids: string[]) => Promise<void>): Promise<void> => {
-    const ids = selected();
+  const run = async (fn: (ids: string[]) => Promise<void>, ids: string[]): Promise<void> => {
     if (ids.length === 0) return;
     buttons.forEach((b) => { b.disabled = true; });
     try { await fn(ids); } finally { sync(); }
@@ -44,12 +55,13 @@ function section<T extends { id: string }>(opts: {
 
   return {
     root,
-    selected,
     render(items) {
       replace(tbody, ...items.map((it) => {
-        const box = el('input', { type: 'checkbox', value: it.id, id: `${opts.id}-${it.id}`, 'aria-label': `Select ${it.id}` });
+        const name = opts.name(it);
+        const box = el('input', { type: 'checkbox', value: it.id, id: `${opts.id}-${it.id}`, 'aria-label': `Select ${name}` });
         box.addEventListener('change', sync);
-        return el('tr', { 'data-id': it.id }, el('td', { class: 'check' }, box), ...opts.cells(it));
+        const rowButtons = opts.actions.map((a) => button(a.label, () => void run(a.run, [it.id]), { class: `small ${a.className ?? ''}`, 'data-row-action': a.key, 'aria-label': `${a.label}: ${name}` }));
+        return el('tr', { 'data-id': it.id }, el('td', { class: 'check' }, box), ...opts.cells(it), el('td', { class: 'actions' }, ...rowButtons));
       }));
       empty.hidden = items.length > 0;
       table.hidden = items.length === 0;
@@ -60,9 +72,20 @@ function section<T extends { id: string }>(opts: {
   };
 }
 
+/** The NAS's current name from the engine's `remote` ("\"name\" (eTag …)"), or null (deleted there). */
+const nasName = (remote: string): string | null => {
+  const m = /^(".*") \(eTag [^)]*\)$/.exec(remote);
+  if (!m) return null;
+  try { return JSON.parse(m[1]!) as string; } catch { return null; }
+};
+const base = (p: string): string => p.replace(/\/+$/, '').slice(p.replace(/\/+$/, '').lastIndexOf('/') + 1) || p;
+const folderOf = (p: string): string => { const i = p.replace(/\/+$/, '').lastIndexOf('/'); return i <= 0 ? '/' : p.slice(0, i); };
+
 export function conflictsView(ctx: UiContext): View {
+  const confirm = confirmDialog('held-confirm');
+  let heldItems: HeldDelete[] = [];
   const report = (r: BulkResult, verb: string): void => {
-    ctx.toast(r.failed.length === 0 ? `${verb} ${r.done}` : `${verb} ${r.done}; ${r.failed.length} failed: ${r.failed[0]?.message ?? ''}`, r.failed.length ? 'error' : 'info');
+    ctx.toast(r.failed.length === 0 ? `${verb}: ${plural(r.done, 'item', 'items')}.` : `${verb}: ${r.done}; ${r.failed.length} could not be: ${r.failed[0]?.message ?? ''}`, r.failed.length ? 'error' : 'info');
   };
   const call = async (fn: () => Promise<void>): Promise<void> => {
     try { await fn(); } catch (e) { ctx.toast(messageOf(e), 'error'); }
@@ -70,38 +93,50 @@ export function conflictsView(ctx: UiContext): View {
   };
 
   const conflicts = section<ConflictEntry>({
-    id: 'conflicts', title: 'Conflicts', emptyText: 'No conflicts.',
-    intro: 'The NAS changed something you also changed locally. The NAS version is on disk; your change is kept here.',
+    id: 'conflicts', title: 'Conflicts', emptyText: 'No conflicts.', headers: ['Your change', 'On the NAS', 'When'],
+    intro: 'The NAS changed something you also changed here. The NAS version is on disk for now; choose which one to keep.',
     actions: [
-      { label: 'Re-apply selected', run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'reapply' }), 'Re-applied')) },
-      { label: 'Drop selected', className: 'secondary', run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'drop' }), 'Dropped')) },
+      { label: 'Keep mine', bulk: 'Keep mine for the selected', key: 'keep-mine', run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'reapply' }), 'Sent again')) },
+      { label: 'Keep the NAS version', bulk: 'Keep the NAS version for the selected', key: 'keep-nas', className: 'secondary', run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'drop' }), 'Kept the NAS version')) },
     ],
+    // named as it is on disk now (the NAS version), not by the path of a change that did not happen
+    name: (c) => nasName(c.remote) ?? base(c.path),
     cells: (c) => [
-      el('td', {}, el('div', { class: 'summary' }, c.intent), el('div', { class: 'entry-path' }, c.path)),
-      el('td', {}, el('div', {}, `NAS: ${c.remote}`), el('div', { class: 'reason' }, c.reason)),
+      el('td', {}, el('div', { class: 'name' }, nasName(c.remote) ?? base(c.path)), el('div', { class: 'summary' }, `You: ${c.intent}`), el('div', { class: 'entry-path' }, `in ${folderOf(c.path)}`)),
+      el('td', {}, el('div', {}, nasName(c.remote) === null ? 'Deleted on the NAS' : `Now “${nasName(c.remote)}”`),
+        el('details', { class: 'more' }, el('summary', {}, 'Details'), el('div', { class: 'reason' }, `${c.reason} — NAS: ${c.remote}`))),
       el('td', {}, el('time', { datetime: c.at }, formatDate(c.at))),
     ],
   });
 
+  const approve = async (ids: string[]): Promise<void> => {
+    const chosen = heldItems.filter((h) => ids.includes(h.id));
+    const objects = chosen.reduce((n, h) => n + Math.max(1, h.objects), 0);
+    const what = chosen.length === 1 ? `“${base(chosen[0]!.path)}”${objects > 1 ? ` and the ${plural(objects - 1, 'item', 'items')} in it` : ''}` : `${plural(chosen.length, 'entry', 'entries')} (${plural(objects, 'item', 'items')} in all)`;
+    const ok = await confirm.ask(`Delete ${what} from the NAS?`, 'They are deleted on the NAS itself, for every device. This app cannot bring them back.', chosen.length === 1 ? 'Delete from the NAS' : `Delete ${plural(objects, 'item', 'items')} from the NAS`);
+    if (ok) await call(async () => report(await ctx.client.call('resolveHeld', { ids, action: 'approve' }), 'Deleted from the NAS'));
+  };
   const held = section<HeldDelete>({
-    id: 'held', title: 'Held deletes', emptyText: 'No deletes are waiting.',
-    intro: 'These deletes were held because one batch would delete more than your threshold. Nothing has been deleted on the NAS yet.',
+    id: 'held', title: 'Deletes waiting for you', emptyText: 'No deletes are waiting.', headers: ['Deleted here', 'Size', 'Since'],
+    intro: 'You deleted more at once than your limit (Settings), so these wait for you. Nothing has been deleted on the NAS yet.',
     actions: [
-      { label: 'Approve selected', className: 'danger', run: (ids) => call(async () => report(await ctx.client.call('resolveHeld', { ids, action: 'approve' }), 'Approved')) },
-      { label: 'Reject selected', run: (ids) => call(async () => report(await ctx.client.call('resolveHeld', { ids, action: 'reject' }), 'Restored')) },
+      { label: 'Delete from NAS', bulk: 'Delete the selected from the NAS', key: 'delete-from-nas', className: 'danger', run: approve },
+      { label: 'Keep', bulk: 'Keep the selected (put them back)', key: 'keep', run: (ids) => call(async () => report(await ctx.client.call('resolveHeld', { ids, action: 'reject' }), 'Put back')) },
     ],
+    name: (h) => base(h.path),
     cells: (h) => [
-      el('td', {}, el('span', { class: `ico ${h.folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), el('span', { class: 'entry-path' }, h.path)),
-      el('td', {}, h.folder ? `${h.objects} objects` : 'file'),
+      el('td', {}, el('span', { class: `ico ${h.folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), el('span', { class: 'name' }, base(h.path)), el('div', { class: 'entry-path' }, `in ${folderOf(h.path)}`)),
+      el('td', {}, h.folder ? `folder, ${plural(h.objects, 'item', 'items')}` : 'file'),
       el('td', {}, el('time', { datetime: h.at }, formatDate(h.at))),
     ],
   });
 
-  const root = el('section', { class: 'view conflicts-view', 'aria-label': 'Conflicts and held deletes' }, conflicts.root, held.root);
+  const root = el('section', { class: 'view conflicts-view', 'aria-label': 'Conflicts and held deletes' }, conflicts.root, held.root, confirm.root);
 
   const load = async (): Promise<void> => {
     try {
       const r = await ctx.client.call('conflicts', {});
+      heldItems = r.held;
       conflicts.render(r.conflicts);
       held.render(r.held);
     } catch (e) {

@@ -9,9 +9,11 @@ import { foldCase } from '../../app/search/fold.js';
 import { button, el, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
 import { highlighted } from '../highlight.js';
+import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const PAGE = 50;
+const items = (n: number): string => `${n} ${n === 1 ? 'item' : 'items'}`;
 
 /**
  * The words offered for Tab: true completions of the word being typed first; a fuzzy
@@ -52,6 +54,7 @@ export function searchView(ctx: UiContext): View {
   const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {
     if (!hit) return;
     if (what === 'open' && isFolder(hit.file)) return ctx.show('browse', hit.file.id);
+    if (what === 'open') return ctx.openFile(hit.file.id, hit.file.name);
     try { await ctx.client.call(what, { id: hit.file.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
   };
 
@@ -66,10 +69,11 @@ export function searchView(ctx: UiContext): View {
         el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
         el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),
         others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
-      el('div', { class: 'hit-side' }, el('span', {}, isFolder(f) ? `${f.childCount ?? 0} items` : formatSize(f.size)), el('span', {}, formatDate(f.mTime))),
+      el('div', { class: 'hit-side' }, el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)), el('span', {}, formatDate(f.mTime))),
+      // one Tab stop for the whole list (Enter opens, Shift+Enter reveals): the row buttons are for the mouse
       el('div', { class: 'hit-actions' },
-        button(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit), { 'aria-label': `${isFolder(f) ? 'Browse' : 'Open'} ${f.name}` }),
-        button('Reveal', () => void act('reveal', hit), { 'aria-label': `Reveal ${f.name} in the file manager` })));
+        button(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit), { 'aria-label': `${isFolder(f) ? 'Browse' : 'Open'} ${f.name}`, tabindex: '-1' }),
+        button('Reveal', () => void act('reveal', hit), { 'aria-label': `Reveal ${f.name} in the file manager`, tabindex: '-1' })));
     li.addEventListener('click', (ev) => { if ((ev.target as HTMLElement).tagName !== 'BUTTON') select(i); });
     li.addEventListener('dblclick', () => void act('open', hit));
     return li;
@@ -134,10 +138,17 @@ export function searchView(ctx: UiContext): View {
   const hint = (): void => {
     const st = ctx.status();
     if (!st) return replace(meta);
-    const n = st.indexed.toLocaleString();
+    const n = st.indexed;
+    const items = `${n.toLocaleString()} ${n === 1 ? 'file or folder' : 'files and folders'}`;
+    if (n === 0 && !st.walk.running) {
+      // nothing to search yet: say why, and where to put it right
+      const w = statusWords(st);
+      return replace(meta, el('span', { class: 'hint', id: 'search-hint' }, `Nothing is mirrored yet. ${w.line} `,
+        w.fix === 'settings' ? button('Open Settings', () => ctx.show('settings'), { class: 'link', id: 'search-to-settings' }) : null));
+    }
     replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
-      ? `Mirroring the NAS: ${n} objects so far. Search already works on them.`
-      : `Type to search ${n} files and folders. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete.`));
+      ? `Reading the NAS: ${items} so far. Search already works on them.`
+      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete.`));
   };
 
   const schedule = (ms = 60): void => {

@@ -6,7 +6,7 @@
  * held deletes rejected and approved, settings surviving a restart. Screenshots of every
  * view go to test-artifacts/e2e/.
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,11 +122,25 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.keyboard.press('ArrowDown');
     await poll(() => page.locator('#results li.selected').getAttribute('aria-selected')).toBe('true');
     const id = await page.locator('#results li.selected').getAttribute('data-id');
+    const name = (await page.locator('#results li.selected .hit-name').textContent()) ?? '';
     await page.keyboard.press('Enter');
-    await until(() => rig.app.opened.length > before, 'open recorded');
-    expect(rig.app.opened.at(-1)!.what).toBe('open');
-    expect(rig.app.opened.at(-1)!.path.endsWith('.pdf')).toBe(true);
+    // a placeholder is not opened (an empty file in a viewer): the window says the file is on the NAS
+    await poll(() => page.locator('#on-nas-dialog').isVisible()).toBe(true);
+    expect(await page.locator('#on-nas-title').textContent()).toBe(`“${name}” is on the NAS`);
+    expect(await page.locator('#on-nas-path').textContent()).toMatch(new RegExp(`^/.*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('on-nas-close');
+    await page.screenshot({ path: join(ARTIFACTS, 'on-nas.png') });
+    expect(rig.app.opened.length).toBe(before);
+    await page.click('#on-nas-reveal');
+    await until(() => rig.app.opened.length > before, 'reveal recorded');
+    expect(rig.app.opened.at(-1)!.what).toBe('reveal');
+    expect(rig.app.opened.at(-1)!.path.endsWith(name)).toBe(true);
+    expect(await page.locator('#on-nas-dialog').isVisible()).toBe(false);
     expect(id).toBeTruthy();
+    // once the file has content here, Open opens it
+    writeFileSync(rig.app.opened.at(-1)!.path, 'content of my own');
+    await until(async () => (await rig.app.core.handlers.open({ id: id! })).opened, 'a filled file opens', 20_000);
+    expect(rig.app.opened.at(-1)!.what).toBe('open');
     for (const view of ['search', 'browse', 'activity', 'conflicts', 'settings']) {
       await page.click(`#tab-${view}`);
       const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=listbox]'))
@@ -172,11 +186,30 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, to));
     await until(() => rig.svc.admin.get(id)?.name === to, 'rename on the NAS');
     await tab('Activity').click();
-    const entry = page.locator('#activity-list li', { hasText: to }).filter({ has: page.locator('button.undo') });
-    await poll(() => entry.count(), { timeout: 15_000 }).toBeGreaterThan(0);
-    expect(await entry.first().locator('.reason').textContent()).toBeTruthy();
+    // one line per action, in words, with whether the NAS took it; the engine's record under Details
+    const entry = page.locator('#activity-list li', { hasText: `Renamed “${name}” to “${to}”` }).filter({ has: page.locator('button.undo') });
+    await poll(() => entry.count(), { timeout: 15_000 }).toBe(1);
+    await poll(() => entry.locator('.state').textContent(), { timeout: 15_000 }).toBe('Done on the NAS');
+    expect(await entry.locator('.summary').textContent()).toBe(`Renamed “${name}” to “${to}”`);
+    expect(await entry.locator('.reason').first().isVisible()).toBe(false);
+    await entry.locator('details summary').click();
+    expect(await entry.locator('.reason').first().isVisible()).toBe(true);
+    expect(await entry.locator('details').textContent()).toMatch(/If-Match/);
+    for (const line of await page.locator('#activity-list li .summary').allTextContents()) expect(line).not.toMatch(/If-Match|eTag|inode|#\d+|\(local\)/);
+    // filter and search
+    await page.selectOption('#activity-filter', 'nas');
+    await poll(() => page.locator('#activity-list li', { hasText: to }).count()).toBe(0);
+    await page.selectOption('#activity-filter', 'mine');
+    await page.fill('#activity-search', to);
+    await poll(() => page.locator('#activity-list li').count()).toBe(1);
+    await page.fill('#activity-search', '');
+    await page.selectOption('#activity-filter', 'all');
     await shot('activity');
-    await entry.first().locator('button.undo').click();
+    // narrow (380 px): nothing scrolls sideways
+    await page.setViewportSize({ width: 380, height: 700 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(380);
+    await page.setViewportSize({ width: 1180, height: 780 });
+    await entry.locator('button.undo').click();
     await until(() => rig.svc.admin.get(id)?.name === name, 'undo on the NAS');
     await until(() => existsSync(join(rig.mirror, dir, name)) && !existsSync(join(rig.mirror, dir, to)), 'undo on disk');
   }, 60_000);
@@ -194,19 +227,29 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(async () => (await rig.app.core.handlers.status({})).outbox >= 2, 'local renames queued');
     expect(await servicePatch(rig.svc, rig.token, idA, { name: `Theirs ${a.name}` })).toBe(204);
     expect(await servicePatch(rig.svc, rig.token, idB, { name: `Theirs ${b.name}` })).toBe(204);
+    // browser mode notifies through the Notifications API (recorded here; permission granted)
+    await page.evaluate(() => {
+      const w = window as unknown as { notes: string[]; Notification: unknown };
+      w.notes = [];
+      w.Notification = class { static permission = 'granted'; onclick: unknown = null; constructor(title: string) { w.notes.push(title); } };
+    });
     await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).conflicts >= 2, 'conflicts recorded');
+    await poll(() => page.evaluate(() => (window as unknown as { notes: string[] }).notes.join('; '))).toMatch(/new conflict/);
     await tab('Conflicts').click();
     await poll(() => page.locator('#conflict-count').textContent()).toBe('2');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(2);
     await shot('conflicts');
     const rowOf = (name: string) => page.locator('#conflicts tbody tr', { hasText: `Mine ${name}` });
-    await rowOf(a.name).locator('input[type=checkbox]').check();
-    await page.click('#conflicts [data-action="re-apply-selected"]');
+    // headers, the original name, a button pair per row
+    expect(await page.locator('#conflicts thead th').allTextContents()).toEqual(['Select', 'Your change', 'On the NAS', 'When', 'Actions']);
+    expect(await rowOf(a.name).locator('.name').textContent()).toBe(`Theirs ${a.name}`); // as on disk now
+    expect(existsSync(join(rig.mirror, a.dir, `Theirs ${a.name}`))).toBe(true);
+    await rowOf(a.name).locator('[data-row-action="keep-mine"]').click();
     await until(() => rig.svc.admin.get(idA)?.name === `Mine ${a.name}`, 're-applied on the NAS');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(1);
     await page.check('#conflicts-all');
-    await page.click('#conflicts [data-action="drop-selected"]');
+    await page.click('#conflicts [data-action="keep-nas"]');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(0);
     expect(rig.svc.admin.get(idB)?.name).toBe(`Theirs ${b.name}`);
     await until(() => existsSync(join(rig.mirror, b.dir, `Theirs ${b.name}`)), 'the NAS version on disk');
@@ -222,8 +265,10 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await tab('Conflicts').click();
     await poll(() => page.locator('#held tbody tr').count()).toBeGreaterThan(0);
     await shot('held-deletes');
+    expect(await page.locator('#held thead th').allTextContents()).toEqual(['Select', 'Deleted here', 'Size', 'Since', 'Actions']);
+    expect(await page.locator('#held tbody tr .name').first().textContent()).toBe(dir);
     await page.check('#held-all');
-    await page.click('#held [data-action="reject-selected"]');
+    await page.click('#held [data-action="keep"]');
     await until(() => existsSync(join(rig.mirror, dir)) && countTree(join(rig.mirror, dir)) === entries, 'placeholders restored');
     expect(rig.svc.admin.get(id)).toBeDefined();
     await poll(() => page.locator('#held tbody tr').count()).toBe(0);
@@ -232,8 +277,20 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held again');
     await poll(() => page.locator('#held tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    // deleting from the NAS asks first, naming how much goes; Cancel deletes nothing
     await page.check('#held-all');
-    await page.click('#held [data-action="approve-selected"]');
+    await page.click('#held [data-action="delete-from-nas"]');
+    await poll(() => page.locator('#held-confirm').isVisible()).toBe(true);
+    expect(await page.locator('#held-confirm-title').textContent()).toMatch(new RegExp(`^Delete (“${dir}” and the \\d+ items in it|\\d+ entries \\(\\d+ items in all\\)) from the NAS\\?$`));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('held-confirm-no');
+    await shot('held-confirm');
+    await page.click('#held-confirm-no');
+    await poll(() => page.locator('#held-confirm').isVisible()).toBe(false);
+    expect(rig.svc.admin.get(id)).toBeDefined();
+    expect(await page.locator('#held tbody tr').count()).toBeGreaterThan(0);
+    await page.check('#held-all');
+    await page.click('#held [data-action="delete-from-nas"]');
+    await page.click('#held-confirm-yes');
     await until(() => rig.svc.admin.get(id) === undefined, 'deleted on the NAS');
   }, 60_000);
 

@@ -18,7 +18,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'nm-demo-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const start = (): Promise<Core> => startCore({
-  dataDir, demoObjects: 200, log: silentLogger, noKeychain: true, loginItem: noLoginItem,
+  dataDir, firstRun: 'demo', demoObjects: 200, log: silentLogger, noKeychain: true, loginItem: noLoginItem,
   desktop: { open: async () => undefined, reveal: async () => undefined },
 });
 

@@ -86,6 +86,8 @@ const timer = setInterval(async () => {
     stranger: await handle(stranger, 'status', {}),
     iframe: await handle(iframe, 'status', {}),
   };
+  // a fresh data folder asks first: choose the demo, as a user would in the window
+  rec.calls.setUp = await handle(trusted, 'setUp', { choice: 'demo' });
   // wait for the first walk of the embedded demo, then search through IPC
   for (let i = 0; i < 200; i++) {
     const s = await handle(trusted, 'status', {});

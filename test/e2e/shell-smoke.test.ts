@@ -23,7 +23,7 @@ interface Smoke {
   trayMenu: string[];
   trayDestroyed: boolean;
   exitCode: number;
-  calls: { status: Reply; badArgs: Reply; unknown: Reply; stranger: Reply; iframe: Reply; search: Reply };
+  calls: { status: Reply; badArgs: Reply; unknown: Reply; stranger: Reply; iframe: Reply; setUp: Reply; search: Reply };
 }
 
 describe('Electron main process (bundled), with a stand-in electron module', () => {
@@ -43,15 +43,16 @@ describe('Electron main process (bundled), with a stand-in electron module', () 
     expect(s.url).toMatch(/^file:\/\/.*\/dist\/renderer\/index\.html$/);
     const calls = s.calls;
     expect(calls.status.ok).toBe(true);
-    expect(calls.status.result?.via).toBe('embedded');
+    expect(calls.status.result?.connection).toBe('unconfigured'); // a fresh data folder: the window asks first
     expect(calls.badArgs).toEqual({ ok: false, error: { code: 'BadRequest', message: 'args.q: expected a string' } });
     expect(calls.unknown.ok).toBe(false);
     expect(calls.stranger).toEqual({ ok: false, error: { code: 'Forbidden', message: 'untrusted sender' } });
     expect(calls.iframe.ok).toBe(false);
+    expect(calls.setUp.ok).toBe(true);
     expect(calls.search.ok).toBe(true);
     expect(calls.search.result?.matches?.length).toBeGreaterThan(0);
     expect(s.trayImage).toMatch(/dist\/icons\/tray\/\w+\.png$/);
-    expect(s.trayMenu).toEqual(expect.arrayContaining(['Open NAS Mirror', 'Search…', 'Sync now', 'Pause sync', 'Recent activity', 'Quit NAS Mirror']));
+    expect(s.trayMenu).toEqual(expect.arrayContaining(['Open NAS Mirror', 'Search…', 'Open mirror folder', 'Sync now', 'Pause sync', 'Recent activity', 'Quit NAS Mirror']));
     expect(s.trayDestroyed).toBe(true);
     expect(s.exitCode).toBe(0);
   }, 120_000);

@@ -2,8 +2,8 @@
  * Window behaviour found wanting by hand (QA), on the embedded demo NAS (a real reference
  * service child) and Debian's Chromium: Tab never swaps a matching word for a fuzzy
  * neighbour; the search field stays in view while arrow keys walk a long result list;
- * opening a folder in Browse keeps the keyboard focus in the listing; at the window's
- * minimum width (640 px) the tabs do not slide under the status badge and buttons; not
+ * opening a folder in Browse keeps the keyboard focus in the listing; narrow windows
+ * (640, 520, 380 px) wrap the header instead of clipping tabs or hiding the state; not
  * connected, the header says why.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +19,8 @@ import { DEFAULT_SETTINGS, SettingsStore } from '../../main/settings/settings-st
 import { openStateDb } from '../../main/state/db.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
-import { launchChromium, until } from './harness.js';
+import { a11yProblems } from './a11y.js';
+import { ARTIFACTS, launchChromium, until } from './harness.js';
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000, interval: 50 });
 
@@ -31,7 +32,7 @@ let browser: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  core = await startCore({ dataDir, demoObjects: 2000, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+  core = await startCore({ dataDir, firstRun: 'demo', demoObjects: 2000, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null, 'demo mirrored', 60_000);
   browser = await launchChromium(profile);
@@ -86,13 +87,112 @@ describe('the window, by hand', () => {
     await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
   });
 
-  it('at the minimum window width the tabs and the status controls do not overlap', async () => {
-    await page.setViewportSize({ width: 640, height: 600 });
-    const tabs = await box('.tabs');
-    const status = await box('header .status');
-    expect(tabs.x + tabs.width).toBeLessThanOrEqual(status.x + 0.5);
-    expect(status.x + status.width).toBeLessThanOrEqual(640);
+  it('keyboard: focus lands in the view after a tab switch; Backspace / Alt+Up go up in Browse; sortable columns; one Tab stop per result list', async () => {
+    await page.click('#tab-activity');
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id ?? document.activeElement?.id)).toBe('view-activity');
+    await page.keyboard.press('Alt+2');
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id)).toBe('view-browse');
+    // into a folder, then up again with Backspace, and with Alt+Up
+    if (await page.locator('.crumbs button', { hasText: 'NAS' }).count()) await page.locator('.crumbs button', { hasText: 'NAS' }).click(); // from the root (an earlier test may have left a folder open)
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    await poll(() => page.locator('#browse-rows tr.folder button.name').count()).toBeGreaterThan(0);
+    const into = (await page.locator('#browse-rows tr.folder button.name').first().textContent())!;
+    await page.locator('#browse-rows tr.folder button.name').first().focus();
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+    await page.keyboard.press('Backspace');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    await page.locator('#browse-rows tr.folder button.name').first().focus();
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+    await page.keyboard.press('Alt+ArrowUp');
+    await poll(() => page.locator('.crumb.current').textContent()).toBe('NAS');
+    // sort by size, then the other way
+    await page.locator('#browse-rows tr.folder button.name').first().click();
+    await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
+    for (let depth = 0; depth < 4 && (await page.locator('#browse-rows tr.file').count()) < 3; depth++) {
+      await page.locator('#browse-rows tr.folder button.name').first().click();
+      await poll(() => page.locator('#browse-rows tr').count()).toBeGreaterThan(0);
+    }
+    const sizes = async (): Promise<number[]> => page.evaluate(() => Array.from(document.querySelectorAll('#browse-rows tr.file')).map((tr) => {
+      const t = tr.children[1]!.textContent!.trim(); const [v, u] = t.split(' ');
+      return Number(v) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 } as Record<string, number>)[u!]!;
+    }));
+    await page.click('#sort-size');
+    await poll(() => page.locator('th:has(#sort-size)').getAttribute('aria-sort')).toBe('ascending');
+    const up = await sizes();
+    expect(up).toEqual([...up].sort((a, b) => a - b));
+    await page.click('#sort-size');
+    await poll(() => page.locator('th:has(#sort-size)').getAttribute('aria-sort')).toBe('descending');
+    const down = await sizes();
+    expect(down).toEqual([...down].sort((a, b) => b - a));
+    // search: the result list is one Tab stop (Enter opens, Shift+Enter reveals)
+    await page.keyboard.press('Alt+1');
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
+    await page.fill('#search-input', 'rome');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    await page.keyboard.press('Tab');
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('results');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('#results') ? document.activeElement.outerHTML.slice(0, 200) : 'outside')).toBe('outside');
+  });
+
+  it('accessibility: every view, light and dark: every control named, text contrast at least 4.5:1, unique ids', async () => {
+    const problems: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const view of ['search', 'browse', 'activity', 'conflicts', 'settings']) {
+        await page.click(`#tab-${view}`);
+        if (view === 'search') { await page.fill('#search-input', 'canon'); await poll(() => page.locator('#results li').count()).toBeGreaterThan(0); }
+        await page.waitForFunction(() => !document.querySelector('.toast'), undefined, { timeout: 15_000 }).catch(() => undefined);
+        problems.push(...(await a11yProblems(page)).map((p) => `${scheme} ${view}: ${p}`));
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.click('#tab-search');
+    expect(problems).toEqual([]);
+    // the checks themselves catch what they are for: a pale text, an unnamed button, a repeated id
+    await page.evaluate(() => {
+      const probe = document.createElement('div');
+      probe.id = 'a11y-probe';
+      probe.className = 'hint'; // grey on white is fine; paler is not
+      probe.append(Object.assign(document.createElement('span'), { textContent: 'pale text', className: 'probe-pale' }), document.createElement('button'), Object.assign(document.createElement('i'), { id: 'search-input', textContent: 'x' }));
+      document.body.prepend(probe);
+      const sheet = new CSSStyleSheet(); sheet.replaceSync('.probe-pale { color: #ddd; } #a11y-probe button { width: 20px; height: 20px; }');
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    });
+    const caught = await a11yProblems(page);
+    await page.evaluate(() => document.getElementById('a11y-probe')?.remove());
+    expect(caught.some((p) => p.startsWith('contrast') && p.includes('pale text'))).toBe(true);
+    expect(caught.some((p) => p.startsWith('no accessible name: button'))).toBe(true);
+    expect(caught).toContain('id "search-input" used 2 times');
+  }, 60_000);
+
+  it('narrow windows (640, 520, 380 px): every tab whole and visible, the state line shown, nothing overlaps or scrolls sideways', async () => {
+    for (const width of [640, 520, 380]) {
+      await page.setViewportSize({ width, height: 600 });
+      await page.click('#tab-settings');
+      await poll(() => page.locator('#set-thr-pct').isVisible()).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      const tabBoxes = await Promise.all(['search', 'browse', 'activity', 'conflicts', 'settings'].map((v) => box(`#tab-${v}`)));
+      for (const [i, t] of tabBoxes.entries()) {
+        expect(t.x).toBeGreaterThanOrEqual(0);
+        expect(t.x + t.width).toBeLessThanOrEqual(width + 0.5);
+        if (i > 0) expect(t.x).toBeGreaterThanOrEqual(tabBoxes[i - 1]!.x + tabBoxes[i - 1]!.width - 0.5);
+      }
+      // tab labels are not clipped
+      expect(await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('[role=tab]')).every((t) => t.scrollWidth <= t.clientWidth + 1))).toBe(true);
+      expect(await page.locator('#state-line').isVisible()).toBe(true);
+      const badge = await box('#conn-badge');
+      expect(badge.x + badge.width).toBeLessThanOrEqual(width);
+      // the two threshold fields line up (same top for their inputs when side by side)
+      const a = await box('#set-thr-count');
+      const b = await box('#set-thr-pct');
+      if (Math.abs(a.y - b.y) > 1) expect(b.y).toBeGreaterThan(a.y + a.height - 1); // stacked, not staggered
+      await page.screenshot({ path: join(ARTIFACTS, `narrow-${width}.png`) });
+    }
     await page.setViewportSize({ width: 1100, height: 720 });
+    await page.click('#tab-search');
   });
 
   it('not connected, the header says why (not only "not set up yet")', async () => {
@@ -106,7 +206,13 @@ describe('the window, by hand', () => {
     const p2 = await browser.newPage();
     try {
       await p2.goto(server2.url);
-      await poll(() => p2.locator('#state-line').textContent()).toMatch(/not signed in to this NAS/);
+      await poll(() => p2.locator('#state-line').textContent()).toBe('Not signed in to this NAS yet: sign in (or paste an access token) in Settings.');
+      // the raw reason is one hover away, and the way to fix it one click
+      expect(await p2.locator('#state-line').getAttribute('title')).toMatch(/Details: Unauthorized: not signed in to this NAS/);
+      // search says there is nothing yet, and why, with the way to Settings (not "Type to search 0 files")
+      await poll(() => p2.locator('#search-hint').textContent()).toBe('Nothing is mirrored yet. Not signed in to this NAS yet: sign in (or paste an access token) in Settings. Open Settings');
+      await p2.click('#state-fix');
+      await poll(() => p2.locator('#view-settings').isVisible()).toBe(true);
     } finally {
       await p2.close();
       await server2.close();

@@ -24,7 +24,7 @@ export const run: Command = async (argv, io) => {
     if (ids.length === 0) throw new UsageError('give the conflict ids, or "all"');
     const unknown = ids.filter((i) => i !== 'all' && !all.some((c) => String(c.seq) === i));
     if (unknown.length) {
-      io.stderr.write(`no conflict ${unknown.join(', ')}\n`);
+      io.stderr.write(`nas-mirror conflicts: no conflict ${unknown.join(', ')} (see "nas-mirror conflicts")\n`);
       return 1;
     }
     local.request(action, ids);

@@ -29,7 +29,7 @@ export const run: Command = async (argv, io) => {
       io.stdout.write(JSON.stringify(o) + '\n');
       return 0;
     }
-    io.stdout.write(table([['NAME', 'KIND', 'MODIFIED', 'ID'], [clean(o.name), kindOf(o), o.mTime, o.id]]));
+    io.stdout.write(table([['NAME', 'SIZE', 'MODIFIED', 'ID'], [clean(o.name), kindOf(o), o.mTime, o.id]]));
     return 0;
   } finally {
     db.close();

@@ -24,11 +24,12 @@ export const run: Command = async (argv, io) => {
     if (ids.length === 0) throw new UsageError('give the held ids, or "all"');
     const unknown = ids.filter((i) => i !== 'all' && !held.some((h) => h.id === i));
     if (unknown.length) {
-      io.stderr.write(`no held delete ${unknown.join(', ')}\n`);
+      io.stderr.write(`nas-mirror held: no held delete ${unknown.join(', ')} (see "nas-mirror held")\n`);
       return 1;
     }
     local.request(action, ids);
-    io.stdout.write(`${action} queued for ${ids.includes('all') ? `all ${held.length}` : ids.length} held delete(s); the engine carries it out\n`);
+    const n = ids.includes('all') ? held.length : ids.length;
+    io.stdout.write(`${action} queued for ${ids.includes('all') ? 'all ' : ''}${n === 1 ? '1 held delete' : `${n} held deletes`}; the engine carries it out\n`);
     return 0;
   } finally {
     db.close();

@@ -8,6 +8,7 @@ import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
+import { AppError } from '../../../app/errors.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state', 'limit', 'page-token', 'order-by', 'order'], ['json']);
@@ -17,17 +18,24 @@ export const run: Command = async (argv, io) => {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
     const limit = intOption(p, 'limit');
-    const page = index.list(p.positionals[0]!, {
-      ...(limit !== undefined ? { limit } : {}),
-      pageToken: p.options.get('page-token') ?? '',
-      orderBy: p.options.get('order-by'),
-      order: p.options.get('order'),
-    });
+    const id = p.positionals[0]!;
+    let page;
+    try {
+      page = index.list(id, {
+        ...(limit !== undefined ? { limit } : {}),
+        pageToken: p.options.get('page-token') ?? '',
+        orderBy: p.options.get('order-by'),
+        order: p.options.get('order'),
+      });
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no folder with id ${JSON.stringify(id)} in this mirror (ids are in the last column of "nas-mirror ls root")`);
+      throw e;
+    }
     if (p.flags.has('json')) {
       io.stdout.write(JSON.stringify(page) + '\n');
       return 0;
     }
-    io.stdout.write(table([['NAME', 'KIND', 'MODIFIED', 'ID'], ...page.files.map((f) => [clean(f.name), kindOf(f), f.mTime, f.id])]));
+    io.stdout.write(table([['NAME', 'SIZE', 'MODIFIED', 'ID'], ...page.files.map((f) => [clean(f.name), kindOf(f), f.mTime, f.id])]));
     if (page.pageToken) io.stdout.write(`more: --page-token ${page.pageToken}\n`);
     return 0;
   } finally {

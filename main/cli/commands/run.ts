@@ -21,7 +21,7 @@ import { LocalStore } from '../../local/local-store.js';
 import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
-import { prepareFolders } from '../folders.js';
+import { prepareFolders } from '../../settings/folders.js';
 import { resolveAuth } from '../state.js';
 
 export const run: Command = async (argv, io) => {
@@ -44,7 +44,7 @@ export const run: Command = async (argv, io) => {
   if (known !== undefined && known !== mirrorDir) {
     db.close();
     failover.close();
-    io.stderr.write(`this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
+    io.stderr.write(`nas-mirror run: this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
     return 1;
   }
   local.setMeta('mirrorDir', mirrorDir);
@@ -117,12 +117,12 @@ export const run: Command = async (argv, io) => {
 
 /** Why a `--once` round did not finish its job (exit 1), or undefined when it did. */
 export function onceProblem(s: EngineStatus, tokenFromEnv: boolean): string | undefined {
-  const queued = s.outbox.pending > 0 ? `; ${s.outbox.pending} change(s) stay queued for the next run` : '; nothing was lost';
+  const queued = s.outbox.pending > 0 ? `; ${s.outbox.pending === 1 ? '1 change stays' : `${s.outbox.pending} changes stay`} queued for the next run` : '; nothing was lost';
   if (s.mirrorMissing) return `${s.mirrorMissing}; sync is paused, nothing was deleted`;
   if (s.state === 'auth-error') return `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`;
   if (s.state === 'offline' || s.connection === 'offline') return `the NAS is not reachable${s.error ? ` (${s.error.message})` : ''}${queued}`;
   if (s.conflicts > 0 || s.heldDeletes > 0) {
-    const parts = [s.conflicts > 0 ? `${s.conflicts} change(s) the NAS did not take (nas-mirror conflicts)` : '', s.heldDeletes > 0 ? `${s.heldDeletes} delete(s) held for your confirmation (nas-mirror held)` : ''].filter(Boolean);
+    const parts = [s.conflicts > 0 ? `${s.conflicts === 1 ? '1 change' : `${s.conflicts} changes`} the NAS did not take (nas-mirror conflicts)` : '', s.heldDeletes > 0 ? `${s.heldDeletes === 1 ? '1 delete' : `${s.heldDeletes} deletes`} held for your confirmation (nas-mirror held)` : ''].filter(Boolean);
     return `needs attention: ${parts.join(', ')}`;
   }
   return undefined;

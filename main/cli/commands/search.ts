@@ -5,7 +5,7 @@
 import { openOfflineIndex } from '../../index/open-index.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';
-import { clean, highlight, kindOf, table } from '../render.js';
+import { matchCells, table } from '../render.js';
 import { openExistingState } from '../state.js';
 
 export const run: Command = async (argv, io) => {
@@ -28,9 +28,9 @@ export const run: Command = async (argv, io) => {
       io.stdout.write(`no match for ${JSON.stringify(q)}${alt ? `; did you mean ${JSON.stringify(alt)}?` : ''}\n`);
       return 0;
     }
-    const rows = [['MATCH', 'KIND', 'FOLDER'], ...page.matches.map((m) => {
+    const rows = [['NAME', 'SIZE', 'FOLDER', 'ALSO MATCHED'], ...page.matches.map((m) => {
       const path = store.pathOf(m.file.parentID);
-      return [m.fragments.map((f) => highlight(f, tty)).join(' | '), kindOf(m.file), clean(path ? '/' + path.join('/') : '?')];
+      return matchCells(m.file, m.fragments, path ? '/' + path.join('/') : '?', tty);
     })];
     io.stdout.write(table(rows));
     if (page.pageToken) io.stdout.write(`more: --page-token ${page.pageToken}\n`);

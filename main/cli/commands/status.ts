@@ -4,10 +4,12 @@ import { need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { openExistingState } from '../state.js';
 
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state'], ['json']);
   const stateDir = need(p, 'state');
-  const { db } = openExistingState(stateDir);
+  const { db, store } = openExistingState(stateDir);
   try {
     const s = readStatus(db, stateDir);
     if (p.flags.has('json')) {
@@ -17,10 +19,11 @@ export const run: Command = async (argv, io) => {
     io.stdout.write([
       `state:               ${s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
       `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
-      `mirror folder:       ${s.mirrorFolder ?? '(not set)'}`,
-      `objects:             ${s.objects}`,
+      `mirror folder:       ${s.mirrorFolder ?? '(none: this state folder was only synced, never run with --dir)'}`,
+      `mirrored:            ${count(store.count(), 'object')}${s.mirrorFolder ? ` (${count(s.objects, 'placeholder')} on disk)` : ''}`,
       `last complete walk:  ${s.lastCompleteWalk ?? 'never'}`,
-      `outbox:              ${s.outbox.pending} pending, ${s.outbox.done} done, ${s.outbox.conflict} conflicted`,
+      // conflicts are counted once, from the conflicts list (the outbox keeps its settled history)
+      `changes to send:     ${s.outbox.pending} (${s.outbox.done} sent so far)`,
       `conflicts:           ${s.conflicts}`,
       `held deletes:        ${s.heldDeletes} (${s.heldObjects} objects)`,
       `local only:          ${s.localOnly} (${s.filledPlaceholders} filled placeholders)`,

@@ -16,19 +16,19 @@ import type { WalkProgress } from '../../mirror/walk.js';
 import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { CliIO, Command } from '../io.js';
-import { prepareStateDir } from '../folders.js';
+import { prepareStateDir } from '../../settings/folders.js';
 import { resolveAuth } from '../state.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['device', 'state', 'token-env', 'concurrency'], ['once']);
   if (!p.flags.has('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
   const stateDir = need(p, 'state');
-  prepareStateDir(stateDir);
   const transport = new HttpTransport();
   try {
     const candidates = await loadDevice(need(p, 'device'), transport);
     const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
     const conn = await connect(candidates, authed, token);
+    prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
     io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
     const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, concurrency: intOption(p, 'concurrency') ?? 8 });
     const db = openStateDb(stateDir);

@@ -59,10 +59,28 @@ describe('nas-mirror command line', () => {
   it('search prints a readable table with highlighted fragments', async () => {
     const r = await cli('search', 'holiday', '--state', state, '--limit', '3');
     expect(r.code).toBe(0);
-    expect(r.out.split('\n')[0]).toMatch(/^MATCH\s+KIND\s+FOLDER/);
+    expect(r.out.split('\n')[0]).toMatch(/^NAME\s+SIZE\s+FOLDER\s+ALSO MATCHED$/);
     expect(r.out).toContain('[Holiday]');
     expect(r.out).toContain('more: --page-token ');
+    // a match in the camera, not the name: the file's name first, then where it matched
+    const canon = await cli('search', 'canon', '--state', state, '--limit', '50');
+    const lines = canon.out.split('\n').slice(1).filter((l) => l.includes('camera'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) {
+      expect(l).toMatch(/^\S.*\.(jpe?g|png|heic|cr2|nef|tiff?|dng|arw)\s+[\d.]+ (B|KB|MB|GB)\s+\/.*camera (make|model): .*\[Canon\]/i);
+    }
   });
+
+  it('piped into a reader that stops early (| head), it exits quietly', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['bin/nas-mirror.js', 'search', 'img', '--state', state, '--json', '--limit', '1000'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.once('data', () => child.stdout.destroy()); // like `head -c 10` closing the pipe
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+  }, 30_000);
 
   it('ls and find answer like the service', async () => {
     const ls = await cli('ls', 'root', '--state', state, '--json');

@@ -1,11 +1,12 @@
 /**
- * Checks on the state folder and the mirror folder before a command touches the NAS: each
+ * THE checks on the state folder and the mirror folder, for the command line and the window
+ * alike (one set of rules), before anything touches the NAS or is saved: each
  * must be (or become) a writable folder, and neither may hold the other (the engine would
  * see its own database as local files, or place placeholders among it); only <state>/mirror,
  * the app's default, may sit inside the state folder. Failures are one
  * AppError('BadConfig') line naming the folder and the reason, never a raw errno.
  */
-import { existsSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../app/errors.js';
 
@@ -44,7 +45,7 @@ function ensureWritableFolder(dir: string, what: string, flag: string): string {
   if (!isDir) {
     try {
       statSync(abs);
-      throw new AppError('BadConfig', `${flag} ${abs} is a file, not a folder`);
+      throw new AppError('BadConfig', `${flag === '--dir' ? 'the mirror folder' : flag} ${abs} is a file, not a folder`);
     } catch (e) {
       if (e instanceof AppError) throw e;
     }
@@ -93,10 +94,35 @@ export function prepareFolders(stateDir: string, mirrorDir: string): void {
   };
   const rs = real(s);
   const rm = real(m);
-  // <state>/mirror is the app's own default (main/api/core.ts); any other place inside the
+  // <state>/mirror (or mirror-N, a new mirror's) is the app's own default (main/settings/app-dirs.ts); any other place inside the
   // state folder could meet its database and index (state.db, index/, engine.lock).
-  if (inside(rm, rs) && rm !== join(rs, 'mirror')) throw new AppError('BadConfig', `the mirror folder ${m} is inside the state folder ${s}; use a --dir outside it`);
-  if (inside(rs, rm)) throw new AppError('BadConfig', `the state folder ${s} must not be inside the mirror folder ${m}; use a --state outside --dir`);
+  if (inside(rm, rs) && !/^mirror(-\d+)?$/.test(relative(rs, rm))) throw new AppError('BadConfig', `the mirror folder ${m} is inside the state folder ${s}; choose a folder outside it`);
+  if (inside(rs, rm)) throw new AppError('BadConfig', `the state folder ${s} must not be inside the mirror folder ${m}; choose a state folder outside it`);
   prepareStateDir(s);
   ensureWritableFolder(m, 'mirror folder', '--dir');
+}
+
+/** True when `dir` does not exist or holds nothing (a place a new mirror may go). */
+export function isFreeFolder(dir: string): boolean {
+  try {
+    // an engine that never mirrored anything may have left its marker folder alone
+    return readdirSync(dir).filter((n) => n !== '.nas-mirror').length === 0;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/**
+ * The window's mirror folder, checked with the command line's rules plus: an absolute path
+ * (a relative one would land wherever the engine happens to run), and for a new mirror an
+ * empty or new folder (placeholders never go among existing files). Creates the folder;
+ * throws AppError('BadConfig') in words otherwise, before anything is saved.
+ */
+export function checkMirrorFolder(stateDir: string, mirrorDir: string, opts: { fresh?: boolean } = {}): void {
+  const m = mirrorDir.trim();
+  if (m === '') throw new AppError('BadConfig', 'choose a mirror folder');
+  if (!isAbsolute(m)) throw new AppError('BadConfig', `the mirror folder must be a full path (like ${join(sep, 'home', 'you', 'NAS')}), not "${m}"`);
+  const existed = existsSync(m);
+  prepareFolders(stateDir, m);
+  if (opts.fresh && existed && !isFreeFolder(m)) throw new AppError('BadConfig', `the folder ${m} already holds files: choose an empty or new folder for the mirror`);
 }

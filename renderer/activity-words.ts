@@ -1,0 +1,119 @@
+/**
+ * Activity in plain words: each engine decision (kind, path, summary, reason: the engine's
+ * own language, kept for the details) becomes one line a person reads ("Renamed 'a' to 'b'
+ * on the NAS"). A change and its "sent" entry are one action: the change's line says it is
+ * done on the NAS, and the "sent" entry is folded into it. Runs of routine entries (files
+ * saved in place, placeholders placed) become one line. Pure (no DOM).
+ */
+import type { ActivityEntry } from '../app/contract/shapes.js';
+import { plural } from './format.js';
+
+export type ActivityGroup = 'mine' | 'nas' | 'needs-you' | 'problem' | 'app';
+
+export interface ActivityLine {
+  /** The entry the line stands for (the newest of a run). */
+  entry: ActivityEntry;
+  text: string;
+  group: ActivityGroup;
+  /** For a change: 'done' once the NAS took it, 'waiting' before. */
+  state: 'done' | 'waiting' | null;
+  /** The engine's own entries behind the line, for the details. */
+  raw: ActivityEntry[];
+}
+
+const base = (p: string): string => {
+  const t = p.replace(/\/+$/, '');
+  return t.slice(t.lastIndexOf('/') + 1) || t;
+};
+const dir = (p: string): string => {
+  const t = p.replace(/\/+$/, '');
+  const i = t.lastIndexOf('/');
+  return i <= 0 ? '/' : t.slice(0, i);
+};
+const q = (s: string): string => `“${s}”`;
+const seqOf = (summary: string): string | null => /#(\d+)/.exec(summary)?.[1] ?? null;
+
+function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
+  const s = e.summary;
+  const name = e.path ? base(e.path) : '';
+  switch (e.kind) {
+    case 'renamed': {
+      const m = /^renamed: (.*) -> (.*?)(?: \(queued #\d+\))?$/.exec(s);
+      return { text: m ? `Renamed ${q(base(m[1]!))} to ${q(base(m[2]!))}` : `Renamed ${q(name)}`, group: 'mine' };
+    }
+    case 'moved': {
+      const m = /^moved: (.*) -> (.*?)(?: \(queued #\d+\))?$/.exec(s);
+      return { text: m ? `Moved ${q(base(m[2]!))} to ${dir(m[2]!)}` : `Moved ${q(name)}`, group: 'mine' };
+    }
+    case 'deleted': {
+      const n = Number(/\((\d+) object/.exec(s)?.[1] ?? '1');
+      return { text: `Deleted ${q(name)}${n > 1 ? ` (${plural(n, 'item', 'items')})` : ''}`, group: 'mine' };
+    }
+    case 'undo': return { text: `Undid a change to ${q(name)}`, group: 'mine' };
+    case 'sent': return { text: `Done on the NAS: ${q(name)}`, group: 'mine' };
+    case 'conflict':
+      return /^moved back to/.test(s)
+        ? { text: `Moved ${q(name)} back: the folder it went to exists only on this computer`, group: 'needs-you' }
+        : { text: `The NAS changed ${q(name)} too: your change waits in Conflicts`, group: 'needs-you' };
+    case 'held': {
+      const n = Number(/held (\d+)/.exec(s)?.[1] ?? '0');
+      return { text: `${plural(n, 'delete waits', 'deletes wait')} for your confirmation in Conflicts (more than your limit at once)`, group: 'needs-you' };
+    }
+    case 'approved': return { text: `You approved deleting ${q(name)} from the NAS`, group: 'mine' };
+    case 'rejected': return { text: `You kept ${q(name)}: the delete was cancelled and the placeholders are back`, group: 'mine' };
+    case 'dropped': return { text: `You kept the NAS version of ${q(name)}`, group: 'mine' };
+    case 'reapplied': return { text: `You kept your version of ${q(name)}: sent to the NAS again`, group: 'mine' };
+    case 'replaced': return { text: `${q(name)} was saved in place by an app (nothing to change on the NAS)`, group: 'app' };
+    case 'local-only': return { text: `${q(name)} has content of its own: it stays on this computer only`, group: 'app' };
+    case 'emptied': return { text: `${q(name)} is an empty placeholder again`, group: 'app' };
+    case 'remote-added': {
+      const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
+      return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };
+    }
+    case 'remote-renamed': {
+      const m = /^(.*) -> (.*)$/.exec(s);
+      return { text: m ? `Renamed on the NAS: ${q(base(m[1]!))} to ${q(base(m[2]!))}` : `Renamed on the NAS: ${q(name)}`, group: 'nas' };
+    }
+    case 'remote-moved': return { text: `Moved on the NAS: ${q(name)} to ${dir(e.path)}`, group: 'nas' };
+    case 'remote-removed': return { text: `Deleted on the NAS: ${q(base(s.replace(/^removed placeholder /, '')))}`, group: 'nas' };
+    case 'refused': return { text: 'Skipped an item from the NAS whose name cannot exist on this computer', group: 'problem' };
+    case 'paused': return { text: 'Sync paused: the mirror folder is missing or empty; nothing is deleted', group: 'problem' };
+    case 'resumed': return { text: 'The mirror folder is back: sync resumed', group: 'app' };
+    case 'restored': return { text: 'The mirror folder was rebuilt from what the app knows; nothing was deleted', group: 'app' };
+    case 'mirror-moved': return { text: s, group: 'app' };
+    case 'watcher':
+      return /passed/.test(s) ? { text: 'Watching the mirror folder for changes', group: 'app' }
+        : /polling/.test(s) ? { text: 'Watching the mirror folder by checking it regularly', group: 'app' }
+        : { text: 'Changes in the mirror folder are found by regular checks (the watcher did not answer)', group: 'problem' };
+    case 'error': return { text: `Something went wrong: ${s}`, group: 'problem' };
+    default: return { text: s, group: 'app' };
+  }
+}
+
+/** Kinds whose runs (same kind, one after the other) read as one line. */
+const ROUTINE = new Set(['replaced', 'local-only', 'emptied', 'remote-added', 'remote-removed', 'refused', 'watcher', 'error']);
+
+/** The entries (newest first) as lines (newest first). */
+export function activityLines(entries: readonly ActivityEntry[]): ActivityLine[] {
+  const sent = new Map<string, ActivityEntry>();
+  for (const e of entries) if (e.kind === 'sent') { const n = seqOf(e.summary); if (n) sent.set(n, e); }
+  const folded = new Set<ActivityEntry>();
+  const out: ActivityLine[] = [];
+  for (const e of entries) {
+    if (e.kind === 'sent') continue;
+    const w = words(e);
+    const n = ['renamed', 'moved', 'deleted', 'undo', 'approved', 'reapplied'].includes(e.kind) ? seqOf(e.summary) : null;
+    const done = n ? sent.get(n) : undefined;
+    if (done) folded.add(done);
+    const last = out[out.length - 1];
+    if (last && ROUTINE.has(e.kind) && last.entry.kind === e.kind) { last.raw.push(e); continue; }
+    out.push({ entry: e, text: w.text, group: w.group, state: n ? (done ? 'done' : 'waiting') : null, raw: done ? [e, done] : [e] });
+  }
+  // a "sent" with no change of its own in the list (older than the list): its own line
+  for (const e of entries) if (e.kind === 'sent' && !folded.has(e)) out.push({ entry: e, text: words(e).text, group: 'mine', state: 'done', raw: [e] });
+  out.sort((a, b) => (a.entry.at < b.entry.at ? 1 : a.entry.at > b.entry.at ? -1 : 0));
+  for (const l of out) {
+    if (l.raw.length > 1 && ROUTINE.has(l.entry.kind)) l.text = `${l.text} (and ${plural(l.raw.length - 1, 'more like it', 'more like it')})`;
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { ActivityEntry, AppStatus } from '../app/contract/shapes.js';
+import { activityLines } from './activity-words.js';
+import { statusWords } from './status-words.js';
+
+const now = Date.parse('2026-01-01T12:00:00Z');
+const base: AppStatus = {
+  connection: 'online', endpoint: 'http://127.0.0.1:45331', via: 'url', paused: false, mirrorMissing: false,
+  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+  lastCompleteWalk: '2026-01-01T11:59:50Z', staleAfterSec: 600, mirrorFolder: '/home/u/NAS', indexed: 1200, error: null,
+};
+
+describe('the header in words', () => {
+  it('offline: the host, what waits, the raw error only in the details', () => {
+    const w = statusWords({ ...base, connection: 'offline', outbox: 1, error: { code: 'NetworkError', message: 'POST 127.0.0.1:45331: ECONNREFUSED' } }, now);
+    expect(w.line).toBe("Can't reach 127.0.0.1:45331 right now. 1 change waits here and will be sent when it is back.");
+    expect(w.line).not.toMatch(/ECONNREFUSED/);
+    expect(w.details).toMatch(/ECONNREFUSED/);
+  });
+  it('a refused sign-in or token and a missing one point to Settings', () => {
+    expect(statusWords({ ...base, connection: 'auth-error', error: { code: 'Unauthorized', message: 'Unauthorized' } }, now)).toMatchObject({ line: 'The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', fix: 'settings' });
+    expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' } }, now)).toMatchObject({ line: 'Not signed in to this NAS yet: sign in (or paste an access token) in Settings.', fix: 'settings' });
+  });
+  it('walks: starting, counts, a percent when the last walk says what to expect; plurals right', () => {
+    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: starting…');
+    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: 1 folder, 1 item so far');
+    expect(statusWords({ ...base, walk: { running: true, folders: 20, objects: 600, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: 20 folders, 600 items (about 50 %)');
+    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 3, objects: 2500, placed: 1200, rate: 1500, startedAt: null } }, now).line).toBe('Reading the NAS: 3 folders, 2500 items, 1200 placeholders placed at 1,500/s so far');
+  });
+  it('what waits for the user, and up to date', () => {
+    expect(statusWords({ ...base, heldDeletes: 1 }, now)).toMatchObject({ line: '1 held delete waits for you', fix: 'conflicts' });
+    expect(statusWords({ ...base, conflicts: 2, heldDeletes: 1 }, now).line).toBe('2 conflicts and 1 held delete wait for you');
+    expect(statusWords(base, now).line).toBe('Up to date · checked 10s ago');
+  });
+});
+
+const entry = (seq: number, kind: string, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({ id: String(seq), at: new Date(now + seq * 1000).toISOString(), kind, path, summary, reason, undoable });
+
+describe('activity in words', () => {
+  it('a rename and its send are one line, done on the NAS; the engine words stay in the details', () => {
+    const lines = activityLines([
+      entry(2, 'sent', '/Trips/Rome trip 2009.mp4', 'NAS patch #4 applied (local)', 'If-Match "Ag"; new eTag "BA"'),
+      entry(1, 'renamed', '/Trips/Rome trip 2009.mp4', 'renamed: /Trips/Trip to Rome 2009.mp4 -> /Trips/Rome trip 2009.mp4 (queued #4)', 'inode 2328917 matched (file)', true),
+    ]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ text: 'Renamed “Trip to Rome 2009.mp4” to “Rome trip 2009.mp4”', state: 'done', group: 'mine' });
+    expect(lines[0]!.raw.map((r) => r.reason)).toEqual(['inode 2328917 matched (file)', 'If-Match "Ag"; new eTag "BA"']);
+  });
+  it('a run of files saved in place by an app is one line', () => {
+    const lines = activityLines(Array.from({ length: 113 }, (_, i) => entry(200 - i, 'replaced', `/a/f${i}`, 'content replaced in place (atomic save): no remote change')));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.text).toBe('“f0” was saved in place by an app (nothing to change on the NAS) (and 112 more like it)');
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The header's state line in plain words: what is going on, what waits, and what the user
+ * can do (the `fix` is the view that can put it right). The engine's raw error goes in the
+ * details (the line's tooltip), never in the line itself. Pure (no DOM).
+ */
+import type { AppStatus } from '../app/contract/shapes.js';
+import { trayView } from '../app/tray/tray-state.js';
+import { ago, plural } from './format.js';
+
+export interface StatusWords {
+  line: string;
+  /** A view that can fix the problem, or null. */
+  fix: 'settings' | 'conflicts' | null;
+  details: string;
+}
+
+const host = (endpoint: string | null): string => {
+  if (!endpoint) return 'the NAS';
+  try { return new URL(endpoint).host; } catch { return endpoint; }
+};
+
+export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
+  const details = [`${plural(s.indexed, 'item', 'items')} in the mirror`, s.endpoint ? `NAS: ${s.endpoint}` : '', s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '', s.error ? `Details: ${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
+  const waiting = s.outbox > 0 ? ` ${plural(s.outbox, 'change waits', 'changes wait')} here and will be sent when it is back.` : ' Search still works.';
+  const last = s.lastCompleteWalk ? `checked ${ago(s.lastCompleteWalk, now)}` : 'not checked yet';
+  const say = (line: string, fix: StatusWords['fix'] = null): StatusWords => ({ line, fix, details: details ? `${line}\n${details}` : line });
+  if (s.connection === 'auth-error') return say('The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', 'settings');
+  if (s.connection === 'unconfigured') {
+    const m = s.error?.message ?? '';
+    if (/^not set up yet/.test(m)) return say('Not set up yet: connect your NAS or try the demo.', 'settings');
+    if (s.error?.code === 'Unauthorized') return say('Not signed in to this NAS yet: sign in (or paste an access token) in Settings.', 'settings');
+    return say(m ? `${m[0]!.toUpperCase()}${m.slice(1)}` : 'Not set up yet.', 'settings');
+  }
+  if (s.mirrorMissing) return say('The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.', 'settings');
+  if (s.walk.running) {
+    if (s.walk.objects === 0) return say('Reading the NAS: starting…');
+    const pct = walkPercent(s);
+    const placed = s.walk.placed > 0 ? `, ${plural(s.walk.placed, 'placeholder', 'placeholders')} placed` : '';
+    const rate = s.walk.rate > 0 ? ` at ${s.walk.rate.toLocaleString('en-US')}/s` : '';
+    return say(`Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')}${placed}${rate}${pct === null ? ' so far' : ` (about ${pct} %)`}`);
+  }
+  if (s.paused) return say(`Paused: nothing is sent to the NAS until you resume · ${last}`);
+  if (s.connection === 'offline') {
+    if (s.error === null && s.lastCompleteWalk === null) return say('Connecting to the NAS…');
+    return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
+  }
+  const v = trayView(s, now);
+  if (s.conflicts + s.heldDeletes > 0) {
+    const parts = [s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '', s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : ''].filter(Boolean);
+    return say(`${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you`, 'conflicts');
+  }
+  if (s.outbox > 0) return say(`Sending ${plural(s.outbox, 'change', 'changes')} to the NAS…`);
+  if (v.state === 'stale') return say(`Not checked recently · ${last}`);
+  return say(`Up to date · ${last}`);
+}
+
+/**
+ * How far a walk is, in percent, when the size of the last complete walk says what to
+ * expect (a first walk has no total: null, and the bar runs without a figure).
+ */
+export function walkPercent(s: AppStatus): number | null {
+  if (!s.walk.running || s.lastCompleteWalk === null || s.indexed <= 0) return null;
+  return Math.min(99, Math.floor((s.walk.objects / s.indexed) * 100));
+}
