@@ -9,7 +9,7 @@ import { EXIT_FAIL, EXIT_USAGE, type CliIO, type Command } from './io.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   login: { summary: 'login --device FILE|URL [--token-stdin]           store the access token in the OS keychain', load: () => import('./commands/login.js') },
   sync: { summary: 'sync --device FILE|URL --state DIR [--token-env VAR] --once   one complete walk into DIR', load: () => import('./commands/sync.js') },
-  search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline', load: () => import('./commands/search.js') },
+  search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline (ext: kind: in: size: date: camera:)', load: () => import('./commands/search.js') },
   ls: { summary: 'ls ID|root --state DIR [--json]                    list a folder offline', load: () => import('./commands/ls.js') },
   find: { summary: 'find PARENT NAME --state DIR [--json]              look a name up in a folder offline', load: () => import('./commands/find.js') },
   run: { summary: 'run --device FILE|URL --state DIR --dir MIRROR [--token-env VAR] [--once]   keep a local folder and the NAS in step', load: () => import('./commands/run.js') },

@@ -1,0 +1,98 @@
+/**
+ * The facts of every mirrored object (app/filters/facts.ts) in memory, by id: built once
+ * from the mirror store on first use (one pass over the stored JSON) and then kept up to
+ * date by the same change batches that update the offline index. `version` moves with each
+ * batch, so derived views (storage totals, name order) know when their cache is stale.
+ * Used by the search filters and the storage view; never by the plain text search.
+ */
+import { factOf, type Fact } from '../../app/filters/facts.js';
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import type { RemoteChange } from '../mirror/changes.js';
+import type { MirrorStore } from '../mirror/store.js';
+
+export class ObjectFacts {
+  readonly byId = new Map<string, Fact>();
+  private kids = new Map<string, Set<string>>();
+  /** Moves with every applied batch. */
+  version = 0;
+
+  private constructor(readonly rootId: string) {}
+
+  static build(store: MirrorStore): ObjectFacts {
+    const f = new ObjectFacts(store.root()?.id ?? 'root');
+    for (const { json } of store.allJson()) f.put(factOf(JSON.parse(json) as RemoteObject));
+    return f;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): Fact | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Direct children ids of a folder (the root id for the top). */
+  children(id: string): string[] {
+    return [...(this.kids.get(id) ?? [])];
+  }
+
+  /** True when `id` is strictly below `folderId` (the root holds everything). */
+  isUnder(id: string, folderId: string): boolean {
+    if (folderId === this.rootId) return this.byId.has(id);
+    let cur = this.byId.get(id)?.parent;
+    for (let guard = 0; cur !== undefined && guard < 4096; guard++) {
+      if (cur === folderId) return true;
+      if (cur === this.rootId) return false;
+      cur = this.byId.get(cur)?.parent;
+    }
+    return false;
+  }
+
+  /** The folder at a '/'-joined path below the root ('' is the root); undefined when absent. */
+  folderAt(path: string): string | undefined {
+    let cur = this.rootId;
+    for (const seg of path.split('/').filter((s) => s !== '')) {
+      const next = this.children(cur).map((id) => this.byId.get(id)!).find((f) => f.kind === 'folder' && f.name === seg);
+      if (!next) return undefined;
+      cur = next.id;
+    }
+    return cur;
+  }
+
+  /** Names from the root down to `id` ('' for the root). */
+  pathOf(id: string): string {
+    const names: string[] = [];
+    let cur = id;
+    for (let guard = 0; cur !== this.rootId && guard < 4096; guard++) {
+      const f = this.byId.get(cur);
+      if (!f) break;
+      names.push(f.name);
+      cur = f.parent;
+    }
+    return names.reverse().join('/');
+  }
+
+  apply(changes: readonly RemoteChange[]): void {
+    for (const c of changes) {
+      if (c.kind === 'removed') this.remove(c.before.id);
+      else if (c.after.id !== this.rootId) this.put(factOf(c.after));
+    }
+    if (changes.length) this.version++;
+  }
+
+  private put(f: Fact): void {
+    this.remove(f.id);
+    this.byId.set(f.id, f);
+    let s = this.kids.get(f.parent);
+    if (!s) this.kids.set(f.parent, (s = new Set()));
+    s.add(f.id);
+  }
+
+  private remove(id: string): void {
+    const old = this.byId.get(id);
+    if (!old) return;
+    this.byId.delete(id);
+    this.kids.get(old.parent)?.delete(id);
+  }
+}
