@@ -7,6 +7,7 @@
 import {
   activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, searchResult, settingsPatch, settingsView,
 } from './shapes.js';
+import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
 const id = str({ min: 1, max: 512 });
@@ -33,6 +34,9 @@ export const METHODS = {
   updateSettings: { args: obj({ patch: settingsPatch }), result: settingsView },
   setToken: { args: obj({ token: str({ min: 1, max: 8192, pattern: /^[\x21-\x7e]+$/ }) }), result: settingsView },
   clearToken: { args: none, result: settingsView },
+  organizePreview: { args: organizeArgs, result: organizePlan },
+  organizeApply: { args: organizeArgs, result: organizeOutcome },
+  storage: { args: obj({ folderId: opt(id) }), result: storageView },
 } as const;
 
 /** Events pushed to the window. `changed` says which list to fetch again. */

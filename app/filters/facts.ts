@@ -39,7 +39,7 @@ export function kindOfMime(mime: string): ObjectKind {
 /** The extension of an object: its `extension` field, else what follows the last dot of the name. */
 export function extOf(o: Pick<RemoteObject, 'name' | 'extension' | 'mimeType'>): string {
   if (o.mimeType === FOLDER_MIME) return '';
-  if (typeof o.extension === 'string') return o.extension.toLowerCase();
+  if (typeof o.extension === 'string') return o.extension.replace(/^\./, '').toLowerCase();
   const dot = o.name.lastIndexOf('.');
   return dot > 0 ? o.name.slice(dot + 1).toLowerCase() : '';
 }

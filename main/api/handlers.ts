@@ -13,6 +13,7 @@ import { absOf } from '../local/placeholders.js';
 import type { Logger } from '../log/logger.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { DesktopPort } from './ports.js';
+import { organizeHandlers } from './organize-handlers.js';
 import { browse, searchWithPaths } from './queries.js';
 
 /** Where settings come from and go to. */
@@ -84,5 +85,6 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     updateSettings: async ({ patch }) => d.settings.update(patch),
     setToken: async ({ token }) => d.settings.setToken(token),
     clearToken: async () => d.settings.clearToken(),
+    ...organizeHandlers(d.index, engineOrThrow),
   };
 }

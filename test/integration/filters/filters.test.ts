@@ -60,7 +60,7 @@ describe('search operators narrow the service answer offline', () => {
     const s = o.image?.date ?? o.mTime;
     return Number(s.slice(0, 10).replace(/[:-]/g, ''));
   };
-  const ext = (o: RemoteObject): string => (o.mimeType === FOLDER_MIME ? '' : (o.extension ?? (o.name.lastIndexOf('.') > 0 ? o.name.slice(o.name.lastIndexOf('.') + 1) : '')).toLowerCase());
+  const ext = (o: RemoteObject): string => (o.mimeType === FOLDER_MIME || o.name.lastIndexOf('.') <= 0 ? '' : o.name.slice(o.name.lastIndexOf('.') + 1).toLowerCase());
   const ORACLES: [string, (o: RemoteObject) => boolean][] = [
     ['ext:jpg', (o) => ext(o) === 'jpg'],
     ['ext:txt|pdf', (o) => ['txt', 'pdf'].includes(ext(o))],
