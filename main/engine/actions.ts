@@ -27,7 +27,7 @@ export class EngineActions {
   activity(limit = 200): ActivityEntry[] {
     return this.core.local.activity(limit).map((a) => ({
       id: String(a.seq), at: a.at, kind: a.kind, path: a.path, summary: a.summary, reason: a.reason,
-      undoable: a.kind === 'organized' ? batchUndoable(this.core, a)
+      undoable: a.kind === 'organized' ? batchUndoable(this.core.db, a)
         : a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && this.core.outbox.get(a.outboxSeq)?.state === 'done',
     }));
   }

@@ -8,11 +8,12 @@ import { AppError } from '../../app/errors.js';
 import { pathFor, type Core } from '../engine/core.js';
 import type { ActivityRow } from '../local/local-store.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
+import type { Db } from '../state/db.js';
 import { OrganizeStore } from './batch-store.js';
 
-export function batchUndoable(core: Core, a: Pick<ActivityRow, 'seq' | 'undone'>): boolean {
+export function batchUndoable(db: Db, a: Pick<ActivityRow, 'seq' | 'undone'>): boolean {
   if (a.undone) return false;
-  const store = new OrganizeStore(core.db);
+  const store = new OrganizeStore(db);
   const b = store.byActivity(a.seq);
   if (!b || b.state !== 'applied') return false;
   const p = store.progress(b.id);
@@ -25,7 +26,7 @@ export function undoBatch(core: Core, a: ActivityRow): number {
   const b = store.byActivity(a.seq);
   if (!b) throw new AppError('BadRequest', `activity ${a.seq} is not an organize batch`);
   if (a.undone || b.state === 'undone') throw new AppError('BadRequest', `activity ${a.seq} was already undone`);
-  if (!batchUndoable(core, a)) throw new AppError('BadRequest', 'this batch is still being sent, or none of it was applied: nothing to undo yet');
+  if (!batchUndoable(core.db, a)) throw new AppError('BadRequest', 'this batch is still being sent, or none of it was applied: nothing to undo yet');
   const entries: NewEntry[] = [];
   for (const it of store.items(b.id).reverse()) {
     const ent = it.outboxSeq !== null ? core.outbox.get(it.outboxSeq) : undefined;
