@@ -1,6 +1,6 @@
 /**
  * The window's frame: header (online/offline badge, state line, progress bar during walks),
- * the view tabs, the views, and toasts. Keyboard: Alt+1..5 switch views, "/" jumps to search.
+ * the view tabs, the views, and toasts. Keyboard: Alt+1..7 switch views, "/" jumps to search.
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
@@ -13,6 +13,8 @@ import { browseView } from './views/browse.js';
 import { activityView } from './views/activity.js';
 import { conflictsView } from './views/conflicts.js';
 import { applyTheme, settingsView } from './views/settings.js';
+import { organizeView } from './views/organize.js';
+import { storageView } from './views/storage.js';
 
 const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
@@ -36,7 +38,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   };
 
   const views: Record<ViewId, View> = {
-    search: searchView(ctx), browse: browseView(ctx), activity: activityView(ctx), conflicts: conflictsView(ctx), settings: settingsView(ctx),
+    search: searchView(ctx), browse: browseView(ctx), organize: organizeView(ctx), storage: storageView(ctx), activity: activityView(ctx), conflicts: conflictsView(ctx), settings: settingsView(ctx),
   };
   const tabs = new Map<ViewId, HTMLButtonElement>();
   const nav = el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' });
@@ -114,7 +116,7 @@ export function startApp(root: HTMLElement, client: ContractClient): { setLink(u
   client.on('notice', ({ level, message }) => ctx.toast(message, level === 'error' ? 'error' : 'info'));
 
   document.addEventListener('keydown', (ev) => {
-    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); show(VIEW_IDS[Number(ev.key) - 1]!); }
+    if (ev.altKey && /^[1-7]$/.test(ev.key)) { ev.preventDefault(); show(VIEW_IDS[Number(ev.key) - 1]!); }
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 
