@@ -53,8 +53,9 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     if (!pq.ok) throw bad(pq.message);
     let after = decodeSearchToken(opts.pageToken ?? '');
     if (after === undefined) throw bad('pageToken is not valid');
-    const batch = Math.min(5000, Math.max(256, limit * 4));
-    for (;;) {
+    // batches grow (x4) so a filter that keeps few of many candidates costs a few engine pages, not thousands
+    let batch = Math.max(256, limit * 4);
+    for (;; batch = Math.min(batch * 4, 1 << 20)) {
       const page = index.candidates(pq.query, batch, after);
       const items = page.items;
       let i = 0;

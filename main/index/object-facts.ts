@@ -18,9 +18,27 @@ export class ObjectFacts {
 
   private constructor(readonly rootId: string) {}
 
+  /**
+   * One pass over the mirror table, reading only the fields facts need (json_extract in
+   * SQLite: parsing each object's whole JSON in JS was 3x slower). Same result as factOf.
+   */
   static build(store: MirrorStore): ObjectFacts {
     const f = new ObjectFacts(store.root()?.id ?? 'root');
-    for (const { json } of store.allJson()) f.put(factOf(JSON.parse(json) as RemoteObject));
+    const rows = store.db.prepare(`SELECT id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
+      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects`).raw(true);
+    for (const r of rows.iterate() as IterableIterator<[string, string, string, string, unknown, unknown, unknown, unknown, string | null, string | null]>) {
+      const [id, parentID, name, mimeType, size, extension, mTime, date, cameraMake, cameraModel] = r;
+      const o = { id, parentID, name, mimeType, mTime, eTag: '', cTime: '', hidden: 'none' } as RemoteObject;
+      if (typeof size === 'number') o.size = size;
+      if (typeof extension === 'string') o.extension = extension;
+      if (typeof date === 'string' || cameraMake !== null || cameraModel !== null) {
+        o.image = {};
+        if (typeof date === 'string') o.image.date = date;
+        if (cameraMake !== null) o.image.cameraMake = cameraMake;
+        if (cameraModel !== null) o.image.cameraModel = cameraModel;
+      }
+      f.put(factOf(o));
+    }
     return f;
   }
 
