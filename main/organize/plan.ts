@@ -10,6 +10,7 @@ import { MAX_ORGANIZE, type OrganizeArgs, type OrganizePlan, type PlanItem, type
 import { AppError } from '../../app/errors.js';
 import { nameProblem } from '../../app/model/names.js';
 import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
+import { parseFilters } from '../../app/filters/filters.js';
 import { fill, parsePattern, type Pattern } from '../../app/organize/pattern.js';
 import { searchFiltered } from '../index/filtered-search.js';
 import type { OfflineIndex } from '../index/offline-index.js';
@@ -23,13 +24,19 @@ function patternOf(src: string | undefined, what: string): Pattern | undefined {
   return p.pattern;
 }
 
-/** Every object the query finds, in its order, up to one batch. */
+/**
+ * Every object the query finds, in its order, up to one batch. Files only, unless the query
+ * asks for folders (`kind:folder`): a pattern meant for photos must not rename their folders.
+ */
 export function selection(index: OfflineIndex, q: string): { objects: RemoteObject[]; truncated: boolean } {
   const objects: RemoteObject[] = [];
+  const parsed = parseFilters(q);
+  const folders = parsed.ok && parsed.query.filters.some((f) => f.op === 'kind' && f.kinds.includes('folder'));
   let token = '';
   for (;;) {
     const page = searchFiltered(index, q, { limit: 1000, pageToken: token });
     for (const m of page.matches) {
+      if (!folders && isFolder(m.file)) continue;
       if (objects.length === MAX_ORGANIZE) return { objects, truncated: true };
       objects.push(m.file);
     }

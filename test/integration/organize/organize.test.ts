@@ -47,6 +47,9 @@ describe('organize: 500 objects previewed, applied, partly conflicted, undone', 
     expect(move.counts.ok + move.counts.missingFolder).toBe(N);
     expect(move.missingFolders).toEqual(['/Photos/2019/07', '/Photos/2019/08', '/Photos/2019/09', '/Photos/2019/10', '/Photos/2019/11', '/Photos/2019/12']);
     expect(() => buildPlan(r.index, { q, rename: '{nope}' })).toThrow(/not a token/);
+    // files only unless the query asks for folders
+    expect(buildPlan(r.index, { q: 'Shoot', rename: 'x' }).items).toHaveLength(0);
+    expect(buildPlan(r.index, { q: 'Shoot kind:folder', rename: 'Shoot 2019' }).items).toMatchObject([{ folder: true, to: 'Shoot 2019', status: 'ok' }]);
   });
 
   it('applies through the outbox: one activity entry, conflicts for what changed on the NAS, then one Undo', async () => {
