@@ -10,6 +10,16 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
 
+/**
+ * Told about each change, in order: `leaving` with the old fact while the tree is still as
+ * before, then `arrived` with the new fact once it is in place (or `gone` when it left).
+ */
+export interface FactListener {
+  leaving(before: Fact): void;
+  arrived(after: Fact): void;
+  gone(before: Fact): void;
+}
+
 export class ObjectFacts {
   readonly byId = new Map<string, Fact>();
   private kids = new Map<string, Set<string>>();
@@ -91,10 +101,27 @@ export class ObjectFacts {
     return names.reverse().join('/');
   }
 
+  private readonly listeners = new Set<FactListener>();
+
+  /** Follows every fact change (aggregates kept incrementally); returns the unsubscribe. */
+  listen(l: FactListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
   apply(changes: readonly RemoteChange[]): void {
     for (const c of changes) {
-      if (c.kind === 'removed') this.remove(c.before.id);
-      else if (c.after.id !== this.rootId) this.put(factOf(c.after));
+      const id = c.kind === 'removed' ? c.before.id : c.after.id;
+      if (id === this.rootId) continue;
+      const before = this.byId.get(id);
+      if (before) for (const l of this.listeners) l.leaving(before);
+      if (c.kind === 'removed') this.remove(id);
+      else this.put(factOf(c.after));
+      const after = this.byId.get(id);
+      for (const l of this.listeners) {
+        if (after) l.arrived(after);
+        else if (before) l.gone(before);
+      }
     }
     if (changes.length) this.version++;
   }

@@ -1,55 +1,91 @@
 /**
- * Where the space goes, offline, from the mirrored sizes (ObjectFacts). One pass per change
- * batch (cached on the facts' version) sums bytes and files of every folder's subtree and its
- * bytes by kind; the rest of a folder's view (by year, largest files, duplicates by name +
- * size) is one pass over that subtree, cached per folder and version. Nothing is stored:
- * the aggregates follow the facts, which follow every change batch.
+ * Where the space goes, offline, from the mirrored sizes (ObjectFacts). Subtree totals of
+ * every folder (bytes, files, bytes by kind) are computed in one pass once, then kept
+ * INCREMENTALLY: each change moves a file's size (or a folder's whole subtree totals) off
+ * its old ancestors and onto its new ones. The rest of a folder's view (by year, largest
+ * files, duplicates by name + size) is one pass over that subtree, cached until a change.
+ * In memory, next to the facts; nothing is written to the store.
  */
-import { KINDS, type ObjectKind } from '../../app/filters/facts.js';
+import { KINDS, type Fact, type ObjectKind } from '../../app/filters/facts.js';
 import type { StorageView } from '../../app/contract/organize-shapes.js';
 import { AppError } from '../../app/errors.js';
 import type { ObjectFacts } from '../index/object-facts.js';
 
 interface Totals { bytes: number; files: number; kinds: Float64Array; kindFiles: Float64Array }
 
+const KIND_INDEX = new Map<ObjectKind, number>(KINDS.map((k, i) => [k, i]));
+
+function fileDelta(x: Fact): Totals {
+  const kinds = new Float64Array(KINDS.length), kindFiles = new Float64Array(KINDS.length);
+  const k = KIND_INDEX.get(x.kind)!;
+  kinds[k] = x.size; kindFiles[k] = 1;
+  return { bytes: x.size, files: 1, kinds, kindFiles };
+}
+
 const CHILDREN_MAX = 2000;
 const LARGEST = 50;
 const DUPLICATES = 50;
 
 export class StorageAggregates {
-  private version = -1;
+  private of: ObjectFacts | undefined;
+  private unlisten: (() => void) | undefined;
   private totals = new Map<string, Totals>();
   private views = new Map<string, StorageView>();
 
   constructor(private readonly facts: () => ObjectFacts) {}
 
-  /** Subtree totals of every folder (the root included), recomputed when the facts moved. */
+  /**
+   * Subtree totals of every folder (the root included): computed in one pass the first time
+   * (or when the facts are rebuilt), then kept up to date change by change.
+   */
   private fresh(): ObjectFacts {
     const f = this.facts();
-    if (f.version === this.version && this.totals.size > 0) return f;
-    const totals = new Map<string, Totals>();
-    const of = (id: string): Totals => {
-      let t = totals.get(id);
-      if (!t) totals.set(id, (t = { bytes: 0, files: 0, kinds: new Float64Array(KINDS.length), kindFiles: new Float64Array(KINDS.length) }));
-      return t;
-    };
-    of(f.rootId);
-    const kindIndex = new Map<ObjectKind, number>(KINDS.map((k, i) => [k, i]));
-    for (const x of f.byId.values()) {
-      if (x.kind === 'folder') { of(x.id); continue; }
-      const k = kindIndex.get(x.kind)!;
-      let cur: string | undefined = x.parent;
-      for (let guard = 0; cur !== undefined && guard < 4096; guard++) {
-        const t = of(cur);
-        t.bytes += x.size; t.files++; t.kinds[k]! += x.size; t.kindFiles[k]!++;
-        if (cur === f.rootId) break;
-        cur = f.get(cur)?.parent;
-      }
-    }
-    this.totals = totals;
+    if (f === this.of) return f;
+    this.unlisten?.();
+    this.totals = new Map();
     this.views.clear();
-    this.version = f.version;
+    this.of = f;
+    this.entry(f.rootId);
+    for (const x of f.byId.values()) {
+      if (x.kind === 'folder') this.entry(x.id);
+      else this.along(f, x.parent, 1, fileDelta(x));
+    }
+    this.unlisten = f.listen({
+      leaving: (x) => { this.views.clear(); this.along(f, x.parent, -1, this.deltaOf(x)); },
+      arrived: (x) => { if (x.kind === 'folder') this.entry(x.id); this.along(f, x.parent, 1, this.deltaOf(x)); },
+      gone: (x) => { if (x.kind === 'folder') this.totals.delete(x.id); },
+    });
     return f;
+  }
+
+  private entry(id: string): Totals {
+    let t = this.totals.get(id);
+    if (!t) this.totals.set(id, (t = { bytes: 0, files: 0, kinds: new Float64Array(KINDS.length), kindFiles: new Float64Array(KINDS.length) }));
+    return t;
+  }
+
+  /** What a file or a folder's subtree weighs. */
+  private deltaOf(x: Fact): Totals {
+    return x.kind === 'folder' ? this.entry(x.id) : fileDelta(x);
+  }
+
+  /** Adds (sign 1) or takes away (-1) `d` on every folder from `parent` up to the root. */
+  private along(f: ObjectFacts, parent: string, sign: 1 | -1, d: Totals): void {
+    let cur: string | undefined = parent;
+    for (let guard = 0; cur !== undefined && guard < 4096; guard++) {
+      const t = this.entry(cur);
+      t.bytes += sign * d.bytes; t.files += sign * d.files;
+      for (let k = 0; k < KINDS.length; k++) { t.kinds[k]! += sign * d.kinds[k]!; t.kindFiles[k]! += sign * d.kindFiles[k]!; }
+      if (cur === f.rootId) break;
+      cur = f.get(cur)?.parent;
+    }
+  }
+
+  /** Subtree totals of a folder (tests compare them with a fresh computation). */
+  totalsOf(id: string): { bytes: number; files: number; kinds: number[] } | undefined {
+    const f = this.fresh();
+    const t = this.totals.get(id === 'root' ? f.rootId : id);
+    return t ? { bytes: t.bytes, files: t.files, kinds: [...t.kinds] } : undefined;
   }
 
   /** The view of one folder (the root when absent). */
