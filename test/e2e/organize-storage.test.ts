@@ -100,4 +100,23 @@ describe('search filters, organize and storage in the window', () => {
     await page.click('#storage-crumbs button.crumb');
     await poll(() => page.locator('#storage-crumbs .crumb.current').textContent()).toBe('NAS');
   }, 60_000);
+
+  it('opens Organize on a folder from Browse, and every control of the new views is labelled', async () => {
+    await page.click('#tab-browse');
+    await page.locator('#browse-rows button.link.name', { hasText: /^Photos$/ }).click();
+    await poll(() => page.locator('.browse-view .crumb.current').textContent()).toBe('Photos');
+    await page.click('#organize-folder');
+    await poll(() => page.inputValue('#organize-q')).toBe('in:"Photos"');
+    for (const view of ['organize', 'storage']) {
+      await page.click(`#tab-${view}`);
+      const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=button]'))
+        .filter((e) => (e as HTMLElement).offsetParent !== null || e.closest('svg') !== null)
+        .filter((e) => {
+          const labels = (e as HTMLInputElement).labels;
+          return !((labels && labels.length > 0) || e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent?.trim()));
+        })
+        .map((e) => e.outerHTML.slice(0, 80)));
+      expect(unlabelled, view).toEqual([]);
+    }
+  }, 60_000);
 });
