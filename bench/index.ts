@@ -5,7 +5,9 @@
  * and (d) ours (blob + trigram postings in typed arrays, numbered in result order).
  * Every approach answers through app/search (exact results); measured: build, memory, size
  * on disk, ready-after-restart, first-page (20) latency p50/p99 by query length, frequent and rare.
- * Env: BENCH_SIZES=100000,1000000 (default), BENCH_REPS=3. Writes bench/results/index.json.
+ * Then search operators and the storage view (bench/filters.ts) at the same sizes.
+ * Env: BENCH_SIZES=100000,1000000 (default), BENCH_REPS=3. Writes bench/results/index.json
+ * and bench/results/filters.json.
  */
 import Database from 'better-sqlite3';
 import MiniSearch from 'minisearch';
@@ -22,6 +24,7 @@ import { NaiveEngine } from '../main/index/naive-engine.js';
 import { indexFile, loadIndex, saveIndex } from '../main/index/persist.js';
 import { generateDemo } from '../server/demo/generate.js';
 import { prng } from '../app/util/prng.js';
+import { printFilterBench, runFilterBench } from './filters.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -300,6 +303,10 @@ async function main(): Promise<void> {
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/index.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, limit: LIMIT, reps: REPS, results }, null, 2) + '\n');
   printTable(results);
+  // search operators and the storage view over the same sizes (an OfflineIndex on a filled store)
+  const filters = await runFilterBench(SIZES, REPS);
+  writeFileSync('bench/results/filters.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, results: filters }, null, 2) + '\n');
+  printFilterBench(filters);
 }
 
 function printTable(results: Result[]): void {

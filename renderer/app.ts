@@ -1,6 +1,6 @@
 /**
  * The window's frame: header (online/offline badge, state line, progress bar during walks),
- * the view tabs, the views, and toasts. Keyboard: Alt+1..5 switch views, "/" jumps to search.
+ * the view tabs, the views, and toasts. Keyboard: Alt+1..7 switch views, "/" jumps to search.
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
@@ -16,6 +16,8 @@ import { applyTheme, settingsView } from './views/settings.js';
 import { welcomeView } from './views/welcome.js';
 import { fileOpener } from './open-file.js';
 import { browserNotifier } from './notify.js';
+import { organizeView } from './views/organize.js';
+import { storageView } from './views/storage.js';
 
 const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
@@ -44,7 +46,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   };
 
   const views: Record<ViewId, View> = {
-    search: searchView(ctx), browse: browseView(ctx), activity: activityView(ctx), conflicts: conflictsView(ctx), settings: settingsView(ctx),
+    search: searchView(ctx), browse: browseView(ctx), organize: organizeView(ctx), storage: storageView(ctx), activity: activityView(ctx), conflicts: conflictsView(ctx), settings: settingsView(ctx),
   };
   const tabs = new Map<ViewId, HTMLButtonElement>();
   const nav = el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' });
@@ -170,7 +172,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
 
   document.addEventListener('keydown', (ev) => {
     if (settingUp) return;
-    if (ev.altKey && /^[1-5]$/.test(ev.key)) { ev.preventDefault(); const id = VIEW_IDS[Number(ev.key) - 1]!; show(id); focusView(id); }
+    if (ev.altKey && /^[1-7]$/.test(ev.key)) { ev.preventDefault(); const id = VIEW_IDS[Number(ev.key) - 1]!; show(id); focusView(id); }
     else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
   });
 

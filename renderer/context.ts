@@ -2,7 +2,7 @@
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
 
-export const VIEW_IDS = ['search', 'browse', 'activity', 'conflicts', 'settings'] as const;
+export const VIEW_IDS = ['search', 'browse', 'organize', 'storage', 'activity', 'conflicts', 'settings'] as const;
 export type ViewId = (typeof VIEW_IDS)[number];
 
 export interface UiContext {

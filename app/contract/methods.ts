@@ -7,6 +7,7 @@
 import {
   activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, openResult, searchResult, settingsPatch, settingsView, setUpArgs,
 } from './shapes.js';
+import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
 const id = str({ min: 1, max: 512 });
@@ -50,6 +51,9 @@ export const METHODS = {
   openMirrorFolder: { args: none, result: none },
   /** Moves the mirror folder (renamed on disk, sync paused meanwhile); refused for a non-empty target. */
   moveMirror: { args: obj({ to: str({ min: 1, max: 4096 }) }), result: settingsView },
+  organizePreview: { args: organizeArgs, result: organizePlan },
+  organizeApply: { args: organizeArgs, result: organizeOutcome },
+  storage: { args: obj({ folderId: opt(id) }), result: storageView },
 } as const;
 
 /** Events pushed to the window. `changed` says which list to fetch again. */

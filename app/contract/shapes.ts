@@ -43,7 +43,8 @@ const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_
 export const searchHit = obj({ file: remoteObject, fragments: arr(fragment, 16), path: str({ max: 65_536 }) });
 export type SearchHit = Infer<typeof searchHit>;
 
-export const searchResult = obj({ pageToken: str({ max: 4096 }), matches: arr(searchHit, 1000), total: opt(int()) });
+/** `offlineOnly`: the query used operators (ext:, kind:, in:...) the NAS does not have. */
+export const searchResult = obj({ pageToken: str({ max: 4096 }), matches: arr(searchHit, 1000), total: opt(int()), offlineOnly: opt(bool()) });
 export type SearchResult = Infer<typeof searchResult>;
 
 const crumb = obj({ id, name: str({ max: 1024 }) });

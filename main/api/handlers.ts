@@ -13,6 +13,7 @@ import { absOf } from '../local/placeholders.js';
 import type { Logger } from '../log/logger.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { DesktopPort } from './ports.js';
+import { organizeHandlers } from './organize-handlers.js';
 import { browse, searchWithPaths } from './queries.js';
 
 /** Where settings come from and go to. */
@@ -101,6 +102,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     setUp: async (args) => (d.settings.setUp ?? appOnly)(args),
     startNewMirror: async () => (d.settings.startNewMirror ?? appOnly)(),
     moveMirror: async ({ to }) => (d.settings.moveMirror ?? appOnly)(to),
+    ...organizeHandlers(d.index, engineOrThrow),
   };
 }
 

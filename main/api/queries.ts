@@ -1,10 +1,12 @@
 /**
- * Read-only answers for the window from the offline index: search results with the NAS path
- * of each match's folder, and a folder's listing with its breadcrumbs. No network.
+ * Read-only answers for the window from the offline index: search results (operators
+ * included) with the NAS path of each match's folder, and a folder's listing with its
+ * breadcrumbs. No network.
  */
 import type { ListResult, SearchResult } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import { isFolder } from '../../app/model/remote-object.js';
+import { searchFiltered } from '../index/filtered-search.js';
 import type { OfflineIndex } from '../index/offline-index.js';
 import type { MirrorStore } from '../mirror/store.js';
 
@@ -17,10 +19,12 @@ export function folderPath(store: MirrorStore, folderId: string): string {
 }
 
 export function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string): SearchResult {
-  const page = index.search(q, { limit, pageToken });
+  // operators (ext:, kind:, in:, size:, date:, camera:) narrow the service's answer offline
+  const page = searchFiltered(index, q, { limit, pageToken });
   const paths = new Map<string, string>();
   return {
     pageToken: page.pageToken,
+    ...(page.offlineOnly ? { offlineOnly: true } : {}),
     matches: page.matches.map((m) => {
       let path = paths.get(m.file.parentID);
       if (path === undefined) paths.set(m.file.parentID, (path = folderPath(store, m.file.parentID)));

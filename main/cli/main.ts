@@ -9,15 +9,17 @@ import { EXIT_FAIL, EXIT_USAGE, type CliIO, type Command } from './io.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   login: { summary: 'login --device FILE|URL [--token-stdin]           sign in (browser) or store a pasted token, in the OS keychain', load: () => import('./commands/login.js') },
   sync: { summary: 'sync --device FILE|URL --state DIR [--token-env VAR] --once   one complete walk into DIR', load: () => import('./commands/sync.js') },
-  search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline', load: () => import('./commands/search.js') },
+  search: { summary: 'search QUERY --state DIR [--limit N] [--page-token T] [--json]   search offline (ext: kind: in: size: date: camera:)', load: () => import('./commands/search.js') },
   ls: { summary: 'ls ID|root --state DIR [--json]                    list a folder offline', load: () => import('./commands/ls.js') },
   find: { summary: 'find PARENT NAME --state DIR [--json]              look a name up in a folder offline', load: () => import('./commands/find.js') },
   run: { summary: 'run --device FILE|URL --state DIR --dir MIRROR [--token-env VAR] [--once]   keep a local folder and the NAS in step', load: () => import('./commands/run.js') },
   status: { summary: 'status --state DIR [--json]                        state, outbox, conflicts, held deletes, local only', load: () => import('./commands/status.js') },
   held: { summary: 'held --state DIR [approve|reject ID...|all]         deletes held for confirmation', load: () => import('./commands/held.js') },
   conflicts: { summary: 'conflicts --state DIR [reapply|drop ID...|all]      changes the NAS did not take', load: () => import('./commands/conflicts.js') },
-  undo: { summary: 'undo OPERATION --state DIR                         undo a rename or move (id from log)', load: () => import('./commands/undo.js') },
+  undo: { summary: 'undo OPERATION --state DIR                         undo a rename, move or organize batch (id from log)', load: () => import('./commands/undo.js') },
   log: { summary: 'log --state DIR [--limit N] [--json]               the activity log with reasons', load: () => import('./commands/log.js') },
+  organize: { summary: 'organize QUERY --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]   bulk rename/move by pattern, one undo', load: () => import('./commands/organize.js') },
+  du: { summary: 'du [FOLDER] --state DIR [--depth N] [--json]        where the space goes, offline', load: () => import('./commands/du.js') },
   ui: { summary: 'ui [--state DIR] [--port N] [--device FILE|URL] [--dir MIRROR]   the app headless: its window in a browser on 127.0.0.1', load: () => import('./commands/ui.js') },
 };
 

@@ -11,6 +11,8 @@ import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
 import type { RequestAction } from '../local/local-store.js';
 import { pathFor, type Core, type Lock } from './core.js';
 import { initRoot } from './mirror-root.js';
+import { applySaved } from '../organize/apply.js';
+import { batchUndoable, undoBatch } from '../organize/undo.js';
 
 export interface ActionHooks {
   afterChange(): void;
@@ -25,7 +27,8 @@ export class EngineActions {
   activity(limit = 200): ActivityEntry[] {
     return this.core.local.activity(limit).map((a) => ({
       id: String(a.seq), at: a.at, kind: a.kind, path: a.path, summary: a.summary, reason: a.reason,
-      undoable: a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && this.core.outbox.get(a.outboxSeq)?.state === 'done',
+      undoable: a.kind === 'organized' ? batchUndoable(this.core.db, a)
+        : a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && this.core.outbox.get(a.outboxSeq)?.state === 'done',
     }));
   }
 
@@ -122,6 +125,7 @@ export class EngineActions {
     await this.lock.run(() => {
       const c = this.core;
       const a = c.local.activityBySeq(Number(activityId));
+      if (a?.kind === 'organized') { undoBatch(c, a); return; }
       if (!a || a.outboxSeq === null || (a.kind !== 'renamed' && a.kind !== 'moved')) throw new AppError('BadRequest', `activity ${activityId} is not a rename or move`);
       if (a.undone) throw new AppError('BadRequest', `activity ${activityId} was already undone`);
       const ent = c.outbox.get(a.outboxSeq);
@@ -181,6 +185,7 @@ export class EngineActions {
       case 'pause': await this.hooks.setPaused(true); return;
       case 'resume': await this.hooks.setPaused(false); return;
       case 'sync': await this.hooks.syncNow(); return;
+      case 'organize': for (const id of ids) await this.lock.run(() => applySaved(this.core, Number(id))); this.hooks.afterChange(); return;
     }
   }
 }

@@ -562,6 +562,11 @@ export class Engine {
     this.emitStatus();
   }
 
+  /** Runs `fn` under the engine's lock (features outside the engine that enqueue changes, e.g. Organize). */
+  locked<T>(fn: () => Promise<T> | T): Promise<T> {
+    return this.lock.run(fn);
+  }
+
   /** Starts the outbox pump if it is not running. */
   kickOutbox(): void {
     this.pump.kick();

@@ -10,11 +10,12 @@ import { isFolder, type ListingPage, type RemoteObject, type SearchPage } from '
 import { parseDate } from '../../app/model/dates.js';
 import {
   DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCursors, cursorOf, decodeListingToken, decodeSearchToken,
-  encodeListingToken, parseListingOrder, parseQuery, toSearchPage, type ListingOrder,
+  encodeListingToken, parseListingOrder, parseQuery, toSearchPage, type ListingOrder, type ParsedQuery, type SortKey,
 } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
-import { docOf, type SearchEngine } from './engine.js';
+import { docOf, type EnginePage, type SearchEngine } from './engine.js';
+import { ObjectFacts } from './object-facts.js';
 import type { Vocabulary } from './vocabulary.js';
 
 export interface SearchOpts {
@@ -46,6 +47,20 @@ export class OfflineIndex {
     private engine: SearchEngine,
     private readonly vocabulary?: Vocabulary,
   ) {}
+
+  private objectFacts: ObjectFacts | undefined;
+
+  /** The facts of every object for filters and the storage view: built on first use, then kept up to date. */
+  facts(): ObjectFacts {
+    const rootId = this.store.root()?.id ?? 'root';
+    if (!this.objectFacts || this.objectFacts.rootId !== rootId) this.objectFacts = ObjectFacts.build(this.store);
+    return this.objectFacts;
+  }
+
+  /** The engine's page for an already parsed query (the filtered search reads candidates in the service's order). */
+  candidates(query: ParsedQuery, limit: number, after: SortKey | null): EnginePage {
+    return this.engine.page(query, limit, after);
+  }
 
   /** Swaps in a rebuilt engine (compaction). */
   replaceEngine(engine: SearchEngine): void {
@@ -147,6 +162,7 @@ export class OfflineIndex {
     if (removed.length) this.engine.remove(removed);
     if (upserts.length) this.engine.upsert(upserts);
     this.vocabulary?.applyChanges(changes);
+    this.objectFacts?.apply(changes);
   }
 }
 

@@ -80,7 +80,7 @@ export interface LocalOnlyRow {
   at: string;
 }
 
-export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume';
+export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize';
 
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;

@@ -35,8 +35,11 @@ const MIGRATIONS = [
   },
 ];
 
-/** local: from the watcher (already true on disk); undo/reapply: the NAS first, then the disk follows. */
-export type Origin = 'local' | 'undo' | 'reapply' | 'approve';
+/**
+ * local: from the watcher (already true on disk); the others (undo, reapply, approve, an
+ * Organize batch and its undo): the NAS first, then the disk follows.
+ */
+export type Origin = 'local' | 'undo' | 'reapply' | 'approve' | 'organize' | 'organize-undo';
 export type OutboxState = 'pending' | 'sending' | 'done' | 'conflict' | 'superseded';
 
 export interface OutboxEntry {

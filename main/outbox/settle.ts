@@ -32,7 +32,8 @@ export function settleEntry(core: Core, entry: OutboxEntry, out: SendOutcome): b
           applier.apply([{ kind: 'updated', before, after, aspects: aspectsOf(before, after) }]);
         }
       })();
-      core.activity({ kind: 'sent', path, summary: `NAS ${entry.op} #${entry.seq} applied (${entry.origin})`, reason: `${out.note}; new eTag ${out.eTag}` });
+      // an Organize batch is ONE activity entry: its changes are not listed one by one
+      if (entry.origin !== 'organize' && entry.origin !== 'organize-undo') core.activity({ kind: 'sent', path, summary: `NAS ${entry.op} #${entry.seq} applied (${entry.origin})`, reason: `${out.note}; new eTag ${out.eTag}` });
       return true;
     }
     case 'deleted': {

@@ -26,7 +26,10 @@ export function browseView(ctx: UiContext): View {
     tbody);
   const empty = el('p', { class: 'empty', hidden: true }, 'This folder is empty.');
   const more = button('More', () => void load(current, true), { class: 'more', hidden: true });
-  const root = el('section', { class: 'view browse-view', 'aria-label': 'Browse' }, crumbs, table, empty, more);
+  let folderPath = '';
+  // Organize what this folder holds (files below it; the view says so in its query)
+  const organize = button('Organize this folder…', () => ctx.show('organize', `in:"${folderPath || '/'}"`), { class: 'small', id: 'organize-folder' });
+  const root = el('section', { class: 'view browse-view', 'aria-label': 'Browse' }, el('div', { class: 'browse-head' }, crumbs, organize), table, empty, more);
 
   let current = 'root';
   let files: RemoteObject[] = [];
@@ -55,6 +58,7 @@ export function browseView(ctx: UiContext): View {
   };
 
   const render = (page: ListResult, append: boolean): void => {
+    folderPath = page.folder.path.replace(/^\//, '');
     replace(crumbs, ...page.crumbs.flatMap((c, i) => {
       const last = i === page.crumbs.length - 1;
       const item = last ? el('span', { 'aria-current': 'location', class: 'crumb current', tabindex: '-1' }, c.name) : button(c.name, () => void load(c.id, false, true), { class: 'link crumb' });

@@ -11,6 +11,7 @@ import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
 import { highlighted } from '../highlight.js';
 import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { FILTER_HELP, filterChips } from './filter-chips.js';
 
 const PAGE = 50;
 const items = (n: number): string => `${n} ${n === 1 ? 'item' : 'items'}`;
@@ -33,7 +34,9 @@ export function searchView(ctx: UiContext): View {
   const meta = el('div', { class: 'search-meta', id: 'search-meta', 'aria-live': 'polite' });
   const results = el('ul', { class: 'results', id: 'results', role: 'listbox', 'aria-label': 'Results', tabindex: '0' });
   const more = button('More results', () => void load(true), { class: 'more', hidden: true });
-  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), meta, results, more);
+  const chips = el('div', { class: 'chips', id: 'filter-chips', 'aria-label': 'Filters' });
+  const organize = button('Organize these…', () => ctx.show('organize', input.value.trim()), { class: 'small', id: 'organize-results', hidden: true });
+  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips, meta, results, more, organize);
 
   let hits: SearchHit[] = [];
   let selected = -1;
@@ -101,8 +104,9 @@ export function searchView(ctx: UiContext): View {
   const load = async (append: boolean): Promise<void> => {
     const q = input.value.trim();
     const my = ++seq;
+    replace(chips, ...filterChips(q, (next) => { input.value = next; schedule(0); input.focus(); }));
     if (!q) {
-      hits = []; pageToken = ''; replace(results); more.hidden = true; words = []; showCompletion();
+      hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; words = []; showCompletion();
       hint();
       return;
     }
@@ -118,9 +122,10 @@ export function searchView(ctx: UiContext): View {
       if (!append) { words = completions(sugg.words, last ?? '', page.matches.length > 0); showCompletion(); }
       replace(results, ...hits.map(row));
       more.hidden = pageToken === '';
+      organize.hidden = hits.length === 0;
       const count = `${hits.length}${pageToken ? '+' : ''} result${hits.length === 1 ? '' : 's'}`;
       replace(meta, el('span', { id: 'result-count' }, count));
-      if (hits.length === 0) {
+      if (hits.length === 0 && !page.offlineOnly) {
         const dym = await ctx.client.call('didYouMean', { q });
         if (my !== seq) return;
         if (dym.suggestion) {
@@ -148,7 +153,7 @@ export function searchView(ctx: UiContext): View {
     }
     replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
       ? `Reading the NAS: ${items} so far. Search already works on them.`
-      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete.`));
+      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete. ${FILTER_HELP}`));
   };
 
   const schedule = (ms = 60): void => {

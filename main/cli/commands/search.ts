@@ -1,7 +1,11 @@
 /**
  * `nas-mirror search QUERY --state DIR [--limit N] [--page-token T] [--json]`: answers from
  * the offline index, no network. `--json` prints exactly the service's response shape.
+ * Operators (`ext:jpg kind:photo in:"Photos/2019" size:>100mb date:2019 camera:canon`)
+ * narrow the answer offline; such a query says it is offline-only.
  */
+import { describeFilter } from '../../../app/filters/filters.js';
+import { searchFiltered } from '../../index/filtered-search.js';
 import { openOfflineIndex } from '../../index/open-index.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';
@@ -17,14 +21,15 @@ export const run: Command = async (argv, io) => {
   try {
     const { index } = await openOfflineIndex(store, need(p, 'state'));
     const limit = intOption(p, 'limit');
-    const page = index.search(q, { ...(limit !== undefined ? { limit } : {}), pageToken: p.options.get('page-token') ?? '' });
+    const { offlineOnly, filters, ...page } = searchFiltered(index, q, { ...(limit !== undefined ? { limit } : {}), pageToken: p.options.get('page-token') ?? '' });
     if (p.flags.has('json')) {
-      io.stdout.write(JSON.stringify(page) + '\n');
+      io.stdout.write(JSON.stringify(offlineOnly ? { ...page, offlineOnly } : page) + '\n');
       return 0;
     }
     const tty = io.stdout.isTTY === true;
+    if (offlineOnly) io.stdout.write(`offline-only (the NAS has no operators): ${filters.map(describeFilter).join(', ')}\n`);
     if (page.matches.length === 0) {
-      const alt = index.didYouMean(q);
+      const alt = offlineOnly ? undefined : index.didYouMean(q);
       io.stdout.write(`no match for ${JSON.stringify(q)}${alt ? `; did you mean ${JSON.stringify(alt)}?` : ''}\n`);
       return 0;
     }

@@ -1,5 +1,6 @@
-/** `nas-mirror undo OPERATION --state DIR`: undoes a rename or move (an activity id from `log`) with the inverse patch. */
+/** `nas-mirror undo OPERATION --state DIR`: undoes a rename or move, or a whole organize batch (an activity id from `log`), with inverse patches. */
 import { LocalStore } from '../../local/local-store.js';
+import { batchUndoable } from '../../organize/undo.js';
 import { OutboxStore } from '../../outbox/outbox-store.js';
 import { need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';
@@ -15,6 +16,12 @@ export const run: Command = async (argv, io) => {
     const a = local.activityBySeq(Number(op));
     const ent = a?.outboxSeq != null ? new OutboxStore(db).get(a.outboxSeq) : undefined;
     if (!a) { io.stderr.write(`nas-mirror undo: no operation ${op} in the activity log (see "nas-mirror log")\n`); return 1; }
+    if (a.kind === 'organized') {
+      if (!batchUndoable(db, a)) { io.stderr.write(`nas-mirror undo: organize batch ${op} ${a.undone ? 'was already undone' : 'is still being sent, or none of it was applied'}\n`); return 1; }
+      local.request('undo', [op]);
+      io.stdout.write(`undo of "${a.summary}" queued; the engine sends the inverse patches\n`);
+      return 0;
+    }
     if (!ent || ent.op !== 'patch' || (a.kind !== 'renamed' && a.kind !== 'moved')) {
       io.stderr.write(`nas-mirror undo: operation ${op} is a "${a.kind}", not a rename or move: only those can be undone\n`);
       return 1;

@@ -1,0 +1,56 @@
+/** Parsing search operators: plain text left untouched, quotes respected, clear errors. */
+import { describe, expect, it } from 'vitest';
+import { dayOf, factOf, kindOfMime } from './facts.js';
+import { describeFilter, parseFilters, passes, withoutFilter } from './filters.js';
+
+const parse = (q: string) => {
+  const p = parseFilters(q);
+  if (!p.ok) throw new Error(p.message);
+  return p.query;
+};
+
+describe('parseFilters', () => {
+  it('keeps a query without operators exactly as typed', () => {
+    for (const q of ['holiday', '  "rome 2019"  img', 'a:b', '"ext:jpg"', 'extension:jpg']) {
+      const p = parse(q);
+      expect(p.filters).toEqual([]);
+      expect(p.text).toBe(q);
+    }
+  });
+
+  it('splits operators from the text', () => {
+    const p = parse('holiday ext:JPG|png kind:photo in:"Photos/2019" size:>100mb date:2019-05..2019-08 camera:Canon "x y"');
+    expect(p.text.replace(/\s+/g, ' ')).toBe('holiday "x y"');
+    expect(p.filters.map((f) => f.op)).toEqual(['ext', 'kind', 'in', 'size', 'date', 'camera']);
+    expect(p.filters[0]).toMatchObject({ exts: ['jpg', 'png'] });
+    expect(p.filters[2]).toMatchObject({ path: 'Photos/2019' });
+    expect(p.filters[3]).toMatchObject({ min: 100 * 1024 * 1024 + 1, max: Infinity });
+    expect(p.filters[4]).toMatchObject({ from: 20190501, to: 20190831 });
+    expect(p.filters[5]).toMatchObject({ text: 'canon' });
+    expect(p.filters.map(describeFilter)).toContain('in: /Photos/2019');
+  });
+
+  it('removes one operator for a chip', () => {
+    const q = 'a ext:jpg b kind:photo';
+    expect(withoutFilter(q, parse(q), 0)).toBe('a b kind:photo');
+    expect(withoutFilter(q, parse(q), 1)).toBe('a ext:jpg b');
+  });
+
+  it('says what is wrong', () => {
+    for (const [q, msg] of [['size:big', /not a size/], ['date:2019-13', /not a date/], ['kind:pdf', /not a kind/], ['ext:', /needs a value/]] as const) {
+      const p = parseFilters(q);
+      expect(p.ok).toBe(false);
+      if (!p.ok) expect(p.message).toMatch(msg);
+    }
+  });
+
+  it('tests facts', () => {
+    const f = factOf({ id: '1', parentID: 'p', eTag: 'e', mimeType: 'image/jpeg', name: 'a.JPG', mTime: '2021-02-03T00:00:00Z', cTime: '', hidden: 'none', size: 2048, image: { date: '2019:06:07 10:00:00', cameraMake: 'Canon', cameraModel: 'EOS' } });
+    expect(f).toMatchObject({ kind: 'photo', ext: 'jpg', day: 20190607, camera: 'canon eos', size: 2048 });
+    const under = (): boolean => true;
+    expect(passes(f, parse('ext:jpg size:<=2kb date:2019 camera:eos kind:photo in:x').filters, ['x'], under)).toBe(true);
+    expect(passes(f, parse('date:2021').filters, [], under)).toBe(false);
+    expect(kindOfMime('application/pdf')).toBe('doc');
+    expect(dayOf('nonsense')).toBe(0);
+  });
+});

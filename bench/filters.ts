@@ -1,0 +1,119 @@
+/**
+ * Search operators and the storage view on the demo library (part of `npm run bench:index`,
+ * alone with `npm run bench:filters`). Measured: building the object facts (first filtered
+ * query), first page (20) latency p50/p99 of filtered queries (text + operators, operators
+ * only), and the storage view: open (all folder totals + the root's view), drill-down into a
+ * folder, and re-open when nothing changed (cached).
+ * Env: BENCH_SIZES=100000 (default here; the code runs at 1000000), BENCH_REPS=5.
+ * Writes bench/results/filters.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { RemoteObject } from '../app/model/remote-object.js';
+import { aspectsOf, type RemoteChange } from '../main/mirror/changes.js';
+import { searchFiltered } from '../main/index/filtered-search.js';
+import { StorageAggregates } from '../main/storage/aggregates.js';
+import { demoStore } from './demo-store.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heap = (): number => { gc(); gc(); return process.memoryUsage().heapUsed; };
+
+const QUERIES = [
+  'IMG ext:jpg', 'IMG kind:photo date:2019', 'a kind:video size:>500mb', 'holiday camera:canon', 'report kind:doc date:2015..2020',
+  'e in:"Photos"', 'ext:pdf', 'kind:audio size:<2mb', 'camera:nikon date:2018-06', 'x ext:nope',
+];
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+
+export interface FilterBenchResult {
+  objects: number;
+  factsBuildMs: number;
+  factsMB: number;
+  queries: { q: string; hits: number; p50: number; p99: number }[];
+  storage: { openMs: number; drillMs: number; reopenMs: number; folders: number; apply1000Ms: number; reopenAfterChangesMs: number };
+}
+
+export async function runFilterBench(sizes: readonly number[], reps: number): Promise<FilterBenchResult[]> {
+  const out: FilterBenchResult[] = [];
+  for (const n of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-filters-'));
+    try {
+      const { db, opened } = await demoStore(dir, n);
+      const index = opened.index;
+      const m0 = heap();
+      let t0 = performance.now();
+      const facts = index.facts();
+      const factsBuildMs = performance.now() - t0;
+      const factsMB = (heap() - m0) / 1e6;
+      const queries = QUERIES.map((q) => {
+        const times: number[] = [];
+        let hits = 0;
+        for (let i = 0; i < reps + 1; i++) {
+          const t = performance.now();
+          hits = searchFiltered(index, q, { limit: 20 }).matches.length;
+          if (i > 0) times.push(performance.now() - t); // the first run warms the operator-only name order
+        }
+        return { q, hits, p50: r2(pct(times, 50)), p99: r2(pct(times, 99)) };
+      });
+      const agg = new StorageAggregates(() => facts);
+      t0 = performance.now();
+      const top = agg.view();
+      const openMs = performance.now() - t0;
+      const folder = top.children.find((c) => c.folder)!;
+      t0 = performance.now();
+      agg.view(folder.id);
+      const drillMs = performance.now() - t0;
+      t0 = performance.now();
+      agg.view();
+      const reopenMs = performance.now() - t0;
+      const folders = [...facts.byId.values()].filter((f) => f.kind === 'folder').length;
+      // 1,000 files moved to other folders: the totals follow change by change, then re-open
+      const folderIds = [...facts.byId.values()].filter((f) => f.kind === 'folder').map((f) => f.id);
+      const files = [...facts.byId.values()].filter((f) => f.kind !== 'folder').slice(0, 1000);
+      const objects = index.store.getMany(files.map((f) => f.id));
+      const changes: RemoteChange[] = files.map((f, i) => {
+        const before = objects.get(f.id)!;
+        const after: RemoteObject = { ...before, parentID: folderIds[(i * 7919) % folderIds.length]! };
+        return { kind: 'updated', before, after, aspects: aspectsOf(before, after) };
+      });
+      t0 = performance.now();
+      index.store.apply(changes);
+      index.applyChanges(changes);
+      const apply1000Ms = performance.now() - t0;
+      t0 = performance.now();
+      agg.view();
+      const reopenAfterChangesMs = performance.now() - t0;
+      out.push({ objects: n, factsBuildMs: r2(factsBuildMs), factsMB: r2(factsMB), queries, storage: { openMs: r2(openMs), drillMs: r2(drillMs), reopenMs: r2(reopenMs), folders, apply1000Ms: r2(apply1000Ms), reopenAfterChangesMs: r2(reopenAfterChangesMs) } });
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+export function printFilterBench(results: readonly FilterBenchResult[]): void {
+  for (const r of results) {
+    process.stdout.write(`\nsearch operators at ${r.objects.toLocaleString('en')} objects: object facts built in ${r.factsBuildMs} ms (~${r.factsMB.toFixed(0)} MB heap)\n`);
+    process.stdout.write('| query | hits (page of 20) | p50 ms | p99 ms |\n|---|---|---|---|\n');
+    for (const q of r.queries) process.stdout.write(`| \`${q.q}\` | ${q.hits} | ${q.p50} | ${q.p99} |\n`);
+    process.stdout.write(`storage view: open ${r.storage.openMs} ms (all ${r.storage.folders.toLocaleString('en')} folder totals + root view), drill-down ${r.storage.drillMs} ms, re-open unchanged ${r.storage.reopenMs} ms; 1,000 moves applied (store, index, facts, totals) in ${r.storage.apply1000Ms} ms, then re-open ${r.storage.reopenAfterChangesMs} ms\n`);
+  }
+}
+
+const isMain = process.argv[1] !== undefined && /bench[/\\]filters\.ts$/.test(process.argv[1]);
+if (isMain) {
+  const sizes = (process.env['BENCH_SIZES'] ?? '100000').split(',').map(Number);
+  const results = await runFilterBench(sizes, Number(process.env['BENCH_REPS'] ?? '5'));
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/filters.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2) + '\n');
+  printFilterBench(results);
+}

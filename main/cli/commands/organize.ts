@@ -1,0 +1,56 @@
+/**
+ * `nas-mirror organize QUERY --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]`:
+ * bulk rename and/or move what QUERY finds (operators allowed). The plan is computed offline
+ * and printed (every change, with collisions, invalid names and missing folders flagged).
+ * Without --dry-run the batch is queued for the running engine (`nas-mirror run`, the app),
+ * which sends it through the outbox: ONE entry in `nas-mirror log`, undone with `nas-mirror undo`.
+ */
+import { TOKEN_HELP } from '../../../app/organize/pattern.js';
+import { LocalStore } from '../../local/local-store.js';
+import { openOfflineIndex } from '../../index/open-index.js';
+import { itemsOf } from '../../organize/apply.js';
+import { OrganizeStore } from '../../organize/batch-store.js';
+import { buildPlan } from '../../organize/plan.js';
+import { need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { clean, table } from '../render.js';
+import { openExistingState } from '../state.js';
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state', 'rename', 'move'], ['dry-run', 'json']);
+  if (p.positionals.length !== 1 || p.positionals[0]!.trim() === '') throw new UsageError('give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:)');
+  const rename = p.options.get('rename');
+  const move = p.options.get('move');
+  if (rename === undefined && move === undefined) throw new UsageError(`give --rename PATTERN and/or --move PATTERN (tokens: ${TOKEN_HELP})`);
+  const q = p.positionals[0]!;
+  const { db, store } = openExistingState(need(p, 'state'));
+  try {
+    const { index } = await openOfflineIndex(store, need(p, 'state'));
+    const plan = buildPlan(index, { q, ...(rename !== undefined ? { rename } : {}), ...(move !== undefined ? { move } : {}) });
+    const items = itemsOf(index, plan);
+    let batch: number | undefined;
+    if (!p.flags.has('dry-run') && items.length > 0) {
+      const os = new OrganizeStore(db);
+      batch = db.transaction(() => {
+        const id = os.create({ state: 'planned', q, rename: rename ?? null, move: move ?? null }, items);
+        new LocalStore(db).request('organize', [String(id)]);
+        return id;
+      })();
+    }
+    if (p.flags.has('json')) {
+      io.stdout.write(JSON.stringify({ ...plan, ...(batch !== undefined ? { queuedBatch: batch } : {}) }) + '\n');
+      return 0;
+    }
+    const flagged = plan.items.filter((i) => i.status !== 'ok' && i.status !== 'unchanged');
+    io.stdout.write(table([['FROM', 'TO', 'STATUS'], ...plan.items.map((i) => [clean('/' + i.from), clean('/' + i.to), i.status + (i.problem ? `: ${clean(i.problem)}` : '')])]));
+    const c = plan.counts;
+    io.stdout.write(`${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders\n`);
+    if (plan.missingFolders.length) io.stdout.write(`missing target folders (create them on the NAS first; the interface cannot):\n${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`);
+    if (p.flags.has('dry-run')) io.stdout.write('dry run: nothing was queued\n');
+    else if (batch === undefined) io.stdout.write('nothing to change: nothing was queued\n');
+    else io.stdout.write(`queued as organize batch ${batch}: the running engine (nas-mirror run, or the app) sends ${items.length} change${items.length === 1 ? '' : 's'}${flagged.length ? ` (the ${flagged.length} flagged are left out)` : ''}; see "nas-mirror log", undo with "nas-mirror undo"\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -1,0 +1,92 @@
+/**
+ * Organize: bulk rename and/or move what a search finds (operators allowed), by pattern.
+ * Preview lists every change (old -> new) with collisions, invalid names and missing target
+ * folders flagged; Apply sends the `ok` ones through the outbox as ONE activity entry, undone
+ * from Activity with one Undo. Opened from Search ("Organize these…") or on its own.
+ */
+import type { OrganizePlan, PlanStatus } from '../../app/contract/organize-shapes.js';
+import { TOKEN_HELP } from '../../app/organize/pattern.js';
+import { button, el, field, replace } from '../dom.js';
+import { messageOf, type UiContext, type View } from '../context.js';
+
+const SHOWN = 500;
+const LABEL: Record<PlanStatus, string> = { ok: 'will change', unchanged: 'unchanged', collision: 'collision', invalid: 'invalid name', 'missing-folder': 'missing folder' };
+
+export function organizeView(ctx: UiContext): View {
+  const q = el('input', { type: 'search', id: 'organize-q', placeholder: 'IMG ext:jpg in:"Photos/2019"', autocomplete: 'off', spellcheck: 'false' });
+  const rename = el('input', { type: 'text', id: 'organize-rename', placeholder: '{date:YYYY-MM-DD} {name}.{ext:lower}', autocomplete: 'off', spellcheck: 'false' });
+  const move = el('input', { type: 'text', id: 'organize-move', placeholder: 'Photos/{date:YYYY}/{date:MM}', autocomplete: 'off', spellcheck: 'false' });
+  const previewBtn = button('Preview', () => void preview(), { class: 'primary', id: 'organize-preview' });
+  const applyBtn = button('Apply', () => void apply(), { id: 'organize-apply', disabled: true });
+  const summary = el('div', { class: 'organize-summary', id: 'organize-summary', 'aria-live': 'polite' });
+  const tbody = el('tbody', { id: 'organize-rows' });
+  const table = el('table', { class: 'listing organize-plan', 'aria-label': 'Planned changes', hidden: true },
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Now'), el('th', { scope: 'col' }, 'After'), el('th', { scope: 'col' }, 'Status'))), tbody);
+  const form = el('form', { class: 'organize-form', id: 'organize-form' },
+    field('What (a search; filters allowed)', q),
+    field('Rename to', rename, `Tokens: ${TOKEN_HELP}. Empty: keep the names.`),
+    field('Move into', move, 'A folder path from the top of the NAS; it must exist (folders cannot be created). Empty: stay in place.'),
+    el('div', { class: 'buttons' }, previewBtn, applyBtn));
+  form.addEventListener('submit', (ev) => { ev.preventDefault(); void preview(); });
+  const root = el('section', { class: 'view organize-view', 'aria-label': 'Organize' }, form, summary, table);
+  let plan: OrganizePlan | null = null;
+  let planned = '';
+
+  const args = (): { q: string; rename?: string; move?: string } => ({
+    q: q.value.trim(), ...(rename.value.trim() ? { rename: rename.value.trim() } : {}), ...(move.value.trim() ? { move: move.value.trim() } : {}),
+  });
+  const key = (): string => JSON.stringify(args());
+  for (const i of [q, rename, move]) i.addEventListener('input', () => { applyBtn.disabled = plan === null || key() !== planned || plan.counts.ok === 0; });
+
+  const preview = async (): Promise<void> => {
+    if (!q.value.trim()) { replace(summary, el('span', { class: 'error' }, 'Say what to organize: a search such as IMG ext:jpg in:"Photos/2019".')); return; }
+    try {
+      const p = await ctx.client.call('organizePreview', args());
+      plan = p;
+      planned = key();
+      const c = p.counts;
+      replace(summary,
+        el('strong', { id: 'organize-counts' }, `${p.items.length.toLocaleString()} selected: ${c.ok} will change`),
+        el('span', {}, `, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders.`),
+        p.truncated ? el('span', { class: 'warn' }, ' More matched: one batch takes 10,000.') : null,
+        p.missingFolders.length ? el('div', { class: 'warn', id: 'organize-missing' }, `Create these folders on the NAS first: ${p.missingFolders.slice(0, 12).join(', ')}${p.missingFolders.length > 12 ? ` and ${p.missingFolders.length - 12} more` : ''}.`) : null,
+        c.ok > 0 ? el('div', { class: 'muted' }, 'Apply sends the changes that will change; flagged ones are left out. One Undo in Activity reverts the batch.') : null);
+      const rows = [...p.items].sort((a, b) => Number(a.status === 'ok') - Number(b.status === 'ok')).slice(0, SHOWN);
+      replace(tbody, ...rows.map((i) => el('tr', { class: `plan-${i.status}`, 'data-status': i.status },
+        el('td', { class: 'entry-path' }, `/${i.from}`), el('td', { class: 'entry-path' }, `/${i.to}`),
+        el('td', {}, el('span', { class: `pill ${i.status}`, title: i.problem ?? '' }, LABEL[i.status]), i.problem ? el('div', { class: 'muted small' }, i.problem) : null))));
+      if (p.items.length > SHOWN) tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `… and ${p.items.length - SHOWN} more (flagged ones first)`)));
+      table.hidden = p.items.length === 0;
+      applyBtn.disabled = c.ok === 0;
+      applyBtn.textContent = c.ok > 0 ? `Apply ${c.ok} change${c.ok === 1 ? '' : 's'}` : 'Apply';
+    } catch (e) {
+      plan = null;
+      applyBtn.disabled = true;
+      replace(summary, el('span', { class: 'error' }, messageOf(e)));
+    }
+  };
+
+  const apply = async (): Promise<void> => {
+    applyBtn.disabled = true;
+    try {
+      const out = await ctx.client.call('organizeApply', args());
+      ctx.toast(`Queued ${out.queued} change${out.queued === 1 ? '' : 's'} as one batch${out.skipped.length ? `; ${out.skipped.length} skipped (changed since the preview)` : ''}. Undo it from Activity.`);
+      plan = null;
+      replace(summary, el('span', { id: 'organize-done' }, `Queued ${out.queued} changes as one batch. They are sent with If-Match; anything changed on the NAS meanwhile becomes a conflict.`),
+        ' ', button('See it in Activity', () => ctx.show('activity'), { class: 'link' }));
+      replace(tbody);
+      table.hidden = true;
+    } catch (e) {
+      ctx.toast(messageOf(e), 'error');
+      applyBtn.disabled = false;
+    }
+  };
+
+  return {
+    id: 'organize', title: 'Organize', root,
+    activate(arg) {
+      if (arg !== undefined) { q.value = arg; plan = null; applyBtn.disabled = true; replace(summary); replace(tbody); table.hidden = true; }
+      (q.value ? rename : q).focus();
+    },
+  };
+}

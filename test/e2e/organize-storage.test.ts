@@ -1,0 +1,122 @@
+/**
+ * The window's issue-12 features, end to end in Debian's Chromium against browser mode (real
+ * service with the demo library, real engine and mirror folder): search operators as chips
+ * (offline-only said, a chip removed), Organize from a search (preview with flags, apply as
+ * ONE activity entry, one Undo restoring the NAS), and the storage treemap (drill down and
+ * back up by breadcrumbs). Screenshots go to test-artifacts/e2e/.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, startRig, until, type Rig } from './harness.js';
+
+const poll = <T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) => expect.poll(fn, { timeout: 20_000, interval: 50, ...o });
+
+let rig: Rig;
+let page: Page;
+const shot = async (name: string): Promise<void> => {
+  await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: false });
+};
+
+beforeAll(async () => {
+  rig = await startRig({ objects: 1500 });
+  const h = rig.app.core.handlers;
+  await h.updateSettings({ patch: { location: rig.svc.baseUrl } });
+  await h.setToken({ token: rig.token });
+  await until(async () => (await h.status({})).lastCompleteWalk !== null, 'first walk', 90_000);
+  page = await rig.newPage();
+}, 150_000);
+afterAll(async () => { await rig?.close(); });
+
+describe('search filters, organize and storage in the window', () => {
+  it('shows operators as removable chips and says the answer is offline-only', async () => {
+    await page.fill('#search-input', 'IMG kind:photo date:2021 camera:canon');
+    await poll(() => page.locator('#filter-chips .chip').count()).toBe(3);
+    await poll(() => page.locator('#offline-only').isVisible()).toBe(true);
+    const want = await rig.app.core.handlers.search({ q: 'IMG kind:photo date:2021 camera:canon', limit: 50 });
+    expect(want.offlineOnly).toBe(true);
+    expect(want.matches.length).toBeGreaterThan(0);
+    await poll(() => page.locator('#results li').count()).toBe(want.matches.length);
+    await shot('search-filters');
+    await page.click('[aria-label="Remove filter camera: canon"]');
+    await poll(() => page.inputValue('#search-input')).toBe('IMG kind:photo date:2021');
+    await poll(() => page.locator('#filter-chips .chip').count()).toBe(2);
+    const wider = await rig.app.core.handlers.search({ q: 'IMG kind:photo date:2021', limit: 50 });
+    await poll(() => page.locator('#results li').count()).toBe(wider.matches.length);
+    // without operators: no chip, no offline-only note
+    await page.fill('#search-input', 'IMG');
+    await poll(() => page.locator('#filter-chips .chip').count()).toBe(0);
+    expect(await page.locator('#offline-only').count()).toBe(0);
+  }, 60_000);
+
+  it('organizes a search: preview with flags, apply as one activity entry, one Undo', async () => {
+    const q = 'IMG ext:jpg date:2021';
+    await page.fill('#search-input', q);
+    await poll(() => page.locator('#organize-results').isVisible()).toBe(true);
+    await page.click('#organize-results');
+    await poll(() => page.inputValue('#organize-q')).toBe(q);
+    await page.fill('#organize-rename', '{date:YYYY-MM-DD} {counter:3}.{ext:lower}');
+    await page.fill('#organize-move', 'Photos/{date:YYYY}/Sorted');
+    await page.click('#organize-preview');
+    await poll(() => page.locator('#organize-missing').textContent()).toContain('/Photos/2021/Sorted');
+    await poll(() => page.locator('#organize-rows tr[data-status=missing-folder]').count()).toBeGreaterThan(0);
+    expect(await page.isDisabled('#organize-apply')).toBe(true);
+    await page.fill('#organize-move', '');
+    await page.click('#organize-preview');
+    await poll(() => page.locator('#organize-counts').textContent()).toMatch(/selected: \d+ will change/);
+    const plan = await rig.app.core.handlers.organizePreview({ q, rename: '{date:YYYY-MM-DD} {counter:3}.{ext:lower}' });
+    expect(plan.counts.ok).toBeGreaterThan(3);
+    await shot('organize-preview');
+    await page.click('#organize-apply');
+    await poll(() => page.locator('#organize-done').isVisible()).toBe(true);
+    const first = plan.items.find((i) => i.status === 'ok')!;
+    await until(() => rig.svc.admin.get(first.id)?.name === first.to.split('/').pop(), 'renamed on the NAS', 60_000);
+    await until(async () => (await rig.app.core.handlers.status({})).outbox === 0, 'batch sent', 60_000);
+    await page.click('#tab-activity');
+    const entry = page.locator('li.kind-organized');
+    await poll(() => entry.count()).toBe(1);
+    await poll(() => entry.locator('button.undo').count(), { timeout: 30_000 }).toBe(1);
+    await shot('organize-activity');
+    await entry.locator('button.undo').click();
+    const original = plan.items.find((i) => i.status === 'ok')!.from.split('/').pop();
+    await until(() => rig.svc.admin.get(first.id)?.name === original, 'undone on the NAS', 60_000);
+  }, 150_000);
+
+  it('shows where the space goes: treemap, drill-down, breadcrumbs, kinds, years, largest, duplicates', async () => {
+    await page.click('#tab-storage');
+    await poll(() => page.locator('#treemap .cell').count()).toBeGreaterThan(3);
+    await poll(() => page.locator('#storage-kinds li').count()).toBeGreaterThan(2);
+    expect(await page.locator('#storage-years li').count()).toBeGreaterThan(2);
+    expect(await page.locator('#storage-largest li').count()).toBeGreaterThan(5);
+    const top = await rig.app.core.handlers.storage({});
+    expect(await page.locator('#storage-total').textContent()).toContain(`${top.files.toLocaleString('en')} files`);
+    await shot('storage');
+    const folder = top.children.find((c) => c.folder)!;
+    await page.click(`#treemap .cell[data-id="${folder.id}"]`);
+    await poll(() => page.locator('#storage-crumbs .crumb.current').textContent()).toBe(folder.name);
+    await shot('storage-drilled');
+    await page.click('#storage-crumbs button.crumb');
+    await poll(() => page.locator('#storage-crumbs .crumb.current').textContent()).toBe('NAS');
+  }, 60_000);
+
+  it('opens Organize on a folder from Browse, and every control of the new views is labelled', async () => {
+    await page.click('#tab-browse');
+    await page.locator('#browse-rows button.link.name', { hasText: /^Photos$/ }).click();
+    await poll(() => page.locator('.browse-view .crumb.current').textContent()).toBe('Photos');
+    await page.click('#organize-folder');
+    await poll(() => page.inputValue('#organize-q')).toBe('in:"Photos"');
+    for (const view of ['organize', 'storage']) {
+      await page.click(`#tab-${view}`);
+      const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=button]'))
+        .filter((e) => (e as HTMLElement).offsetParent !== null || e.closest('svg') !== null)
+        .filter((e) => {
+          const labels = (e as HTMLInputElement).labels;
+          return !((labels && labels.length > 0) || e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent?.trim()));
+        })
+        .map((e) => e.outerHTML.slice(0, 80)));
+      expect(unlabelled, view).toEqual([]);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,105 @@
+/**
+ * The issue-12 commands, in-process against the real service: `search` with operators
+ * (offline-only said), `du` (totals equal the service's own sizes), and `organize`: a dry run
+ * queues nothing, a real run queues one batch that `run --once` sends, `log` shows ONE
+ * "organized" line, `undo` of it restores every name on the NAS.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RemoteObject } from '../../../app/model/remote-object.js';
+import { main } from '../../../main/cli/main.js';
+import { ServiceClient } from '../../../main/client/service-client.js';
+import { startTestService, type TestService } from '../../../server/testing.js';
+import { serviceTree } from '../mirror/helpers.js';
+
+let svc: TestService;
+let base: string;
+let client: ServiceClient;
+let tree: Map<string, RemoteObject>;
+const state = (): string => join(base, 'state');
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
+  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token() } });
+  return { code, out, err };
+}
+const runOnce = (): Promise<{ code: number; out: string; err: string }> =>
+  cli('run', '--device', svc.baseUrl, '--state', state(), '--dir', join(base, 'mirror'), '--token-env', 'NAS_TOKEN', '--once');
+
+beforeAll(async () => {
+  svc = await startTestService({ demo: { objects: 1500, seed: 7 } });
+  base = mkdtempSync(join(tmpdir(), 'cli-organize-'));
+  client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token() });
+  expect((await runOnce()).code).toBe(0);
+  tree = await serviceTree(client);
+}, 120_000);
+afterAll(async () => {
+  client.close();
+  await svc.stop();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('nas-mirror search with operators, du, organize', () => {
+  it('search with operators says offline-only and narrows the service answer', async () => {
+    const r = await cli('search', 'IMG ext:jpg date:2021', '--state', state(), '--limit', '1000', '--json');
+    expect(r.code).toBe(0);
+    const page = JSON.parse(r.out) as { offlineOnly: boolean; matches: { file: RemoteObject }[] };
+    expect(page.offlineOnly).toBe(true);
+    const text = await client.searchText('IMG', { limit: 1000 });
+    const want = text.matches.map((m) => m.file).filter((o) => /\.jpg$/i.test(o.name) && (o.image?.date ?? o.mTime).startsWith('2021')).map((o) => o.id);
+    expect(page.matches.map((m) => m.file.id)).toEqual(want);
+    const human = await cli('search', 'IMG ext:jpg', '--state', state(), '--limit', '3');
+    expect(human.out).toMatch(/^offline-only \(the NAS has no operators\): ext: jpg\n/);
+    const bad = await cli('search', 'IMG size:huge', '--state', state());
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('size:huge is not a size');
+  });
+
+  it('du totals equal the sizes the service reports', async () => {
+    const r = await cli('du', '--state', state(), '--json', '--depth', '1');
+    expect(r.code).toBe(0);
+    const du = JSON.parse(r.out) as { bytes: number; files: number; folders: { path: string; bytes: number }[]; byKind: { key: string; files: number }[] };
+    const files = [...tree.values()].filter((o) => o.mimeType !== 'application/x.service.dir');
+    expect(du.files).toBe(files.length);
+    expect(du.bytes).toBe(files.reduce((s, o) => s + (o.size ?? 0), 0));
+    expect(du.byKind.reduce((s, k) => s + k.files, 0)).toBe(files.length);
+    const photos = [...tree.values()].find((o) => o.name === 'Photos' && o.parentID === svc.admin.rootId())!;
+    const under = (o: RemoteObject): boolean => { for (let p = tree.get(o.parentID); p; p = tree.get(p.parentID)) if (p.id === photos.id) return true; return o.parentID === photos.id; };
+    expect(du.folders.find((f) => f.path === '/Photos')!.bytes).toBe(files.filter(under).reduce((s, o) => s + (o.size ?? 0), 0));
+    const human = await cli('du', 'Photos', '--state', state());
+    expect(human.out).toMatch(/\/Photos\n/);
+    expect(human.out).toContain('by kind: photo');
+    expect((await cli('du', 'No/Such', '--state', state())).code).toBe(1);
+  });
+
+  it('organize: dry run, then one batch sent by the engine, one log line, one undo', async () => {
+    const q = 'IMG ext:jpg date:2021';
+    const dry = await cli('organize', q, '--state', state(), '--rename', '{date:YYYY-MM-DD} {counter:3}.{ext:lower}', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/(\d+) selected: \1 to change, 0 unchanged, 0 collisions/);
+    expect(dry.out).toContain('dry run: nothing was queued');
+    const json = JSON.parse((await cli('organize', q, '--state', state(), '--rename', '{date:YYYY-MM-DD} {counter:3}.{ext:lower}', '--json', '--dry-run')).out) as { items: { id: string; to: string; from: string }[] };
+    const missing = await cli('organize', q, '--state', state(), '--move', 'Photos/{date:YYYY}/Sorted', '--dry-run');
+    expect(missing.out).toContain('/Photos/2021/Sorted');
+    expect((await cli('organize', q, '--state', state())).code).toBe(2);
+    const real = await cli('organize', q, '--state', state(), '--rename', '{date:YYYY-MM-DD} {counter:3}.{ext:lower}');
+    expect(real.out).toMatch(/queued as organize batch \d+/);
+    expect((await runOnce()).code).toBe(0);
+    for (const it of json.items) expect(svc.admin.get(it.id)!.name).toBe(it.to.split('/').pop());
+    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '500')).out) as { seq?: number; id?: string; kind: string }[];
+    const organized = log.filter((a) => a.kind === 'organized');
+    expect(organized).toHaveLength(1);
+    expect(log.filter((a) => a.kind === 'sent')).toHaveLength(0);
+    const id = String(organized[0]!.seq ?? organized[0]!.id);
+    const undo = await cli('undo', id, '--state', state());
+    expect(undo.code).toBe(0);
+    expect(undo.out).toContain('inverse patches');
+    expect((await runOnce()).code).toBe(0);
+    for (const it of json.items) expect(svc.admin.get(it.id)!.name).toBe(it.from.split('/').pop());
+    expect((await cli('undo', id, '--state', state())).err).toContain('already undone');
+  }, 120_000);
+});
