@@ -164,7 +164,7 @@ export class ServiceClient {
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true, headers, notModifiedOk: true });
     const etag = res.headers['etag'];
     if (res.status === 304) return { notModified: true, etag: etag ?? opts.ifNoneMatch };
-    return { notModified: false, etag, page: parseListing(parseJson(res.body)) };
+    return { notModified: false, etag, page: this.quirks.listing(parseListing(parseJson(res.body))) };
   }
 
   /** Every page of a listing, in order, fetched one after the other. */
