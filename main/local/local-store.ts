@@ -4,7 +4,7 @@
  * log, and requests queued by the command line for the running engine (single writer).
  */
 import { migrate, type Db } from '../state/db.js';
-import { LocalModel, type EntryState, type Kind, type LocalEntry } from './model.js';
+import { LocalModel, type EntryState, type Kind } from './model.js';
 
 const MIGRATIONS = [
   {
