@@ -69,7 +69,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
     if (!(await part('demo library', async () => {
       const r = await runOk(NODE, ['bin/nas-service.js', 'demo', '--data', nasDir, '--objects', String(n)], { timeoutMs: budget(n, 60, 900), what: 'nas-service demo' });
       res.demoSec = sec(r.ms);
-      token = (await runOk(NODE, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nasDir], { timeoutMs: 60_000, what: 'nas-service token' })).stdout.trim();
+      token = (await runOk(NODE, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nasDir], { timeoutMs: budget(n, 60, 600), what: 'nas-service token' })).stdout.trim();
       svc = await spawnServiceProcess(nasDir, 0, budget(n, 60, 600));
       track(svc.child); // killed with the others on Ctrl-C
     }))) return res;

@@ -31,6 +31,7 @@ import { lockStateDir } from './instance-lock.js';
 import { noteAdded, reconcile, type ReconcileResult } from './remote-sync.js';
 import { runLocalBatch } from './local-batch.js';
 import { EngineActions } from './actions.js';
+import { PlanQueue } from './plan-queue.js';
 import { OutboxPump } from './outbox-pump.js';
 import type { EngineStatus } from './status.js';
 import { buildStatus } from './status.js';
@@ -78,15 +79,13 @@ export class Engine {
   private readonly pump: OutboxPump;
   /** Ids we changed on the NAS, and when (a walk that began before is stale for them). */
   private settledAt = new Map<string, number>();
-  /** Ids the mirror store changed since the last reconcile (fed by the applier, in apply order). */
-  private remoteDirty = new Set<string>();
-  /** Ids to plan again at a walk's end (failed placements, objects met before their folder); persisted. */
-  private retryIds = new Set<string>();
-  /** The store moved while the placeholders did not follow (a crash between the two): plan everything once. */
-  private reconcileAll: boolean;
+  /** What the placeholders must follow next (fed by the applier). */
+  private readonly plans: PlanQueue;
   private reconcileQueued = false;
   private readonly offApplier: () => void;
   private readonly walkTally = { placed: 0, added: 0 };
+  /** CPU (ms, this process) the last walk used: spaces the periodic ones (startTimers). */
+  private lastWalkCpuMs = 0;
   /** Set once the folder is watched and matches the model: what `run` calls ready. */
   ready = false;
   readonly state = {
@@ -118,10 +117,9 @@ export class Engine {
       activity: (a: ActivityInput) => this.recordActivity(a),
     };
     this.state.paused = local.meta('paused') === '1';
-    this.reconcileAll = store.generation() > 0 && local.meta('reconciledGen') !== String(store.generation());
-    for (const id of JSON.parse(local.meta('retryIds') ?? '[]') as string[]) this.retryIds.add(id);
+    this.plans = new PlanQueue(local, store);
     this.offApplier = this.core.applier.onChanges((cs) => {
-      for (const c of cs) this.remoteDirty.add(c.kind === 'removed' ? c.before.id : c.after.id);
+      this.plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
       // a walk in progress: placeholders follow batch by batch, between its requests
       if (this.state.walking) this.reconcileSoon();
     });
@@ -205,7 +203,7 @@ export class Engine {
 
   /** Places what the store holds that the disk does not show yet (after a crash, or retries). */
   private async catchUp(): Promise<void> {
-    if (!this.reconcileAll && this.retryIds.size === 0 && this.remoteDirty.size === 0) return;
+    if (!this.plans.behind) return;
     await this.lock.run(async () => {
       if (this.stopped || !(await this.checkHealth())) return;
       this.reconcileDirty(new Set(), true);
@@ -238,14 +236,11 @@ export class Engine {
       // cost more CPU than REWALK_CPU_SHARE of the time until the next: an unchanged
       // million-object NAS (15k folders answering 304) is then re-walked every few minutes
       // instead of keeping a core busy. Local changes are sent at once whatever this says.
-      const next = (ms: number): void => this.schedule(() => {
-        const cpu0 = process.cpuUsage();
-        void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)).finally(() => {
-          const used = process.cpuUsage(cpu0);
-          next(Math.max(rewalk, (used.user + used.system) / 1000 / REWALK_CPU_SHARE));
-        });
-      }, ms);
-      next(rewalk);
+      const delay = (): number => Math.max(rewalk, this.lastWalkCpuMs / REWALK_CPU_SHARE);
+      const next = (): void => this.schedule(() => {
+        void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)).finally(next);
+      }, delay());
+      next();
     }
     every(this.opts.rescanMs ?? 600_000, () => void this.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
     every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
@@ -408,6 +403,7 @@ export class Engine {
   async walkOnce(): Promise<boolean> {
     if (this.state.walking || this.state.paused || this.stopped) return false;
     this.state.walking = true;
+    const cpu0 = process.cpuUsage();
     const startedAt = Date.now();
     this.walkTally.placed = this.walkTally.added = 0;
     this.state.walkProgress = { folders: 0, objects: 0, placed: 0, rate: 0, startedAt: new Date(startedAt).toISOString() };
@@ -428,7 +424,7 @@ export class Engine {
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
       let first = true;
       let any = false;
-      while (!this.stopped && (first || this.remoteDirty.size > 0)) {
+      while (!this.stopped && (first || this.plans.pending > 0)) {
         const withRetries = first;
         first = false;
         const r = await this.lock.run(async () => (this.stopped || !(await this.checkHealth()) ? 'unhealthy' as const : this.reconcileDirty(stale, withRetries, RECONCILE_CHUNK)));
@@ -443,6 +439,8 @@ export class Engine {
       this.noteNetwork(toAppError(e));
     } finally {
       this.state.walking = false;
+      const used = process.cpuUsage(cpu0);
+      this.lastWalkCpuMs = (used.user + used.system) / 1000;
       this.emitStatus();
     }
     return complete;
@@ -460,7 +458,7 @@ export class Engine {
         const stale = new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
         this.reconcileDirty(stale, false, RECONCILE_CHUNK);
         this.state.walkProgress.placed = this.walkTally.placed;
-        if (this.remoteDirty.size > 0) this.reconcileSoon();
+        if (this.plans.pending > 0) this.reconcileSoon();
       }).catch((e: unknown) => this.failed('placeholders', e));
     });
   }
@@ -474,40 +472,17 @@ export class Engine {
     const c = this.core;
     const root = c.store.root();
     if (c.model.rootId === '' && root) c.model = c.local.loadModel(root.id);
-    // Entries changed outside a reconcile (settled conflicts, the user's moves) are planned again too.
-    for (const id of c.model.takeTouched()) this.remoteDirty.add(id);
-    if (withRetries && this.retryIds.size) {
-      for (const id of this.retryIds) this.remoteDirty.add(id);
-      this.retryIds.clear();
-    }
-    const all = this.reconcileAll;
-    if (!all && this.remoteDirty.size === 0) return undefined;
-    let only = this.remoteDirty;
-    if (all || only.size <= limit) this.remoteDirty = new Set();
-    else {
-      only = new Set();
-      for (const id of this.remoteDirty) {
-        if (only.size >= limit) break;
-        only.add(id);
-      }
-      for (const id of only) this.remoteDirty.delete(id);
-    }
-    this.reconcileAll = false;
+    const slice = this.plans.take(c.model, withRetries, limit);
+    if (!slice) return undefined;
     let r: ReconcileResult;
     try {
-      r = reconcile(c, stale, all ? undefined : only);
+      r = reconcile(c, stale, slice.all ? undefined : slice.only);
     } catch (e) {
-      for (const id of only) this.remoteDirty.add(id);
-      if (all) this.reconcileAll = true;
+      this.plans.putBack(slice);
       throw e;
     }
     c.model.takeTouched(); // the reconcile's own changes are not news
-    const retriesBefore = this.retryIds.size;
-    for (const id of r.retry) this.retryIds.add(id);
-    for (const id of stale) if (all || only.has(id)) this.retryIds.add(id);
-    if (this.retryIds.size !== retriesBefore || withRetries) c.local.setMeta('retryIds', JSON.stringify([...this.retryIds].slice(0, 10_000)));
-    if (this.retryIds.size > 10_000) this.reconcileAll = true;
-    if (this.remoteDirty.size === 0 && !this.reconcileAll) c.local.setMeta('reconciledGen', String(c.store.generation()));
+    this.plans.settle(slice, r.retry, stale, withRetries);
     this.walkTally.placed += r.created;
     this.walkTally.added += r.added;
     return r;
@@ -526,7 +501,7 @@ export class Engine {
 
   /** Everything planned again (after the user acted on held deletes or conflicts). */
   private async reconcileEverything(): Promise<void> {
-    this.reconcileAll = true;
+    this.plans.planEverything();
     await this.reconcileNow();
   }
 

@@ -80,7 +80,8 @@ describe('FastEngine equals the naive engine', () => {
         expect(fast.size).toBe(naive.size);
       }
     }
-  });
+    // a fixed amount of work (seeded): ~20 s here when the machine is free, more when it is not
+  }, 120_000);
 });
 
 describe('terms of 1-2 code units (first-page lists)', () => {
@@ -104,7 +105,7 @@ describe('terms of 1-2 code units (first-page lists)', () => {
         naive.upsert(changed);
       }
     }
-  });
+  }, 120_000);
 });
 
 describe('number order', () => {

@@ -67,7 +67,8 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
   /** Rebuilds from the store until a rebuild saw its latest generation. */
   const catchUp = async (): Promise<void> => {
     for (;;) {
-      await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, undefined);
+      // always in the worker: a catch-up runs while the walk and the window need this thread
+      await rebuild(store, stateDir, 0, undefined);
       const fresh = loadIndex(stateDir);
       if (fresh) {
         engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);

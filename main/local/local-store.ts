@@ -4,7 +4,7 @@
  * log, and requests queued by the command line for the running engine (single writer).
  */
 import { migrate, type Db } from '../state/db.js';
-import { LocalModel, type EntryState, type Kind, type LocalEntry } from './model.js';
+import { LocalModel, type EntryState, type Kind } from './model.js';
 
 const MIGRATIONS = [
   {
@@ -85,7 +85,7 @@ export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' |
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
 
-type EntryRow = Omit<LocalEntry, 'filled'> & { filled: number };
+type RawEntryRow = [string, string, string, string, string | null, number, string, string, string, string, string, string];
 
 export class LocalStore {
   constructor(readonly db: Db) {
@@ -95,9 +95,11 @@ export class LocalStore {
   /** The model as stored (rows streamed: no array of every row first). */
   loadModel(rootId: string): LocalModel {
     const m = new LocalModel(rootId);
-    for (const r of this.db.prepare('SELECT * FROM local_entries').iterate() as IterableIterator<EntryRow>) {
-      // setag is almost always etag: one string, not two
-      m.put({ ...r, setag: r.setag === r.etag ? r.etag : r.setag, kind: r.kind as Kind, state: r.state as EntryState, filled: r.filled === 1 });
+    const rows = this.db.prepare('SELECT id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state FROM local_entries').raw(true);
+    for (const r of rows.iterate() as IterableIterator<RawEntryRow>) {
+      const [id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state] = r;
+      // setag is almost always etag, rname lname: one string, not two
+      m.load({ id, kind: kind as Kind, lparent, lname, ino, filled: filled === 1, rparent, rname: rname === lname ? lname : rname, etag, mtime, setag: setag === etag ? etag : setag, state: state as EntryState });
     }
     // One string per id: parents point at their folder's own id string, a name the NAS and the
     // disk agree on is held once (a million entries: ~100 MB less).
@@ -106,7 +108,6 @@ export class LocalStore {
       if (lp) e.lparent = lp.id;
       const rp = e.rparent === e.lparent ? e.lparent : m.get(e.rparent)?.id;
       if (rp !== undefined) e.rparent = rp;
-      if (e.rname === e.lname) e.rname = e.lname;
     }
     for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>) m.setStamp(r.id, r.stamp);
     m.takeDirty();

@@ -89,6 +89,12 @@ export class LocalModel {
     return this.byId.get(id);
   }
 
+  /** Adds a stored entry while loading (no dirty or touched tracking: nothing changed). */
+  load(e: LocalEntry): void {
+    this.byId.set(e.id, e);
+    this.index(e);
+  }
+
   /** Inserts or replaces an entry, keeping the indexes right. */
   put(e: LocalEntry): void {
     const old = this.byId.get(e.id);

@@ -45,7 +45,7 @@ type Entry = Parameters<Tester>[0];
 class FolderWatcher extends FSWatcher {
   override _readdirp(root: string, opts: ReadOptions = {}): ReturnType<FSWatcher['_readdirp']> {
     const dirFilter = typeof opts.directoryFilter === 'function' ? opts.directoryFilter : undefined;
-    return super._readdirp(root, {
+    const stream = super._readdirp(root, {
       ...opts,
       type: 'directories',
       alwaysStat: false,
@@ -56,7 +56,35 @@ class FolderWatcher extends FSWatcher {
         return dirFilter ? dirFilter(entry) : true;
       },
     });
+    if (stream) skipFilesEarly(Object.getPrototypeOf(stream) as Explorer);
+    return stream;
   }
+}
+
+type Explored = { files?: { isDirectory(): boolean; isSymbolicLink(): boolean }[] | string[]; depth: number; path: string };
+interface Explorer {
+  _exploreDir(path: string, depth: number): Promise<Explored>;
+  [SKIPS]?: true;
+}
+const SKIPS = Symbol('nas-mirror: files skipped before formatting');
+
+/**
+ * readdirp formats every entry (two path operations each) before looking at its type: with
+ * directory entries and no files wanted, files are dropped first. The same result for any
+ * reader (files would be dropped after formatting anyway), a million fewer path operations
+ * per start here. Patched once on the stream class chokidar uses.
+ */
+function skipFilesEarly(proto: Explorer): void {
+  if (proto[SKIPS] || typeof proto._exploreDir !== 'function') return;
+  const explore = proto._exploreDir;
+  proto._exploreDir = async function (this: Explorer & { _isDirent?: boolean; _wantsFile?: boolean }, path: string, depth: number): Promise<Explored> {
+    const r = await explore.call(this, path, depth);
+    if (this._isDirent === true && this._wantsFile === false && Array.isArray(r.files)) {
+      r.files = (r.files as { isDirectory(): boolean; isSymbolicLink(): boolean }[]).filter((d) => typeof d === 'object' && (d.isDirectory() || d.isSymbolicLink()));
+    }
+    return r;
+  };
+  proto[SKIPS] = true;
 }
 
 export class LocalWatcher {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { waitFor } from './harness.js';
+import { ROOT, startRunProcess, type RunProcess } from './run-process.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'bin/nas-mirror.js');
 const run = promisify(execFile);
 
@@ -27,16 +27,7 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-function startRun(state: string, mirror: string, extra: string[] = []): { child: ChildProcess; exit: Promise<number | null>; err: () => string } {
-  const child = spawn(process.execPath, [BIN, 'run', '--device', svc.baseUrl, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', ...extra], {
-    cwd: ROOT, env: { ...process.env, NAS_TOKEN: svc.token() }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-  child.stdout!.on('data', () => undefined);
-  const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  return { child, exit, err: () => err };
-}
+const startRun = (state: string, mirror: string, extra: string[] = []): RunProcess => startRunProcess(svc, state, mirror, extra);
 
 const cli = async (...args: string[]): Promise<string> => (await run(process.execPath, [BIN, ...args], { cwd: ROOT })).stdout;
 

@@ -5,13 +5,13 @@
  * exactly once; the catch-up walk transfers only the folders that changed (304 for the rest).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { HttpTransport, type Transport } from '../../../main/client/transport.js';
 import { startRig, waitFor, type Rig } from './harness.js';
+import { startRunProcess } from './run-process.js';
 
 let rig: Rig | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -102,7 +102,7 @@ describe('restart after changes made while stopped', () => {
     cleanups.push(() => rmSync(base, { recursive: true, force: true }));
     const state = join(base, 'state');
     const mirror = join(base, 'mirror');
-    let p = startRun(svc, state, mirror);
+    let p = startRunProcess(svc, state, mirror);
     cleanups.push(() => { p.child.kill('SIGKILL'); });
     await waitFor(() => p.err().includes('watching'), 'ready', 60_000);
     await waitFor(() => existsSync(join(mirror, 'Quiet 29', 'q2.txt')), 'placeholders', 30_000);
@@ -115,7 +115,7 @@ describe('restart after changes made while stopped', () => {
     };
     await changeWhileStopped(svc, mirror, ids, (id, b) => call('POST', `/files/${id}/patch`, b), (id) => call('DELETE', `/files/${id}`));
     const before = svc.requests().length;
-    p = startRun(svc, state, mirror);
+    p = startRunProcess(svc, state, mirror);
     await expectConverged(svc, mirror, ids);
     await waitFor(() => p.err().includes('watching'), 'ready again', 30_000);
     expect(svc.requests().slice(before).filter((q) => q.method === 'POST' && q.path.includes('/files/'))).toHaveLength(2);
@@ -124,19 +124,6 @@ describe('restart after changes made while stopped', () => {
     expect(await p.exit).toBe(0);
   });
 });
-
-const ROOT = resolve(import.meta.dirname, '../../..');
-
-function startRun(svc: TestService, state: string, mirror: string): { child: ChildProcess; exit: Promise<number | null>; err: () => string } {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), 'run', '--device', svc.baseUrl, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--hold-ms', '300'], {
-    cwd: ROOT, env: { ...process.env, NAS_TOKEN: svc.token() }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-  child.stdout!.on('data', () => undefined);
-  const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  return { child, exit, err: () => err };
-}
 
 describe('the watcher limit', () => {
   it('ENOSPC: the engine polls folders, says how many watches it needs, and a rename still reaches the NAS', async () => {
