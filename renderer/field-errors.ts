@@ -20,6 +20,8 @@ export function fieldErrors(): FieldErrors {
       const slot = el('div', { class: 'field-error', id: `${control.id}-error`, 'aria-live': 'polite' });
       const name = control.getAttribute('name') ?? control.id;
       slots.set(name, { control, slot });
+      // an edit takes the message away: it was about the old value
+      control.addEventListener('input', () => { replace(slot); control.removeAttribute('aria-invalid'); });
       control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), slot.id].filter(Boolean).join(' '));
       return slot;
     },

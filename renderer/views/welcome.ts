@@ -73,7 +73,7 @@ export function welcomeView(ctx: UiContext, done: () => void): Welcome {
         el('div', { class: 'row' }, connectBtn)),
       el('div', { class: 'choice', id: 'setup-demo-card', role: 'group', 'aria-labelledby': 'setup-demo-title' },
         el('h3', { id: 'setup-demo-title' }, 'Try the demo'),
-        el('p', {}, 'A demo NAS with a few thousand sample photos, videos and documents runs on this computer: try search, renames and moves without touching a real NAS. Nothing leaves this machine.'),
+        el('p', {}, 'A demo NAS with about two thousand sample photos, videos and documents runs on this computer: try search, renames and moves without touching a real NAS. Nothing leaves this machine.'),
         el('p', { class: 'hint' }, 'Later, Settings → "Start a new mirror" connects your own NAS; the demo mirror stays where it is.'),
         el('div', { class: 'row' }, demoBtn))),
     el('div', { class: 'mirror-choice' },
