@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'UnsafeName'
   | 'MirrorMissing'
   | 'WatcherFailed'
+  | 'DiskError'
   | 'Internal';
 
 const RETRY: Record<ErrorCode, RetryClass> = {
@@ -50,6 +51,7 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   UnsafeName: 'fatal',
   MirrorMissing: 'user',
   WatcherFailed: 'backoff',
+  DiskError: 'backoff',
   Internal: 'fatal',
 };
 

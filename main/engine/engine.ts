@@ -6,7 +6,7 @@
  * UI and the command line); events are typed. One lock serialises every change to the
  * local model; network requests run outside it.
  */
-import { toAppError, type AppError } from '../../app/errors.js';
+import { AppError, toAppError } from '../../app/errors.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { Logger } from '../log/logger.js';
 import { ChangeApplier } from '../mirror/apply.js';
@@ -14,6 +14,7 @@ import { MirrorStore } from '../mirror/store.js';
 import { syncOnce } from '../mirror/sync.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { allDirs } from '../local/analyse.js';
+import type { Disk } from '../local/disk.js';
 import { changedDirs } from '../local/dir-stamps.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,8 @@ export interface EngineOptions {
   store?: MirrorStore;
   applier?: ChangeApplier;
   traits?: FsTraits;
+  /** The disk seam (tests: a FaultDisk); default node:fs. */
+  disk?: Disk;
   threshold?: DeleteThreshold;
   /** How long a disappearance waits for its twin (default 1000 ms). */
   holdMs?: number;
@@ -110,6 +113,7 @@ export class Engine {
       root: opts.mirrorDir, db, store, applier, local, outbox,
       model: rootId ? local.loadModel(rootId) : new LocalModel(''),
       traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
+      disk: opts.disk,
       threshold: opts.threshold ?? DEFAULT_THRESHOLD,
       holdMs: opts.holdMs ?? 1000,
       log,
@@ -360,10 +364,13 @@ export class Engine {
         r = runLocalBatch(c, [...dirs, ...extra], this.carry);
       } catch (e) {
         // Nothing was written (one transaction); the folders are read again by the next rescan.
+        // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
+        if (e instanceof AppError && e.code === 'DiskError') { this.state.error = { code: e.code, message: e.message }; this.emitStatus(); }
         this.failed('local batch', e);
         this.schedule(() => void this.fullRescan(), 5000);
         return;
       }
+      if (this.state.error?.code === 'DiskError') { this.state.error = undefined; this.emitStatus(); }
       this.opts.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
       this.carry = r.carry;
       if (r.carry.length) {
