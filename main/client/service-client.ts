@@ -7,8 +7,11 @@
  */
 import { AppError, type ErrorCode } from '../../app/errors.js';
 import type { Hidden, ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
-import { parseJson, parseListing, parseObject, parseSearch } from './parse.js';
+import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
 import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
+
+/** Pages `pages()` follows at most (2M objects at 1000 a page). */
+const MAX_PAGES = 2000;
 
 /** `detail` of an error after which a patch/delete may or may not have been applied. */
 export const OUTCOME_UNKNOWN = 'outcome-unknown';
@@ -131,7 +134,7 @@ export class ServiceClient {
   }
 
   /** One page of the children of `ids` (a folder id, `root`, or several). */
-  async list(ids: string | readonly string[], opts: ListOptions = {}): Promise<ListingPage> {
+  async list(ids: string | readonly string[], opts: ListOptions = {}): Promise<CheckedListing> {
     const q = new URLSearchParams();
     q.set('ids', typeof ids === 'string' ? ids : ids.join(','));
     q.set('limit', String(opts.limit ?? 1000));
@@ -141,7 +144,7 @@ export class ServiceClient {
     if (opts.fields) q.set('fields', opts.fields.join(','));
     if (opts.hidden) q.set('hidden', opts.hidden);
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true });
-    return parseListing(parseJson(res.body));
+    return parseListing(parseJson(res.body), opts.fields !== undefined);
   }
 
   /**
@@ -149,7 +152,7 @@ export class ServiceClient {
    * earlier answer) an unchanged page comes back as `notModified` with no body (304). The
    * page's ETag is returned either way, to send next time.
    */
-  async listIfChanged(folderId: string, opts: ListOptions & { ifNoneMatch?: string }): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: ListingPage }> {
+  async listIfChanged(folderId: string, opts: ListOptions & { ifNoneMatch?: string }): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: CheckedListing }> {
     const q = new URLSearchParams();
     q.set('ids', folderId);
     q.set('limit', String(opts.limit ?? 1000));
@@ -162,12 +165,16 @@ export class ServiceClient {
   }
 
   /** Every page of a listing, in order, fetched one after the other. */
-  async *pages(ids: string | readonly string[], opts: ListOptions = {}): AsyncGenerator<ListingPage> {
+  async *pages(ids: string | readonly string[], opts: ListOptions = {}): AsyncGenerator<CheckedListing> {
     let token = opts.pageToken ?? '';
+    const sent = new Set<string>();
     for (;;) {
+      sent.add(token);
       const page = await this.list(ids, { ...opts, pageToken: token });
       yield page;
       if (page.pageToken === '' || page.pageToken === token) return;
+      // a cycle of page tokens, or a listing that never ends: refused, never followed forever
+      if (sent.has(page.pageToken) || sent.size >= MAX_PAGES) throw new AppError('BadResponse', `listing of ${typeof ids === 'string' ? ids : ids.join(',')} ${sent.has(page.pageToken) ? 'repeats an earlier page token' : `takes more than ${MAX_PAGES} pages`}`);
       token = page.pageToken;
     }
   }
@@ -191,7 +198,7 @@ export class ServiceClient {
     if (opts.pageToken !== undefined) q.set('pageToken', opts.pageToken);
     if (opts.fields) q.set('fields', opts.fields.join(','));
     const res = await this.send('GET', `/filesSearch/text?${q}`, { signal: opts.signal, idempotent: true });
-    return parseSearch(parseJson(res.body));
+    return parseSearch(parseJson(res.body), opts.fields !== undefined);
   }
 
   /** Patches metadata; the new eTag when the service sent one. */

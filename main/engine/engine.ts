@@ -421,9 +421,11 @@ export class Engine {
           this.state.walkProgress = { folders: p.folders, objects: p.objects, placed: this.walkTally.placed, rate: p.rate, startedAt: this.state.walkProgress.startedAt };
           if (p.pages > 0 && this.state.connection !== 'online') this.online(); // listings arrive: the NAS answers
         },
+        onWarning: (message) => this.opts.log.warn('walk', { summary: message }),
       });
       complete = s.complete;
-      if (s.error) this.noteNetwork(s.error);
+      if (s.error && s.error.code === 'BadResponse') this.walkRefused(s.error);
+      else if (s.error) this.noteNetwork(s.error);
       else this.online();
       const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
@@ -559,6 +561,15 @@ export class Engine {
       this.core.local.setMeta('connection', JSON.stringify({ state: next, message: e.message }));
     }
     this.state.connection = next;
+    this.state.error = { code: e.code, message: e.message };
+    this.emitStatus();
+  }
+
+  /** The NAS answered, but with data the client refuses (invalid objects, a page-token cycle): said as such, never as "offline". */
+  private walkRefused(e: AppError): void {
+    this.online();
+    this.opts.log.warn('walk incomplete', { summary: e.message, reason: e.code });
+    this.core.activity({ kind: 'error', path: '', summary: 'walk incomplete: the NAS sent data the client refuses', reason: e.message });
     this.state.error = { code: e.code, message: e.message };
     this.emitStatus();
   }

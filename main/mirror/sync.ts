@@ -30,6 +30,8 @@ export interface SyncOptions {
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (p: WalkProgress) => void;
+  /** Something odd the NAS did that the walk survived (an invalid object skipped, a repeated page token). */
+  onWarning?: (message: string, folderId: string) => void;
   /** Changes written per transaction (default 2000). */
   batchSize?: number;
 }
@@ -79,7 +81,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     elapsedMs: Date.now() - t0,
     ...(error ? { error } : {}),
   });
-  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress, onRoot: (root) => store.setRoot(root), conditional })
+  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress, onWarning: opts.onWarning, onRoot: (root) => store.setRoot(root), conditional })
     .finally(() => { flush(); if (written) store.endBulkFill(); });
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
@@ -109,7 +111,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
         if (now.mimeType === FOLDER_MIME) moved.push(now.id);
       }
       if (moved.length) {
-        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved, conditional }).finally(flush);
+        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved, conditional, onWarning: opts.onWarning }).finally(flush);
         for (const id of again.seen) seen.add(id);
         objects += again.progress.objects;
         folders += again.progress.folders;
