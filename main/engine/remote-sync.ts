@@ -55,7 +55,10 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
       refused++;
       if (core.local.meta(`refused:${n.id}`) !== n.detail) {
         core.local.setMeta(`refused:${n.id}`, n.detail);
-        core.activity({ kind: 'refused', path: `(${n.id})`, summary: 'refused a name from the NAS', reason: `${n.detail}; nothing written for it or below it` });
+        // an entry the disk already shows stays where it is (never removed as if deleted)
+        const here = model.pathOf(n.id);
+        core.log.warn('refused: unsafe name', { id: n.id, reason: n.detail });
+        core.activity({ kind: 'refused', path: here ?? `(${n.id})`, summary: 'refused: unsafe name', reason: `${n.detail}; ${here !== undefined ? 'kept here under its last safe name' : 'nothing written for it or below it'}` });
       }
       continue;
     }

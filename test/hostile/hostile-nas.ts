@@ -22,7 +22,7 @@ export interface Answer {
 }
 
 /** Returns the answer to send instead (or undefined: the service's answer unchanged). `real` asks the service. */
-export type Tamper = (x: Exchange, real: () => Promise<Answer>) => Promise<Answer | undefined> | Answer | undefined;
+export type Tamper = (x: Exchange, real: (drop?: readonly string[]) => Promise<Answer>) => Promise<Answer | undefined> | Answer | undefined;
 
 export interface HostileNas {
   baseUrl: string;
@@ -35,9 +35,11 @@ export interface HostileNas {
 export async function startHostileNas(targetBaseUrl: string): Promise<HostileNas> {
   const target = new URL(targetBaseUrl);
   const nas: HostileNas = { baseUrl: '', seen: [], tamper: undefined, stop: async () => undefined };
-  const forward = (req: http.IncomingMessage, body: Buffer): Promise<Answer> =>
+  /** Forwards the request (without the `drop` headers, e.g. if-none-match to get a full answer). */
+  const forward = (req: http.IncomingMessage, body: Buffer, drop: readonly string[] = []): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const headers = { ...req.headers, host: target.host };
+      for (const d of drop) delete headers[d];
       const r = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -62,7 +64,7 @@ export async function startHostileNas(targetBaseUrl: string): Promise<HostileNas
       void (async () => {
         let a: Answer;
         try {
-          a = (await nas.tamper?.(x, () => forward(req, body))) ?? (await forward(req, body));
+          a = (await nas.tamper?.(x, (drop) => forward(req, body, drop))) ?? (await forward(req, body));
         } catch (e) {
           a = { status: 502, headers: { 'content-type': 'text/plain' }, body: String(e) };
         }
@@ -83,8 +85,8 @@ export function jsonAnswer(value: unknown, status = 200): Answer {
   return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
 }
 
-/** The service's JSON answer, parsed. */
-export async function realJson(real: () => Promise<Answer>): Promise<{ status: number; value: Record<string, unknown> }> {
-  const a = await real();
+/** The service's full JSON answer (never a 304), parsed. */
+export async function realJson(real: (drop?: readonly string[]) => Promise<Answer>): Promise<{ status: number; value: Record<string, unknown> }> {
+  const a = await real(['if-none-match']);
   return { status: a.status, value: JSON.parse(a.body.toString()) as Record<string, unknown> };
 }
