@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'MirrorMissing'
   | 'WatcherFailed'
   | 'DiskError'
+  | 'NasLooksEmpty'
   | 'Internal';
 
 const RETRY: Record<ErrorCode, RetryClass> = {
@@ -52,6 +53,7 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   MirrorMissing: 'user',
   WatcherFailed: 'backoff',
   DiskError: 'backoff',
+  NasLooksEmpty: 'user',
   Internal: 'fatal',
 };
 

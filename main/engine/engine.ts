@@ -22,7 +22,7 @@ import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
 import { LocalStore } from '../local/local-store.js';
 import { LocalModel } from '../local/model.js';
 import type { GoneCarry } from '../local/pair-moves.js';
-import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
+import { DEFAULT_THRESHOLD, deleteLimit, type DeleteThreshold } from '../local/plan.js';
 import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { Lock, type ActivityInput, type Core } from './core.js';
@@ -31,7 +31,7 @@ import { checkRoot, initRoot } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
 import { noteAdded, reconcile, type ReconcileResult } from './remote-sync.js';
 import { runLocalBatch } from './local-batch.js';
-import { EngineActions } from './actions.js';
+import { EngineActions, holdEmptyNas } from './actions.js';
 import { OutboxPump } from './outbox-pump.js';
 import type { EngineStatus } from './status.js';
 import { buildStatus } from './status.js';
@@ -415,8 +415,11 @@ export class Engine {
     this.emitStatus();
     let complete = false;
     try {
+      // a NAS that suddenly looks empty meets the local mass-delete guard (unless the user approved it)
+      const allowEmpty = this.core.local.meta('allowEmptyNas') === '1';
       const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
         signal: this.abort.signal,
+        ...(allowEmpty ? {} : { holdEmptyAbove: deleteLimit(this.core.store.count(), this.core.threshold) }),
         onProgress: (p) => {
           this.state.walkProgress = { folders: p.folders, objects: p.objects, placed: this.walkTally.placed, rate: p.rate, startedAt: this.state.walkProgress.startedAt };
           if (p.pages > 0 && this.state.connection !== 'online') this.online(); // listings arrive: the NAS answers
@@ -424,7 +427,9 @@ export class Engine {
         onWarning: (message) => this.opts.log.warn('walk', { summary: message }),
       });
       complete = s.complete;
-      if (s.error && s.error.code === 'BadResponse') this.walkRefused(s.error);
+      if (complete && allowEmpty) this.core.local.setMeta('allowEmptyNas', undefined);
+      if (s.error?.code === 'NasLooksEmpty') await this.lock.run(() => holdEmptyNas(this.core, s.error!));
+      if (s.error && (s.error.code === 'BadResponse' || s.error.code === 'NasLooksEmpty')) this.walkRefused(s.error);
       else if (s.error) this.noteNetwork(s.error);
       else this.online();
       const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));

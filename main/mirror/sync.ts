@@ -32,6 +32,12 @@ export interface SyncOptions {
   onProgress?: (p: WalkProgress) => void;
   /** Something odd the NAS did that the walk survived (an invalid object skipped, a repeated page token). */
   onWarning?: (message: string, folderId: string) => void;
+  /**
+   * A complete walk that finds the NAS root empty while the store holds more than this many
+   * objects removes nothing and ends with `NasLooksEmpty` (a wipe, a wrong account or device:
+   * the user decides). Absent = no guard.
+   */
+  holdEmptyAbove?: number;
   /** Changes written per transaction (default 2000). */
   batchSize?: number;
 }
@@ -86,6 +92,9 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
+  if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
+    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`, { detail: String(store.count()) }));
+  }
   let objects = r.progress.objects;
   let folders = r.progress.folders;
   try {

@@ -120,3 +120,32 @@ describe('hostile NAS: unsafe names', () => {
     expect(r.count('DELETE')).toBe(0);
   });
 });
+
+describe('hostile NAS: an empty NAS after a good mirror', () => {
+  it('is held like a local mass delete: nothing removed, held says why; reject keeps, approve removes', async () => {
+    const { r, nas: n } = await hostileRig((s, root) => { const f = s.admin.createFolder(root, 'F'); for (let i = 0; i < 60; i++) s.admin.createFile(f.id, `x${i}`); s.admin.createFile(root, 'top.txt'); });
+    expect(readdirSync(join(r.mirror, 'F'))).toHaveLength(60);
+    // the NAS (or a wrong account) answers every listing with nothing
+    n.tamper = (x) => (x.path.endsWith('/filesSearch/parents') ? jsonAnswer({ files: [], pageToken: '' })
+      : x.method === 'GET' && x.path.includes('/files/') && !x.path.endsWith('/files/root') ? jsonAnswer({ code: 404, message: 'not found' }, 404) : undefined);
+    await r.engine.syncNow();
+    await waitFor(() => r.engine.status().heldDeletes === 1, 'the empty NAS is held');
+    const { held } = r.engine.actions.conflicts();
+    expect(held[0]!.path).toContain('the NAS now looks empty');
+    expect(held[0]!.objects).toBe(62);
+    expect(r.engine.status().error?.code).toBe('NasLooksEmpty');
+    expect(readdirSync(join(r.mirror, 'F'))).toHaveLength(60);
+    expect(existsSync(join(r.mirror, 'top.txt'))).toBe(true);
+    // reject: kept; the next walk asks again
+    await r.engine.actions.resolveHeld(['all'], 'reject');
+    expect(r.engine.status().heldDeletes).toBe(0);
+    await r.engine.syncNow();
+    await waitFor(() => r.engine.status().heldDeletes === 1, 'asked again');
+    expect(existsSync(join(r.mirror, 'top.txt'))).toBe(true);
+    // approve: the next walk removes the placeholders (nothing is deleted on the NAS)
+    await r.engine.actions.resolveHeld(['all'], 'approve');
+    await waitFor(() => !existsSync(join(r.mirror, 'top.txt')) && !existsSync(join(r.mirror, 'F')), 'placeholders removed after approval');
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.engine.status().heldDeletes).toBe(0);
+  });
+});

@@ -38,7 +38,7 @@ export async function startHostileNas(targetBaseUrl: string): Promise<HostileNas
   /** Forwards the request (without the `drop` headers, e.g. if-none-match to get a full answer). */
   const forward = (req: http.IncomingMessage, body: Buffer, drop: readonly string[] = []): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const headers = { ...req.headers, host: target.host };
+      const headers: http.OutgoingHttpHeaders = { ...req.headers, host: target.host };
       for (const d of drop) delete headers[d];
       const r = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (res) => {
         const chunks: Buffer[] = [];
