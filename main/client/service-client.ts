@@ -8,6 +8,7 @@
 import { AppError, type ErrorCode } from '../../app/errors.js';
 import type { Hidden, ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
 import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
+import { redactError, redactSecrets } from './redact.js';
 import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
 
 /** Pages `pages()` follows at most (2M objects at 1000 a page). */
@@ -19,8 +20,10 @@ export const OUTCOME_UNKNOWN = 'outcome-unknown';
 export interface ServiceClientOptions {
   /** e.g. `http://nas.local:8080` (no trailing `/sdk/v2`). */
   baseUrl: string;
-  /** The bearer token, or a function giving it (never logged). */
+  /** The bearer token, or a function giving it (never logged; redacted from every error the client throws). */
   token: string | (() => string);
+  /** Other secrets to redact from errors (a refresh token). */
+  secrets?: () => readonly string[];
   transport?: Transport;
   /** Requests in flight at once (default 8). */
   concurrency?: number;
@@ -115,7 +118,7 @@ export class ServiceClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly limiter: Limiter;
-  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl'>>;
+  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl' | 'secrets'>>;
 
   constructor(private readonly opts: ServiceClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -144,7 +147,7 @@ export class ServiceClient {
     if (opts.fields) q.set('fields', opts.fields.join(','));
     if (opts.hidden) q.set('hidden', opts.hidden);
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true });
-    return parseListing(parseJson(res.body), opts.fields !== undefined);
+    return this.cleanListing(this.parsed(() => parseListing(parseJson(res.body), opts.fields !== undefined)));
   }
 
   /**
@@ -161,7 +164,7 @@ export class ServiceClient {
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true, headers, notModifiedOk: true });
     const etag = res.headers['etag'];
     if (res.status === 304) return { notModified: true, etag: etag ?? opts.ifNoneMatch };
-    return { notModified: false, etag, page: parseListing(parseJson(res.body)) };
+    return { notModified: false, etag, page: this.cleanListing(this.parsed(() => parseListing(parseJson(res.body)))) };
   }
 
   /** Every page of a listing, in order, fetched one after the other. */
@@ -182,14 +185,14 @@ export class ServiceClient {
   /** One object by id (`root` accepted). */
   async get(id: string, opts: { signal?: AbortSignal } = {}): Promise<RemoteObject> {
     const res = await this.send('GET', `/files/${encodeURIComponent(id)}`, { signal: opts.signal, idempotent: true });
-    return parseObject(parseJson(res.body));
+    return this.parsed(() => parseObject(parseJson(res.body)));
   }
 
   /** The child of `parentId` named exactly `name`; NotFound when there is none. */
   async parentAndName(parentId: string, name: string, opts: { signal?: AbortSignal } = {}): Promise<RemoteObject> {
     const q = new URLSearchParams({ parentID: parentId, name });
     const res = await this.send('GET', `/filesSearch/parentAndName?${q}`, { signal: opts.signal, idempotent: true });
-    return parseObject(parseJson(res.body));
+    return this.parsed(() => parseObject(parseJson(res.body)));
   }
 
   async searchText(text: string, opts: SearchOptions = {}): Promise<SearchPage> {
@@ -198,7 +201,7 @@ export class ServiceClient {
     if (opts.pageToken !== undefined) q.set('pageToken', opts.pageToken);
     if (opts.fields) q.set('fields', opts.fields.join(','));
     const res = await this.send('GET', `/filesSearch/text?${q}`, { signal: opts.signal, idempotent: true });
-    return parseSearch(parseJson(res.body), opts.fields !== undefined);
+    return this.parsed(() => parseSearch(parseJson(res.body), opts.fields !== undefined));
   }
 
   /** Patches metadata; the new eTag when the service sent one. */
@@ -219,11 +222,36 @@ export class ServiceClient {
     this.transport.close();
   }
 
+  /** The reasons of skipped objects quote the NAS: redacted like errors. */
+  private cleanListing(l: CheckedListing): CheckedListing {
+    if (l.invalid.length === 0) return l;
+    const secrets = [this.token(), ...(this.opts.secrets?.() ?? [])];
+    return { ...l, invalid: l.invalid.map((v) => ({ id: v.id === undefined ? undefined : redactSecrets(v.id, secrets), reason: redactSecrets(v.reason, secrets) })) };
+  }
+
   private token(): string {
     return typeof this.opts.token === 'function' ? this.opts.token() : this.opts.token;
   }
 
+  /** Every error the client throws went through here: no form of the token in its message. */
   private async send(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
+    try {
+      return await this.sendRaw(method, path, a);
+    } catch (e) {
+      throw e instanceof AppError ? redactError(e, [this.token(), ...(this.opts.secrets?.() ?? [])]) : e;
+    }
+  }
+
+  /** Redacts parse errors (they may quote what the NAS sent). */
+  private parsed<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw e instanceof AppError ? redactError(e, [this.token(), ...(this.opts.secrets?.() ?? [])]) : e;
+    }
+  }
+
+  private async sendRaw(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
     const url = this.baseUrl + this.o.prefix + path;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;

@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../../server/testing.js';
 import { HttpTransport, type Transport } from '../../main/client/transport.js';
 import { openServiceDb } from '../../server/store/schema.js';
 import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
+import { createLogger } from '../../main/log/logger.js';
 import { jsonAnswer, realJson, startHostileNas, type HostileNas } from './hostile-nas.js';
 
 let rig: Rig | undefined;
@@ -147,5 +148,36 @@ describe('hostile NAS: an empty NAS after a good mirror', () => {
     await waitFor(() => !existsSync(join(r.mirror, 'top.txt')) && !existsSync(join(r.mirror, 'F')), 'placeholders removed after approval');
     expect(r.count('DELETE')).toBe(0);
     expect(r.engine.status().heldDeletes).toBe(0);
+  });
+});
+
+describe('hostile NAS: secrets echoed back', () => {
+  it('a 401 that repeats the token (plain, URL-encoded, base64): redacted in the status, the activity, the log and the state db', async () => {
+    const lines: string[] = [];
+    svc = await startTestService();
+    svc.admin.createFile(svc.admin.rootId(), 'a.txt');
+    nas = await startHostileNas(svc.baseUrl);
+    rig = await startRig(() => undefined, { log: createLogger('engine', { write: (l) => lines.push(l) }, 'debug') }, svc, via(svc.baseUrl, nas.baseUrl));
+    const r = rig;
+    let forms: string[] = [];
+    // echoes the token the client sent, in three forms
+    nas.tamper = (x) => {
+      const token = String(x.headers.authorization).replace(/^Bearer /, '');
+      forms = [token, encodeURIComponent(token), Buffer.from(token).toString('base64').replace(/=+$/, '')];
+      return jsonAnswer({ message: `token ${token} is not valid (${forms[1]})`, detail: `seen: ${forms[2]}` }, 401);
+    };
+    await r.engine.syncNow();
+    await waitFor(() => r.engine.status().connection === 'auth-error', 'auth-error');
+    const seen = JSON.stringify(r.engine.status()) + JSON.stringify(r.engine.actions.activity()) + lines.join('');
+    expect(seen).toContain('[redacted]');
+    await r.engine.stop();
+    let db = '';
+    for (const f of readdirSync(r.state)) if (statSync(join(r.state, f)).isFile()) db += readFileSync(join(r.state, f)).toString('latin1');
+    expect(forms.length).toBe(3);
+    for (const f of forms) {
+      expect(seen).not.toContain(f);
+      expect(db).not.toContain(f);
+    }
+    await r.restart();
   });
 });
