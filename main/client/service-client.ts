@@ -6,8 +6,9 @@
  * surfaced with `detail === OUTCOME_UNKNOWN` so the outbox can check before resending.
  */
 import { AppError, type ErrorCode } from '../../app/errors.js';
-import type { Hidden, ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import type { Hidden, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
 import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
+import { Limiter, defaultSleep } from './limiter.js';
 import { redactError, redactSecrets } from './redact.js';
 import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
 
@@ -79,32 +80,6 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict',
   412: 'PreconditionFailed', 413: 'PayloadTooLarge', 429: 'RateLimited', 503: 'Unavailable',
 };
-
-/** A counting semaphore. */
-class Limiter {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r));
-    else this.active++;
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
-  }
-}
-
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(new AppError('Cancelled', 'cancelled')); return; }
-    const t = setTimeout(() => { signal?.removeEventListener('abort', on); resolve(); }, ms);
-    const on = (): void => { clearTimeout(t); reject(new AppError('Cancelled', 'cancelled')); };
-    signal?.addEventListener('abort', on, { once: true });
-  });
 
 /** Seconds or an HTTP date -> milliseconds; undefined when absent or unreadable. */
 export function parseRetryAfter(v: string | undefined, now = Date.now()): number | undefined {
