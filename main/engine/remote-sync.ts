@@ -45,7 +45,7 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
   const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
   const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}) });
   for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
-  const rep = writePlaceholders(core.root, model, plan);
+  const rep = writePlaceholders(core.root, model, plan, core.disk);
   let added = 0;
   let refused = 0;
   for (const n of plan.notes) {

@@ -6,7 +6,7 @@
  * Only ENOENT/ENOTDIR mean "absent": every other error is a `DiskError` the caller must not
  * read as a delete.
  */
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, renameSync, type BigIntStats } from 'node:fs';
 import { AppError } from '../../app/errors.js';
 
 export interface Disk {
@@ -14,11 +14,14 @@ export interface Disk {
   lstat(abs: string): BigIntStats;
   /** Entry names of a folder; throws the errno error as node:fs does. */
   readdir(abs: string): string[];
+  /** rename(2); throws the errno error as node:fs does. */
+  rename(from: string, to: string): void;
 }
 
 export const realDisk: Disk = {
   lstat: (abs) => lstatSync(abs, { bigint: true }),
   readdir: (abs) => readdirSync(abs),
+  rename: (from, to) => renameSync(from, to),
 };
 
 /** True when the error says the path is not there (and only then). */
@@ -37,7 +40,7 @@ export type DiskOp = keyof Disk;
 
 export interface Fault {
   op: DiskOp;
-  /** Fails when the absolute path matches (a string: ends with it). */
+  /** Fails when the absolute path (for rename: the source) matches (a string: ends with it; a RegExp: tested). */
   path: string | RegExp;
   errno: string;
   /** How many calls fail (default: every call until `clear`). */
@@ -68,6 +71,11 @@ export class FaultDisk implements Disk {
   readdir(abs: string): string[] {
     this.check('readdir', abs);
     return this.inner.readdir(abs);
+  }
+
+  rename(from: string, to: string): void {
+    this.check('rename', from);
+    this.inner.rename(from, to);
   }
 
   private check(op: DiskOp, abs: string): void {
