@@ -18,7 +18,7 @@ describe('parsing at the boundary', () => {
     expect(() => parseListing({ files: 'no' })).toThrow(expect.objectContaining({ code: 'BadResponse' }));
   });
   it('defaults a missing pageToken to "" and missing lists to []', () => {
-    expect(parseListing({})).toEqual({ pageToken: '', files: [], invalid: [] });
+    expect(parseListing({})).toStrictEqual({ pageToken: '', files: [] });
     expect(parseSearch({ matches: [{ file: { id: 'a', name: 'n' } }] }, true).matches[0]!.fragments).toEqual([]);
   });
   it('checks every object with the one schema: an invalid one in a listing is skipped and said, the rest kept', () => {
@@ -27,8 +27,8 @@ describe('parsing at the boundary', () => {
       const l = parseListing({ files: [good, { ...good, id: 'b', ...broken }, 42], pageToken: '' });
       expect(l.files.map((f) => f.id)).toEqual(['g']);
       expect(l.invalid).toHaveLength(2);
-      expect(l.invalid[0]!.id).toBe('b');
-      expect(l.invalid[0]!.reason).toMatch(/unexpected response from the NAS: object "b": /);
+      expect(l.invalid![0]!.id).toBe('b');
+      expect(l.invalid![0]!.reason).toMatch(/unexpected response from the NAS: object "b": /);
       expect(() => parseObject({ ...good, ...broken })).toThrow(expect.objectContaining({ code: 'BadResponse' }));
     }
   });

@@ -33,7 +33,8 @@ export interface InvalidObject {
   reason: string;
 }
 
-export type CheckedListing = ListingPage & { invalid: InvalidObject[] };
+/** A listing page; `invalid` only when some object was skipped (so a clean page equals the service's answer). */
+export type CheckedListing = ListingPage & { invalid?: InvalidObject[] };
 
 /** One file or folder object. Fields are returned in the order they came. `partial`: only id and name are required (fields were asked). */
 export function parseObject(v: unknown, partial = false): RemoteObject {
@@ -74,7 +75,7 @@ export function parseListing(v: unknown, partial = false): CheckedListing {
       invalid.push({ id, reason: e instanceof Error ? e.message : String(e) });
     }
   }
-  return { pageToken, files: ok, invalid };
+  return invalid.length ? { pageToken, files: ok, invalid } : { pageToken, files: ok };
 }
 
 function parseFragment(v: unknown): Fragment {

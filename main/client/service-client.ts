@@ -199,7 +199,7 @@ export class ServiceClient {
 
   /** The reasons of skipped objects quote the NAS: redacted like errors. */
   private cleanListing(l: CheckedListing): CheckedListing {
-    if (l.invalid.length === 0) return l;
+    if (!l.invalid) return l;
     const secrets = [this.token(), ...(this.opts.secrets?.() ?? [])];
     return { ...l, invalid: l.invalid.map((v) => ({ id: v.id === undefined ? undefined : redactSecrets(v.id, secrets), reason: redactSecrets(v.reason, secrets) })) };
   }

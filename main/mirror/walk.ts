@@ -173,7 +173,7 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
         if (o.childCount !== undefined && o.mimeType === FOLDER_MIME) childCounts.set(o.id, o.childCount);
         fresh.push(o);
       }
-      if (page.invalid.length) {
+      if (page.invalid) {
         skipped = true;
         invalidCount += page.invalid.length;
         for (const v of page.invalid) if (invalid.length < 5) invalid.push(`${v.id ?? '(no id)'}: ${v.reason}`);
