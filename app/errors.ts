@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'UnsafeName'
   | 'MirrorMissing'
   | 'WatcherFailed'
+  | 'DiskError'
+  | 'NasLooksEmpty'
   | 'Internal';
 
 const RETRY: Record<ErrorCode, RetryClass> = {
@@ -50,6 +52,8 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   UnsafeName: 'fatal',
   MirrorMissing: 'user',
   WatcherFailed: 'backoff',
+  DiskError: 'backoff',
+  NasLooksEmpty: 'user',
   Internal: 'fatal',
 };
 

@@ -114,6 +114,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
   let baseUrl: string, token: string, via: Via;
   let clientTransport: Transport = transport;
   let failover: FailoverTransport | undefined;
+  let secrets: (() => string[]) | undefined;
   try {
     if (s.source === 'embedded') {
       embedded = await startEmbeddedService({ dataDir: deps.embeddedDir, service: deps.service, log: deps.log.child('embedded'), demoObjects: deps.demoObjects });
@@ -126,6 +127,8 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
       const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
       token = auth.token;
       clientTransport = auth.transport;
+      const signedIn = auth.signedIn;
+      if (signedIn) secrets = () => signedIn.secrets();
       const conn = await connect(acc.candidates, clientTransport, token);
       baseUrl = conn.baseUrl;
       via = conn.via;
@@ -144,7 +147,7 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     return idle({ connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline', code: err.code, message: err.message });
   }
   new LocalStore(deps.db).setMeta('mirrorDir', s.mirrorFolder);
-  const client = new ServiceClient({ baseUrl, token, transport: clientTransport, onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
+  const client = new ServiceClient({ baseUrl, token, transport: clientTransport, ...(secrets ? { secrets } : {}), onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
   const engine = new Engine({
     stateDir: deps.stateDir,
     mirrorDir: s.mirrorFolder,

@@ -42,6 +42,11 @@ export class RefreshingToken {
     if (o.initial) this.take(o.initial);
   }
 
+  /** The tokens held now, for the client to redact from every error (issue 10: never in a log or the window). */
+  secrets(): string[] {
+    return [this.refreshToken, ...(this.access ? [this.access.token] : [])];
+  }
+
   /** Why the sign-in ended, or undefined while it lasts. */
   get refusedReason(): string | undefined {
     return this.refused;

@@ -1,10 +1,15 @@
 /**
- * Tolerant parsing of service responses: only the fields the client needs are validated
- * (`id`, `name`, `parentID`, `mimeType`); unknown fields are kept as they came; missing
- * optional fields stay missing. Anything else is a `BadResponse`.
+ * Parsing of service responses at the boundary. Every object is checked with the one schema
+ * of a NAS object (`remoteObject` in app/contract/shapes.ts: types and bounds of id, name,
+ * parentID, eTag, mimeType, mTime, cTime, hidden...); unknown fields are kept as they came.
+ * Two tolerances: a missing `parentID` becomes "" and a missing `mimeType`
+ * `application/octet-stream`. In a listing an invalid object is skipped and reported in
+ * `invalid` (the caller logs it and counts the walk incomplete); anything else unreadable
+ * is a `BadResponse`. With `fields` asked (a trimmed object) only `id` and `name` are checked.
  */
 import { AppError } from '../../app/errors.js';
 import type { ListingPage, RemoteObject, SearchPage, Fragment } from '../../app/model/remote-object.js';
+import { remoteObject } from '../../app/contract/shapes.js';
 
 const bad = (what: string): AppError => new AppError('BadResponse', `unexpected response from the NAS: ${what}`);
 
@@ -21,28 +26,56 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** One file or folder object. Fields are returned in the order they came. */
-export function parseObject(v: unknown): RemoteObject {
+/** An object of a listing the schema refused: skipped, said why. */
+export interface InvalidObject {
+  /** Its id when it had a readable one. */
+  id: string | undefined;
+  reason: string;
+}
+
+/** A listing page; `invalid` only when some object was skipped (so a clean page equals the service's answer). */
+export type CheckedListing = ListingPage & { invalid?: InvalidObject[] };
+
+/** One file or folder object. Fields are returned in the order they came. `partial`: only id and name are required (fields were asked). */
+export function parseObject(v: unknown, partial = false): RemoteObject {
   if (!isRecord(v)) throw bad('object is not a JSON object');
   if (typeof v['id'] !== 'string' || v['id'] === '') throw bad('object without id');
   if (typeof v['name'] !== 'string') throw bad(`object ${v['id']} without name`);
-  if (v['parentID'] !== undefined && typeof v['parentID'] !== 'string') throw bad(`object ${v['id']} with a non-string parentID`);
-  if (v['mimeType'] !== undefined && typeof v['mimeType'] !== 'string') throw bad(`object ${v['id']} with a non-string mimeType`);
-  if (v['image'] !== undefined && !isRecord(v['image'])) throw bad(`object ${v['id']} with a non-object image`);
-  const o = { ...v } as unknown as RemoteObject;
+  const o: Record<string, unknown> = { ...v };
   // Defaults a real device might omit; the app needs them defined.
-  if (o.parentID === undefined) o.parentID = '';
-  if (o.mimeType === undefined) o.mimeType = 'application/octet-stream';
-  return o;
+  if (o['parentID'] === undefined) o['parentID'] = '';
+  if (o['mimeType'] === undefined) o['mimeType'] = 'application/octet-stream';
+  if (partial) {
+    if (typeof o['parentID'] !== 'string') throw bad(`object ${v['id']} with a non-string parentID`);
+    if (typeof o['mimeType'] !== 'string') throw bad(`object ${v['id']} with a non-string mimeType`);
+    if (o['image'] !== undefined && !isRecord(o['image'])) throw bad(`object ${v['id']} with a non-object image`);
+    return o as unknown as RemoteObject;
+  }
+  try {
+    return remoteObject.parse(o, '');
+  } catch (e) {
+    throw bad(`object ${JSON.stringify(v['id'].slice(0, 200))}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
-export function parseListing(v: unknown): ListingPage {
+/** A listing page: invalid objects are skipped and listed in `invalid`, never thrown. */
+export function parseListing(v: unknown, partial = false): CheckedListing {
   if (!isRecord(v)) throw bad('listing is not a JSON object');
   const files = v['files'] ?? [];
   if (!Array.isArray(files)) throw bad('listing.files is not an array');
   const pageToken = v['pageToken'] ?? '';
   if (typeof pageToken !== 'string') throw bad('listing.pageToken is not a string');
-  return { pageToken, files: files.map(parseObject) };
+  const ok: RemoteObject[] = [];
+  const invalid: InvalidObject[] = [];
+  for (const f of files as unknown[]) {
+    try {
+      ok.push(parseObject(f, partial));
+    } catch (e) {
+      const id = isRecord(f) && typeof f['id'] === 'string' ? f['id'].slice(0, 200) : undefined;
+      invalid.push({ id, reason: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return invalid.length ? { pageToken, files: ok, invalid } : { pageToken, files: ok };
 }
 
 function parseFragment(v: unknown): Fragment {
@@ -58,7 +91,7 @@ function parseFragment(v: unknown): Fragment {
   };
 }
 
-export function parseSearch(v: unknown): SearchPage {
+export function parseSearch(v: unknown, partial = false): SearchPage {
   if (!isRecord(v)) throw bad('search result is not a JSON object');
   const matches = v['matches'] ?? [];
   if (!Array.isArray(matches)) throw bad('search.matches is not an array');
@@ -70,7 +103,7 @@ export function parseSearch(v: unknown): SearchPage {
       if (!isRecord(m)) throw bad('match is not an object');
       const frags = m['fragments'] ?? [];
       if (!Array.isArray(frags)) throw bad('match.fragments is not an array');
-      return { file: parseObject(m['file']), fragments: frags.map(parseFragment) };
+      return { file: parseObject(m['file'], partial), fragments: frags.map(parseFragment) };
     }),
   };
 }

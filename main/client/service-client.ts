@@ -6,11 +6,16 @@
  * surfaced with `detail === OUTCOME_UNKNOWN` so the outbox can check before resending.
  */
 import { AppError, type ErrorCode } from '../../app/errors.js';
-import type { Hidden, ListingPage, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import type { Hidden, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
 import { DEFAULT_SEARCH_LIMIT } from '../../app/search/select.js';
 import { DeviceQuirks } from './device-quirks.js';
-import { parseJson, parseListing, parseObject, parseSearch } from './parse.js';
+import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
+import { Limiter, defaultSleep } from './limiter.js';
+import { redactError, redactSecrets } from './redact.js';
 import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
+
+/** Pages `pages()` follows at most (2M objects at 1000 a page). */
+const MAX_PAGES = 2000;
 
 /** `detail` of an error after which a patch/delete may or may not have been applied. */
 export const OUTCOME_UNKNOWN = 'outcome-unknown';
@@ -18,8 +23,10 @@ export const OUTCOME_UNKNOWN = 'outcome-unknown';
 export interface ServiceClientOptions {
   /** e.g. `http://nas.local:8080` (no trailing `/sdk/v2`). */
   baseUrl: string;
-  /** The bearer token, or a function giving it (never logged). */
+  /** The bearer token, or a function giving it (never logged; redacted from every error the client throws). */
   token: string | (() => string);
+  /** Other secrets to redact from errors (a refresh token). */
+  secrets?: () => readonly string[];
   transport?: Transport;
   /** Requests in flight at once (default 8). */
   concurrency?: number;
@@ -78,32 +85,6 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   412: 'PreconditionFailed', 413: 'PayloadTooLarge', 429: 'RateLimited', 503: 'Unavailable',
 };
 
-/** A counting semaphore. */
-class Limiter {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await new Promise<void>((r) => this.waiting.push(r));
-    else this.active++;
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
-  }
-}
-
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(new AppError('Cancelled', 'cancelled')); return; }
-    const t = setTimeout(() => { signal?.removeEventListener('abort', on); resolve(); }, ms);
-    const on = (): void => { clearTimeout(t); reject(new AppError('Cancelled', 'cancelled')); };
-    signal?.addEventListener('abort', on, { once: true });
-  });
-
 /** Seconds or an HTTP date -> milliseconds; undefined when absent or unreadable. */
 export function parseRetryAfter(v: string | undefined, now = Date.now()): number | undefined {
   if (v === undefined || v.trim() === '') return undefined;
@@ -116,7 +97,7 @@ export class ServiceClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly limiter: Limiter;
-  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl' | 'onWarning'>>;
+  private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl' | 'onWarning' | 'secrets'>>;
   /** What this device does unlike the reference service (device-quirks.ts). */
   readonly quirks = new DeviceQuirks();
 
@@ -137,7 +118,7 @@ export class ServiceClient {
   }
 
   /** One page of the children of `ids` (a folder id, `root`, or several). */
-  async list(ids: string | readonly string[], opts: ListOptions = {}): Promise<ListingPage> {
+  async list(ids: string | readonly string[], opts: ListOptions = {}): Promise<CheckedListing> {
     const q = new URLSearchParams();
     q.set('ids', typeof ids === 'string' ? ids : ids.join(','));
     q.set('limit', String(opts.limit ?? 1000));
@@ -147,7 +128,7 @@ export class ServiceClient {
     if (opts.fields) q.set('fields', opts.fields.join(','));
     if (opts.hidden) q.set('hidden', opts.hidden);
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true });
-    return this.quirks.listing(parseListing(parseJson(res.body)));
+    return this.cleanListing(this.quirked(this.parsed(() => parseListing(parseJson(res.body), opts.fields !== undefined))));
   }
 
   /**
@@ -155,7 +136,7 @@ export class ServiceClient {
    * earlier answer) an unchanged page comes back as `notModified` with no body (304). The
    * page's ETag is returned either way, to send next time.
    */
-  async listIfChanged(folderId: string, opts: ListOptions & { ifNoneMatch?: string }): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: ListingPage }> {
+  async listIfChanged(folderId: string, opts: ListOptions & { ifNoneMatch?: string }): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: CheckedListing }> {
     const q = new URLSearchParams();
     q.set('ids', folderId);
     q.set('limit', String(opts.limit ?? 1000));
@@ -164,16 +145,20 @@ export class ServiceClient {
     const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true, headers, notModifiedOk: true });
     const etag = res.headers['etag'];
     if (res.status === 304) return { notModified: true, etag: etag ?? opts.ifNoneMatch };
-    return { notModified: false, etag, page: this.quirks.listing(parseListing(parseJson(res.body))) };
+    return { notModified: false, etag, page: this.cleanListing(this.quirked(this.parsed(() => parseListing(parseJson(res.body))))) };
   }
 
   /** Every page of a listing, in order, fetched one after the other. */
-  async *pages(ids: string | readonly string[], opts: ListOptions = {}): AsyncGenerator<ListingPage> {
+  async *pages(ids: string | readonly string[], opts: ListOptions = {}): AsyncGenerator<CheckedListing> {
     let token = opts.pageToken ?? '';
+    const sent = new Set<string>();
     for (;;) {
+      sent.add(token);
       const page = await this.list(ids, { ...opts, pageToken: token });
       yield page;
       if (page.pageToken === '' || page.pageToken === token) return;
+      // a cycle of page tokens, or a listing that never ends: refused, never followed forever
+      if (sent.has(page.pageToken) || sent.size >= MAX_PAGES) throw new AppError('BadResponse', `listing of ${typeof ids === 'string' ? ids : ids.join(',')} ${sent.has(page.pageToken) ? 'repeats an earlier page token' : `takes more than ${MAX_PAGES} pages`}`);
       token = page.pageToken;
     }
   }
@@ -181,14 +166,14 @@ export class ServiceClient {
   /** One object by id (`root` accepted). */
   async get(id: string, opts: { signal?: AbortSignal } = {}): Promise<RemoteObject> {
     const res = await this.send('GET', `/files/${encodeURIComponent(id)}`, { signal: opts.signal, idempotent: true });
-    return parseObject(parseJson(res.body));
+    return this.parsed(() => parseObject(parseJson(res.body)));
   }
 
   /** The child of `parentId` named exactly `name`; NotFound when there is none. */
   async parentAndName(parentId: string, name: string, opts: { signal?: AbortSignal } = {}): Promise<RemoteObject> {
     const q = new URLSearchParams({ parentID: parentId, name });
     const res = await this.send('GET', `/filesSearch/parentAndName?${q}`, { signal: opts.signal, idempotent: true });
-    return parseObject(parseJson(res.body));
+    return this.parsed(() => parseObject(parseJson(res.body)));
   }
 
   async searchText(text: string, opts: SearchOptions = {}): Promise<SearchPage> {
@@ -197,7 +182,7 @@ export class ServiceClient {
     if (opts.pageToken !== undefined) q.set('pageToken', opts.pageToken);
     if (opts.fields) q.set('fields', opts.fields.join(','));
     const res = await this.send('GET', `/filesSearch/text?${q}`, { signal: opts.signal, idempotent: true });
-    return this.quirks.search(parseSearch(parseJson(res.body)), opts.limit ?? DEFAULT_SEARCH_LIMIT);
+    return this.quirks.search(this.parsed(() => parseSearch(parseJson(res.body), opts.fields !== undefined)), opts.limit ?? DEFAULT_SEARCH_LIMIT);
   }
 
   /** Patches metadata; the new eTag when the service sent one. */
@@ -256,11 +241,42 @@ export class ServiceClient {
     this.transport.close();
   }
 
+  /** A listing without what the device shows but the mirror must not (device-quirks.ts); the skipped objects kept. */
+  private quirked(l: CheckedListing): CheckedListing {
+    const page = this.quirks.listing(l);
+    return page === l ? l : { ...page, ...(l.invalid ? { invalid: l.invalid } : {}) };
+  }
+
+  /** The reasons of skipped objects quote the NAS: redacted like errors. */
+  private cleanListing(l: CheckedListing): CheckedListing {
+    if (!l.invalid) return l;
+    const secrets = [this.token(), ...(this.opts.secrets?.() ?? [])];
+    return { ...l, invalid: l.invalid.map((v) => ({ id: v.id === undefined ? undefined : redactSecrets(v.id, secrets), reason: redactSecrets(v.reason, secrets) })) };
+  }
+
   private token(): string {
     return typeof this.opts.token === 'function' ? this.opts.token() : this.opts.token;
   }
 
+  /** Every error the client throws went through here: no form of the token in its message. */
   private async send(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
+    try {
+      return await this.sendRaw(method, path, a);
+    } catch (e) {
+      throw e instanceof AppError ? redactError(e, [this.token(), ...(this.opts.secrets?.() ?? [])]) : e;
+    }
+  }
+
+  /** Redacts parse errors (they may quote what the NAS sent). */
+  private parsed<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw e instanceof AppError ? redactError(e, [this.token(), ...(this.opts.secrets?.() ?? [])]) : e;
+    }
+  }
+
+  private async sendRaw(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
     const url = this.baseUrl + this.o.prefix + path;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;

@@ -2,6 +2,8 @@
  * The network under the service client: one HTTP exchange per call, nothing else. The real
  * implementation uses node:http(s) with keep-alive agents. Errors are AppErrors:
  * `Timeout` or `NetworkError`; `sent` in `detail` says the request may have reached the server.
+ * A response body larger than `MAX_RESPONSE_BYTES` is cut off: `BadResponse` (detail
+ * `too-large`), never an unbounded buffer.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -31,6 +33,14 @@ export interface Transport {
   close(): void;
 }
 
+/**
+ * The largest response body read (64 MiB). A real listing page of 1000 objects is well under
+ * 2 MB; a body past this limit is refused with `BadResponse` (detail `too-large`).
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** `detail` of a response refused for its size. */
+export const TOO_LARGE = 'too-large';
+
 /** `detail` of a network error after which a request may have reached the server. */
 export const MAYBE_SENT = 'maybe-sent';
 /** `detail` of a network error that happened before anything was sent (safe to retry). */
@@ -41,7 +51,10 @@ export class HttpTransport implements Transport {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
 
-  constructor(opts: { maxSockets?: number } = {}) {
+  private readonly maxBytes: number;
+
+  constructor(opts: { maxSockets?: number; maxResponseBytes?: number } = {}) {
+    this.maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     const o = { keepAlive: true, maxSockets: opts.maxSockets ?? 16, keepAliveMsecs: 10_000 };
     this.httpAgent = new http.Agent(o);
     this.httpsAgent = new https.Agent(o);
@@ -93,7 +106,15 @@ export class HttpTransport implements Transport {
       });
       r.on('response', (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let size = 0;
+        const tooLarge = (): void => fail(new AppError('BadResponse', `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`, { detail: TOO_LARGE }));
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > this.maxBytes) { tooLarge(); return; }
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > this.maxBytes) { chunks.length = 0; tooLarge(); return; }
+          chunks.push(c);
+        });
         res.on('error', (e) => fail(new AppError('NetworkError', `response from ${url.host} broke: ${e.message}`, { cause: e, detail: MAYBE_SENT })));
         res.on('aborted', () => fail(new AppError('NetworkError', `response from ${url.host} aborted`, { detail: MAYBE_SENT })));
         res.on('end', () => {

@@ -46,6 +46,7 @@ export class EngineActions {
 
   /** ids: held ids, or ['all']. */
   async resolveHeld(ids: readonly string[], action: 'approve' | 'reject'): Promise<BulkResult> {
+    let emptyNas: 'approve' | 'reject' | undefined;
     const res = await this.lock.run(() => {
       const c = this.core;
       const held = c.local.held();
@@ -53,6 +54,7 @@ export class EngineActions {
       const out: BulkResult = { done: 0, failed: [] };
       for (const id of want) {
         const h = held.find((x) => x.id === id);
+        if (h && id === c.model.rootId) { resolveEmptyNas(c, h.path, action); out.done++; emptyNas = action; continue; }
         const e = c.model.get(id);
         if (!h || !e) { out.failed.push({ id, message: 'no such held delete' }); continue; }
         c.db.transaction(() => {
@@ -73,6 +75,8 @@ export class EngineActions {
       return out;
     });
     if (action === 'reject') await this.hooks.reconcile();
+    // an approved empty NAS: the next walk may remove what it no longer shows
+    if (emptyNas === 'approve') await this.hooks.syncNow();
     this.hooks.afterChange();
     return res;
   }
@@ -187,5 +191,27 @@ export class EngineActions {
       case 'sync': await this.hooks.syncNow(); return;
       case 'organize': for (const id of ids) await this.lock.run(() => applySaved(this.core, Number(id))); this.hooks.afterChange(); return;
     }
+  }
+}
+
+/** What the held row of an empty NAS shows as its path (window, tray, `nas-mirror held`). */
+export const EMPTY_NAS_PATH = '/ (the NAS now looks empty)';
+
+/** The held row of a NAS that looks empty: keyed by the root's id (one at most). */
+export function holdEmptyNas(c: Core, e: AppError): void {
+  const rootId = c.model.rootId;
+  if (!rootId || c.local.held().some((h) => h.id === rootId)) return;
+  c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: Number(e.detail ?? 0), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });
+  c.activity({ kind: 'held', path: '', summary: 'the NAS now looks empty: removals held for your confirmation', reason: e.message });
+}
+
+/** Approve: the next complete walk removes what the NAS no longer has. Reject: the placeholders stay (asked again at the next walk that finds it empty). */
+function resolveEmptyNas(c: Core, path: string, action: 'approve' | 'reject'): void {
+  c.local.removeHeld(c.model.rootId);
+  if (action === 'approve') {
+    c.local.setMeta('allowEmptyNas', '1');
+    c.activity({ kind: 'approved', path, summary: 'empty NAS approved: the next walk removes the placeholders', reason: 'you approved the removals of a NAS that looks empty' });
+  } else {
+    c.activity({ kind: 'rejected', path, summary: 'empty NAS rejected: the placeholders stay', reason: 'you rejected the removals of a NAS that looks empty; nothing is removed' });
   }
 }

@@ -7,6 +7,7 @@ import type { ChangeApplier } from '../mirror/apply.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { Logger } from '../log/logger.js';
 import type { Db } from '../state/db.js';
+import type { Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
 import type { LocalModel } from '../local/model.js';
 import type { LocalStore } from '../local/local-store.js';
@@ -30,6 +31,8 @@ export interface Core {
   outbox: OutboxStore;
   model: LocalModel;
   traits: FsTraits;
+  /** The disk the local pipeline reads the mirror through (tests inject faults). */
+  disk?: Disk | undefined;
   threshold: DeleteThreshold;
   holdMs: number;
   log: Logger;

@@ -6,7 +6,7 @@
  * UI and the command line); events are typed. One lock serialises every change to the
  * local model; network requests run outside it.
  */
-import { toAppError, type AppError } from '../../app/errors.js';
+import { AppError, toAppError } from '../../app/errors.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { Logger } from '../log/logger.js';
 import { ChangeApplier } from '../mirror/apply.js';
@@ -14,6 +14,7 @@ import { MirrorStore } from '../mirror/store.js';
 import { syncOnce } from '../mirror/sync.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { allDirs } from '../local/analyse.js';
+import type { Disk } from '../local/disk.js';
 import { changedDirs } from '../local/dir-stamps.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
 import { LocalStore } from '../local/local-store.js';
 import { LocalModel } from '../local/model.js';
 import type { GoneCarry } from '../local/pair-moves.js';
-import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
+import { DEFAULT_THRESHOLD, deleteLimit, type DeleteThreshold } from '../local/plan.js';
 import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { Lock, type ActivityInput, type Core } from './core.js';
@@ -30,7 +31,7 @@ import { checkRoot, initRoot } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
 import { noteAdded, reconcile, type ReconcileResult } from './remote-sync.js';
 import { runLocalBatch } from './local-batch.js';
-import { EngineActions } from './actions.js';
+import { EngineActions, holdEmptyNas } from './actions.js';
 import { PlanQueue } from './plan-queue.js';
 import { OutboxPump } from './outbox-pump.js';
 import type { EngineStatus } from './status.js';
@@ -46,6 +47,8 @@ export interface EngineOptions {
   store?: MirrorStore;
   applier?: ChangeApplier;
   traits?: FsTraits;
+  /** The disk seam (tests: a FaultDisk); default node:fs. */
+  disk?: Disk;
   threshold?: DeleteThreshold;
   /** How long a disappearance waits for its twin (default 1000 ms). */
   holdMs?: number;
@@ -111,6 +114,7 @@ export class Engine {
       root: opts.mirrorDir, db, store, applier, local, outbox,
       model: rootId ? local.loadModel(rootId) : new LocalModel(''),
       traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
+      disk: opts.disk,
       threshold: opts.threshold ?? DEFAULT_THRESHOLD,
       holdMs: opts.holdMs ?? 1000,
       log,
@@ -361,10 +365,13 @@ export class Engine {
         r = runLocalBatch(c, [...dirs, ...extra], this.carry);
       } catch (e) {
         // Nothing was written (one transaction); the folders are read again by the next rescan.
+        // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
+        if (e instanceof AppError && e.code === 'DiskError') { this.state.error = { code: e.code, message: e.message }; this.emitStatus(); }
         this.failed('local batch', e);
         this.schedule(() => void this.fullRescan(), 5000);
         return;
       }
+      if (this.state.error?.code === 'DiskError') { this.state.error = undefined; this.emitStatus(); }
       this.opts.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
       this.carry = r.carry;
       if (r.carry.length) {
@@ -410,15 +417,22 @@ export class Engine {
     this.emitStatus();
     let complete = false;
     try {
+      // a NAS that suddenly looks empty meets the local mass-delete guard (unless the user approved it)
+      const allowEmpty = this.core.local.meta('allowEmptyNas') === '1';
       const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
         signal: this.abort.signal,
+        ...(allowEmpty ? {} : { holdEmptyAbove: deleteLimit(this.core.store.count(), this.core.threshold) }),
         onProgress: (p) => {
           this.state.walkProgress = { folders: p.folders, objects: p.objects, placed: this.walkTally.placed, rate: p.rate, startedAt: this.state.walkProgress.startedAt };
           if (p.pages > 0 && this.state.connection !== 'online') this.online(); // listings arrive: the NAS answers
         },
+        onWarning: (message) => this.opts.log.warn('walk', { summary: message }),
       });
       complete = s.complete;
-      if (s.error) this.noteNetwork(s.error);
+      if (complete && allowEmpty) this.core.local.setMeta('allowEmptyNas', undefined);
+      if (s.error?.code === 'NasLooksEmpty') await this.lock.run(() => holdEmptyNas(this.core, s.error!));
+      if (s.error && (s.error.code === 'BadResponse' || s.error.code === 'NasLooksEmpty')) this.walkRefused(s.error);
+      else if (s.error) this.noteNetwork(s.error);
       else this.online();
       const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
@@ -540,6 +554,15 @@ export class Engine {
   /** Runs `fn` under the engine's lock (features outside the engine that enqueue changes, e.g. Organize). */
   locked<T>(fn: () => Promise<T> | T): Promise<T> {
     return this.lock.run(fn);
+  }
+
+  /** The NAS answered, but with data the client refuses (invalid objects, a page-token cycle): said as such, never as "offline". */
+  private walkRefused(e: AppError): void {
+    this.online();
+    this.opts.log.warn('walk incomplete', { summary: e.message, reason: e.code });
+    this.core.activity({ kind: 'error', path: '', summary: 'walk incomplete: the NAS sent data the client refuses', reason: e.message });
+    this.state.error = { code: e.code, message: e.message };
+    this.emitStatus();
   }
 
   /** Starts the outbox pump if it is not running. */

@@ -22,7 +22,7 @@ export interface BatchResult {
 
 export function runLocalBatch(core: Core, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now()): BatchResult {
   const { model } = core;
-  const scans = scanDirs(core.root, dirs);
+  const scans = scanDirs(core.root, dirs, now, core.disk);
   const pair = pairMoves({ model, scans, carried, now, holdMs: core.holdMs });
   const plan = planBatch(model, pair.moves, pair.deletes, core.threshold);
   const paths = new Map<string, string>();

@@ -2,8 +2,11 @@
  * The mirror root's health. A marker file `.nas-mirror/marker` (like Syncthing's
  * `.stfolder`) tells "this is our mirror": a root that vanished, lost its marker (unmounted
  * disk, `rm -rf`) or was emptied pauses sync and is never read as "delete everything".
+ * Our own folder `.nas-mirror` (and its `staging`, `local-only`) must be real folders: a link
+ * there (to somewhere outside) pauses sync too, and nothing is written through it.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { AppError } from '../../app/errors.js';
 import { join } from 'node:path';
 import { RESERVED_DIR } from '../local/local-names.js';
 
@@ -11,8 +14,33 @@ export const markerPath = (root: string): string => join(root, RESERVED_DIR, 'ma
 
 export type RootHealth = { ok: true } | { ok: false; reason: string };
 
-/** Creates the root and its marker (first run, or the user asked to restore). */
+/** Why the client's own folder cannot be trusted (a link, not a folder, unreadable), or undefined. */
+export function reservedDirProblem(root: string): string | undefined {
+  for (const sub of ['', 'staging', 'local-only']) {
+    const rel = sub === '' ? RESERVED_DIR : `${RESERVED_DIR}/${sub}`;
+    const abs = join(root, RESERVED_DIR, sub);
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      return `${rel} in the mirror folder cannot be read (${code ?? 'error'})`;
+    }
+    if (st.isSymbolicLink()) {
+      let to = '?';
+      try { to = readlinkSync(abs); } catch { /* unreadable link */ }
+      return `${rel} in the mirror folder is a link (to ${to}): the client writes nothing through a link; replace it with a real folder to resume`;
+    }
+    if (!st.isDirectory()) return `${rel} in the mirror folder is not a folder: replace it with a real folder to resume`;
+  }
+  return undefined;
+}
+
+/** Creates the root and its marker (first run, or the user asked to restore); refuses a link as our own folder. */
 export function initRoot(root: string): void {
+  const problem = reservedDirProblem(root);
+  if (problem !== undefined) throw new AppError('BadConfig', problem);
   mkdirSync(join(root, RESERVED_DIR), { recursive: true });
   writeFileSync(markerPath(root), 'This folder is a NAS Mirror. Do not delete this file.\n');
 }
@@ -20,6 +48,8 @@ export function initRoot(root: string): void {
 /** Checks the root; `liveTopLevel` = how many top-level placeholders the model expects on disk. */
 export function checkRoot(root: string, liveTopLevel: number): RootHealth {
   if (!existsSync(root)) return { ok: false, reason: `the mirror folder ${root} is missing (unmounted or deleted)` };
+  const problem = reservedDirProblem(root);
+  if (problem !== undefined) return { ok: false, reason: problem };
   if (!existsSync(markerPath(root))) return { ok: false, reason: `the mirror folder ${root} lost its marker ${RESERVED_DIR}/marker (replaced or wiped)` };
   if (liveTopLevel > 0) {
     let names: string[];

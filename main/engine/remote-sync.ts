@@ -45,7 +45,7 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
   const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
   const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}) });
   for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
-  const rep = writePlaceholders(core.root, model, plan);
+  const rep = writePlaceholders(core.root, model, plan, core.disk);
   let added = 0;
   let refused = 0;
   for (const n of plan.notes) {
@@ -55,7 +55,10 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
       refused++;
       if (core.local.meta(`refused:${n.id}`) !== n.detail) {
         core.local.setMeta(`refused:${n.id}`, n.detail);
-        core.activity({ kind: 'refused', path: `(${n.id})`, summary: 'refused a name from the NAS', reason: `${n.detail}; nothing written for it or below it` });
+        // an entry the disk already shows stays where it is (never removed as if deleted)
+        const here = model.pathOf(n.id);
+        core.log.warn('refused: unsafe name', { id: n.id, reason: n.detail });
+        core.activity({ kind: 'refused', path: here ?? `(${n.id})`, summary: 'refused: unsafe name', reason: `${n.detail}; ${here !== undefined ? 'kept here under its last safe name' : 'nothing written for it or below it'}` });
       }
       continue;
     }

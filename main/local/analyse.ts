@@ -4,8 +4,9 @@
  * Gives raw facts only; deciding what they mean is pair-moves' job. Must run while nothing
  * else of the engine writes to the mirror (the engine's lock).
  */
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
+import { diskError, isAbsent, realDisk, type Disk } from './disk.js';
 import type { Kind } from './model.js';
 import { stampOf } from './dir-stamps.js';
 import { RESERVED_DIR } from './local-names.js';
@@ -30,33 +31,42 @@ export interface DirScan {
 
 export const kindOf = (st: BigIntStats): Kind | 'other' => (st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other');
 
-/** lstat with bigint inode; undefined when the path does not exist (or cannot be read). */
-export function lstatBig(abs: string): BigIntStats | undefined {
+/**
+ * lstat with bigint inode; undefined when the path does not exist (ENOENT/ENOTDIR, and only
+ * then). Any other error (EIO, EACCES, ...) throws a `DiskError`: never read as "absent".
+ */
+export function lstatBig(abs: string, disk: Disk = realDisk): BigIntStats | undefined {
   try {
-    return lstatSync(abs, { bigint: true });
-  } catch {
-    return undefined;
+    return disk.lstat(abs);
+  } catch (e) {
+    if (isAbsent(e)) return undefined;
+    throw diskError('lstat', abs, e);
   }
 }
 
-/** Reads each existing folder among `dirs` (relative paths). Missing folders are skipped. */
-export function scanDirs(root: string, dirs: Iterable<string>, now = Date.now()): DirScan[] {
+/**
+ * Reads each existing folder among `dirs` (relative paths). Missing folders are skipped. A
+ * folder or entry that cannot be read for any reason but absence throws a `DiskError`: the
+ * whole batch waits (nothing of a half-read folder may become a delete).
+ */
+export function scanDirs(root: string, dirs: Iterable<string>, now = Date.now(), disk: Disk = realDisk): DirScan[] {
   const out: DirScan[] = [];
   const uniq = [...new Set(dirs)].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
   for (const rel of uniq) {
     const abs = rel === '' ? root : join(root, ...rel.split('/'));
-    const st = lstatBig(abs);
+    const st = lstatBig(abs, disk);
     if (!st || !st.isDirectory()) continue;
     let names: string[];
     try {
-      names = readdirSync(abs);
-    } catch {
-      continue;
+      names = disk.readdir(abs);
+    } catch (e) {
+      if (isAbsent(e)) continue;
+      throw diskError('readdir', abs, e);
     }
     const entries: DiskEntry[] = [];
     for (const name of names) {
       if (rel === '' && name === RESERVED_DIR) continue;
-      const cs = lstatBig(join(abs, name));
+      const cs = lstatBig(join(abs, name), disk);
       if (!cs) continue;
       entries.push({ name, ino: cs.ino.toString(), kind: kindOf(cs), size: Number(cs.size), mtimeMs: Number(cs.mtimeMs) });
     }

@@ -8,6 +8,7 @@ import { LocalModel } from './model.js';
 import { planRemote } from './remote-plan.js';
 import { writePlaceholders } from './placeholders.js';
 import { POSIX_TRAITS } from './fs-traits.js';
+import { FaultDisk } from './disk.js';
 
 const base = mkdtempSync(join(tmpdir(), 'placeholders-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -96,4 +97,42 @@ describe('placeholders (real folder, property)', () => {
       { numRuns: 150 },
     );
   });
+});
+
+describe('writePlaceholders on a failing disk (FaultDisk)', () => {
+  const setup = (): { root: string; model: LocalModel; objs: Map<string, RemoteObject>; sync: (disk?: FaultDisk) => ReturnType<typeof writePlaceholders> } => {
+    const root = join(base, `f${n++}`);
+    mkdirSync(root);
+    const objs = new Map<string, RemoteObject>([['d', obj('d', 'R', 'D', true)], ['a', obj('a', 'd', 'a.txt', false)]]);
+    const model = new LocalModel('R');
+    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    const sync = (disk?: FaultDisk): ReturnType<typeof writePlaceholders> =>
+      writePlaceholders(root, model, planRemote({ model, rootId: 'R', objects: objs.values(), pending: new Set(), traits: POSIX_TRAITS }), disk);
+    expect(sync().failed).toEqual([]);
+    return { root, model, objs, sync };
+  };
+
+  for (const at of ['stage', 'land'] as const) {
+    for (const errno of ['EIO', 'EXDEV', 'ENOSPC', 'EACCES']) {
+      it(`${errno} on the rename that ${at === 'stage' ? 'stages' : 'lands'} a NAS rename: the entry stays where it was, said, and lands once the disk heals`, () => {
+        const { root, model, objs, sync } = setup();
+        const ino = lstatSync(join(root, 'D', 'a.txt')).ino.toString();
+        objs.set('a', obj('a', 'd', 'b.txt', false, 2));
+        const disk = new FaultDisk().add({ op: 'rename', path: at === 'stage' ? '/D/a.txt' : /staging\//, errno, times: 1 });
+        const rep = sync(disk);
+        expect(disk.failed).toHaveLength(1);
+        expect(rep.failed.map((f) => f.id)).toEqual(['a']);
+        expect(rep.failed[0]!.reason).toContain(errno);
+        // still where the model says it is, same inode: a later scan sees nothing gone
+        expect(readdirSync(join(root, 'D'))).toEqual(['a.txt']);
+        expect(model.pathOf('a')).toBe('D/a.txt');
+        expect(model.get('a')!.ino).toBe(ino);
+        expect(readdirSync(join(root, '.nas-mirror', 'staging'))).toEqual([]);
+        // the NAS change is planned again (the remote base did not move) and lands
+        expect(sync().failed).toEqual([]);
+        expect(readdirSync(join(root, 'D'))).toEqual(['b.txt']);
+        expect(lstatSync(join(root, 'D', 'b.txt')).ino.toString()).toBe(ino);
+      });
+    }
+  }
 });

@@ -11,6 +11,7 @@ import { closeSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, read
 import { dirname, join } from 'node:path';
 import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
+import { realDisk, type Disk } from './disk.js';
 import { RESERVED_DIR } from './local-names.js';
 import type { LocalModel } from './model.js';
 import { childPath, safeDirOnDisk, safeJoinOnDisk } from './path-safety.js';
@@ -48,7 +49,7 @@ export function absOf(root: string, model: LocalModel, id: string, realDirs?: Ma
   }
 }
 
-export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan): WriteReport {
+export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
   const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
   mkdirSync(stagingDir(root), { recursive: true });
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
@@ -61,7 +62,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       if (!from) continue;
       const to = join(stagingDir(root), `${process.pid}-${++stageSeq}`);
       try {
-        renameSync(from, to);
+        disk.rename(from, to);
         staged.set(id, to);
         rep.touchedDirs.add(model.get(id)!.lparent);
       } catch (e) {
@@ -143,7 +144,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       ino = p.how === 'create' ? createPlaceholder(target, e.kind, e.mtime) : undefined;
       if (ino === undefined) {
         // a move, or a create that found its name taken: look at what is there first
-        const existing = lstatBig(target);
+        const existing = lstatBig(target, disk);
         if (existing) {
           if (model.byIno(existing.ino.toString())) {
             // Another mirrored entry is still there: never move a tracked placeholder aside.
@@ -155,12 +156,14 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
           keepLocal(root, target, 'a NAS entry needed its name', rep);
         }
         if (p.how === 'move') {
-          renameSync(staged.get(p.id)!, target);
-          ino = lstatBig(target)?.ino.toString();
+          disk.rename(staged.get(p.id)!, target);
+          ino = lstatBig(target, disk)?.ino.toString();
         } else ino = createPlaceholder(target, e.kind, e.mtime);
       }
     } catch (err) {
       rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}` });
+      // a staged entry that cannot land goes back (or is forgotten): never left in staging to read as a delete
+      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
       continue;
     }
     model.place(p.id, p.parent, p.name, ino ?? null);
@@ -219,7 +222,14 @@ function inRemovedNow(model: LocalModel, id: string): boolean {
 
 /** Deletes a subtree of empty placeholders; everything else goes to the local-only area. */
 export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport): void {
-  const st = lstatBig(abs);
+  let st;
+  try {
+    st = lstatBig(abs);
+  } catch (e) {
+    // a disk error (not absence): left as it is, said; never half a plan
+    rep.failed.push({ id: '', reason: `not removed: ${(e as Error).message}` });
+    return;
+  }
   if (!st) return;
   const ino = st.ino.toString();
   if (st.isDirectory() && known.get(ino) === 'dir') {

@@ -24,6 +24,22 @@ describe('MirrorStore', () => {
     }
   });
 
+  it('a parent cycle a NAS served is an unknown path, never an error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const db = openStateDb(dir);
+      const store = new MirrorStore(db);
+      store.setRoot({ ...obj('r', '', ''), mimeType: 'application/x.service.dir' });
+      store.apply([{ kind: 'added', after: obj('c1', 'one', 'c2') }, { kind: 'added', after: obj('c2', 'two', 'c1') }, { kind: 'added', after: obj('c3', 'keep', 'c3') }, { kind: 'added', after: obj('k', 'keep.txt', 'r') }]);
+      expect(store.pathOf('c1')).toBeUndefined();
+      expect(store.pathOf('c3')).toBeUndefined();
+      expect(store.pathOf('k')).toEqual(['keep.txt']);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('answers by id, children, name and path; a rename is one row update', () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-'));
     try {

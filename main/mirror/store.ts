@@ -6,7 +6,6 @@
  */
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
-import { AppError } from '../../app/errors.js';
 import { migrate, type Db } from '../state/db.js';
 import { jsonOf, type RemoteChange } from './changes.js';
 
@@ -148,19 +147,24 @@ export class MirrorStore {
     return r ? (JSON.parse(r.json) as RemoteObject) : undefined;
   }
 
-  /** Names from the root down to `id` (the root itself is `[]`); undefined when unknown or detached. */
+  /**
+   * Names from the root down to `id` (the root itself is `[]`); undefined when unknown,
+   * detached, or in a parent cycle a NAS served (an unknown path, never an error).
+   */
   pathOf(id: string): string[] | undefined {
     const root = this.root();
     const names: string[] = [];
+    const visited = new Set<string>();
     let cur = id;
-    for (let guard = 0; guard < 10_000; guard++) {
+    for (;;) {
       if (root && (cur === root.id || cur === 'root')) return names.reverse();
+      if (visited.has(cur)) return undefined;
+      visited.add(cur);
       const o = this.get(cur);
       if (!o) return undefined;
       names.push(o.name);
       cur = o.parentID;
     }
-    throw new AppError('StateCorrupt', `parent loop at ${id}`);
   }
 
   /** The stored listing chain of a folder (undefined: never listed in full). */

@@ -30,6 +30,14 @@ export interface SyncOptions {
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (p: WalkProgress) => void;
+  /** Something odd the NAS did that the walk survived (an invalid object skipped, a repeated page token). */
+  onWarning?: (message: string, folderId: string) => void;
+  /**
+   * A complete walk that finds the NAS root empty while the store holds more than this many
+   * objects removes nothing and ends with `NasLooksEmpty` (a wipe, a wrong account or device:
+   * the user decides). Absent = no guard.
+   */
+  holdEmptyAbove?: number;
   /** Changes written per transaction (default 1000: each batch is one short pause of the thread). */
   batchSize?: number;
 }
@@ -79,11 +87,14 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     elapsedMs: Date.now() - t0,
     ...(error ? { error } : {}),
   });
-  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress, onRoot: (root) => store.setRoot(root), conditional })
+  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress, onWarning: opts.onWarning, onRoot: (root) => store.setRoot(root), conditional })
     .finally(() => { flush(); if (written) store.endBulkFill(); });
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
+  if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
+    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`, { detail: String(store.count()) }));
+  }
   let objects = r.progress.objects;
   let folders = r.progress.folders;
   try {
@@ -109,7 +120,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
         if (now.mimeType === FOLDER_MIME) moved.push(now.id);
       }
       if (moved.length) {
-        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved, conditional }).finally(flush);
+        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved, conditional, onWarning: opts.onWarning }).finally(flush);
         for (const id of again.seen) seen.add(id);
         objects += again.progress.objects;
         folders += again.progress.folders;

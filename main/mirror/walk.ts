@@ -5,11 +5,24 @@
  * reports progress. Says whether the walk was COMPLETE: only then may deletions be concluded.
  * A folder listed in full before is asked again with If-None-Match, page by page: when every
  * page answers 304 its children are the stored ones (`unchanged`) and nothing is transferred.
+ * Bounded against a hostile NAS: a page token repeated within a folder (a cycle), pages that
+ * bring no new object, or more pages than the folder's `childCount` allows fail the walk
+ * (incomplete: nothing is deleted); objects the schema refuses are skipped, reported and make
+ * the walk incomplete too.
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ListingChain } from './store.js';
+
+/** Pages one folder may take when its `childCount` is unknown (2M objects at 1000 a page). */
+export const MAX_PAGES_PER_FOLDER = 2000;
+/** Pages in a row that bring no new object before a folder's listing is given up. */
+export const MAX_IDLE_PAGES = 2;
+
+/** The most pages a folder of `childCount` children may take: one object a page at least, plus slack for objects added while it is listed. */
+export const pagesAllowed = (childCount: number | undefined): number =>
+  childCount === undefined ? MAX_PAGES_PER_FOLDER : Math.min(MAX_PAGES_PER_FOLDER, childCount + 10);
 
 export interface WalkProgress {
   /** Folders discovered (queued or listed). */
@@ -35,6 +48,8 @@ export interface WalkOptions {
   /** Each page of objects, with the folder it lists. Throwing stops the walk (incomplete). */
   onPage: (objects: RemoteObject[], folderId: string) => void;
   onProgress?: (p: WalkProgress) => void;
+  /** Something odd but harmless the NAS did (logged by the caller), e.g. a page token equal to the one sent. */
+  onWarning?: (message: string, folderId: string) => void;
   /** The root folder, as soon as it is fetched (before any listing). */
   onRoot?: (root: RemoteObject) => void;
   /** Folders to list (default: the root, fetched first). */
@@ -63,10 +78,16 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
   };
   let root: RemoteObject | undefined;
   let failure: AppError | undefined;
+  /** Objects the schema refused (skipped): the walk is then incomplete. */
+  const invalid: string[] = [];
+  let invalidCount = 0;
+  /** Folders' childCount as listed (bounds their pages). */
+  const childCounts = new Map<string, number>();
   try {
     if (opts.startFolders) queue.push(...opts.startFolders);
     else {
       root = await client.get('root', { signal: opts.signal });
+      if (root.childCount !== undefined) childCounts.set(root.id, root.childCount);
       opts.onRoot?.(root);
       queue.push(root.id);
     }
@@ -109,6 +130,13 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     let i = 0;
     const chain: ListingChain = [];
     let pages = 0;
+    // bounds: tokens already sent in this listing, pages without a new object, pages allowed
+    const sent = new Set<string>();
+    const mine = new Set<string>();
+    let idle = 0;
+    let skipped = false;
+    const allowed = pagesAllowed(childCounts.get(folderId));
+    const broken = (why: string): AppError => new AppError('BadResponse', `listing of folder ${folderId} ${why}: the walk is incomplete, nothing is deleted`);
     for (;;) {
       if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
       const ifNoneMatch = conditional ? known![i]!.etag : undefined;
@@ -136,21 +164,36 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
       conditional = false;
       const page = r.page;
       pages++;
+      sent.add(token);
       const fresh: RemoteObject[] = [];
+      let progressed = false;
       for (const o of page.files) {
+        if (!mine.has(o.id)) { mine.add(o.id); progressed = true; }
         saw(o.id, o.mimeType === FOLDER_MIME);
+        if (o.childCount !== undefined && o.mimeType === FOLDER_MIME) childCounts.set(o.id, o.childCount);
         fresh.push(o);
+      }
+      if (page.invalid) {
+        skipped = true;
+        invalidCount += page.invalid.length;
+        for (const v of page.invalid) if (invalid.length < 5) invalid.push(`${v.id ?? '(no id)'}: ${v.reason}`);
+        for (const v of page.invalid) opts.onWarning?.(`skipped an invalid object in folder ${folderId}: ${v.reason}`, folderId);
       }
       opts.onPage(fresh, folderId);
       if (queue.length) wakeAll();
       report();
+      if (page.pageToken !== '' && page.pageToken === token) opts.onWarning?.(`listing of folder ${folderId} answered with the page token it was sent: taken as the last page`, folderId);
       const next = page.pageToken === token ? '' : page.pageToken;
       if (r.etag !== undefined) chain.push({ etag: r.etag, next });
       if (next === '') break;
+      if (sent.has(next)) throw broken(`repeats an earlier page token after ${pages} pages (a cycle)`);
+      idle = progressed ? 0 : idle + 1;
+      if (idle >= MAX_IDLE_PAGES) throw broken(`brought no new object in ${idle} pages in a row`);
+      if (pages >= allowed) throw broken(`took more pages (${pages}) than its ${childCounts.has(folderId) ? `childCount of ${childCounts.get(folderId)} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`}`);
       token = next;
     }
-    // the chain is kept only when every page carried an ETag
-    if (opts.conditional && chain.length === pages) opts.conditional.listed(folderId, chain);
+    // the chain is kept only when every page carried an ETag and every object was readable
+    if (opts.conditional && chain.length === pages && !skipped) opts.conditional.listed(folderId, chain);
   };
 
   await new Promise<void>((resolve) => {
@@ -183,6 +226,7 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
   });
   report();
   if (failure) return { complete: false, root, seen, progress, error: failure };
+  if (invalidCount > 0) return { complete: false, root, seen, progress, error: new AppError('BadResponse', `the NAS sent ${invalidCount} invalid object(s), skipped: the walk is incomplete, nothing is deleted (${invalid.join('; ')})`) };
   if (opts.signal?.aborted) return { complete: false, root, seen, progress, error: new AppError('Cancelled', 'walk cancelled') };
   return { complete: true, root, seen, progress };
 }

@@ -125,6 +125,8 @@ async function unseenBelow(client: ServiceClient, model: LocalModel, folderId: s
   while (queue.length) {
     const f = queue.shift()!;
     for await (const page of client.pages(f)) {
+      // an object the client cannot read is one the user has not seen: never deleted blind
+      if (page.invalid) return `an object the NAS sent could not be read (${page.invalid[0]!.reason})`;
       for (const o of page.files) {
         const known = model.get(o.id);
         if (!known) return `${JSON.stringify(o.name)} is new`;

@@ -33,9 +33,17 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Parses a JSON object body; an empty body is `{}`. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses a JSON object body; an empty body is `{}`. Invalid UTF-8 is bad JSON (RFC 8259 section 8.1), never replacement characters. */
 export function parseJsonObject(buf: Buffer): Record<string, unknown> {
-  const text = buf.toString('utf8').trim();
+  let decoded: string;
+  try {
+    decoded = strictUtf8.decode(buf);
+  } catch {
+    throw bad('the body is not valid UTF-8');
+  }
+  const text = decoded.trim();
   if (text === '') return {};
   let v: unknown;
   try {

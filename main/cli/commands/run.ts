@@ -31,12 +31,12 @@ export const run: Command = async (argv, io) => {
   prepareFolders(stateDir, mirrorDir);
   const transport = new HttpTransport();
   const candidates = await loadDevice(need(p, 'device'), transport);
-  const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+  const { token, transport: authed, signedIn } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
   const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
   // The address is checked again on errors and periodically (LAN down, proxy up, and back).
   const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, { recheck: () => connect(candidates, authed, token), onSwitch: (c) => io.stderr.write(`now ${c.description}\n`) });
-  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: failover, onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
+  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: failover, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
   const db = openStateDb(stateDir);
   const store = new MirrorStore(db);
   const local = new LocalStore(db);

@@ -26,11 +26,11 @@ export const run: Command = async (argv, io) => {
   const transport = new HttpTransport();
   try {
     const candidates = await loadDevice(need(p, 'device'), transport);
-    const { token, transport: authed } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+    const { token, transport: authed, signedIn } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
     const conn = await connect(candidates, authed, token);
     prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
     io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
-    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, concurrency: intOption(p, 'concurrency') ?? 8 });
+    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), concurrency: intOption(p, 'concurrency') ?? 8 });
     const db = openStateDb(stateDir);
     try {
       const store = new MirrorStore(db);

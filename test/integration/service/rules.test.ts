@@ -308,4 +308,16 @@ describe('authentication and errors', () => {
     expect((await c.call('PUT', `/files/${f.id}`)).status).toBe(405);
     expect((await c.get(`/files/${f.id}`)).status).toBe(200);
   });
+
+  it('invalid UTF-8 in a JSON body is bad JSON: 400, nothing changed', async () => {
+    const f = svc.admin.createFile('root', 'utf8.txt');
+    const before = obj(await c.get(`/files/${f.id}`));
+    for (const bytes of [[0xff, 0xfe], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+      const body = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('b"}')]);
+      const r = await fetch(`${svc.baseUrl}/sdk/v2/files/${f.id}/patch`, { method: 'POST', headers: { authorization: `Bearer ${svc.token()}`, 'content-type': 'application/json' }, body });
+      expect(r.status).toBe(400);
+      expect(await r.json()).toMatchObject({ message: expect.stringContaining('UTF-8') });
+    }
+    expect(obj(await c.get(`/files/${f.id}`))).toEqual(before);
+  });
 });

@@ -1,0 +1,61 @@
+/**
+ * The command line after a hostile NAS served a parent cycle once (folder A listed in the root
+ * with B as its parent, B inside A): `search` shows the objects with an unknown folder path,
+ * never fails the whole search.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../main/cli/main.js';
+import { startTestService, type TestService } from '../../server/testing.js';
+import { jsonAnswer, realJson, startHostileNas, type HostileNas } from './hostile-nas.js';
+
+let svc: TestService;
+let nas: HostileNas;
+let state: string;
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
+  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token() } });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const root = svc.admin.rootId();
+  const a = svc.admin.createFolder(root, 'A-docs');
+  const b = svc.admin.createFolder(a.id, 'B-docs');
+  svc.admin.createFile(b.id, 'keep-inside.txt');
+  svc.admin.createFile(root, 'keep-top.txt');
+  nas = await startHostileNas(svc.baseUrl);
+  nas.tamper = async (x, real) => {
+    if (!x.path.endsWith('/filesSearch/parents') || x.query.get('ids') !== root) return undefined;
+    const { value } = await realJson(real);
+    const files = (value['files'] as Record<string, unknown>[]).map((f) => (f['id'] === a.id ? { ...f, parentID: b.id } : f));
+    return jsonAnswer({ ...value, files });
+  };
+  state = mkdtempSync(join(tmpdir(), 'cli-cycle-'));
+});
+afterAll(async () => {
+  await nas.stop();
+  await svc.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+describe('a parent cycle served once', () => {
+  it('search shows every match, the ones in the cycle with an unknown folder', async () => {
+    const s = await cli('sync', '--device', nas.baseUrl, '--state', state, '--token-env', 'NAS_TOKEN', '--once');
+    expect(s.code).toBe(0);
+    const r = await cli('search', 'keep', '--state', state);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines.find((l) => l.includes('-top.txt'))).toMatch(/\s\/\s*$/);
+    expect(lines.find((l) => l.includes('-inside.txt'))).toMatch(/\s\?\s*$/);
+    const json = await cli('search', 'keep', '--state', state, '--json');
+    expect((JSON.parse(json.out) as { matches: unknown[] }).matches).toHaveLength(2);
+  });
+});
