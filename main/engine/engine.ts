@@ -434,7 +434,7 @@ export class Engine {
       if (s.error && (s.error.code === 'BadResponse' || s.error.code === 'NasLooksEmpty')) this.walkRefused(s.error);
       else if (s.error) this.noteNetwork(s.error);
       else this.online();
-      const stale = new Set([...this.settledAt].filter(([, t]) => t >= startedAt).map(([id]) => id));
+      const stale = this.staleSince(startedAt);
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
       let first = true;
       let any = false;
@@ -469,7 +469,7 @@ export class Engine {
         this.reconcileQueued = false;
         if (this.stopped || !this.state.walking || !(await this.checkHealth())) return;
         const since = this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
-        const stale = new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
+        const stale = this.staleSince(since);
         this.reconcileDirty(stale, false, RECONCILE_CHUNK);
         this.state.walkProgress.placed = this.walkTally.placed;
         if (this.plans.pending > 0) this.reconcileSoon();
@@ -502,11 +502,16 @@ export class Engine {
     return r;
   }
 
+  /** Ids we changed on the NAS at or after `since` (a walk begun before holds an older view of them). */
+  private staleSince(since: number): Set<string> {
+    return new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
+  }
+
   private async reconcileNow(): Promise<void> {
     await this.lock.run(async () => {
       // Only a walk in progress can have put an older view of what we changed into the store.
       const since = this.state.walking && this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
-      const stale = new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
+      const stale = this.staleSince(since);
       if (!(await this.checkHealth())) return;
       const r = this.reconcileDirty(stale, true);
       if (r) noteAdded(this.core, r.created, r.added);
