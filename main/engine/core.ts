@@ -9,18 +9,12 @@ import type { Logger } from '../log/logger.js';
 import type { Db } from '../state/db.js';
 import type { Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
-import type { LocalModel } from '../local/model.js';
-import type { LocalStore } from '../local/local-store.js';
+import { pathOrId, type LocalModel } from '../local/model.js';
+import type { ActivityInput, LocalStore } from '../local/local-store.js';
 import type { DeleteThreshold } from '../local/plan.js';
 import type { OutboxStore } from '../outbox/outbox-store.js';
 
-export interface ActivityInput {
-  kind: string;
-  path: string;
-  summary: string;
-  reason: string;
-  outboxSeq?: number;
-}
+export type { ActivityInput };
 
 export interface Core {
   root: string;
@@ -51,4 +45,4 @@ export class Lock {
 }
 
 /** The local path of an id for people ('/'-joined), or `(id)` when unknown. */
-export const pathFor = (core: Core, id: string): string => core.model.pathOf(id) ?? `(${id})`;
+export const pathFor = (core: Pick<Core, 'model'>, id: string): string => pathOrId(core.model, id);

@@ -102,11 +102,11 @@ function pruneLocalOnly(core: Core, dirs: readonly string[], present: ReadonlySe
   for (const r of core.local.localOnly()) {
     if (r.kind === 'moved') {
       // Kept in the local-only area (not watched): listed until the user removes it.
-      if (!existsSync(join(core.root, ...r.path.split('/')))) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+      if (!existsSync(join(core.root, ...r.path.split('/')))) core.local.removeLocalOnly(r.path);
       continue;
     }
     const i = r.path.lastIndexOf('/');
     const dir = i < 0 ? '' : r.path.slice(0, i);
-    if (read.has(dir) && !present.has(r.path)) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+    if (read.has(dir) && !present.has(r.path)) core.local.removeLocalOnly(r.path);
   }
 }

@@ -85,12 +85,12 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   const counts = outbox.counts();
   const held = local.held();
   const conflicts = local.conflicts().length;
-  const row = db.prepare("SELECT count(*) AS n, sum(filled) AS f FROM local_entries").get() as { n: number; f: number | null };
+  const row = local.entryCounts();
   const paused = local.meta('paused') === '1';
   const pending = counts.pending + counts.sending;
   const mirrorDir = local.meta('mirrorDir');
   const rootId = store.root()?.id ?? '';
-  const top = (db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(rootId) as { n: number }).n;
+  const top = local.placedChildren(rootId);
   const health = mirrorDir === undefined ? undefined : checkRoot(mirrorDir, top);
   const mirrorMissing = health && !health.ok ? health.reason : null;
   const engineRunning = enginePid(stateDir);
@@ -104,13 +104,13 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
     mirrorMissing,
     mirrorFolder: mirrorDir ?? null,
     lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
-    objects: Math.max(0, row.n - 1),
+    objects: Math.max(0, row.entries - 1),
     outbox: { pending, done: counts.done, conflict: counts.conflict },
     conflicts,
     heldDeletes: held.length,
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
-    localOnly: local.localOnly().length + (row.f ?? 0),
-    filledPlaceholders: row.f ?? 0,
+    localOnly: local.localOnly().length + row.filled,
+    filledPlaceholders: row.filled,
     engineRunning,
     pendingRequests: local.pendingRequests(),
   };
