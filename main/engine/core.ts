@@ -1,18 +1,21 @@
 /**
  * The engine's shared context: the stores, the in-memory local model, the mirror root and
- * the activity log. Every step of the engine (remote sync, local batch, outbox) takes it;
- * only code running under the engine's lock mutates the model.
+ * the activity log. The engine builds it (`openCore`); each step takes only the part it uses
+ * (`ReconcilePort`, `LocalBatchPort`, outbox/settle.ts `SettlePort`, ...). The user's
+ * actions and Organize take all of it. Only code running under the engine's lock mutates the
+ * model.
  */
-import type { ChangeApplier } from '../mirror/apply.js';
-import type { MirrorStore } from '../mirror/store.js';
+import { ChangeApplier } from '../mirror/apply.js';
+import { MirrorStore } from '../mirror/store.js';
 import type { Logger } from '../log/logger.js';
-import type { Db } from '../state/db.js';
+import { openStateDb, type Db } from '../state/db.js';
 import type { Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
-import { pathOrId, type LocalModel } from '../local/model.js';
-import type { ActivityInput, LocalStore } from '../local/local-store.js';
-import type { DeleteThreshold } from '../local/plan.js';
-import type { OutboxStore } from '../outbox/outbox-store.js';
+import { LocalModel, pathOrId } from '../local/model.js';
+import { LocalStore, type ActivityInput } from '../local/local-store.js';
+import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
+import { OutboxStore } from '../outbox/outbox-store.js';
+import type { EngineOptions } from './engine-options.js';
 
 export type { ActivityInput };
 
@@ -32,6 +35,24 @@ export interface Core {
   log: Logger;
   /** Records a decision in the activity log (and tells listeners). */
   activity(a: ActivityInput): void;
+}
+
+/** The engine's context from its options: the stores on one state db, the model as stored. */
+export function openCore(opts: EngineOptions, activity: (a: ActivityInput) => void): Core {
+  const db = opts.db ?? openStateDb(opts.stateDir);
+  const store = opts.store ?? new MirrorStore(db);
+  const local = new LocalStore(db);
+  const rootId = store.root()?.id ?? '';
+  return {
+    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db),
+    model: rootId ? local.loadModel(rootId) : new LocalModel(''),
+    traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
+    disk: opts.disk,
+    threshold: opts.threshold ?? DEFAULT_THRESHOLD,
+    holdMs: opts.holdMs ?? 1000,
+    log: opts.log,
+    activity,
+  };
 }
 
 /** A promise-chain mutex: one model-mutating step at a time. */

@@ -7,22 +7,13 @@
  * local model; network requests run outside it.
  */
 import { toAppError } from '../../app/errors.js';
-import type { AttemptEvent, ServiceClient } from '../client/service-client.js';
-import type { Logger } from '../log/logger.js';
-import { ChangeApplier } from '../mirror/apply.js';
-import { MirrorStore } from '../mirror/store.js';
-import { openStateDb, type Db } from '../state/db.js';
-import type { Disk } from '../local/disk.js';
-import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
-import { LocalStore } from '../local/local-store.js';
-import { LocalModel } from '../local/model.js';
-import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
-import type { WatcherOptions } from '../local/watch.js';
-import { OutboxStore } from '../outbox/outbox-store.js';
-import { Lock, type ActivityInput, type Core } from './core.js';
-import { canSend, initialState, reduce, retryDelayMs, type Connection, type EngineEvent, type EngineState } from './engine-state.js';
+import { probeFsTraits } from '../local/fs-traits.js';
+import { Lock, openCore, type ActivityInput, type Core } from './core.js';
+import { canSend, retryDelayMs, type EngineEvent, type EngineState } from './engine-state.js';
+import type { EngineOptions } from './engine-options.js';
+import { attemptEvent, StateKeeper } from './state-keeper.js';
 import { EngineEvents } from './events.js';
-import { checkRoot, initRoot } from './mirror-root.js';
+import { checkMirrorHealth, initRoot } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
 import { EngineActions } from './actions.js';
 import { LocalRounds } from './local-rounds.js';
@@ -30,54 +21,23 @@ import { PlanQueue } from './plan-queue.js';
 import { OutboxPump } from './outbox-pump.js';
 import { RemoteRounds } from './remote-rounds.js';
 import { buildStatus, type EngineStatus } from './status.js';
+import { EngineTimers } from './timers.js';
 
-export interface EngineOptions {
-  stateDir: string;
-  mirrorDir: string;
-  client: ServiceClient;
-  log: Logger;
-  /** Share a db/store/applier with other components (offline index); created when absent. */
-  db?: Db;
-  store?: MirrorStore;
-  applier?: ChangeApplier;
-  traits?: FsTraits;
-  /** The disk seam (tests: a FaultDisk); default node:fs. */
-  disk?: Disk;
-  threshold?: DeleteThreshold;
-  /** How long a disappearance waits for its twin (default 1000 ms). */
-  holdMs?: number;
-  /** Re-walk period (default 60 s); 0 = never. */
-  rewalkMs?: number;
-  /** Local check period (default 10 min): the watcher's self-test, then every folder's stamp; 0 = never. */
-  rescanMs?: number;
-  /** Full local rescan period, every file (default 6 h; a running watcher sees changes as they happen); 0 = never. */
-  fullRescanMs?: number;
-  /** How often the command line's queued requests are read (default 500 ms). */
-  requestPollMs?: number;
-  watcher?: WatcherOptions;
-  /** Where the NAS is reached, for status. */
-  endpoint?: string;
-}
-
-/** Periodic re-walks use at most this share of one core (see startTimers). */
-const REWALK_CPU_SHARE = 0.01;
+export type { EngineOptions };
 
 export class Engine {
   readonly events = new EngineEvents();
   readonly core: Core;
   readonly actions: EngineActions;
   private readonly lock = new Lock();
-  private timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new EngineTimers();
   private stopped = false;
   private readonly pump: OutboxPump;
   private readonly remote: RemoteRounds;
   private readonly localSide: LocalRounds;
   private readonly offApplier: () => void;
   private readonly offClient: () => void;
-  private st: EngineState;
-  /** The connection last written to the log and the state db (undefined before the first). */
-  private announced: Connection | undefined;
-  private timersStarted = false;
+  private readonly keeper: StateKeeper;
   /** Aborts a walk in progress when the engine stops. */
   private readonly abort = new AbortController();
   private release: (() => void) | undefined;
@@ -85,31 +45,18 @@ export class Engine {
   ready = false;
 
   constructor(private readonly opts: EngineOptions) {
-    const db = opts.db ?? openStateDb(opts.stateDir);
-    const store = opts.store ?? new MirrorStore(db);
-    const applier = opts.applier ?? new ChangeApplier(store);
-    const local = new LocalStore(db);
-    const rootId = store.root()?.id ?? '';
-    this.core = {
-      root: opts.mirrorDir, db, store, applier, local, outbox: new OutboxStore(db),
-      model: rootId ? local.loadModel(rootId) : new LocalModel(''),
-      traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
-      disk: opts.disk,
-      threshold: opts.threshold ?? DEFAULT_THRESHOLD,
-      holdMs: opts.holdMs ?? 1000,
-      log: opts.log,
-      activity: (a: ActivityInput) => this.recordActivity(a),
-    };
-    this.st = initialState(local.meta('paused') === '1');
+    this.core = openCore(opts, (a) => this.recordActivity(a));
+    const { local, store, applier } = this.core;
+    this.keeper = new StateKeeper(local, opts.log, () => this.emitStatus());
     const plans = new PlanQueue(local, store);
-    const report = (ev: EngineEvent): void => this.dispatch(ev);
+    const report = (ev: EngineEvent): void => this.keeper.dispatch(ev);
     const failed = (step: string, e: unknown): void => this.failed(step, e);
     const healthy = (): Promise<boolean> => this.checkHealth();
     const stopped = (): boolean => this.stopped;
     const schedule = (fn: () => void, ms: number): void => this.schedule(fn, ms);
     this.remote = new RemoteRounds({
       core: this.core, lock: this.lock, client: opts.client, plans, signal: this.abort.signal,
-      stopped, state: () => this.st, report, healthy, failed,
+      stopped, state: () => this.state, report, healthy, failed,
       indexChanged: () => this.events.emit('changed', { what: 'index' }),
     });
     this.localSide = new LocalRounds({
@@ -128,12 +75,12 @@ export class Engine {
     this.offClient = opts.client.observe((a) => {
       if (this.stopped) return;
       const ev = attemptEvent(a);
-      if (ev) this.dispatch(ev);
+      if (ev) this.keeper.dispatch(ev);
     });
     this.pump = new OutboxPump({
       settle: this.core, lock: this.lock, client: opts.client, report, failed, schedule,
-      canSend: () => !this.stopped && canSend(this.st),
-      retryDelay: () => retryDelayMs(this.st, Math.random()),
+      canSend: () => !this.stopped && canSend(this.state),
+      retryDelay: () => retryDelayMs(this.state, Math.random()),
       settled: (id) => this.remote.settled(id),
       ranThrough: async ({ follow, sent }) => {
         if (follow) await this.remote.reconcileNow();
@@ -150,36 +97,7 @@ export class Engine {
 
   /** The engine's state (engine-state.ts), read-only: change it with events. */
   get state(): EngineState {
-    return this.st;
-  }
-
-  /** Feeds one event to the state machine; a transition's effects (log, state db, status event) follow here only. */
-  private dispatch(ev: EngineEvent): void {
-    const prev = this.st;
-    const next = reduce(prev, ev);
-    if (next === prev) return;
-    this.st = next;
-    if (next.connection !== this.announced) this.announce(next);
-    // a walk's progress is read with the status, not pushed (it changes per page)
-    if (!QUIET.has(ev.type) || next.connection !== prev.connection || next.linkError !== prev.linkError) this.emitStatus();
-  }
-
-  /**
-   * The link changed: logged once per change and kept in the state db, so `nas-mirror status`
-   * in another process says "offline", not "syncing".
-   */
-  private announce(s: EngineState): void {
-    const was = this.announced;
-    this.announced = s.connection;
-    const e = s.linkError;
-    if (s.connection === 'online') {
-      if (was !== 'online') this.opts.log.info('online', { summary: 'the NAS answers again; queued changes are being sent' });
-      this.core.local.setMeta('connection', undefined);
-      return;
-    }
-    const auth = s.connection === 'auth-error';
-    this.opts.log.warn(s.connection, { summary: auth ? `the NAS refused the token (${e?.message ?? ''})` : `the NAS is not reachable (${e?.message ?? ''}); changes wait in the outbox`, reason: e?.code ?? '' });
-    this.core.local.setMeta('connection', JSON.stringify({ state: s.connection, message: e?.message ?? '' }));
+    return this.keeper.state;
   }
 
   private recordActivity(a: ActivityInput): void {
@@ -203,7 +121,7 @@ export class Engine {
     }
     await this.actions.processRequests();
     const restart = this.core.store.lastWalk() !== undefined && this.core.model.rootId !== '';
-    if (!restart && !this.st.paused) await this.walkOnce();
+    if (!restart && !this.state.paused) await this.walkOnce();
     else await this.remote.catchUp();
     // What changed on disk while stopped, then what changed while chokidar read the tree.
     await this.checkDirs();
@@ -213,7 +131,7 @@ export class Engine {
     this.ready = true;
     this.events.emit('ready', { restart, ms: Date.now() - t0 });
     this.kickOutbox();
-    if (restart && !this.st.paused) await this.walkOnce();
+    if (restart && !this.state.paused) await this.walkOnce();
     await this.drainOutbox();
     if (!this.stopped) this.startTimers();
   }
@@ -234,10 +152,10 @@ export class Engine {
   /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */
   async round(): Promise<void> {
     await this.actions.processRequests();
-    if (!this.st.paused) await this.walkOnce();
+    if (!this.state.paused) await this.walkOnce();
     else await this.remote.catchUp();
     await this.checkDirs();
-    if (!this.st.paused) await this.drainOutbox();
+    if (!this.state.paused) await this.drainOutbox();
   }
 
   /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
@@ -256,33 +174,16 @@ export class Engine {
   }
 
   private startTimers(): void {
-    this.timersStarted = true;
-    const every = (ms: number | undefined, fn: () => void): void => {
-      if (!ms) return;
-      // Not unref'd: a running engine keeps its process alive until stop().
-      const t = setInterval(fn, ms);
-      this.timers.add(t);
-    };
-    const rewalk = this.opts.rewalkMs ?? 60_000;
-    if (rewalk > 0) {
-      // The next re-walk comes rewalkMs after the last one ended, or later when the last one
-      // cost more CPU than REWALK_CPU_SHARE of the time until the next: an unchanged
-      // million-object NAS (15k folders answering 304) is then re-walked every few minutes
-      // instead of keeping a core busy. Local changes are sent at once whatever this says.
-      const delay = (): number => Math.max(rewalk, this.remote.lastWalkCpuMs / REWALK_CPU_SHARE);
-      const next = (): void => this.schedule(() => {
-        void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)).finally(next);
-      }, delay());
-      next();
-    }
-    every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
-    every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
-    every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
+    const t = this.timers;
+    t.started = true;
+    t.rewalkLoop(this.opts.rewalkMs ?? 60_000, () => this.remote.lastWalkCpuMs, () => this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)));
+    t.every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
+    t.every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
+    t.every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
   }
 
   private schedule(fn: () => void, ms: number): void {
-    const t = setTimeout(() => { this.timers.delete(t); if (!this.stopped) fn(); }, ms);
-    this.timers.add(t);
+    this.timers.schedule(fn, ms);
   }
 
   /** Fault injection for tests: the watcher reports this error. */
@@ -292,18 +193,7 @@ export class Engine {
 
   /** The mirror folder's health: a vanished or emptied folder pauses sync (nothing is deleted). */
   private async checkHealth(): Promise<boolean> {
-    const c = this.core;
-    const rootId = c.model.rootId;
-    const top = rootId ? c.model.children(rootId).filter((id) => { const e = c.model.get(id)!; return e.state === 'ok' && e.ino !== null; }).length : 0;
-    const h = checkRoot(c.root, top);
-    const was = this.st.mirrorMissing;
-    this.dispatch(h.ok ? { type: 'health', ok: true } : { type: 'health', ok: false, reason: h.reason });
-    if (h.ok && was !== undefined) c.activity({ kind: 'resumed', path: '', summary: 'mirror folder is back: sync resumed', reason: 'the folder and its marker are present' });
-    if (!h.ok && was === undefined) {
-      c.activity({ kind: 'paused', path: '', summary: 'sync paused: nothing will be deleted', reason: h.reason });
-      this.events.emit('notice', { level: 'error', message: `${h.reason}. Sync is paused and nothing is deleted on the NAS. Restore the folder, or resume to recreate the placeholders.` });
-    }
-    return h.ok;
+    return checkMirrorHealth(this.core, this.state.mirrorMissing, (ev) => this.keeper.dispatch(ev), (n) => this.events.emit('notice', n));
   }
 
   private async healthTick(): Promise<void> {
@@ -317,14 +207,14 @@ export class Engine {
 
   private async healthTickUnsafe(): Promise<void> {
     if (this.stopped) return;
-    const wasMissing = this.st.mirrorMissing !== undefined;
+    const wasMissing = this.state.mirrorMissing !== undefined;
     const ok = await this.lock.run(() => this.checkHealth());
     if (ok) {
       // The watched folder may be a new one (recreated, remounted): watch it afresh.
       if (wasMissing) await this.localSide.closeWatcher();
       await this.fullRescan();
       await this.localSide.startWatching();
-      if (!this.timersStarted) this.startTimers();
+      if (!this.timers.started) this.startTimers();
       this.kickOutbox();
     } else this.schedule(() => void this.healthTick(), 2000);
   }
@@ -365,9 +255,9 @@ export class Engine {
 
   async setPaused(paused: boolean): Promise<void> {
     this.core.local.setMeta('paused', paused ? '1' : '0');
-    this.dispatch({ type: 'paused', paused });
+    this.keeper.dispatch({ type: 'paused', paused });
     this.core.activity({ kind: paused ? 'paused' : 'resumed', path: '', summary: paused ? 'sync paused by you' : 'sync resumed by you', reason: 'user request' });
-    if (!paused && this.st.mirrorMissing !== undefined) {
+    if (!paused && this.state.mirrorMissing !== undefined) {
       await this.localSide.closeWatcher();
       await this.actions.restoreMirror();
     }
@@ -376,7 +266,7 @@ export class Engine {
   }
 
   status(): EngineStatus {
-    return buildStatus(this.core, this.st, this.localSide.watcherView(), this.opts.endpoint ?? null);
+    return buildStatus(this.core, this.state, this.localSide.watcherView(), this.opts.endpoint ?? null);
   }
 
   private emitStatus(): void {
@@ -389,8 +279,7 @@ export class Engine {
     this.offApplier();
     this.offClient();
     this.abort.abort();
-    for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
-    this.timers.clear();
+    this.timers.stop();
     await this.localSide.closeWatcher();
     await this.pump.idle();
     await this.lock.run(() => undefined);
@@ -398,18 +287,4 @@ export class Engine {
     this.release?.();
     this.release = undefined;
   }
-}
-
-/** Events that change only the walk's counters. */
-const QUIET: ReadonlySet<EngineEvent['type']> = new Set(['walk-progress', 'walk-placed']);
-
-/** What one request's attempt says of the link: no answer or a 401 -> failed; an answer below 500 -> reachable. */
-function attemptEvent(a: AttemptEvent): EngineEvent | undefined {
-  if (a.error === 'NetworkError' || a.error === 'Timeout') {
-    const what = a.error === 'Timeout' ? 'timed out' : 'no connection';
-    return { type: 'link-failed', error: { code: a.error, message: `the NAS does not answer (${what}); retrying` } };
-  }
-  if (a.status === undefined) return undefined;
-  if (a.status === 401) return { type: 'link-failed', error: { code: 'Unauthorized', message: 'the NAS refused the token (401)' } };
-  return a.status < 500 && a.status !== 403 ? { type: 'reachable' } : undefined;
 }

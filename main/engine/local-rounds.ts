@@ -15,11 +15,11 @@ import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
 import type { Core, Lock } from './core.js';
 import type { EngineEvent } from './engine-state.js';
 import type { EngineEventMap } from './events.js';
-import { runLocalBatch } from './local-batch.js';
+import { runLocalBatch, type LocalBatchPort } from './local-batch.js';
 
 /** What the local side uses of the engine. */
 export interface LocalPort {
-  readonly core: Core;
+  readonly core: LocalBatchPort & Pick<Core, 'log'>;
   readonly lock: Lock;
   readonly watcherOptions: WatcherOptions | undefined;
   stopped(): boolean;

@@ -14,14 +14,15 @@ import { holdEmptyNas } from './actions.js';
 import type { Core, Lock } from './core.js';
 import type { EngineEvent, EngineState } from './engine-state.js';
 import type { PlanQueue } from './plan-queue.js';
-import { noteAdded, reconcile, type ReconcileResult } from './remote-sync.js';
+import { noteAdded, reconcile, type ReconcilePort, type ReconcileResult } from './remote-sync.js';
 
 /** Ids planned per reconcile while a walk runs: small enough that the window never waits long. */
 const RECONCILE_CHUNK = 250;
 
 /** What the remote side uses of the engine. */
 export interface RemotePort {
-  readonly core: Core;
+  /** The model is replaced here when the NAS root first appears. */
+  readonly core: ReconcilePort & Pick<Core, 'applier' | 'threshold' | 'model'>;
   readonly lock: Lock;
   readonly client: ServiceClient;
   readonly plans: PlanQueue;
