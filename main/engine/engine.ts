@@ -47,7 +47,7 @@ export class Engine {
   constructor(private readonly opts: EngineOptions) {
     this.core = openCore(opts, (a) => this.recordActivity(a));
     const { local, store, applier } = this.core;
-    this.keeper = new StateKeeper(local, opts.log, () => this.emitStatus());
+    this.keeper = new StateKeeper(local, opts.log, { statusChanged: () => this.emitStatus(), backOnline: () => this.kickOutbox() });
     const plans = new PlanQueue(local, store);
     const report = (ev: EngineEvent): void => this.keeper.dispatch(ev);
     const failed = (step: string, e: unknown): void => this.failed(step, e);

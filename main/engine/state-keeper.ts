@@ -2,7 +2,8 @@
  * Holds the engine's state (engine-state.ts) and is the one place it changes: `dispatch`
  * runs the pure reducer, then the transition's effects, and nothing else has any: the link's
  * change logged once and kept in the state db (so `nas-mirror status` in another process
- * says "offline", not "syncing"), and a status event. Also turns each request attempt the
+ * says "offline", not "syncing"), a status event, and the outbox kicked when the NAS answers
+ * again. Also turns each request attempt the
  * client reports into link evidence.
  */
 import type { AttemptEvent } from '../client/service-client.js';
@@ -18,7 +19,11 @@ export class StateKeeper {
   /** The connection last written to the log and the state db (undefined before the first). */
   private announced: Connection | undefined;
 
-  constructor(private readonly local: Pick<LocalStore, 'meta' | 'setMeta'>, private readonly log: Logger, private readonly statusChanged: () => void) {
+  constructor(
+    private readonly local: Pick<LocalStore, 'meta' | 'setMeta'>,
+    private readonly log: Logger,
+    private readonly effects: { statusChanged(): void; backOnline(): void },
+  ) {
     this.st = initialState(local.meta('paused') === '1');
   }
 
@@ -33,7 +38,9 @@ export class StateKeeper {
     if (next === prev) return;
     this.st = next;
     if (next.connection !== this.announced) this.announce(next);
-    if (!QUIET.has(ev.type) || next.connection !== prev.connection || next.linkError !== prev.linkError) this.statusChanged();
+    if (!QUIET.has(ev.type) || next.connection !== prev.connection || next.linkError !== prev.linkError) this.effects.statusChanged();
+    // the NAS answers again: what waits in the outbox goes now, not when its backoff ends
+    if (prev.linkError !== undefined && next.connection === 'online') this.effects.backOnline();
   }
 
   private announce(s: EngineState): void {
