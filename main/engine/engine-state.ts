@@ -165,14 +165,5 @@ export function retryDelayMs(s: EngineState, random: number): number {
   return Math.round(base * (0.75 + random * 0.5));
 }
 
-/** After how long without a complete walk the mirror is "out of date": three re-walk periods, at least 10 min. */
-export function staleAfterSec(rewalkSec: number): number {
-  return Math.max(600, rewalkSec * 3);
-}
-
-/** True when the last complete walk is missing or older than `staleAfter` seconds at `nowMs`. */
-export function isStale(lastCompleteWalk: string | null, staleAfter: number, nowMs: number): boolean {
-  if (lastCompleteWalk === null) return true;
-  const t = Date.parse(lastCompleteWalk);
-  return !Number.isFinite(t) || nowMs - t > staleAfter * 1000;
-}
+/** The stale flag: its one definition is pure and shared with the window and the tray (app/tray/stale.ts). */
+export { staleAfterSec, walkIsStale as isStale } from '../../app/tray/stale.js';
