@@ -37,7 +37,8 @@ export class StateKeeper {
     const next = reduce(prev, ev);
     if (next === prev) return;
     this.st = next;
-    if (next.connection !== this.announced) this.announce(next);
+    // "not connected yet" (the start, no request failed) is not announced: only an answer or a failure is
+    if (next.connection !== this.announced && (next.connection === 'online' || next.linkError !== undefined)) this.announce(next);
     if (!QUIET.has(ev.type) || next.connection !== prev.connection || next.linkError !== prev.linkError) this.effects.statusChanged();
     // the NAS answers again: what waits in the outbox goes now, not when its backoff ends
     if (prev.linkError !== undefined && next.connection === 'online') this.effects.backOnline();
@@ -65,8 +66,8 @@ export class StateKeeper {
  */
 export function attemptEvent(a: AttemptEvent): EngineEvent | undefined {
   if (a.error === 'NetworkError' || a.error === 'Timeout') {
-    const what = a.error === 'Timeout' ? 'timed out' : 'no connection';
-    return { type: 'link-failed', error: { code: a.error, message: `the NAS does not answer (${what}); retrying` } };
+    const what = a.error === 'Timeout' ? 'the request timed out' : 'the connection failed';
+    return { type: 'link-failed', error: { code: a.error, message: `${what}; retrying` } };
   }
   if (a.status === undefined) return undefined;
   if (a.status === 401) return { type: 'link-failed', error: { code: 'Unauthorized', message: 'the NAS refused the token (401)' } };
