@@ -53,7 +53,7 @@ export class Engine {
     const failed = (step: string, e: unknown): void => this.failed(step, e);
     const healthy = (): Promise<boolean> => this.checkHealth();
     const stopped = (): boolean => this.stopped;
-    const schedule = (fn: () => void, ms: number): void => this.schedule(fn, ms);
+    const schedule = (fn: () => void, ms: number): void => this.timers.schedule(fn, ms);
     this.remote = new RemoteRounds({
       core: this.core, lock: this.lock, client: opts.client, plans, signal: this.abort.signal,
       stopped, state: () => this.state, report, healthy, failed,
@@ -61,7 +61,7 @@ export class Engine {
     });
     this.localSide = new LocalRounds({
       core: this.core, lock: this.lock, watcherOptions: opts.watcher, stopped, report, healthy, schedule, failed,
-      recheckHealth: () => this.schedule(() => void this.healthTick(), 2000),
+      recheckHealth: () => this.timers.schedule(() => void this.healthTick(), 2000),
       notice: (n) => this.events.emit('notice', n),
       queued: () => { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
       kickOutbox: () => this.kickOutbox(),
@@ -90,7 +90,6 @@ export class Engine {
     this.actions = new EngineActions(this.core, this.lock, {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
       reconcile: () => this.remote.reconcileEverything(),
-      setPaused: (p) => this.setPaused(p),
       syncNow: () => this.syncNow(),
     });
   }
@@ -116,10 +115,10 @@ export class Engine {
   async start(): Promise<void> {
     const t0 = Date.now();
     if (!(await this.prepare())) {
-      this.schedule(() => void this.healthTick(), 2000);
+      this.timers.schedule(() => void this.healthTick(), 2000);
       return;
     }
-    await this.actions.processRequests();
+    await this.processRequests();
     const restart = this.core.store.lastWalk() !== undefined && this.core.model.rootId !== '';
     if (!restart && !this.state.paused) await this.walkOnce();
     else await this.remote.catchUp();
@@ -151,7 +150,7 @@ export class Engine {
 
   /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */
   async round(): Promise<void> {
-    await this.actions.processRequests();
+    await this.processRequests();
     if (!this.state.paused) await this.walkOnce();
     else await this.remote.catchUp();
     await this.checkDirs();
@@ -179,11 +178,20 @@ export class Engine {
     t.rewalkLoop(this.opts.rewalkMs ?? 60_000, () => this.remote.lastWalkCpuMs, () => this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)));
     t.every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
     t.every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
-    t.every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
+    t.every(this.opts.requestPollMs ?? 500, () => void this.processRequests());
   }
 
-  private schedule(fn: () => void, ms: number): void {
-    this.timers.schedule(fn, ms);
+  /** Carries out the requests the command line queued in the state db (`held`, `conflicts`, `undo`, `pause`...). */
+  private async processRequests(): Promise<void> {
+    for (const r of this.core.local.takeRequests()) {
+      try {
+        if (r.action === 'pause' || r.action === 'resume') await this.setPaused(r.action === 'pause');
+        else if (r.action === 'sync') await this.syncNow();
+        else await this.actions.handle(r.action, r.ids);
+      } catch (e) {
+        this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
+      }
+    }
   }
 
   /** Fault injection for tests: the watcher reports this error. */
@@ -201,7 +209,7 @@ export class Engine {
       await this.healthTickUnsafe();
     } catch (e) {
       this.failed('health check', e);
-      this.schedule(() => void this.healthTick(), 5000);
+      this.timers.schedule(() => void this.healthTick(), 5000);
     }
   }
 
@@ -216,7 +224,7 @@ export class Engine {
       await this.localSide.startWatching();
       if (!this.timers.started) this.startTimers();
       this.kickOutbox();
-    } else this.schedule(() => void this.healthTick(), 2000);
+    } else this.timers.schedule(() => void this.healthTick(), 2000);
   }
 
   /** An unexpected failure of a background step: logged and shown, never a crash. */
