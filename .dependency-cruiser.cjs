@@ -15,6 +15,10 @@ module.exports = {
       from: { path: '^server/' }, to: { path: '^(main|renderer)/' } },
     { name: 'client-not-server', comment: 'the engine never imports the service (tests may).', severity: 'error',
       from: { path: '^(main|renderer|app)/', pathNot: '\\.test\\.ts$' }, to: { path: '^server/' } },
+    { name: 'steps-not-engine', comment: 'pipeline steps (local, mirror, outbox, client, index) never import the engine: it drives them through narrow ports.', severity: 'error',
+      from: { path: '^main/(local|mirror|outbox|client|index)/', pathNot: '\\.test\\.ts$' }, to: { path: '^main/engine/' } },
+    { name: 'engine-not-hosts', comment: 'the engine never imports what hosts it (api, ui-server, cli, shell).', severity: 'error',
+      from: { path: '^main/engine/' }, to: { path: '^main/(api|ui-server|cli|shell)/' } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -6,6 +6,7 @@
  * is only said when the last complete walk is recent.
  */
 import type { AppStatus } from '../contract/shapes.js';
+import { walkIsStale } from './stale.js';
 
 export const TRAY_STATES = ['attention', 'paused', 'offline', 'syncing', 'stale', 'synced'] as const;
 export type TrayState = (typeof TRAY_STATES)[number];
@@ -43,9 +44,7 @@ function attentionReason(s: AppStatus): string | null {
 
 /** True when the last complete walk is missing or older than `staleAfterSec`. */
 export function isStale(s: AppStatus, nowMs: number): boolean {
-  if (s.lastCompleteWalk === null) return true;
-  const t = Date.parse(s.lastCompleteWalk);
-  return !Number.isFinite(t) || nowMs - t > s.staleAfterSec * 1000;
+  return walkIsStale(s.lastCompleteWalk, s.staleAfterSec, nowMs);
 }
 
 /** The tray's view of a status snapshot at time `nowMs`. */

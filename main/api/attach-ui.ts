@@ -16,6 +16,7 @@ import { nodeDesktop } from './desktop-node.js';
 import { EventHub } from './event-hub.js';
 import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
 import type { DesktopPort } from './ports.js';
+import { staleAfterSec as staleAfter } from '../../app/tray/stale.js';
 
 export interface EngineUiOptions {
   engine: Engine;
@@ -33,7 +34,7 @@ export interface EngineUiOptions {
 
 export async function serveEngineUi(o: EngineUiOptions): Promise<UiServer> {
   const hub = new EventHub(o.log.child('events'));
-  const staleAfterSec = Math.max(600, o.rewalkSec * 3);
+  const staleAfterSec = staleAfter(o.rewalkSec);
   const status = () => engineAppStatus(o.engine, o.store, 'url', staleAfterSec);
   const view = async (): Promise<SettingsView> => ({
     source: /^https?:\/\//.test(o.location) ? 'url' : 'device-record', location: o.location, token: o.tokenPlace, keychainAvailable: o.tokenPlace === 'keychain',

@@ -30,6 +30,7 @@ import { listPreviousMirrors } from './previous-mirrors.js';
 import { accountFor, openSession, storeCredential, tokenFor, type Session, type SessionDeps } from './session.js';
 import { checkSetUp } from './set-up.js';
 import { signInFlow } from './sign-in-flow.js';
+import { staleAfterSec as staleAfter } from '../../app/tray/stale.js';
 
 /** Settings whose change needs a new session (another NAS, folder or engine timing). */
 const RESTART_KEYS = ['source', 'location', 'mirrorFolder', 'syncIntervalSec', 'deleteThresholdCount', 'deleteThresholdPercent'] as const;
@@ -89,7 +90,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
 
   const status = (): AppStatus => {
     const s = settings.read();
-    const staleAfterSec = Math.max(600, s.syncIntervalSec * 3);
+    const staleAfterSec = staleAfter(s.syncIntervalSec);
     const engine = session?.engine;
     if (engine) return { ...engineAppStatus(engine, store, session?.via ?? null, staleAfterSec), endpoint: session?.endpoint ?? null };
     const p = session?.problem;

@@ -44,7 +44,16 @@ export interface ServiceClientOptions {
   /** Told once about a device behaving unlike the interface (e.g. it ignores If-Match). */
   onWarning?: (message: string) => void;
   /** Observes every attempt (tests, logs): no headers, never the token. */
-  onAttempt?: (e: { method: HttpMethod; path: string; attempt: number; status?: number; error?: ErrorCode }) => void;
+  onAttempt?: (e: AttemptEvent) => void;
+}
+
+/** One attempt of a request: its HTTP status, or the error that left it without an answer. */
+export interface AttemptEvent {
+  method: HttpMethod;
+  path: string;
+  attempt: number;
+  status?: number;
+  error?: ErrorCode;
 }
 
 export interface ListOptions {
@@ -100,6 +109,7 @@ export class ServiceClient {
   private readonly o: Required<Omit<ServiceClientOptions, 'transport' | 'onAttempt' | 'token' | 'baseUrl' | 'onWarning' | 'secrets'>>;
   /** What this device does unlike the reference service (device-quirks.ts). */
   readonly quirks = new DeviceQuirks();
+  private readonly observers = new Set<(e: AttemptEvent) => void>();
 
   constructor(private readonly opts: ServiceClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -115,6 +125,22 @@ export class ServiceClient {
       random: opts.random ?? Math.random,
       sleep: opts.sleep ?? defaultSleep,
     };
+  }
+
+  /**
+   * Observes every attempt from now on (the engine: a NAS that stops answering is said at the
+   * first failed attempt, not after the retries); returns the unsubscribe function.
+   */
+  observe(listener: (e: AttemptEvent) => void): () => void {
+    this.observers.add(listener);
+    return () => this.observers.delete(listener);
+  }
+
+  private attempted(e: AttemptEvent): void {
+    this.opts.onAttempt?.(e);
+    for (const l of this.observers) {
+      try { l(e); } catch { /* an observer's failure is its own */ }
+    }
   }
 
   /** One page of the children of `ids` (a folder id, `root`, or several). */
@@ -288,7 +314,7 @@ export class ServiceClient {
             headers: { authorization: `Bearer ${this.token()}`, accept: 'application/json', ...(a.body !== undefined ? { 'content-type': 'application/json' } : {}), ...a.headers },
           }),
         );
-        this.opts.onAttempt?.({ method, path: path.split('?')[0]!, attempt, status: res.status });
+        this.attempted({ method, path: path.split('?')[0]!, attempt, status: res.status });
         if ((res.status >= 200 && res.status < 300) || (res.status === 304 && a.notModifiedOk === true)) return res;
         err = statusError(res);
         retryAfterMs = parseRetryAfter(res.headers['retry-after']);
@@ -302,7 +328,7 @@ export class ServiceClient {
         if (!(e instanceof AppError)) throw e;
         if (e.code === 'Cancelled' || a.signal?.aborted) throw new AppError('Cancelled', 'cancelled', { cause: e });
         if (e.code !== 'NetworkError' && e.code !== 'Timeout') throw e;
-        this.opts.onAttempt?.({ method, path: path.split('?')[0]!, attempt, error: e.code });
+        this.attempted({ method, path: path.split('?')[0]!, attempt, error: e.code });
         if (!a.idempotent && e.detail !== NOT_SENT) throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, { cause: e, detail: OUTCOME_UNKNOWN });
         err = e;
       }

@@ -2,7 +2,7 @@
  * What the user decides: approve or reject held deletes, re-apply or drop conflicts, undo
  * a rename or move (the inverse patch, guarded by If-Match like any other), restore a
  * vanished mirror. Also the lists behind them, in the contract's shapes. Requests queued
- * by the command line (`local_requests`) are carried out here by the running engine.
+ * by the command line (`local_requests`) for these are handed here by the running engine.
  */
 import { AppError } from '../../app/errors.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
@@ -14,10 +14,13 @@ import { initRoot } from './mirror-root.js';
 import { applySaved } from '../organize/apply.js';
 import { batchUndoable, undoBatch } from '../organize/undo.js';
 
+/** What the actions ask of the engine after a change (they never drive its state). */
 export interface ActionHooks {
+  /** Lists changed, the outbox may have work. */
   afterChange(): void;
+  /** The placeholders follow everything again. */
   reconcile(): Promise<void>;
-  setPaused(p: boolean): Promise<void>;
+  /** Re-walk now (an approved empty NAS). */
   syncNow(): Promise<void>;
 }
 
@@ -169,26 +172,12 @@ export class EngineActions {
     await this.hooks.reconcile();
   }
 
-  /** Carries out requests queued by the command line. */
-  async processRequests(): Promise<void> {
-    const reqs = this.core.local.takeRequests();
-    for (const r of reqs) {
-      try {
-        await this.handle(r.action, r.ids);
-      } catch (e) {
-        this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
-      }
-    }
-  }
-
-  private async handle(action: RequestAction, ids: string[]): Promise<void> {
+  /** Carries out one request queued by the command line (the engine's own: pause, resume, sync, are the engine's). */
+  async handle(action: Exclude<RequestAction, 'pause' | 'resume' | 'sync'>, ids: string[]): Promise<void> {
     switch (action) {
       case 'approve': case 'reject': await this.resolveHeld(ids, action); return;
       case 'reapply': case 'drop': await this.resolveConflicts(ids, action); return;
       case 'undo': for (const id of ids) await this.undo(id); return;
-      case 'pause': await this.hooks.setPaused(true); return;
-      case 'resume': await this.hooks.setPaused(false); return;
-      case 'sync': await this.hooks.syncNow(); return;
       case 'organize': for (const id of ids) await this.lock.run(() => applySaved(this.core, Number(id))); this.hooks.afterChange(); return;
     }
   }
@@ -198,7 +187,7 @@ export class EngineActions {
 export const EMPTY_NAS_PATH = '/ (the NAS now looks empty)';
 
 /** The held row of a NAS that looks empty: keyed by the root's id (one at most). */
-export function holdEmptyNas(c: Core, e: AppError): void {
+export function holdEmptyNas(c: Pick<Core, 'model' | 'local' | 'activity'>, e: AppError): void {
   const rootId = c.model.rootId;
   if (!rootId || c.local.held().some((h) => h.id === rootId)) return;
   c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: Number(e.detail ?? 0), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });

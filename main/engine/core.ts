@@ -1,26 +1,23 @@
 /**
  * The engine's shared context: the stores, the in-memory local model, the mirror root and
- * the activity log. Every step of the engine (remote sync, local batch, outbox) takes it;
- * only code running under the engine's lock mutates the model.
+ * the activity log. The engine builds it (`openCore`); each step takes only the part it uses
+ * (`ReconcilePort`, `LocalBatchPort`, outbox/settle.ts `SettlePort`, ...). The user's
+ * actions and Organize take all of it. Only code running under the engine's lock mutates the
+ * model.
  */
-import type { ChangeApplier } from '../mirror/apply.js';
-import type { MirrorStore } from '../mirror/store.js';
+import { ChangeApplier } from '../mirror/apply.js';
+import { MirrorStore } from '../mirror/store.js';
 import type { Logger } from '../log/logger.js';
-import type { Db } from '../state/db.js';
+import { openStateDb, type Db } from '../state/db.js';
 import type { Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
-import type { LocalModel } from '../local/model.js';
-import type { LocalStore } from '../local/local-store.js';
-import type { DeleteThreshold } from '../local/plan.js';
-import type { OutboxStore } from '../outbox/outbox-store.js';
+import { LocalModel, pathOrId } from '../local/model.js';
+import { LocalStore, type ActivityInput } from '../local/local-store.js';
+import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
+import { OutboxStore } from '../outbox/outbox-store.js';
+import type { EngineOptions } from './engine-options.js';
 
-export interface ActivityInput {
-  kind: string;
-  path: string;
-  summary: string;
-  reason: string;
-  outboxSeq?: number;
-}
+export type { ActivityInput };
 
 export interface Core {
   root: string;
@@ -40,6 +37,24 @@ export interface Core {
   activity(a: ActivityInput): void;
 }
 
+/** The engine's context from its options: the stores on one state db, the model as stored. */
+export function openCore(opts: EngineOptions, activity: (a: ActivityInput) => void): Core {
+  const db = opts.db ?? openStateDb(opts.stateDir);
+  const store = opts.store ?? new MirrorStore(db);
+  const local = new LocalStore(db);
+  const rootId = store.root()?.id ?? '';
+  return {
+    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db),
+    model: rootId ? local.loadModel(rootId) : new LocalModel(''),
+    traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
+    disk: opts.disk,
+    threshold: opts.threshold ?? DEFAULT_THRESHOLD,
+    holdMs: opts.holdMs ?? 1000,
+    log: opts.log,
+    activity,
+  };
+}
+
 /** A promise-chain mutex: one model-mutating step at a time. */
 export class Lock {
   private tail: Promise<unknown> = Promise.resolve();
@@ -51,4 +66,4 @@ export class Lock {
 }
 
 /** The local path of an id for people ('/'-joined), or `(id)` when unknown. */
-export const pathFor = (core: Core, id: string): string => core.model.pathOf(id) ?? `(${id})`;
+export const pathFor = (core: Pick<Core, 'model'>, id: string): string => pathOrId(core.model, id);

@@ -6,145 +6,97 @@
  * UI and the command line); events are typed. One lock serialises every change to the
  * local model; network requests run outside it.
  */
-import { AppError, toAppError } from '../../app/errors.js';
-import type { ServiceClient } from '../client/service-client.js';
-import type { Logger } from '../log/logger.js';
-import { ChangeApplier } from '../mirror/apply.js';
-import { MirrorStore } from '../mirror/store.js';
-import { syncOnce } from '../mirror/sync.js';
-import { openStateDb, type Db } from '../state/db.js';
-import { allDirs } from '../local/analyse.js';
-import type { Disk } from '../local/disk.js';
-import { changedDirs } from '../local/dir-stamps.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
-import { LocalStore } from '../local/local-store.js';
-import { LocalModel } from '../local/model.js';
-import type { GoneCarry } from '../local/pair-moves.js';
-import { DEFAULT_THRESHOLD, deleteLimit, type DeleteThreshold } from '../local/plan.js';
-import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
-import { OutboxStore } from '../outbox/outbox-store.js';
-import { Lock, type ActivityInput, type Core } from './core.js';
+import { toAppError } from '../../app/errors.js';
+import { probeFsTraits } from '../local/fs-traits.js';
+import { Lock, openCore, type ActivityInput, type Core } from './core.js';
+import { canSend, retryDelayMs, type EngineEvent, type EngineState } from './engine-state.js';
+import type { EngineOptions } from './engine-options.js';
+import { attemptEvent, StateKeeper } from './state-keeper.js';
 import { EngineEvents } from './events.js';
-import { checkRoot, initRoot } from './mirror-root.js';
+import { checkMirrorHealth, initRoot } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
-import { noteAdded, reconcile, type ReconcileResult } from './remote-sync.js';
-import { runLocalBatch } from './local-batch.js';
-import { EngineActions, holdEmptyNas } from './actions.js';
+import { EngineActions } from './actions.js';
+import { LocalRounds } from './local-rounds.js';
 import { PlanQueue } from './plan-queue.js';
 import { OutboxPump } from './outbox-pump.js';
-import type { EngineStatus } from './status.js';
-import { buildStatus } from './status.js';
+import { RemoteRounds } from './remote-rounds.js';
+import { buildStatus, type EngineStatus } from './status.js';
+import { EngineTimers } from './timers.js';
 
-export interface EngineOptions {
-  stateDir: string;
-  mirrorDir: string;
-  client: ServiceClient;
-  log: Logger;
-  /** Share a db/store/applier with other components (offline index); created when absent. */
-  db?: Db;
-  store?: MirrorStore;
-  applier?: ChangeApplier;
-  traits?: FsTraits;
-  /** The disk seam (tests: a FaultDisk); default node:fs. */
-  disk?: Disk;
-  threshold?: DeleteThreshold;
-  /** How long a disappearance waits for its twin (default 1000 ms). */
-  holdMs?: number;
-  /** Re-walk period (default 60 s); 0 = never. */
-  rewalkMs?: number;
-  /** Local check period (default 10 min): the watcher's self-test, then every folder's stamp; 0 = never. */
-  rescanMs?: number;
-  /** Full local rescan period, every file (default 6 h; a running watcher sees changes as they happen); 0 = never. */
-  fullRescanMs?: number;
-  /** How often the command line's queued requests are read (default 500 ms). */
-  requestPollMs?: number;
-  watcher?: WatcherOptions;
-  /** Where the NAS is reached, for status. */
-  endpoint?: string;
-}
-
-/** Ids planned per reconcile while a walk runs: small enough that the window never waits long. */
-const RECONCILE_CHUNK = 250;
-/** Periodic re-walks use at most this share of one core (see startTimers). */
-const REWALK_CPU_SHARE = 0.01;
+export type { EngineOptions };
 
 export class Engine {
   readonly events = new EngineEvents();
   readonly core: Core;
   readonly actions: EngineActions;
   private readonly lock = new Lock();
-  private watcher: LocalWatcher | undefined;
-  private carry: GoneCarry[] = [];
-  private timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new EngineTimers();
   private stopped = false;
   private readonly pump: OutboxPump;
-  /** Ids we changed on the NAS, and when (a walk that began before is stale for them). */
-  private settledAt = new Map<string, number>();
-  /** What the placeholders must follow next (fed by the applier). */
-  private readonly plans: PlanQueue;
-  private reconcileQueued = false;
+  private readonly remote: RemoteRounds;
+  private readonly localSide: LocalRounds;
   private readonly offApplier: () => void;
-  private readonly walkTally = { placed: 0, added: 0 };
-  /** CPU (ms, this process) the last walk used: spaces the periodic ones (startTimers). */
-  private lastWalkCpuMs = 0;
+  private readonly offClient: () => void;
+  private readonly keeper: StateKeeper;
+  /** Aborts a walk in progress when the engine stops. */
+  private readonly abort = new AbortController();
+  private release: (() => void) | undefined;
   /** Set once the folder is watched and matches the model: what `run` calls ready. */
   ready = false;
-  readonly state = {
-    paused: false,
-    mirrorMissing: undefined as string | undefined,
-    connection: 'offline' as 'online' | 'offline' | 'auth-error',
-    error: undefined as { code: string; message: string } | undefined,
-    walking: false,
-    walkProgress: { folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null as string | null },
-    watcherPolling: false,
-    watcherNotice: undefined as string | undefined,
-  };
 
   constructor(private readonly opts: EngineOptions) {
-    const db = opts.db ?? openStateDb(opts.stateDir);
-    const store = opts.store ?? new MirrorStore(db);
-    const applier = opts.applier ?? new ChangeApplier(store);
-    const local = new LocalStore(db);
-    const outbox = new OutboxStore(db);
-    const rootId = store.root()?.id ?? '';
-    const log = opts.log;
-    this.core = {
-      root: opts.mirrorDir, db, store, applier, local, outbox,
-      model: rootId ? local.loadModel(rootId) : new LocalModel(''),
-      traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
-      disk: opts.disk,
-      threshold: opts.threshold ?? DEFAULT_THRESHOLD,
-      holdMs: opts.holdMs ?? 1000,
-      log,
-      activity: (a: ActivityInput) => this.recordActivity(a),
-    };
-    this.state.paused = local.meta('paused') === '1';
-    this.plans = new PlanQueue(local, store);
-    this.offApplier = this.core.applier.onChanges((cs) => {
-      this.plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
-      // a walk in progress: placeholders follow batch by batch, between its requests
-      if (this.state.walking) this.reconcileSoon();
+    this.core = openCore(opts, (a) => this.recordActivity(a));
+    const { local, store, applier } = this.core;
+    this.keeper = new StateKeeper(local, opts.log, { statusChanged: () => this.emitStatus(), backOnline: () => this.kickOutbox() });
+    const plans = new PlanQueue(local, store);
+    const report = (ev: EngineEvent): void => this.keeper.dispatch(ev);
+    const failed = (step: string, e: unknown): void => this.failed(step, e);
+    const healthy = (): Promise<boolean> => this.checkHealth();
+    const stopped = (): boolean => this.stopped;
+    const schedule = (fn: () => void, ms: number): void => this.timers.schedule(fn, ms);
+    this.remote = new RemoteRounds({
+      core: this.core, lock: this.lock, client: opts.client, plans, signal: this.abort.signal,
+      stopped, state: () => this.state, report, healthy, failed,
+      indexChanged: () => this.events.emit('changed', { what: 'index' }),
+    });
+    this.localSide = new LocalRounds({
+      core: this.core, lock: this.lock, watcherOptions: opts.watcher, stopped, report, healthy, schedule, failed,
+      recheckHealth: () => this.timers.schedule(() => void this.healthTick(), 2000),
+      notice: (n) => this.events.emit('notice', n),
+      queued: () => { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
+      kickOutbox: () => this.kickOutbox(),
+    });
+    this.offApplier = applier.onChanges((cs) => {
+      plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
+      this.remote.storeChanged();
+    });
+    // Every request's attempt is evidence of the link: a NAS that stops answering is "offline"
+    // at its first failed attempt, not after the client's retries (issue 11, point 8).
+    this.offClient = opts.client.observe((a) => {
+      if (this.stopped) return;
+      const ev = attemptEvent(a);
+      if (ev) this.keeper.dispatch(ev);
     });
     this.pump = new OutboxPump({
-      core: this.core, lock: this.lock, client: opts.client,
-      canSend: () => !this.stopped && !this.state.paused && this.state.mirrorMissing === undefined,
-      stopped: () => this.stopped,
-      online: () => this.online(),
-      noteNetwork: (e) => this.noteNetwork(e),
-      failed: (step, e) => this.failed(step, e),
-      schedule: (fn, ms) => this.schedule(fn, ms),
-      reconcileNow: () => this.reconcileNow(),
-      settled: (id) => this.settledAt.set(id, Date.now()),
-      afterSent: () => { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); },
+      settle: this.core, lock: this.lock, client: opts.client, report, failed, schedule,
+      canSend: () => !this.stopped && canSend(this.state),
+      retryDelay: () => retryDelayMs(this.state, Math.random()),
+      settled: (id) => this.remote.settled(id),
+      ranThrough: async ({ follow, sent }) => {
+        if (follow) await this.remote.reconcileNow();
+        if (sent) { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); }
+      },
     });
     this.actions = new EngineActions(this.core, this.lock, {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
-      reconcile: () => this.reconcileEverything(),
-      setPaused: (p) => this.setPaused(p),
+      reconcile: () => this.remote.reconcileEverything(),
       syncNow: () => this.syncNow(),
     });
+  }
+
+  /** The engine's state (engine-state.ts), read-only: change it with events. */
+  get state(): EngineState {
+    return this.keeper.state;
   }
 
   private recordActivity(a: ActivityInput): void {
@@ -163,16 +115,16 @@ export class Engine {
   async start(): Promise<void> {
     const t0 = Date.now();
     if (!(await this.prepare())) {
-      this.schedule(() => void this.healthTick(), 2000);
+      this.timers.schedule(() => void this.healthTick(), 2000);
       return;
     }
-    await this.actions.processRequests();
+    await this.processRequests();
     const restart = this.core.store.lastWalk() !== undefined && this.core.model.rootId !== '';
     if (!restart && !this.state.paused) await this.walkOnce();
-    else await this.catchUp();
+    else await this.remote.catchUp();
     // What changed on disk while stopped, then what changed while chokidar read the tree.
     await this.checkDirs();
-    await this.startWatching();
+    await this.localSide.startWatching();
     await this.checkDirs();
     if (this.stopped) return;
     this.ready = true;
@@ -198,116 +150,58 @@ export class Engine {
 
   /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */
   async round(): Promise<void> {
-    await this.actions.processRequests();
+    await this.processRequests();
     if (!this.state.paused) await this.walkOnce();
-    else await this.catchUp();
+    else await this.remote.catchUp();
     await this.checkDirs();
     if (!this.state.paused) await this.drainOutbox();
   }
 
-  /** Places what the store holds that the disk does not show yet (after a crash, or retries). */
-  private async catchUp(): Promise<void> {
-    if (!this.plans.behind) return;
-    await this.lock.run(async () => {
-      if (this.stopped || !(await this.checkHealth())) return;
-      this.reconcileDirty(new Set(), true);
-    });
-  }
-
   /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
   async checkDirs(): Promise<void> {
-    if (!this.core.model.rootId || this.stopped) return;
-    const dirs = await this.lock.run(() => changedDirs(this.core.root, this.core.model));
-    if (dirs.length) await this.onBatch(dirs);
+    await this.localSide.checkDirs();
   }
 
-  private timersStarted = false;
-  /** Aborts a walk in progress when the engine stops. */
-  private readonly abort = new AbortController();
-  private release: (() => void) | undefined;
+  /** Reads the whole mirror folder and compares it with the stored state. */
+  async fullRescan(): Promise<void> {
+    await this.localSide.fullRescan();
+  }
+
+  /** Walks the NAS once (not while paused); true when the walk was complete. */
+  async walkOnce(): Promise<boolean> {
+    return this.remote.walkOnce();
+  }
 
   private startTimers(): void {
-    this.timersStarted = true;
-    const every = (ms: number | undefined, fn: () => void): void => {
-      if (!ms) return;
-      // Not unref'd: a running engine keeps its process alive until stop().
-      const t = setInterval(fn, ms);
-      this.timers.add(t);
-    };
-    const rewalk = this.opts.rewalkMs ?? 60_000;
-    if (rewalk > 0) {
-      // The next re-walk comes rewalkMs after the last one ended, or later when the last one
-      // cost more CPU than REWALK_CPU_SHARE of the time until the next: an unchanged
-      // million-object NAS (15k folders answering 304) is then re-walked every few minutes
-      // instead of keeping a core busy. Local changes are sent at once whatever this says.
-      const delay = (): number => Math.max(rewalk, this.lastWalkCpuMs / REWALK_CPU_SHARE);
-      const next = (): void => this.schedule(() => {
-        void this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)).finally(next);
-      }, delay());
-      next();
+    const t = this.timers;
+    t.started = true;
+    t.rewalkLoop(this.opts.rewalkMs ?? 60_000, () => this.remote.lastWalkCpuMs, () => this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)));
+    t.every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
+    t.every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
+    t.every(this.opts.requestPollMs ?? 500, () => void this.processRequests());
+  }
+
+  /** Carries out the requests the command line queued in the state db (`held`, `conflicts`, `undo`, `pause`...). */
+  private async processRequests(): Promise<void> {
+    for (const r of this.core.local.takeRequests()) {
+      try {
+        if (r.action === 'pause' || r.action === 'resume') await this.setPaused(r.action === 'pause');
+        else if (r.action === 'sync') await this.syncNow();
+        else await this.actions.handle(r.action, r.ids);
+      } catch (e) {
+        this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
+      }
     }
-    every(this.opts.rescanMs ?? 600_000, () => void this.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
-    every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
-    every(this.opts.requestPollMs ?? 500, () => void this.actions.processRequests());
-  }
-
-  /** Periodic: the watcher's self-test again, then every folder's stamp whatever it says. */
-  private async periodicCheck(): Promise<void> {
-    const ok = this.watcher ? await this.watcher.selfTest() : true;
-    if (!ok) this.core.activity({ kind: 'watcher', path: '', summary: 'watcher self-test FAILED', reason: 'no event for a probe file within 5 s: relying on periodic checks' });
-    await this.checkDirs();
-  }
-
-  private schedule(fn: () => void, ms: number): void {
-    const t = setTimeout(() => { this.timers.delete(t); if (!this.stopped) fn(); }, ms);
-    this.timers.add(t);
-  }
-
-  private async startWatching(): Promise<void> {
-    if (this.watcher || this.stopped) return;
-    const w = new LocalWatcher(this.core.root, (dirs) => void this.onBatch(dirs), this.opts.log.child('watch'), (n) => {
-      if (n.kind === 'restarted') { void this.fullRescan(); return; }
-      if (n.kind === 'polling') { this.state.watcherPolling = true; this.state.watcherNotice = n.reason; }
-      this.core.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
-      this.events.emit('notice', { level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
-    }, this.opts.watcher);
-    this.watcher = w;
-    await w.start();
-    if (this.stopped || this.watcher !== w) {
-      await w.close();
-      return;
-    }
-    const ok = await w.selfTest();
-    if (this.stopped) return;
-    this.core.activity({ kind: 'watcher', path: '', summary: ok ? 'watcher self-test passed' : 'watcher self-test FAILED', reason: ok ? 'a probe file was seen' : 'no event for a probe file within 5 s: relying on periodic rescans' });
-    if (!ok) this.schedule(() => void this.fullRescan(), 10_000);
   }
 
   /** Fault injection for tests: the watcher reports this error. */
   simulateWatcherError(e: NodeJS.ErrnoException): void {
-    this.watcher?.simulateError(e);
+    this.localSide.simulateWatcherError(e);
   }
 
+  /** The mirror folder's health: a vanished or emptied folder pauses sync (nothing is deleted). */
   private async checkHealth(): Promise<boolean> {
-    const c = this.core;
-    const rootId = c.model.rootId;
-    const top = rootId ? c.model.children(rootId).filter((id) => { const e = c.model.get(id)!; return e.state === 'ok' && e.ino !== null; }).length : 0;
-    const h = checkRoot(c.root, top);
-    if (h.ok) {
-      if (this.state.mirrorMissing !== undefined) {
-        this.state.mirrorMissing = undefined;
-        c.activity({ kind: 'resumed', path: '', summary: 'mirror folder is back: sync resumed', reason: 'the folder and its marker are present' });
-        this.emitStatus();
-      }
-      return true;
-    }
-    if (this.state.mirrorMissing === undefined) {
-      this.state.mirrorMissing = h.reason;
-      c.activity({ kind: 'paused', path: '', summary: 'sync paused: nothing will be deleted', reason: h.reason });
-      this.events.emit('notice', { level: 'error', message: `${h.reason}. Sync is paused and nothing is deleted on the NAS. Restore the folder, or resume to recreate the placeholders.` });
-      this.emitStatus();
-    }
-    return false;
+    return checkMirrorHealth(this.core, this.state.mirrorMissing, (ev) => this.keeper.dispatch(ev), (n) => this.events.emit('notice', n));
   }
 
   private async healthTick(): Promise<void> {
@@ -315,7 +209,7 @@ export class Engine {
       await this.healthTickUnsafe();
     } catch (e) {
       this.failed('health check', e);
-      this.schedule(() => void this.healthTick(), 5000);
+      this.timers.schedule(() => void this.healthTick(), 5000);
     }
   }
 
@@ -324,64 +218,13 @@ export class Engine {
     const wasMissing = this.state.mirrorMissing !== undefined;
     const ok = await this.lock.run(() => this.checkHealth());
     if (ok) {
-      if (wasMissing && this.watcher) {
-        // The watched folder may be a new one (recreated, remounted): watch it afresh.
-        await this.watcher.close();
-        this.watcher = undefined;
-      }
+      // The watched folder may be a new one (recreated, remounted): watch it afresh.
+      if (wasMissing) await this.localSide.closeWatcher();
       await this.fullRescan();
-      await this.startWatching();
-      if (!this.timersStarted) this.startTimers();
+      await this.localSide.startWatching();
+      if (!this.timers.started) this.startTimers();
       this.kickOutbox();
-    } else this.schedule(() => void this.healthTick(), 2000);
-  }
-
-  /** A batch of dirty folders from the watcher (or a rescan); never rejects. */
-  private async onBatch(dirs: readonly string[]): Promise<void> {
-    try {
-      await this.onBatchUnsafe(dirs);
-    } catch (e) {
-      this.failed('local batch', e);
-    }
-  }
-
-  private async onBatchUnsafe(dirs: readonly string[]): Promise<void> {
-    await this.lock.run(async () => {
-      if (this.stopped) return;
-      if (!(await this.checkHealth())) {
-        this.carry = [];
-        this.schedule(() => void this.healthTick(), 2000);
-        return;
-      }
-      const c = this.core;
-      const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
-      // Before a disappearance can become a delete, or when a folder we were pointed at is gone
-      // (renamed: the watcher still names its old path), read every folder whose stamp moved:
-      // the missing entry may sit in a renamed folder no event named yet.
-      if (this.carry.length > 0 || dirs.some((d) => !existsSync(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model));
-      const t0 = Date.now();
-      let r: ReturnType<typeof runLocalBatch>;
-      try {
-        r = runLocalBatch(c, [...dirs, ...extra], this.carry);
-      } catch (e) {
-        // Nothing was written (one transaction); the folders are read again by the next rescan.
-        // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
-        if (e instanceof AppError && e.code === 'DiskError') { this.state.error = { code: e.code, message: e.message }; this.emitStatus(); }
-        this.failed('local batch', e);
-        this.schedule(() => void this.fullRescan(), 5000);
-        return;
-      }
-      if (this.state.error?.code === 'DiskError') { this.state.error = undefined; this.emitStatus(); }
-      this.opts.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
-      this.carry = r.carry;
-      if (r.carry.length) {
-        const wait = Math.max(50, Math.min(...r.carry.map((g) => g.since + c.holdMs - Date.now())) + 20);
-        this.schedule(() => { for (const g of this.carry) { const e = c.model.get(g.id); if (e) this.watcher?.mark(c.model.pathOf(e.lparent) ?? ''); else this.watcher?.mark(''); } if (!this.watcher) void this.onBatch([]); }, wait);
-      }
-      if (r.held) this.events.emit('notice', { level: 'warn', message: 'Deletes are held for your confirmation (too many at once).' });
-      if (r.enqueued || r.held) { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); }
-    });
-    this.kickOutbox();
+    } else this.timers.schedule(() => void this.healthTick(), 2000);
   }
 
   /** An unexpected failure of a background step: logged and shown, never a crash. */
@@ -396,178 +239,9 @@ export class Engine {
     this.events.emit('notice', { level: 'error', message: `${step} failed: ${err.message}` });
   }
 
-  /** Reads the whole mirror folder and compares it with the stored state. */
-  async fullRescan(): Promise<void> {
-    if (!this.core.model.rootId) return;
-    const dirs = allDirs(this.core.root);
-    await this.onBatch(dirs);
-  }
-
-  /**
-   * Walks the NAS once (not while paused). Placeholders follow the store batch by batch while
-   * the walk runs (`reconcileSoon`), and once more at its end (removals, retries).
-   */
-  async walkOnce(): Promise<boolean> {
-    if (this.state.walking || this.state.paused || this.stopped) return false;
-    this.state.walking = true;
-    const cpu0 = process.cpuUsage();
-    const startedAt = Date.now();
-    this.walkTally.placed = this.walkTally.added = 0;
-    this.state.walkProgress = { folders: 0, objects: 0, placed: 0, rate: 0, startedAt: new Date(startedAt).toISOString() };
-    this.emitStatus();
-    let complete = false;
-    try {
-      // a NAS that suddenly looks empty meets the local mass-delete guard (unless the user approved it)
-      const allowEmpty = this.core.local.meta('allowEmptyNas') === '1';
-      const s = await syncOnce(this.opts.client, this.core.store, this.core.applier, {
-        signal: this.abort.signal,
-        ...(allowEmpty ? {} : { holdEmptyAbove: deleteLimit(this.core.store.count(), this.core.threshold) }),
-        onProgress: (p) => {
-          this.state.walkProgress = { folders: p.folders, objects: p.objects, placed: this.walkTally.placed, rate: p.rate, startedAt: this.state.walkProgress.startedAt };
-          if (p.pages > 0 && this.state.connection !== 'online') this.online(); // listings arrive: the NAS answers
-        },
-        onWarning: (message) => this.opts.log.warn('walk', { summary: message }),
-      });
-      complete = s.complete;
-      if (complete && allowEmpty) this.core.local.setMeta('allowEmptyNas', undefined);
-      if (s.error?.code === 'NasLooksEmpty') await this.lock.run(() => holdEmptyNas(this.core, s.error!));
-      if (s.error && (s.error.code === 'BadResponse' || s.error.code === 'NasLooksEmpty')) this.walkRefused(s.error);
-      else if (s.error) this.noteNetwork(s.error);
-      else this.online();
-      const stale = this.staleSince(startedAt);
-      for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
-      let first = true;
-      let any = false;
-      while (!this.stopped && (first || this.plans.pending > 0)) {
-        const withRetries = first;
-        first = false;
-        const r = await this.lock.run(async () => (this.stopped || !(await this.checkHealth()) ? 'unhealthy' as const : this.reconcileDirty(stale, withRetries, RECONCILE_CHUNK)));
-        if (r === 'unhealthy') break;
-        if (r && (r.created || r.moved || r.removed)) any = true;
-        await new Promise((res) => setImmediate(res));
-      }
-      this.state.walkProgress.placed = this.walkTally.placed;
-      noteAdded(this.core, this.walkTally.placed, this.walkTally.added);
-      if (any || this.walkTally.placed) this.events.emit('changed', { what: 'index' });
-    } catch (e) {
-      this.noteNetwork(toAppError(e));
-    } finally {
-      this.state.walking = false;
-      const used = process.cpuUsage(cpu0);
-      this.lastWalkCpuMs = (used.user + used.system) / 1000;
-      this.emitStatus();
-    }
-    return complete;
-  }
-
-  /** Places the store's latest batch soon, between the walk's requests, a chunk at a time. */
-  private reconcileSoon(): void {
-    if (this.reconcileQueued) return;
-    this.reconcileQueued = true;
-    setImmediate(() => {
-      void this.lock.run(async () => {
-        this.reconcileQueued = false;
-        if (this.stopped || !this.state.walking || !(await this.checkHealth())) return;
-        const since = this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
-        const stale = this.staleSince(since);
-        this.reconcileDirty(stale, false, RECONCILE_CHUNK);
-        this.state.walkProgress.placed = this.walkTally.placed;
-        if (this.plans.pending > 0) this.reconcileSoon();
-      }).catch((e: unknown) => this.failed('placeholders', e));
-    });
-  }
-
-  /**
-   * Brings the placeholders in line with what the store changed (everything, when behind),
-   * at most `limit` ids at a time. Under the lock. Nothing is lost on a failure: the ids are
-   * planned again next time.
-   */
-  private reconcileDirty(stale: ReadonlySet<string>, withRetries: boolean, limit = Infinity): ReconcileResult | undefined {
-    const c = this.core;
-    const root = c.store.root();
-    if (c.model.rootId === '' && root) c.model = c.local.loadModel(root.id);
-    const slice = this.plans.take(c.model, withRetries, limit);
-    if (!slice) return undefined;
-    let r: ReconcileResult;
-    try {
-      r = reconcile(c, stale, slice.all ? undefined : slice.only);
-    } catch (e) {
-      this.plans.putBack(slice);
-      throw e;
-    }
-    c.model.takeTouched(); // the reconcile's own changes are not news
-    this.plans.settle(slice, r.retry, stale, withRetries);
-    this.walkTally.placed += r.created;
-    this.walkTally.added += r.added;
-    return r;
-  }
-
-  /** Ids we changed on the NAS at or after `since` (a walk begun before holds an older view of them). */
-  private staleSince(since: number): Set<string> {
-    return new Set([...this.settledAt].filter(([, t]) => t >= since).map(([id]) => id));
-  }
-
-  private async reconcileNow(): Promise<void> {
-    await this.lock.run(async () => {
-      // Only a walk in progress can have put an older view of what we changed into the store.
-      const since = this.state.walking && this.state.walkProgress.startedAt ? Date.parse(this.state.walkProgress.startedAt) : Infinity;
-      const stale = this.staleSince(since);
-      if (!(await this.checkHealth())) return;
-      const r = this.reconcileDirty(stale, true);
-      if (r) noteAdded(this.core, r.created, r.added);
-    });
-  }
-
-  /** Everything planned again (after the user acted on held deletes or conflicts). */
-  private async reconcileEverything(): Promise<void> {
-    this.plans.planEverything();
-    await this.reconcileNow();
-  }
-
-  /** The connection state last written to the log and the state db. */
-  private announced: 'online' | 'offline' | 'auth-error' | undefined;
-
-  private online(): void {
-    if (this.state.connection !== 'online' || this.state.error) {
-      if (this.announced !== undefined && this.announced !== 'online') this.opts.log.info('online', { summary: 'the NAS answers again; queued changes are being sent' });
-      this.announced = 'online';
-      this.state.connection = 'online';
-      this.state.error = undefined;
-      this.core.local.setMeta('connection', undefined);
-      this.emitStatus();
-    }
-    this.pump.resetBackoff();
-  }
-
-  /**
-   * The NAS did not answer (or refused the token). Logged once per change and kept in the
-   * state db, so `nas-mirror status` in another process says "offline", not "syncing".
-   */
-  private noteNetwork(e: AppError): void {
-    const auth = e.code === 'Unauthorized' || e.code === 'Forbidden';
-    const next = auth ? 'auth-error' : 'offline';
-    if (this.announced !== next) {
-      this.announced = next;
-      this.opts.log.warn(next, { summary: auth ? `the NAS refused the token (${e.message})` : `the NAS is not reachable (${e.message}); changes wait in the outbox`, reason: e.code });
-      this.core.local.setMeta('connection', JSON.stringify({ state: next, message: e.message }));
-    }
-    this.state.connection = next;
-    this.state.error = { code: e.code, message: e.message };
-    this.emitStatus();
-  }
-
   /** Runs `fn` under the engine's lock (features outside the engine that enqueue changes, e.g. Organize). */
   locked<T>(fn: () => Promise<T> | T): Promise<T> {
     return this.lock.run(fn);
-  }
-
-  /** The NAS answered, but with data the client refuses (invalid objects, a page-token cycle): said as such, never as "offline". */
-  private walkRefused(e: AppError): void {
-    this.online();
-    this.opts.log.warn('walk incomplete', { summary: e.message, reason: e.code });
-    this.core.activity({ kind: 'error', path: '', summary: 'walk incomplete: the NAS sent data the client refuses', reason: e.message });
-    this.state.error = { code: e.code, message: e.message };
-    this.emitStatus();
   }
 
   /** Starts the outbox pump if it is not running. */
@@ -588,12 +262,11 @@ export class Engine {
   }
 
   async setPaused(paused: boolean): Promise<void> {
-    this.state.paused = paused;
     this.core.local.setMeta('paused', paused ? '1' : '0');
+    this.keeper.dispatch({ type: 'paused', paused });
     this.core.activity({ kind: paused ? 'paused' : 'resumed', path: '', summary: paused ? 'sync paused by you' : 'sync resumed by you', reason: 'user request' });
     if (!paused && this.state.mirrorMissing !== undefined) {
-      await this.watcher?.close();
-      this.watcher = undefined;
+      await this.localSide.closeWatcher();
       await this.actions.restoreMirror();
     }
     if (!paused) { this.kickOutbox(); void this.healthTick(); }
@@ -601,7 +274,7 @@ export class Engine {
   }
 
   status(): EngineStatus {
-    return buildStatus(this.core, this.state, this.watcher, this.opts.endpoint ?? null);
+    return buildStatus(this.core, this.state, this.localSide.watcherView(), this.opts.endpoint ?? null);
   }
 
   private emitStatus(): void {
@@ -612,11 +285,10 @@ export class Engine {
   async stop(): Promise<void> {
     this.stopped = true;
     this.offApplier();
+    this.offClient();
     this.abort.abort();
-    for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
-    this.timers.clear();
-    await this.watcher?.close();
-    this.watcher = undefined;
+    this.timers.stop();
+    await this.localSide.closeWatcher();
     await this.pump.idle();
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();
@@ -624,4 +296,3 @@ export class Engine {
     this.release = undefined;
   }
 }
-

@@ -14,13 +14,16 @@ import { absOf } from '../local/placeholders.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
+/** What a local batch uses of the engine's context. */
+export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'db' | 'activity'>;
+
 export interface BatchResult {
   carry: GoneCarry[];
   enqueued: number;
   held: number;
 }
 
-export function runLocalBatch(core: Core, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now()): BatchResult {
+export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now()): BatchResult {
   const { model } = core;
   const scans = scanDirs(core.root, dirs, now, core.disk);
   const pair = pairMoves({ model, scans, carried, now, holdMs: core.holdMs });
@@ -97,16 +100,16 @@ export function runLocalBatch(core: Core, dirs: readonly string[], carried: read
 }
 
 /** Drops "local only" rows in the folders just read that are no longer there. */
-function pruneLocalOnly(core: Core, dirs: readonly string[], present: ReadonlySet<string>): void {
+function pruneLocalOnly(core: Pick<Core, 'root' | 'local'>, dirs: readonly string[], present: ReadonlySet<string>): void {
   const read = new Set(dirs);
   for (const r of core.local.localOnly()) {
     if (r.kind === 'moved') {
       // Kept in the local-only area (not watched): listed until the user removes it.
-      if (!existsSync(join(core.root, ...r.path.split('/')))) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+      if (!existsSync(join(core.root, ...r.path.split('/')))) core.local.removeLocalOnly(r.path);
       continue;
     }
     const i = r.path.lastIndexOf('/');
     const dir = i < 0 ? '' : r.path.slice(0, i);
-    if (read.has(dir) && !present.has(r.path)) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+    if (read.has(dir) && !present.has(r.path)) core.local.removeLocalOnly(r.path);
   }
 }

@@ -9,6 +9,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileS
 import { AppError } from '../../app/errors.js';
 import { join } from 'node:path';
 import { RESERVED_DIR } from '../local/local-names.js';
+import type { Core } from './core.js';
+import type { EngineEvent } from './engine-state.js';
 
 export const markerPath = (root: string): string => join(root, RESERVED_DIR, 'marker');
 
@@ -61,4 +63,22 @@ export function checkRoot(root: string, liveTopLevel: number): RootHealth {
     if (names.length === 0) return { ok: false, reason: `the mirror folder ${root} was emptied (${liveTopLevel} entries expected)` };
   }
   return { ok: true };
+}
+
+/**
+ * The engine's health check of the mirror folder: a vanished or emptied folder pauses sync
+ * (nothing is deleted), said once in the activity log and a notice; its return resumes it.
+ * `wasMissing`: the state's `mirrorMissing` before. Returns whether the folder is healthy.
+ */
+export function checkMirrorHealth(c: Pick<Core, 'root' | 'model' | 'activity'>, wasMissing: string | undefined, report: (ev: EngineEvent) => void, notice: (n: { level: 'error'; message: string }) => void): boolean {
+  const rootId = c.model.rootId;
+  const top = rootId ? c.model.children(rootId).filter((id) => { const e = c.model.get(id)!; return e.state === 'ok' && e.ino !== null; }).length : 0;
+  const h = checkRoot(c.root, top);
+  report(h.ok ? { type: 'health', ok: true } : { type: 'health', ok: false, reason: h.reason });
+  if (h.ok && wasMissing !== undefined) c.activity({ kind: 'resumed', path: '', summary: 'mirror folder is back: sync resumed', reason: 'the folder and its marker are present' });
+  if (!h.ok && wasMissing === undefined) {
+    c.activity({ kind: 'paused', path: '', summary: 'sync paused: nothing will be deleted', reason: h.reason });
+    notice({ level: 'error', message: `${h.reason}. Sync is paused and nothing is deleted on the NAS. Restore the folder, or resume to recreate the placeholders.` });
+  }
+  return h.ok;
 }

@@ -1,53 +1,49 @@
 /**
  * The outbox pump: takes entries in order (enqueue -> SEND -> SETTLE), one at a time. Each
  * is marked `sending` before its request leaves; its result is settled under the engine's
- * lock. An unfinished entry (network, 401) stops the pump and retries later with backoff
- * (1 s doubling to 5 min, with +-25 % jitter so many clients of a rebooting device do not
- * come back in step; 30 s after a 401). It never gives up: the entry waits for the NAS. NAS-first results make the disk follow once the
- * queue is through.
+ * lock. An unfinished entry (network, 401) stops the pump and retries later with the state
+ * machine's backoff (engine-state.ts `retryDelayMs`: 1 s doubling to 5 min, +-25 % jitter,
+ * 30 s after a 401). It never gives up: the entry waits for the NAS. NAS-first results make
+ * the disk follow once the queue is through.
  */
-import type { AppError } from '../../app/errors.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { sendEntry } from '../outbox/send.js';
-import { settleEntry } from '../outbox/settle.js';
-import type { Core, Lock } from './core.js';
+import { settleEntry, type SettlePort } from '../outbox/settle.js';
+import type { Lock } from './core.js';
+import type { EngineEvent } from './engine-state.js';
 
-export interface PumpHost {
-  core: Core;
-  lock: Lock;
-  client: ServiceClient;
+/** What the pump uses of the engine. */
+export interface PumpPort {
+  /** The model and the stores settling writes to. */
+  readonly settle: SettlePort;
+  readonly lock: Lock;
+  readonly client: ServiceClient;
   /** Not stopped, not paused, mirror present. */
   canSend(): boolean;
-  stopped(): boolean;
-  online(): void;
-  noteNetwork(e: AppError): void;
-  failed(step: string, e: unknown): void;
+  /** 'sent' or 'send-failed', to the state machine. */
+  report(ev: EngineEvent): void;
+  /** The wait before the next try, from the state machine's backoff. */
+  retryDelay(): number;
   schedule(fn: () => void, ms: number): void;
-  reconcileNow(): Promise<void>;
+  failed(step: string, e: unknown): void;
   /** An entry for `id` was settled now. */
   settled(id: string): void;
-  /** Something was sent in this run. */
-  afterSent(): void;
+  /** A run is through: `follow` when the disk must follow NAS-first results, `sent` when anything was settled. */
+  ranThrough(r: { follow: boolean; sent: boolean }): Promise<void>;
 }
 
 export class OutboxPump {
   private running: Promise<void> | undefined;
   private again = false;
-  private retryDelay = 1000;
 
-  constructor(private readonly h: PumpHost) {}
-
-  /** The NAS answered: the next retry waits the shortest time again. */
-  resetBackoff(): void {
-    this.retryDelay = 1000;
-  }
+  constructor(private readonly h: PumpPort) {}
 
   /** Starts the pump if it is not running (or runs it again after the current run). */
   kick(): void {
     if (this.running) { this.again = true; return; }
     this.running = this.run().catch((e: unknown) => this.h.failed('outbox', e)).finally(() => {
       this.running = undefined;
-      if (this.again && !this.h.stopped()) { this.again = false; this.kick(); }
+      if (this.again && this.h.canSend()) { this.again = false; this.kick(); }
     });
   }
 
@@ -63,28 +59,26 @@ export class OutboxPump {
   }
 
   private async run(): Promise<void> {
-    const { core, lock, client } = this.h;
-    let sentAny = false;
+    const { settle, lock, client } = this.h;
+    let sent = false;
     let follow = false;
     while (this.h.canSend()) {
-      const entry = core.outbox.next();
+      const entry = settle.outbox.next();
       if (!entry) break;
-      core.outbox.markSending(entry.seq);
-      const out = await sendEntry(client, core.model, entry);
-      const finished = await lock.run(() => settleEntry(core, entry, out));
+      settle.outbox.markSending(entry.seq);
+      const out = await sendEntry(client, settle.model, entry);
+      const finished = await lock.run(() => settleEntry(settle, entry, out));
       if (!finished) {
-        if (out.kind === 'retry' || out.kind === 'auth') this.h.noteNetwork(out.error);
-        this.h.schedule(() => this.kick(), out.kind === 'auth' ? 30_000 : Math.round(this.retryDelay * (0.75 + Math.random() * 0.5)));
-        this.retryDelay = Math.min(300_000, this.retryDelay * 2);
+        if (out.kind === 'retry' || out.kind === 'auth') this.h.report({ type: 'send-failed', error: { code: out.error.code, message: out.error.message } });
+        this.h.schedule(() => this.kick(), this.h.retryDelay());
         break;
       }
-      this.h.online();
+      this.h.report({ type: 'sent' });
       this.h.settled(entry.objectId);
-      sentAny = true;
+      sent = true;
       // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through.
       if (out.kind !== 'applied' || entry.origin !== 'local') follow = true;
     }
-    if (follow) await this.h.reconcileNow();
-    if (sentAny) this.h.afterSent();
+    if (follow || sent) await this.h.ranThrough({ follow, sent });
   }
 }

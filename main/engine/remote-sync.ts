@@ -13,6 +13,9 @@ import { recordStamps } from '../local/dir-stamps.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { Core } from './core.js';
 
+/** What a reconcile uses of the engine's context (the model is replaced when the root first appears). */
+export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
+
 export interface ReconcileResult {
   created: number;
   moved: number;
@@ -30,7 +33,7 @@ export interface ReconcileResult {
  * new placeholders" activity line is left to the caller (`noteAdded`), which may sum many
  * partial reconciles of one walk into one line.
  */
-export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), only?: ReadonlySet<string>): ReconcileResult {
+export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new Set(), only?: ReadonlySet<string>): ReconcileResult {
   const rootObj = core.store.root();
   if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0, added: 0, retry: only ? [...only] : [] };
   const { model } = core;
@@ -93,7 +96,7 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
 }
 
 /** One activity line for the placeholders a walk (or a reconcile) placed. */
-export function noteAdded(core: Core, created: number, added: number): void {
+export function noteAdded(core: Pick<Core, 'activity'>, created: number, added: number): void {
   if (added > 0 || created > 0) core.activity({ kind: 'remote-added', path: '', summary: `placed ${created} new placeholder(s)`, reason: `${added} object(s) new on the NAS` });
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../state/db.js';
 import type { Core } from './core.js';
-import type { LocalWatcher } from '../local/watch.js';
+import { initialState, shownError, statusWord, type EngineState } from './engine-state.js';
 import { LocalStore } from '../local/local-store.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { MirrorStore } from '../mirror/store.js';
@@ -33,29 +33,17 @@ export interface EngineStatus {
   error: { code: string; message: string } | null;
 }
 
-interface EngineState {
-  paused: boolean;
-  mirrorMissing: string | undefined;
-  connection: 'online' | 'offline' | 'auth-error';
-  error: { code: string; message: string } | undefined;
-  walking: boolean;
-  walkProgress: { folders: number; objects: number; placed: number; rate: number; startedAt: string | null };
-  watcherPolling: boolean;
-  watcherNotice: string | undefined;
-}
+/** What the status reads of the engine's context. */
+export type StatusPort = Pick<Core, 'outbox' | 'local' | 'model' | 'store' | 'root'>;
 
-export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | undefined, endpoint: string | null): EngineStatus {
+/** The running engine's status: its state machine's views (engine-state.ts) and the stores' counts. */
+export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null }, endpoint: string | null): EngineStatus {
   const counts = core.outbox.counts();
   const held = core.local.held();
   const conflicts = core.local.conflicts().length;
   const filled = core.model.filledCount;
   const pending = counts.pending + counts.sending;
-  const state: EngineStatus['state'] = s.mirrorMissing !== undefined ? 'mirror-missing'
-    : s.paused ? 'paused'
-    : s.connection === 'auth-error' ? 'auth-error'
-    : s.connection === 'offline' ? 'offline'
-    : conflicts > 0 || held.length > 0 ? 'needs-attention'
-    : s.walking || pending > 0 ? 'syncing' : 'synced';
+  const state = statusWord(s, { outboxPending: pending, conflicts, heldDeletes: held.length });
   return {
     state,
     connection: s.connection,
@@ -63,7 +51,7 @@ export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | 
     paused: s.paused,
     mirrorMissing: s.mirrorMissing ?? null,
     mirrorFolder: core.root,
-    walk: { running: s.walking, ...s.walkProgress },
+    walk: s.walk,
     lastCompleteWalk: core.store.lastWalk()?.completedAt ?? null,
     objects: core.model.objectCount(),
     outbox: { pending, done: counts.done, conflict: counts.conflict },
@@ -72,8 +60,8 @@ export function buildStatus(core: Core, s: EngineState, watcher: LocalWatcher | 
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: core.local.localOnly().length + filled,
     filledPlaceholders: filled,
-    watcher: { polling: s.watcherPolling || (watcher?.isPolling ?? false), selfTest: watcher?.lastSelfTest ?? null, notice: s.watcherNotice ?? null },
-    error: s.error ?? null,
+    watcher: { polling: s.watcherPolling || watcher.polling, selfTest: watcher.selfTest, notice: s.watcherNotice ?? null },
+    error: shownError(s),
   };
 }
 
@@ -85,32 +73,32 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   const counts = outbox.counts();
   const held = local.held();
   const conflicts = local.conflicts().length;
-  const row = db.prepare("SELECT count(*) AS n, sum(filled) AS f FROM local_entries").get() as { n: number; f: number | null };
+  const row = local.entryCounts();
   const paused = local.meta('paused') === '1';
   const pending = counts.pending + counts.sending;
   const mirrorDir = local.meta('mirrorDir');
   const rootId = store.root()?.id ?? '';
-  const top = (db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(rootId) as { n: number }).n;
+  const top = local.placedChildren(rootId);
   const health = mirrorDir === undefined ? undefined : checkRoot(mirrorDir, top);
   const mirrorMissing = health && !health.ok ? health.reason : null;
   const engineRunning = enginePid(stateDir);
-  // what the running engine last saw of the NAS (main/engine/engine.ts noteNetwork)
+  // what the running engine last saw of the NAS (main/engine/engine.ts announce)
   let link: { state: 'offline' | 'auth-error'; message: string } | undefined;
   try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
   return {
-    state: mirrorMissing ? 'mirror-missing' : paused ? 'paused' : link ? link.state : conflicts > 0 || held.length > 0 ? 'needs-attention' : pending > 0 ? 'syncing' : 'synced',
+    state: statusWord({ ...initialState(paused), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending, conflicts, heldDeletes: held.length }),
     connectionProblem: link?.message ?? null,
     paused,
     mirrorMissing,
     mirrorFolder: mirrorDir ?? null,
     lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
-    objects: Math.max(0, row.n - 1),
+    objects: Math.max(0, row.entries - 1),
     outbox: { pending, done: counts.done, conflict: counts.conflict },
     conflicts,
     heldDeletes: held.length,
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
-    localOnly: local.localOnly().length + (row.f ?? 0),
-    filledPlaceholders: row.f ?? 0,
+    localOnly: local.localOnly().length + row.filled,
+    filledPlaceholders: row.filled,
     engineRunning,
     pendingRequests: local.pendingRequests(),
   };

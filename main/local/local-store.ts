@@ -40,6 +40,15 @@ const MIGRATIONS = [
   },
 ];
 
+/** A decision to record in the activity log. */
+export interface ActivityInput {
+  kind: string;
+  path: string;
+  summary: string;
+  reason: string;
+  outboxSeq?: number;
+}
+
 export interface ActivityRow {
   seq: number;
   at: string;
@@ -159,7 +168,7 @@ export class LocalStore {
     else this.db.prepare('INSERT INTO local_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
-  addActivity(a: { kind: string; path: string; summary: string; reason: string; outboxSeq?: number }): number {
+  addActivity(a: ActivityInput): number {
     const r = this.db.prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
     const seq = Number(r.lastInsertRowid);
     // Keep the newest ACTIVITY_KEEP decisions.
@@ -186,7 +195,7 @@ export class LocalStore {
     const keep = new Set(rows.map((r) => r.path));
     const old = this.localOnly();
     this.db.transaction(() => {
-      for (const o of old) if (!keep.has(o.path)) this.db.prepare('DELETE FROM local_only WHERE path = ?').run(o.path);
+      for (const o of old) if (!keep.has(o.path)) this.removeLocalOnly(o.path);
       const at = new Date().toISOString();
       for (const r of rows) this.db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, reason = excluded.reason').run(r.path, r.kind, r.reason, at);
     })();
@@ -198,6 +207,21 @@ export class LocalStore {
 
   localOnly(): LocalOnlyRow[] {
     return this.db.prepare('SELECT path, kind, reason, at FROM local_only ORDER BY path').all() as LocalOnlyRow[];
+  }
+
+  removeLocalOnly(path: string): void {
+    this.db.prepare('DELETE FROM local_only WHERE path = ?').run(path);
+  }
+
+  /** Entries stored (the root included) and how many hold local content: for a status read without loading the model. */
+  entryCounts(): { entries: number; filled: number } {
+    const row = this.db.prepare('SELECT count(*) AS n, sum(filled) AS f FROM local_entries').get() as { n: number; f: number | null };
+    return { entries: row.n, filled: row.f ?? 0 };
+  }
+
+  /** Placeholders the disk shows directly under `parentId` (the mirror-health check without loading the model). */
+  placedChildren(parentId: string): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(parentId) as { n: number }).n;
   }
 
   addHeld(h: Omit<HeldRow, 'at'>): void {

@@ -208,3 +208,6 @@ export class LocalModel {
     return this.byId.has(this.rootId) ? this.byId.size - 1 : this.byId.size;
   }
 }
+
+/** The local path of an id for people ('/'-joined), or `(id)` when unknown. */
+export const pathOrId = (model: LocalModel, id: string): string => model.pathOf(id) ?? `(${id})`;

@@ -9,12 +9,29 @@
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import { aspectsOf } from '../mirror/changes.js';
-import { pathFor, type Core } from '../engine/core.js';
-import type { OutboxEntry } from './outbox-store.js';
+import type { ChangeApplier } from '../mirror/apply.js';
+import type { MirrorStore } from '../mirror/store.js';
+import type { ActivityInput, LocalStore } from '../local/local-store.js';
+import { pathOrId, type LocalModel } from '../local/model.js';
+import type { Db } from '../state/db.js';
+import type { OutboxEntry, OutboxStore } from './outbox-store.js';
 import type { SendOutcome } from './send.js';
 
+/** What settling touches: the model, the stores (in one transaction) and the activity log. */
+export interface SettlePort {
+  readonly model: LocalModel;
+  readonly store: MirrorStore;
+  readonly applier: ChangeApplier;
+  readonly local: LocalStore;
+  readonly outbox: OutboxStore;
+  readonly db: Pick<Db, 'transaction'>;
+  activity(a: ActivityInput): void;
+}
+
+const pathFor = (p: SettlePort, id: string): string => pathOrId(p.model, id);
+
 /** Returns true when the entry is finished (not to be sent again now). */
-export function settleEntry(core: Core, entry: OutboxEntry, out: SendOutcome): boolean {
+export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutcome): boolean {
   const { model, store, applier, local, outbox } = core;
   const e = model.get(entry.objectId);
   const path = pathFor(core, entry.objectId);

@@ -156,9 +156,12 @@ describe('the NAS dies under a running `run` and comes back', () => {
       expect(st.stdout).toMatch(/changes to send:\s+1 \(/);
       nas = await spawnServiceProcess(data, port);
       await waitFor(() => err.includes('"msg":"online"'), 'online again', 90_000);
-      const res = await fetch(`${nas.baseUrl}/sdk/v2/filesSearch/parents?ids=root`, { headers: { authorization: `Bearer ${token}` } });
-      const got = await res.json() as { files: { id: string; name: string }[] };
-      expect(got.files.find((f) => f.id === file.id)?.name).toBe('after.txt');
+      // "online" is logged at the NAS's first answer; the rename follows at once (waited on, not assumed)
+      const nameOnNas = async (): Promise<string | undefined> => {
+        const res = await fetch(`${nas.baseUrl}/sdk/v2/filesSearch/parents?ids=root`, { headers: { authorization: `Bearer ${token}` } });
+        return ((await res.json()) as { files: { id: string; name: string }[] }).files.find((f) => f.id === file.id)?.name;
+      };
+      await waitFor(async () => (await nameOnNas()) === 'after.txt', 'the rename replayed', 30_000);
       expect((await cli(['status', '--state', state])).stdout).toMatch(/^state:\s+synced/m);
     } finally {
       child.kill('SIGTERM');

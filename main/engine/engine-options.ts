@@ -1,0 +1,41 @@
+/**
+ * What an engine is started with: where the state and the mirror live, the NAS client, and
+ * the periods and limits of its rounds (tests shorten them).
+ */
+import type { ServiceClient } from '../client/service-client.js';
+import type { Logger } from '../log/logger.js';
+import type { ChangeApplier } from '../mirror/apply.js';
+import type { MirrorStore } from '../mirror/store.js';
+import type { Db } from '../state/db.js';
+import type { Disk } from '../local/disk.js';
+import type { FsTraits } from '../local/fs-traits.js';
+import type { DeleteThreshold } from '../local/plan.js';
+import type { WatcherOptions } from '../local/watch.js';
+
+export interface EngineOptions {
+  stateDir: string;
+  mirrorDir: string;
+  client: ServiceClient;
+  log: Logger;
+  /** Share a db/store/applier with other components (offline index); created when absent. */
+  db?: Db;
+  store?: MirrorStore;
+  applier?: ChangeApplier;
+  traits?: FsTraits;
+  /** The disk seam (tests: a FaultDisk); default node:fs. */
+  disk?: Disk;
+  threshold?: DeleteThreshold;
+  /** How long a disappearance waits for its twin (default 1000 ms). */
+  holdMs?: number;
+  /** Re-walk period (default 60 s); 0 = never. */
+  rewalkMs?: number;
+  /** Local check period (default 10 min): the watcher's self-test, then every folder's stamp; 0 = never. */
+  rescanMs?: number;
+  /** Full local rescan period, every file (default 6 h; a running watcher sees changes as they happen); 0 = never. */
+  fullRescanMs?: number;
+  /** How often the command line's queued requests are read (default 500 ms). */
+  requestPollMs?: number;
+  watcher?: WatcherOptions;
+  /** Where the NAS is reached, for status. */
+  endpoint?: string;
+}

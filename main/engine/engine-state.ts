@@ -1,0 +1,169 @@
+/**
+ * The engine's state machine, pure (no I/O, no clock of its own): one state, changed only by
+ * typed events (a walk started / progressed / finished, a request answered or failed, an
+ * outbox entry sent or not, the mirror folder's health, pause, a disk error, the watcher
+ * falling back to polling), and the views derived from it ONCE: the status word, the
+ * connection, the error shown, the outbox's retry delay (backoff) and the stale flag. The
+ * engine feeds it (main/engine/engine.ts `dispatch`) and turns transitions into effects
+ * (log lines, the state db's `connection` meta, status events).
+ */
+
+export type Connection = 'online' | 'offline' | 'auth-error';
+export interface Problem {
+  code: string;
+  message: string;
+}
+
+export interface WalkView {
+  running: boolean;
+  folders: number;
+  objects: number;
+  placed: number;
+  /** Objects per second. */
+  rate: number;
+  startedAt: string | null;
+}
+
+export interface EngineState {
+  readonly paused: boolean;
+  /** Why the mirror folder is unusable (vanished, emptied), or undefined when it is healthy. */
+  readonly mirrorMissing: string | undefined;
+  readonly connection: Connection;
+  /** Why the NAS is not reachable or refuses the token (set with `connection` offline / auth-error). */
+  readonly linkError: Problem | undefined;
+  /** The NAS answered with data the client refuses (a walk stays incomplete): never "offline". */
+  readonly refused: Problem | undefined;
+  /** The mirror folder cannot be read (EIO, EACCES...), until a local batch reads it again. */
+  readonly diskError: Problem | undefined;
+  readonly walk: WalkView;
+  readonly watcherPolling: boolean;
+  readonly watcherNotice: string | undefined;
+  /** Outbox sends that failed in a row since the NAS last answered (the backoff's exponent). */
+  readonly sendFailures: number;
+  /** The last failed send was refused for the token (the retry waits longer). */
+  readonly authWait: boolean;
+}
+
+export type EngineEvent =
+  | { type: 'walk-started'; at: number }
+  | { type: 'walk-progress'; folders: number; objects: number; rate: number; pages: number }
+  | { type: 'walk-placed'; placed: number }
+  | { type: 'walk-finished'; error: Problem | undefined }
+  /** Any request got an HTTP answer (not 401/403, not 5xx): the NAS is reachable. */
+  | { type: 'reachable' }
+  /** A request got no answer (network error, timeout) or a 401: said at once, not after the retries. */
+  | { type: 'link-failed'; error: Problem }
+  | { type: 'sent' }
+  | { type: 'send-failed'; error: Problem }
+  | { type: 'health'; ok: true }
+  | { type: 'health'; ok: false; reason: string }
+  | { type: 'paused'; paused: boolean }
+  | { type: 'disk-error'; error: Problem }
+  | { type: 'disk-ok' }
+  | { type: 'watcher-polling'; reason: string };
+
+/** Error codes of a NAS that answered with data the client refuses (a walk's, not the link's problem). */
+const REFUSED = new Set(['BadResponse', 'NasLooksEmpty']);
+const isAuth = (code: string): boolean => code === 'Unauthorized' || code === 'Forbidden';
+
+export const NO_WALK: WalkView = { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null };
+
+export function initialState(paused: boolean): EngineState {
+  return {
+    paused, mirrorMissing: undefined, connection: 'offline', linkError: undefined, refused: undefined, diskError: undefined,
+    walk: NO_WALK, watcherPolling: false, watcherNotice: undefined, sendFailures: 0, authWait: false,
+  };
+}
+
+const answered = (s: EngineState): EngineState =>
+  s.connection === 'online' && s.linkError === undefined && s.sendFailures === 0 && !s.authWait ? s
+    : { ...s, connection: 'online', linkError: undefined, sendFailures: 0, authWait: false };
+
+const linkFailed = (s: EngineState, error: Problem): EngineState =>
+  ({ ...s, connection: isAuth(error.code) ? 'auth-error' : 'offline', linkError: { code: error.code, message: error.message } });
+
+/** The next state. Returns `s` itself when nothing changed. */
+export function reduce(s: EngineState, ev: EngineEvent): EngineState {
+  switch (ev.type) {
+    case 'walk-started':
+      return { ...s, walk: { ...NO_WALK, running: true, startedAt: new Date(ev.at).toISOString() } };
+    case 'walk-progress': {
+      const next = { ...s, walk: { ...s.walk, folders: ev.folders, objects: ev.objects, rate: ev.rate } };
+      return ev.pages > 0 ? answered(next) : next; // listings arrive: the NAS answers
+    }
+    case 'walk-placed':
+      return ev.placed === s.walk.placed ? s : { ...s, walk: { ...s.walk, placed: ev.placed } };
+    case 'walk-finished': {
+      const done = { ...s, walk: { ...s.walk, running: false } };
+      if (!ev.error) return { ...answered(done), refused: undefined };
+      if (REFUSED.has(ev.error.code)) return { ...answered(done), refused: ev.error };
+      return linkFailed(done, ev.error);
+    }
+    case 'reachable':
+      return answered(s);
+    case 'link-failed':
+      return linkFailed(s, ev.error);
+    case 'sent':
+      return s.refused === undefined ? answered(s) : { ...answered(s), refused: undefined };
+    case 'send-failed':
+      return { ...linkFailed(s, ev.error), sendFailures: s.sendFailures + 1, authWait: isAuth(ev.error.code) };
+    case 'health':
+      if (ev.ok) return s.mirrorMissing === undefined ? s : { ...s, mirrorMissing: undefined };
+      return s.mirrorMissing !== undefined ? s : { ...s, mirrorMissing: ev.reason };
+    case 'paused':
+      return s.paused === ev.paused ? s : { ...s, paused: ev.paused };
+    case 'disk-error':
+      return { ...s, diskError: ev.error };
+    case 'disk-ok':
+      return s.diskError === undefined ? s : { ...s, diskError: undefined };
+    case 'watcher-polling':
+      return { ...s, watcherPolling: true, watcherNotice: ev.reason };
+  }
+}
+
+/** What the stores say, for the status word: work waiting and what needs the user. */
+export interface StoreFacts {
+  outboxPending: number;
+  conflicts: number;
+  heldDeletes: number;
+}
+
+export type StatusWord = 'synced' | 'syncing' | 'paused' | 'offline' | 'auth-error' | 'mirror-missing' | 'needs-attention';
+
+/** The status word: a missing mirror outranks a pause, which outranks the link, which outranks what needs the user, then work in progress. */
+export function statusWord(s: EngineState, f: StoreFacts): StatusWord {
+  if (s.mirrorMissing !== undefined) return 'mirror-missing';
+  if (s.paused) return 'paused';
+  if (s.connection === 'auth-error') return 'auth-error';
+  if (s.connection === 'offline') return 'offline';
+  if (f.conflicts > 0 || f.heldDeletes > 0) return 'needs-attention';
+  return s.walk.running || f.outboxPending > 0 ? 'syncing' : 'synced';
+}
+
+/** The one error the status shows: the disk's, else the NAS's refused data, else the link's. */
+export function shownError(s: EngineState): Problem | null {
+  return s.diskError ?? s.refused ?? s.linkError ?? null;
+}
+
+/** May the outbox send now? (not paused, mirror present; `stopped` is the engine's). */
+export function canSend(s: EngineState): boolean {
+  return !s.paused && s.mirrorMissing === undefined;
+}
+
+export const BACKOFF_FIRST_MS = 1000;
+export const BACKOFF_MAX_MS = 300_000;
+export const AUTH_RETRY_MS = 30_000;
+
+/**
+ * How long the outbox waits before its next try: 1 s doubling per failure in a row to 5 min,
+ * 30 s after a refused token; `random` in [0, 1) gives +-25 % jitter (many clients of a
+ * rebooting device do not come back in step).
+ */
+export function retryDelayMs(s: EngineState, random: number): number {
+  if (s.authWait) return AUTH_RETRY_MS;
+  const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, s.sendFailures - 1));
+  return Math.round(base * (0.75 + random * 0.5));
+}
+
+/** The stale flag: its one definition is pure and shared with the window and the tray (app/tray/stale.ts). */
+export { staleAfterSec, walkIsStale as isStale } from '../../app/tray/stale.js';
