@@ -70,6 +70,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     chain: (id: string) => store.listing(id),
     children: (id: string) => store.childKinds(id),
     listed: (id: string, chain: ListingChain) => { chains.set(id, chain); },
+    childCount: (id: string) => store.get(id)?.childCount,
   };
   const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
     const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
