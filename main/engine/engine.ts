@@ -69,6 +69,10 @@ export interface EngineOptions {
 const RECONCILE_CHUNK = 250;
 /** Periodic re-walks use at most this share of one core (see startTimers). */
 const REWALK_CPU_SHARE = 0.01;
+/** Errors of a walk the client refused (its data, not the network): cleared by the next complete walk. */
+const WALK_ERRORS: ReadonlySet<string> = new Set(['BadResponse', 'NasLooksEmpty']);
+/** Errors the NAS answering again does not cure (a sent change, a listing that arrives). */
+const STICKY_ERRORS: ReadonlySet<string> = new Set([...WALK_ERRORS, 'DiskError']);
 
 export class Engine {
   readonly events = new EngineEvents();
@@ -433,7 +437,10 @@ export class Engine {
       if (s.error?.code === 'NasLooksEmpty') await this.lock.run(() => holdEmptyNas(this.core, s.error!));
       if (s.error && (s.error.code === 'BadResponse' || s.error.code === 'NasLooksEmpty')) this.walkRefused(s.error);
       else if (s.error) this.noteNetwork(s.error);
-      else this.online();
+      else {
+        if (this.state.error && WALK_ERRORS.has(this.state.error.code)) this.state.error = undefined; // a complete walk cures a refused one
+        this.online();
+      }
       const stale = this.staleSince(startedAt);
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
       let first = true;
@@ -528,11 +535,13 @@ export class Engine {
   private announced: 'online' | 'offline' | 'auth-error' | undefined;
 
   private online(): void {
-    if (this.state.connection !== 'online' || this.state.error) {
+    // what the NAS answering does not cure (a refused walk, a failing disk) stays until its own cure
+    const keep = this.state.error !== undefined && STICKY_ERRORS.has(this.state.error.code);
+    if (this.state.connection !== 'online' || (this.state.error && !keep)) {
       if (this.announced !== undefined && this.announced !== 'online') this.opts.log.info('online', { summary: 'the NAS answers again; queued changes are being sent' });
       this.announced = 'online';
       this.state.connection = 'online';
-      this.state.error = undefined;
+      if (!keep) this.state.error = undefined;
       this.core.local.setMeta('connection', undefined);
       this.emitStatus();
     }
