@@ -31,8 +31,8 @@ export interface Core {
   outbox: OutboxStore;
   model: LocalModel;
   traits: FsTraits;
-  /** The disk the local pipeline reads the mirror through (tests inject faults). */
-  disk?: Disk | undefined;
+  /** Every file system call in the mirror folder goes through it (tests inject faults). */
+  disk: Disk;
   threshold: DeleteThreshold;
   holdMs: number;
   log: Logger;

@@ -14,9 +14,8 @@ import { MirrorStore } from '../mirror/store.js';
 import { syncOnce } from '../mirror/sync.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { allDirs } from '../local/analyse.js';
-import type { Disk } from '../local/disk.js';
+import { realDisk, type Disk } from '../local/disk.js';
 import { changedDirs } from '../local/dir-stamps.js';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
 import { LocalStore } from '../local/local-store.js';
@@ -118,7 +117,7 @@ export class Engine {
       root: opts.mirrorDir, db, store, applier, local, outbox,
       model: rootId ? local.loadModel(rootId) : new LocalModel(''),
       traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
-      disk: opts.disk,
+      disk: opts.disk ?? realDisk,
       threshold: opts.threshold ?? DEFAULT_THRESHOLD,
       holdMs: opts.holdMs ?? 1000,
       log,
@@ -195,8 +194,8 @@ export class Engine {
   private async prepare(): Promise<boolean> {
     this.release ??= lockStateDir(this.opts.stateDir);
     const c = this.core;
-    if (c.model.size === 0) initRoot(c.root);
-    if (!this.opts.traits) c.traits = probeFsTraits(c.root);
+    if (c.model.size === 0) initRoot(c.root, c.disk);
+    if (!this.opts.traits) c.traits = probeFsTraits(c.root, process.platform, c.disk);
     return this.checkHealth();
   }
 
@@ -221,7 +220,7 @@ export class Engine {
   /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
   async checkDirs(): Promise<void> {
     if (!this.core.model.rootId || this.stopped) return;
-    const dirs = await this.lock.run(() => changedDirs(this.core.root, this.core.model));
+    const dirs = await this.lock.run(() => changedDirs(this.core.root, this.core.model, this.core.disk));
     if (dirs.length) await this.onBatch(dirs);
   }
 
@@ -274,7 +273,7 @@ export class Engine {
       if (n.kind === 'polling') { this.state.watcherPolling = true; this.state.watcherNotice = n.reason; }
       this.core.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
       this.events.emit('notice', { level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
-    }, this.opts.watcher);
+    }, { ...this.opts.watcher, disk: this.core.disk });
     this.watcher = w;
     await w.start();
     if (this.stopped || this.watcher !== w) {
@@ -296,7 +295,7 @@ export class Engine {
     const c = this.core;
     const rootId = c.model.rootId;
     const top = rootId ? c.model.children(rootId).filter((id) => { const e = c.model.get(id)!; return e.state === 'ok' && e.ino !== null; }).length : 0;
-    const h = checkRoot(c.root, top);
+    const h = checkRoot(c.root, top, c.disk);
     if (h.ok) {
       if (this.state.mirrorMissing !== undefined) {
         this.state.mirrorMissing = undefined;
@@ -362,7 +361,7 @@ export class Engine {
       // Before a disappearance can become a delete, or when a folder we were pointed at is gone
       // (renamed: the watcher still names its old path), read every folder whose stamp moved:
       // the missing entry may sit in a renamed folder no event named yet.
-      if (this.carry.length > 0 || dirs.some((d) => !existsSync(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model));
+      if (this.carry.length > 0 || dirs.some((d) => !c.disk.exists(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model, c.disk));
       const t0 = Date.now();
       let r: ReturnType<typeof runLocalBatch>;
       try {
@@ -403,7 +402,7 @@ export class Engine {
   /** Reads the whole mirror folder and compares it with the stored state. */
   async fullRescan(): Promise<void> {
     if (!this.core.model.rootId) return;
-    const dirs = allDirs(this.core.root);
+    const dirs = allDirs(this.core.root, this.core.disk);
     await this.onBatch(dirs);
   }
 

@@ -4,7 +4,6 @@
  * the model's new local placements, the outbox entries, held deletes, conflicts. Nothing is
  * sent here. Returns the disappearances still within their hold (carried to the next batch).
  */
-import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanDirs } from '../local/analyse.js';
 import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
@@ -52,11 +51,12 @@ export function runLocalBatch(core: Core, dirs: readonly string[], carried: read
   for (const u of pair.unsendable) {
     // Moved into a folder the NAS does not have: put it back (the NAS wins on disk) and keep the intent.
     const e = model.get(u.id)!;
-    const back = absOf(core.root, model, u.id);
+    const back = absOf(core.root, model, u.id, undefined, core.disk);
     try {
-      if (back) renameSync(safeJoin(core.root, u.path.split('/')), back);
-    } catch {
+      if (back) core.disk.rename(safeJoin(core.root, u.path.split('/')), back);
+    } catch (err) {
       // it stays where the user put it; a rescan sees it again
+      core.log.warn('put back failed', { path: u.path, reason: (err as Error).message });
     }
     core.local.addConflict({ kind: 'unsendable', objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: JSON.stringify({ unsendable: true }) });
     activity.push({ kind: 'conflict', path: u.path, summary: `moved back to ${pathFor(core, u.id)}`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
@@ -102,7 +102,7 @@ function pruneLocalOnly(core: Core, dirs: readonly string[], present: ReadonlySe
   for (const r of core.local.localOnly()) {
     if (r.kind === 'moved') {
       // Kept in the local-only area (not watched): listed until the user removes it.
-      if (!existsSync(join(core.root, ...r.path.split('/')))) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
+      if (!core.disk.exists(join(core.root, ...r.path.split('/')))) core.db.prepare('DELETE FROM local_only WHERE path = ?').run(r.path);
       continue;
     }
     const i = r.path.lastIndexOf('/');

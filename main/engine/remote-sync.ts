@@ -35,10 +35,10 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
   if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0, added: 0, retry: only ? [...only] : [] };
   const { model } = core;
   if (!model.get(rootObj.id)) {
-    const st = lstatBig(core.root);
+    const st = lstatBig(core.root, core.disk);
     model.put({ id: rootObj.id, kind: 'dir', lparent: '', lname: '', ino: st ? st.ino.toString() : null, filled: false, rparent: '', rname: rootObj.name, etag: rootObj.eTag, mtime: rootObj.mTime, setag: rootObj.eTag, state: 'ok' });
   } else {
-    const st = lstatBig(core.root);
+    const st = lstatBig(core.root, core.disk);
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
   }
   const pathsBefore = new Map<string, string>();
@@ -81,7 +81,7 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
     if (b && model.get(f.id)) model.update(f.id, b);
   }
   for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
-  recordStamps(core.root, model, rep.touchedDirs);
+  recordStamps(core.root, model, rep.touchedDirs, core.disk);
   core.local.flush(model);
   const retry = rep.failed.map((f) => f.id);
   // objects whose folder the model does not have yet (a partial plan met the child first)
