@@ -18,6 +18,7 @@ import { realDisk, type Disk } from '../local/disk.js';
 import { changedDirs } from '../local/dir-stamps.js';
 import { join } from 'node:path';
 import { probeFsTraits, type FsTraits } from '../local/fs-traits.js';
+import { recoverStaging } from '../local/staging-recovery.js';
 import { LocalStore } from '../local/local-store.js';
 import { LocalModel } from '../local/model.js';
 import type { GoneCarry } from '../local/pair-moves.js';
@@ -196,7 +197,19 @@ export class Engine {
     const c = this.core;
     if (c.model.size === 0) initRoot(c.root, c.disk);
     if (!this.opts.traits) c.traits = probeFsTraits(c.root, process.platform, c.disk);
-    return this.checkHealth();
+    const ok = await this.checkHealth();
+    if (ok && c.model.rootId) this.recoverStaged();
+    return ok;
+  }
+
+  /** Entries a killed run left in staging go back where the stored state has them, before any folder is read. */
+  private recoverStaged(): void {
+    const c = this.core;
+    const rep = recoverStaging(c.root, c.model, c.disk);
+    if (!rep.moved && !rep.keptLocal.length && !rep.failed.length) return;
+    for (const k of rep.keptLocal) c.local.addLocalOnly(k.to, 'moved', k.reason);
+    c.local.flush(c.model);
+    c.activity({ kind: rep.failed.length ? 'error' : 'restored', path: '', summary: `${rep.moved} placeholder(s) put back after an interrupted run`, reason: [...rep.keptLocal.map((k) => `${k.from}: ${k.reason}`), ...rep.failed.map((f) => f.reason)].join('; ') || 'a run was stopped between moving a placeholder and writing its state; nothing was sent' });
   }
 
   /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */
@@ -369,12 +382,12 @@ export class Engine {
       } catch (e) {
         // Nothing was written (one transaction); the folders are read again by the next rescan.
         // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
-        if (e instanceof AppError && e.code === 'DiskError') { this.state.error = { code: e.code, message: e.message }; this.emitStatus(); }
+        if (e instanceof AppError && e.code === 'DiskError') this.noteDisk('scan', e);
         this.failed('local batch', e);
         this.schedule(() => void this.fullRescan(), 5000);
         return;
       }
-      if (this.state.error?.code === 'DiskError') { this.state.error = undefined; this.emitStatus(); }
+      this.noteDisk('scan', undefined);
       this.opts.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
       this.carry = r.carry;
       if (r.carry.length) {
@@ -503,6 +516,7 @@ export class Engine {
     }
     c.model.takeTouched(); // the reconcile's own changes are not news
     this.plans.settle(slice, r.retry, stale, withRetries);
+    this.noteDisk('write', r.diskError);
     this.walkTally.placed += r.created;
     this.walkTally.added += r.added;
     return r;
@@ -567,6 +581,19 @@ export class Engine {
   /** Runs `fn` under the engine's lock (features outside the engine that enqueue changes, e.g. Organize). */
   locked<T>(fn: () => Promise<T> | T): Promise<T> {
     return this.lock.run(fn);
+  }
+
+  /** Which step the disk error in the status comes from: only that step getting through clears it. */
+  private diskErrorOf: 'scan' | 'write' | undefined;
+
+  /** A disk error of a local scan or a placeholder write, in the status until that step gets through. */
+  private noteDisk(step: 'scan' | 'write', e: AppError | undefined): void {
+    if (e) {
+      this.state.error = { code: e.code, message: e.message };
+      this.diskErrorOf = step;
+    } else if (this.state.error?.code === 'DiskError' && this.diskErrorOf === step) this.state.error = undefined;
+    else return;
+    this.emitStatus();
   }
 
   /** The NAS answered, but with data the client refuses (invalid objects, a page-token cycle): said as such, never as "offline". */

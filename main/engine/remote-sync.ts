@@ -5,6 +5,7 @@
  * logged. Our own writes update the model as they happen, so the watcher never sees them as
  * the user's.
  */
+import { AppError } from '../../app/errors.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { planRemote } from '../local/remote-plan.js';
 import { writePlaceholders } from '../local/placeholders.js';
@@ -22,6 +23,8 @@ export interface ReconcileResult {
   added: number;
   /** Ids to plan again later: placements that failed, objects whose folder is not known yet. */
   retry: string[];
+  /** The disk refused a write (EIO, EACCES, ENOSPC...): said in the status; nothing was lost, it is tried again. */
+  diskError?: AppError | undefined;
 }
 
 /**
@@ -89,7 +92,9 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
     const refusedNow = new Set(plan.notes.filter((n) => n.kind === 'refused').map((n) => n.id));
     for (const id of only) if (!model.get(id) && !refusedNow.has(id) && core.store.getJson(id) !== undefined) retry.push(id);
   }
-  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry };
+  const bad = rep.failed.find((f) => f.errno !== undefined);
+  const diskError = bad && new AppError('DiskError', `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`, { detail: bad.errno });
+  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry, diskError };
 }
 
 /** One activity line for the placeholders a walk (or a reconcile) placed. */

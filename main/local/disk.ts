@@ -56,6 +56,10 @@ export const realDisk: Disk = {
     try {
       if (ms !== undefined) futimesSync(fd, ms / 1000, ms / 1000);
       return fstatSync(fd, { bigint: true }).ino;
+    } catch (e) {
+      // half made (ENOSPC, EIO after the open): the empty file goes, never left to look like the user's
+      try { unlinkSync(abs); } catch { /* the next create finds it: adopted as an empty twin */ }
+      throw e;
     } finally {
       closeSync(fd);
     }
@@ -74,6 +78,16 @@ export function isAbsent(e: unknown): boolean {
 
 /** The errno code of a file system error ('unknown' when it has none). */
 export const errnoOf = (e: unknown): string => (e as NodeJS.ErrnoException | undefined)?.code ?? 'unknown';
+
+/**
+ * The errno of a failure the disk itself caused (EIO, EACCES, ENOSPC...), or undefined for
+ * absence, a taken name, or an error that is not the disk's (an unsafe name).
+ */
+export function diskErrno(e: unknown): string | undefined {
+  if (e instanceof AppError) return e.code === 'DiskError' ? e.detail : undefined;
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code === undefined || isAbsent(e) || code === 'EEXIST' ? undefined : code;
+}
 
 /** Any other file system error, as the typed error of the project (the path in the message). */
 export function diskError(op: string, abs: string, e: unknown): AppError {

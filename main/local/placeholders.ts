@@ -9,10 +9,11 @@
  * Every file system call goes through the disk seam (`disk.ts`); a failing call leaves the
  * entry where it is (or puts it back) and is reported in `failed` with its errno.
  */
+import type { BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
-import { diskError, errnoOf, isAbsent, realDisk, type Disk } from './disk.js';
+import { diskErrno, diskError, errnoOf, isAbsent, realDisk, type Disk } from './disk.js';
 import { RESERVED_DIR } from './local-names.js';
 import type { LocalModel } from './model.js';
 import { childPath, safeDirOnDisk, safeJoinOnDisk } from './path-safety.js';
@@ -24,8 +25,8 @@ export interface WriteReport {
   removed: number;
   /** Paths (relative to the mirror) moved into the local-only area, with why. */
   keptLocal: { from: string; to: string; reason: string }[];
-  /** Ids that could not be placed (target taken by a user's entry, fs error). */
-  failed: { id: string; reason: string }[];
+  /** Ids that could not be placed (target taken by a user's entry, fs error: `errno` when the disk refused). */
+  failed: { id: string; reason: string; errno?: string | undefined }[];
   /** Folders (ids) whose entries this changed: their stamps must be taken again. */
   touchedDirs: Set<string>;
 }
@@ -56,6 +57,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
   const staged = new Map<string, string>();
+  /** Moves whose entry was not where the model has it (perhaps already moved by a run killed before it wrote its state). */
+  const missing = new Set<string>();
   const stage = (ids: readonly string[]): void => {
     const order = ids.map((id) => ({ id, depth: model.segments(id)?.length ?? 0 })).sort((x, y) => y.depth - x.depth);
     for (const { id } of order) {
@@ -67,7 +70,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
         staged.set(id, to);
         rep.touchedDirs.add(model.get(id)!.lparent);
       } catch (e) {
-        rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}` });
+        rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}`, errno: diskErrno(e) });
+        if (isAbsent(e)) missing.add(id);
       }
     }
   };
@@ -136,7 +140,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
   for (const p of plan.placements) {
     const e = model.get(p.id);
     if (!e) continue;
-    if (p.how === 'move' && !staged.has(p.id)) continue;
+    const landed = p.how === 'move' && !staged.has(p.id) && missing.has(p.id);
+    if (p.how === 'move' && !staged.has(p.id) && !landed) continue;
     const dir = absOfParent(p.parent);
     if (dir === null) {
       rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
@@ -148,6 +153,18 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       target = childPath(dir, p.name);
     } catch (err) {
       rep.failed.push({ id: p.id, reason: (err as Error).message });
+      continue;
+    }
+    if (landed) {
+      // already at its new place with its inode (the killed run renamed it, its state did not follow): taken as moved
+      let st;
+      try { st = lstatBig(target, disk); } catch { st = undefined; }
+      if (st === undefined || st.ino.toString() !== e.ino) continue;
+      rep.failed = rep.failed.filter((f) => f.id !== p.id);
+      model.place(p.id, p.parent, p.name, e.ino);
+      rep.touchedDirs.add(p.parent);
+      if (e.kind === 'dir') parentAbs.set(p.id, target);
+      rep.moved++;
       continue;
     }
     let ino: string | undefined;
@@ -163,16 +180,18 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
             if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
             continue;
           }
-          // Someone (the user) has an entry there that the model does not know: keep it, aside.
-          keepLocal(root, target, 'a NAS entry needed its name', rep, disk);
+          // An empty entry of the same kind (ours, from a run killed right after creating it, or
+          // the user's): adopted, nothing to keep. Anything else is the user's: kept, aside.
+          if (p.how === 'create' && emptyTwin(target, existing, e.kind, disk)) ino = existing.ino.toString();
+          else keepLocal(root, target, 'a NAS entry needed its name', rep, disk);
         }
-        if (p.how === 'move') {
+        if (ino === undefined && p.how === 'move') {
           disk.rename(staged.get(p.id)!, target);
           ino = lstatBig(target, disk)?.ino.toString();
-        } else ino = createPlaceholder(target, e.kind, e.mtime, disk);
+        } else if (ino === undefined) ino = createPlaceholder(target, e.kind, e.mtime, disk);
       }
     } catch (err) {
-      rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}` });
+      rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}`, errno: diskErrno(err) });
       // a staged entry that cannot land goes back (or is forgotten): never left in staging to read as a delete
       if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
       continue;
@@ -196,7 +215,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
         disk.utimes(abs, ms);
       } catch (err) {
         // gone meanwhile: the watcher will tell; any other error is said (the mtime is set again next time)
-        if (!isAbsent(err)) rep.failed.push({ id, reason: `cannot set the NAS time on ${abs}: ${(err as Error).message}` });
+        if (!isAbsent(err)) rep.failed.push({ id, reason: `cannot set the NAS time on ${abs}: ${(err as Error).message}`, errno: diskErrno(err) });
       }
     }
   }
@@ -220,6 +239,17 @@ export function createPlaceholder(target: string, kind: 'dir' | 'file', mtime: s
   }
 }
 
+/** True when `existing` at `abs` is an empty entry of this kind (a zero-byte file, a folder without entries). */
+function emptyTwin(abs: string, existing: BigIntStats, kind: 'dir' | 'file', disk: Disk): boolean {
+  if (kind === 'file') return existing.isFile() && existing.size === 0n;
+  if (!existing.isDirectory()) return false;
+  try {
+    return disk.readdir(abs).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** True when an ancestor of `id` left the model (removed with its subtree). */
 function inRemovedNow(model: LocalModel, id: string): boolean {
   return model.segments(id) === undefined;
@@ -232,7 +262,7 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
     st = lstatBig(abs, disk);
   } catch (e) {
     // a disk error (not absence): left as it is, said; never half a plan
-    rep.failed.push({ id: '', reason: `not removed: ${(e as Error).message}` });
+    rep.failed.push({ id: '', reason: `not removed: ${(e as Error).message}`, errno: diskErrno(e) });
     return;
   }
   if (!st) return;
@@ -243,7 +273,7 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
       names = disk.readdir(abs);
     } catch (e) {
       // unreadable (EIO, EACCES...): left as it is, said; never removed blind
-      if (!isAbsent(e)) rep.failed.push({ id: '', reason: `not removed: ${diskError('readdir', abs, e).message}` });
+      if (!isAbsent(e)) rep.failed.push({ id: '', reason: `not removed: ${diskError('readdir', abs, e).message}`, errno: errnoOf(e) });
       return;
     }
     const failedBefore = rep.failed.length;
@@ -254,7 +284,7 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
       gone.add(ino);
     } catch (e) {
       if (errnoOf(e) !== 'ENOTEMPTY' && errnoOf(e) !== 'EEXIST') {
-        rep.failed.push({ id: '', reason: `not removed: ${diskError('rmdir', abs, e).message}` });
+        rep.failed.push({ id: '', reason: `not removed: ${diskError('rmdir', abs, e).message}`, errno: errnoOf(e) });
         return;
       }
       asideOrSay(root, abs, ino, 'a folder the NAS deleted still held local-only content', rep, disk, gone);
@@ -267,7 +297,7 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
       gone.add(ino);
     } catch (e) {
       if (isAbsent(e)) gone.add(ino);
-      else rep.failed.push({ id: '', reason: `not removed: ${diskError('unlink', abs, e).message}` });
+      else rep.failed.push({ id: '', reason: `not removed: ${diskError('unlink', abs, e).message}`, errno: errnoOf(e) });
     }
     return;
   }
@@ -280,7 +310,7 @@ function asideOrSay(root: string, abs: string, ino: string, reason: string, rep:
     keepLocal(root, abs, reason, rep, disk);
     gone.add(ino);
   } catch (e) {
-    rep.failed.push({ id: '', reason: `not moved to the local-only area: ${diskError('rename', abs, e).message}` });
+    rep.failed.push({ id: '', reason: `not moved to the local-only area: ${diskError('rename', abs, e).message}`, errno: errnoOf(e) });
   }
 }
 
@@ -299,7 +329,7 @@ export function keepLocal(root: string, abs: string, reason: string, rep: WriteR
  * forgets its inode (so it is placed again later, never read as a delete) and the staged
  * copy goes (an empty placeholder) or is kept local (anything else).
  */
-function unstage(root: string, model: LocalModel, id: string, staged: string, rep: WriteReport, disk: Disk): void {
+export function unstage(root: string, model: LocalModel, id: string, staged: string, rep: WriteReport, disk: Disk): void {
   try {
     const back = absOf(root, model, id, undefined, disk);
     if (back && !lstatBig(back, disk)) {
