@@ -35,7 +35,8 @@ export class EngineActions {
   conflicts(): { conflicts: ConflictEntry[]; held: HeldDelete[] } {
     return {
       conflicts: this.core.local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason })),
-      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects })),
+      // the root can only be held by an empty NAS (holdEmptyNas)
+      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects, cause: h.id === this.core.model.rootId ? 'nas-looks-empty' as const : 'threshold' as const, reason: h.reason.slice(0, 4096) })),
     };
   }
 
