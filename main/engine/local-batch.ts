@@ -10,6 +10,7 @@ import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
 import { safeJoin } from '../local/path-safety.js';
 import { absOf } from '../local/placeholders.js';
+import { errnoOf } from '../local/disk.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
@@ -52,14 +53,16 @@ export function runLocalBatch(core: Core, dirs: readonly string[], carried: read
     // Moved into a folder the NAS does not have: put it back (the NAS wins on disk) and keep the intent.
     const e = model.get(u.id)!;
     const back = absOf(core.root, model, u.id, undefined, core.disk);
+    let stayed: string | undefined;
     try {
       if (back) core.disk.rename(safeJoin(core.root, u.path.split('/')), back);
     } catch (err) {
-      // it stays where the user put it; a rescan sees it again
+      // it stays where the user put it (said below); a rescan sees it again
+      stayed = errnoOf(err);
       core.log.warn('put back failed', { path: u.path, reason: (err as Error).message });
     }
     core.local.addConflict({ kind: 'unsendable', objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: JSON.stringify({ unsendable: true }) });
-    activity.push({ kind: 'conflict', path: u.path, summary: `moved back to ${pathFor(core, u.id)}`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
+    activity.push({ kind: 'conflict', path: u.path, summary: stayed === undefined ? `moved back to ${pathFor(core, u.id)}` : `left in ${u.path}: the disk refused to move it back (${stayed})`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
   }
   if (plan.held.length) {
     for (const h of plan.held) {

@@ -6,7 +6,7 @@
  * the user's change), and once the disk heals the next walk finishes the job.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaultDisk, type Fault } from '../../main/local/disk.js';
 import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
@@ -90,4 +90,43 @@ describe('a failing disk under the placeholder writer: said, nothing sent, nothi
       });
     }
   }
+});
+
+describe('a failing disk under the local pipeline: said, nothing sent, nothing lost', () => {
+  for (const errno of ['EIO', 'EACCES', 'EMFILE']) {
+    it(`${errno} on the lstat of a folder's stamp: the folder is read, its scan fails and says why; no request`, async () => {
+      const { r, disk } = await faultyRig();
+      r.mark();
+      disk.add({ op: 'lstat', path: /\/F$/, errno });
+      await r.engine.checkDirs();
+      await waitFor(() => r.engine.status().error?.code === 'DiskError', 'the status says the disk failed');
+      expect(r.engine.status().error?.message).toContain(errno);
+      await r.engine.drainOutbox();
+      expect(r.count('POST')).toBe(0);
+      expect(r.count('DELETE')).toBe(0);
+      disk.clear();
+      await r.engine.fullRescan();
+      await waitFor(() => r.engine.status().error === null, 'cleared once the folder reads');
+      expect(existsSync(join(r.mirror, 'F', 'a.txt'))).toBe(true);
+      expect(r.count('DELETE')).toBe(0);
+    });
+  }
+
+  it('EIO on the put-back of a move into a local-only folder: it stays where the user put it, the conflict says so; nothing sent, nothing deleted', async () => {
+    const { r, disk, ids } = await faultyRig();
+    mkdirSync(join(r.mirror, 'Mine'));
+    await waitFor(() => r.engine.actions.localOnly().some((l) => l.path === 'Mine'), 'Mine listed local only');
+    r.mark();
+    disk.add({ op: 'rename', path: '/Mine/a.txt', errno: 'EIO' });
+    renameSync(join(r.mirror, 'F', 'a.txt'), join(r.mirror, 'Mine', 'a.txt'));
+    await waitFor(() => r.engine.status().conflicts === 1, 'the move is listed as a conflict');
+    expect(disk.failed.some((f) => f.startsWith('rename ') && f.includes('/Mine/a.txt'))).toBe(true);
+    expect(existsSync(join(r.mirror, 'Mine', 'a.txt'))).toBe(true);
+    expect(r.engine.actions.activity().some((a) => a.kind === 'conflict' && a.summary === 'left in Mine/a.txt: the disk refused to move it back (EIO)')).toBe(true);
+    await r.engine.fullRescan();
+    await r.engine.drainOutbox();
+    expect(r.count('POST')).toBe(0);
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.svc.admin.get(ids.a)?.parentID).toBe(ids.F);
+  });
 });
