@@ -30,6 +30,8 @@ describe('the header in words', () => {
   it('what waits for the user, and up to date', () => {
     expect(statusWords({ ...base, heldDeletes: 1 }, now)).toMatchObject({ line: '1 held delete waits for you', fix: 'conflicts' });
     expect(statusWords({ ...base, conflicts: 2, heldDeletes: 1 }, now).line).toBe('2 conflicts and 1 held delete wait for you');
+    // a NAS that looks empty is said as such, not as an ordinary held delete
+    expect(statusWords({ ...base, heldDeletes: 1, error: { code: 'NasLooksEmpty', message: 'the NAS now looks empty' } }, now)).toMatchObject({ line: 'Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', fix: 'conflicts' });
     expect(statusWords(base, now).line).toBe('Up to date · checked 10s ago');
   });
 });

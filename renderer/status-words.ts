@@ -45,6 +45,7 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
     return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
   }
   const v = trayView(s, now);
+  if (s.error?.code === 'NasLooksEmpty' && s.heldDeletes > 0) return say('Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', 'conflicts');
   if (s.conflicts + s.heldDeletes > 0) {
     const parts = [s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '', s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : ''].filter(Boolean);
     return say(`${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you`, 'conflicts');

@@ -106,8 +106,12 @@ export const conflictEntry = obj({
 });
 export type ConflictEntry = Infer<typeof conflictEntry>;
 
-/** A delete held for confirmation because its batch crossed the threshold. */
-export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int() });
+/**
+ * A delete held for confirmation: its batch crossed the threshold (`cause` 'threshold'), or
+ * the NAS suddenly lists nothing ('nas-looks-empty': approving removes the placeholders here,
+ * it deletes nothing on the NAS). `cause` and `reason` are optional: older engines omit them.
+ */
+export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), cause: opt(oneOf(['threshold', 'nas-looks-empty'] as const)), reason: opt(str({ max: 4096 })) });
 export type HeldDelete = Infer<typeof heldDelete>;
 
 /** Where the NAS is; `none` until the first start's choice ("Connect your NAS" or "Try the demo"). */

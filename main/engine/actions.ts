@@ -38,7 +38,8 @@ export class EngineActions {
   conflicts(): { conflicts: ConflictEntry[]; held: HeldDelete[] } {
     return {
       conflicts: this.core.local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason })),
-      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects })),
+      // the root can only be held by an empty NAS (holdEmptyNas)
+      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects, cause: h.id === this.core.model.rootId ? 'nas-looks-empty' as const : 'threshold' as const, reason: h.reason.slice(0, 4096) })),
     };
   }
 
@@ -106,11 +107,11 @@ export class EngineActions {
         if (op.parentId && !c.model.get(op.parentId)) { out.failed.push({ id, message: 'the target folder is no longer on the NAS' }); continue; }
         c.db.transaction(() => {
           if (op.op === 'delete') {
-            const abs = e.ino ? absOf(c.root, c.model, e.id) : undefined;
+            const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
             const known = new Map<string, string>();
             for (const d of [e.id, ...c.model.descendants(e.id)]) { const x = c.model.get(d); if (x?.ino) known.set(x.ino, x.kind); }
             const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
-            if (abs) removeTree(c.root, abs, known, rep);
+            if (abs) removeTree(c.root, abs, known, rep, c.disk);
             for (const kl of rep.keptLocal) c.local.addLocalOnly(kl.to, 'moved', kl.reason);
             c.model.update(e.id, { state: 'deleting' });
           }
@@ -153,18 +154,18 @@ export class EngineActions {
   async restoreMirror(): Promise<void> {
     await this.lock.run(() => {
       const c = this.core;
-      initRoot(c.root);
+      initRoot(c.root, c.disk);
       for (const e of c.model.byId.values()) {
         if (e.id === c.model.rootId || e.ino === null || e.state !== 'ok') continue;
-        const abs = absOf(c.root, c.model, e.id);
-        const st = abs ? lstatBig(abs) : undefined;
+        const abs = absOf(c.root, c.model, e.id, undefined, c.disk);
+        const st = abs ? lstatBig(abs, c.disk) : undefined;
         if (!st || st.ino.toString() !== e.ino) c.model.update(e.id, { ino: null });
       }
       // children of a missing folder are missing too
       for (const e of [...c.model.byId.values()]) {
         if (e.ino === null) for (const d of c.model.descendants(e.id)) c.model.update(d, { ino: null });
       }
-      const rootIno = lstatBig(c.root)?.ino.toString() ?? null;
+      const rootIno = lstatBig(c.root, c.disk)?.ino.toString() ?? null;
       if (c.model.get(c.model.rootId)) c.model.update(c.model.rootId, { ino: rootIno });
       c.local.flush(c.model);
       c.activity({ kind: 'restored', path: '', summary: 'mirror folder restored from the stored state', reason: 'you resumed sync after the folder vanished or was emptied; nothing was deleted on the NAS' });

@@ -9,7 +9,7 @@ import { ChangeApplier } from '../mirror/apply.js';
 import { MirrorStore } from '../mirror/store.js';
 import type { Logger } from '../log/logger.js';
 import { openStateDb, type Db } from '../state/db.js';
-import type { Disk } from '../local/disk.js';
+import { realDisk, type Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
 import { LocalModel, pathOrId } from '../local/model.js';
 import { LocalStore, type ActivityInput } from '../local/local-store.js';
@@ -28,8 +28,8 @@ export interface Core {
   outbox: OutboxStore;
   model: LocalModel;
   traits: FsTraits;
-  /** The disk the local pipeline reads the mirror through (tests inject faults). */
-  disk?: Disk | undefined;
+  /** Every file system call in the mirror folder goes through it (tests inject faults). */
+  disk: Disk;
   threshold: DeleteThreshold;
   holdMs: number;
   log: Logger;
@@ -47,7 +47,7 @@ export function openCore(opts: EngineOptions, activity: (a: ActivityInput) => vo
     root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db),
     model: rootId ? local.loadModel(rootId) : new LocalModel(''),
     traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
-    disk: opts.disk,
+    disk: opts.disk ?? realDisk,
     threshold: opts.threshold ?? DEFAULT_THRESHOLD,
     holdMs: opts.holdMs ?? 1000,
     log: opts.log,

@@ -121,9 +121,9 @@ describe('engine state: the folder, pause, disk', () => {
   });
 
   it('a disk error is shown before anything else until a batch reads the disk', () => {
-    const s = run(online, { type: 'link-failed', error: net }, { type: 'disk-error', error: { code: 'DiskError', message: 'EIO' } });
+    const s = run(online, { type: 'link-failed', error: net }, { type: 'disk-error', step: 'scan', error: { code: 'DiskError', message: 'EIO' } });
     expect(shownError(s)?.code).toBe('DiskError');
-    expect(shownError(reduce(s, { type: 'disk-ok' }))?.code).toBe('NetworkError');
+    expect(shownError(reduce(s, { type: 'disk-ok', step: 'scan' }))?.code).toBe('NetworkError');
   });
 
   it('the watcher falling back to polling is kept with its reason', () => {
@@ -134,7 +134,7 @@ describe('engine state: the folder, pause, disk', () => {
   it('an event that changes nothing returns the same state (no status is re-sent)', () => {
     expect(reduce(online, { type: 'reachable' })).toBe(online);
     expect(reduce(online, { type: 'health', ok: true })).toBe(online);
-    expect(reduce(online, { type: 'disk-ok' })).toBe(online);
+    expect(reduce(online, { type: 'disk-ok', step: 'scan' })).toBe(online);
     expect(reduce(online, { type: 'paused', paused: false })).toBe(online);
   });
 });

@@ -35,6 +35,8 @@ export interface EngineState {
   readonly refused: Problem | undefined;
   /** The mirror folder cannot be read (EIO, EACCES...), until a local batch reads it again. */
   readonly diskError: Problem | undefined;
+  /** Which step the disk error comes from: a local scan or a placeholder write. */
+  readonly diskStep: DiskStep | undefined;
   readonly walk: WalkView;
   readonly watcherPolling: boolean;
   readonly watcherNotice: string | undefined;
@@ -43,6 +45,8 @@ export interface EngineState {
   /** The last failed send was refused for the token (the retry waits longer). */
   readonly authWait: boolean;
 }
+
+export type DiskStep = 'scan' | 'write';
 
 export type EngineEvent =
   | { type: 'walk-started'; at: number }
@@ -58,8 +62,8 @@ export type EngineEvent =
   | { type: 'health'; ok: true }
   | { type: 'health'; ok: false; reason: string }
   | { type: 'paused'; paused: boolean }
-  | { type: 'disk-error'; error: Problem }
-  | { type: 'disk-ok' }
+  | { type: 'disk-error'; step: DiskStep; error: Problem }
+  | { type: 'disk-ok'; step: DiskStep }
   | { type: 'watcher-polling'; reason: string };
 
 /** Error codes of a NAS that answered with data the client refuses (a walk's, not the link's problem). */
@@ -70,7 +74,7 @@ export const NO_WALK: WalkView = { running: false, folders: 0, objects: 0, place
 
 export function initialState(paused: boolean): EngineState {
   return {
-    paused, mirrorMissing: undefined, connection: 'offline', linkError: undefined, refused: undefined, diskError: undefined,
+    paused, mirrorMissing: undefined, connection: 'offline', linkError: undefined, refused: undefined, diskError: undefined, diskStep: undefined,
     walk: NO_WALK, watcherPolling: false, watcherNotice: undefined, sendFailures: 0, authWait: false,
   };
 }
@@ -104,7 +108,7 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
     case 'link-failed':
       return linkFailed(s, ev.error);
     case 'sent':
-      return s.refused === undefined ? answered(s) : { ...answered(s), refused: undefined };
+      return answered(s); // a refused walk stays until a complete walk (a sent change is not one)
     case 'send-failed':
       return { ...linkFailed(s, ev.error), sendFailures: s.sendFailures + 1, authWait: isAuth(ev.error.code) };
     case 'health':
@@ -113,9 +117,10 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
     case 'paused':
       return s.paused === ev.paused ? s : { ...s, paused: ev.paused };
     case 'disk-error':
-      return { ...s, diskError: ev.error };
+      return { ...s, diskError: ev.error, diskStep: ev.step };
     case 'disk-ok':
-      return s.diskError === undefined ? s : { ...s, diskError: undefined };
+      // only the step that failed getting through cures it (a scan that reads does not cure a write)
+      return s.diskError === undefined || s.diskStep !== ev.step ? s : { ...s, diskError: undefined, diskStep: undefined };
     case 'watcher-polling':
       return { ...s, watcherPolling: true, watcherNotice: ev.reason };
   }

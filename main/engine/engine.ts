@@ -13,7 +13,7 @@ import { canSend, retryDelayMs, type EngineEvent, type EngineState } from './eng
 import type { EngineOptions } from './engine-options.js';
 import { attemptEvent, StateKeeper } from './state-keeper.js';
 import { EngineEvents } from './events.js';
-import { checkMirrorHealth, initRoot } from './mirror-root.js';
+import { checkMirrorHealth, initRoot, recoverStaged } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
 import { EngineActions } from './actions.js';
 import { LocalRounds } from './local-rounds.js';
@@ -143,9 +143,11 @@ export class Engine {
   private async prepare(): Promise<boolean> {
     this.release ??= lockStateDir(this.opts.stateDir);
     const c = this.core;
-    if (c.model.size === 0) initRoot(c.root);
-    if (!this.opts.traits) c.traits = probeFsTraits(c.root);
-    return this.checkHealth();
+    if (c.model.size === 0) initRoot(c.root, c.disk);
+    if (!this.opts.traits) c.traits = probeFsTraits(c.root, process.platform, c.disk);
+    const ok = await this.checkHealth();
+    if (ok && c.model.rootId) recoverStaged(c);
+    return ok;
   }
 
   /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */

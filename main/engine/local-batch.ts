@@ -4,18 +4,18 @@
  * the model's new local placements, the outbox entries, held deletes, conflicts. Nothing is
  * sent here. Returns the disappearances still within their hold (carried to the next batch).
  */
-import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanDirs } from '../local/analyse.js';
 import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
 import { safeJoin } from '../local/path-safety.js';
 import { absOf } from '../local/placeholders.js';
+import { errnoOf } from '../local/disk.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
 /** What a local batch uses of the engine's context. */
-export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'db' | 'activity'>;
+export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'db' | 'activity' | 'log'>;
 
 export interface BatchResult {
   carry: GoneCarry[];
@@ -55,14 +55,17 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   for (const u of pair.unsendable) {
     // Moved into a folder the NAS does not have: put it back (the NAS wins on disk) and keep the intent.
     const e = model.get(u.id)!;
-    const back = absOf(core.root, model, u.id);
+    const back = absOf(core.root, model, u.id, undefined, core.disk);
+    let stayed: string | undefined;
     try {
-      if (back) renameSync(safeJoin(core.root, u.path.split('/')), back);
-    } catch {
-      // it stays where the user put it; a rescan sees it again
+      if (back) core.disk.rename(safeJoin(core.root, u.path.split('/')), back);
+    } catch (err) {
+      // it stays where the user put it (said below); a rescan sees it again
+      stayed = errnoOf(err);
+      core.log.warn('put back failed', { path: u.path, reason: (err as Error).message });
     }
     core.local.addConflict({ kind: 'unsendable', objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: JSON.stringify({ unsendable: true }) });
-    activity.push({ kind: 'conflict', path: u.path, summary: `moved back to ${pathFor(core, u.id)}`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
+    activity.push({ kind: 'conflict', path: u.path, summary: stayed === undefined ? `moved back to ${pathFor(core, u.id)}` : `left in ${u.path}: the disk refused to move it back (${stayed})`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
   }
   if (plan.held.length) {
     for (const h of plan.held) {
@@ -100,12 +103,12 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
 }
 
 /** Drops "local only" rows in the folders just read that are no longer there. */
-function pruneLocalOnly(core: Pick<Core, 'root' | 'local'>, dirs: readonly string[], present: ReadonlySet<string>): void {
+function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk'>, dirs: readonly string[], present: ReadonlySet<string>): void {
   const read = new Set(dirs);
   for (const r of core.local.localOnly()) {
     if (r.kind === 'moved') {
       // Kept in the local-only area (not watched): listed until the user removes it.
-      if (!existsSync(join(core.root, ...r.path.split('/')))) core.local.removeLocalOnly(r.path);
+      if (!core.disk.exists(join(core.root, ...r.path.split('/')))) core.local.removeLocalOnly(r.path);
       continue;
     }
     const i = r.path.lastIndexOf('/');

@@ -5,7 +5,6 @@
  * disappearance waits for its twin (`carry`) before it can become a delete. Reports disk
  * errors and the watcher's polling to the state machine as events.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
 import { allDirs } from '../local/analyse.js';
@@ -56,14 +55,14 @@ export class LocalRounds {
   async checkDirs(): Promise<void> {
     const c = this.p.core;
     if (!c.model.rootId || this.p.stopped()) return;
-    const dirs = await this.p.lock.run(() => changedDirs(c.root, c.model));
+    const dirs = await this.p.lock.run(() => changedDirs(c.root, c.model, c.disk));
     if (dirs.length) await this.onBatch(dirs);
   }
 
   /** Reads the whole mirror folder and compares it with the stored state. */
   async fullRescan(): Promise<void> {
     if (!this.p.core.model.rootId) return;
-    await this.onBatch(allDirs(this.p.core.root));
+    await this.onBatch(allDirs(this.p.core.root, this.p.core.disk));
   }
 
   /** Periodic: the watcher's self-test again, then every folder's stamp whatever it says. */
@@ -81,7 +80,7 @@ export class LocalRounds {
       if (n.kind === 'polling') this.p.report({ type: 'watcher-polling', reason: n.reason });
       c.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
       this.p.notice({ level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
-    }, this.p.watcherOptions);
+    }, { ...this.p.watcherOptions, disk: c.disk });
     this.watcher = w;
     await w.start();
     if (this.p.stopped() || this.watcher !== w) {
@@ -128,7 +127,7 @@ export class LocalRounds {
       // Before a disappearance can become a delete, or when a folder we were pointed at is gone
       // (renamed: the watcher still names its old path), read every folder whose stamp moved:
       // the missing entry may sit in a renamed folder no event named yet.
-      if (this.carry.length > 0 || dirs.some((d) => !existsSync(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model));
+      if (this.carry.length > 0 || dirs.some((d) => !c.disk.exists(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model, c.disk));
       const t0 = Date.now();
       let r: ReturnType<typeof runLocalBatch>;
       try {
@@ -136,12 +135,12 @@ export class LocalRounds {
       } catch (e) {
         // Nothing was written (one transaction); the folders are read again by the next rescan.
         // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
-        if (e instanceof AppError && e.code === 'DiskError') this.p.report({ type: 'disk-error', error: { code: e.code, message: e.message } });
+        if (e instanceof AppError && e.code === 'DiskError') this.p.report({ type: 'disk-error', step: 'scan', error: { code: e.code, message: e.message } });
         this.p.failed('local batch', e);
         this.p.schedule(() => void this.fullRescan(), 5000);
         return;
       }
-      this.p.report({ type: 'disk-ok' });
+      this.p.report({ type: 'disk-ok', step: 'scan' });
       c.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
       this.carry = r.carry;
       if (r.carry.length) {

@@ -155,6 +155,8 @@ export class RemoteRounds {
     }
     c.model.takeTouched(); // the reconcile's own changes are not news
     this.p.plans.settle(slice, r.retry, stale, withRetries);
+    if (r.diskError) this.p.report({ type: 'disk-error', step: 'write', error: { code: r.diskError.code, message: r.diskError.message } });
+    else this.p.report({ type: 'disk-ok', step: 'write' });
     this.tally.placed += r.created;
     this.tally.added += r.added;
     return r;

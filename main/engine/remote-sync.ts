@@ -5,6 +5,7 @@
  * logged. Our own writes update the model as they happen, so the watcher never sees them as
  * the user's.
  */
+import { AppError } from '../../app/errors.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { planRemote } from '../local/remote-plan.js';
 import { writePlaceholders } from '../local/placeholders.js';
@@ -25,6 +26,8 @@ export interface ReconcileResult {
   added: number;
   /** Ids to plan again later: placements that failed, objects whose folder is not known yet. */
   retry: string[];
+  /** The disk refused a write (EIO, EACCES, ENOSPC...): said in the status; nothing was lost, it is tried again. */
+  diskError?: AppError | undefined;
 }
 
 /**
@@ -38,10 +41,10 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0, added: 0, retry: only ? [...only] : [] };
   const { model } = core;
   if (!model.get(rootObj.id)) {
-    const st = lstatBig(core.root);
+    const st = lstatBig(core.root, core.disk);
     model.put({ id: rootObj.id, kind: 'dir', lparent: '', lname: '', ino: st ? st.ino.toString() : null, filled: false, rparent: '', rname: rootObj.name, etag: rootObj.eTag, mtime: rootObj.mTime, setag: rootObj.eTag, state: 'ok' });
   } else {
-    const st = lstatBig(core.root);
+    const st = lstatBig(core.root, core.disk);
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
   }
   const pathsBefore = new Map<string, string>();
@@ -84,7 +87,7 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     if (b && model.get(f.id)) model.update(f.id, b);
   }
   for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
-  recordStamps(core.root, model, rep.touchedDirs);
+  recordStamps(core.root, model, rep.touchedDirs, core.disk);
   core.local.flush(model);
   const retry = rep.failed.map((f) => f.id);
   // objects whose folder the model does not have yet (a partial plan met the child first)
@@ -92,7 +95,9 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     const refusedNow = new Set(plan.notes.filter((n) => n.kind === 'refused').map((n) => n.id));
     for (const id of only) if (!model.get(id) && !refusedNow.has(id) && core.store.getJson(id) !== undefined) retry.push(id);
   }
-  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry };
+  const bad = rep.failed.find((f) => f.errno !== undefined);
+  const diskError = bad && new AppError('DiskError', `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`, { detail: bad.errno });
+  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry, diskError };
 }
 
 /** One activity line for the placeholders a walk (or a reconcile) placed. */

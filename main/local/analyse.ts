@@ -4,7 +4,7 @@
  * Gives raw facts only; deciding what they mean is pair-moves' job. Must run while nothing
  * else of the engine writes to the mirror (the engine's lock).
  */
-import { readdirSync, type BigIntStats } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { diskError, isAbsent, realDisk, type Disk } from './disk.js';
 import type { Kind } from './model.js';
@@ -78,20 +78,20 @@ export function scanDirs(root: string, dirs: Iterable<string>, now = Date.now(),
 export const depth = (rel: string): number => (rel === '' ? 0 : rel.split('/').length);
 
 /** Every folder path under the root on disk (for a full rescan), skipping our reserved dir. */
-export function allDirs(root: string): string[] {
+export function allDirs(root: string, disk: Disk = realDisk): string[] {
   const out: string[] = [''];
   for (let i = 0; i < out.length; i++) {
     const rel = out[i]!;
     const abs = rel === '' ? root : join(root, ...rel.split('/'));
     let ents;
     try {
-      ents = readdirSync(abs, { withFileTypes: true });
+      ents = disk.readdirKinds(abs);
     } catch {
-      continue;
+      continue; // listed itself: its own scan says why it cannot be read
     }
     for (const d of ents) {
       if (rel === '' && d.name === RESERVED_DIR) continue;
-      if (d.isDirectory()) out.push(rel === '' ? d.name : `${rel}/${d.name}`);
+      if (d.dir) out.push(rel === '' ? d.name : `${rel}/${d.name}`);
     }
   }
   return out;

@@ -7,16 +7,17 @@
  * same clock tick would not move it): such a folder is simply read again at the next check. Not caught: content written
  * into an existing file in place (no folder changes); the watcher sees that while it runs.
  */
-import { lstatSync, type BigIntStats } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
+import { isAbsent, realDisk, type Disk } from './disk.js';
 import type { LocalModel } from './model.js';
 
-/** lstat (bigint) of a folder; undefined when it is gone or unreadable (then it is simply read again later). */
-function statOf(abs: string): BigIntStats | undefined {
+/** lstat (bigint) of a folder; undefined when it is gone, 'unreadable' on any other error. */
+function statOf(abs: string, disk: Disk): BigIntStats | undefined | 'unreadable' {
   try {
-    return lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
+    return disk.lstat(abs);
+  } catch (e) {
+    return isAbsent(e) ? undefined : 'unreadable';
   }
 }
 
@@ -33,12 +34,13 @@ export function stampOf(st: BigIntStats, now = Date.now()): string | undefined {
  * "changed" and read again in full); a change by someone else in the very clock tick of our
  * last write to a folder is left to the watcher and the periodic full rescan.
  */
-export function recordStamps(root: string, model: LocalModel, ids: Iterable<string>): void {
+export function recordStamps(root: string, model: LocalModel, ids: Iterable<string>, disk: Disk = realDisk): void {
   for (const id of ids) {
     const e = model.get(id);
     if (!e || e.kind !== 'dir' || e.ino === null) continue;
     const segs = model.segments(id);
-    const st = segs ? statOf(segs.length ? join(root, ...segs) : root) : undefined;
+    const got = segs ? statOf(segs.length ? join(root, ...segs) : root, disk) : undefined;
+    const st = got === 'unreadable' ? undefined : got; // unreadable: no stamp, read again later
     model.setStamp(id, st && st.isDirectory() && st.ino.toString() === e.ino ? `${st.ino}:${st.mtimeNs}` : undefined);
   }
 }
@@ -47,15 +49,17 @@ export function recordStamps(root: string, model: LocalModel, ids: Iterable<stri
  * The folders (paths relative to the root, '' for the root) to read again: placed folders
  * whose stamp is missing or moved. One lstat per folder, none per file.
  */
-export function changedDirs(root: string, model: LocalModel): string[] {
+export function changedDirs(root: string, model: LocalModel, disk: Disk = realDisk): string[] {
   const out: string[] = [];
   for (const e of model.byId.values()) {
     if (e.kind !== 'dir' || e.ino === null || e.state !== 'ok') continue;
     const segs = model.segments(e.id);
     if (!segs) continue;
-    const st = statOf(segs.length ? join(root, ...segs) : root);
+    const st = statOf(segs.length ? join(root, ...segs) : root, disk);
     // gone: its parent's stamp moved too, and reading the parent tells what happened
     if (!st) continue;
+    // unreadable (EIO, EACCES): read it, so the scan fails and the status says why
+    if (st === 'unreadable') { out.push(segs.join('/')); continue; }
     if (model.stamp(e.id) !== `${st.ino}:${st.mtimeNs}`) out.push(segs.join('/'));
   }
   return out;

@@ -3,8 +3,8 @@
  * `probeFsTraits` asks the real filesystem (case) and the platform (names); tests pass
  * traits explicitly to exercise every rule on any machine.
  */
-import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { realDisk, type Disk } from './disk.js';
 
 export interface FsTraits {
   /** `a` and `A` are the same entry (macOS, Windows defaults). */
@@ -19,14 +19,14 @@ export const POSIX_TRAITS: FsTraits = { caseInsensitive: false, windowsNames: fa
 export const WINDOWS_TRAITS: FsTraits = { caseInsensitive: true, windowsNames: true, maxNameBytes: 255 };
 
 /** Probes `dir` (which must exist and be writable) for case sensitivity. */
-export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.platform): FsTraits {
+export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.platform, disk: Disk = realDisk): FsTraits {
   const probe = join(dir, `.nas-mirror-probe-${process.pid}-Ab`);
   let caseInsensitive = platform === 'win32' || platform === 'darwin';
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(probe, '');
+    disk.mkdir(dir, true);
+    disk.writeFile(probe, '');
     try {
-      lstatSync(join(dir, `.nas-mirror-probe-${process.pid}-aB`));
+      disk.lstat(join(dir, `.nas-mirror-probe-${process.pid}-aB`));
       caseInsensitive = true;
     } catch {
       caseInsensitive = false;
@@ -34,7 +34,7 @@ export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.p
   } catch {
     // keep the platform's default
   } finally {
-    rmSync(probe, { force: true });
+    try { disk.rmFile(probe); } catch { /* the disk refused: the empty probe stays (listed as local only) */ }
   }
   return { caseInsensitive, windowsNames: platform === 'win32', maxNameBytes: 255 };
 }

@@ -3,9 +3,9 @@
  * checked one by one; `insideRoot` re-checks the final absolute path before any fs call, so
  * no name from the network can reach outside the mirror folder.
  */
-import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../app/errors.js';
+import { isAbsent, realDisk, type Disk } from './disk.js';
 
 /** True when `abs` is the root itself or strictly below it. */
 export function isInsideRoot(root: string, abs: string): boolean {
@@ -45,10 +45,10 @@ export function safeJoin(root: string, segments: readonly string[]): string {
  * write, move or delete anything outside it. `realDirs` caches folders already checked
  * within one batch of writes. A missing parent passes: the fs call then fails on its own.
  */
-export function safeJoinOnDisk(root: string, segments: readonly string[], realDirs?: Map<string, boolean>): string {
+export function safeJoinOnDisk(root: string, segments: readonly string[], realDirs?: Map<string, boolean>, disk: Disk = realDisk): string {
   const abs = safeJoin(root, segments);
   if (segments.length === 0) return abs;
-  if (!resolvesInside(root, dirname(abs), realDirs)) throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
+  if (!resolvesInside(root, dirname(abs), realDirs, disk)) throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
   return abs;
 }
 
@@ -56,23 +56,31 @@ export function safeJoinOnDisk(root: string, segments: readonly string[], realDi
  * The folder at `segments` itself, checked the same way: it resolves inside the root, so
  * its children can be joined with `childPath`.
  */
-export function safeDirOnDisk(root: string, segments: readonly string[], realDirs?: Map<string, boolean>): string {
+export function safeDirOnDisk(root: string, segments: readonly string[], realDirs?: Map<string, boolean>, disk: Disk = realDisk): string {
   const abs = safeJoin(root, segments);
-  if (segments.length > 0 && !resolvesInside(root, abs, realDirs)) throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
+  if (segments.length > 0 && !resolvesInside(root, abs, realDirs, disk)) throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
   return abs;
 }
 
-/** True when `dir` resolves (symlinks followed) inside the root's real path, or does not exist. */
-function resolvesInside(root: string, dir: string, realDirs?: Map<string, boolean>): boolean {
+/**
+ * True when `dir` resolves (symlinks followed) inside the root's real path, or does not
+ * exist. A folder that cannot be resolved for another reason (EIO, EACCES) is not inside.
+ */
+function resolvesInside(root: string, dir: string, realDirs: Map<string, boolean> | undefined, disk: Disk): boolean {
   let ok = realDirs?.get(dir);
   if (ok === undefined) {
     let real: string | undefined;
+    let absent = false;
     try {
-      real = realpathSync(dir);
-    } catch {
-      real = undefined;
+      real = disk.realpath(dir);
+    } catch (e) {
+      absent = isAbsent(e);
     }
-    ok = real === undefined || isInsideRoot(realpathSync(root), real);
+    try {
+      ok = absent || (real !== undefined && isInsideRoot(disk.realpath(root), real));
+    } catch {
+      ok = false;
+    }
     realDirs?.set(dir, ok);
   }
   return ok;

@@ -6,12 +6,14 @@
  * placeholder: filled files and anything the NAS never had go to the "local only" area.
  * Every path is checked to be inside the mirror root. The model is updated with each step,
  * so the watcher's view of these writes matches the stored state: never a user change.
+ * Every file system call goes through the disk seam (`disk.ts`); a failing call leaves the
+ * entry where it is (or puts it back) and is reported in `failed` with its errno.
  */
-import { closeSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, utimesSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
-import { realDisk, type Disk } from './disk.js';
+import { diskErrno, diskError, errnoOf, isAbsent, realDisk, type Disk } from './disk.js';
 import { RESERVED_DIR } from './local-names.js';
 import type { LocalModel } from './model.js';
 import { childPath, safeDirOnDisk, safeJoinOnDisk } from './path-safety.js';
@@ -23,8 +25,8 @@ export interface WriteReport {
   removed: number;
   /** Paths (relative to the mirror) moved into the local-only area, with why. */
   keptLocal: { from: string; to: string; reason: string }[];
-  /** Ids that could not be placed (target taken by a user's entry, fs error). */
-  failed: { id: string; reason: string }[];
+  /** Ids that could not be placed (target taken by a user's entry, fs error: `errno` when the disk refused). */
+  failed: { id: string; reason: string; errno?: string | undefined }[];
   /** Folders (ids) whose entries this changed: their stamps must be taken again. */
   touchedDirs: Set<string>;
 }
@@ -39,11 +41,11 @@ let stageSeq = 0;
  * undefined when it has none, or when a symbolic link would lead it outside the mirror
  * (then it is not ours to touch).
  */
-export function absOf(root: string, model: LocalModel, id: string, realDirs?: Map<string, boolean>): string | undefined {
+export function absOf(root: string, model: LocalModel, id: string, realDirs?: Map<string, boolean>, disk: Disk = realDisk): string | undefined {
   const segs = model.segments(id);
   if (segs === undefined) return undefined;
   try {
-    return safeJoinOnDisk(root, segs, realDirs);
+    return safeJoinOnDisk(root, segs, realDirs, disk);
   } catch {
     return undefined;
   }
@@ -51,14 +53,16 @@ export function absOf(root: string, model: LocalModel, id: string, realDirs?: Ma
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
   const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
-  mkdirSync(stagingDir(root), { recursive: true });
+  disk.mkdir(stagingDir(root), true);
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
   const staged = new Map<string, string>();
+  /** Moves whose entry was not where the model has it (perhaps already moved by a run killed before it wrote its state). */
+  const missing = new Set<string>();
   const stage = (ids: readonly string[]): void => {
     const order = ids.map((id) => ({ id, depth: model.segments(id)?.length ?? 0 })).sort((x, y) => y.depth - x.depth);
     for (const { id } of order) {
-      const from = absOf(root, model, id);
+      const from = absOf(root, model, id, undefined, disk);
       if (!from) continue;
       const to = join(stagingDir(root), `${process.pid}-${++stageSeq}`);
       try {
@@ -66,7 +70,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
         staged.set(id, to);
         rep.touchedDirs.add(model.get(id)!.lparent);
       } catch (e) {
-        rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}` });
+        rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}`, errno: diskErrno(e) });
+        if (isAbsent(e)) missing.add(id);
       }
     }
   };
@@ -83,7 +88,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       if (!e) return undefined;
       rel.unshift(e.lname);
     }
-    return absOf(root, model, id);
+    return absOf(root, model, id, undefined, disk);
   };
   for (const id of plan.removals) {
     const abs = whereNow(id);
@@ -93,10 +98,20 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       const e = model.get(s);
       if (e?.ino) known.set(e.ino, e.kind);
     }
-    if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep);
+    const failedBefore = rep.failed.length;
+    const gone = new Set<string>();
+    if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone);
     rep.touchedDirs.add(model.get(id)!.lparent);
-    for (const s of sub) model.remove(s);
-    rep.removed++;
+    if (rep.failed.length === failedBefore) {
+      for (const s of sub) model.remove(s);
+      rep.removed++;
+      continue;
+    }
+    // the disk refused part of it: the model forgets only what left the disk, the rest stays
+    // (never read as the user's delete) and the removal is tried again later
+    for (const f of rep.failed.slice(failedBefore)) if (f.id === '') f.id = id;
+    const left = (s: string): boolean => { for (let cur: string | undefined = s; cur !== undefined; cur = cur === id ? undefined : model.get(cur)?.lparent) { const i = model.get(cur)?.ino; if (i && gone.has(i)) return true; } return false; };
+    for (const s of sub.filter(left).reverse()) model.remove(s);
   }
   // c. The other moves.
   stage(moving.filter((id) => !staged.has(id) && model.get(id) !== undefined && !inRemovedNow(model, id)));
@@ -113,7 +128,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       if (segs && (id === model.rootId || model.get(id)?.ino != null)) {
         try {
           // the folder itself must resolve inside the mirror (a symlink planted in its place cannot lead out)
-          a = safeDirOnDisk(root, segs, realDirs);
+          a = safeDirOnDisk(root, segs, realDirs, disk);
         } catch {
           a = null;
         }
@@ -125,11 +140,12 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
   for (const p of plan.placements) {
     const e = model.get(p.id);
     if (!e) continue;
-    if (p.how === 'move' && !staged.has(p.id)) continue;
+    const landed = p.how === 'move' && !staged.has(p.id) && missing.has(p.id);
+    if (p.how === 'move' && !staged.has(p.id) && !landed) continue;
     const dir = absOfParent(p.parent);
     if (dir === null) {
       rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
-      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
+      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
       continue;
     }
     let target: string;
@@ -139,9 +155,21 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       rep.failed.push({ id: p.id, reason: (err as Error).message });
       continue;
     }
+    if (landed) {
+      // already at its new place with its inode (the killed run renamed it, its state did not follow): taken as moved
+      let st;
+      try { st = lstatBig(target, disk); } catch { st = undefined; }
+      if (st === undefined || st.ino.toString() !== e.ino) continue;
+      rep.failed = rep.failed.filter((f) => f.id !== p.id);
+      model.place(p.id, p.parent, p.name, e.ino);
+      rep.touchedDirs.add(p.parent);
+      if (e.kind === 'dir') parentAbs.set(p.id, target);
+      rep.moved++;
+      continue;
+    }
     let ino: string | undefined;
     try {
-      ino = p.how === 'create' ? createPlaceholder(target, e.kind, e.mtime) : undefined;
+      ino = p.how === 'create' ? createPlaceholder(target, e.kind, e.mtime, disk) : undefined;
       if (ino === undefined) {
         // a move, or a create that found its name taken: look at what is there first
         const existing = lstatBig(target, disk);
@@ -149,21 +177,23 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
           if (model.byIno(existing.ino.toString())) {
             // Another mirrored entry is still there: never move a tracked placeholder aside.
             rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
-            if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
+            if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
             continue;
           }
-          // Someone (the user) has an entry there that the model does not know: keep it, aside.
-          keepLocal(root, target, 'a NAS entry needed its name', rep);
+          // An empty entry of the same kind (ours, from a run killed right after creating it, or
+          // the user's): adopted, nothing to keep. Anything else is the user's: kept, aside.
+          if (p.how === 'create' && emptyTwin(target, existing, e.kind, disk)) ino = existing.ino.toString();
+          else keepLocal(root, target, 'a NAS entry needed its name', rep, disk);
         }
-        if (p.how === 'move') {
+        if (ino === undefined && p.how === 'move') {
           disk.rename(staged.get(p.id)!, target);
           ino = lstatBig(target, disk)?.ino.toString();
-        } else ino = createPlaceholder(target, e.kind, e.mtime);
+        } else if (ino === undefined) ino = createPlaceholder(target, e.kind, e.mtime, disk);
       }
     } catch (err) {
-      rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}` });
+      rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}`, errno: diskErrno(err) });
       // a staged entry that cannot land goes back (or is forgotten): never left in staging to read as a delete
-      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep);
+      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
       continue;
     }
     model.place(p.id, p.parent, p.name, ino ?? null);
@@ -178,13 +208,14 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
   // d. mtimes of files the NAS changed.
   for (const id of plan.touch) {
     const e = model.get(id);
-    const abs = e?.ino ? absOf(root, model, id) : undefined;
+    const abs = e?.ino ? absOf(root, model, id, undefined, disk) : undefined;
     const ms = e ? parseDate(e.mtime) : undefined;
     if (abs && ms !== undefined && !e!.filled) {
       try {
-        utimesSync(abs, ms / 1000, ms / 1000);
-      } catch {
-        // gone meanwhile: the watcher will tell
+        disk.utimes(abs, ms);
+      } catch (err) {
+        // gone meanwhile: the watcher will tell; any other error is said (the mtime is set again next time)
+        if (!isAbsent(err)) rep.failed.push({ id, reason: `cannot set the NAS time on ${abs}: ${(err as Error).message}`, errno: diskErrno(err) });
       }
     }
   }
@@ -195,23 +226,27 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
  * Creates an empty placeholder exclusively: a folder, or a zero-byte file carrying the NAS
  * mTime. Its inode (decimal string), or undefined when the name is taken (EEXIST).
  */
-export function createPlaceholder(target: string, kind: 'dir' | 'file', mtime: string): string | undefined {
+export function createPlaceholder(target: string, kind: 'dir' | 'file', mtime: string, disk: Disk = realDisk): string | undefined {
   try {
     if (kind === 'dir') {
-      mkdirSync(target);
-      return lstatSync(target, { bigint: true }).ino.toString();
+      disk.mkdir(target);
+      return disk.lstat(target).ino.toString();
     }
-    const fd = openSync(target, 'wx');
-    try {
-      const ms = parseDate(mtime);
-      if (ms !== undefined) futimesSync(fd, ms / 1000, ms / 1000);
-      return fstatSync(fd, { bigint: true }).ino.toString();
-    } finally {
-      closeSync(fd);
-    }
+    return disk.createFile(target, parseDate(mtime)).toString();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw e;
+  }
+}
+
+/** True when `existing` at `abs` is an empty entry of this kind (a zero-byte file, a folder without entries). */
+function emptyTwin(abs: string, existing: BigIntStats, kind: 'dir' | 'file', disk: Disk): boolean {
+  if (kind === 'file') return existing.isFile() && existing.size === 0n;
+  if (!existing.isDirectory()) return false;
+  try {
+    return disk.readdir(abs).length === 0;
+  } catch {
+    return false;
   }
 }
 
@@ -221,46 +256,71 @@ function inRemovedNow(model: LocalModel, id: string): boolean {
 }
 
 /** Deletes a subtree of empty placeholders; everything else goes to the local-only area. */
-export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport): void {
+export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport, disk: Disk = realDisk, gone = new Set<string>()): void {
   let st;
   try {
-    st = lstatBig(abs);
+    st = lstatBig(abs, disk);
   } catch (e) {
     // a disk error (not absence): left as it is, said; never half a plan
-    rep.failed.push({ id: '', reason: `not removed: ${(e as Error).message}` });
+    rep.failed.push({ id: '', reason: `not removed: ${(e as Error).message}`, errno: diskErrno(e) });
     return;
   }
   if (!st) return;
   const ino = st.ino.toString();
   if (st.isDirectory() && known.get(ino) === 'dir') {
-    let names: string[] = [];
+    let names: string[];
     try {
-      names = readdirSync(abs);
-    } catch {
-      // unreadable: handled below by rmdir failing
+      names = disk.readdir(abs);
+    } catch (e) {
+      // unreadable (EIO, EACCES...): left as it is, said; never removed blind
+      if (!isAbsent(e)) rep.failed.push({ id: '', reason: `not removed: ${diskError('readdir', abs, e).message}`, errno: errnoOf(e) });
+      return;
     }
-    for (const n of names) removeTree(root, join(abs, n), known, rep);
+    const failedBefore = rep.failed.length;
+    for (const n of names) removeTree(root, join(abs, n), known, rep, disk, gone);
+    if (rep.failed.length > failedBefore) return; // a child stayed: so does its folder
     try {
-      rmdirSync(abs);
-    } catch {
-      keepLocal(root, abs, 'a folder the NAS deleted still held local-only content', rep);
+      disk.rmdir(abs);
+      gone.add(ino);
+    } catch (e) {
+      if (errnoOf(e) !== 'ENOTEMPTY' && errnoOf(e) !== 'EEXIST') {
+        rep.failed.push({ id: '', reason: `not removed: ${diskError('rmdir', abs, e).message}`, errno: errnoOf(e) });
+        return;
+      }
+      asideOrSay(root, abs, ino, 'a folder the NAS deleted still held local-only content', rep, disk, gone);
     }
     return;
   }
   if (st.isFile() && known.get(ino) === 'file' && st.size === 0n) {
-    unlinkSync(abs);
+    try {
+      disk.unlink(abs);
+      gone.add(ino);
+    } catch (e) {
+      if (isAbsent(e)) gone.add(ino);
+      else rep.failed.push({ id: '', reason: `not removed: ${diskError('unlink', abs, e).message}`, errno: errnoOf(e) });
+    }
     return;
   }
-  keepLocal(root, abs, known.has(ino) ? 'the NAS deleted it but the placeholder holds local content' : 'not on the NAS (local only) inside a folder the NAS deleted', rep);
+  asideOrSay(root, abs, ino, known.has(ino) ? 'the NAS deleted it but the placeholder holds local content' : 'not on the NAS (local only) inside a folder the NAS deleted', rep, disk, gone);
+}
+
+/** keepLocal; a disk that refuses it leaves the entry where it is, said in `failed`. */
+function asideOrSay(root: string, abs: string, ino: string, reason: string, rep: WriteReport, disk: Disk, gone: Set<string>): void {
+  try {
+    keepLocal(root, abs, reason, rep, disk);
+    gone.add(ino);
+  } catch (e) {
+    rep.failed.push({ id: '', reason: `not moved to the local-only area: ${diskError('rename', abs, e).message}`, errno: errnoOf(e) });
+  }
 }
 
 /** Moves a path into `.nas-mirror/local-only/<stamp>/<its relative path>`. */
-export function keepLocal(root: string, abs: string, reason: string, rep: WriteReport): void {
+export function keepLocal(root: string, abs: string, reason: string, rep: WriteReport, disk: Disk = realDisk): void {
   const rel = abs.slice(root.length + 1);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const to = join(localOnlyDir(root), stamp, rel);
-  mkdirSync(dirname(to), { recursive: true });
-  renameSync(abs, to);
+  disk.mkdir(dirname(to), true);
+  disk.rename(abs, to);
   rep.keptLocal.push({ from: rel, to: to.slice(root.length + 1), reason });
 }
 
@@ -269,11 +329,11 @@ export function keepLocal(root: string, abs: string, reason: string, rep: WriteR
  * forgets its inode (so it is placed again later, never read as a delete) and the staged
  * copy goes (an empty placeholder) or is kept local (anything else).
  */
-function unstage(root: string, model: LocalModel, id: string, staged: string, rep: WriteReport): void {
+export function unstage(root: string, model: LocalModel, id: string, staged: string, rep: WriteReport, disk: Disk): void {
   try {
-    const back = absOf(root, model, id);
-    if (back && !lstatBig(back)) {
-      renameSync(staged, back);
+    const back = absOf(root, model, id, undefined, disk);
+    if (back && !lstatBig(back, disk)) {
+      disk.rename(staged, back);
       return;
     }
   } catch {
@@ -286,6 +346,6 @@ function unstage(root: string, model: LocalModel, id: string, staged: string, re
     if (x?.ino) known.set(x.ino, x.kind);
     model.update(d, { ino: null });
   }
-  removeTree(root, staged, known, rep);
+  removeTree(root, staged, known, rep, disk);
   if (e) rep.failed.push({ id, reason: 'placed again later' });
 }

@@ -10,7 +10,8 @@
  * watches needed; `simulateError` injects such a failure in tests.
  */
 import { FSWatcher } from 'chokidar';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { realDisk, type Disk } from './disk.js';
 import { basename, join, relative, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { RESERVED_DIR } from './local-names.js';
@@ -23,6 +24,8 @@ export interface WatcherOptions {
   maxWaitMs?: number;
   usePolling?: boolean;
   pollIntervalMs?: number;
+  /** The disk seam for the self-test probe (default node:fs). */
+  disk?: Disk;
 }
 
 export type WatcherNotice =
@@ -118,7 +121,7 @@ export class LocalWatcher {
     this.closed = false;
     const reserved = join(this.root, RESERVED_DIR);
     const probeDir = join(reserved, 'selftest');
-    mkdirSync(probeDir, { recursive: true });
+    (this.opts.disk ?? realDisk).mkdir(probeDir, true);
     const w = new FolderWatcher({
       ignoreInitial: true,
       followSymlinks: false,
@@ -234,14 +237,14 @@ export class LocalWatcher {
       const t = setTimeout(() => { this.probes.delete(rel); resolve(false); }, timeoutMs);
       this.probes.set(rel, () => { clearTimeout(t); this.probes.delete(rel); resolve(true); });
       try {
-        writeFileSync(abs, '');
+        (this.opts.disk ?? realDisk).writeFile(abs, '');
       } catch {
         clearTimeout(t);
         this.probes.delete(rel);
         resolve(false);
       }
     });
-    rmSync(abs, { force: true });
+    try { (this.opts.disk ?? realDisk).rmFile(abs); } catch { /* a probe left in our own folder is harmless */ }
     this.lastSelfTest = { at: new Date().toISOString(), ok };
     return ok;
   }

@@ -70,6 +70,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     chain: (id: string) => store.listing(id),
     children: (id: string) => store.childKinds(id),
     listed: (id: string, chain: ListingChain) => { chains.set(id, chain); },
+    childCount: (id: string) => store.get(id)?.childCount,
   };
   const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
     const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
@@ -93,6 +94,8 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
   if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
+    // the root's empty listing is not applied: its chain is dropped, so the next walk asks it in full (never a 304 that would bring back the stored children)
+    if (r.root) store.setListings(new Map([[r.root.id, []]]));
     return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`, { detail: String(store.count()) }));
   }
   let objects = r.progress.objects;

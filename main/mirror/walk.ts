@@ -59,6 +59,8 @@ export interface WalkOptions {
     chain(folderId: string): ListingChain | undefined;
     children(folderId: string): { ids: string[]; folders: string[] };
     listed(folderId: string, chain: ListingChain): void;
+    /** The folder's stored childCount (bounds its pages when its parent answered 304, so its own childCount was not listed). */
+    childCount?(folderId: string): number | undefined;
   };
 }
 
@@ -135,7 +137,9 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     const mine = new Set<string>();
     let idle = 0;
     let skipped = false;
-    const allowed = pagesAllowed(childCounts.get(folderId));
+    // asked only when a second page comes (most folders have one): listed, else stored
+    const childCount = (): number | undefined => childCounts.get(folderId) ?? opts.conditional?.childCount?.(folderId);
+    let allowed: number | undefined;
     const broken = (why: string): AppError => new AppError('BadResponse', `listing of folder ${folderId} ${why}: the walk is incomplete, nothing is deleted`);
     for (;;) {
       if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
@@ -189,7 +193,8 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
       if (sent.has(next)) throw broken(`repeats an earlier page token after ${pages} pages (a cycle)`);
       idle = progressed ? 0 : idle + 1;
       if (idle >= MAX_IDLE_PAGES) throw broken(`brought no new object in ${idle} pages in a row`);
-      if (pages >= allowed) throw broken(`took more pages (${pages}) than its ${childCounts.has(folderId) ? `childCount of ${childCounts.get(folderId)} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`}`);
+      allowed ??= pagesAllowed(childCount());
+      if (pages >= allowed) throw broken(`took more pages (${pages}) than its ${childCount() !== undefined ? `childCount of ${childCount()} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`}`);
       token = next;
     }
     // the chain is kept only when every page carried an ETag and every object was readable

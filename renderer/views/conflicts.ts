@@ -9,6 +9,7 @@ import { confirmDialog } from '../confirm.js';
 import { button, el, replace } from '../dom.js';
 import { formatDate, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { emptyNasPanel } from './empty-nas.js';
 
 interface Section<T> {
   root: HTMLElement;
@@ -131,14 +132,17 @@ export function conflictsView(ctx: UiContext): View {
     ],
   });
 
-  const root = el('section', { class: 'view conflicts-view', 'aria-label': 'Conflicts and held deletes' }, conflicts.root, held.root, confirm.root);
+  const emptyNas = emptyNasPanel(confirm, (id, action) => call(async () => report(await ctx.client.call('resolveHeld', { ids: [id], action }), action === 'approve' ? 'The next check removes the placeholders' : 'Kept')));
+  const root = el('section', { class: 'view conflicts-view', 'aria-label': 'Conflicts and held deletes' }, emptyNas.root, conflicts.root, held.root, confirm.root);
 
   const load = async (): Promise<void> => {
     try {
       const r = await ctx.client.call('conflicts', {});
-      heldItems = r.held;
+      // a NAS that looks empty has its own panel, in its own words
+      heldItems = r.held.filter((h) => h.cause !== 'nas-looks-empty');
+      emptyNas.render(r.held.find((h) => h.cause === 'nas-looks-empty'));
       conflicts.render(r.conflicts);
-      held.render(r.held);
+      held.render(heldItems);
     } catch (e) {
       ctx.toast(messageOf(e), 'error');
     }

@@ -151,6 +151,21 @@ describe('hostile NAS: an empty NAS after a good mirror', () => {
   });
 });
 
+describe('an empty NAS, the real service emptied (listings with ETags)', () => {
+  it('a rejected hold is asked again at the next walk (the empty root listing is not answered 304 from a stored chain)', async () => {
+    const { r } = await hostileRig((s, root) => { for (let i = 0; i < 60; i++) s.admin.createFile(root, `x${i}`); });
+    for (const [, o] of await r.nasChildren(r.svc.admin.rootId())) await r.client.delete(o.id);
+    await r.svc.admin.drainDeletes();
+    await r.engine.syncNow();
+    await waitFor(() => r.engine.status().heldDeletes === 1, 'the empty NAS is held');
+    expect(r.engine.actions.conflicts().held[0]).toMatchObject({ cause: 'nas-looks-empty', objects: 60 });
+    await r.engine.actions.resolveHeld(['all'], 'reject');
+    await r.engine.syncNow();
+    await waitFor(() => r.engine.status().heldDeletes === 1, 'asked again');
+    expect(readdirSync(r.mirror).filter((n) => n !== '.nas-mirror')).toHaveLength(60);
+  });
+});
+
 describe('hostile NAS: secrets echoed back', () => {
   it('a 401 that repeats the token (plain, URL-encoded, base64): redacted in the status, the activity, the log and the state db', async () => {
     const lines: string[] = [];

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../server/testing.js';
 import { ServiceClient } from '../../main/client/service-client.js';
 import { walk } from '../../main/mirror/walk.js';
+import { syncOnce } from '../../main/mirror/sync.js';
+import { openMirror } from '../integration/mirror/helpers.js';
 import { jsonAnswer, realJson, startHostileNas, type HostileNas } from './hostile-nas.js';
 
 let svc: TestService;
@@ -70,6 +72,36 @@ describe('hostile NAS: page tokens are bounded', () => {
     // F's childCount is 3: 3 + 10 pages at most
     if (!r.complete) expect(r.error.message).toContain('childCount of 3 allows');
     expect(listingsOfF()).toBe(13);
+  });
+
+  it('a folder whose parent answered 304 is still bounded by its stored childCount (not the 2000-page fallback)', async () => {
+    const m = await openMirror(svc, { baseUrl: nas.baseUrl, retries: 0 });
+    try {
+      expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
+      const rootListings = (): string[] => nas.seen.filter((s) => s.includes('/filesSearch/parents') && s.includes(`ids=${svc.admin.rootId()}`));
+      const before = listingsOfF();
+      const rootBefore = rootListings().length;
+      let n = 0;
+      const rootAnswers: number[] = [];
+      serveF((t, first) => { n++; return { files: [{ ...(first as object), id: `fake-${n}`, name: `fake-${n}` }], pageToken: `P${n}` }; });
+      const inner = nas.tamper!;
+      nas.tamper = async (x, real) => {
+        if (x.path.endsWith('/filesSearch/parents') && x.query.get('ids') === svc.admin.rootId()) {
+          const a = await real();
+          rootAnswers.push(a.status);
+          return a;
+        }
+        return inner(x, real);
+      };
+      const s = await syncOnce(m.client, m.store, m.applier);
+      expect(rootListings().length).toBe(rootBefore + 1);
+      expect(rootAnswers).toEqual([304]); // the root's listing (where F's childCount comes from) was not sent again
+      expect(s.complete).toBe(false);
+      expect(s.error?.message).toContain('childCount of 3 allows');
+      expect(listingsOfF() - before).toBe(13);
+    } finally {
+      m.close();
+    }
   });
 
   it('a token equal to the one sent ends the folder, and says so', async () => {

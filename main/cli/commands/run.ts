@@ -121,6 +121,8 @@ export function onceProblem(s: EngineStatus, tokenFromEnv: boolean): string | un
   if (s.mirrorMissing) return `${s.mirrorMissing}; sync is paused, nothing was deleted`;
   if (s.state === 'auth-error') return `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`;
   if (s.state === 'offline' || s.connection === 'offline') return `the NAS is not reachable${s.error ? ` (${s.error.message})` : ''}${queued}`;
+  if (s.error?.code === 'BadResponse') return `the walk is incomplete, nothing was inferred deleted: ${s.error.message}${queued}`;
+  if (s.error?.code === 'DiskError') return `the mirror folder could not be read or written: ${s.error.message}${queued}`;
   if (s.conflicts > 0 || s.heldDeletes > 0) {
     const parts = [s.conflicts > 0 ? `${s.conflicts === 1 ? '1 change' : `${s.conflicts} changes`} the NAS did not take (nas-mirror conflicts)` : '', s.heldDeletes > 0 ? `${s.heldDeletes === 1 ? '1 delete' : `${s.heldDeletes} deletes`} held for your confirmation (nas-mirror held)` : ''].filter(Boolean);
     return `needs attention: ${parts.join(', ')}`;

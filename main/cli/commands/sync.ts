@@ -51,7 +51,7 @@ export const run: Command = async (argv, io) => {
         const why = s.error?.code === 'Unauthorized'
           ? `the NAS refused the token (${s.error.message}): ${p.options.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
           : s.error?.message ?? 'unknown error';
-        io.stderr.write(`nas-mirror sync: interrupted after ${counts}: ${why}; nothing was deleted\n`);
+        io.stderr.write(`nas-mirror sync: ${s.error?.code === 'BadResponse' ? 'incomplete' : 'interrupted'} after ${counts}: ${why}; nothing was deleted\n`);
         return 1;
       }
       io.stdout.write(`sync complete: ${counts}\n`);
