@@ -1,0 +1,33 @@
+/**
+ * The Node adapter of the engine port: `child_process.fork` of main/host/engine-entry.ts
+ * (TypeScript through tsx, as the command line runs), and the child's `process` as its end.
+ * Browser mode (`nas-mirror ui`, `npm start` without Electron) and the tests use it.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { EngineProcess, ParentPort, SpawnEngine } from './port.js';
+
+const ENTRY = fileURLToPath(new URL('./engine-entry.ts', import.meta.url));
+
+export function forkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): SpawnEngine {
+  return () => {
+    const child = fork(ENTRY, [], { execArgv: ['--import', 'tsx'], env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    return {
+      get pid() { return child.pid; },
+      send: (m) => { if (child.connected) child.send(m as object); },
+      onMessage: (l) => { child.on('message', l); },
+      onExit: (l) => { child.once('exit', (code, signal) => l(code, signal)); },
+      kill: () => { child.kill('SIGKILL'); },
+    };
+  };
+}
+
+/** The child's end, when this process was started by `fork` (else null). */
+export function nodeParentPort(): ParentPort | null {
+  if (typeof process.send !== 'function') return null;
+  return {
+    send: (m) => { if (process.connected) process.send?.(m); },
+    onMessage: (l) => { process.on('message', l); },
+    onDisconnect: (l) => { process.once('disconnect', l); },
+  };
+}
