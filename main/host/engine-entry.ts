@@ -28,6 +28,9 @@ if (!port) {
   process.stderr.write('engine-entry: this is the engine process of NAS Mirror; the app starts it\n');
   process.exit(2);
 }
+// Ctrl-C in a terminal reaches the whole process group: the parent decides when the engine
+// stops (it sends `close`), so the engine waits for that instead of dying mid-transaction.
+process.on('SIGINT', () => undefined);
 serveEngine(port, (code) => {
   process.exitCode = code;
   // let the last message go out, then end even if a handle lingers

@@ -11,7 +11,7 @@ import { startCore } from '../api/core.js';
 import type { Core } from '../api/core-types.js';
 import type { DesktopPort, LoginItemPort } from '../api/ports.js';
 import type { Keychain } from '../keychain/keychain.js';
-import { createLogger, type Level, type Logger } from '../log/logger.js';
+import { createLogger, silentLogger, type Level, type Logger } from '../log/logger.js';
 import type { ParentPort } from './port.js';
 import { answerValue, toEngine, type AskOp, type FromEngine, type StartOptions } from './protocol.js';
 
@@ -45,7 +45,8 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): voi
   };
 
   const start = async (o: StartOptions): Promise<void> => {
-    log = createLogger('engine-host', undefined, (o.logLevel ?? process.env['NAS_MIRROR_LOG_LEVEL'] ?? 'info') as Level);
+    const level = o.logLevel ?? process.env['NAS_MIRROR_LOG_LEVEL'] ?? 'info';
+    log = level === 'none' ? silentLogger : createLogger('engine-host', undefined, level as Level);
     const keychain: Keychain = {
       kind: o.keychain.kind,
       ...(o.keychain.reason !== undefined ? { reason: o.keychain.reason } : {}),

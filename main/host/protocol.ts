@@ -27,7 +27,8 @@ export const startOptions = obj({
   keychain: obj({ kind: oneOf(['os', 'memory'] as const), reason: opt(str({ max: 4096 })) }),
   loginItem: obj({ supported: bool(), enabled: bool() }),
   openExternal: bool(),
-  logLevel: opt(oneOf(['debug', 'info', 'warn', 'error'] as const)),
+  /** The engine's log level on its stderr; 'none' when the parent shows no log either. */
+  logLevel: opt(oneOf(['debug', 'info', 'warn', 'error', 'none'] as const)),
 });
 export type StartOptions = Infer<typeof startOptions>;
 
