@@ -5,7 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { EngineProcess, ParentPort, SpawnEngine } from './port.js';
+import type { ParentPort, SpawnEngine } from './port.js';
 
 const ENTRY = fileURLToPath(new URL('./engine-entry.ts', import.meta.url));
 
