@@ -121,8 +121,13 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
           ready = true;
           readyAt = Date.now();
           hub.emit('status', status);
-          onFirst?.resolve();
-          onFirst = null;
+          if (onFirst) {
+            onFirst.resolve();
+            onFirst = null;
+          } else {
+            // started again after a crash: the window fetches its lists afresh
+            for (const what of ['settings', 'index', 'activity', 'conflicts'] as const) hub.emit('changed', { what });
+          }
           return;
         case 'failed':
           o.log.error('the engine could not start', { code: m.error.code, summary: m.error.message });

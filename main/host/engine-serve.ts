@@ -6,6 +6,7 @@
  * changes. `close` (or the parent going away) stops the core cleanly before the process ends.
  */
 import { RemoteError, serve } from '../../app/contract/envelope.js';
+import type { AppStatus } from '../../app/contract/shapes.js';
 import { AppError, toAppError } from '../../app/errors.js';
 import { startCore } from '../api/core.js';
 import type { Core } from '../api/core-types.js';
@@ -15,8 +16,12 @@ import { createLogger, silentLogger, type Level, type Logger } from '../log/logg
 import type { ParentPort } from './port.js';
 import { answerValue, toEngine, type AskOp, type FromEngine, type StartOptions } from './protocol.js';
 
-/** How often the status is compared with the last one pushed (walk progress has no event). */
-const STATUS_POLL_MS = 1000;
+/**
+ * How often the status is compared with the last one pushed (walk progress has no event):
+ * every second while a walk runs or changes wait, else every 10 s (idle costs nothing).
+ */
+const BUSY_POLL_MS = 1000;
+const IDLE_POLL_MS = 10_000;
 
 export function serveEngine(port: ParentPort, exit: (code: number) => void): void {
   let log: Logger = createLogger('engine-host');
@@ -24,7 +29,8 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): voi
   let starting: Promise<void> | null = null;
   let closing: Promise<void> | null = null;
   let lastStatus = '';
-  let poll: ReturnType<typeof setInterval> | undefined;
+  let busy = false;
+  let poll: ReturnType<typeof setTimeout> | undefined;
   let nextAsk = 1;
   const asks = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   const send = (m: FromEngine): void => port.send(m);
@@ -35,13 +41,21 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): voi
     send({ t: 'ask', id, op, ...fields });
   });
 
-  const pushStatus = (force = false): void => {
-    if (!core) return;
-    const status = core.status();
-    const text = JSON.stringify(status);
-    if (!force && text === lastStatus) return;
-    lastStatus = text;
-    send({ t: 'status', status });
+  /** Remembers what the parent has now (it keeps the status of every status event too). */
+  const sent = (status: AppStatus): string => {
+    busy = status.walk.running || status.outbox > 0;
+    return (lastStatus = JSON.stringify(status));
+  };
+  const pollStatus = (): void => {
+    poll = setTimeout(() => {
+      if (!core || closing) return;
+      const status = core.status();
+      if (JSON.stringify(status) !== lastStatus) {
+        sent(status);
+        send({ t: 'status', status });
+      }
+      pollStatus();
+    }, busy ? BUSY_POLL_MS : IDLE_POLL_MS);
   };
 
   const start = async (o: StartOptions): Promise<void> => {
@@ -79,12 +93,12 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): voi
       core = c;
       c.events.subscribe((event, payload) => {
         send({ t: 'event', event, payload });
-        if (event === 'status') pushStatus();
+        if (event === 'status') sent(payload as AppStatus);
       });
-      poll = setInterval(() => pushStatus(), STATUS_POLL_MS);
       const status = c.status();
-      lastStatus = JSON.stringify(status);
+      sent(status);
       send({ t: 'ready', pid: process.pid, status });
+      pollStatus();
     } catch (e) {
       log.error('the engine could not start', { err: e });
       const err = toAppError(e);
@@ -94,7 +108,7 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): voi
   };
 
   const close = (): Promise<void> => (closing ??= (async () => {
-    if (poll) clearInterval(poll);
+    if (poll) clearTimeout(poll);
     await starting?.catch(() => undefined);
     try {
       await core?.close();
