@@ -59,6 +59,7 @@ function main(): void {
     win.focus();
   };
 
+  const refused = (err: unknown): void => log.warn('the engine refused a tray action', { err });
   const onTray = (a: TrayAction): void => {
     if (!core) return;
     switch (a) {
@@ -67,9 +68,10 @@ function main(): void {
       case 'open-mirror': void core.handlers.openMirrorFolder({}).catch((err: unknown) => log.warn('opening the mirror folder failed', { err })); return;
       case 'activity': return showWindow('activity');
       case 'conflicts': return showWindow('conflicts');
-      case 'sync-now': void core.handlers.syncNow({}); return;
-      case 'pause': void core.handlers.setPaused({ paused: true }); return;
-      case 'resume': void core.handlers.setPaused({ paused: false }); return;
+      // the engine may be starting again after a crash: its answer is then Unavailable
+      case 'sync-now': void core.handlers.syncNow({}).catch(refused); return;
+      case 'pause': void core.handlers.setPaused({ paused: true }).catch(refused); return;
+      case 'resume': void core.handlers.setPaused({ paused: false }).catch(refused); return;
       case 'quit': app.quit(); return;
     }
   };
