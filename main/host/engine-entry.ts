@@ -30,10 +30,12 @@ if (!port) {
 }
 // Ctrl-C in a terminal reaches the whole process group: the parent decides when the engine
 // stops (it sends `close`), so the engine waits for that instead of dying mid-transaction.
+// A SIGTERM (to the group at shutdown, or to this process alone) stops the core cleanly.
 process.on('SIGINT', () => undefined);
-serveEngine(port, (code) => {
+const served = serveEngine(port, (code) => {
   process.exitCode = code;
   // let the last message go out, then end even if a handle lingers
   setTimeout(() => process.exit(code), 200).unref();
   if (typeof process.disconnect === 'function' && process.connected) setTimeout(() => process.disconnect(), 50).unref();
 });
+process.on('SIGTERM', () => { void served.close(); });

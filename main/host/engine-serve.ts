@@ -23,7 +23,7 @@ import { answerValue, toEngine, type AskOp, type FromEngine, type StartOptions }
 const BUSY_POLL_MS = 1000;
 const IDLE_POLL_MS = 10_000;
 
-export function serveEngine(port: ParentPort, exit: (code: number) => void): void {
+export function serveEngine(port: ParentPort, exit: (code: number) => void): { close(): Promise<void> } {
   let log: Logger = createLogger('engine-host');
   let core: Core | null = null;
   let starting: Promise<void> | null = null;
@@ -157,4 +157,5 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): voi
         return;
     }
   });
+  return { close };
 }
