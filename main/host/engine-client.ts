@@ -164,6 +164,10 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
       }
     } catch (e) {
       o.log.warn('refused a message from the engine that does not fit the contract', { err: e });
+      if (m.t === 'ready' && onFirst) {
+        onFirst.reject(new AppError('Internal', `the engine's first status does not fit the contract: ${toAppError(e).message}`));
+        onFirst = null;
+      }
     }
   };
 

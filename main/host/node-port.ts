@@ -4,14 +4,17 @@
  * Browser mode (`nas-mirror ui`, `npm start` without Electron) and the tests use it.
  */
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ParentPort, SpawnEngine } from './port.js';
 
 const ENTRY = fileURLToPath(new URL('./engine-entry.ts', import.meta.url));
+/** tsx's loader by its absolute URL: a bare `--import tsx` resolves from the cwd, which may be anywhere. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export function forkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): SpawnEngine {
   return () => {
-    const child = fork(ENTRY, [], { execArgv: ['--import', 'tsx'], env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    const child = fork(ENTRY, [], { execArgv: ['--import', TSX], env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
     return {
       get pid() { return child.pid; },
       send: (m) => { if (child.connected) child.send(m as object); },
