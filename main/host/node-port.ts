@@ -14,13 +14,17 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export function forkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): SpawnEngine {
   return () => {
-    const child = fork(ENTRY, [], { execArgv: ['--import', TSX], env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    // Its own process group: when the engine dies without cleaning up (kill -9, a crash), what it
+    // started (the embedded demo NAS) is ended with it instead of living on as an orphan.
+    const child = fork(ENTRY, [], { execArgv: ['--import', TSX], env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced', detached: true });
+    const group = (): void => { if (child.pid !== undefined) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ } };
+    child.once('exit', group);
     return {
       get pid() { return child.pid; },
       send: (m) => { if (child.connected) child.send(m as object); },
       onMessage: (l) => { child.on('message', l); },
       onExit: (l) => { child.once('exit', (code, signal) => l(code, signal)); },
-      kill: () => { child.kill('SIGKILL'); },
+      kill: () => { group(); child.kill('SIGKILL'); },
     };
   };
 }

@@ -5,7 +5,7 @@
  * a toast saying it restarts), and the window is back online with the same mirror after it
  * started again, without a reload.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
@@ -20,6 +20,11 @@ import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js'
 import { ARTIFACTS, launchChromium } from './harness.js';
 
 let dataDir: string, userDataDir: string;
+
+/** Processes whose command line names `text` (Linux /proc). */
+const processesNaming = (text: string): number => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+  try { return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(text); } catch { return false; }
+}).length;
 let core: HostedCore;
 let ui: UiServer;
 let browser: BrowserContext;
@@ -60,6 +65,8 @@ describe('the window with the engine in its own process', () => {
     await expect.poll(() => core.enginePid(), { timeout: 60_000 }).not.toBe(undefined);
     await expect.poll(() => badge.textContent(), { timeout: 60_000 }).toBe('Online');
     expect(core.enginePid()).not.toBe(pid);
+    // the killed engine's demo NAS went with it: one embedded service, the new engine's
+    await expect.poll(() => processesNaming(join(dataDir, 'demo-nas')), { timeout: 10_000 }).toBe(1);
     // the same mirror: search answers from the restarted engine without a reload
     await page.click('#tab-search');
     await page.fill('#search-input', 'img');
