@@ -4,7 +4,8 @@
  * child into fresh folders, with the floors in the same run (walk alone, `cp -r` of the
  * placeholder tree, `find`). Measures first run to ready, peak RSS, inotify watches, the UI
  * server's stalls during the first walk, idle CPU, restart (SIGTERM and kill -9), local
- * rename -> NAS (idle and during a re-walk). Env: SCALE_SIZES, SCALE_IDLE_SEC (70),
+ * rename -> NAS (idle and during a re-walk), and browser mode's UI-server process stall during
+ * a first walk with the engine in its own process (bench/host-probe.ts). Env: SCALE_SIZES, SCALE_IDLE_SEC (70),
  * SCALE_RENAMES (10), SCALE_TMP (temp base), SCALE_STEP_TIMEOUT_SEC (overrides every step's
  * timeout). Prints a markdown table with the issue's targets; writes bench/results/scale.json.
  */
@@ -13,6 +14,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureRenderer } from '../main/ui-server/assets.js';
+import { measureHost, type HostRun } from './host-probe.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
 import { CLK_TCK, cpuTicks, inotifyWatches, killAll, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
 
@@ -36,6 +38,8 @@ export interface SizeResult {
   stopSec?: number; stopClean?: boolean;
   restart?: { readySec: number; watches: number; peakRssMb: number; stallsMs?: Stalls; controlMs?: Stalls };
   restartAfterKill9?: { readySec: number; watches: number; peakRssMb: number };
+  /** Browser mode (`nas-mirror ui`, `npm start` without Electron): this process as the UI server's, the engine forked. */
+  browserMode?: HostRun;
   /** Load average and CPU/IO pressure (some, avg10) as each step began: how busy the shared machine was. */
   load: Record<string, string>;
   errors: string[];
@@ -84,6 +88,11 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       if (m) { res.nasFolders = Number(m[2]); res.walkAloneInternalSec = Number(m[3]); }
     });
     rmSync(join(base, 'walk-state'), { recursive: true, force: true });
+
+    await part('browser mode: UI-server process stall during a first walk (engine in its own process)', async () => {
+      res.browserMode = await withTimeout(measureHost('own-process', url, token, join(base, 'browser-mode')), budget(n, 180, 1800), 'browser mode first walk');
+    });
+    rmSync(join(base, 'browser-mode'), { recursive: true, force: true });
 
     const runArgs = (extra: string[] = []): string[] => ['run', '--device', url, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--ui', '--ui-port', '0', ...extra];
     /** Starts the engine; the window's GET is polled every 20 ms from its URL to `watching`. */
@@ -221,6 +230,7 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
     ['inotify watches at ready', (r) => (r.first ? `${r.first.watches}${mark(r.mirrorFolders === undefined ? undefined : r.first.watches <= r.mirrorFolders + 64)} (≤ folders + 64)` : '-')],
     ['UI server GET during the first walk: max (p99, n)', (r) => (r.first?.stallsMs ? `${r.first.stallsMs.max} ms${mark(r.first.stallsMs.max <= 50)} (${r.first.stallsMs.p99} ms, ${r.first.stallsMs.n}) (≤ 50)` : '-')],
     ['same GET of an idle control process meanwhile: max (p99)', (r) => (r.first?.controlMs ? `${r.first.controlMs.max} ms (${r.first.controlMs.p99} ms)` : '-')],
+    ['browser mode (engine in its own process): UI-server process event-loop delay during a first walk: max (p99); idle control meanwhile', (r) => (r.browserMode ? `${r.browserMode.walkLoopMaxMs} ms${mark(r.browserMode.walkLoopMaxMs <= 50)} (${r.browserMode.walkLoopP99Ms} ms); control ${r.browserMode.controlMaxMs} ms (${r.browserMode.controlP99Ms} ms) (≤ 50)` : '-')],
     ['idle CPU of the engine (window, re-walk in it?)', (r) => (r.idle ? `${r.idle.engineCpuPct} %${mark(r.idle.engineCpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct}; ${r.idle.windowSec} s, re-walk: ${r.idle.rewalk})` : '-')],
     ['restart to ready, nothing changed (SIGTERM)', (r) => (r.restart ? `${r.restart.readySec} s${mark(r.restart.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
     ['restart to ready after kill -9', (r) => (r.restartAfterKill9 ? `${r.restartAfterKill9.readySec} s${mark(r.restartAfterKill9.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],

@@ -2,6 +2,7 @@
 // Bundles what Electron and the browser load (Electron cannot run tsx):
 //   dist/renderer/{index.html,app.js,style.css}  the window (IIFE, browser)
 //   dist/main/shell/main.cjs, preload.cjs          the Electron main process and its preload
+//   dist/main/host/engine-entry.cjs                the engine's utility process
 //   dist/server/nas-service.mjs                    the reference service, for the embedded default
 //   dist/icons/                                    app and tray icons
 // Native modules (better-sqlite3, keytar) and electron stay external. Usage:
@@ -61,11 +62,12 @@ const CJS_META = {
   define: { 'import.meta.url': '__import_meta_url' },
 };
 
-/** The Electron main process, its preload, the embedded default's service, and the icons. */
+/** The Electron main process, the engine's process, the preload, the embedded default's service, and the icons. */
 export async function buildApp() {
   cpSync(join(ROOT, 'build', 'icons'), join(ROOT, 'dist', 'icons'), { recursive: true });
   const common = { bundle: true, platform: 'node', target: ['node20'], external: EXTERNAL, logLevel: 'warning', legalComments: 'none' };
   await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
+  await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'host', 'engine-entry.ts')], outfile: join(ROOT, 'dist', 'main', 'host', 'engine-entry.cjs'), format: 'cjs' });
   await bundle({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
   await bundle({
     ...common, natives: true, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',

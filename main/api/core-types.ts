@@ -5,6 +5,7 @@
  */
 import type { ContractHandlers } from '../../app/contract/methods.js';
 import type { AppStatus } from '../../app/contract/shapes.js';
+import type { Keychain } from '../keychain/keychain.js';
 import type { Logger } from '../log/logger.js';
 import type { EventHub } from './event-hub.js';
 import type { DesktopPort, LoginItemPort } from './ports.js';
@@ -21,6 +22,8 @@ export interface CoreOptions {
   keychainService?: string;
   /** Turn the keychain off (tests, or a machine with none): tokens stay in memory. */
   noKeychain?: boolean;
+  /** The keychain to use (the engine's process: the main process's, reached over the port). */
+  keychain?: Keychain;
   /** A fresh data folder: ask "Connect your NAS" or "Try the demo" (default), or start the demo. */
   firstRun?: 'ask' | 'demo';
 }

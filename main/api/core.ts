@@ -18,7 +18,7 @@ import type { SessionDeps } from './session.js';
 
 export async function startCore(opts: CoreOptions & { demoObjects?: number; engine?: SessionDeps['engine'] }): Promise<Core> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const keychain = opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain();
+  const keychain = opts.keychain ?? (opts.noKeychain ? new MemoryKeychain('the keychain is turned off') : await openKeychain());
   const hub = new EventHub(opts.log.child('events'));
   const memoryTokens = new Map<string, string>();
   let current: MirrorCore | null = await openMirrorCore({ opts, hub, keychain, memoryTokens });

@@ -13,15 +13,11 @@ import { AppError } from '../../app/errors.js';
 import { decodeCredential } from '../auth/credential.js';
 import { revoke } from '../auth/oauth-client.js';
 import { HttpTransport } from '../client/transport.js';
-import { openOfflineIndex } from '../index/open-index.js';
 import type { Keychain } from '../keychain/keychain.js';
-import { ChangeApplier } from '../mirror/apply.js';
-import { MirrorStore } from '../mirror/store.js';
 import { LocalStore } from '../local/local-store.js';
-import { freeMirrorFolder, mirrorBase } from '../settings/app-dirs.js';
+import { freeMirrorFolder, mirrorBase, PROJECT_ROOT } from '../settings/app-dirs.js';
 import { DEFAULT_SETTINGS, SettingsStore, type Settings } from '../settings/settings-store.js';
-import { openStateDb } from '../state/db.js';
-import { PROJECT_ROOT } from '../ui-server/assets.js';
+import { openMirrorState } from './compose.js';
 import type { CoreOptions } from './core-types.js';
 import type { EventHub } from './event-hub.js';
 import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
@@ -56,9 +52,9 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
   const { opts, hub, keychain } = d;
   const log = opts.log;
   const stateDir = opts.dataDir;
-  const db = openStateDb(stateDir);
+  const state = await openMirrorState(stateDir);
+  const { db, store, applier, opened } = state;
   const settings = new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(opts.dataDir, 'mirror') });
-  const store = new MirrorStore(db);
   const embeddedDir = join(opts.dataDir, 'demo-nas');
   if (settings.isEmpty) {
     if (store.root() && !existsSync(embeddedDir)) {
@@ -74,9 +70,6 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     // else: first start, nothing chosen (source "none"): the window asks.
     if (d.carry) settings.update(d.carry);
   }
-  const applier = new ChangeApplier(store);
-  const opened = await openOfflineIndex(store, stateDir);
-  applier.onChanges((c) => opened.follow(c));
   const deps: SessionDeps = {
     stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: d.memoryTokens, log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
@@ -292,7 +285,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
       await switching;
       await stop();
       closed = true;
-      db.close();
+      state.close();
     },
   };
 }

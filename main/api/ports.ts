@@ -11,9 +11,5 @@ export interface DesktopPort {
   openExternal?(url: string): Promise<void>;
 }
 
-/** Start at login: macOS/Windows login items, or an XDG autostart entry on Linux. */
-export interface LoginItemPort {
-  readonly supported: boolean;
-  get(): boolean;
-  set(enabled: boolean): void;
-}
+/** Start at login (defined with its Linux implementation, main/settings/autostart.ts). */
+export type { LoginItemPort } from '../settings/autostart.js';

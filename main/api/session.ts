@@ -13,13 +13,14 @@ import { connect } from '../connection/connect.js';
 import { FailoverTransport } from '../connection/failover.js';
 import { loadDevice, type Candidate } from '../connection/device.js';
 import { startEmbeddedService, type EmbeddedService, type ServiceCommand } from '../embedded/embedded-service.js';
-import { Engine } from '../engine/engine.js';
 import type { Keychain } from '../keychain/keychain.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeApplier } from '../mirror/apply.js';
 import type { MirrorStore } from '../mirror/store.js';
 import { LocalStore } from '../local/local-store.js';
 import { checkMirrorFolder } from '../settings/folders.js';
+import { createEngine } from './compose.js';
+import type { Engine } from '../engine/engine.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { Db } from '../state/db.js';
 
@@ -148,14 +149,10 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
   }
   new LocalStore(deps.db).setMeta('mirrorDir', s.mirrorFolder);
   const client = new ServiceClient({ baseUrl, token, transport: clientTransport, ...(secrets ? { secrets } : {}), onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
-  const engine = new Engine({
-    stateDir: deps.stateDir,
+  const engine = createEngine(deps, {
     mirrorDir: s.mirrorFolder,
     client,
     log: deps.log.child('engine'),
-    db: deps.db,
-    store: deps.store,
-    applier: deps.applier,
     threshold: { count: s.deleteThresholdCount, percent: s.deleteThresholdPercent },
     rewalkMs: s.syncIntervalSec * 1000,
     endpoint: baseUrl,

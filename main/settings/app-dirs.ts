@@ -6,10 +6,14 @@
  * visible `~/NAS` when the data folder is the default one, else to `<data folder>/mirror`.
  */
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isFreeFolder } from './folders.js';
 
 export const APP_DIR_NAME = 'nas-mirror';
+
+/** The repository (or app) root: two levels above this file (bin/, build/, dist/ are there). */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env['NAS_MIRROR_HOME']) return env['NAS_MIRROR_HOME'];

@@ -6,7 +6,13 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { LoginItemPort } from '../api/ports.js';
+
+/** Start at login: macOS/Windows login items, or an XDG autostart entry on Linux. */
+export interface LoginItemPort {
+  readonly supported: boolean;
+  get(): boolean;
+  set(enabled: boolean): void;
+}
 
 const quote = (arg: string): string => (/^[A-Za-z0-9_./:=-]+$/.test(arg) ? arg : `"${arg.replace(/(["`$\\])/g, '\\$1')}"`);
 

@@ -1,17 +1,21 @@
 /**
- * The Electron app's composition root (bundled to dist/main/shell/main.cjs). One instance;
- * the engine (core) runs in this main process; the window talks to it over checked IPC; the
- * tray mirrors its status. Quitting closes the core first (outbox persisted, embedded
- * service stopped), then exits. `--hidden` (start at login) starts in the tray only.
+ * The Electron app's composition root (bundled to dist/main/shell/main.cjs). One instance.
+ * This main process keeps the window, the tray and the keychain; the engine runs in a
+ * utility process (main/host, over a checked port), so it never stalls them. The window
+ * talks to the engine over checked IPC; the tray mirrors its status. Quitting closes the
+ * engine first (outbox persisted, embedded service stopped, process ended), then exits.
+ * `--hidden` (start at login) starts in the tray only.
  */
 import { app, BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLogger } from '../log/logger.js';
 import { defaultDataDir } from '../settings/app-dirs.js';
-import { startCore } from '../api/core.js';
 import type { Core } from '../api/core-types.js';
+import { hostEngine } from '../host/engine-client.js';
+import { openKeychain } from '../keychain/keychain.js';
 import { electronDesktop } from './desktop.js';
+import { utilityEngine } from './engine-process.js';
 import { wireIpc } from './ipc.js';
 import { electronLoginItem } from './login-item.js';
 import { AppTray, type TrayAction } from './tray.js';
@@ -25,6 +29,7 @@ const PATHS = {
   icon: join(DIST, 'icons', 'icon.png'),
   trayIcons: join(DIST, 'icons', 'tray'),
   service: join(DIST, 'server', 'nas-service.mjs'),
+  engine: join(DIST, 'main', 'host', 'engine-entry.cjs'),
 };
 
 const log = createLogger('shell');
@@ -54,6 +59,7 @@ function main(): void {
     win.focus();
   };
 
+  const refused = (err: unknown): void => log.warn('the engine refused a tray action', { err });
   const onTray = (a: TrayAction): void => {
     if (!core) return;
     switch (a) {
@@ -62,9 +68,10 @@ function main(): void {
       case 'open-mirror': void core.handlers.openMirrorFolder({}).catch((err: unknown) => log.warn('opening the mirror folder failed', { err })); return;
       case 'activity': return showWindow('activity');
       case 'conflicts': return showWindow('conflicts');
-      case 'sync-now': void core.handlers.syncNow({}); return;
-      case 'pause': void core.handlers.setPaused({ paused: true }); return;
-      case 'resume': void core.handlers.setPaused({ paused: false }); return;
+      // the engine may be starting again after a crash: its answer is then Unavailable
+      case 'sync-now': void core.handlers.syncNow({}).catch(refused); return;
+      case 'pause': void core.handlers.setPaused({ paused: true }).catch(refused); return;
+      case 'resume': void core.handlers.setPaused({ paused: false }).catch(refused); return;
       case 'quit': app.quit(); return;
     }
   };
@@ -90,12 +97,13 @@ function main(): void {
 
   void app.whenReady().then(async () => {
     hardenSession();
-    core = await startCore({
-      dataDir: defaultDataDir(),
+    core = await hostEngine({
+      spawn: utilityEngine(PATHS.engine),
+      start: { dataDir: defaultDataDir(), service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } } },
+      keychain: await openKeychain(),
       log,
       desktop: electronDesktop,
       loginItem: electronLoginItem(),
-      service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } },
     });
     const c = core;
     unwire = wireIpc(c, () => win, pathToFileURL(PATHS.indexHtml).toString(), log);

@@ -5,15 +5,15 @@
  * ships the bundle).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
+import { PROJECT_ROOT } from '../settings/app-dirs.js';
 
 export const ASSET_FILES = { 'index.html': 'text/html; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'style.css': 'text/css; charset=utf-8' } as const;
 export type AssetName = keyof typeof ASSET_FILES;
 
-/** The repository (or app) root: two levels above this file. */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The repository (or app) root (defined in main/settings/app-dirs.ts). */
+export { PROJECT_ROOT };
 export const DEFAULT_RENDERER_DIR = join(PROJECT_ROOT, 'dist', 'renderer');
 
 function newestMtime(dir: string): number {

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { METHOD_NAMES, type ContractHandlers } from '../../app/contract/methods.js';
 import { EventHub } from '../api/event-hub.js';
@@ -82,7 +82,8 @@ describe('browser-mode UI server', () => {
     ws.send(JSON.stringify({ type: 'call', id: 2, method: 'suggest', args: { prefix: 'ho' } }));
     ws.send('{"type":"call","id":-5}');
     hub.emit('changed', { what: 'activity' });
-    await new Promise((r) => setTimeout(r, 300));
+    // three replies and the event: wait for them (a deadline only guards against a hang)
+    await vi.waitFor(() => expect(frames.length).toBeGreaterThanOrEqual(4), { timeout: 10_000, interval: 20 });
     ws.close();
     expect(frames).toContainEqual({ type: 'reply', id: 1, ok: false, error: { code: 'BadRequest', message: 'args.ids: expected an array' } });
     expect(frames).toContainEqual({ type: 'reply', id: 2, ok: true, result: { words: ['holiday'] } });

@@ -10,14 +10,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { checkCallFrame, serve, wireError } from '../../app/contract/envelope.js';
-import type { ContractHandlers } from '../../app/contract/methods.js';
+import type { ContractHandlers, EventName } from '../../app/contract/methods.js';
 import type { Logger } from '../log/logger.js';
-import type { EventHub } from '../api/event-hub.js';
 import { ASSET_FILES, loadAssets, type AssetName } from './assets.js';
+
+/** Where the engine's events come from (main/api's EventHub, or the engine process's client). */
+export interface EventSource {
+  subscribe(listener: (event: EventName, payload: unknown) => void): () => void;
+}
 
 export interface UiServerOptions {
   handlers: ContractHandlers;
-  events: EventHub;
+  events: EventSource;
   /** Folder holding index.html, app.js, style.css. */
   assetsDir: string;
   port?: number;

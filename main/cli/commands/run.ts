@@ -5,20 +5,16 @@
  * `--once` does one full round (walk, placeholders, rescan, replay) and exits.
  */
 import { resolve } from 'node:path';
+import { createEngine, openMirrorState } from '../../api/compose.js';
 import { ServiceClient } from '../../client/service-client.js';
 import { HttpTransport } from '../../client/transport.js';
 import { connect } from '../../connection/connect.js';
 import { FailoverTransport } from '../../connection/failover.js';
 import { loadDevice } from '../../connection/device.js';
-import { serveEngineUi } from '../../api/attach-ui.js';
-import { Engine } from '../../engine/engine.js';
+import { serveEngineUi } from '../../host/run-ui.js';
 import type { EngineStatus } from '../../engine/status.js';
-import { openOfflineIndex } from '../../index/open-index.js';
 import { createLogger } from '../../log/logger.js';
-import { ChangeApplier } from '../../mirror/apply.js';
-import { MirrorStore } from '../../mirror/store.js';
 import { LocalStore } from '../../local/local-store.js';
-import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs } from '../args.js';
 import type { Command } from '../io.js';
 import { prepareFolders } from '../../settings/folders.js';
@@ -37,30 +33,27 @@ export const run: Command = async (argv, io) => {
   // The address is checked again on errors and periodically (LAN down, proxy up, and back).
   const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, { recheck: () => connect(candidates, authed, token), onSwitch: (c) => io.stderr.write(`now ${c.description}\n`) });
   const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: failover, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
-  const db = openStateDb(stateDir);
-  const store = new MirrorStore(db);
+  const state = await openMirrorState(stateDir);
+  const { db, store, opened } = state;
   const local = new LocalStore(db);
   const known = local.meta('mirrorDir');
   if (known !== undefined && known !== mirrorDir) {
-    db.close();
+    state.close();
     failover.close();
     io.stderr.write(`nas-mirror run: this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
     return 1;
   }
   local.setMeta('mirrorDir', mirrorDir);
-  const opened = await openOfflineIndex(store, stateDir);
-  const applier = new ChangeApplier(store);
-  applier.onChanges((c) => opened.follow(c));
   const log = createLogger('engine', { write: (l) => io.stderr.write(l) }, p.flags.has('verbose') ? 'debug' : 'info');
   const rewalk = intOption(p, 'rewalk-sec');
-  const engine = new Engine({
-    stateDir, mirrorDir, client, log, db, store, applier, endpoint: conn.baseUrl,
+  const engine = createEngine(state, {
+    mirrorDir, client, log, endpoint: conn.baseUrl,
     rewalkMs: rewalk === undefined ? 60_000 : rewalk * 1000,
     // --once compares a still folder with the stored state: no event is in flight, nothing to wait for.
     holdMs: intOption(p, 'hold-ms') ?? (p.flags.has('once') ? 0 : 1000),
     threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 },
   });
-  // --ui: the window in a browser on 127.0.0.1 (main/api/attach-ui.ts, the desktop app's area)
+  // --ui: the window in a browser on 127.0.0.1 (main/host/run-ui.ts)
   const ui = p.flags.has('ui') && !p.flags.has('once')
     ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: intOption(p, 'ui-port'), location: need(p, 'device'), tokenPlace: p.options.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 } })
     : undefined;
@@ -69,7 +62,7 @@ export const run: Command = async (argv, io) => {
     await ui?.close();
     await engine.stop();
     await opened.save();
-    db.close();
+    state.close();
     failover.close();
   };
   if (p.flags.has('once')) {

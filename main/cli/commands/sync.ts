@@ -4,16 +4,13 @@
  * line. An interrupted walk deletes nothing and exits 1.
  */
 import { AppError } from '../../../app/errors.js';
+import { openMirrorState } from '../../api/compose.js';
 import { ServiceClient } from '../../client/service-client.js';
 import { HttpTransport } from '../../client/transport.js';
 import { connect } from '../../connection/connect.js';
 import { loadDevice } from '../../connection/device.js';
-import { openOfflineIndex } from '../../index/open-index.js';
-import { ChangeApplier } from '../../mirror/apply.js';
-import { MirrorStore } from '../../mirror/store.js';
 import { syncOnce } from '../../mirror/sync.js';
 import type { WalkProgress } from '../../mirror/walk.js';
-import { openStateDb } from '../../state/db.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { CliIO, Command } from '../io.js';
 import { prepareStateDir } from '../../settings/folders.js';
@@ -31,12 +28,9 @@ export const run: Command = async (argv, io) => {
     prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
     io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
     const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), concurrency: intOption(p, 'concurrency') ?? 8 });
-    const db = openStateDb(stateDir);
+    const state = await openMirrorState(stateDir);
     try {
-      const store = new MirrorStore(db);
-      const opened = await openOfflineIndex(store, stateDir);
-      const applier = new ChangeApplier(store);
-      applier.onChanges((c) => opened.follow(c));
+      const { store, applier, opened } = state;
       const bar = progressBar(io);
       const ac = new AbortController();
       const onSig = (): void => ac.abort();
@@ -57,7 +51,7 @@ export const run: Command = async (argv, io) => {
       io.stdout.write(`sync complete: ${counts}\n`);
       return 0;
     } finally {
-      db.close();
+      state.close();
     }
   } catch (e) {
     if (e instanceof AppError && e.code === 'Unauthorized') throw new AppError('Unauthorized', `the NAS refused the token (${e.message}): run "nas-mirror login" again`);

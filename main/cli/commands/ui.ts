@@ -1,12 +1,16 @@
 /**
  * `nas-mirror ui [--state DIR] [--port N] [--device FILE|URL] [--dir MIRROR]`: the engine headless, its window served to a
- * browser on 127.0.0.1 only (browser mode). With nothing configured it starts the embedded
- * demo NAS. Prints the UI's URL (with its per-run secret) and runs until Ctrl-C, then
- * closes cleanly (outbox persisted, embedded service stopped).
+ * browser on 127.0.0.1 only (browser mode). The UI server and the keychain stay in this
+ * process; the engine runs in a child process (main/host), so a long engine step never
+ * stalls the window. With nothing configured it starts the embedded demo NAS. Prints the
+ * UI's URL (with its per-run secret) and runs until Ctrl-C, then closes cleanly (outbox
+ * persisted, embedded service stopped, engine process ended).
  */
 import { join, resolve } from 'node:path';
-import { startCore } from '../../api/core.js';
 import { nodeDesktop } from '../../api/desktop-node.js';
+import { hostEngine } from '../../host/engine-client.js';
+import { forkEngine } from '../../host/node-port.js';
+import { openKeychain } from '../../keychain/keychain.js';
 import { createLogger } from '../../log/logger.js';
 import { defaultDataDir } from '../../settings/app-dirs.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../../settings/settings-store.js';
@@ -34,15 +38,22 @@ export const run: Command = async (argv, io) => {
       db.close();
     }
   }
-  const log = createLogger('ui', { write: (l) => { if (io.env['NAS_MIRROR_VERBOSE']) io.stderr.write(l); } });
+  const verbose = !!io.env['NAS_MIRROR_VERBOSE'];
+  const log = createLogger('ui', { write: (l) => { if (verbose) io.stderr.write(l); } });
   const assetsDir = await ensureRenderer();
   const demo = io.env['NAS_MIRROR_DEMO_OBJECTS'];
-  const core = await startCore({
-    dataDir,
-    ...(demo && /^\d+$/.test(demo) ? { demoObjects: Number(demo) } : {}),
+  const core = await hostEngine({
+    spawn: forkEngine(),
+    start: { dataDir, logLevel: verbose ? 'info' : 'none', ...(demo && /^\d+$/.test(demo) ? { demoObjects: Number(demo) } : {}) },
+    keychain: await openKeychain(),
     log,
     desktop: nodeDesktop(),
     loginItem: process.platform === 'linux' ? xdgAutostart({ exec: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'start.js')] }) : noLoginItem,
+  });
+  // the terminal hears what the window hears as an error (e.g. an engine process that crashed)
+  core.events.subscribe((event, payload) => {
+    const n = payload as { level?: string; message?: string };
+    if (event === 'notice' && n.level === 'error') io.stderr.write(`${n.message ?? ''}\n`);
   });
   const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, port: intOption(p, 'port'), log });
   io.stdout.write(`NAS Mirror is running headless (state in ${dataDir}).\nOpen the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`);

@@ -1,5 +1,6 @@
 /**
  * `nas-mirror run --ui`: the window in a browser for an Engine that the command line set up
+ * (in this process: `run` keeps its engine in-process, it has no window to keep responsive)
  * (NAS, token, folder and limits from its flags). Same contract, same UI server; settings are
  * read-only here except pause, because they come from the command line, and the token stays
  * where the command found it (the window is only told where).
@@ -12,10 +13,10 @@ import type { Logger } from '../log/logger.js';
 import type { MirrorStore } from '../mirror/store.js';
 import { ensureRenderer } from '../ui-server/assets.js';
 import { startUiServer, type UiServer } from '../ui-server/ui-server.js';
-import { nodeDesktop } from './desktop-node.js';
-import { EventHub } from './event-hub.js';
-import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
-import type { DesktopPort } from './ports.js';
+import { nodeDesktop } from '../api/desktop-node.js';
+import { EventHub } from '../api/event-hub.js';
+import { createHandlers, engineAppStatus, type SettingsProvider } from '../api/handlers.js';
+import type { DesktopPort } from '../api/ports.js';
 import { staleAfterSec as staleAfter } from '../../app/tray/stale.js';
 
 export interface EngineUiOptions {

@@ -1,0 +1,43 @@
+/**
+ * The one composition of a mirror's engine side, used by the app (mirror-core.ts and
+ * session.ts, in the engine's process), `nas-mirror run` and `nas-mirror sync`: the state
+ * database, the mirror store, the change applier, the offline index following every applied
+ * change, and the Engine sharing them. Callers add only what differs (how the NAS is
+ * reached, the timing, the UI).
+ */
+import { Engine, type EngineOptions } from '../engine/engine.js';
+import { openOfflineIndex, type OpenedIndex } from '../index/open-index.js';
+import { ChangeApplier } from '../mirror/apply.js';
+import { MirrorStore } from '../mirror/store.js';
+import { openStateDb, type Db } from '../state/db.js';
+
+export interface MirrorState {
+  stateDir: string;
+  db: Db;
+  store: MirrorStore;
+  applier: ChangeApplier;
+  /** The offline index, following the applier. */
+  opened: OpenedIndex;
+  /** Closes the database (save the index first: `opened.save()`). */
+  close(): void;
+}
+
+/** Opens a state folder: database, store, applier and the offline index that follows it. */
+export async function openMirrorState(stateDir: string): Promise<MirrorState> {
+  const db = openStateDb(stateDir);
+  try {
+    const store = new MirrorStore(db);
+    const applier = new ChangeApplier(store);
+    const opened = await openOfflineIndex(store, stateDir);
+    applier.onChanges((c) => opened.follow(c));
+    return { stateDir, db, store, applier, opened, close: () => db.close() };
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** The Engine on an opened state (sharing its database, store and applier with the index). */
+export function createEngine(state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'>, opts: Omit<EngineOptions, 'stateDir' | 'db' | 'store' | 'applier'>): Engine {
+  return new Engine({ ...opts, stateDir: state.stateDir, db: state.db, store: state.store, applier: state.applier });
+}
