@@ -17,7 +17,7 @@ import { noLoginItem } from '../../main/settings/autostart.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
 import { startTestService, type TestService } from '../../server/testing.js';
-import { a11yProblems } from './a11y.js';
+import { a11yProblems, axeViolations } from './a11y.js';
 import { ARTIFACTS, launchChromium, until } from './harness.js';
 
 const poll = <T>(fn: () => T | Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout, interval: 50 });
@@ -98,9 +98,10 @@ describe('first start', () => {
     expect(existsSync(join(process.cwd(), 'relative'))).toBe(false);
     expect((await core.handlers.getSettings({})).source).toBe('none');
     await page.screenshot({ path: join(ARTIFACTS, 'welcome-errors.png') });
-    // the welcome, errors shown, in both themes: controls named, contrast, unique ids
+    // the welcome, errors shown, in both themes: axe-core (WCAG 2 A, AA) and our own checks
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
+      expect(await axeViolations(page)).toEqual([]);
       expect(await a11yProblems(page)).toEqual([]);
     }
     await page.emulateMedia({ colorScheme: 'light' });
