@@ -61,6 +61,11 @@ export const EVENTS = {
   status: appStatus,
   changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings'] as const) }),
   notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
+  /** A move of the mirror folder to another disk, while it copies (`main/mirror-move/`). */
+  mirrorMove: obj({
+    phase: oneOf(['counting', 'copying', 'verifying', 'switching', 'removing-old', 'done'] as const),
+    done: int(), total: int(), bytes: int(), totalBytes: int(),
+  }),
 } as const;
 
 export type Method = keyof typeof METHODS;

@@ -12,6 +12,7 @@ import { button, el, field, replace } from '../dom.js';
 import { fieldErrors, fieldOf, sentence } from '../field-errors.js';
 import { plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { moveProgress } from '../move-progress.js';
 
 export function applyTheme(theme: SettingsView['theme']): void {
   if (theme === 'system') document.documentElement.removeAttribute('data-theme');
@@ -63,8 +64,8 @@ export function settingsView(ctx: UiContext): View {
         el('div', { class: 'row' }, signInButton), signInState,
         field('Or paste an access token', token, tokenState), errors.slot(token), el('div', { class: 'row' }, saveToken, forget)),
       el('fieldset', {}, el('legend', {}, 'Mirror'),
-        field('Mirror folder', mirror, 'Changing it moves the folder, with every placeholder and file in it, to the new place (an empty or new folder on the same disk).'),
-        errors.slot(mirror), el('div', { class: 'row' }, openMirror),
+        field('Mirror folder', mirror, 'Changing it moves the folder, with every placeholder and file in it, to the new place (an empty or new folder; on another disk it is copied, checked, then the old one removed).'),
+        errors.slot(mirror), moveProgress(ctx.client), el('div', { class: 'row' }, openMirror),
         field('Check the NAS every (seconds)', interval), errors.slot(interval), check(paused, 'Pause sync'),
         el('div', { class: 'row two' },
           el('div', {}, field('Hold deletes above (items)', thrCount), errors.slot(thrCount)),
