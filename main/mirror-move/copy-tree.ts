@@ -78,7 +78,7 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
       else {
         await copyFile(src, dst, constants.COPYFILE_EXCL);
         await chmod(dst, (await lstat(src)).mode & 0o7777);
-        await utimes(dst, new Date(e.mtimeMs), new Date(e.mtimeMs));
+        await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
         bytes += e.size;
       }
       tick({ phase: 'copying', done: i + 1, total, bytes, totalBytes }, i === total - 1);
@@ -88,8 +88,8 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
       const dst = join(staging, e.rel);
       if (e.kind === 'dir') {
         await chmod(dst, (await lstat(join(o.from, e.rel))).mode & 0o7777);
-        await utimes(dst, new Date(e.mtimeMs), new Date(e.mtimeMs));
-      } else if (e.kind === 'link') await lutimes(dst, new Date(e.mtimeMs), new Date(e.mtimeMs)).catch(() => undefined);
+        await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
+      } else if (e.kind === 'link') await lutimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000).catch(() => undefined);
     }
     tick({ phase: 'verifying', done: total, total, bytes, totalBytes }, true);
     await verify(entries, staging);
@@ -110,7 +110,8 @@ async function verify(source: Entry[], staging: string): Promise<void> {
   for (const e of source) {
     const c = copied.get(e.rel);
     if (!c || c.kind !== e.kind || c.size !== e.size || (e.kind === 'file' && Math.abs(c.mtimeMs - e.mtimeMs) >= 1)) {
-      throw new Error(`the copy of ${e.rel} does not match the original`);
+      const was = `${e.kind} ${e.size} B ${new Date(e.mtimeMs).toISOString()}`;
+      throw new Error(`the copy of ${e.rel} does not match the original (${c ? `${c.kind} ${c.size} B ${new Date(c.mtimeMs).toISOString()}` : 'missing'}, not ${was})`);
     }
   }
 }
