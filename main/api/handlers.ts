@@ -101,6 +101,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     },
     setUp: async (args) => (d.settings.setUp ?? appOnly)(args),
     startNewMirror: async () => (d.settings.startNewMirror ?? appOnly)(),
+    reopenMirror: async () => appOnly(), // the app's core answers it (core.ts); "nas-mirror run" has no mirrors put aside
     moveMirror: async ({ to }) => (d.settings.moveMirror ?? appOnly)(to),
     ...organizeHandlers(d.index, engineOrThrow),
   };
