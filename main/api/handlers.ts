@@ -116,7 +116,7 @@ async function openOrExplain(engine: Engine, d: HandlerDeps, id: string, path: s
   if (entry && entry.kind === 'file' && !entry.filled) {
     const names = d.store.pathOf(id);
     const size = d.store.get(id)?.size;
-    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${entry.rname}`, ...(size !== undefined ? { size } : {}), webUrl: null } };
+    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${entry.rname}`, ...(size !== undefined ? { size } : {}) } };
   }
   await d.desktop.open(path);
   return { opened: true };
