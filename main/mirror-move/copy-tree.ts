@@ -8,13 +8,15 @@
  * (as links, never followed) are copied; anything else (sockets, fifos) is refused.
  */
 import { constants } from 'node:fs';
-import { chmod, copyFile, lstat, lutimes, mkdir, readdir, readlink, rename, rm, rmdir, symlink, utimes } from 'node:fs/promises';
+import { chmod, copyFile, lstat, lutimes, mkdir, readdir, readlink, rename, rm, rmdir, statfs, symlink, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export type MovePhase = 'counting' | 'copying' | 'verifying' | 'switching' | 'removing-old' | 'done';
 export interface MoveProgress { phase: MovePhase; done: number; total: number; bytes: number; totalBytes: number }
 
 interface Entry { rel: string; kind: 'dir' | 'file' | 'link'; size: number; mtimeMs: number }
+
+const formatBytes = (n: number): string => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${Math.ceil(n / 1024 ** 2)} MB`);
 
 /** The staging folder for a copy to `to`: hidden, next to it, so the last step is a rename on one disk. */
 export function stagingFor(to: string): string {
@@ -67,6 +69,9 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
     const entries = await walk(o.from);
     const total = entries.length;
     const totalBytes = entries.reduce((n, e) => n + e.size, 0);
+    const free = await statfs(dirname(o.to)).then((f) => f.bavail * f.bsize, () => Infinity);
+    // placeholders take a block each even when empty: a margin of 4 KiB per entry
+    if (free < totalBytes + total * 4096) throw new Error(`${dirname(o.to)} has ${formatBytes(free)} free; the mirror needs about ${formatBytes(totalBytes + total * 4096)}`);
     await mkdir(staging, { recursive: false });
     let bytes = 0;
     for (const [i, e] of entries.entries()) {
