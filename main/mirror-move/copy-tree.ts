@@ -14,7 +14,10 @@ import { basename, dirname, join } from 'node:path';
 export type MovePhase = 'counting' | 'copying' | 'verifying' | 'switching' | 'removing-old' | 'done';
 export interface MoveProgress { phase: MovePhase; done: number; total: number; bytes: number; totalBytes: number }
 
-interface Entry { rel: string; kind: 'dir' | 'file' | 'link'; size: number; mtimeMs: number }
+interface Entry { rel: string; kind: 'dir' | 'file' | 'link'; size: number; mtimeMs: number; mode: number }
+
+/** Files copied at once (a disk copy waits on I/O, not on the CPU). */
+const PARALLEL = 8;
 
 const formatBytes = (n: number): string => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${Math.ceil(n / 1024 ** 2)} MB`);
 
@@ -32,7 +35,7 @@ async function walk(root: string): Promise<Entry[]> {
       const st = await lstat(join(root, r));
       const kind = st.isDirectory() ? 'dir' : st.isFile() ? 'file' : st.isSymbolicLink() ? 'link' : null;
       if (kind === null) throw new Error(`${join(root, r)} is neither a file, a folder nor a link: move it out of the mirror first`);
-      out.push({ rel: r, kind, size: kind === 'file' ? st.size : 0, mtimeMs: st.mtimeMs });
+      out.push({ rel: r, kind, size: kind === 'file' ? st.size : 0, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 });
       if (kind === 'dir') await visit(r);
     }
   };
@@ -74,25 +77,45 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
     if (free < totalBytes + total * 4096) throw new Error(`${dirname(o.to)} has ${formatBytes(free)} free; the mirror needs about ${formatBytes(totalBytes + total * 4096)}`);
     await mkdir(staging, { recursive: false });
     let bytes = 0;
+    let done = 0;
+    const copied = (e: Entry): void => {
+      done++;
+      bytes += e.size;
+      tick({ phase: 'copying', done, total, bytes, totalBytes }, done === total);
+    };
+    // folders and links first, in order (parents before children), then the files, PARALLEL at a time
+    const files: [Entry, number][] = [];
     for (const [i, e] of entries.entries()) {
+      if (e.kind === 'file') { files.push([e, i]); continue; }
       o.beforeEntry?.(e.rel, i);
-      const src = join(o.from, e.rel);
-      const dst = join(staging, e.rel);
-      if (e.kind === 'dir') await mkdir(dst);
-      else if (e.kind === 'link') await symlink(await readlink(src), dst);
-      else {
-        await copyFile(src, dst, constants.COPYFILE_EXCL);
-        await chmod(dst, (await lstat(src)).mode & 0o7777);
-        await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
-        bytes += e.size;
-      }
-      tick({ phase: 'copying', done: i + 1, total, bytes, totalBytes }, i === total - 1);
+      if (e.kind === 'dir') await mkdir(join(staging, e.rel));
+      else await symlink(await readlink(join(o.from, e.rel)), join(staging, e.rel));
+      copied(e);
     }
+    let next = 0;
+    let failure: { error: unknown } | null = null;
+    const worker = async (): Promise<void> => {
+      while (failure === null && next < files.length) {
+        const [e, i] = files[next++]!;
+        try {
+          o.beforeEntry?.(e.rel, i);
+          const dst = join(staging, e.rel);
+          await copyFile(join(o.from, e.rel), dst, constants.COPYFILE_EXCL);
+          await chmod(dst, e.mode);
+          await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
+          copied(e);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker)); // every worker stops before the staging folder may go
+    if (failure !== null) throw (failure as { error: unknown }).error;
     // folders last, deepest first: writing into a folder moves its mtime
     for (const e of [...entries].reverse()) {
       const dst = join(staging, e.rel);
       if (e.kind === 'dir') {
-        await chmod(dst, (await lstat(join(o.from, e.rel))).mode & 0o7777);
+        await chmod(dst, e.mode);
         await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
       } else if (e.kind === 'link') await lutimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000).catch(() => undefined);
     }
