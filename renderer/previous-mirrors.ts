@@ -13,7 +13,7 @@ import { formatDate } from './format.js';
 import { messageOf } from './context.js';
 
 export function previousMirrorsList(ctx: UiContext, id: string): { root: HTMLElement; show(s: SettingsView): void } {
-  const ask = confirmDialog(`${id}-confirm`);
+  const ask = confirmDialog(`${id}-confirm`, 'primary');
   const list = el('ul', { class: 'previous-list' });
   const root = el('div', { id, class: 'previous', hidden: true }, el('h3', {}, 'Earlier mirrors (kept)'), list, ask.root);
   const reopen = async (p: SettingsView['previousMirrors'][number], current: SettingsView, b: HTMLButtonElement): Promise<void> => {
