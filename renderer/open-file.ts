@@ -1,8 +1,8 @@
 /**
  * "Open" for a file: the engine opens it when its content is on this computer; for a
  * placeholder (an empty file standing for one on the NAS) it says so, and this dialog
- * offers what can be done: show it in its folder, copy its NAS path, open the NAS's own
- * web page when the device record names one.
+ * offers what can be done: show it in its folder, copy its NAS path. (No "NAS's web page":
+ * neither the device record nor the NAS interface names one; see docs/app.md.)
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { OpenResult } from '../app/contract/shapes.js';
@@ -33,7 +33,6 @@ export function fileOpener(client: ContractClient, toast: (m: string, level?: 'i
       button('Copy NAS path', () => {
         navigator.clipboard.writeText(onNas.path).then(() => toast('NAS path copied.'), () => toast(`Could not copy; the path is ${onNas.path}`, 'error'));
       }, { id: 'on-nas-copy' }),
-      onNas.webUrl ? button('Open the NAS’s web page', () => { window.open(onNas.webUrl ?? '', '_blank', 'noopener'); }, { id: 'on-nas-web' }) : null,
       close);
     root.showModal();
     close.focus();

@@ -47,6 +47,8 @@ export const METHODS = {
   setUp: { args: setUpArgs, result: settingsView },
   /** Puts the current mirror aside (its state kept, its folder untouched) and asks again. */
   startNewMirror: { args: none, result: settingsView },
+  /** Puts the current mirror aside like startNewMirror, and brings back the one kept in `keptIn` (one of `previousMirrors`). */
+  reopenMirror: { args: obj({ keptIn: str({ min: 1, max: 4096 }) }), result: settingsView },
   /** Opens the mirror folder in the file manager. */
   openMirrorFolder: { args: none, result: none },
   /** Moves the mirror folder (renamed on disk, sync paused meanwhile); refused for a non-empty target. */
@@ -61,6 +63,11 @@ export const EVENTS = {
   status: appStatus,
   changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings'] as const) }),
   notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
+  /** A move of the mirror folder to another disk, while it copies (`main/mirror-move/`). */
+  mirrorMove: obj({
+    phase: oneOf(['counting', 'copying', 'verifying', 'switching', 'removing-old', 'done'] as const),
+    done: int(), total: int(), bytes: int(), totalBytes: int(),
+  }),
 } as const;
 
 export type Method = keyof typeof METHODS;

@@ -173,8 +173,8 @@ export type SetUpArgs = Infer<typeof setUpArgs>;
 /** What "Open" did: opened the file, or found a placeholder whose content lives on the NAS. */
 export const openResult = obj({
   opened: bool(),
-  /** Set when the file is a placeholder: its NAS path, and the NAS's own web page when known. */
-  onNas: opt(obj({ path: str({ max: 65_536 }), size: opt(int()), webUrl: nullable(str({ max: 4096 })) })),
+  /** Set when the file is a placeholder: its NAS path and size. (No web page: the device record names none, see docs/app.md.) */
+  onNas: opt(obj({ path: str({ max: 65_536 }), size: opt(int()) })),
 });
 export type OpenResult = Infer<typeof openResult>;
 

@@ -2,7 +2,8 @@
  * The engine side of the window contract for the app: one MirrorCore at a time (state
  * database, settings, offline index, session) behind stable handlers and one event hub, so
  * "Start a new mirror" can put the current mirror aside (state kept in previous/, mirror
- * folder untouched) and open a fresh one without the window reconnecting. The keychain and
+ * folder untouched) and open a fresh one, or "Reopen" one put aside earlier, without the
+ * window reconnecting. The keychain and
  * in-memory tokens outlive a swap.
  */
 import { mkdirSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
 import type { Core, CoreOptions } from './core-types.js';
 import { EventHub } from './event-hub.js';
 import { openMirrorCore, type MirrorCore } from './mirror-core.js';
-import { putMirrorAside } from './previous-mirrors.js';
+import { dropEmptyState, previousMirror, putMirrorAside, restoreMirror } from './previous-mirrors.js';
 import type { SessionDeps } from './session.js';
 
 export async function startCore(opts: CoreOptions & { demoObjects?: number; engine?: SessionDeps['engine'] }): Promise<Core> {
@@ -30,20 +31,28 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     return current;
   };
 
-  const startNewMirror = async (): Promise<Awaited<ReturnType<ContractHandlers['startNewMirror']>>> => {
+  /**
+   * Puts the current mirror aside (a state that holds none is dropped) and opens a fresh one
+   * that asks again ("Start a new mirror"), or the mirror kept in `reopen` ("Reopen").
+   */
+  const swapMirror = async (reopen?: string): Promise<Awaited<ReturnType<ContractHandlers['startNewMirror']>>> => {
     const old = await live();
     const s = old.settings();
-    if (s.source === 'none') return old.handlers.getSettings({});
+    if (s.source === 'none' && reopen === undefined) return old.handlers.getSettings({});
+    const back = reopen === undefined ? undefined : previousMirror(opts.dataDir, reopen); // checked before anything moves
     const run = (async () => {
       current = null;
       await old.close();
+      let carry: Parameters<typeof openMirrorCore>[0]['carry'];
       try {
-        putMirrorAside(opts.dataDir, { mirrorFolder: s.mirrorFolder, nas: s.source === 'embedded' ? 'the built-in demo NAS' : s.location });
-        opts.log.info('mirror put aside; starting a new one', { mirrorFolder: s.mirrorFolder });
+        if (s.source === 'none') dropEmptyState(opts.dataDir);
+        else putMirrorAside(opts.dataDir, { mirrorFolder: s.mirrorFolder, nas: s.source === 'embedded' ? 'the built-in demo NAS' : s.location });
+        opts.log.info('mirror put aside', { mirrorFolder: s.mirrorFolder, reopening: back?.keptIn });
+        if (back) restoreMirror(opts.dataDir, back);
+        else carry = { theme: s.theme, syncIntervalSec: s.syncIntervalSec, deleteThresholdCount: s.deleteThresholdCount, deleteThresholdPercent: s.deleteThresholdPercent, startAtLogin: s.startAtLogin };
       } finally {
-        // a fresh state (or, if the files could not move, the same one again): never no core
-        const { theme, syncIntervalSec, deleteThresholdCount, deleteThresholdPercent, startAtLogin } = s;
-        current = await openMirrorCore({ opts, hub, keychain, memoryTokens, carry: { theme, syncIntervalSec, deleteThresholdCount, deleteThresholdPercent, startAtLogin } });
+        // a fresh state, the one brought back (or, if the files could not move, the same one again): never no core
+        current = await openMirrorCore({ opts, hub, keychain, memoryTokens, ...(carry ? { carry } : {}) });
       }
     })();
     swapping = run.catch(() => undefined);
@@ -54,9 +63,13 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     hub.emit('changed', { what: 'conflicts' });
     return (await live()).handlers.getSettings({});
   };
+  const special: Partial<Record<Method, (args: never) => Promise<unknown>>> = {
+    startNewMirror: () => swapMirror(),
+    reopenMirror: ({ keptIn }: { keptIn: string }) => swapMirror(keptIn),
+  };
 
   const handlers = Object.fromEntries(METHOD_NAMES.map((m: Method) => [m,
-    m === 'startNewMirror' ? startNewMirror : async (args: never) => ((await live()).handlers[m] as (a: never) => Promise<unknown>)(args)])) as unknown as ContractHandlers;
+    special[m] ?? (async (args: never) => ((await live()).handlers[m] as (a: never) => Promise<unknown>)(args))])) as unknown as ContractHandlers;
 
   const idleStatus = (): AppStatus => ({
     connection: 'offline', endpoint: null, via: null, paused: false, mirrorMissing: false, walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },

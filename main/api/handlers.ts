@@ -101,6 +101,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     },
     setUp: async (args) => (d.settings.setUp ?? appOnly)(args),
     startNewMirror: async () => (d.settings.startNewMirror ?? appOnly)(),
+    reopenMirror: async () => appOnly(), // the app's core answers it (core.ts); "nas-mirror run" has no mirrors put aside
     moveMirror: async ({ to }) => (d.settings.moveMirror ?? appOnly)(to),
     ...organizeHandlers(d.index, engineOrThrow),
   };
@@ -115,7 +116,7 @@ async function openOrExplain(engine: Engine, d: HandlerDeps, id: string, path: s
   if (entry && entry.kind === 'file' && !entry.filled) {
     const names = d.store.pathOf(id);
     const size = d.store.get(id)?.size;
-    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${entry.rname}`, ...(size !== undefined ? { size } : {}), webUrl: null } };
+    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${entry.rname}`, ...(size !== undefined ? { size } : {}) } };
   }
   await d.desktop.open(path);
   return { opened: true };

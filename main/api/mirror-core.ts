@@ -262,7 +262,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     },
     async moveMirror(to) {
       const from = settings.read().mirrorFolder;
-      await withoutSession(() => moveMirrorFolder({ db, stateDir, from, to, mirrored: !unbound(), settings }));
+      await withoutSession(() => moveMirrorFolder({ db, stateDir, from, to, mirrored: !unbound(), settings, onProgress: (p) => hub.emit('mirrorMove', p) }));
       hub.emit('changed', { what: 'settings' });
       hub.emit('changed', { what: 'activity' });
       return view();

@@ -12,6 +12,8 @@ import { button, el, field, replace } from '../dom.js';
 import { fieldErrors, fieldOf, sentence } from '../field-errors.js';
 import { plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { moveProgress } from '../move-progress.js';
+import { previousMirrorsList } from '../previous-mirrors.js';
 
 export function applyTheme(theme: SettingsView['theme']): void {
   if (theme === 'system') document.documentElement.removeAttribute('data-theme');
@@ -53,6 +55,7 @@ export function settingsView(ctx: UiContext): View {
   const saved = el('span', { id: 'settings-saved', class: 'hint', role: 'status' });
   const newMirror = button('Start a new mirror…', () => confirmNewMirror(), { id: 'new-mirror' });
   const dialog = newMirrorDialog(ctx);
+  const previous = previousMirrorsList(ctx, 'settings-previous');
 
   const check = (c: HTMLInputElement, text: string): HTMLElement => el('div', { class: 'field check' }, c, el('label', { for: c.id }, text));
   const root = el('section', { class: 'view settings-view', 'aria-label': 'Settings' },
@@ -63,8 +66,8 @@ export function settingsView(ctx: UiContext): View {
         el('div', { class: 'row' }, signInButton), signInState,
         field('Or paste an access token', token, tokenState), errors.slot(token), el('div', { class: 'row' }, saveToken, forget)),
       el('fieldset', {}, el('legend', {}, 'Mirror'),
-        field('Mirror folder', mirror, 'Changing it moves the folder, with every placeholder and file in it, to the new place (an empty or new folder on the same disk).'),
-        errors.slot(mirror), el('div', { class: 'row' }, openMirror),
+        field('Mirror folder', mirror, 'Changing it moves the folder, with every placeholder and file in it, to the new place (an empty or new folder; on another disk it is copied, checked, then the old one removed).'),
+        errors.slot(mirror), moveProgress(ctx.client), el('div', { class: 'row' }, openMirror),
         field('Check the NAS every (seconds)', interval), errors.slot(interval), check(paused, 'Pause sync'),
         el('div', { class: 'row two' },
           el('div', {}, field('Hold deletes above (items)', thrCount), errors.slot(thrCount)),
@@ -74,13 +77,14 @@ export function settingsView(ctx: UiContext): View {
       el('div', { class: 'row' }, save, saved),
       el('fieldset', {}, el('legend', {}, 'Another NAS'),
         el('p', { class: 'hint' }, 'Mirror another NAS (or go from the demo to your own): the current mirror is put aside, nothing is lost.'),
-        el('div', { class: 'row' }, newMirror))),
+        el('div', { class: 'row' }, newMirror), previous.root)),
     dialog.root);
   root.querySelector('form')?.addEventListener('submit', (e) => { e.preventDefault(); void submit(); });
 
   let current: SettingsView | null = null;
   const show = (s: SettingsView): void => {
     current = s;
+    previous.show(s);
     save.disabled = false;
     source.value = s.source === 'none' ? 'embedded' : s.source;
     location.value = s.location;

@@ -48,7 +48,7 @@ export function storageView(ctx: UiContext): View {
     }));
     replace(total, `${formatSize(v.bytes)} in ${v.files.toLocaleString()} files under ${v.folder.path}`, el('span', { class: 'muted' }, ` · computed offline in ${v.computedMs} ms`));
     const rects = squarify(v.children.map((c) => c.bytes), { x: 0, y: 0, w: W, h: H });
-    const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Treemap of ${v.folder.path}` });
+    const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'group', 'aria-label': `Treemap of ${v.folder.path}` });
     v.children.forEach((c, i) => {
       const r = rects[i];
       if (!r) return;

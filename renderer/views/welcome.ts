@@ -7,8 +7,8 @@
 import type { SettingsView } from '../../app/contract/shapes.js';
 import { button, el, field, replace } from '../dom.js';
 import { fieldErrors, fieldOf, sentence, type FieldErrors } from '../field-errors.js';
-import { formatDate } from '../format.js';
 import { messageOf, type UiContext } from '../context.js';
+import { previousMirrorsList } from '../previous-mirrors.js';
 
 /**
  * "Sign in" (OAuth, issue 9): opens the NAS's login page for the NAS at `location()` (the
@@ -56,7 +56,7 @@ export function welcomeView(ctx: UiContext, done: () => void): Welcome {
   const connectBtn = button('Connect', () => void run('nas'), { id: 'setup-connect', class: 'primary' });
   const demoBtn = button('Try the demo', () => void run('demo'), { id: 'setup-demo', class: 'primary' });
   const busy = el('p', { id: 'setup-busy', class: 'hint', 'aria-live': 'polite' });
-  const previous = el('div', { id: 'setup-previous' });
+  const previous = previousMirrorsList(ctx, 'setup-previous');
   const signIn = signInControl(ctx, () => location.value.trim(), errors);
 
   const root = el('section', { class: 'welcome', id: 'welcome', 'aria-labelledby': 'welcome-title', hidden: true },
@@ -80,7 +80,7 @@ export function welcomeView(ctx: UiContext, done: () => void): Welcome {
       field('Mirror folder', mirror, 'Where the placeholders go: an empty or new folder. You can move it later in Settings.'),
       errors.slot(mirror)),
     busy,
-    previous);
+    previous.root);
   root.querySelector('form')?.addEventListener('submit', (e) => { e.preventDefault(); void run('nas'); });
 
   const run = async (choice: 'demo' | 'nas'): Promise<void> => {
@@ -115,10 +115,7 @@ export function welcomeView(ctx: UiContext, done: () => void): Welcome {
       // the engine stored a sign-in for the NAS typed here (it says so with `changed: settings`)
       if (signIn.pending()) { signIn.done(); void run('nas'); }
       if (entering || !mirror.value) { mirror.value = s.newMirrorFolder; errors.clear(); replace(busy, ''); }
-      replace(previous, s.previousMirrors.length === 0 ? null : el('div', { class: 'previous' },
-        el('h3', {}, 'Earlier mirrors (kept)'),
-        el('ul', {}, ...s.previousMirrors.map((p) => el('li', {},
-          el('span', { class: 'entry-path' }, p.mirrorFolder), ` — ${p.nas}, put aside ${formatDate(p.at)}. Its state is kept in `, el('code', {}, p.keptIn), '.')))));
+      previous.show(s);
     },
   };
 }

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeBothThemes } from './a11y.js';
 import { ARTIFACTS, servicePatch, serviceSearch, startRig, until, type Rig } from './harness.js';
 
 /** expect.poll with a deadline that tolerates a loaded machine (it asserts nothing about speed). */
@@ -83,7 +84,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     }
     await page.fill('#search-input', q);
     await poll(async () => page.locator('#results li').count()).toBe(expected.matches.length);
-    await page.locator('#results li').first().getByRole('button', { name: /^Reveal/ }).click();
+    await page.locator('#results li').first().locator('.act', { hasText: 'Reveal' }).click();
     await until(() => rig.app.opened.length > 0, 'reveal recorded');
     expect(rig.app.opened[0]).toMatchObject({ what: 'reveal' });
     expect(rig.app.opened[0]!.path.startsWith(rig.mirror)).toBe(true);
@@ -130,6 +131,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     expect(await page.locator('#on-nas-path').textContent()).toMatch(new RegExp(`^/.*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('on-nas-close');
     await page.screenshot({ path: join(ARTIFACTS, 'on-nas.png') });
+    expect(await axeBothThemes(page)).toEqual([]);
     expect(rig.app.opened.length).toBe(before);
     await page.click('#on-nas-reveal');
     await until(() => rig.app.opened.length > before, 'reveal recorded');
@@ -205,6 +207,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.fill('#activity-search', '');
     await page.selectOption('#activity-filter', 'all');
     await shot('activity');
+    expect(await axeBothThemes(page)).toEqual([]);
     // narrow (380 px): nothing scrolls sideways
     await page.setViewportSize({ width: 380, height: 700 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(380);
@@ -240,6 +243,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await poll(() => page.locator('#conflict-count').textContent()).toBe('2');
     await poll(() => page.locator('#conflicts tbody tr').count()).toBe(2);
     await shot('conflicts');
+    expect(await axeBothThemes(page)).toEqual([]);
     const rowOf = (name: string) => page.locator('#conflicts tbody tr', { hasText: `Mine ${name}` });
     // headers, the original name, a button pair per row
     expect(await page.locator('#conflicts thead th').allTextContents()).toEqual(['Select', 'Your change', 'On the NAS', 'When', 'Actions']);
@@ -265,6 +269,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await tab('Conflicts').click();
     await poll(() => page.locator('#held tbody tr').count()).toBeGreaterThan(0);
     await shot('held-deletes');
+    expect(await axeBothThemes(page)).toEqual([]);
     expect(await page.locator('#held thead th').allTextContents()).toEqual(['Select', 'Deleted here', 'Size', 'Since', 'Actions']);
     expect(await page.locator('#held tbody tr .name').first().textContent()).toBe(dir);
     await page.check('#held-all');
@@ -284,6 +289,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     expect(await page.locator('#held-confirm-title').textContent()).toMatch(new RegExp(`^Delete (“${dir}” and the \\d+ items in it|\\d+ entries \\(\\d+ items in all\\)) from the NAS\\?$`));
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('held-confirm-no');
     await shot('held-confirm');
+    expect(await axeBothThemes(page)).toEqual([]);
     await page.click('#held-confirm-no');
     await poll(() => page.locator('#held-confirm').isVisible()).toBe(false);
     expect(rig.svc.admin.get(id)).toBeDefined();

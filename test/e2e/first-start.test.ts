@@ -5,7 +5,7 @@
  * with a pasted token connects; "Start a new mirror" says what happens, puts the mirror
  * aside (its folder untouched, its state kept) and asks again; the demo then works.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -17,7 +17,7 @@ import { noLoginItem } from '../../main/settings/autostart.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
 import { startTestService, type TestService } from '../../server/testing.js';
-import { a11yProblems } from './a11y.js';
+import { a11yProblems, axeBothThemes, axeViolations } from './a11y.js';
 import { ARTIFACTS, launchChromium, until } from './harness.js';
 
 const poll = <T>(fn: () => T | Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout, interval: 50 });
@@ -52,7 +52,7 @@ const errorAt = (id: string) => page.locator(`#${id}-error`).textContent();
 describe('first start', () => {
   it('asks: Connect your NAS, or Try the demo (nothing mirrored, no tabs yet)', async () => {
     await poll(() => page.locator('#welcome').isVisible()).toBe(true);
-    expect(await page.locator('#welcome h2').textContent()).toBe('Welcome to NAS Mirror');
+    expect(await page.locator('#welcome > h2').textContent()).toBe('Welcome to NAS Mirror');
     expect(await page.locator('#setup-nas h3').textContent()).toBe('Connect your NAS');
     expect(await page.locator('#setup-demo').textContent()).toBe('Try the demo');
     expect(await page.locator('nav.tabs').isVisible()).toBe(false);
@@ -98,9 +98,10 @@ describe('first start', () => {
     expect(existsSync(join(process.cwd(), 'relative'))).toBe(false);
     expect((await core.handlers.getSettings({})).source).toBe('none');
     await page.screenshot({ path: join(ARTIFACTS, 'welcome-errors.png') });
-    // the welcome, errors shown, in both themes: controls named, contrast, unique ids
+    // the welcome, errors shown, in both themes: axe-core (WCAG 2 A, AA) and our own checks
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
+      expect(await axeViolations(page)).toEqual([]);
       expect(await a11yProblems(page)).toEqual([]);
     }
     await page.emulateMedia({ colorScheme: 'light' });
@@ -151,5 +152,40 @@ describe('first start', () => {
     expect((await core.handlers.getSettings({})).source).toBe('embedded');
     await page.fill('#search-input', 'rome');
     await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a mirror put aside is listed in Settings with its NAS and folder, and "Reopen" brings it back (the current one put aside the same way)', async () => {
+    const before = await core.handlers.getSettings({});
+    const mine = join(elsewhere, 'My NAS');
+    await page.click('#tab-settings');
+    await poll(() => page.locator('#settings-previous li').count()).toBe(1);
+    const row = page.locator('#settings-previous li').first();
+    expect(await row.textContent()).toContain(mine);
+    expect(await row.textContent()).toContain(before.previousMirrors[0]!.nas);
+    await row.getByRole('button', { name: `Reopen the mirror of ${before.previousMirrors[0]!.nas} in ${mine}` }).click();
+    // asks first, saying what happens to the current mirror
+    await poll(() => page.locator('#settings-previous-confirm').isVisible()).toBe(true);
+    expect(await page.locator('#settings-previous-confirm-body').textContent()).toContain(`The current mirror (${before.mirrorFolder}) is put aside first`);
+    expect(await axeBothThemes(page)).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'reopen.png') });
+    await page.click('#settings-previous-confirm-yes');
+    await poll(async () => (await core.handlers.getSettings({})).mirrorFolder, 60_000).toBe(mine);
+    expect((await core.handlers.getSettings({})).source).toBe('device-record');
+    await poll(() => page.locator('#conn-badge').textContent(), 60_000).toBe('Online');
+    await poll(() => page.inputValue('#set-mirror')).toBe(mine);
+    // the demo mirror is the one put aside now; the one reopened left previous/
+    const prev = readdirSync(join(dataDir, 'previous'));
+    expect(prev).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(dataDir, 'previous', prev[0]!, 'about.json'), 'utf8'))).toMatchObject({ nas: 'the built-in demo NAS', mirrorFolder: before.mirrorFolder });
+    await poll(() => page.locator('#settings-previous li').textContent()).toContain('the built-in demo NAS');
+    expect(existsSync(before.mirrorFolder)).toBe(true); // its folder untouched
+    // it carries on: its offline index is back, and sync runs against its NAS
+    await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null && !core.status().walk.running, 'the reopened mirror synced', 60_000);
+    await page.click('#tab-search');
+    await page.fill('#search-input', 'img');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    // a made-up folder is refused, and nothing moves
+    await expect(core.handlers.reopenMirror({ keptIn: join(dataDir, 'previous', '..') })).rejects.toThrow(/no mirror put aside/);
+    expect(readdirSync(join(dataDir, 'previous'))).toEqual(prev);
   }, 120_000);
 });
