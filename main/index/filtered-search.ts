@@ -7,7 +7,7 @@
  * A token may lead to an empty last page (the filters are not run ahead to know).
  */
 import { AppError } from '../../app/errors.js';
-import { parseFilters, passes, type Filter } from '../../app/filters/filters.js';
+import { parseFilters, passes, quoteOperator, type Filter } from '../../app/filters/filters.js';
 import type { SearchPage } from '../../app/model/remote-object.js';
 import {
   DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCodePoints, decodeSearchToken, encodeSearchToken, parseQuery, type DocMatch,
@@ -38,7 +38,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
   const inFolders = filters.flatMap((f) => {
     if (f.op !== 'in') return [];
     const id = facts.folderAt(f.path);
-    if (id === undefined) throw bad(`in:"${f.path}": no such folder in the mirror`);
+    if (id === undefined) throw bad(`${quoteOperator('in', f.path)}: no such folder in the mirror`);
     return [id];
   });
   const under = (id: string, folder: string): boolean => facts.isUnder(id, folder);
