@@ -27,6 +27,15 @@ const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400
 /** Objects by name for operator-only queries, cached per facts version. */
 const byNameCache = new WeakMap<ObjectFacts, { version: number; ids: string[] }>();
 
+/**
+ * Resolves once `searchFiltered(index, q)` will not build the object facts in one blocking
+ * pass: when `q` has operators, the facts are built in chunks that yield to the event loop.
+ */
+export async function filtersReady(index: OfflineIndex, q: string): Promise<void> {
+  const parsed = parseFilters(q);
+  if (parsed.ok && parsed.query.filters.length > 0) await index.factsReady();
+}
+
 export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts = {}): FilteredPage {
   const parsed = parseFilters(q);
   if (!parsed.ok) throw bad(parsed.message);
