@@ -18,7 +18,7 @@ export class FactsKeeper {
   private facts: ObjectFacts | undefined;
   private building: { rootId: string; done: Promise<ObjectFacts>; pending: RemoteChange[] } | undefined;
 
-  constructor(private readonly store: MirrorStore, private readonly chunk = 20_000) {}
+  constructor(private readonly store: MirrorStore, private readonly chunk = 5_000) {}
 
   private rootId(): string {
     return this.store.root()?.id ?? 'root';

@@ -61,7 +61,7 @@ export class ObjectFacts {
    * JSON in JS was 3x slower). Same result as factOf. Rows changed between chunks may be
    * read in either state: the caller replays the changes of that time (FactsKeeper).
    */
-  static *building(store: MirrorStore, chunk = 20_000): Generator<number, ObjectFacts> {
+  static *building(store: MirrorStore, chunk = 5_000): Generator<number, ObjectFacts> {
     const f = new ObjectFacts(store.root()?.id ?? 'root');
     const stmt = store.db.prepare(`SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
       json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw(true);

@@ -13,7 +13,7 @@ import { KINDS, type Fact, type ObjectKind } from '../../app/filters/facts.js';
 import type { StorageView } from '../../app/contract/organize-shapes.js';
 import { AppError } from '../../app/errors.js';
 import type { ObjectFacts } from '../index/object-facts.js';
-import { folderViewSteps, type Totals } from './folder-view.js';
+import { folderViewSteps, timeSlice, type Totals } from './folder-view.js';
 
 const KIND_INDEX = new Map<ObjectKind, number>(KINDS.map((k, i) => [k, i]));
 
@@ -24,8 +24,8 @@ function fileDelta(x: Fact): Totals {
   return { bytes: x.size, files: 1, kinds, kindFiles };
 }
 
-/** Objects handled between two yields to the event loop. */
-const STEP = 50_000;
+/** How long a pass may hold the event loop before it yields (ms; checked every 1,024 objects). */
+const SLICE_MS = 20;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Runs a stepwise computation to its end, now. */
@@ -48,7 +48,12 @@ export class StorageAggregates {
   private views = new Map<string, StorageView>();
 
   /** `facts` builds them in one go when needed; `ready` in chunks (the engine's way; defaults to `facts`). */
-  constructor(private readonly facts: () => ObjectFacts, private readonly ready: () => Promise<ObjectFacts> = async () => facts()) {}
+  constructor(
+    private readonly facts: () => ObjectFacts,
+    private readonly ready: () => Promise<ObjectFacts> = async () => facts(),
+    /** How long one slice of a pass may hold the event loop (0: yield every 1,024 objects, for tests). */
+    private readonly sliceMs = SLICE_MS,
+  ) {}
 
   /** Totals for the current facts, computed in one go when they are not. */
   private fresh(): ObjectFacts {
@@ -71,7 +76,7 @@ export class StorageAggregates {
 
   /**
    * Subtree totals of every folder (the root included), one pass: each file onto its
-   * folder, then each folder onto its parent, deepest first. Yields every STEP objects.
+   * folder, then each folder onto its parent, deepest first. Yields every `sliceMs`.
    */
   private *computing(f: ObjectFacts): Generator<void, Map<string, Totals>> {
     const totals = new Map<string, Totals>();
@@ -82,7 +87,7 @@ export class StorageAggregates {
     };
     entry(f.rootId);
     const folders: { id: string; parent: string; depth: number }[] = [];
-    let n = 0;
+    const slice = timeSlice(this.sliceMs);
     for (const x of f.byId.values()) {
       if (x.kind === 'folder') {
         entry(x.id);
@@ -91,7 +96,7 @@ export class StorageAggregates {
         const t = entry(x.parent), k = KIND_INDEX.get(x.kind)!;
         t.bytes += x.size; t.files++; t.kinds[k]! += x.size; t.kindFiles[k]!++;
       }
-      if (++n % STEP === 0) yield;
+      if (slice()) yield;
     }
     const depth = new Map<string, number>([[f.rootId, 0]]);
     const depthOf = (id: string): number => {
@@ -106,9 +111,10 @@ export class StorageAggregates {
       for (let i = chain.length - 1; i >= 0; i--) depth.set(chain[i]!, ++d);
       return depth.get(id)!;
     };
-    for (const x of folders) x.depth = depthOf(x.id);
+    for (const x of folders) { x.depth = depthOf(x.id); if (slice()) yield; }
     folders.sort((a, b) => b.depth - a.depth);
     for (const x of folders) {
+      if (slice()) yield;
       const from = totals.get(x.id)!, to = entry(x.parent);
       to.bytes += from.bytes; to.files += from.files;
       for (let k = 0; k < KINDS.length; k++) { to.kinds[k]! += from.kinds[k]!; to.kindFiles[k]! += from.kindFiles[k]!; }
@@ -166,7 +172,7 @@ export class StorageAggregates {
     const id = this.idOf(f, folderId);
     const cached = this.views.get(id);
     if (cached) return cached;
-    return this.keep(f, id, f.version, runNow(folderViewSteps(f, id, this.totalsAt(id), this.totals, STEP)), t0);
+    return this.keep(f, id, f.version, runNow(folderViewSteps(f, id, this.totalsAt(id), this.totals, this.sliceMs)), t0);
   }
 
   /** The same view, every pass in chunks that yield to the event loop (the engine's way). */
@@ -177,7 +183,7 @@ export class StorageAggregates {
     const cached = this.views.get(id);
     if (cached) return cached;
     const version = f.version;
-    const v = await runYielding(folderViewSteps(f, id, this.totalsAt(id), this.totals, STEP));
+    const v = await runYielding(folderViewSteps(f, id, this.totalsAt(id), this.totals, this.sliceMs));
     // changed meanwhile: answered as read, not kept (the next open computes it again)
     return f.version === version && f === this.of ? this.keep(f, id, version, v, t0) : { ...v, computedMs: ms(t0) };
   }

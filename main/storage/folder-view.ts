@@ -2,8 +2,8 @@
  * The storage view of one folder from the facts and the subtree totals (aggregates.ts):
  * its children by size, totals by kind, and one pass over its subtree for the years, the
  * largest files and the duplicates (same name AND size, biggest reclaimable first). The pass
- * is a generator that yields every `step` objects, so the engine can run it without holding
- * the event loop; objects that vanish mid-pass are skipped.
+ * is a generator that yields once it has run `sliceMs`, so the engine can run it without
+ * holding the event loop; objects that vanish mid-pass are skipped.
  */
 import { KINDS } from '../../app/filters/facts.js';
 import type { StorageView } from '../../app/contract/organize-shapes.js';
@@ -16,7 +16,20 @@ const CHILDREN_MAX = 2000;
 const LARGEST = 50;
 const DUPLICATES = 50;
 
-export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals: ReadonlyMap<string, Totals>, step: number): Generator<void, StorageView> {
+/** True once `ms` have passed since the last time it said true (looks at the clock every 1,024 calls). */
+export function timeSlice(ms: number): () => boolean {
+  let n = 0, since = performance.now();
+  return () => {
+    if ((++n & 1023) !== 0) return false;
+    const now = performance.now();
+    if (now - since < ms) return false;
+    since = now;
+    return true;
+  };
+}
+
+export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals: ReadonlyMap<string, Totals>, sliceMs: number): Generator<void, StorageView> {
+  const slice = timeSlice(sliceMs);
   const children = f.children(id).flatMap((c) => {
     const x = f.get(c);
     if (!x) return [];
@@ -28,8 +41,8 @@ export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals:
   // duplicates: grouped by size first (a number key, no string built per file), by name only among equal sizes
   const bySize = new Map<number, string | string[]>();
   const stack = f.children(id);
-  for (let n = 1; stack.length; n++) {
-    if (n % step === 0) yield;
+  while (stack.length) {
+    if (slice()) yield;
     const x = f.get(stack.pop()!);
     if (!x) continue;
     if (x.kind === 'folder') { for (const c of f.children(x.id)) stack.push(c); continue; }
@@ -50,6 +63,7 @@ export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals:
   }
   const groups: { name: string; bytes: number; ids: string[] }[] = [];
   for (const [size, ids] of bySize) {
+    if (slice()) yield;
     if (typeof ids === 'string') continue;
     const byName = new Map<string, string[]>();
     for (const i of ids) {
