@@ -3,7 +3,6 @@
 // `electronDist` (an `electron` executable stub plus resources/), since Electron's binary
 // cannot be downloaded on this machine, and no native rebuild (it would download headers).
 // On a machine with internet, `npm run dist` builds the real installers instead.
-// `--out DIR` packages into DIR instead of release/ (test/release-workflow.test.ts).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +19,5 @@ if (!existsSync(exe)) {
 }
 writeFileSync(join(stub, 'version'), JSON.parse((await import('node:fs')).readFileSync(join(ROOT, 'node_modules', 'electron', 'package.json'), 'utf8')).version);
 const bin = join(ROOT, 'node_modules', '.bin', 'electron-builder');
-const at = process.argv.indexOf('--out');
-const out = at >= 0 && process.argv[at + 1] ? [`-c.directories.output=${resolve(process.argv[at + 1])}`] : [];
-const r = spawnSync(bin, ['--linux', 'dir', '--config', 'electron-builder.yml', `-c.electronDist=${stub}`, '-c.npmRebuild=false', ...out, '--publish', 'never'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ELECTRON_BUILDER_OFFLINE: '1' } });
+const r = spawnSync(bin, ['--linux', 'dir', '--config', 'electron-builder.yml', `-c.electronDist=${stub}`, '-c.npmRebuild=false', '--publish', 'never'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ELECTRON_BUILDER_OFFLINE: '1' } });
 process.exit(r.status ?? 1);
