@@ -108,11 +108,14 @@ describe('search operators narrow the service answer offline', () => {
       const text = pick(r, ['a', 'holiday', 'img', 'e', 'o', '']);
       const q = `${text} ${a} ${b}`.trim();
       const limit = 1 + Math.floor(r() * 15);
-      const got = (await allPages((t) => {
-        const p = searchFiltered(m.opened.index, q, { limit, pageToken: t });
+      // both ways: candidates read and filtered (fewMax 0), and the text matched on the few that pass the filters
+      const [few, viaCandidates] = await Promise.all([undefined, 0].map(async (fewMax) => (await allPages((t) => {
+        const p = searchFiltered(m.opened.index, q, { limit, pageToken: t, ...(fewMax === undefined ? {} : { fewMax }) });
         expect(p.offlineOnly).toBe(true);
         return p;
-      })).flatMap((p) => p.matches.map((x) => x.file.id));
+      })).flatMap((p) => p.matches)));
+      expect(few, q).toEqual(viaCandidates); // same objects, order and fragments
+      const got = few!.map((x) => x.file.id);
       let want: string[];
       if (text) {
         const online = await allPages((t) => m.client.searchText(text, { limit: 1000, pageToken: t }));
