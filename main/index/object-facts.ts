@@ -148,7 +148,21 @@ export class ObjectFacts {
     if (changes.length) this.version++;
   }
 
+  /** One copy of the strings many facts share (parent ids, extensions, cameras): less heap for the collector to walk. */
+  private readonly strings = new Map<string, string>();
+
+  private shared(s: string): string {
+    if (s === '') return s;
+    const have = this.strings.get(s);
+    if (have !== undefined) return have;
+    this.strings.set(s, s);
+    return s;
+  }
+
   private put(f: Fact): void {
+    f.parent = this.shared(f.parent);
+    f.ext = this.shared(f.ext);
+    f.camera = this.shared(f.camera);
     this.remove(f.id);
     this.byId.set(f.id, f);
     let s = this.kids.get(f.parent);
