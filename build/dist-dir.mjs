@@ -9,7 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const stub = join(ROOT, 'node_modules', '.cache', 'nas-mirror-electron-stub');
+// in the checkout, not in node_modules (which may be shared between checkouts)
+const stub = join(ROOT, '.cache', 'nas-mirror-electron-stub');
 mkdirSync(join(stub, 'resources'), { recursive: true });
 const exe = join(stub, 'electron');
 if (!existsSync(exe)) {

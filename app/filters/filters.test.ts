@@ -1,7 +1,8 @@
 /** Parsing search operators: plain text left untouched, quotes respected, clear errors. */
 import { describe, expect, it } from 'vitest';
 import { dayOf, factOf, kindOfMime } from './facts.js';
-import { describeFilter, parseFilters, passes, withoutFilter } from './filters.js';
+import fc from 'fast-check';
+import { describeFilter, parseFilters, passes, quoteOperator, withoutFilter } from './filters.js';
 
 const parse = (q: string) => {
   const p = parseFilters(q);
@@ -34,6 +35,26 @@ describe('parseFilters', () => {
     const q = 'a ext:jpg b kind:photo';
     expect(withoutFilter(q, parse(q), 0)).toBe('a b kind:photo');
     expect(withoutFilter(q, parse(q), 1)).toBe('a ext:jpg b');
+  });
+
+  it('reads back any folder path it quoted: ", \\, spaces, non-ASCII, leading and trailing spaces', () => {
+    const names = ['say "hi"', 'back\\slash', 'ends with \\', '"', '\\"', 'two  spaces', ' padded ', 'Fotos ÄÖÜ', '写真 2019', 'emoji 📷', 'in:"x"', 'ext:jpg'];
+    for (const name of names) {
+      const q = `holiday ${quoteOperator('in', `Photos/${name}`)} ext:jpg`;
+      const p = parse(q);
+      expect(p.filters.map((f) => f.op), q).toEqual(['in', 'ext']);
+      expect(p.filters[0], q).toMatchObject({ op: 'in', path: `Photos/${name}` });
+      expect(p.text).toBe('holiday');
+      expect(withoutFilter(q, p, 0)).toBe('holiday ext:jpg');
+    }
+    expect(quoteOperator('in', 'a "b" \\c')).toBe('in:"a \\"b\\" \\\\c"');
+    // typed by hand: a backslash before anything else is kept
+    expect(parse('in:"C:\\Photos"').filters[0]).toMatchObject({ path: 'C:\\Photos' });
+    fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => !s.includes('/') && !s.includes('\0')), { minLength: 1, maxLength: 4 }), (segs) => {
+      const path = segs.join('/');
+      const p = parseFilters(`x ${quoteOperator('in', path)} y`);
+      return p.ok && p.query.text.replace(/\s+/gu, ' ') === 'x y' && p.query.filters[0]!.op === 'in' && (p.query.filters[0] as { path: string }).path === path;
+    }));
   });
 
   it('says what is wrong', () => {

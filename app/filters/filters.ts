@@ -66,9 +66,9 @@ export function parseFilters(q: string): FilterParse {
     j = i + m[0].length;
     let value: string;
     if (q[j] === '"') {
-      const end = q.indexOf('"', j + 1);
-      value = q.slice(j + 1, end < 0 ? q.length : end);
-      j = end < 0 ? q.length : end + 1;
+      const r = readQuoted(q, j);
+      value = r.value;
+      j = r.end;
     } else {
       const start = j;
       while (j < q.length && !/\s/u.test(q[j]!)) j++;
@@ -87,6 +87,30 @@ export function parseFilters(q: string): FilterParse {
   return { ok: true, query: { text: filters.length ? text : q, filters, spans } };
 }
 
+/**
+ * An operator's quoted value starting at the `"` at `from`: `\"` stands for `"` and `\\` for
+ * `\` (any other `\x` is kept as typed, so Windows-looking paths still read); an unclosed quote
+ * runs to the end. `end` is the index just past the closing quote.
+ */
+function readQuoted(q: string, from: number): { value: string; end: number } {
+  let value = '';
+  let j = from + 1;
+  while (j < q.length && q[j] !== '"') {
+    if (q[j] === '\\' && (q[j + 1] === '"' || q[j + 1] === '\\')) j++;
+    value += q[j];
+    j++;
+  }
+  return { value, end: Math.min(j + 1, q.length) };
+}
+
+/**
+ * An operator with its value quoted so `parseFilters` reads it back exactly, whatever the value
+ * holds (spaces, `"`, `\`, any script): `quoteOperator('in', 'a "b"')` is `in:"a \"b\""`.
+ */
+export function quoteOperator(op: Operator, value: string): string {
+  return `${op}:"${value.replace(/["\\]/gu, (c) => `\\${c}`)}"`;
+}
+
 /** The query with the operator at `index` (in `spans` order) taken out. */
 export function withoutFilter(q: string, query: FilteredQuery, index: number): string {
   const s = query.spans[index];
@@ -96,7 +120,9 @@ export function withoutFilter(q: string, query: FilteredQuery, index: number): s
 
 function parseOne(op: Operator, value: string, raw: string): Filter | string {
   const v = value.trim();
-  if (v === '') return `${op}: needs a value (for example ${EXAMPLES[op]})`;
+  if (v === '' && (op !== 'in' || value === '')) return `${op}: needs a value (for example ${EXAMPLES[op]})`;
+  // a folder name may be or begin or end with spaces: the path is taken as written, not trimmed
+  if (op === 'in') return { op, raw, path: value.split('/').filter((s) => s !== '').join('/') };
   switch (op) {
     case 'ext': return { op, raw, exts: v.split(/[|,]/).map((e) => e.replace(/^\./, '').toLowerCase()).filter((e) => e !== '') };
     case 'kind': {
@@ -108,7 +134,6 @@ function parseOne(op: Operator, value: string, raw: string): Filter | string {
       }
       return { op, raw, kinds };
     }
-    case 'in': return { op, raw, path: v.split('/').filter((s) => s !== '').join('/') };
     case 'camera': return { op, raw, text: foldCase(v) };
     case 'size': return sizeFilter(v, raw);
     case 'date': return dateFilter(v, raw);

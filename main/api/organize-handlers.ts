@@ -19,12 +19,13 @@ const aggregates = new WeakMap<OfflineIndex, StorageAggregates>();
 /** The storage aggregates of an index (one per index, kept across calls). */
 export function storageOf(index: OfflineIndex): StorageAggregates {
   let a = aggregates.get(index);
-  if (!a) aggregates.set(index, (a = new StorageAggregates(() => index.facts())));
+  if (!a) aggregates.set(index, (a = new StorageAggregates(() => index.facts(), () => index.factsReady())));
   return a;
 }
 
 /** Plans again from the mirror as it is now, then enqueues under the engine's lock. */
 export async function applyOrganize(engine: Engine, index: OfflineIndex, args: OrganizeArgs): Promise<OrganizeOutcome> {
+  await index.factsReady();
   const items = itemsOf(index, buildPlan(index, args));
   if (items.length === 0) throw new AppError('BadRequest', 'nothing to change: every item is unchanged or flagged in the preview');
   const out = await engine.locked(() => enqueueBatch(engine.core, { q: args.q, rename: args.rename || null, move: args.move || null }, items));
@@ -35,8 +36,9 @@ export async function applyOrganize(engine: Engine, index: OfflineIndex, args: O
 
 export function organizeHandlers(index: () => OfflineIndex, engine: () => Engine): OrganizeHandlers {
   return {
-    organizePreview: async (args) => buildPlan(index(), args),
+    // the facts are built in chunks that yield to the event loop (seconds at 1M objects), then kept
+    organizePreview: async (args) => { await index().factsReady(); return buildPlan(index(), args); },
     organizeApply: async (args) => applyOrganize(engine(), index(), args),
-    storage: async ({ folderId }) => storageOf(index()).view(folderId),
+    storage: async ({ folderId }) => storageOf(index()).viewReady(folderId),
   };
 }

@@ -6,7 +6,7 @@
 import type { ListResult, SearchResult } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import { isFolder } from '../../app/model/remote-object.js';
-import { searchFiltered } from '../index/filtered-search.js';
+import { filtersReady, searchFiltered } from '../index/filtered-search.js';
 import type { OfflineIndex } from '../index/offline-index.js';
 import type { MirrorStore } from '../mirror/store.js';
 
@@ -18,8 +18,9 @@ export function folderPath(store: MirrorStore, folderId: string): string {
   return names === undefined ? '(unknown)' : `/${names.join('/')}`;
 }
 
-export function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string): SearchResult {
+export async function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string): Promise<SearchResult> {
   // operators (ext:, kind:, in:, size:, date:, camera:) narrow the service's answer offline
+  await filtersReady(index, q); // the first one builds the object facts in chunks, never blocking the loop
   const page = searchFiltered(index, q, { limit, pageToken });
   const paths = new Map<string, string>();
   return {

@@ -1,7 +1,8 @@
 /**
  * The facts of every mirrored object (app/filters/facts.ts) in memory, by id: built once
- * from the mirror store on first use (one pass over the stored JSON) and then kept up to
- * date by the same change batches that update the offline index. `version` moves with each
+ * from the mirror store on first use (one pass over the stored JSON, in chunks: see
+ * facts-keeper.ts) and then kept up to date by the same change batches that update the
+ * offline index. `version` moves with each
  * batch, so derived views (storage totals, name order) know when their cache is stale.
  * Used by the search filters and the storage view; never by the plain text search.
  */
@@ -20,6 +21,22 @@ export interface FactListener {
   gone(before: Fact): void;
 }
 
+type FactRow = [number, string, string, string, string, unknown, unknown, unknown, unknown, string | null, string | null];
+
+function factOfRow(r: FactRow): Fact {
+  const [, id, parentID, name, mimeType, size, extension, mTime, date, cameraMake, cameraModel] = r;
+  const o = { id, parentID, name, mimeType, mTime, eTag: '', cTime: '', hidden: 'none' } as RemoteObject;
+  if (typeof size === 'number') o.size = size;
+  if (typeof extension === 'string') o.extension = extension;
+  if (typeof date === 'string' || cameraMake !== null || cameraModel !== null) {
+    o.image = {};
+    if (typeof date === 'string') o.image.date = date;
+    if (cameraMake !== null) o.image.cameraMake = cameraMake;
+    if (cameraModel !== null) o.image.cameraModel = cameraModel;
+  }
+  return factOf(o);
+}
+
 export class ObjectFacts {
   readonly byId = new Map<string, Fact>();
   private kids = new Map<string, Set<string>>();
@@ -29,27 +46,32 @@ export class ObjectFacts {
   private constructor(readonly rootId: string) {}
 
   /**
-   * One pass over the mirror table, reading only the fields facts need (json_extract in
-   * SQLite: parsing each object's whole JSON in JS was 3x slower). Same result as factOf.
+   * One pass over the mirror table in one go (the command line, tests). The engine uses
+   * `building` (via FactsKeeper) so the event loop is never held for more than a chunk.
    */
   static build(store: MirrorStore): ObjectFacts {
+    const steps = ObjectFacts.building(store);
+    for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+  }
+
+  /**
+   * The same pass in chunks of `chunk` rows (rowid order, each chunk its own query, so no
+   * statement stays open between chunks): yields after each chunk, returns the facts.
+   * Reads only the fields facts need (json_extract in SQLite: parsing each object's whole
+   * JSON in JS was 3x slower). Same result as factOf. Rows changed between chunks may be
+   * read in either state: the caller replays the changes of that time (FactsKeeper).
+   */
+  static *building(store: MirrorStore, chunk = 5_000): Generator<number, ObjectFacts> {
     const f = new ObjectFacts(store.root()?.id ?? 'root');
-    const rows = store.db.prepare(`SELECT id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
-      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects`).raw(true);
-    for (const r of rows.iterate() as IterableIterator<[string, string, string, string, unknown, unknown, unknown, unknown, string | null, string | null]>) {
-      const [id, parentID, name, mimeType, size, extension, mTime, date, cameraMake, cameraModel] = r;
-      const o = { id, parentID, name, mimeType, mTime, eTag: '', cTime: '', hidden: 'none' } as RemoteObject;
-      if (typeof size === 'number') o.size = size;
-      if (typeof extension === 'string') o.extension = extension;
-      if (typeof date === 'string' || cameraMake !== null || cameraModel !== null) {
-        o.image = {};
-        if (typeof date === 'string') o.image.date = date;
-        if (cameraMake !== null) o.image.cameraMake = cameraMake;
-        if (cameraModel !== null) o.image.cameraModel = cameraModel;
-      }
-      f.put(factOf(o));
+    const stmt = store.db.prepare(`SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
+      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw(true);
+    for (let after = 0; ;) {
+      const rows = stmt.all(after, chunk) as FactRow[];
+      for (const r of rows) f.put(factOfRow(r));
+      if (rows.length < chunk) return f;
+      after = rows[rows.length - 1]![0];
+      yield f.byId.size;
     }
-    return f;
   }
 
   get size(): number {
@@ -126,7 +148,21 @@ export class ObjectFacts {
     if (changes.length) this.version++;
   }
 
+  /** One copy of the strings many facts share (parent ids, extensions, cameras): less heap for the collector to walk. */
+  private readonly strings = new Map<string, string>();
+
+  private shared(s: string): string {
+    if (s === '') return s;
+    const have = this.strings.get(s);
+    if (have !== undefined) return have;
+    this.strings.set(s, s);
+    return s;
+  }
+
   private put(f: Fact): void {
+    f.parent = this.shared(f.parent);
+    f.ext = this.shared(f.ext);
+    f.camera = this.shared(f.camera);
     this.remove(f.id);
     this.byId.set(f.id, f);
     let s = this.kids.get(f.parent);

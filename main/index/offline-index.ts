@@ -15,7 +15,8 @@ import {
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
 import { docOf, type EnginePage, type SearchEngine } from './engine.js';
-import { ObjectFacts } from './object-facts.js';
+import { FactsKeeper } from './facts-keeper.js';
+import type { ObjectFacts } from './object-facts.js';
 import type { Vocabulary } from './vocabulary.js';
 
 export interface SearchOpts {
@@ -46,15 +47,20 @@ export class OfflineIndex {
     readonly store: MirrorStore,
     private engine: SearchEngine,
     private readonly vocabulary?: Vocabulary,
-  ) {}
+  ) {
+    this.objectFacts = new FactsKeeper(store);
+  }
 
-  private objectFacts: ObjectFacts | undefined;
+  private readonly objectFacts: FactsKeeper;
 
-  /** The facts of every object for filters and the storage view: built on first use, then kept up to date. */
+  /** The facts of every object for filters and the storage view: built on first use (in one pass), then kept up to date. */
   facts(): ObjectFacts {
-    const rootId = this.store.root()?.id ?? 'root';
-    if (!this.objectFacts || this.objectFacts.rootId !== rootId) this.objectFacts = ObjectFacts.build(this.store);
-    return this.objectFacts;
+    return this.objectFacts.get();
+  }
+
+  /** The same facts, built in chunks that yield to the event loop when not built yet (the engine's way). */
+  factsReady(): Promise<ObjectFacts> {
+    return this.objectFacts.ready();
   }
 
   /** The engine's page for an already parsed query (the filtered search reads candidates in the service's order). */
@@ -162,7 +168,7 @@ export class OfflineIndex {
     if (removed.length) this.engine.remove(removed);
     if (upserts.length) this.engine.upsert(upserts);
     this.vocabulary?.applyChanges(changes);
-    this.objectFacts?.apply(changes);
+    this.objectFacts.apply(changes);
   }
 }
 

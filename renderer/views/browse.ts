@@ -3,6 +3,7 @@
  * breadcrumbs. Folders open in place; files open or reveal their placeholder.
  */
 import type { ListResult } from '../../app/contract/shapes.js';
+import { quoteOperator } from '../../app/filters/filters.js';
 import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
 import { button, el, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass } from '../format.js';
@@ -28,7 +29,7 @@ export function browseView(ctx: UiContext): View {
   const more = button('More', () => void load(current, true), { class: 'more', hidden: true });
   let folderPath = '';
   // Organize what this folder holds (files below it; the view says so in its query)
-  const organize = button('Organize this folder…', () => ctx.show('organize', `in:"${folderPath || '/'}"`), { class: 'small', id: 'organize-folder' });
+  const organize = button('Organize this folder…', () => ctx.show('organize', quoteOperator('in', folderPath || '/')), { class: 'small', id: 'organize-folder' });
   const root = el('section', { class: 'view browse-view', 'aria-label': 'Browse' }, el('div', { class: 'browse-head' }, crumbs, organize), table, empty, more);
 
   let current = 'root';

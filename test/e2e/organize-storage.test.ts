@@ -8,11 +8,15 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteOperator } from '../../app/filters/filters.js';
 import { ARTIFACTS, startRig, until, type Rig } from './harness.js';
 
 const poll = <T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) => expect.poll(fn, { timeout: 20_000, interval: 50, ...o });
 
 let rig: Rig;
+/** A folder name the in:"..." quoting must carry: quotes, a backslash, spaces, non-ASCII. */
+const ODD = 'Ärger "quoted" \\ 写真';
+let oddFile = '';
 let page: Page;
 const shot = async (name: string): Promise<void> => {
   await page.evaluate(() => document.querySelectorAll('.toast').forEach((t) => t.remove()));
@@ -22,6 +26,8 @@ const shot = async (name: string): Promise<void> => {
 
 beforeAll(async () => {
   rig = await startRig({ objects: 1500 });
+  const odd = rig.svc.admin.createFolder('root', ODD);
+  oddFile = rig.svc.admin.createFile(odd.id, 'inside.txt', { mimeType: 'text/plain', size: 10 }).id;
   const h = rig.app.core.handlers;
   await h.updateSettings({ patch: { location: rig.svc.baseUrl } });
   await h.setToken({ token: rig.token });
@@ -107,6 +113,20 @@ describe('search filters, organize and storage in the window', () => {
     await poll(() => page.locator('.browse-view .crumb.current').textContent()).toBe('Photos');
     await page.click('#organize-folder');
     await poll(() => page.inputValue('#organize-q')).toBe('in:"Photos"');
+    // a folder name with ", \\, spaces and non-ASCII: quoted so the view finds exactly its file
+    await page.click('#tab-browse');
+    await page.locator('.browse-view button.crumb').first().click();
+    await page.locator('#browse-rows button.link.name', { hasText: ODD }).click();
+    await poll(() => page.locator('.browse-view .crumb.current').textContent()).toBe(ODD);
+    await page.click('#organize-folder');
+    await poll(() => page.inputValue('#organize-q')).toBe(quoteOperator('in', ODD));
+    await page.fill('#organize-rename', '{name} renamed.{ext}');
+    await page.fill('#organize-move', '');
+    await page.click('#organize-preview');
+    await poll(() => page.locator('#organize-counts').textContent()).toBe('1 selected: 1 will change');
+    expect(await page.locator('#organize-rows td.entry-path').allTextContents()).toEqual([`/${ODD}/inside.txt`, `/${ODD}/inside renamed.txt`]);
+    await page.click('#organize-apply');
+    await until(() => rig.svc.admin.get(oddFile)?.name === 'inside renamed.txt', 'renamed on the NAS', 60_000);
     for (const view of ['organize', 'storage']) {
       await page.click(`#tab-${view}`);
       const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=button]'))

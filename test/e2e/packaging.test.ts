@@ -5,9 +5,10 @@
  * sources or the dev toolchain.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { listPackage } from '@electron/asar';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { extractFile, listPackage } from '@electron/asar';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = process.cwd();
@@ -30,9 +31,14 @@ describe('npm run dist:dir', () => {
     for (const native of ['better-sqlite3/build/Release/better_sqlite3.node', 'keytar/build/Release/keytar.node']) {
       expect(existsSync(join(OUT, 'resources', 'app.asar.unpacked', 'node_modules', native)), native).toBe(true);
     }
-    const forbidden = files.filter((f) => /^\/(test|bench|app|main|renderer|server|docs|build)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f) || /\/node_modules\/(electron|electron-builder|vitest|playwright-core|typescript|esbuild|tsx)\//.test(f) || f.endsWith('.ts'));
+    const forbidden = files.filter((f) => /^\/(test|bench|app|main|renderer|server|docs|build)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f) || /\/node_modules\/(electron|electron-builder|vitest|playwright-core|typescript|esbuild|tsx)\//.test(f) || f.endsWith('.ts') || f.endsWith('.map'));
     expect(forbidden).toEqual([]);
     const packaged = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string };
     expect(files).toContain(`/${packaged.main}`);
+    // the packed main bundle is valid JavaScript for Node (Electron's main process runs it)
+    const main = join(mkdtempSync(join(tmpdir(), 'nm-pack-')), 'main.cjs');
+    writeFileSync(main, extractFile(asarPath, packaged.main));
+    expect(spawnSync(process.execPath, ['--check', main]).status).toBe(0);
+    rmSync(dirname(main), { recursive: true, force: true });
   }, 180_000);
 });

@@ -1,10 +1,14 @@
 // Electron smoke test for the release workflow (.github/workflows/release.yml), run on real
 // Linux/Windows/macOS runners where Electron exists (it cannot be downloaded here):
 // launch the PACKAGED app (found under the electron-builder output folder) with Playwright's
-// Electron support on a fresh data folder (so it starts the embedded demo NAS), wait for the
-// window, search the demo library in it, then quit through the app and check a clean exit.
-// Usage: node test/electron-smoke/smoke.mjs --packaged release   (or no argument: `electron .`)
-import { _electron as electron } from 'playwright-core';
+// Electron support on a fresh data folder, take the demo NAS the first start offers, wait
+// for the window, search the demo library in it, then quit through the app and check a
+// clean exit. `--headless` runs the same window steps against browser mode (`npm start --
+// --headless` in Chromium, stopped with SIGINT): that is what runs on this machine
+// (test/release-workflow.test.ts), so the script's steps are checked even where Electron is not.
+// Usage: node test/electron-smoke/smoke.mjs --packaged release | --headless   (or no argument: `electron .`)
+import { _electron as electron, chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,36 +24,98 @@ export function findPackaged(dir, platform = process.platform) {
   throw new Error(`no packaged app for ${platform} in ${dir} (found: ${subs.join(', ') || 'nothing'})`);
 }
 
+/**
+ * The window's part of the smoke test, the same in Electron and in a browser: a fresh data
+ * folder asks first ("Try the demo"), then the demo library is searched until it answers.
+ * Returns the number of results for "IMG".
+ */
+export async function exercise(win) {
+  await win.locator('#setup-demo:visible, #search-input:visible').first().waitFor({ timeout: 120_000 });
+  if (await win.locator('#setup-demo').isVisible()) await win.click('#setup-demo');
+  await win.waitForSelector('#search-input', { state: 'visible', timeout: 60_000 });
+  // the embedded demo NAS is walked on first start; search until it answers
+  const deadline = Date.now() + 120_000;
+  let n = 0;
+  while (Date.now() < deadline) {
+    await win.fill('#search-input', 'IMG');
+    await win.locator('#results li').first().waitFor({ timeout: 2_000 }).catch(() => undefined);
+    n = await win.locator('#results li').count();
+    if (n > 0) break;
+  }
+  if (n === 0) throw new Error('the demo search gave no result');
+  return n;
+}
+
+/** Browser mode: `bin/start.js --headless` on a fresh data folder, its window in Chromium, then SIGINT. */
+async function headless(home) {
+  const child = spawn(process.execPath, ['bin/start.js', '--headless'], {
+    env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_NO_ELECTRON_DOWNLOAD: '1' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((done) => child.once('exit', (c, signal) => done(c ?? (signal ? 1 : 0))));
+  let out = '';
+  const url = await new Promise((found, fail) => {
+    child.stdout.on('data', (d) => {
+      out += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/ui\/\S+\/)/.exec(out);
+      if (m) found(m[1]);
+    });
+    child.once('exit', () => fail(new Error(`browser mode exited before printing its URL: ${out}`)));
+  });
+  let n = 0;
+  try {
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(url);
+      n = await exercise(page).catch(async (e) => {
+        if (process.env.SMOKE_SHOT) await page.screenshot({ path: process.env.SMOKE_SHOT }).catch(() => undefined);
+        throw e;
+      });
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    child.kill('SIGINT');
+    await exited; // its data folder is removed only once it has stopped writing
+  }
+  return { n, code: await exited };
+}
+
 async function main() {
   const at = process.argv.indexOf('--packaged');
   const home = mkdtempSync(join(tmpdir(), 'nm-smoke-'));
-  const env = { ...process.env, NAS_MIRROR_HOME: home };
-  const app = at >= 0
-    ? await electron.launch({ executablePath: findPackaged(resolve(process.argv[at + 1] ?? 'release')), env, timeout: 120_000 })
-    : await electron.launch({ args: ['.'], env, timeout: 120_000 });
   let code = 1;
   try {
-    const win = await app.firstWindow({ timeout: 120_000 });
-    await win.waitForSelector('#search-input', { timeout: 60_000 });
-    // the embedded demo NAS is walked on first start; search until it answers
-    const deadline = Date.now() + 120_000;
-    let n = 0;
-    while (Date.now() < deadline) {
-      await win.fill('#search-input', 'IMG');
-      await win.waitForTimeout(500);
-      n = await win.locator('#results li').count();
-      if (n > 0) break;
+    if (process.argv.includes('--headless')) {
+      const r = await headless(home);
+      code = r.code;
+      console.log(`smoke (browser mode): window opened, ${r.n} results for "IMG", stopped with exit code ${code}`);
+    } else {
+      code = await inElectron(at >= 0 ? findPackaged(resolve(process.argv[at + 1] ?? 'release')) : undefined, home);
     }
-    if (n === 0) throw new Error('the demo search gave no result in the packaged app');
-    const exited = new Promise((done) => app.process().once('exit', (c) => done(c ?? 0)));
-    await app.evaluate(({ app: a }) => a.quit());
-    code = await exited;
-    console.log(`smoke: window opened, ${n} results for "IMG", quit with exit code ${code}`);
   } finally {
-    await app.close().catch(() => undefined);
     rmSync(home, { recursive: true, force: true });
   }
   process.exitCode = code === 0 ? 0 : 1;
+}
+
+/** The packaged app (or `electron .`) with Playwright's Electron support; its exit code. */
+async function inElectron(executablePath, home) {
+  const env = { ...process.env, NAS_MIRROR_HOME: home };
+  const app = executablePath
+    ? await electron.launch({ executablePath, env, timeout: 120_000 })
+    : await electron.launch({ args: ['.'], env, timeout: 120_000 });
+  try {
+    const win = await app.firstWindow({ timeout: 120_000 });
+    const n = await exercise(win);
+    const exited = new Promise((done) => app.process().once('exit', (c) => done(c ?? 0)));
+    await app.evaluate(({ app: a }) => a.quit());
+    const code = await exited;
+    console.log(`smoke: window opened, ${n} results for "IMG", quit with exit code ${code}`);
+    return code;
+  } finally {
+    await app.close().catch(() => undefined);
+  }
 }
 
 if (process.argv[1] && /smoke\.mjs$/.test(process.argv[1])) await main();

@@ -6,12 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FOLDER_MIME, type RemoteObject, type SearchPage } from '../../../app/model/remote-object.js';
+import { quoteOperator } from '../../../app/filters/filters.js';
 import { searchFiltered } from '../../../main/index/filtered-search.js';
 import { syncOnce } from '../../../main/mirror/sync.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { buildRandomLibrary, openMirror, pick, rng, serviceTree, type Mirror } from '../mirror/helpers.js';
 
 const MB = 1024 * 1024;
+/** Folder names the in:"..." quoting must carry both ways. */
+const ODD_NAMES = ['say "hi"', 'back\\slash \\', '"', ' padded ', 'Fotos Ärger é', '写真 📷'];
 
 async function allPages(get: (t: string) => Promise<SearchPage> | SearchPage): Promise<SearchPage[]> {
   const out: SearchPage[] = [];
@@ -42,6 +45,10 @@ describe('search operators narrow the service answer offline', () => {
       svc.admin.createFile(i % 2 ? y.id : pf.id, `holiday ${i}.jpg`, {
         mimeType: 'image/jpeg', size: (i + 1) * MB, image: { cameraMake: i % 3 ? 'Canon' : 'NIKON', cameraModel: 'X', date: `2019:${month}:0${1 + (i % 9)} 10:00:00` },
       });
+    }
+    for (const [k, name] of ODD_NAMES.entries()) {
+      const d = svc.admin.createFolder(pf.id, name);
+      svc.admin.createFile(svc.admin.createFolder(d.id, name).id, `odd ${k}.txt`, { mimeType: 'text/plain', size: k + 1 });
     }
     m = await openMirror(svc);
     expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
@@ -101,11 +108,14 @@ describe('search operators narrow the service answer offline', () => {
       const text = pick(r, ['a', 'holiday', 'img', 'e', 'o', '']);
       const q = `${text} ${a} ${b}`.trim();
       const limit = 1 + Math.floor(r() * 15);
-      const got = (await allPages((t) => {
-        const p = searchFiltered(m.opened.index, q, { limit, pageToken: t });
+      // both ways: candidates read and filtered (fewMax 0), and the text matched on the few that pass the filters
+      const [few, viaCandidates] = await Promise.all([undefined, 0].map(async (fewMax) => (await allPages((t) => {
+        const p = searchFiltered(m.opened.index, q, { limit, pageToken: t, ...(fewMax === undefined ? {} : { fewMax }) });
         expect(p.offlineOnly).toBe(true);
         return p;
-      })).flatMap((p) => p.matches.map((x) => x.file.id));
+      })).flatMap((p) => p.matches)));
+      expect(few, q).toEqual(viaCandidates); // same objects, order and fragments
+      const got = few!.map((x) => x.file.id);
       let want: string[];
       if (text) {
         const online = await allPages((t) => m.client.searchText(text, { limit: 1000, pageToken: t }));
@@ -130,6 +140,14 @@ describe('search operators narrow the service answer offline', () => {
     expect(() => searchFiltered(m.opened.index, 'a in:"No/Such"')).toThrow(/no such folder/);
     // quoted text is never an operator: the service's answer
     expect(searchFiltered(m.opened.index, '"ext:jpg"').offlineOnly).toBe(false);
+  });
+
+  it('finds folders whose names hold ", \\, spaces or non-ASCII through a quoted in:', () => {
+    for (const [k, name] of ODD_NAMES.entries()) {
+      const q = `odd ${quoteOperator('in', `Photos/${name}/${name}`)}`;
+      expect(searchFiltered(m.opened.index, q, { limit: 50 }).matches.map((x) => x.file.name), q).toEqual([`odd ${k}.txt`]);
+      expect(searchFiltered(m.opened.index, quoteOperator('in', `Photos/${name}`), { limit: 50 }).matches.map((x) => x.file.name).sort(), name).toEqual([name, `odd ${k}.txt`].sort());
+    }
   });
 
   it('follows remote changes (facts kept up to date)', async () => {
