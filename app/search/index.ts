@@ -7,3 +7,4 @@ export * from './listing.js';
 export * from './page-token.js';
 export * from './select.js';
 export * from './requests.js';
+export * from './naive.js';

@@ -246,14 +246,3 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
     return selectPage(top.sorted().map((e) => candidateOf(ix, e.value)), query, limit, after);
   }
 }
-
-/** Reference implementation: every row is a candidate (tests compare the fast path to it). */
-export function searchTextNaive(ix: TreeIndex, userId: number, query: ParsedQuery, limit: number, after: SortKey | null): SearchResult {
-  function* candidates(): Generator<Candidate<number>> {
-    for (const r of ix.rows()) {
-      if (!rowMatches(ix, r, query.folded) || !searchable(ix, userId, r)) continue;
-      yield candidateOf(ix, r);
-    }
-  }
-  return selectPage(candidates(), query, limit, after);
-}
