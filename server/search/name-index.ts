@@ -116,6 +116,19 @@ export class NameIndex implements IndexListener {
     preimages(0x61); // build the inverse fold table now, not in the first search
   }
 
+  private stamps = new Int32Array(0);
+  private stampNow = 0;
+
+  /**
+   * Starts one search's "seen" marks: row r was seen in this search when
+   * `stamps[r] === now`. O(1): a new stamp instead of clearing a row-sized array.
+   */
+  newVisit(): { stamps: Int32Array; now: number } {
+    if (this.stamps.length < this.ix.end) this.stamps = new Int32Array(Math.max(this.ix.end * 2, 1024));
+    if (++this.stampNow > 2_000_000_000) { this.stamps.fill(0); this.stampNow = 1; }
+    return { stamps: this.stamps, now: this.stampNow };
+  }
+
   reset(): void {
     const ix = this.ix;
     const rows: number[] = [];
