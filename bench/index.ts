@@ -20,7 +20,7 @@ import { foldCase, parseQuery, selectPage, type Candidate, type ParsedQuery } fr
 import { buildBase, idOf } from '../main/index/base-index.js';
 import type { EnginePage, IndexDoc } from '../main/index/engine.js';
 import { FastEngine } from '../main/index/fast-engine.js';
-import { NaiveEngine } from '../main/index/naive-engine.js';
+import { NaiveEngine } from '../app/search/naive.js';
 import { indexFile, loadIndex, saveIndex } from '../main/index/persist.js';
 import { generateDemo } from '../server/demo/generate.js';
 import { prng } from '../app/util/prng.js';

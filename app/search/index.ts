@@ -6,3 +6,5 @@ export * from './order.js';
 export * from './listing.js';
 export * from './page-token.js';
 export * from './select.js';
+export * from './requests.js';
+export * from './naive.js';

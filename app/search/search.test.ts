@@ -116,3 +116,21 @@ describe('properties', () => {
     );
   });
 });
+
+describe('code point order of names (names above U+FFFF, handled here once)', () => {
+  it('compareNames and codePointOrderKey agree with compareCodePoints', async () => {
+    const { codePointOrderKey, compareCodePoints, compareNames } = await import('./order.js');
+    const { prng } = await import('../util/prng.js');
+    const r = prng(11);
+    const chars = ['a', 'B', '\uE000', '\uFFFF', '😀', '𝒜', 'z', 'é', '\uD7FF', ''];
+    const word = (): string => Array.from({ length: Math.floor(r() * 4) }, () => chars[Math.floor(r() * chars.length)]).join('');
+    for (let i = 0; i < 3000; i++) {
+      const a = word(), b = word();
+      const want = Math.sign(compareCodePoints(a, b));
+      expect(Math.sign(compareNames(a, b)), `${a} ${b}`).toBe(want);
+      const ka = codePointOrderKey(a), kb = codePointOrderKey(b);
+      expect(ka.length).toBe(a.length);
+      expect(ka < kb ? -1 : ka > kb ? 1 : 0, `${a} ${b}`).toBe(want);
+    }
+  });
+});

@@ -74,6 +74,14 @@ export function selectPage<T>(
     if (after && compareKeys(m.key, after) <= 0) continue;
     top.push(m.key, { value: c.value, match: m });
   }
+  return takePage(top, limit);
+}
+
+/**
+ * The page from the `limit + 1` best matches: the first `limit`, and a token on the last of
+ * them when one more exists (`""` when not).
+ */
+export function takePage<T extends { match: DocMatch }>(top: TopK<T>, limit: number): { items: T[]; pageToken: string } {
   const all = top.sorted();
   const items = all.slice(0, limit).map((e) => e.value);
   const pageToken = all.length > limit && items.length > 0 ? encodeSearchToken(items[items.length - 1]!.match.key) : '';

@@ -6,7 +6,7 @@
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
 import { SHORT_TOP, buildShortLists, wordStartFlags } from './short-grams.js';
-import { compareCodePoints, foldCase } from '../../app/search/index.js';
+import { codePointOrderKey, compareCodePoints, foldCase } from '../../app/search/index.js';
 import type { IndexDoc } from './engine.js';
 
 /** The distinct (cameraMake, cameraModel, mimeType) combinations; folded copies alongside. */
@@ -73,20 +73,6 @@ export function foldFast(s: string): string {
 }
 
 /**
- * Maps code units so that UTF-16 order equals code point order: E000-FFFF sort before
- * the surrogates (which encode code points above FFFF).
- */
-function cpOrderKey(s: string): string {
-  if (!/[\uD800-\uFFFF]/.test(s)) return s;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    out += String.fromCharCode(c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c);
-  }
-  return out;
-}
-
-/**
  * Sorts docs in number order fast: distinct names are ranked with one native string sort
  * (a JS comparator over a million items costs seconds), objects are then placed by rank
  * (counting sort) and only objects sharing a name are compared by id.
@@ -124,7 +110,7 @@ export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
     const keys = new Array<string>(b - a);
     for (let j = a; j < b; j++) {
       const u = byLen[j]!;
-      keys[j - a] = cpOrderKey(uniq[u]!) + String.fromCharCode(u >>> 16, u & 0xffff);
+      keys[j - a] = codePointOrderKey(uniq[u]!) + String.fromCharCode(u >>> 16, u & 0xffff);
     }
     keys.sort();
     for (let j = 0; j < keys.length; j++) {

@@ -1,47 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSearchToken, parseQuery, type SortKey } from '../../app/search/index.js';
+import { prng } from '../../app/util/prng.js';
+import { randomDocs } from '../../test/search/random-docs.js';
 import { buildBase } from './base-index.js';
 import type { IndexDoc, SearchEngine } from './engine.js';
 import { FastEngine } from './fast-engine.js';
-import { NaiveEngine } from './naive-engine.js';
+import { NaiveEngine } from '../../app/search/naive.js';
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 0x1_0000_0000;
-  };
-}
-const ALPHA = ['a', 'b', 'A', 'B', 'ab', 'img', 'IMG', '_', '.', ' ', '-', 'é', 'É', 'e\u0301', 'İ', 'ß', '1', '2', '😀', 'x', 'jpg', 'Canon', 'ı'];
-const MAKES = [undefined, 'Canon', 'NIKON CORPORATION', 'Apple', 'abA'];
-const MIMES = ['image/jpeg', 'text/plain', 'application/x.service.dir', 'video/mp4'];
-
-function randomDocs(r: () => number, n: number): IndexDoc[] {
-  const pick = <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
-  const docs: IndexDoc[] = [];
-  for (let i = 0; i < n; i++) {
-    let name = '';
-    const len = 1 + Math.floor(r() * 6);
-    for (let k = 0; k < len; k++) name += pick(ALPHA);
-    const d: IndexDoc = { id: `id${i.toString(36)}`, name, mimeType: pick(MIMES) };
-    const mk = pick(MAKES);
-    if (mk !== undefined) { d.cameraMake = mk; if (r() < 0.5) d.cameraModel = pick(['EOS 5D', 'D750', 'iPhone 12', 'ab']); }
-    docs.push(d);
-  }
-  return docs;
-}
-function randomQuery(r: () => number): string {
-  const pick = <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
-  const terms = 1 + Math.floor(r() * 3);
-  const out: string[] = [];
-  for (let i = 0; i < terms; i++) {
-    let t = '';
-    const len = 1 + Math.floor(r() * 3);
-    for (let k = 0; k < len; k++) t += pick([...ALPHA, 'image', 'ima', 'n', 'can', 'ge/', '/', 'x.s']);
-    out.push(r() < 0.1 ? `"${t} ${pick(ALPHA)}"` : t.replace(/[\s"]/g, '') || 'a');
-  }
-  return out.join(' ');
-}
 function allPages(e: SearchEngine, q: string, limit: number): unknown[] {
   const p = parseQuery(q);
   if (!p.ok) return [];
@@ -56,40 +21,13 @@ function allPages(e: SearchEngine, q: string, limit: number): unknown[] {
   return out;
 }
 
-describe('FastEngine equals the naive engine', () => {
-  it('on random docs, queries and pages, with changes in the overlay', () => {
-    const r = rng(42);
-    for (let round = 0; round < 6; round++) {
-      const docs = randomDocs(r, 300 + Math.floor(r() * 300));
-      const fast = new FastEngine(buildBase(docs, { frequent: [2, 8, 1000][round % 3]!, shortTop: [4, 16, 128][(round >> 1) % 3]! }));
-      const naive = new NaiveEngine(docs);
-      for (let step = 0; step < 3; step++) {
-        for (let i = 0; i < 60; i++) {
-          const q = randomQuery(r);
-          const limit = [1, 3, 20][Math.floor(r() * 3)]!;
-          expect(allPages(fast, q, limit), q).toEqual(allPages(naive, q, limit));
-        }
-        // changes: remove some, update some, add some
-        const ids = docs.map((d) => d.id);
-        const removed = ids.filter(() => r() < 0.05);
-        fast.remove(removed);
-        naive.remove(removed);
-        const changed = randomDocs(r, 40).map((d, i) => ({ ...d, id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}` }));
-        fast.upsert(changed);
-        naive.upsert(changed);
-        expect(fast.size).toBe(naive.size);
-      }
-    }
-    // a fixed amount of work (seeded): ~20 s here when the machine is free, more when it is not
-  }, 120_000);
-});
-
+// Random docs and queries against the naive reference, with overlay changes: test/search/engines.test.ts.
 describe('terms of 1-2 code units (first-page lists)', () => {
   it('equal the naive engine on every page, small lists proving or not, with changes', () => {
-    const r = rng(7);
+    const r = prng(7);
     const shorts = ['a', 'b', '_', '.', '1', '2', 'ab', 'ba', 'a_', '_a', 'é', 'e', 'i', 'ı', 'ß', 'ss', '😀', 'im', 'mg', 'g.', '.j', 'pg', 'x', 'a1', '-'];
     for (let round = 0; round < 4; round++) {
-      const docs = randomDocs(r, 400 + Math.floor(r() * 400));
+      const docs = randomDocs(r, 150 + Math.floor(r() * 150));
       const fast = new FastEngine(buildBase(docs, { frequent: [2, 4, 30, 1000][round]!, shortTop: [2, 5, 24, 128][round]! }));
       const naive = new NaiveEngine(docs);
       for (let step = 0; step < 2; step++) {
@@ -112,7 +50,7 @@ describe('number order', () => {
   it('the native-sort build order equals (name length, name by code point, id)', async () => {
     const { numberOrder, sortByNumberOrder, foldFast } = await import('./base-index.js');
     const { foldCase } = await import('../../app/search/index.js');
-    const r = rng(3);
+    const r = prng(3);
     const chars = ['a', 'B', '\uE000', '\uFFFF', '😀', '\uD83D', 'z', 'é', '\u00A0', 'İ', 'Σ'];
     const docs: IndexDoc[] = Array.from({ length: 2000 }, (_, i) => ({ id: `i${Math.floor(r() * 50)}${chars[Math.floor(r() * chars.length)]}${i}`, name: Array.from({ length: 1 + Math.floor(r() * 4) }, () => chars[Math.floor(r() * chars.length)]).join(''), mimeType: 'x' }));
     expect(sortByNumberOrder(docs).map((d) => d.id)).toEqual([...docs].sort(numberOrder).map((d) => d.id));

@@ -9,8 +9,8 @@ import { AppError } from '../../app/errors.js';
 import { isFolder, type ListingPage, type RemoteObject, type SearchPage } from '../../app/model/remote-object.js';
 import { parseDate } from '../../app/model/dates.js';
 import {
-  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCursors, cursorOf, decodeListingToken, decodeSearchToken,
-  encodeListingToken, parseListingOrder, parseQuery, toSearchPage, type ListingOrder, type ParsedQuery, type SortKey,
+  badRequest, compareCursors, cursorOf, encodeListingToken, parseListingIds, parseListingRequest, parseQuery, parseSearchRequest,
+  toSearchPage, type ListingOrder, type ParsedQuery, type SortKey,
 } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
@@ -35,11 +35,6 @@ export interface ListOpts {
   hidden?: string;
 }
 
-export const MAX_LISTING_LIMIT = 1000;
-export const DEFAULT_LISTING_LIMIT = 1000;
-export const MAX_LISTING_IDS = 100;
-
-const badRequest = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 const notFound = (): AppError => new AppError('NotFound', 'Not Found', { status: 404 });
 
 export class OfflineIndex {
@@ -75,12 +70,8 @@ export class OfflineIndex {
 
   /** `filesSearch/text`: throws BadRequest like the service (bad q, limit or token). */
   search(q: string, opts: SearchOpts = {}): SearchPage {
-    const parsed = parseQuery(q);
-    if (!parsed.ok) throw badRequest(parsed.message);
-    const limit = checkLimit(opts.limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
-    const after = decodeSearchToken(opts.pageToken ?? '');
-    if (after === undefined) throw badRequest('pageToken is not valid');
-    const page = this.engine.page(parsed.query, limit, after);
+    const { query, limit, after } = parseSearchRequest(q, opts.limit, opts.pageToken);
+    const page = this.engine.page(query, limit, after);
     const objects = this.store.getMany(page.items.map((i) => i.id));
     const items = page.items.map((i) => {
       const file = objects.get(i.id);
@@ -92,16 +83,8 @@ export class OfflineIndex {
 
   /** `filesSearch/parents`: the children of one or more folders, one flat ordered list. */
   list(ids: string | readonly string[], opts: ListOpts = {}): ListingPage {
-    const list = (typeof ids === 'string' ? ids.split(',') : [...ids]).map((s) => s.trim()).filter((s) => s !== '');
-    if (list.length === 0) throw badRequest('ids is required');
-    if (list.length > MAX_LISTING_IDS) throw badRequest(`at most ${MAX_LISTING_IDS} ids`);
-    const limit = checkLimit(opts.limit, DEFAULT_LISTING_LIMIT, MAX_LISTING_LIMIT);
-    const order = parseListingOrder(opts.orderBy, opts.order);
-    if (!order) throw badRequest('orderBy or order is not valid');
-    const after = decodeListingToken(opts.pageToken ?? '', order);
-    if (after === undefined) throw badRequest('pageToken is not valid');
-    const hidden = opts.hidden === undefined || opts.hidden === '' || opts.hidden === 'none' ? undefined : opts.hidden;
-    if (hidden !== undefined && !['mac', 'linux', 'windows'].includes(hidden)) throw badRequest('hidden must be mac, linux, windows or none');
+    const list = parseListingIds(ids);
+    const { order, limit, after, hide: hidden } = parseListingRequest(opts);
     const children: RemoteObject[] = [];
     const seen = new Set<string>();
     for (const id of list) {
@@ -172,12 +155,6 @@ export class OfflineIndex {
   }
 }
 
-function checkLimit(v: number | undefined, def: number, max: number): number {
-  if (v === undefined) return def;
-  // as the service: a positive integer, clamped to the maximum
-  if (!Number.isSafeInteger(v) || v < 1) throw badRequest('limit must be a positive integer');
-  return Math.min(v, max);
-}
 
 function sortable(o: RemoteObject): { id: string; name: string; mTimeMs: number; cTimeMs: number; size: number } {
   return { id: o.id, name: o.name, mTimeMs: parseDate(o.mTime) ?? 0, cTimeMs: parseDate(o.cTime) ?? 0, size: typeof o.size === 'number' ? o.size : 0 };

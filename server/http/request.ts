@@ -64,13 +64,6 @@ export function bearer(req: IncomingMessage): string | undefined {
 }
 
 /** `limit`: a positive integer, default `def`, clamped to `max`. */
-export function parseLimit(v: string | null, def: number, max: number): number {
-  if (v === null || v === '') return def;
-  if (!/^\d{1,9}$/.test(v)) throw bad('limit must be a positive integer');
-  const n = Number(v);
-  if (n < 1) throw bad('limit must be a positive integer');
-  return Math.min(n, max);
-}
 
 /** `fields`: field names separated by commas and/or spaces (`id, name`, `id+name`), or undefined for all. */
 export function parseFields(v: string | null): string[] | undefined {

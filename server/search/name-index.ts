@@ -8,14 +8,12 @@
  * one is stale and skipped (the current version was appended elsewhere).
  */
 import { foldCase, isWordBefore } from '../../app/search/fold.js';
-import { compareCodePoints, type SortKey } from '../../app/search/order.js';
+import { compareCodePoints, compareNames, type SortKey } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
 
 const CHUNK_ENTRIES = 4096;
 /** How many leading positions of each name the positional bigram index covers. */
 export const POSITIONS = 12;
-/** Code units at or above U+D800, where UTF-16 order and code point order can differ. */
-const HIGH = /[\uD800-\uFFFF]/;
 const DELTA_MAX = 20_000;
 
 export interface Chunk {
@@ -118,6 +116,19 @@ export class NameIndex implements IndexListener {
     preimages(0x61); // build the inverse fold table now, not in the first search
   }
 
+  private stamps = new Int32Array(0);
+  private stampNow = 0;
+
+  /**
+   * Starts one search's "seen" marks: row r was seen in this search when
+   * `stamps[r] === now`. O(1): a new stamp instead of clearing a row-sized array.
+   */
+  newVisit(): { stamps: Int32Array; now: number } {
+    if (this.stamps.length < this.ix.end) this.stamps = new Int32Array(Math.max(this.ix.end * 2, 1024));
+    if (++this.stampNow > 2_000_000_000) { this.stamps.fill(0); this.stampNow = 1; }
+    return { stamps: this.stamps, now: this.stampNow };
+  }
+
   reset(): void {
     const ix = this.ix;
     const rows: number[] = [];
@@ -138,10 +149,7 @@ export class NameIndex implements IndexListener {
     const n = this.ix.names;
     const p = n[x]!, q = n[y]!;
     if (p.length !== q.length) return p.length - q.length;
-    // UTF-16 order is code point order unless a surrogate meets a code unit at or above E000.
-    const c = p < q ? -1 : p > q ? 1 : 0;
-    const byName = c === 0 ? 0 : HIGH.test(p) || HIGH.test(q) ? compareCodePoints(p, q) : c;
-    return byName || compareCodePoints(this.ix.ids[x]!, this.ix.ids[y]!);
+    return compareNames(p, q) || compareCodePoints(this.ix.ids[x]!, this.ix.ids[y]!);
   };
 
   private setSorted(a: ArrayLike<number>, b: ArrayLike<number>): void {

@@ -5,6 +5,8 @@
  * (visible to the user: never a root, never anything being deleted) go to `selectPage`
  * of app/search, which decides matches, order, fragments and the page token.
  *
+ * No module-level state: the per-search "seen" marks belong to the NameIndex (newVisit).
+ *
  * Tier 1: a name starting with a term has the best possible key prefix (name field, word
  * start, index 0), ordered by (name length, name, id). When tier 1 alone fills the page,
  * nothing else can beat it and the search stops there.
@@ -57,9 +59,6 @@ export function searchable(ix: TreeIndex, userId: number, r: number): boolean {
 /** Above this many word-start entries, tier 2 costs more than the name scan. */
 const TIER2_MAX = 150_000;
 
-let stamps = new Int32Array(0);
-let stampNow = 0;
-
 function hits(folded: readonly string[], t: string): { at: Int32Array; any: boolean } {
   const at = new Int32Array(folded.length);
   let any = false;
@@ -75,9 +74,7 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   const terms = [...new Set(query.folded)];
   const k = limit + 1;
   const top = new TopK<number>(k);
-  if (stamps.length < ix.end) stamps = new Int32Array(Math.max(ix.end * 2, 1024));
-  if (++stampNow > 2_000_000_000) { stamps.fill(0); stampNow = 1; }
-  const now = stampNow;
+  const { stamps, now } = names.newVisit();
   const single = terms.length === 1;
 
   const consider = (r: number, lb: SortKey): void => {
@@ -245,15 +242,4 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   function finish(): SearchResult {
     return selectPage(top.sorted().map((e) => candidateOf(ix, e.value)), query, limit, after);
   }
-}
-
-/** Reference implementation: every row is a candidate (tests compare the fast path to it). */
-export function searchTextNaive(ix: TreeIndex, userId: number, query: ParsedQuery, limit: number, after: SortKey | null): SearchResult {
-  function* candidates(): Generator<Candidate<number>> {
-    for (const r of ix.rows()) {
-      if (!rowMatches(ix, r, query.folded) || !searchable(ix, userId, r)) continue;
-      yield candidateOf(ix, r);
-    }
-  }
-  return selectPage(candidates(), query, limit, after);
 }

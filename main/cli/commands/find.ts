@@ -3,7 +3,7 @@
  * in a folder from the mirror (the service's parentAndName). Not found: exit 1.
  */
 import { AppError } from '../../../app/errors.js';
-import { NaiveEngine } from '../../index/naive-engine.js';
+import { NaiveEngine } from '../../../app/search/naive.js';
 import { OfflineIndex } from '../../index/offline-index.js';
 import { need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';

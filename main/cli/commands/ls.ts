@@ -2,7 +2,7 @@
  * `nas-mirror ls ID|root --state DIR [--json] [--limit N] [--page-token T] [--order-by F]
  * [--order asc|desc]`: a folder's listing from the mirror, the service's shape with --json.
  */
-import { NaiveEngine } from '../../index/naive-engine.js';
+import { NaiveEngine } from '../../../app/search/naive.js';
 import { OfflineIndex } from '../../index/offline-index.js';
 import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';

@@ -119,6 +119,27 @@ describe('offline index vs the real service (differential)', () => {
     await compareListings(m.client, m.opened.index, lib.folders, 5);
   }, 120_000);
 
+  it('checks requests like the service (one code: app/search/requests.ts)', async () => {
+    const f = lib.folders[0]!;
+    // 150 ids naming one folder are one id: duplicates are dropped before the 100-id check
+    const dup = Array.from({ length: 150 }, () => f);
+    expect(m.opened.index.list(dup)).toEqual(await m.client.list(dup));
+    const many = Array.from({ length: 101 }, (_, i) => lib.folders[i % lib.folders.length]! + (i < lib.folders.length ? '' : `x${i}`));
+    const code = async (p: Promise<unknown> | (() => unknown)): Promise<string> => {
+      try { await (typeof p === 'function' ? p() : p); } catch (e) { return (e as { code?: string }).code ?? 'thrown'; }
+      return 'ok';
+    };
+    const cases: [string, () => unknown, () => Promise<unknown>][] = [
+      ['101 distinct ids', () => m.opened.index.list(many), () => m.client.list(many)],
+      ['bad listing token', () => m.opened.index.list(f, { pageToken: '!' }), () => m.client.list(f, { pageToken: '!' })],
+      ['limit 0', () => m.opened.index.list(f, { limit: 0 }), () => m.client.list(f, { limit: 0 })],
+      ['empty query', () => m.opened.index.search('""'), () => m.client.searchText('""')],
+      ['bad search token', () => m.opened.index.search('a', { pageToken: '!' }), () => m.client.searchText('a', { pageToken: '!' })],
+    ];
+    for (const [what, offline, online] of cases) expect([what, await code(offline)]).toEqual([what, await code(online())]);
+    expect(await code(() => m.opened.index.list(many))).toBe('BadRequest');
+  }, 60_000);
+
   it('still agrees after remote renames, moves and deletes (incremental) and after a restart', async () => {
     const r = rng(99);
     for (let i = 0; i < 60; i++) {

@@ -1,0 +1,33 @@
+/**
+ * Strategy for several terms (and the fallback): candidates of the driver term (one no
+ * make/model/mime holds, so every match holds it in the name), else the merged candidates
+ * of every term; an object is evaluated when each term is in its name or its combo.
+ */
+import type { NamePass, NameStrategy } from '../name-pass.js';
+import { mergeUnique } from '../postings.js';
+
+export const multiTerm: NameStrategy = {
+  name: 'multi-term',
+  applies: () => true,
+  run(pass: NamePass): boolean {
+    const { view, terms, cover, driver } = pass;
+    const b = view.base;
+    const sources = driver >= 0 ? [view.nameCandidates(terms[driver]!)] : terms.map((t) => view.nameCandidates(t));
+    const cands = sources.length === 1 ? sources[0]! : mergeUnique(sources);
+    for (const o of cands) {
+      if (view.dead[o]) continue;
+      const fname = view.fname(o);
+      let ok = true, first = Infinity;
+      const c = b.combo[o]!;
+      for (let i = 0; i < terms.length; i++) {
+        const at = fname.indexOf(terms[i]!);
+        if (at >= 0) { if (at < first) first = at; }
+        else if (!cover[i]![c]) { ok = false; break; }
+      }
+      if (!ok || first === Infinity) continue;
+      if (pass.pruned(o, first)) continue;
+      if (pass.evaluate(o, fname)) break;
+    }
+    return true;
+  },
+};
