@@ -46,11 +46,8 @@ export interface HandlerDeps {
 /** The status snapshot of a running engine, in the contract's shape. */
 export function engineAppStatus(engine: Engine, store: MirrorStore, via: AppStatus['via'], staleAfterSec: number): AppStatus {
   const e = engine.status();
-  // The engine says "online" once a walk or a send succeeded; listings arriving in the walk
-  // under way are the same evidence, so the first walk does not show "offline".
-  const connection = e.connection === 'offline' && e.error === null && e.walk.running && e.walk.objects > 0 ? 'online' : e.connection;
   return {
-    connection, endpoint: e.endpoint, via, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
+    connection: e.connection, endpoint: e.endpoint, via, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
     walk: e.walk, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
     staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
   };
