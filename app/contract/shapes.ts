@@ -4,37 +4,14 @@
  * are one thing. The token never appears in any shape sent to the window: settings only
  * say whether one is stored, and where.
  */
-import type { RemoteObject } from '../model/remote-object.js';
-import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer, type Schema } from './schema.js';
+import { remoteObjectSchema } from '../model/remote-object.js';
+import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer } from './schema.js';
 
 const id = str({ min: 1, max: 512 });
 const iso = str({ max: 64 });
 
-const imageMeta = obj({ cameraMake: opt(str()), cameraModel: opt(str()), width: opt(num()), height: opt(num()), date: opt(str()) }, { open: true });
-
-const remoteObjectBase = obj(
-  {
-    id,
-    parentID: str({ max: 512 }),
-    eTag: str({ max: 512 }),
-    mimeType: str({ max: 512 }),
-    name: str({ min: 1, max: 1024 }),
-    mTime: iso,
-    cTime: iso,
-    hidden: str({ max: 16 }),
-    childCount: opt(int()),
-    size: opt(int()),
-    extension: opt(str({ max: 1024 })),
-    image: opt(imageMeta),
-  },
-  { open: true },
-);
-
-/** A file or folder as the service returns it (unknown fields kept). */
-export const remoteObject: Schema<RemoteObject> = {
-  describe: 'RemoteObject',
-  parse: (v, path) => remoteObjectBase.parse(v, path) as RemoteObject,
-};
+/** A file or folder as the service returns it (unknown fields kept): the one schema of app/model. */
+export const remoteObject = remoteObjectSchema;
 
 const location = obj({ index: int(), length: int() });
 const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_000) });
