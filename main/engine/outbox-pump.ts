@@ -79,7 +79,7 @@ export class OutboxPump {
         break;
       }
       this.h.online();
-      this.h.settled(entry.objectId);
+      this.h.settled(entry.intent.id);
       sentAny = true;
       // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through.
       if (out.kind !== 'applied' || entry.origin !== 'local') follow = true;

@@ -4,9 +4,11 @@
  * log, and requests queued by the command line for the running engine (single writer).
  */
 import { migrate, type Db } from '../state/db.js';
+import type { ConflictIntent } from '../../app/model/intent.js';
+import { conflictIntentOf, migrateConflictIntents } from './conflict-rows.js';
 import { LocalModel, type EntryState, type Kind } from './model.js';
 
-const MIGRATIONS = [
+export const LOCAL_MIGRATIONS = [
   {
     version: 1,
     up: (db: Db): void => {
@@ -38,6 +40,8 @@ const MIGRATIONS = [
       db.exec('CREATE TABLE local_dirs (id TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;');
     },
   },
+  // v3: a conflict's intent is the one intent union (conflict-rows.ts); earlier rows rewritten.
+  { version: 3, up: migrateConflictIntents },
 ];
 
 export interface ActivityRow {
@@ -54,14 +58,16 @@ export interface ActivityRow {
 export interface ConflictRow {
   seq: number;
   at: string;
-  kind: string;
+  /** The intent's `op` (patch, delete, unsendable). */
+  kind: ConflictIntent['op'];
   objectId: string;
   path: string;
+  /** The intent in words, as the user saw it then. */
   intent: string;
   remote: string;
   reason: string;
-  /** The intended operation as JSON: `{name?, parentID?}` or `{delete: true}`. */
-  op: string;
+  /** The intent itself, checked when read back. */
+  op: ConflictIntent;
 }
 
 export interface HeldRow {
@@ -89,7 +95,7 @@ type RawEntryRow = [string, string, string, string, string | null, number, strin
 
 export class LocalStore {
   constructor(readonly db: Db) {
-    migrate(db, 'local', MIGRATIONS);
+    migrate(db, 'local', LOCAL_MIGRATIONS);
   }
 
   /** The model as stored (rows streamed: no array of every row first). */
@@ -207,13 +213,17 @@ export class LocalStore {
     this.db.prepare('DELETE FROM local_held WHERE id = ?').run(id);
   }
 
-  addConflict(c: Omit<ConflictRow, 'seq' | 'at'>): number {
-    const r = this.db.prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), c.kind, c.objectId, c.path, c.intent, c.remote, c.reason, c.op);
+  addConflict(c: Omit<ConflictRow, 'seq' | 'at' | 'kind'>): number {
+    const r = this.db.prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), c.op.op, c.objectId, c.path, c.intent, c.remote, c.reason, JSON.stringify(c.op));
     return Number(r.lastInsertRowid);
   }
 
   conflicts(): ConflictRow[] {
-    return this.db.prepare('SELECT seq, at, kind, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq').all() as ConflictRow[];
+    const rows = this.db.prepare('SELECT seq, at, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq').all() as (Omit<ConflictRow, 'op' | 'kind'> & { op: string })[];
+    return rows.map((r) => {
+      const op = conflictIntentOf(r.seq, r.op);
+      return { ...r, kind: op.op, op };
+    });
   }
 
   removeConflict(seq: number): void {
