@@ -4,8 +4,9 @@
  * are one thing. The token never appears in any shape sent to the window: settings only
  * say whether one is stored, and where.
  */
+import { ACTIVITY_KINDS } from '../model/activity-kinds.js';
 import { remoteObjectSchema } from '../model/remote-object.js';
-import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer } from './schema.js';
+import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
 const id = str({ min: 1, max: 512 });
 const iso = str({ max: 64 });
@@ -63,7 +64,7 @@ export type AppStatus = Infer<typeof appStatus>;
 export const activityEntry = obj({
   id,
   at: iso,
-  kind: str({ max: 64 }),
+  kind: oneOf(ACTIVITY_KINDS),
   path: str({ max: 65_536 }),
   summary: str({ max: 4096 }),
   reason: str({ max: 4096 }),

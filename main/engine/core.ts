@@ -3,6 +3,7 @@
  * the activity log. Every step of the engine (remote sync, local batch, outbox) takes it;
  * only code running under the engine's lock mutates the model.
  */
+import type { ActivityKind } from '../../app/model/activity-kinds.js';
 import type { ChangeApplier } from '../mirror/apply.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { Logger } from '../log/logger.js';
@@ -15,7 +16,7 @@ import type { DeleteThreshold } from '../local/plan.js';
 import type { OutboxStore } from '../outbox/outbox-store.js';
 
 export interface ActivityInput {
-  kind: string;
+  kind: ActivityKind;
   path: string;
   summary: string;
   reason: string;

@@ -64,7 +64,7 @@ export function reconcile(core: Core, stale: ReadonlySet<string> = new Set(), on
     }
     const now = model.pathOf(n.id);
     core.activity({
-      kind: `remote-${n.kind}`,
+      kind: `remote-${n.kind}` as const,
       path: now ?? pathsBefore.get(n.id) ?? `(${n.id})`,
       summary: n.kind === 'removed' ? `removed placeholder ${pathsBefore.get(n.id)}` : `${pathsBefore.get(n.id)} -> ${now}`,
       reason: n.detail,

@@ -42,3 +42,12 @@ describe('conflict rows', () => {
     expect(() => local.conflicts()).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
   });
 });
+
+describe('activity rows', () => {
+  it('a kind an earlier version wrote and this one no longer has is read back as "other"', () => {
+    const local = new LocalStore(open());
+    local.addActivity({ kind: 'renamed', path: '/a', summary: 's', reason: 'r' });
+    db!.prepare("INSERT INTO local_activity (at, kind, path, summary, reason) VALUES ('2020-01-01T00:00:00Z', 'applied', '/b', 's', 'r')").run();
+    expect(local.activity(10).map((a) => a.kind)).toEqual(['other', 'renamed']);
+  });
+});

@@ -4,6 +4,7 @@
  * log, and requests queued by the command line for the running engine (single writer).
  */
 import { migrate, type Db } from '../state/db.js';
+import { activityKindOf, type ActivityKind } from '../../app/model/activity-kinds.js';
 import type { ConflictIntent } from '../../app/model/intent.js';
 import { conflictIntentOf, migrateConflictIntents } from './conflict-rows.js';
 import { LocalModel, type EntryState, type Kind } from './model.js';
@@ -47,7 +48,7 @@ export const LOCAL_MIGRATIONS = [
 export interface ActivityRow {
   seq: number;
   at: string;
-  kind: string;
+  kind: ActivityKind;
   path: string;
   summary: string;
   reason: string;
@@ -69,6 +70,9 @@ export interface ConflictRow {
   /** The intent itself, checked when read back. */
   op: ConflictIntent;
 }
+
+type StoredActivity = Omit<ActivityRow, 'undone' | 'kind'> & { kind: string; undone: number };
+const activityOf = (r: StoredActivity): ActivityRow => ({ ...r, kind: activityKindOf(r.kind), undone: r.undone === 1 });
 
 export interface HeldRow {
   id: string;
@@ -160,7 +164,7 @@ export class LocalStore {
     else this.db.prepare('INSERT INTO local_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
-  addActivity(a: { kind: string; path: string; summary: string; reason: string; outboxSeq?: number }): number {
+  addActivity(a: { kind: ActivityKind; path: string; summary: string; reason: string; outboxSeq?: number }): number {
     const r = this.db.prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
     const seq = Number(r.lastInsertRowid);
     // Keep the newest ACTIVITY_KEEP decisions.
@@ -169,13 +173,13 @@ export class LocalStore {
   }
 
   activity(limit = 200): ActivityRow[] {
-    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?').all(limit) as (Omit<ActivityRow, 'undone'> & { undone: number })[];
-    return rows.map((r) => ({ ...r, undone: r.undone === 1 }));
+    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?').all(limit) as StoredActivity[];
+    return rows.map(activityOf);
   }
 
   activityBySeq(seq: number): ActivityRow | undefined {
-    const r = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?').get(seq) as (Omit<ActivityRow, 'undone'> & { undone: number }) | undefined;
-    return r ? { ...r, undone: r.undone === 1 } : undefined;
+    const r = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?').get(seq) as StoredActivity | undefined;
+    return r ? activityOf(r) : undefined;
   }
 
   markUndone(seq: number): void {
