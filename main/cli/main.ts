@@ -46,7 +46,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       io.stderr.write(`nas-mirror ${name}: ${e.message}\nusage: nas-mirror ${cmd.summary.split('  ')[0]}\n`);
       return EXIT_USAGE;
     }
-    const msg = e instanceof AppError ? `${e.message}${e.detail && !/^(maybe-sent|not-sent|outcome-unknown)$/.test(e.detail) ? ` (${e.detail})` : ''}` : e instanceof Error ? e.message : String(e);
+    const msg = e instanceof AppError ? `${e.message}${e.detail ? ` (${e.detail})` : ''}` : e instanceof Error ? e.message : String(e);
     io.stderr.write(`nas-mirror ${name}: ${msg}\n`);
     return EXIT_FAIL;
   }

@@ -201,7 +201,7 @@ export const EMPTY_NAS_PATH = '/ (the NAS now looks empty)';
 export function holdEmptyNas(c: Core, e: AppError): void {
   const rootId = c.model.rootId;
   if (!rootId || c.local.held().some((h) => h.id === rootId)) return;
-  c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: Number(e.detail ?? 0), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });
+  c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: c.store.count(), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });
   c.activity({ kind: 'held', path: '', summary: 'the NAS now looks empty: removals held for your confirmation', reason: e.message });
 }
 

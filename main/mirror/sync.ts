@@ -93,7 +93,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
   if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
-    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`, { detail: String(store.count()) }));
+    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`));
   }
   let objects = r.progress.objects;
   let folders = r.progress.folders;

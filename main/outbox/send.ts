@@ -33,10 +33,21 @@ async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObjec
   }
 }
 
+/**
+ * An error no step above turned into an answer, decided by its retry class alone: `user`
+ * (the token, the keychain, the settings) stops the queue until the user acts; `backoff`
+ * waits and sends again, after a check on the NAS when the request may have reached it.
+ * `fatal` (an answer the client cannot use, or a bug) is retried the same way: a change is
+ * never dropped for an error nobody can explain to the user (the status shows the error).
+ */
 function failure(e: unknown): SendOutcome {
   const err = toAppError(e);
-  if (err.code === 'Unauthorized' || err.code === 'Forbidden') return { kind: 'auth', error: err };
-  return { kind: 'retry', error: err, unknown: err.detail === 'outcome-unknown' };
+  switch (err.retry) {
+    case 'user': return { kind: 'auth', error: err };
+    case 'backoff':
+    case 'fatal':
+      return { kind: 'retry', error: err, unknown: err.delivery === 'maybe-sent' };
+  }
 }
 
 export async function sendEntry(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
