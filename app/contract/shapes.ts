@@ -5,6 +5,7 @@
  * say whether one is stored, and where.
  */
 import { ACTIVITY_KINDS } from '../model/activity-kinds.js';
+import { CONFLICT_KINDS } from '../model/intent.js';
 import { remoteObjectSchema } from '../model/remote-object.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
@@ -72,11 +73,11 @@ export const activityEntry = obj({
 });
 export type ActivityEntry = Infer<typeof activityEntry>;
 
-/** A local intent the NAS refused to take as it was; re-apply or drop it. */
+/** A local intent the NAS refused to take as it was; re-apply or drop it. `intent`: it in words. */
 export const conflictEntry = obj({
   id,
   at: iso,
-  kind: str({ max: 64 }),
+  kind: oneOf(CONFLICT_KINDS),
   path: str({ max: 65_536 }),
   intent: str({ max: 4096 }),
   remote: str({ max: 4096 }),
@@ -85,7 +86,7 @@ export const conflictEntry = obj({
 export type ConflictEntry = Infer<typeof conflictEntry>;
 
 /** A delete held for confirmation because its batch crossed the threshold. */
-export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int() });
+export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), reason: str({ max: 4096 }) });
 export type HeldDelete = Infer<typeof heldDelete>;
 
 /** Where the NAS is; `none` until the first start's choice ("Connect your NAS" or "Try the demo"). */

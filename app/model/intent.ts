@@ -32,6 +32,9 @@ export const conflictIntentSchema = tagged('op', {
 });
 export type ConflictIntent = Infer<typeof conflictIntentSchema>;
 
+/** A conflict's kind: its intent's `op`. */
+export const CONFLICT_KINDS = ['patch', 'delete', 'unsendable'] as const satisfies readonly ConflictIntent['op'][];
+
 /** Exactly the intent's fields of a richer value (a planned op with its reason, ...). */
 export function intentOf(i: Intent): Intent {
   if (i.op === 'delete') return { op: 'delete', id: i.id, fromName: i.fromName, fromParent: i.fromParent };

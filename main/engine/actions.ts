@@ -9,6 +9,7 @@ import { inverseOf } from '../../app/model/intent.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
 import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
+import { conflictEntries, heldDeletes } from '../local/decision-views.js';
 import type { RequestAction } from '../local/local-store.js';
 import { pathFor, type Core, type Lock } from './core.js';
 import { initRoot } from './mirror-root.js';
@@ -35,8 +36,8 @@ export class EngineActions {
 
   conflicts(): { conflicts: ConflictEntry[]; held: HeldDelete[] } {
     return {
-      conflicts: this.core.local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason })),
-      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects })),
+      conflicts: conflictEntries(this.core.local),
+      held: heldDeletes(this.core.local),
     };
   }
 

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openStateDb, type Db } from '../state/db.js';
+import { arr } from '../../app/contract/schema.js';
+import { conflictEntry } from '../../app/contract/shapes.js';
+import { conflictEntries } from './decision-views.js';
 import { LOCAL_MIGRATIONS, LocalStore } from './local-store.js';
 
 let dir = '';
@@ -40,6 +43,16 @@ describe('conflict rows', () => {
     expect(local.conflicts()[0]).toMatchObject({ seq, kind: 'patch', op: { op: 'patch', id: 'o', name: 'y' } });
     db!.prepare('UPDATE local_conflicts SET op = ? WHERE seq = ?').run(JSON.stringify({ op: 'patch', id: 'o', name: 7 }), seq);
     expect(() => local.conflicts()).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
+  });
+});
+
+describe('the conflicts list in the contract\'s shape (window and `conflicts --json`)', () => {
+  it('is exactly a ConflictEntry list', () => {
+    const local = new LocalStore(open());
+    local.addConflict({ objectId: 'o', path: '/x', intent: 'rename to "y"', remote: '"z" (eTag "B")', reason: 'changed on the NAS', op: { op: 'patch', id: 'o', name: 'y', fromName: 'x', fromParent: 'p' } });
+    const list = conflictEntries(local);
+    expect(arr(conflictEntry).parse(JSON.parse(JSON.stringify(list)))).toEqual(list);
+    expect(list[0]).toMatchObject({ id: '1', kind: 'patch', intent: 'rename to "y"' });
   });
 });
 
