@@ -1,10 +1,19 @@
 /**
  * Errors are values with a code, a retry class and a cause. Boundaries (HTTP, IPC) carry
- * `{code, message}`. Never throw strings.
+ * `{code, message}`. Never throw strings. The retry class is the ONE input of every retry
+ * decision (the client's own retries, the outbox, the walk's outcome): nobody matches codes
+ * or message text to decide whether to try again. Machine facts live in typed fields
+ * (`delivery`), never in `detail`, which is human text only.
  */
 
 /** How a caller should react: retry later with backoff, ask the user, or give up. */
 export type RetryClass = 'backoff' | 'user' | 'fatal';
+
+/**
+ * Whether a failed request may have reached the NAS: `not-sent` is safe to send again (even a
+ * PATCH or DELETE); after `maybe-sent` a change is checked on the NAS before it is resent.
+ */
+export type Delivery = 'not-sent' | 'maybe-sent';
 
 export type ErrorCode =
   | 'BadRequest'
@@ -25,8 +34,6 @@ export type ErrorCode =
   | 'BadConfig'
   | 'StateCorrupt'
   | 'UnsafeName'
-  | 'MirrorMissing'
-  | 'WatcherFailed'
   | 'DiskError'
   | 'NasLooksEmpty'
   | 'Internal';
@@ -50,8 +57,6 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   BadConfig: 'user',
   StateCorrupt: 'fatal',
   UnsafeName: 'fatal',
-  MirrorMissing: 'user',
-  WatcherFailed: 'backoff',
   DiskError: 'backoff',
   NasLooksEmpty: 'user',
   Internal: 'fatal',
@@ -63,18 +68,26 @@ export class AppError extends Error {
   readonly retry: RetryClass;
   /** HTTP status when the error came from (or goes to) HTTP. */
   readonly status: number | undefined;
+  /** More words for a person (the service's own `detail`, say): never a flag a program reads. */
   readonly detail: string | undefined;
   /** The form field the error is about (settings, set-up), so the window can show it there. */
   readonly field: string | undefined;
+  /** Set on request failures: whether the request may have reached the NAS. */
+  readonly delivery: Delivery | undefined;
 
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; status?: number; detail?: string; field?: string } = {}) {
+  /**
+   * `retry` overrides the code's class when this error knows better (a response refused for
+   * its size is `fatal`: asking again brings the same bytes).
+   */
+  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; status?: number; detail?: string; field?: string; retry?: RetryClass; delivery?: Delivery } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
-    this.retry = RETRY[code];
+    this.retry = opts.retry ?? RETRY[code];
     this.status = opts.status;
     this.detail = opts.detail;
     this.field = opts.field;
+    this.delivery = opts.delivery;
   }
 
   /** The boundary form: `{code, message}`. */

@@ -5,6 +5,7 @@
  * done on the NAS, and the "sent" entry is folded into it. Runs of routine entries (files
  * saved in place, placeholders placed) become one line. Pure (no DOM).
  */
+import type { ActivityKind } from '../app/model/activity-kinds.js';
 import type { ActivityEntry } from '../app/contract/shapes.js';
 import { plural } from './format.js';
 
@@ -91,7 +92,7 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
 }
 
 /** Kinds whose runs (same kind, one after the other) read as one line. */
-const ROUTINE = new Set(['replaced', 'local-only', 'emptied', 'remote-added', 'remote-removed', 'refused', 'watcher', 'error']);
+const ROUTINE: ReadonlySet<ActivityKind> = new Set<ActivityKind>(['replaced', 'local-only', 'emptied', 'remote-added', 'remote-removed', 'refused', 'watcher', 'error']);
 
 /** The entries (newest first) as lines (newest first). */
 export function activityLines(entries: readonly ActivityEntry[]): ActivityLine[] {

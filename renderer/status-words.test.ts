@@ -1,3 +1,4 @@
+import type { ActivityKind } from '../app/model/activity-kinds.js';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry, AppStatus } from '../app/contract/shapes.js';
 import { activityLines } from './activity-words.js';
@@ -36,7 +37,7 @@ describe('the header in words', () => {
   });
 });
 
-const entry = (seq: number, kind: string, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({ id: String(seq), at: new Date(now + seq * 1000).toISOString(), kind, path, summary, reason, undoable });
+const entry = (seq: number, kind: ActivityKind, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({ id: String(seq), at: new Date(now + seq * 1000).toISOString(), kind, path, summary, reason, undoable });
 
 describe('activity in words', () => {
   it('a rename and its send are one line, done on the NAS; the engine words stay in the details', () => {

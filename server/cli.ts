@@ -59,7 +59,6 @@ async function main(argv: string[]): Promise<number> {
       const log = createLogger('service');
       const svc = await startService({ dataDir: requireOpt(p, 'data'), host: p.options.get('host') ?? '127.0.0.1', port: intOpt(p, 'port', 0, 0, 65535), log, tokenTtlSec: intOpt(p, 'token-ttl', DEFAULT_TOKEN_TTL_SEC, 1, 365 * 86400), ...(quirks ? { quirks, quirkOptions: { periodic: true } } : {}) });
       if (quirks) process.stderr.write(`quirks: ${[...quirks].join(', ')}\n`);
-      process.stdout.write(`listening on ${svc.baseUrl}\n`);
       await new Promise<void>((res) => {
         const onSignal = (sig: string): void => {
           log.info('stopping', { signal: sig });
@@ -68,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
         // `on`, not `once`: a second signal during the stop must not kill the process half-way.
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
+        // said only once a stop is handled: a supervisor may send SIGTERM as soon as it reads this
+        process.stdout.write(`listening on ${svc.baseUrl}\n`);
       });
       return 0;
     }

@@ -3,6 +3,7 @@
  * type (`Infer<S>`), so the contract's types and its checks can never drift apart.
  * Validation is strict on what it declares: objects reject unknown keys unless declared
  * `open` (wire objects from the service may grow fields), strings and arrays have bounds.
+ * An open object that needed no change is returned as it came (not copied).
  */
 import { AppError } from '../errors.js';
 
@@ -16,6 +17,16 @@ export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const fail = (path: string, what: string): never => {
   throw new AppError('BadRequest', `${path || 'value'}: ${what}`);
+};
+
+/**
+ * A composite (object, array, record) hands each part only its own segment (`name`, `[3]`)
+ * and puts its own path in front of a failure on the way up: no path string is built for
+ * a value that passes (the hot path: every object of a walk, every row read back).
+ */
+const under = (path: string, e: unknown): never => {
+  if (path && e instanceof AppError && e.code === 'BadRequest') throw new AppError('BadRequest', e.message.startsWith('[') ? path + e.message : `${path}.${e.message}`);
+  throw e;
 };
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -87,7 +98,11 @@ export function arr<T>(of: Schema<T>, max = 10_000): Schema<T[]> {
     parse(v, path = '') {
       if (!Array.isArray(v)) return fail(path, 'expected an array');
       if (v.length > max) return fail(path, `more than ${max} items`);
-      return v.map((x, i) => of.parse(x, `${path}[${i}]`));
+      try {
+        return v.map((x, i) => of.parse(x, `[${i}]`));
+      } catch (e) {
+        return under(path, e);
+      }
     },
   };
 }
@@ -116,18 +131,32 @@ export type ObjectOf<S extends Shape> = Flat<{ [K in RequiredKeys<S>]: Infer<S[K
  * are kept as they are, for wire objects that may gain fields).
  */
 export function obj<S extends Shape>(shape: S, opts: { open?: boolean } = {}): Schema<ObjectOf<S>> {
+  // Hot path (every object of a walk, every row read back): the entries are listed once, and
+  // an open object is returned as it came unless a field needs another value (copy on write).
+  const entries = Object.entries(shape);
+  const open = opts.open === true;
   return {
     describe: 'object',
     parse(v, path = '') {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
-      const out: Record<string, unknown> = opts.open ? { ...v } : {};
-      for (const k of Object.keys(v)) {
-        if (!(k in shape) && !opts.open) fail(path ? `${path}.${k}` : k, 'unknown field');
+      if (!open) {
+        for (const k of Object.keys(v)) if (!(k in shape)) fail(path ? `${path}.${k}` : k, 'unknown field');
       }
-      for (const [k, s] of Object.entries(shape)) {
-        const r = s.parse(v[k], path ? `${path}.${k}` : k);
-        if (r !== undefined) out[k] = r;
-        else delete out[k];
+      let out: Record<string, unknown> = open ? v : {};
+      try {
+        for (const [k, s] of entries) {
+          const x = v[k];
+          const r = s.parse(x, k);
+          if (!open) {
+            if (r !== undefined) out[k] = r;
+          } else if (r !== x || (r === undefined && k in v)) {
+            if (out === v) out = { ...v };
+            if (r === undefined) delete out[k];
+            else out[k] = r;
+          }
+        }
+      } catch (e) {
+        return under(path, e);
       }
       return out as ObjectOf<S>;
     },
@@ -156,7 +185,11 @@ export function record<T>(of: Schema<T>, max = 10_000): Schema<Record<string, T>
       const keys = Object.keys(v);
       if (keys.length > max) return fail(path, `more than ${max} keys`);
       const out: Record<string, T> = {};
-      for (const k of keys) out[k] = of.parse(v[k], `${path}.${k}`);
+      try {
+        for (const k of keys) out[k] = of.parse(v[k], k);
+      } catch (e) {
+        return under(path, e);
+      }
       return out;
     },
   };

@@ -4,37 +4,16 @@
  * are one thing. The token never appears in any shape sent to the window: settings only
  * say whether one is stored, and where.
  */
-import type { RemoteObject } from '../model/remote-object.js';
-import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer, type Schema } from './schema.js';
+import { ACTIVITY_KINDS } from '../model/activity-kinds.js';
+import { CONFLICT_KINDS } from '../model/intent.js';
+import { remoteObjectSchema } from '../model/remote-object.js';
+import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
 
 const id = str({ min: 1, max: 512 });
 const iso = str({ max: 64 });
 
-const imageMeta = obj({ cameraMake: opt(str()), cameraModel: opt(str()), width: opt(num()), height: opt(num()), date: opt(str()) }, { open: true });
-
-const remoteObjectBase = obj(
-  {
-    id,
-    parentID: str({ max: 512 }),
-    eTag: str({ max: 512 }),
-    mimeType: str({ max: 512 }),
-    name: str({ min: 1, max: 1024 }),
-    mTime: iso,
-    cTime: iso,
-    hidden: str({ max: 16 }),
-    childCount: opt(int()),
-    size: opt(int()),
-    extension: opt(str({ max: 1024 })),
-    image: opt(imageMeta),
-  },
-  { open: true },
-);
-
-/** A file or folder as the service returns it (unknown fields kept). */
-export const remoteObject: Schema<RemoteObject> = {
-  describe: 'RemoteObject',
-  parse: (v, path) => remoteObjectBase.parse(v, path) as RemoteObject,
-};
+/** A file or folder as the service returns it (unknown fields kept): the one schema of app/model. */
+export const remoteObject = remoteObjectSchema;
 
 const location = obj({ index: int(), length: int() });
 const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_000) });
@@ -86,7 +65,7 @@ export type AppStatus = Infer<typeof appStatus>;
 export const activityEntry = obj({
   id,
   at: iso,
-  kind: str({ max: 64 }),
+  kind: oneOf(ACTIVITY_KINDS),
   path: str({ max: 65_536 }),
   summary: str({ max: 4096 }),
   reason: str({ max: 4096 }),
@@ -94,11 +73,11 @@ export const activityEntry = obj({
 });
 export type ActivityEntry = Infer<typeof activityEntry>;
 
-/** A local intent the NAS refused to take as it was; re-apply or drop it. */
+/** A local intent the NAS refused to take as it was; re-apply or drop it. `intent`: it in words. */
 export const conflictEntry = obj({
   id,
   at: iso,
-  kind: str({ max: 64 }),
+  kind: oneOf(CONFLICT_KINDS),
   path: str({ max: 65_536 }),
   intent: str({ max: 4096 }),
   remote: str({ max: 4096 }),
@@ -109,9 +88,9 @@ export type ConflictEntry = Infer<typeof conflictEntry>;
 /**
  * A delete held for confirmation: its batch crossed the threshold (`cause` 'threshold'), or
  * the NAS suddenly lists nothing ('nas-looks-empty': approving removes the placeholders here,
- * it deletes nothing on the NAS). `cause` and `reason` are optional: older engines omit them.
+ * it deletes nothing on the NAS). `cause` is optional: older engines omit it.
  */
-export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), cause: opt(oneOf(['threshold', 'nas-looks-empty'] as const)), reason: opt(str({ max: 4096 })) });
+export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), cause: opt(oneOf(['threshold', 'nas-looks-empty'] as const)), reason: str({ max: 4096 }) });
 export type HeldDelete = Infer<typeof heldDelete>;
 
 /** Where the NAS is; `none` until the first start's choice ("Connect your NAS" or "Try the demo"). */

@@ -68,7 +68,7 @@ async function grant(transport: Transport, baseUrl: string, form: Record<string,
   }
   const reason = typeof body['error_description'] === 'string' ? body['error_description'] : typeof body['error'] === 'string' ? body['error'] : `HTTP ${status}`;
   if (status === 400 || status === 401) throw new AppError('Unauthorized', reason, { status });
-  throw new AppError(status === 429 ? 'RateLimited' : status >= 500 ? 'Unavailable' : 'BadResponse', `the NAS could not renew the sign-in now (${reason})`, { status, detail: NOT_SENT });
+  throw new AppError(status === 429 ? 'RateLimited' : status >= 500 ? 'Unavailable' : 'BadResponse', `the NAS could not renew the sign-in now (${reason})`, { status, delivery: NOT_SENT });
 }
 
 export function exchangeCode(transport: Transport, baseUrl: string, a: { code: string; redirectUri: string; verifier: string; clientId?: string }): Promise<Tokens> {

@@ -86,7 +86,7 @@ export class RefreshingToken {
       }
       // Not a refusal: the request this token was for was not sent, so it is a network
       // error the client retries with backoff like any other (the NAS is rebooting...).
-      throw new AppError('NetworkError', `renewing the sign-in failed: ${err.message}`, { cause: err, detail: NOT_SENT });
+      throw new AppError('NetworkError', `renewing the sign-in failed: ${err.message}`, { cause: err, delivery: NOT_SENT });
     }
     this.refreshes++;
     // The rotated refresh token is stored before anything relies on it: a crash after this

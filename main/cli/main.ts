@@ -14,8 +14,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   find: { summary: 'find PARENT NAME --state DIR [--json]              look a name up in a folder offline', load: () => import('./commands/find.js') },
   run: { summary: 'run --device FILE|URL --state DIR --dir MIRROR [--token-env VAR] [--once]   keep a local folder and the NAS in step', load: () => import('./commands/run.js') },
   status: { summary: 'status --state DIR [--json]                        state, outbox, conflicts, held deletes, local only', load: () => import('./commands/status.js') },
-  held: { summary: 'held --state DIR [approve|reject ID...|all]         deletes held for confirmation', load: () => import('./commands/held.js') },
-  conflicts: { summary: 'conflicts --state DIR [reapply|drop ID...|all]      changes the NAS did not take', load: () => import('./commands/conflicts.js') },
+  held: { summary: 'held --state DIR [approve|reject ID...|all] [--json]   deletes held for confirmation', load: () => import('./commands/held.js') },
+  conflicts: { summary: 'conflicts --state DIR [reapply|drop ID...|all] [--json]   changes the NAS did not take', load: () => import('./commands/conflicts.js') },
   undo: { summary: 'undo OPERATION --state DIR                         undo a rename, move or organize batch (id from log)', load: () => import('./commands/undo.js') },
   log: { summary: 'log --state DIR [--limit N] [--json]               the activity log with reasons', load: () => import('./commands/log.js') },
   organize: { summary: 'organize QUERY --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]   bulk rename/move by pattern, one undo', load: () => import('./commands/organize.js') },
@@ -46,7 +46,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       io.stderr.write(`nas-mirror ${name}: ${e.message}\nusage: nas-mirror ${cmd.summary.split('  ')[0]}\n`);
       return EXIT_USAGE;
     }
-    const msg = e instanceof AppError ? `${e.message}${e.detail && !/^(maybe-sent|not-sent|outcome-unknown)$/.test(e.detail) ? ` (${e.detail})` : ''}` : e instanceof Error ? e.message : String(e);
+    const msg = e instanceof AppError ? `${e.message}${e.detail ? ` (${e.detail})` : ''}` : e instanceof Error ? e.message : String(e);
     io.stderr.write(`nas-mirror ${name}: ${msg}\n`);
     return EXIT_FAIL;
   }

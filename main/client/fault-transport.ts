@@ -44,10 +44,10 @@ export class FaultTransport implements Transport {
     this.stats.faults++;
     switch (f.kind) {
       case 'reset-before':
-        throw new AppError('NetworkError', 'injected: connection reset before sending', { detail: NOT_SENT });
+        throw new AppError('NetworkError', 'injected: connection reset before sending', { delivery: NOT_SENT });
       case 'reset-after':
         await this.inner.request(req);
-        throw new AppError('NetworkError', 'injected: connection reset after the server answered', { detail: MAYBE_SENT });
+        throw new AppError('NetworkError', 'injected: connection reset after the server answered', { delivery: MAYBE_SENT });
       case 'status': {
         const headers: Record<string, string | undefined> = { 'content-type': 'application/json' };
         if (f.retryAfter !== undefined) headers['retry-after'] = f.retryAfter;

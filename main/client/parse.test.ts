@@ -23,7 +23,7 @@ describe('parsing at the boundary', () => {
   });
   it('checks every object with the one schema: an invalid one in a listing is skipped and said, the rest kept', () => {
     const good = { id: 'g', name: 'ok', parentID: 'p', eTag: '"A"', mimeType: 'text/plain', mTime: '2016-11-14T13:15:14Z', cTime: '2016-11-14T13:15:14Z', hidden: 'none' };
-    for (const broken of [{ mTime: null }, { mTime: { a: 1 } }, { eTag: { x: 1 } }, { name: '' }, { hidden: 7 }, { childCount: -1 }, { size: 'big' }, { image: 'x' }]) {
+    for (const broken of [{ mTime: null }, { mTime: { a: 1 } }, { eTag: { x: 1 } }, { eTag: '' }, { eTag: '"a"\r\nX-Evil: 1' }, { eTag: '"a", "b"' }, { eTag: '*' }, { name: '' }, { hidden: 7 }, { hidden: 'sometimes' }, { childCount: -1 }, { size: 'big' }, { image: 'x' }]) {
       const l = parseListing({ files: [good, { ...good, id: 'b', ...broken }, 42], pageToken: '' });
       expect(l.files.map((f) => f.id)).toEqual(['g']);
       expect(l.invalid).toHaveLength(2);
@@ -31,6 +31,11 @@ describe('parsing at the boundary', () => {
       expect(l.invalid![0]!.reason).toMatch(/unexpected response from the NAS: object "b": /);
       expect(() => parseObject({ ...good, ...broken })).toThrow(expect.objectContaining({ code: 'BadResponse' }));
     }
+  });
+  it('checks the fields a trimmed object has (fields asked), not the ones it lacks', () => {
+    expect(parseObject({ id: 't', name: 'n', eTag: '"Ag"' }, true)).toMatchObject({ id: 't', name: 'n', eTag: '"Ag"' });
+    expect(() => parseObject({ id: 't', name: 'n', eTag: 'a,b' }, true)).toThrow(expect.objectContaining({ code: 'BadResponse' }));
+    expect(() => parseObject({ id: 't', name: 'n', size: -3 }, true)).toThrow(/size/);
   });
   it('reads Retry-After as seconds or a date', () => {
     expect(parseRetryAfter('2')).toBe(2000);

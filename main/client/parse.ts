@@ -1,15 +1,17 @@
 /**
- * Parsing of service responses at the boundary. Every object is checked with the one schema
- * of a NAS object (`remoteObject` in app/contract/shapes.ts: types and bounds of id, name,
- * parentID, eTag, mimeType, mTime, cTime, hidden...); unknown fields are kept as they came.
+ * Parsing of service responses at the boundary. Every object is checked with THE schema of
+ * a NAS object (`remoteObjectSchema` in app/model/remote-object.ts: types and bounds of id,
+ * name, parentID, eTag (a quoted entity-tag, as If-Match needs it), mimeType, mTime, cTime,
+ * hidden...); unknown fields are kept as they came.
  * Two tolerances: a missing `parentID` becomes "" and a missing `mimeType`
  * `application/octet-stream`. In a listing an invalid object is skipped and reported in
  * `invalid` (the caller logs it and counts the walk incomplete); anything else unreadable
- * is a `BadResponse`. With `fields` asked (a trimmed object) only `id` and `name` are checked.
+ * is a `BadResponse`. With `fields` asked (a trimmed object) only `id` and `name` are
+ * required; every field present is checked as in the full form.
  */
 import { AppError } from '../../app/errors.js';
 import type { ListingPage, RemoteObject, SearchPage, Fragment } from '../../app/model/remote-object.js';
-import { remoteObject } from '../../app/contract/shapes.js';
+import { remoteObjectSchema, trimmedObjectSchema } from '../../app/model/remote-object.js';
 
 const bad = (what: string): AppError => new AppError('BadResponse', `unexpected response from the NAS: ${what}`);
 
@@ -45,14 +47,9 @@ export function parseObject(v: unknown, partial = false): RemoteObject {
   // Defaults a real device might omit; the app needs them defined.
   if (o['parentID'] === undefined) o['parentID'] = '';
   if (o['mimeType'] === undefined) o['mimeType'] = 'application/octet-stream';
-  if (partial) {
-    if (typeof o['parentID'] !== 'string') throw bad(`object ${v['id']} with a non-string parentID`);
-    if (typeof o['mimeType'] !== 'string') throw bad(`object ${v['id']} with a non-string mimeType`);
-    if (o['image'] !== undefined && !isRecord(o['image'])) throw bad(`object ${v['id']} with a non-object image`);
-    return o as unknown as RemoteObject;
-  }
   try {
-    return remoteObject.parse(o, '');
+    // A trimmed object holds what the caller asked for (`fields`); the rest is its to know.
+    return partial ? (trimmedObjectSchema.parse(o, '') as RemoteObject) : remoteObjectSchema.parse(o, '');
   } catch (e) {
     throw bad(`object ${JSON.stringify(v['id'].slice(0, 200))}: ${e instanceof Error ? e.message : String(e)}`);
   }

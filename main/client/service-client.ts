@@ -1,11 +1,12 @@
 /**
  * Typed client of every endpoint of the service (service.md). Concurrency-limited, with
- * timeouts and retries (exponential backoff + jitter, honouring Retry-After) for network
- * errors, 5xx and 429. Reads are retried freely; a patch or delete is retried only when it
- * certainly did not reach the server (connection refused, 429, 503): otherwise the error is
- * surfaced with `detail === OUTCOME_UNKNOWN` so the outbox can check before resending.
+ * timeouts and retries (exponential backoff + jitter, honouring Retry-After) for the errors
+ * whose retry class is `backoff` (network errors, timeouts, 5xx, 429). Reads are retried
+ * freely; a patch or delete only when it certainly did not reach the server (connection
+ * refused, 429, 503): otherwise the error is surfaced with `delivery: 'maybe-sent'` so the
+ * outbox checks on the NAS before resending.
  */
-import { AppError, type ErrorCode } from '../../app/errors.js';
+import { AppError, type Delivery, type ErrorCode } from '../../app/errors.js';
 import type { Hidden, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
 import { DEFAULT_SEARCH_LIMIT } from '../../app/search/select.js';
 import { DeviceQuirks } from './device-quirks.js';
@@ -17,8 +18,8 @@ import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type Transpor
 /** Pages `pages()` follows at most (2M objects at 1000 a page). */
 const MAX_PAGES = 2000;
 
-/** `detail` of an error after which a patch/delete may or may not have been applied. */
-export const OUTCOME_UNKNOWN = 'outcome-unknown';
+/** `delivery` of an error after which a patch/delete may or may not have been applied. */
+export const OUTCOME_UNKNOWN: Delivery = 'maybe-sent';
 
 export interface ServiceClientOptions {
   /** e.g. `http://nas.local:8080` (no trailing `/sdk/v2`). */
@@ -320,16 +321,14 @@ export class ServiceClient {
         retryAfterMs = parseRetryAfter(res.headers['retry-after']);
         // Definitely not applied: 429 and 503 (service refusing). Any other 5xx may have applied.
         const safe = a.idempotent || res.status === 429 || res.status === 503;
-        if (!(res.status === 429 || res.status >= 500) || !safe) {
-          if (!safe && res.status >= 500) throw new AppError(err.code, err.message, { status: res.status, detail: OUTCOME_UNKNOWN });
-          throw err;
-        }
+        if (!safe && res.status >= 500) throw new AppError(err.code, err.message, { status: res.status, ...(err.detail !== undefined ? { detail: err.detail } : {}), delivery: OUTCOME_UNKNOWN });
+        if (err.retry !== 'backoff') throw err;
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
         if (e.code === 'Cancelled' || a.signal?.aborted) throw new AppError('Cancelled', 'cancelled', { cause: e });
-        if (e.code !== 'NetworkError' && e.code !== 'Timeout') throw e;
+        if (e.retry !== 'backoff') throw e;
         this.attempted({ method, path: path.split('?')[0]!, attempt, error: e.code });
-        if (!a.idempotent && e.detail !== NOT_SENT) throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, { cause: e, detail: OUTCOME_UNKNOWN });
+        if (!a.idempotent && e.delivery !== NOT_SENT) throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, { cause: e, delivery: OUTCOME_UNKNOWN });
         err = e;
       }
       if (attempt >= this.o.retries) throw err;
@@ -359,5 +358,6 @@ function statusError(res: TransportResponse): AppError {
     // not JSON: keep the status line
   }
   const code: ErrorCode = STATUS_CODES[res.status] ?? (res.status >= 500 ? 'ServerError' : 'BadResponse');
-  return new AppError(code, message, { status: res.status, ...(detail !== undefined ? { detail } : {}) });
+  // a status the service does not use (3xx, an unknown 4xx) is an answer, not an outage: asking again brings it again
+  return new AppError(code, message, { status: res.status, ...(detail !== undefined ? { detail } : {}), ...(res.status < 500 && STATUS_CODES[res.status] === undefined ? { retry: 'fatal' as const } : {}) });
 }

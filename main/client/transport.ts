@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { AppError } from '../../app/errors.js';
+import { AppError, type Delivery } from '../../app/errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -38,13 +38,13 @@ export interface Transport {
  * 2 MB; a body past this limit is refused with `BadResponse` (detail `too-large`).
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** `detail` of a response refused for its size. */
-export const TOO_LARGE = 'too-large';
+/** `detail` of a response refused for its size (its retry class is `fatal`: the same bytes would come again). */
+export const TOO_LARGE = 'the response is larger than the client accepts';
 
-/** `detail` of a network error after which a request may have reached the server. */
-export const MAYBE_SENT = 'maybe-sent';
-/** `detail` of a network error that happened before anything was sent (safe to retry). */
-export const NOT_SENT = 'not-sent';
+/** `delivery` of a network error after which a request may have reached the server. */
+export const MAYBE_SENT: Delivery = 'maybe-sent';
+/** `delivery` of a network error that happened before anything was sent (safe to retry). */
+export const NOT_SENT: Delivery = 'not-sent';
 
 /** The real transport: node:http / node:https with keep-alive. */
 export class HttpTransport implements Transport {
@@ -83,8 +83,8 @@ export class HttpTransport implements Transport {
       const headers: Record<string, string> = { ...req.headers };
       if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
       const r = mod.request(url, { method: req.method, headers, agent });
-      const timer = setTimeout(() => fail(new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, { detail: connected ? MAYBE_SENT : NOT_SENT })), req.timeoutMs);
-      const onAbort = (): void => fail(new AppError('Cancelled', 'request cancelled', { detail: connected ? MAYBE_SENT : NOT_SENT }));
+      const timer = setTimeout(() => fail(new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, { delivery: connected ? MAYBE_SENT : NOT_SENT })), req.timeoutMs);
+      const onAbort = (): void => fail(new AppError('Cancelled', 'request cancelled', { delivery: connected ? MAYBE_SENT : NOT_SENT }));
       const cleanup = (): void => {
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
@@ -102,12 +102,12 @@ export class HttpTransport implements Transport {
       r.on('error', (e: NodeJS.ErrnoException) => {
         // A reset on a reused socket may come before the server read anything, but we cannot know.
         const before = !connected || e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN';
-        fail(new AppError('NetworkError', `${req.method} ${url.host}: ${e.code ?? e.message}`, { cause: e, detail: before ? NOT_SENT : MAYBE_SENT }));
+        fail(new AppError('NetworkError', `${req.method} ${url.host}: ${e.code ?? e.message}`, { cause: e, delivery: before ? NOT_SENT : MAYBE_SENT }));
       });
       r.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        const tooLarge = (): void => fail(new AppError('BadResponse', `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`, { detail: TOO_LARGE }));
+        const tooLarge = (): void => fail(new AppError('BadResponse', `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`, { detail: TOO_LARGE, retry: 'fatal' }));
         const declared = Number(res.headers['content-length']);
         if (Number.isFinite(declared) && declared > this.maxBytes) { tooLarge(); return; }
         res.on('data', (c: Buffer) => {
@@ -115,8 +115,8 @@ export class HttpTransport implements Transport {
           if (size > this.maxBytes) { chunks.length = 0; tooLarge(); return; }
           chunks.push(c);
         });
-        res.on('error', (e) => fail(new AppError('NetworkError', `response from ${url.host} broke: ${e.message}`, { cause: e, detail: MAYBE_SENT })));
-        res.on('aborted', () => fail(new AppError('NetworkError', `response from ${url.host} aborted`, { detail: MAYBE_SENT })));
+        res.on('error', (e) => fail(new AppError('NetworkError', `response from ${url.host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })));
+        res.on('aborted', () => fail(new AppError('NetworkError', `response from ${url.host} aborted`, { delivery: MAYBE_SENT })));
         res.on('end', () => {
           if (settled) return;
           settled = true;

@@ -48,7 +48,7 @@ export class FailoverTransport implements Transport {
     } catch (e) {
       if (!(e instanceof AppError) || (e.code !== 'NetworkError' && e.code !== 'Timeout')) throw e;
       const next = await this.check();
-      if (!next || next.baseUrl === base || e.detail !== NOT_SENT) throw e;
+      if (!next || next.baseUrl === base || e.delivery !== NOT_SENT) throw e;
       return this.inner.request({ ...req, url: next.baseUrl + rest });
     }
   }

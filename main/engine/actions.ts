@@ -5,9 +5,11 @@
  * by the command line (`local_requests`) for these are handed here by the running engine.
  */
 import { AppError } from '../../app/errors.js';
+import { inverseOf } from '../../app/model/intent.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
 import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
+import { conflictEntries, heldDeletes } from '../local/decision-views.js';
 import type { RequestAction } from '../local/local-store.js';
 import { pathFor, type Core, type Lock } from './core.js';
 import { initRoot } from './mirror-root.js';
@@ -37,9 +39,8 @@ export class EngineActions {
 
   conflicts(): { conflicts: ConflictEntry[]; held: HeldDelete[] } {
     return {
-      conflicts: this.core.local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason })),
-      // the root can only be held by an empty NAS (holdEmptyNas)
-      held: this.core.local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects, cause: h.id === this.core.model.rootId ? 'nas-looks-empty' as const : 'threshold' as const, reason: h.reason.slice(0, 4096) })),
+      conflicts: conflictEntries(this.core.local),
+      held: heldDeletes(this.core.local, this.core.model.rootId),
     };
   }
 
@@ -64,7 +65,7 @@ export class EngineActions {
         c.db.transaction(() => {
           if (action === 'approve') {
             c.model.update(id, { state: 'deleting' });
-            const [seq] = c.outbox.enqueue([{ op: 'delete', objectId: id, name: null, parentId: null, fromName: e.rname, fromParent: e.rparent, origin: 'approve', path: h.path, reason: 'held delete approved by you' }]);
+            const [seq] = c.outbox.enqueue([{ intent: { op: 'delete', id, fromName: e.rname, fromParent: e.rparent }, origin: 'approve', path: h.path, reason: 'held delete approved by you' }]);
             c.local.removeHeld(id);
             c.activity({ kind: 'approved', path: h.path, summary: `delete approved (queued #${seq})`, reason: 'you approved a held delete' });
           } else {
@@ -100,11 +101,11 @@ export class EngineActions {
           out.done++;
           continue;
         }
-        const op = JSON.parse(k.op) as { op?: 'patch' | 'delete'; name?: string | null; parentId?: string | null; unsendable?: boolean };
+        const op = k.op;
         const e = c.model.get(k.objectId);
-        if (op.unsendable || !op.op) { out.failed.push({ id, message: 'this change cannot be sent to the NAS' }); continue; }
+        if (op.op === 'unsendable') { out.failed.push({ id, message: 'this change cannot be sent to the NAS' }); continue; }
         if (!e || e.state !== 'ok') { out.failed.push({ id, message: 'the object is no longer on the NAS' }); continue; }
-        if (op.parentId && !c.model.get(op.parentId)) { out.failed.push({ id, message: 'the target folder is no longer on the NAS' }); continue; }
+        if (op.op === 'patch' && op.parentID !== undefined && !c.model.get(op.parentID)) { out.failed.push({ id, message: 'the target folder is no longer on the NAS' }); continue; }
         c.db.transaction(() => {
           if (op.op === 'delete') {
             const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
@@ -115,7 +116,7 @@ export class EngineActions {
             for (const kl of rep.keptLocal) c.local.addLocalOnly(kl.to, 'moved', kl.reason);
             c.model.update(e.id, { state: 'deleting' });
           }
-          const [seq] = c.outbox.enqueue([{ op: op.op!, objectId: e.id, name: op.name ?? null, parentId: op.parentId ?? null, fromName: e.rname, fromParent: e.rparent, origin: 'reapply', path: k.path, reason: 'conflict re-applied by you' }]);
+          const [seq] = c.outbox.enqueue([{ intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent }, origin: 'reapply', path: k.path, reason: 'conflict re-applied by you' }]);
           c.local.removeConflict(k.seq);
           c.local.flush(c.model);
           c.activity({ kind: 'reapplied', path: k.path, summary: `re-applied: ${k.intent} (queued #${seq})`, reason: 'you chose to re-apply your change over the NAS version' });
@@ -137,12 +138,11 @@ export class EngineActions {
       if (!a || a.outboxSeq === null || (a.kind !== 'renamed' && a.kind !== 'moved')) throw new AppError('BadRequest', `activity ${activityId} is not a rename or move`);
       if (a.undone) throw new AppError('BadRequest', `activity ${activityId} was already undone`);
       const ent = c.outbox.get(a.outboxSeq);
-      if (!ent || ent.op !== 'patch' || ent.state !== 'done') throw new AppError('BadRequest', `operation ${activityId} has not been applied on the NAS (${ent?.state ?? 'unknown'})`);
-      const e = c.model.get(ent.objectId);
+      if (!ent || ent.intent.op !== 'patch' || ent.state !== 'done') throw new AppError('BadRequest', `operation ${activityId} has not been applied on the NAS (${ent?.state ?? 'unknown'})`);
+      const e = c.model.get(ent.intent.id);
       if (!e || e.state !== 'ok') throw new AppError('BadRequest', 'the object is no longer on the NAS');
       const [seq] = c.outbox.enqueue([{
-        op: 'patch', objectId: e.id, name: ent.name !== null ? ent.fromName : null, parentId: ent.parentId !== null ? ent.fromParent : null,
-        fromName: e.rname, fromParent: e.rparent, origin: 'undo', path: pathFor(c, e.id), reason: `undo of #${ent.seq}`,
+        intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }), origin: 'undo', path: pathFor(c, e.id), reason: `undo of #${ent.seq}`,
       }]);
       c.local.markUndone(a.seq);
       c.activity({ kind: 'undo', path: pathFor(c, e.id), summary: `undo of ${a.summary} (queued #${seq})`, reason: 'you asked to undo; the inverse patch carries If-Match like any other' });
@@ -191,7 +191,7 @@ export const EMPTY_NAS_PATH = '/ (the NAS now looks empty)';
 export function holdEmptyNas(c: Pick<Core, 'model' | 'local' | 'activity'>, e: AppError): void {
   const rootId = c.model.rootId;
   if (!rootId || c.local.held().some((h) => h.id === rootId)) return;
-  c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: Number(e.detail ?? 0), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });
+  c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: c.store.count(), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });
   c.activity({ kind: 'held', path: '', summary: 'the NAS now looks empty: removals held for your confirmation', reason: e.message });
 }
 

@@ -5,6 +5,7 @@
  * sent here. Returns the disappearances still within their hold (carried to the next batch).
  */
 import { join } from 'node:path';
+import { intentOf } from '../../app/model/intent.js';
 import { scanDirs } from '../local/analyse.js';
 import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
@@ -38,9 +39,9 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   for (const m of pair.moves) model.update(m.id, { lparent: m.toParent, lname: m.toName });
   for (const op of plan.ops) {
     if (op.op === 'patch') {
-      entries.push({ op: 'patch', objectId: op.id, name: op.name ?? null, parentId: op.parentID ?? null, fromName: op.fromName, fromParent: op.fromParent, origin: 'local', path: pathFor(core, op.id), reason: op.reason });
+      entries.push({ intent: intentOf(op), origin: 'local', path: pathFor(core, op.id), reason: op.reason });
     } else {
-      entries.push({ op: 'delete', objectId: op.id, name: null, parentId: null, fromName: model.get(op.id)!.rname, fromParent: model.get(op.id)!.rparent, origin: 'local', path: paths.get(op.id)!, reason: op.reason });
+      entries.push({ intent: intentOf(op), origin: 'local', path: paths.get(op.id)!, reason: op.reason });
       model.update(op.id, { state: 'deleting' });
     }
   }
@@ -64,7 +65,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       stayed = errnoOf(err);
       core.log.warn('put back failed', { path: u.path, reason: (err as Error).message });
     }
-    core.local.addConflict({ kind: 'unsendable', objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: JSON.stringify({ unsendable: true }) });
+    core.local.addConflict({ objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: { op: 'unsendable', id: u.id, to: u.path } });
     activity.push({ kind: 'conflict', path: u.path, summary: stayed === undefined ? `moved back to ${pathFor(core, u.id)}` : `left in ${u.path}: the disk refused to move it back (${stayed})`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
   }
   if (plan.held.length) {

@@ -74,7 +74,7 @@ export class OutboxPump {
         break;
       }
       this.h.report({ type: 'sent' });
-      this.h.settled(entry.objectId);
+      this.h.settled(entry.intent.id);
       sent = true;
       // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through.
       if (out.kind !== 'applied' || entry.origin !== 'local') follow = true;

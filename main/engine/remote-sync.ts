@@ -70,7 +70,7 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     }
     const now = model.pathOf(n.id);
     core.activity({
-      kind: `remote-${n.kind}`,
+      kind: `remote-${n.kind}` as const,
       path: now ?? pathsBefore.get(n.id) ?? `(${n.id})`,
       summary: n.kind === 'removed' ? `removed placeholder ${pathsBefore.get(n.id)}` : `${pathsBefore.get(n.id)} -> ${now}`,
       reason: n.detail,

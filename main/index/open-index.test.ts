@@ -24,7 +24,7 @@ describe('openOfflineIndex', () => {
     dirs.push(dir);
     const db = openStateDb(dir);
     const store = new MirrorStore(db);
-    store.setRoot(obj('r', '', '', { mimeType: FOLDER_MIME }));
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
     const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
     const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
     apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
@@ -55,7 +55,7 @@ describe('openOfflineIndex', () => {
     dirs.push(dir);
     const db = openStateDb(dir);
     const store = new MirrorStore(db);
-    store.setRoot(obj('r', '', '', { mimeType: FOLDER_MIME }));
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
     store.apply([
       { kind: 'added', after: obj('f', 'Photos', 'r', { mimeType: FOLDER_MIME, childCount: 2 }) },
       { kind: 'added', after: obj('a', 'IMG_2041.JPG', 'f', { mimeType: 'image/jpeg', image: { cameraMake: 'Canon' } }) },
@@ -86,7 +86,7 @@ describe('openOfflineIndex', () => {
     dirs.push(dir);
     const db = openStateDb(dir);
     const store = new MirrorStore(db);
-    store.setRoot(obj('r', '', '', { mimeType: FOLDER_MIME }));
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
     store.apply([{ kind: 'added', after: obj('a', 'holiday beach.jpg') }, { kind: 'added', after: obj('b', 'holiday.txt') }]);
     const first = await openOfflineIndex(store, dir, { workerThreshold: 0 });
     // the build saved a vocabulary of the store's generation

@@ -4,9 +4,12 @@
  * log, and requests queued by the command line for the running engine (single writer).
  */
 import { migrate, type Db } from '../state/db.js';
+import { activityKindOf, type ActivityKind } from '../../app/model/activity-kinds.js';
+import type { ConflictIntent } from '../../app/model/intent.js';
+import { conflictIntentOf, migrateConflictIntents } from './conflict-rows.js';
 import { LocalModel, type EntryState } from './model.js';
 
-const MIGRATIONS = [
+export const LOCAL_MIGRATIONS = [
   {
     version: 1,
     up: (db: Db): void => {
@@ -38,11 +41,13 @@ const MIGRATIONS = [
       db.exec('CREATE TABLE local_dirs (id TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;');
     },
   },
+  // v3: a conflict's intent is the one intent union (conflict-rows.ts); earlier rows rewritten.
+  { version: 3, up: migrateConflictIntents },
 ];
 
 /** A decision to record in the activity log. */
 export interface ActivityInput {
-  kind: string;
+  kind: ActivityKind;
   path: string;
   summary: string;
   reason: string;
@@ -52,7 +57,7 @@ export interface ActivityInput {
 export interface ActivityRow {
   seq: number;
   at: string;
-  kind: string;
+  kind: ActivityKind;
   path: string;
   summary: string;
   reason: string;
@@ -63,15 +68,20 @@ export interface ActivityRow {
 export interface ConflictRow {
   seq: number;
   at: string;
-  kind: string;
+  /** The intent's `op` (patch, delete, unsendable). */
+  kind: ConflictIntent['op'];
   objectId: string;
   path: string;
+  /** The intent in words, as the user saw it then. */
   intent: string;
   remote: string;
   reason: string;
-  /** The intended operation as JSON: `{name?, parentID?}` or `{delete: true}`. */
-  op: string;
+  /** The intent itself, checked when read back. */
+  op: ConflictIntent;
 }
+
+type StoredActivity = Omit<ActivityRow, 'undone' | 'kind'> & { kind: string; undone: number };
+const activityOf = (r: StoredActivity): ActivityRow => ({ ...r, kind: activityKindOf(r.kind), undone: r.undone === 1 });
 
 export interface HeldRow {
   id: string;
@@ -99,7 +109,7 @@ const STATES: readonly EntryState[] = ['ok', 'held', 'deleting'];
 
 export class LocalStore {
   constructor(readonly db: Db) {
-    migrate(db, 'local', MIGRATIONS);
+    migrate(db, 'local', LOCAL_MIGRATIONS);
   }
 
   /** The model as stored (rows streamed: no array of every row first). */
@@ -177,13 +187,13 @@ export class LocalStore {
   }
 
   activity(limit = 200): ActivityRow[] {
-    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?').all(limit) as (Omit<ActivityRow, 'undone'> & { undone: number })[];
-    return rows.map((r) => ({ ...r, undone: r.undone === 1 }));
+    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?').all(limit) as StoredActivity[];
+    return rows.map(activityOf);
   }
 
   activityBySeq(seq: number): ActivityRow | undefined {
-    const r = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?').get(seq) as (Omit<ActivityRow, 'undone'> & { undone: number }) | undefined;
-    return r ? { ...r, undone: r.undone === 1 } : undefined;
+    const r = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?').get(seq) as StoredActivity | undefined;
+    return r ? activityOf(r) : undefined;
   }
 
   markUndone(seq: number): void {
@@ -236,13 +246,17 @@ export class LocalStore {
     this.db.prepare('DELETE FROM local_held WHERE id = ?').run(id);
   }
 
-  addConflict(c: Omit<ConflictRow, 'seq' | 'at'>): number {
-    const r = this.db.prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), c.kind, c.objectId, c.path, c.intent, c.remote, c.reason, c.op);
+  addConflict(c: Omit<ConflictRow, 'seq' | 'at' | 'kind'>): number {
+    const r = this.db.prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), c.op.op, c.objectId, c.path, c.intent, c.remote, c.reason, JSON.stringify(c.op));
     return Number(r.lastInsertRowid);
   }
 
   conflicts(): ConflictRow[] {
-    return this.db.prepare('SELECT seq, at, kind, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq').all() as ConflictRow[];
+    const rows = this.db.prepare('SELECT seq, at, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq').all() as (Omit<ConflictRow, 'op' | 'kind'> & { op: string })[];
+    return rows.map((r) => {
+      const op = conflictIntentOf(r.seq, r.op);
+      return { ...r, kind: op.op, op };
+    });
   }
 
   removeConflict(seq: number): void {

@@ -5,28 +5,16 @@
  * for it; a cycle (swap) goes through a temporary name. Deletes are counted AFTER pairing,
  * in objects (a folder counts with everything below it), and held past the threshold.
  */
+import type { DeleteIntent, PatchIntent } from '../../app/model/intent.js';
 import type { LocalModel } from './model.js';
 import type { Move } from './pair-moves.js';
 import { remoteNameFor } from './local-names.js';
 
-export interface PatchOp {
-  op: 'patch';
-  id: string;
-  /** Present only for the fields this change touches. */
-  name?: string;
-  parentID?: string;
-  /** The remote values before this change (for 412 checks and undo). */
-  fromName: string;
-  fromParent: string;
-  reason: string;
-}
+/** A rename/move to send, with why (the intent itself is app/model/intent.ts's, unchanged). */
+export type PatchOp = PatchIntent & { reason: string };
 
-export interface DeleteOp {
-  op: 'delete';
-  id: string;
-  objects: number;
-  reason: string;
-}
+/** A delete to send, with how many objects it takes (a folder counts with what it holds). */
+export type DeleteOp = DeleteIntent & { objects: number; reason: string };
 
 export type PlannedOp = PatchOp | DeleteOp;
 
@@ -77,7 +65,7 @@ export function planBatch(model: LocalModel, moves: readonly Move[], deletes: re
   const delOps: DeleteOp[] = deletes.map((id) => {
     const n = 1 + model.descendants(id).filter((d) => !movedOutBelow(model, d, id, movedOut)).length;
     const e = model.get(id);
-    return { op: 'delete', id, objects: n, reason: `gone from disk (${e?.kind ?? 'entry'} inode ${e?.ino ?? '?'}), no twin inode appeared` };
+    return { op: 'delete', id, fromName: e?.rname ?? '', fromParent: e?.rparent ?? '', objects: n, reason: `gone from disk (${e?.kind ?? 'entry'} inode ${e?.ino ?? '?'}), no twin inode appeared` };
   });
   const deleteObjects = delOps.reduce((s, d) => s + d.objects, 0);
   const limit = deleteLimit(model.objectCount(), t);

@@ -7,6 +7,7 @@
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { aspectsOf, jsonOf, type RemoteChange } from './changes.js';
 import type { MirrorStore } from './store.js';
+import { storedObject } from './stored-object.js';
 
 /**
  * The changes one listing page brings. `pending` holds changes diffed but not yet written
@@ -25,7 +26,7 @@ export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], p
     const before = stored.get(o.id);
     if (before === undefined) out.push({ kind: 'added', after: o });
     else if (before !== jsonOf(o)) {
-      const b = JSON.parse(before) as RemoteObject;
+      const b = storedObject(before, o.id);
       out.push({ kind: 'updated', before: b, after: o, aspects: aspectsOf(b, o) });
     }
   }

@@ -24,12 +24,28 @@ describe('MirrorStore', () => {
     }
   });
 
+  it('reads rows back through the one object schema: a damaged row is StateCorrupt, never a wrong-shaped object', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const db = openStateDb(dir);
+      const store = new MirrorStore(db);
+      store.apply([{ kind: 'added', after: obj('a', 'x.txt', 'r') }, { kind: 'added', after: obj('b', 'y.txt', 'r') }]);
+      db.prepare("UPDATE mirror_objects SET json = ? WHERE id = 'b'").run(JSON.stringify({ ...obj('b', 'y.txt', 'r'), eTag: 7 }));
+      expect(store.get('a')?.name).toBe('x.txt');
+      expect(() => store.get('b')).toThrow(expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/\(b\): eTag: expected a string/) }));
+      expect(() => [...store.all()]).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a parent cycle a NAS served is an unknown path, never an error', () => {
     const dir = mkdtempSync(join(tmpdir(), 'store-'));
     try {
       const db = openStateDb(dir);
       const store = new MirrorStore(db);
-      store.setRoot({ ...obj('r', '', ''), mimeType: 'application/x.service.dir' });
+      store.setRoot({ ...obj('r', 'home', ''), mimeType: 'application/x.service.dir' });
       store.apply([{ kind: 'added', after: obj('c1', 'one', 'c2') }, { kind: 'added', after: obj('c2', 'two', 'c1') }, { kind: 'added', after: obj('c3', 'keep', 'c3') }, { kind: 'added', after: obj('k', 'keep.txt', 'r') }]);
       expect(store.pathOf('c1')).toBeUndefined();
       expect(store.pathOf('c3')).toBeUndefined();
@@ -45,7 +61,7 @@ describe('MirrorStore', () => {
     try {
       const db = openStateDb(dir);
       const store = new MirrorStore(db);
-      store.setRoot({ ...obj('r', '', ''), mimeType: 'application/x.service.dir' });
+      store.setRoot({ ...obj('r', 'home', ''), mimeType: 'application/x.service.dir' });
       store.apply([{ kind: 'added', after: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' } }, { kind: 'added', after: obj('a', 'x.txt', 'f') }]);
       expect(store.pathOf('a')).toEqual(['Docs', 'x.txt']);
       expect(store.children('root').map((o) => o.id)).toEqual(['f']);

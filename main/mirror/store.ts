@@ -8,6 +8,7 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { migrate, type Db } from '../state/db.js';
 import { jsonOf, type RemoteChange } from './changes.js';
+import { storedObject } from './stored-object.js';
 
 export const MIRROR_MIGRATIONS = [
   {
@@ -110,7 +111,7 @@ export class MirrorStore {
     const root = this.root();
     if (id === 'root' || (root && id === root.id)) return root;
     const r = this.q.get.get(id);
-    return r ? (JSON.parse(r.json) as RemoteObject) : undefined;
+    return r ? storedObject(r.json, id) : undefined;
   }
 
   /** The stored JSON text of an object (exactly as the service sent it). */
@@ -121,7 +122,7 @@ export class MirrorStore {
   /** Many objects by id, as a map (missing ids are absent). */
   getMany(ids: readonly string[]): Map<string, RemoteObject> {
     const out = new Map<string, RemoteObject>();
-    for (const r of this.q.getMany.all(JSON.stringify(ids))) out.set(r.id, JSON.parse(r.json) as RemoteObject);
+    for (const r of this.q.getMany.all(JSON.stringify(ids))) out.set(r.id, storedObject(r.json, r.id));
     return out;
   }
 
@@ -134,7 +135,7 @@ export class MirrorStore {
 
   /** Direct children of a folder id (`root` accepted), in no particular order. */
   children(parentId: string): RemoteObject[] {
-    return this.q.children.all(this.resolve(parentId)).map((r) => JSON.parse(r.json) as RemoteObject);
+    return this.q.children.all(this.resolve(parentId)).map((r) => storedObject(r.json, `a child of ${parentId}`));
   }
 
   childIds(parentId: string): string[] {
@@ -144,7 +145,7 @@ export class MirrorStore {
   /** The child of `parentId` named exactly `name`. */
   childByName(parentId: string, name: string): RemoteObject | undefined {
     const r = this.q.byName.get(this.resolve(parentId), name);
-    return r ? (JSON.parse(r.json) as RemoteObject) : undefined;
+    return r ? storedObject(r.json, `${name} in ${parentId}`) : undefined;
   }
 
   /**
@@ -194,7 +195,7 @@ export class MirrorStore {
 
   /** Every object except the root, streamed. */
   *all(): IterableIterator<RemoteObject> {
-    for (const r of this.q.all.iterate()) yield JSON.parse(r.json) as RemoteObject;
+    for (const r of this.q.all.iterate()) yield storedObject(r.json, 'listing every object');
   }
 
   /** Every stored JSON text except the root's, streamed (cheap: no parse). */
@@ -222,7 +223,7 @@ export class MirrorStore {
   /** The user's root folder, once a walk has seen it. */
   root(): RemoteObject | undefined {
     const v = this.q.meta.get('root')?.value;
-    return v ? (JSON.parse(v) as RemoteObject) : undefined;
+    return v ? storedObject(v, 'root') : undefined;
   }
 
   setRoot(o: RemoteObject): void {

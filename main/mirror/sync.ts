@@ -96,7 +96,7 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
     // the root's empty listing is not applied: its chain is dropped, so the next walk asks it in full (never a 304 that would bring back the stored children)
     if (r.root) store.setListings(new Map([[r.root.id, []]]));
-    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`, { detail: String(store.count()) }));
+    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`));
   }
   let objects = r.progress.objects;
   let folders = r.progress.folders;

@@ -48,7 +48,7 @@ export function enqueueBatch(core: Core, meta: { q: string; rename: string | nul
   }
   return core.db.transaction((): OrganizeOutcome => {
     const entries: NewEntry[] = send.map((it) => ({
-      op: 'patch', objectId: it.objectId, name: it.name, parentId: it.parentId, fromName: it.fromName, fromParent: it.fromParent,
+      intent: { op: 'patch', id: it.objectId, fromName: it.fromName, fromParent: it.fromParent, ...(it.name !== null ? { name: it.name } : {}), ...(it.parentId !== null ? { parentID: it.parentId } : {}) },
       origin: 'organize', path: pathFor(core, it.objectId), reason: `organize: ${describe(meta)}`,
     }));
     const seqs = core.outbox.enqueue(entries);

@@ -5,6 +5,7 @@
  * new activity entry. Conflicted changes were never applied: nothing to revert for them.
  */
 import { AppError } from '../../app/errors.js';
+import { inverseOf } from '../../app/model/intent.js';
 import { pathFor, type Core } from '../engine/core.js';
 import type { ActivityRow } from '../local/local-store.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
@@ -32,9 +33,9 @@ export function undoBatch(core: Core, a: ActivityRow): number {
     const ent = it.outboxSeq !== null ? core.outbox.get(it.outboxSeq) : undefined;
     const e = core.model.get(it.objectId);
     if (!ent || ent.state !== 'done' || !e || e.state !== 'ok') continue;
+    if (ent.intent.op !== 'patch') continue;
     entries.push({
-      op: 'patch', objectId: e.id, name: ent.name !== null ? ent.fromName : null, parentId: ent.parentId !== null ? ent.fromParent : null,
-      fromName: e.rname, fromParent: e.rparent, origin: 'organize-undo', path: pathFor(core, e.id), reason: `undo of organize batch ${b.id}`,
+      intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }), origin: 'organize-undo', path: pathFor(core, e.id), reason: `undo of organize batch ${b.id}`,
     });
   }
   core.db.transaction(() => {

@@ -4,6 +4,8 @@
  * before its request leaves: after a crash, a `sending` entry has an unknown outcome and is
  * checked on the NAS before it is resent. Entries are sent in `seq` order.
  */
+import { AppError } from '../../app/errors.js';
+import { intentSchema, type Intent } from '../../app/model/intent.js';
 import { migrate, type Db } from '../state/db.js';
 
 const MIGRATIONS = [
@@ -45,14 +47,8 @@ export type OutboxState = 'pending' | 'sending' | 'done' | 'conflict' | 'superse
 export interface OutboxEntry {
   seq: number;
   at: string;
-  op: 'patch' | 'delete';
-  objectId: string;
-  /** Patch fields (only those the change touches). */
-  name: string | null;
-  parentId: string | null;
-  /** The remote name and parent before the change (412 checks, undo). */
-  fromName: string;
-  fromParent: string;
+  /** What to do on the NAS: the one intent shape (app/model/intent.ts). */
+  intent: Intent;
   origin: Origin;
   state: OutboxState;
   attempts: number;
@@ -63,10 +59,26 @@ export interface OutboxEntry {
   note: string | null;
 }
 
-export type NewEntry = Pick<OutboxEntry, 'op' | 'objectId' | 'name' | 'parentId' | 'fromName' | 'fromParent' | 'origin' | 'path' | 'reason'>;
+export type NewEntry = Pick<OutboxEntry, 'intent' | 'origin' | 'path' | 'reason'>;
 
-const COLS = `seq, at, op, object_id AS objectId, name, parent_id AS parentId, from_name AS fromName, from_parent AS fromParent,
-  origin, state, attempts, result_etag AS resultEtag, path, reason, note`;
+const COLS = `seq, at, op, object_id, name, parent_id, from_name, from_parent, origin, state, attempts, result_etag, path, reason, note`;
+
+interface Row {
+  seq: number; at: string; op: string; object_id: string; name: string | null; parent_id: string | null; from_name: string; from_parent: string;
+  origin: Origin; state: OutboxState; attempts: number; result_etag: string | null; path: string; reason: string; note: string | null;
+}
+
+/** A row read back: its intent checked with the intent schema (a damaged row is StateCorrupt). */
+function entryOf(r: Row): OutboxEntry {
+  const raw = { op: r.op, id: r.object_id, fromName: r.from_name, fromParent: r.from_parent, ...(r.op === 'patch' ? { name: r.name ?? undefined, parentID: r.parent_id ?? undefined } : {}) };
+  let intent: Intent;
+  try {
+    intent = intentSchema.parse(raw, 'intent');
+  } catch (e) {
+    throw new AppError('StateCorrupt', `outbox entry #${r.seq} is not a valid intent: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  return { seq: r.seq, at: r.at, intent, origin: r.origin, state: r.state, attempts: r.attempts, resultEtag: r.result_etag, path: r.path, reason: r.reason, note: r.note };
+}
 
 export class OutboxStore {
   constructor(readonly db: Db) {
@@ -78,21 +90,26 @@ export class OutboxStore {
     const ins = this.db.prepare(`INSERT INTO outbox_entries (at, op, object_id, name, parent_id, from_name, from_parent, origin, state, path, reason)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`);
     const at = new Date().toISOString();
-    return entries.map((e) => Number(ins.run(at, e.op, e.objectId, e.name, e.parentId, e.fromName, e.fromParent, e.origin, e.path, e.reason).lastInsertRowid));
+    return entries.map(({ intent: i, origin, path, reason }) => {
+      const [name, parent] = i.op === 'patch' ? [i.name ?? null, i.parentID ?? null] : [null, null];
+      return Number(ins.run(at, i.op, i.id, name, parent, i.fromName, i.fromParent, origin, path, reason).lastInsertRowid);
+    });
   }
 
   /** The first entry still to send (pending or sending), or undefined. */
   next(): OutboxEntry | undefined {
-    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq LIMIT 1`).get() as OutboxEntry | undefined;
+    const r = this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq LIMIT 1`).get() as Row | undefined;
+    return r && entryOf(r);
   }
 
   get(seq: number): OutboxEntry | undefined {
-    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE seq = ?`).get(seq) as OutboxEntry | undefined;
+    const r = this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE seq = ?`).get(seq) as Row | undefined;
+    return r && entryOf(r);
   }
 
   /** Entries not yet settled, in order. */
   unsettled(): OutboxEntry[] {
-    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq`).all() as OutboxEntry[];
+    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq`).all() as Row[]).map(entryOf);
   }
 
   /** Ids with an unsettled entry (their local placement is the user's intent, not the NAS's). */
@@ -110,7 +127,7 @@ export class OutboxStore {
 
   /** Later unsettled entries of the same object (they built on a change that did not happen). */
   laterFor(objectId: string, seq: number): OutboxEntry[] {
-    return this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND seq > ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId, seq) as OutboxEntry[];
+    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND seq > ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId, seq) as Row[]).map(entryOf);
   }
 
   counts(): Record<OutboxState, number> {

@@ -12,6 +12,7 @@ import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { LocalModel } from '../local/model.js';
+import type { DeleteIntent, PatchIntent } from '../../app/model/intent.js';
 import type { OutboxEntry } from './outbox-store.js';
 
 export type SendOutcome =
@@ -21,7 +22,7 @@ export type SendOutcome =
   | { kind: 'retry'; error: AppError; unknown: boolean }
   | { kind: 'auth'; error: AppError };
 
-const holds = (e: OutboxEntry, o: RemoteObject): boolean => (e.name === null || o.name === e.name) && (e.parentId === null || o.parentID === e.parentId);
+const holds = (p: PatchIntent, o: RemoteObject): boolean => (p.name === undefined || o.name === p.name) && (p.parentID === undefined || o.parentID === p.parentID);
 
 async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObject | undefined> {
   try {
@@ -32,51 +33,63 @@ async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObjec
   }
 }
 
+/**
+ * An error no step above turned into an answer, decided by its retry class alone: `user`
+ * (the token, the keychain, the settings) stops the queue until the user acts; `backoff`
+ * waits and sends again, after a check on the NAS when the request may have reached it.
+ * `fatal` (an answer the client cannot use, or a bug) is retried the same way: a change is
+ * never dropped for an error nobody can explain to the user (the status shows the error).
+ */
 function failure(e: unknown): SendOutcome {
   const err = toAppError(e);
-  if (err.code === 'Unauthorized' || err.code === 'Forbidden') return { kind: 'auth', error: err };
-  return { kind: 'retry', error: err, unknown: err.detail === 'outcome-unknown' };
+  switch (err.retry) {
+    case 'user': return { kind: 'auth', error: err };
+    case 'backoff':
+    case 'fatal':
+      return { kind: 'retry', error: err, unknown: err.delivery === 'maybe-sent' };
+  }
 }
 
 export async function sendEntry(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
   try {
-    return entry.op === 'patch' ? await sendPatch(client, model, entry) : await sendDelete(client, model, entry);
+    const i = entry.intent;
+    return i.op === 'patch' ? await sendPatch(client, model, entry, i) : await sendDelete(client, model, entry, i);
   } catch (e) {
     return failure(e);
   }
 }
 
-async function sendPatch(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
-  const base = model.get(entry.objectId);
+async function sendPatch(client: ServiceClient, model: LocalModel, entry: OutboxEntry, p: PatchIntent): Promise<SendOutcome> {
+  const base = model.get(p.id);
   let ifMatch = base?.etag;
   if (entry.state === 'sending') {
     // Outcome unknown: look before sending again (exactly once).
-    const fresh = await getOrGone(client, entry.objectId);
+    const fresh = await getOrGone(client, p.id);
     if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'the NAS no longer has this object' };
-    if (holds(entry, fresh) && fresh.eTag !== base?.etag) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'already applied before the interruption (checked on the NAS)' };
+    if (holds(p, fresh) && fresh.eTag !== base?.etag) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'already applied before the interruption (checked on the NAS)' };
   }
   if (!ifMatch) return { kind: 'conflict', remote: undefined, reason: 'the object is no longer mirrored' };
   const body: { name?: string; parentID?: string } = {};
-  if (entry.name !== null) body.name = entry.name;
-  if (entry.parentId !== null) body.parentID = entry.parentId;
+  if (p.name !== undefined) body.name = p.name;
+  if (p.parentID !== undefined) body.parentID = p.parentID;
   let note = `If-Match ${ifMatch}`;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const r = await client.patch(entry.objectId, body, { ifMatch });
-      const eTag = r.eTag ?? (await client.get(entry.objectId)).eTag;
+      const r = await client.patch(p.id, body, { ifMatch });
+      const eTag = r.eTag ?? (await client.get(p.id)).eTag;
       return { kind: 'applied', eTag, fresh: undefined, note };
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.code === 'NotFound') return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
-      if (e.code === 'Conflict') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the target folder already holds an entry named ${JSON.stringify(entry.name ?? entry.fromName)} (409)` };
-      if (e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the NAS refused it: ${e.detail ?? e.message}` };
-      if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'not allowed on the NAS (403: read-only access or no write permission here)' };
+      if (e.code === 'Conflict') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the target folder already holds an entry named ${JSON.stringify(p.name ?? p.fromName)} (409)` };
+      if (e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the NAS refused it: ${e.detail ?? e.message}` };
+      if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: 'not allowed on the NAS (403: read-only access or no write permission here)' };
       if (e.code !== 'PreconditionFailed') throw e;
-      const fresh = await getOrGone(client, entry.objectId);
+      const fresh = await getOrGone(client, p.id);
       if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (412, then 404)' };
-      if (holds(entry, fresh)) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'the NAS already shows this change' };
-      const nameTouched = entry.name !== null && fresh.name !== entry.fromName;
-      const parentTouched = entry.parentId !== null && fresh.parentID !== entry.fromParent;
+      if (holds(p, fresh)) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'the NAS already shows this change' };
+      const nameTouched = p.name !== undefined && fresh.name !== p.fromName;
+      const parentTouched = p.parentID !== undefined && fresh.parentID !== p.fromParent;
       if (nameTouched || parentTouched) {
         return { kind: 'conflict', remote: fresh, reason: `changed on the NAS meanwhile (412): ${nameTouched ? `now named ${JSON.stringify(fresh.name)}` : 'moved to another folder'}` };
       }
@@ -84,16 +97,16 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
       ifMatch = fresh.eTag;
     }
   }
-  return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'kept changing on the NAS (412 three times)' };
+  return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: 'kept changing on the NAS (412 three times)' };
 }
 
-async function sendDelete(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
-  const base = model.get(entry.objectId);
+async function sendDelete(client: ServiceClient, model: LocalModel, entry: OutboxEntry, d: DeleteIntent): Promise<SendOutcome> {
+  const base = model.get(d.id);
   if (!base) return { kind: 'deleted', note: 'no longer mirrored' };
   let ifMatch = base.etag;
   let note = `If-Match ${ifMatch}`;
   if (base.kind === 'dir' || entry.state === 'sending') {
-    const fresh = await getOrGone(client, entry.objectId);
+    const fresh = await getOrGone(client, d.id);
     if (!fresh) return { kind: 'deleted', note: 'already gone on the NAS' };
     if (fresh.name !== base.rname || fresh.parentID !== base.rparent) return { kind: 'conflict', remote: fresh, reason: 'renamed or moved on the NAS since you saw it: not deleted' };
     if (fresh.mimeType === FOLDER_MIME) {
@@ -107,14 +120,14 @@ async function sendDelete(client: ServiceClient, model: LocalModel, entry: Outbo
     }
   }
   try {
-    const r = await client.delete(entry.objectId, { ifMatch });
+    const r = await client.delete(d.id, { ifMatch });
     return { kind: 'deleted', note: `${note}; ${r === 'accepted' ? '202 (folder deleted in the background)' : '204'}` };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     if (e.code === 'NotFound') return { kind: 'deleted', note: 'already gone (404)' };
-    if (e.code === 'PreconditionFailed') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'changed on the NAS (412): a delete that meets 412 never deletes' };
-    if (e.code === 'Conflict' || e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: `the NAS refused the delete: ${e.message}` };
-    if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, entry.objectId), reason: 'not allowed on the NAS (403: read-only access or no write permission here): not deleted' };
+    if (e.code === 'PreconditionFailed') return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: 'changed on the NAS (412): a delete that meets 412 never deletes' };
+    if (e.code === 'Conflict' || e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: `the NAS refused the delete: ${e.message}` };
+    if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: 'not allowed on the NAS (403: read-only access or no write permission here): not deleted' };
     throw e;
   }
 }

@@ -6,6 +6,7 @@
  * disk follows at the next reconcile), the local intent is kept in the conflicts list, and
  * later entries for the same object are superseded.
  */
+import { describeIntent, intentOf } from '../../app/model/intent.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import { aspectsOf } from '../mirror/changes.js';
@@ -33,13 +34,14 @@ const pathFor = (p: SettlePort, id: string): string => pathOrId(p.model, id);
 /** Returns true when the entry is finished (not to be sent again now). */
 export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutcome): boolean {
   const { model, store, applier, local, outbox } = core;
-  const e = model.get(entry.objectId);
-  const path = pathFor(core, entry.objectId);
+  const i = entry.intent;
+  const e = model.get(i.id);
+  const path = pathFor(core, i.id);
   switch (out.kind) {
     case 'applied': {
-      const before = store.get(entry.objectId);
-      const name = entry.name ?? out.fresh?.name ?? e?.rname ?? entry.fromName;
-      const parent = entry.parentId ?? out.fresh?.parentID ?? e?.rparent ?? entry.fromParent;
+      const before = store.get(i.id);
+      const name = (i.op === 'patch' ? i.name : undefined) ?? out.fresh?.name ?? e?.rname ?? i.fromName;
+      const parent = (i.op === 'patch' ? i.parentID : undefined) ?? out.fresh?.parentID ?? e?.rparent ?? i.fromParent;
       core.db.transaction(() => {
         if (e) model.update(e.id, { rname: name, rparent: parent, etag: out.eTag, setag: out.eTag });
         outbox.settle(entry.seq, 'done', out.note, out.eTag);
@@ -50,11 +52,11 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
         }
       })();
       // an Organize batch is ONE activity entry: its changes are not listed one by one
-      if (entry.origin !== 'organize' && entry.origin !== 'organize-undo') core.activity({ kind: 'sent', path, summary: `NAS ${entry.op} #${entry.seq} applied (${entry.origin})`, reason: `${out.note}; new eTag ${out.eTag}` });
+      if (entry.origin !== 'organize' && entry.origin !== 'organize-undo') core.activity({ kind: 'sent', path, summary: `NAS ${i.op} #${entry.seq} applied (${entry.origin})`, reason: `${out.note}; new eTag ${out.eTag}` });
       return true;
     }
     case 'deleted': {
-      const ids = e ? [e.id, ...model.descendants(e.id)] : [entry.objectId];
+      const ids = e ? [e.id, ...model.descendants(e.id)] : [i.id];
       core.db.transaction(() => {
         const removals: RemoteChange[] = [];
         for (const id of [...ids].reverse()) {
@@ -63,7 +65,7 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
           model.remove(id);
         }
         outbox.settle(entry.seq, 'done', out.note);
-        local.removeHeld(entry.objectId);
+        local.removeHeld(i.id);
         local.flush(model);
         applier.apply(removals);
       })();
@@ -71,25 +73,17 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
       return true;
     }
     case 'conflict': {
-      const intent = entry.op === 'delete' ? `delete ${entry.path}` : `${entry.name !== null ? `rename to ${JSON.stringify(entry.name)}` : ''}${entry.name !== null && entry.parentId !== null ? ' and ' : ''}${entry.parentId !== null ? `move into ${pathFor(core, entry.parentId) || '/'}` : ''}`;
-      const later = outbox.laterFor(entry.objectId, entry.seq);
+      const remote = out.remote ? `${JSON.stringify(out.remote.name)} (eTag ${out.remote.eTag})` : 'deleted on the NAS';
+      const words = (x: OutboxEntry): string => describeIntent(x.intent, (id) => (id === x.intent.id ? x.path : pathFor(core, id)));
+      const intent = words(entry);
+      const later = outbox.laterFor(i.id, entry.seq);
       core.db.transaction(() => {
-        local.addConflict({
-          kind: entry.op, objectId: entry.objectId, path: entry.path, intent,
-          remote: out.remote ? `${JSON.stringify(out.remote.name)} (eTag ${out.remote.eTag})` : 'deleted on the NAS',
-          reason: out.reason, op: JSON.stringify({ op: entry.op, name: entry.name, parentId: entry.parentId }),
-        });
+        local.addConflict({ objectId: i.id, path: entry.path, intent, remote, reason: out.reason, op: intentOf(i) });
         outbox.settle(entry.seq, 'conflict', out.reason);
         for (const l of later) {
           // Kept too: the user may still want it (re-apply) or not (drop).
           outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which conflicted`);
-          local.addConflict({
-            kind: l.op, objectId: l.objectId, path: l.path,
-            intent: l.op === 'delete' ? `delete ${l.path}` : `${l.name !== null ? `rename to ${JSON.stringify(l.name)}` : ''}${l.name !== null && l.parentId !== null ? ' and ' : ''}${l.parentId !== null ? 'move' : ''}`,
-            remote: out.remote ? `${JSON.stringify(out.remote.name)} (eTag ${out.remote.eTag})` : 'deleted on the NAS',
-            reason: `not sent: it came after #${entry.seq} on the same object, which conflicted`,
-            op: JSON.stringify({ op: l.op, name: l.name, parentId: l.parentId }),
-          });
+          local.addConflict({ objectId: l.intent.id, path: l.path, intent: words(l), remote, reason: `not sent: it came after #${entry.seq} on the same object, which conflicted`, op: intentOf(l.intent) });
         }
         if (e) {
           // The NAS wins on disk: its version becomes the base; a deleted placeholder comes back.
@@ -99,11 +93,11 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
           }
           if (out.remote) model.update(e.id, { rname: out.remote.name, rparent: out.remote.parentID, etag: out.remote.eTag, setag: out.remote.eTag, mtime: out.remote.mTime });
         }
-        const before = store.get(entry.objectId);
+        const before = store.get(i.id);
         if (out.remote && before) applier.apply([{ kind: 'updated', before, after: out.remote, aspects: aspectsOf(before, out.remote) }]);
         if (!out.remote && before) {
           const removals: RemoteChange[] = [];
-          const sub = e ? [e.id, ...model.descendants(e.id)] : [entry.objectId];
+          const sub = e ? [e.id, ...model.descendants(e.id)] : [i.id];
           for (const id of sub.reverse()) {
             const o = store.get(id);
             if (o) removals.push({ kind: 'removed', before: o });

@@ -5,6 +5,7 @@
  * schemas on the way in AND on the way out, so a hand-edited row cannot break the app.
  */
 import { settingsPatch, type SettingsPatch } from '../../app/contract/shapes.js';
+import { DEFAULT_THRESHOLD } from '../local/plan.js';
 import { migrate, type Db } from '../state/db.js';
 
 /** Persisted settings (the view adds where the token is). */
@@ -26,8 +27,8 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'mirrorFolder'> = {
   location: '',
   syncIntervalSec: 300,
   paused: false,
-  deleteThresholdCount: 50,
-  deleteThresholdPercent: 10,
+  deleteThresholdCount: DEFAULT_THRESHOLD.count,
+  deleteThresholdPercent: DEFAULT_THRESHOLD.percent,
   startAtLogin: false,
   theme: 'system',
 };

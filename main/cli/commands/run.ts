@@ -12,6 +12,7 @@ import { connect } from '../../connection/connect.js';
 import { FailoverTransport } from '../../connection/failover.js';
 import { loadDevice } from '../../connection/device.js';
 import { serveEngineUi } from '../../host/run-ui.js';
+import { DEFAULT_THRESHOLD } from '../../local/plan.js';
 import type { EngineStatus } from '../../engine/status.js';
 import { createLogger } from '../../log/logger.js';
 import { LocalStore } from '../../local/local-store.js';
@@ -46,16 +47,17 @@ export const run: Command = async (argv, io) => {
   local.setMeta('mirrorDir', mirrorDir);
   const log = createLogger('engine', { write: (l) => io.stderr.write(l) }, p.flags.has('verbose') ? 'debug' : 'info');
   const rewalk = intOption(p, 'rewalk-sec');
+  const threshold = { count: intOption(p, 'delete-limit') ?? DEFAULT_THRESHOLD.count, percent: intOption(p, 'delete-percent') ?? DEFAULT_THRESHOLD.percent };
   const engine = createEngine(state, {
     mirrorDir, client, log, endpoint: conn.baseUrl,
     rewalkMs: rewalk === undefined ? 60_000 : rewalk * 1000,
     // --once compares a still folder with the stored state: no event is in flight, nothing to wait for.
     holdMs: intOption(p, 'hold-ms') ?? (p.flags.has('once') ? 0 : 1000),
-    threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 },
+    threshold,
   });
   // --ui: the window in a browser on 127.0.0.1 (main/host/run-ui.ts)
   const ui = p.flags.has('ui') && !p.flags.has('once')
-    ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: intOption(p, 'ui-port'), location: need(p, 'device'), tokenPlace: p.options.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold: { count: intOption(p, 'delete-limit') ?? 50, percent: intOption(p, 'delete-percent') ?? 10 } })
+    ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: intOption(p, 'ui-port'), location: need(p, 'device'), tokenPlace: p.options.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold })
     : undefined;
   if (ui) io.stdout.write(`window: ${ui.url}\n`);
   const shutdown = async (): Promise<void> => {

@@ -22,7 +22,7 @@ export const run: Command = async (argv, io) => {
       io.stdout.write(`undo of "${a.summary}" queued; the engine sends the inverse patches\n`);
       return 0;
     }
-    if (!ent || ent.op !== 'patch' || (a.kind !== 'renamed' && a.kind !== 'moved')) {
+    if (!ent || ent.intent.op !== 'patch' || (a.kind !== 'renamed' && a.kind !== 'moved')) {
       io.stderr.write(`nas-mirror undo: operation ${op} is a "${a.kind}", not a rename or move: only those can be undone\n`);
       return 1;
     }

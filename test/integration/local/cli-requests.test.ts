@@ -3,6 +3,8 @@ import { execFile } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { heldDelete } from '../../../app/contract/shapes.js';
+import { arr } from '../../../app/contract/schema.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -20,6 +22,10 @@ describe('command line -> running engine', () => {
     await waitFor(() => r.engine.status().heldObjects === 80, 'held');
     const listed = await cli('held', '--state', r.state);
     expect(listed.trim().split('\n')).toHaveLength(80);
+    // --json: the very shapes the window gets (checked with the contract's schema, which refuses unknown fields)
+    const json = arr(heldDelete).parse(JSON.parse(await cli('held', '--state', r.state, '--json')));
+    expect(json).toHaveLength(80);
+    expect(json[0]).toMatchObject({ folder: false, objects: 1, reason: expect.stringMatching(/over the limit of/) });
     expect(JSON.parse(await cli('status', '--state', r.state, '--json'))).toMatchObject({ heldDeletes: 80, state: 'needs-attention', engineRunning: process.pid });
     expect(await cli('held', '--state', r.state, 'reject', 'all')).toContain('queued');
     await waitFor(() => readdirSync(join(r.mirror, 'Many')).length === 80 && r.engine.status().heldDeletes === 0, 'placeholders back');

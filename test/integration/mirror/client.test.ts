@@ -70,12 +70,24 @@ describe('ServiceClient against the real service', () => {
     expect(slept[1]!).toBeGreaterThan(slept[0]!);
   });
 
+  it('retries by the error\'s retry class alone: an unknown status is an answer, not an outage', async () => {
+    let n = 0;
+    const faults = new FaultTransport(new HttpTransport(), () => (++n === 1 ? { kind: 'status', status: 418 } : undefined));
+    const c = mk({ transport: faults });
+    await expect(c.get('root')).rejects.toMatchObject({ code: 'BadResponse', retry: 'fatal', status: 418 });
+    expect(n).toBe(1); // not asked again
+    n = 0;
+    faults.setPlan(() => (++n === 1 ? { kind: 'status', status: 502 } : undefined));
+    expect((await c.get('root')).parentID).toBe(''); // ServerError: backoff, asked again
+    expect(n).toBe(2);
+  });
+
   it('never blindly retries a patch or delete that may have reached the NAS', async () => {
     const f = svc.admin.createFile('root', 'once.txt');
     const faults = new FaultTransport(new HttpTransport(), (req) => (req.method !== 'GET' ? { kind: 'reset-after' } : undefined));
     const c = mk({ transport: faults });
     const before = svc.requestCount();
-    await expect(c.patch(f.id, { name: 'twice.txt' })).rejects.toMatchObject({ code: 'NetworkError', detail: OUTCOME_UNKNOWN });
+    await expect(c.patch(f.id, { name: 'twice.txt' })).rejects.toMatchObject({ code: 'NetworkError', delivery: OUTCOME_UNKNOWN });
     expect(svc.requestCount() - before).toBe(1); // sent once, not retried
     expect(svc.admin.get(f.id)?.name).toBe('twice.txt'); // it did apply
     // A 500 on a patch is surfaced as unknown too; a reset before sending is retried.
@@ -84,7 +96,7 @@ describe('ServiceClient against the real service', () => {
     await c.patch(f.id, { name: 'thrice.txt' });
     expect(svc.admin.get(f.id)?.name).toBe('thrice.txt');
     faults.setPlan((req) => (req.method === 'GET' ? undefined : { kind: 'status', status: 500 }));
-    await expect(c.delete(f.id)).rejects.toMatchObject({ code: 'ServerError', detail: OUTCOME_UNKNOWN });
+    await expect(c.delete(f.id)).rejects.toMatchObject({ code: 'ServerError', delivery: OUTCOME_UNKNOWN });
   });
 
   it('connects LAN first, falls back to the proxy URL, and says which', async () => {

@@ -16,7 +16,12 @@ export function client(baseUrl: string, token: string | undefined, prefix = '/sd
       body = JSON.stringify(opts.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const r = await fetch(baseUrl + prefix + path, { method, headers, body });
+    // a kept-alive connection the service closed as this request left (a slow, loaded machine
+    // lets the keep-alive timers cross): a GET is asked again once, on a fresh connection
+    const r = await fetch(baseUrl + prefix + path, { method, headers, body }).catch((e: unknown) => {
+      if (method !== 'GET' || (e as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw e;
+      return fetch(baseUrl + prefix + path, { method, headers, body });
+    });
     const text = await r.text();
     let parsed: unknown = undefined;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }

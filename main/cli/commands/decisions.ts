@@ -1,0 +1,53 @@
+/**
+ * The shape shared by `nas-mirror held` and `nas-mirror conflicts`: list what waits for the
+ * user (text, or `--json`: exactly the contract's shapes the window gets), or queue a
+ * decision on some ids (or `all`) for the engine, which carries it out (`local_requests`).
+ */
+import { LocalStore, type RequestAction } from '../../local/local-store.js';
+import { need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { openExistingState } from '../state.js';
+
+export interface DecisionList<T extends { id: string }> {
+  /** The command's name, for messages. */
+  name: string;
+  /** What one item is called: singular, plural. */
+  noun: [string, string];
+  /** The two decisions (approve/reject, reapply/drop). */
+  actions: readonly [RequestAction, RequestAction];
+  list(local: LocalStore): T[];
+  /** One line of the text listing (tab-separated, id first). */
+  line(item: T): string;
+}
+
+export function decisionCommand<T extends { id: string }>(d: DecisionList<T>): Command {
+  return async (argv, io) => {
+    const p = parseArgs(argv, ['state'], ['json']);
+    const { db } = openExistingState(need(p, 'state'));
+    try {
+      const local = new LocalStore(db);
+      const [action, ...ids] = p.positionals;
+      const items = d.list(local);
+      if (action === undefined) {
+        if (p.flags.has('json')) io.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
+        else if (items.length === 0) io.stdout.write(`no ${d.noun[1]}\n`);
+        else for (const it of items) io.stdout.write(`${d.line(it)}\n`);
+        return 0;
+      }
+      const act = d.actions.find((a) => a === action);
+      if (act === undefined) throw new UsageError(`unknown action "${action}" (${d.actions.join(' or ')})`);
+      if (ids.length === 0) throw new UsageError(`give the ids shown by "nas-mirror ${d.name}", or "all"`);
+      const unknown = ids.filter((i) => i !== 'all' && !items.some((it) => it.id === i));
+      if (unknown.length) {
+        io.stderr.write(`nas-mirror ${d.name}: no ${d.noun[0]} ${unknown.join(', ')} (see "nas-mirror ${d.name}")\n`);
+        return 1;
+      }
+      local.request(act, ids);
+      const n = ids.includes('all') ? items.length : ids.length;
+      io.stdout.write(`${act} queued for ${ids.includes('all') ? 'all ' : ''}${n} ${n === 1 ? d.noun[0] : d.noun[1]}; the engine carries it out\n`);
+      return 0;
+    } finally {
+      db.close();
+    }
+  };
+}

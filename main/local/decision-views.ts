@@ -1,0 +1,16 @@
+/**
+ * The two lists that wait for the user, in the contract's shapes (app/contract/shapes.ts):
+ * conflicts and held deletes. The window gets exactly these (engine actions), and so does
+ * `nas-mirror conflicts|held --json`: one mapping from the stored rows, never the rows.
+ */
+import type { ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
+import type { LocalStore } from './local-store.js';
+
+export function conflictEntries(local: LocalStore): ConflictEntry[] {
+  return local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason }));
+}
+
+export function heldDeletes(local: LocalStore, rootId: string): HeldDelete[] {
+  // the root can only be held by a NAS that suddenly looks empty (holdEmptyNas)
+  return local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects, cause: h.id === rootId ? 'nas-looks-empty' as const : 'threshold' as const, reason: h.reason.slice(0, 4096) }));
+}
