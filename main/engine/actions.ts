@@ -188,7 +188,7 @@ export class EngineActions {
 export const EMPTY_NAS_PATH = '/ (the NAS now looks empty)';
 
 /** The held row of a NAS that looks empty: keyed by the root's id (one at most). */
-export function holdEmptyNas(c: Pick<Core, 'model' | 'local' | 'activity'>, e: AppError): void {
+export function holdEmptyNas(c: Pick<Core, 'model' | 'local' | 'activity' | 'store'>, e: AppError): void {
   const rootId = c.model.rootId;
   if (!rootId || c.local.held().some((h) => h.id === rootId)) return;
   c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: c.store.count(), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });

@@ -36,8 +36,24 @@ class Tray {
   constructor(img) { this.img = img; rec.trays.push(this); }
   setImage(img) { this.img = img; } setToolTip(t) { this.tooltip = t; } setContextMenu(m) { this.menu = m; } destroy() { this.destroyed = true; }
 }
+// utilityProcess: a plain Node child with an IPC channel (the engine's entry falls back to
+// process.send when Electron's parentPort is absent), with Electron's event names.
+const utilityProcess = {
+  fork(entry, args, opts) {
+    const child = require('node:child_process').fork(entry, args, { stdio: opts && opts.stdio === 'inherit' ? 'inherit' : 'pipe', execArgv: [] });
+    rec.utility = { entry, serviceName: opts && opts.serviceName };
+    const u = new EventEmitter();
+    Object.defineProperty(u, 'pid', { get: () => child.pid });
+    u.postMessage = (m) => child.send(m);
+    u.kill = () => child.kill();
+    child.on('spawn', () => u.emit('spawn'));
+    child.on('message', (m) => u.emit('message', m));
+    child.on('exit', (code) => u.emit('exit', code === null ? 1 : code));
+    return u;
+  },
+};
 const electron = {
-  app, BrowserWindow, Tray,
+  app, BrowserWindow, Tray, utilityProcess,
   Menu: { buildFromTemplate: (t) => ({ items: t }) },
   Notification: class { static isSupported() { return false; } },
   nativeImage: { createFromPath: (p) => ({ path: p }) },
@@ -64,6 +80,7 @@ function report() {
     trayDestroyed: tray && tray.destroyed,
     calls: rec.calls,
     exitCode: rec.exitCode,
+    utility: rec.utility,
   })}\n`);
   process.exit(rec.exitCode ?? 0);
 }

@@ -23,6 +23,7 @@ interface Smoke {
   trayMenu: string[];
   trayDestroyed: boolean;
   exitCode: number;
+  utility?: { entry: string; serviceName: string };
   calls: { status: Reply; badArgs: Reply; unknown: Reply; stranger: Reply; iframe: Reply; setUp: Reply; search: Reply };
 }
 
@@ -55,5 +56,7 @@ describe('Electron main process (bundled), with a stand-in electron module', () 
     expect(s.trayMenu).toEqual(expect.arrayContaining(['Open NAS Mirror', 'Search…', 'Open mirror folder', 'Sync now', 'Pause sync', 'Recent activity', 'Quit NAS Mirror']));
     expect(s.trayDestroyed).toBe(true);
     expect(s.exitCode).toBe(0);
+    // the engine ran in its own (utility) process, from the bundled entry
+    expect(s.utility?.entry).toMatch(/dist\/main\/host\/engine-entry\.cjs$/);
   }, 120_000);
 });
