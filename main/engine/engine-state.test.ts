@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../app/errors.js';
 import {
   AUTH_RETRY_MS, BACKOFF_MAX_MS, canSend, initialState, isStale, reduce, retryDelayMs, shownError, staleAfterSec, statusWord,
   type EngineEvent, type EngineState, type StoreFacts,
@@ -61,6 +62,14 @@ describe('engine state: walks', () => {
     expect(shownError(bad)?.code).toBe('BadResponse');
     const good = run(bad, { type: 'walk-started', at: 1 }, { type: 'walk-finished', error: undefined });
     expect(shownError(good)).toBeNull();
+  });
+
+  it('the error shown is plain data even when the event carried an AppError (the status is checked as plain data)', () => {
+    const e = new AppError('NasLooksEmpty', 'the NAS now looks empty');
+    const held = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: e }, { type: 'disk-error', step: 'write', error: new AppError('DiskError', 'EIO') });
+    expect(Object.getPrototypeOf(shownError(held))).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(held.refused)).toBe(Object.prototype);
+    expect(held.refused).toEqual({ code: 'NasLooksEmpty', message: 'the NAS now looks empty' });
   });
 
   it('a walk that failed on the network leaves the engine offline', () => {

@@ -83,8 +83,11 @@ const answered = (s: EngineState): EngineState =>
   s.connection === 'online' && s.linkError === undefined && s.sendFailures === 0 && !s.authWait ? s
     : { ...s, connection: 'online', linkError: undefined, sendFailures: 0, authWait: false };
 
+/** A plain copy: events may carry an AppError, and the status is checked as plain data. */
+const problem = (e: Problem): Problem => ({ code: e.code, message: e.message });
+
 const linkFailed = (s: EngineState, error: Problem): EngineState =>
-  ({ ...s, connection: isAuth(error.code) ? 'auth-error' : 'offline', linkError: { code: error.code, message: error.message } });
+  ({ ...s, connection: isAuth(error.code) ? 'auth-error' : 'offline', linkError: problem(error) });
 
 /** The next state. Returns `s` itself when nothing changed. */
 export function reduce(s: EngineState, ev: EngineEvent): EngineState {
@@ -100,7 +103,7 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
     case 'walk-finished': {
       const done = { ...s, walk: { ...s.walk, running: false } };
       if (!ev.error) return { ...answered(done), refused: undefined };
-      if (REFUSED.has(ev.error.code)) return { ...answered(done), refused: ev.error };
+      if (REFUSED.has(ev.error.code)) return { ...answered(done), refused: problem(ev.error) };
       return linkFailed(done, ev.error);
     }
     case 'reachable':
@@ -117,7 +120,7 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
     case 'paused':
       return s.paused === ev.paused ? s : { ...s, paused: ev.paused };
     case 'disk-error':
-      return { ...s, diskError: ev.error, diskStep: ev.step };
+      return { ...s, diskError: problem(ev.error), diskStep: ev.step };
     case 'disk-ok':
       // only the step that failed getting through cures it (a scan that reads does not cure a write)
       return s.diskError === undefined || s.diskStep !== ev.step ? s : { ...s, diskError: undefined, diskStep: undefined };
