@@ -15,7 +15,7 @@ import { startOrganizeRig, type OrganizeRig } from './rig.js';
 
 describe('organize: 3 objects picked by id, previewed, applied, undone', () => {
   let r: OrganizeRig;
-  const id: Record<string, string> = {};
+  const id = { a: '', b: '', c: '', f: '' };
   beforeAll(async () => {
     r = await startOrganizeRig((svc, root) => {
       const trip = svc.admin.createFolder(root, 'Trip').id;
