@@ -195,7 +195,7 @@ export function searchView(ctx: UiContext): View {
     }
     replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
       ? `Reading the NAS: ${items} so far. Search already works on them.`
-      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete. ${FILTER_HELP}`));
+      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP}`));
   };
 
   const schedule = (ms = 60): void => {
