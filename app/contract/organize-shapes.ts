@@ -2,7 +2,8 @@
  * The shapes of Organize (bulk rename/move by pattern) and of the storage view, as the
  * window and the engine exchange them. A plan lists every change before anything is sent.
  */
-import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer } from './schema.js';
+import { AppError } from '../errors.js';
+import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer, type Schema } from './schema.js';
 
 const id = str({ min: 1, max: 512 });
 const path = str({ max: 65_536 });
@@ -10,9 +11,36 @@ const path = str({ max: 65_536 });
 export const PLAN_STATUSES = ['ok', 'unchanged', 'collision', 'invalid', 'missing-folder'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
-/** What to organize (a search query, operators allowed) and how (either pattern or both). */
-export const organizeArgs = obj({ q: str({ min: 1, max: 1024 }), rename: opt(str({ max: 1024 })), move: opt(str({ max: 4096 })) });
+/** The most objects one batch takes (a query's matches beyond it are cut, `truncated`). */
+export const MAX_ORGANIZE = 10_000;
+
+const organizeFields = obj({
+  q: opt(str({ min: 1, max: 1024 })),
+  ids: opt(arr(id, MAX_ORGANIZE)),
+  rename: opt(str({ max: 1024 })),
+  move: opt(str({ max: 4096 })),
+});
+
+/**
+ * What to organize, either a search query (operators allowed) or a hand-picked list of object
+ * ids (kept in the given order), and how (either pattern or both). Exactly one of `q`/`ids`.
+ */
+export const organizeArgs: Schema<Infer<typeof organizeFields>> = {
+  describe: 'object',
+  parse(v, path = '') {
+    const a = organizeFields.parse(v, path);
+    const where = (k: string): string => (path ? `${path}.${k}` : k);
+    if (a.q !== undefined && a.ids !== undefined) throw new AppError('BadRequest', `${path || 'value'}: give either q or ids, not both`);
+    if (a.q === undefined && a.ids === undefined) throw new AppError('BadRequest', `${path || 'value'}: give q (a search) or ids (objects)`);
+    if (a.ids !== undefined && a.ids.length === 0) throw new AppError('BadRequest', `${where('ids')}: empty (pick at least one object)`);
+    return a;
+  },
+};
 export type OrganizeArgs = Infer<typeof organizeArgs>;
+
+/** How a batch is named in Activity and the batch store: its query, or its selection. */
+export const sourceOf = (a: Pick<OrganizeArgs, 'q' | 'ids'>): string =>
+  a.q ?? `${a.ids?.length ?? 0} selected object${a.ids?.length === 1 ? '' : 's'}`;
 
 export const planItem = obj({
   id,
@@ -26,8 +54,6 @@ export const planItem = obj({
   problem: opt(str({ max: 4096 })),
 });
 export type PlanItem = Infer<typeof planItem>;
-
-export const MAX_ORGANIZE = 10_000;
 
 export const organizePlan = obj({
   items: arr(planItem, MAX_ORGANIZE),

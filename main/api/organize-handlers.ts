@@ -4,7 +4,7 @@
  * handlers.ts so the organize feature is one place.
  */
 import type { ContractHandlers } from '../../app/contract/methods.js';
-import type { OrganizeArgs, OrganizeOutcome } from '../../app/contract/organize-shapes.js';
+import { sourceOf, type OrganizeArgs, type OrganizeOutcome } from '../../app/contract/organize-shapes.js';
 import { AppError } from '../../app/errors.js';
 import type { Engine } from '../engine/engine.js';
 import type { OfflineIndex } from '../index/offline-index.js';
@@ -28,7 +28,7 @@ export async function applyOrganize(engine: Engine, index: OfflineIndex, args: O
   await index.factsReady();
   const items = itemsOf(index, buildPlan(index, args));
   if (items.length === 0) throw new AppError('BadRequest', 'nothing to change: every item is unchanged or flagged in the preview');
-  const out = await engine.locked(() => enqueueBatch(engine.core, { q: args.q, rename: args.rename || null, move: args.move || null }, items));
+  const out = await engine.locked(() => enqueueBatch(engine.core, { q: sourceOf(args), rename: args.rename || null, move: args.move || null }, items));
   engine.kickOutbox();
   engine.events.emit('changed', { what: 'activity' });
   return out;

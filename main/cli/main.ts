@@ -18,7 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   conflicts: { summary: 'conflicts --state DIR [reapply|drop ID...|all] [--json]   changes the NAS did not take', load: () => import('./commands/conflicts.js') },
   undo: { summary: 'undo OPERATION --state DIR                         undo a rename, move or organize batch (id from log)', load: () => import('./commands/undo.js') },
   log: { summary: 'log --state DIR [--limit N] [--json]               the activity log with reasons', load: () => import('./commands/log.js') },
-  organize: { summary: 'organize QUERY --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]   bulk rename/move by pattern, one undo', load: () => import('./commands/organize.js') },
+  organize: { summary: 'organize (QUERY | --ids ID,ID,... | --ids-from FILE) --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]   bulk rename/move by pattern, one undo', load: () => import('./commands/organize.js') },
   du: { summary: 'du [FOLDER] --state DIR [--depth N] [--json]        where the space goes, offline', load: () => import('./commands/du.js') },
   ui: { summary: 'ui [--state DIR] [--port N] [--device FILE|URL] [--dir MIRROR]   the app headless: its window in a browser on 127.0.0.1', load: () => import('./commands/ui.js') },
 };

@@ -1,6 +1,6 @@
 /**
- * Organize, step 1 of plan -> apply -> undo: from a search query (operators allowed) and a
- * rename and/or move pattern, the list of every change, computed offline from the mirror.
+ * Organize, step 1 of plan -> apply -> undo: from a search query (operators allowed) or a
+ * hand-picked list of object ids, and a rename and/or move pattern, the list of every change, computed offline from the mirror.
  * Nothing is created: a target folder that does not exist makes its items `missing-folder`
  * and is listed once. Collisions are flagged, never resolved: a target name held by any
  * object there now (even one this batch renames away: the outbox sends in order, and a swap
@@ -45,12 +45,29 @@ export function selection(index: OfflineIndex, q: string): { objects: RemoteObje
   }
 }
 
+/** A picked id the mirror does not hold: reported in the plan, never thrown. */
+interface Unknown { unknown: string }
+
+/**
+ * The picked objects in the given order (files and folders alike: the user chose them), each
+ * id once; an id the mirror does not hold (or the top folder) stays in place as a problem.
+ */
+export function picked(index: OfflineIndex, ids: readonly string[]): (RemoteObject | Unknown)[] {
+  const once = [...new Set(ids)];
+  const found = index.store.getMany(once);
+  const rootId = index.facts().rootId;
+  return once.map((id) => { const o = found.get(id); return o && id !== rootId && index.facts().get(id) ? o : { unknown: id }; });
+}
+
+const unknownItem = (id: string): PlanItem => ({ id, from: '', to: '', name: null, parentId: null, status: 'invalid', problem: `no object with id ${id} in the mirror (deleted, or never there)` });
+
 export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan {
   const rename = patternOf(args.rename, 'rename');
   const move = patternOf(args.move, 'move');
   if (!rename && !move) throw bad('give a rename pattern, a move pattern, or both');
   const facts = index.facts();
-  const { objects, truncated } = selection(index, args.q);
+  const picks = args.ids ? picked(index, args.ids) : undefined;
+  const { objects, truncated } = picks ? { objects: picks.filter((o): o is RemoteObject => !('unknown' in o)), truncated: false } : selection(index, args.q ?? '');
   const taken = new Map<string, Set<string>>();
   const namesIn = (folderId: string): Set<string> => {
     let s = taken.get(folderId);
@@ -59,7 +76,7 @@ export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan
   };
   const missing = new Set<string>();
   const counts = { ok: 0, unchanged: 0, collision: 0, invalid: 0, missingFolder: 0 };
-  const items: PlanItem[] = objects.map((o, i) => {
+  const planOne = (o: RemoteObject, i: number): PlanItem => {
     const parentName = facts.get(o.parentID)?.name ?? '';
     const from = facts.pathOf(o.id);
     const newName = rename ? fill(rename, o, i + 1, parentName) : o.name;
@@ -89,6 +106,10 @@ export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan
       id: o.id, ...(isFolder(o) ? { folder: true } : {}), from, to,
       name: sameName ? null : newName, parentId: samePlace ? null : targetId, status, ...(problem ? { problem } : {}),
     };
-  });
+  };
+  let n = 0;
+  const items: PlanItem[] = picks
+    ? picks.map((o) => { if ('unknown' in o) { counts.invalid++; return unknownItem(o.unknown); } return planOne(o, n++); })
+    : objects.map(planOne);
   return { items, counts, missingFolders: [...missing].sort(), ...(truncated ? { truncated: true } : {}) };
 }

@@ -2,12 +2,15 @@
  * Organize: bulk rename and/or move what a search finds (operators allowed), by pattern.
  * Preview lists every change (old -> new) with collisions, invalid names and missing target
  * folders flagged; Apply sends the `ok` ones through the outbox as ONE activity entry, undone
- * from Activity with one Undo. Opened from Search ("Organize these…") or on its own.
+ * from Activity with one Undo. Opened from Search ("Organize these…" for the query,
+ * "Organize selected…" for the ticked rows: then the source is "N selected objects", by id),
+ * from Browse ("Organize this folder…") or on its own.
  */
 import type { OrganizePlan, PlanStatus } from '../../app/contract/organize-shapes.js';
 import { TOKEN_HELP } from '../../app/organize/pattern.js';
 import { button, el, field, replace } from '../dom.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { SELECTION_ARG, takeSelection, type Picked } from '../selection.js';
 
 const SHOWN = 500;
 const LABEL: Record<PlanStatus, string> = { ok: 'will change', unchanged: 'unchanged', collision: 'collision', invalid: 'invalid name', 'missing-folder': 'missing folder' };
@@ -22,8 +25,13 @@ export function organizeView(ctx: UiContext): View {
   const tbody = el('tbody', { id: 'organize-rows' });
   const table = el('table', { class: 'listing organize-plan', 'aria-label': 'Planned changes', hidden: true },
     el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Now'), el('th', { scope: 'col' }, 'After'), el('th', { scope: 'col' }, 'Status'))), tbody);
+  const qField = field('What (a search; filters allowed)', q);
+  const sourceText = el('span', { id: 'organize-source-count' });
+  const sourceNames = el('div', { class: 'muted small', id: 'organize-source-names' });
+  const source = el('div', { class: 'organize-source', id: 'organize-source', hidden: true },
+    el('div', {}, el('strong', {}, 'What: '), sourceText, ' ', button('Use a search instead', () => useQuery(), { class: 'link', id: 'organize-use-query' })), sourceNames);
   const form = el('form', { class: 'organize-form', id: 'organize-form' },
-    field('What (a search; filters allowed)', q),
+    source, qField,
     field('Rename to', rename, `Tokens: ${TOKEN_HELP}. Empty: keep the names.`),
     field('Move into', move, 'A folder path from the top of the NAS; it must exist (folders cannot be created). Empty: stay in place.'),
     el('div', { class: 'buttons' }, previewBtn, applyBtn));
@@ -31,15 +39,17 @@ export function organizeView(ctx: UiContext): View {
   const root = el('section', { class: 'view organize-view', 'aria-label': 'Organize' }, form, summary, table);
   let plan: OrganizePlan | null = null;
   let planned = '';
+  /** The ticked objects from Search, when the source is a selection rather than a query. */
+  let picks: Picked | null = null;
 
-  const args = (): { q: string; rename?: string; move?: string } => ({
-    q: q.value.trim(), ...(rename.value.trim() ? { rename: rename.value.trim() } : {}), ...(move.value.trim() ? { move: move.value.trim() } : {}),
+  const args = (): { q: string; rename?: string; move?: string } | { ids: string[]; rename?: string; move?: string } => ({
+    ...(picks ? { ids: [...picks.ids] } : { q: q.value.trim() }), ...(rename.value.trim() ? { rename: rename.value.trim() } : {}), ...(move.value.trim() ? { move: move.value.trim() } : {}),
   });
   const key = (): string => JSON.stringify(args());
   for (const i of [q, rename, move]) i.addEventListener('input', () => { applyBtn.disabled = plan === null || key() !== planned || plan.counts.ok === 0; });
 
   const preview = async (): Promise<void> => {
-    if (!q.value.trim()) { replace(summary, el('span', { class: 'error' }, 'Say what to organize: a search such as IMG ext:jpg in:"Photos/2019".')); return; }
+    if (!picks && !q.value.trim()) { replace(summary, el('span', { class: 'error' }, 'Say what to organize: a search such as IMG ext:jpg in:"Photos/2019".')); return; }
     try {
       const p = await ctx.client.call('organizePreview', args());
       plan = p;
@@ -53,7 +63,7 @@ export function organizeView(ctx: UiContext): View {
         c.ok > 0 ? el('div', { class: 'muted' }, 'Apply sends the changes that will change; flagged ones are left out. One Undo in Activity reverts the batch.') : null);
       const rows = [...p.items].sort((a, b) => Number(a.status === 'ok') - Number(b.status === 'ok')).slice(0, SHOWN);
       replace(tbody, ...rows.map((i) => el('tr', { class: `plan-${i.status}`, 'data-status': i.status },
-        el('td', { class: 'entry-path' }, `/${i.from}`), el('td', { class: 'entry-path' }, `/${i.to}`),
+        el('td', { class: 'entry-path' }, i.from === '' ? `(id ${i.id})` : `/${i.from}`), el('td', { class: 'entry-path' }, i.from === '' ? '' : `/${i.to}`),
         el('td', {}, el('span', { class: `pill ${i.status}`, title: i.problem ?? '' }, LABEL[i.status]), i.problem ? el('div', { class: 'muted small' }, i.problem) : null))));
       if (p.items.length > SHOWN) tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `… and ${p.items.length - SHOWN} more (flagged ones first)`)));
       table.hidden = p.items.length === 0;
@@ -82,11 +92,23 @@ export function organizeView(ctx: UiContext): View {
     }
   };
 
+  const reset = (): void => { plan = null; applyBtn.disabled = true; applyBtn.textContent = 'Apply'; replace(summary); replace(tbody); table.hidden = true; };
+  const showSource = (): void => {
+    source.hidden = picks === null;
+    qField.hidden = picks !== null;
+    if (!picks) return;
+    const n = picks.ids.length;
+    sourceText.textContent = `${n.toLocaleString()} selected object${n === 1 ? '' : 's'}`;
+    sourceNames.textContent = picks.names.slice(0, 8).join(', ') + (n > 8 ? ` and ${n - 8} more` : '');
+  };
+  function useQuery(): void { picks = null; showSource(); reset(); q.focus(); }
+
   return {
     id: 'organize', title: 'Organize', root,
     activate(arg) {
-      if (arg !== undefined) { q.value = arg; plan = null; applyBtn.disabled = true; replace(summary); replace(tbody); table.hidden = true; }
-      (q.value ? rename : q).focus();
+      if (arg === SELECTION_ARG) { picks = takeSelection(); showSource(); reset(); }
+      else if (arg !== undefined) { picks = null; showSource(); q.value = arg; reset(); }
+      (picks || q.value ? rename : q).focus();
     },
   };
 }

@@ -2,6 +2,8 @@
  * Search, the default view: results as you type from the offline index, highlighted
  * fragments, completion of the word being typed (Tab accepts), "did you mean" when nothing
  * matches, arrow keys to move, Enter to open, Shift+Enter to reveal in the file manager.
+ * Each row has a tick (Space on the list, or a click) to pick objects for "Organize selected…";
+ * the picks survive "More results" and clear on a new query.
  */
 import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
@@ -11,6 +13,7 @@ import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
 import { highlighted } from '../highlight.js';
 import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { handOff } from '../selection.js';
 import { FILTER_HELP, filterChips } from './filter-chips.js';
 
 const PAGE = 50;
@@ -39,12 +42,16 @@ export function searchView(ctx: UiContext): View {
   const input = el('input', { type: 'search', id: 'search-input', placeholder: 'Search the NAS (works offline)…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Search', 'aria-controls': 'results', 'aria-autocomplete': 'list' });
   const completion = el('div', { class: 'completion', id: 'completion', role: 'listbox', 'aria-label': 'Word completion' });
   const meta = el('div', { class: 'search-meta', id: 'search-meta', 'aria-live': 'polite' });
-  const keysHint = el('span', { class: 'sr-only', id: 'results-keys' }, 'Enter opens the selected item, Shift+Enter shows it in the file manager.');
+  const keysHint = el('span', { class: 'sr-only', id: 'results-keys' }, 'Enter opens the selected item, Shift+Enter shows it in the file manager, Space ticks it for Organize.');
   const results = el('ul', { class: 'results', id: 'results', role: 'listbox', 'aria-label': 'Results', 'aria-describedby': 'results-keys', tabindex: '0' });
   const more = button('More results', () => void load(true), { class: 'more', hidden: true });
   const chips = el('div', { class: 'chips', id: 'filter-chips', 'aria-label': 'Filters' });
   const organize = button('Organize these…', () => ctx.show('organize', input.value.trim()), { class: 'small', id: 'organize-results', hidden: true });
-  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips, meta, keysHint, results, more, organize);
+  const pickedCount = el('span', { id: 'picked-count', 'aria-live': 'polite' });
+  const organizePicked = button('Organize selected…', () => ctx.show('organize', handOff({ ids: [...picked.keys()], names: [...picked.values()] })), { class: 'small primary', id: 'organize-picked' });
+  const clearPicked = button('Clear', () => { picked.clear(); showPicked(); }, { class: 'small', id: 'clear-picked' });
+  const pickBar = el('div', { class: 'pick-bar', id: 'pick-bar', hidden: true }, pickedCount, organizePicked, clearPicked);
+  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips, meta, pickBar, keysHint, results, more, organize);
 
   let hits: SearchHit[] = [];
   let selected = -1;
@@ -52,6 +59,25 @@ export function searchView(ctx: UiContext): View {
   let seq = 0;
   let words: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Ticked objects, id -> name, in the order ticked; for the query they were ticked under. */
+  const picked = new Map<string, string>();
+  let pickedFor = '';
+
+  const showPicked = (): void => {
+    pickBar.hidden = picked.size === 0;
+    pickedCount.textContent = `${picked.size.toLocaleString()} selected`;
+    results.querySelectorAll('li').forEach((li) => {
+      const on = picked.has(li.dataset.id ?? '');
+      li.setAttribute('aria-checked', String(on));
+      li.querySelector('.pick')?.setAttribute('aria-checked', String(on));
+    });
+  };
+  const toggle = (hit: SearchHit | undefined): void => {
+    if (!hit) return;
+    if (picked.has(hit.file.id)) picked.delete(hit.file.id);
+    else picked.set(hit.file.id, hit.file.name);
+    showPicked();
+  };
 
   const select = (i: number): void => {
     selected = Math.max(-1, Math.min(hits.length - 1, i));
@@ -74,7 +100,12 @@ export function searchView(ctx: UiContext): View {
     const byField = new Map(hit.fragments.map((fr) => [fr.text, fr]));
     const nameFrag = byField.get(f.name);
     const others = hit.fragments.filter((fr) => fr !== nameFrag);
-    const li = el('li', { role: 'option', 'aria-selected': 'false', 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
+    // the tick: not focusable (an option holds no controls); Space on the list ticks the
+    // selected row, and the option itself says aria-checked
+    const tick = el('span', { class: 'pick', role: 'checkbox', 'aria-checked': String(picked.has(f.id)), 'aria-label': `Select ${f.name}`, title: `Select ${f.name}` });
+    tick.addEventListener('click', (ev) => { ev.stopPropagation(); select(i); toggle(hit); });
+    const li = el('li', { role: 'option', 'aria-selected': 'false', 'aria-checked': String(picked.has(f.id)), 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
+      tick,
       el('span', { class: iconClass(f, isFolder(f)), 'aria-hidden': 'true' }),
       el('div', { class: 'hit-main' },
         el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
@@ -115,6 +146,7 @@ export function searchView(ctx: UiContext): View {
     const q = input.value.trim();
     const my = ++seq;
     replace(chips, ...filterChips(q, (next) => { input.value = next; schedule(0); input.focus(); }));
+    if (q !== pickedFor) { picked.clear(); pickedFor = q; showPicked(); }
     if (!q) {
       hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; words = []; showCompletion();
       hint();
@@ -163,7 +195,7 @@ export function searchView(ctx: UiContext): View {
     }
     replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
       ? `Reading the NAS: ${items} so far. Search already works on them.`
-      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete. ${FILTER_HELP}`));
+      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP}`));
   };
 
   const schedule = (ms = 60): void => {
@@ -183,6 +215,7 @@ export function searchView(ctx: UiContext): View {
     if (ev.key === 'ArrowDown') { ev.preventDefault(); select(selected + 1); }
     else if (ev.key === 'ArrowUp') { ev.preventDefault(); select(selected - 1); }
     else if (ev.key === 'Enter') { ev.preventDefault(); void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]); }
+    else if (ev.key === ' ') { ev.preventDefault(); toggle(hits[selected]); }
   });
 
   return {

@@ -1,38 +1,60 @@
 /**
- * `nas-mirror organize QUERY --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]`:
- * bulk rename and/or move what QUERY finds (operators allowed). The plan is computed offline
+ * `nas-mirror organize (QUERY | --ids ID,ID,... | --ids-from FILE) --state DIR [--rename PATTERN]
+ * [--move PATTERN] [--dry-run] [--json]`: bulk rename and/or move what QUERY finds (operators
+ * allowed), or the objects picked by id (in that order; FILE has one id a line, `-` is stdin). The plan is computed offline
  * and printed (every change, with collisions, invalid names and missing folders flagged).
  * Without --dry-run the batch is queued for the running engine (`nas-mirror run`, the app),
  * which sends it through the outbox: ONE entry in `nas-mirror log`, undone with `nas-mirror undo`.
  */
+import { readFileSync } from 'node:fs';
+import { MAX_ORGANIZE, sourceOf } from '../../../app/contract/organize-shapes.js';
 import { TOKEN_HELP } from '../../../app/organize/pattern.js';
 import { LocalStore } from '../../local/local-store.js';
 import { openOfflineIndex } from '../../index/open-index.js';
 import { itemsOf } from '../../organize/apply.js';
 import { OrganizeStore } from '../../organize/batch-store.js';
 import { buildPlan } from '../../organize/plan.js';
-import { need, parseArgs, UsageError } from '../args.js';
+import { need, parseArgs, UsageError, type Parsed } from '../args.js';
 import type { Command } from '../io.js';
 import { clean, table } from '../render.js';
 import { openExistingState } from '../state.js';
 
+/** The ids of --ids (commas) and --ids-from (one a line), in order; undefined when neither. */
+function idsOf(p: Parsed): string[] | undefined {
+  const list = p.options.get('ids'), file = p.options.get('ids-from');
+  if (list === undefined && file === undefined) return undefined;
+  const ids: string[] = [];
+  if (list !== undefined) ids.push(...list.split(','));
+  if (file !== undefined) {
+    let text: string;
+    try { text = readFileSync(file === '-' ? 0 : file, 'utf8'); } catch (e) { throw new UsageError(`--ids-from ${file}: ${(e as Error).message}`); }
+    ids.push(...text.split(/\r?\n/));
+  }
+  const out = ids.map((s) => s.trim()).filter((s) => s !== '');
+  if (out.length === 0) throw new UsageError('--ids/--ids-from name no object');
+  if (out.length > MAX_ORGANIZE) throw new UsageError(`at most ${MAX_ORGANIZE} ids in one batch (got ${out.length})`);
+  return out;
+}
+
 export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'rename', 'move'], ['dry-run', 'json']);
-  if (p.positionals.length !== 1 || p.positionals[0]!.trim() === '') throw new UsageError('give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:)');
+  const p = parseArgs(argv, ['state', 'rename', 'move', 'ids', 'ids-from'], ['dry-run', 'json']);
+  const ids = idsOf(p);
+  if (ids !== undefined && p.positionals.length > 0) throw new UsageError('give either a QUERY or --ids/--ids-from, not both');
+  if (ids === undefined && (p.positionals.length !== 1 || p.positionals[0]!.trim() === '')) throw new UsageError('give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), or --ids ID,ID,... / --ids-from FILE');
   const rename = p.options.get('rename');
   const move = p.options.get('move');
   if (rename === undefined && move === undefined) throw new UsageError(`give --rename PATTERN and/or --move PATTERN (tokens: ${TOKEN_HELP})`);
-  const q = p.positionals[0]!;
+  const what = ids !== undefined ? { ids } : { q: p.positionals[0]! };
   const { db, store } = openExistingState(need(p, 'state'));
   try {
     const { index } = await openOfflineIndex(store, need(p, 'state'));
-    const plan = buildPlan(index, { q, ...(rename !== undefined ? { rename } : {}), ...(move !== undefined ? { move } : {}) });
+    const plan = buildPlan(index, { ...what, ...(rename !== undefined ? { rename } : {}), ...(move !== undefined ? { move } : {}) });
     const items = itemsOf(index, plan);
     let batch: number | undefined;
     if (!p.flags.has('dry-run') && items.length > 0) {
       const os = new OrganizeStore(db);
       batch = db.transaction(() => {
-        const id = os.create({ state: 'planned', q, rename: rename ?? null, move: move ?? null }, items);
+        const id = os.create({ state: 'planned', q: sourceOf(what), rename: rename ?? null, move: move ?? null }, items);
         new LocalStore(db).request('organize', [String(id)]);
         return id;
       })();
@@ -42,7 +64,7 @@ export const run: Command = async (argv, io) => {
       return 0;
     }
     const flagged = plan.items.filter((i) => i.status !== 'ok' && i.status !== 'unchanged');
-    io.stdout.write(table([['FROM', 'TO', 'STATUS'], ...plan.items.map((i) => [clean('/' + i.from), clean('/' + i.to), i.status + (i.problem ? `: ${clean(i.problem)}` : '')])]));
+    io.stdout.write(table([['FROM', 'TO', 'STATUS'], ...plan.items.map((i) => [i.from === '' ? clean(`id ${i.id}`) : clean('/' + i.from), i.from === '' ? '' : clean('/' + i.to), i.status + (i.problem ? `: ${clean(i.problem)}` : '')])]));
     const c = plan.counts;
     io.stdout.write(`${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders\n`);
     if (plan.missingFolders.length) io.stdout.write(`missing target folders (create them on the NAS first; the interface cannot):\n${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`);

@@ -2,9 +2,10 @@
  * The issue-12 commands, in-process against the real service: `search` with operators
  * (offline-only said), `du` (totals equal the service's own sizes), and `organize`: a dry run
  * queues nothing, a real run queues one batch that `run --once` sends, `log` shows ONE
- * "organized" line, `undo` of it restores every name on the NAS.
+ * "organized" line, `undo` of it restores every name on the NAS; `organize --ids` and
+ * `--ids-from FILE` plan and apply exactly the picked objects, an unknown id flagged.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -101,5 +102,31 @@ describe('nas-mirror search with operators, du, organize', () => {
     expect((await runOnce()).code).toBe(0);
     for (const it of json.items) expect(svc.admin.get(it.id)!.name).toBe(it.from.split('/').pop());
     expect((await cli('undo', id, '--state', state())).err).toContain('already undone');
+  }, 120_000);
+
+  it('organize --ids / --ids-from: exactly the picked objects, in order, an unknown id flagged', async () => {
+    const jpgs = [...tree.values()].filter((o) => /\.jpe?g$/i.test(o.name) && svc.admin.get(o.id)).slice(0, 3);
+    expect(jpgs).toHaveLength(3);
+    const [a, b, c] = jpgs.map((o) => svc.admin.get(o.id)!);
+    const file = join(base, 'ids.txt');
+    writeFileSync(file, `${c!.id}\n\nno-such-id\n`);
+    const args = ['--ids', `${a!.id},${b!.id}`, '--ids-from', file, '--state', state(), '--rename', 'sel {counter}.{ext:lower}'];
+    const dry = JSON.parse((await cli('organize', ...args, '--dry-run', '--json')).out) as { items: { id: string; status: string; to: string }[]; counts: { ok: number; invalid: number } };
+    expect(dry.items.map((i) => [i.id, i.status])).toEqual([[a!.id, 'ok'], [b!.id, 'ok'], [c!.id, 'ok'], ['no-such-id', 'invalid']]);
+    const human = await cli('organize', ...args, '--dry-run');
+    expect(human.out).toContain('id no-such-id');
+    expect(human.out).toMatch(/4 selected: 3 to change, 0 unchanged, 0 collisions, 1 invalid names/);
+    expect((await cli('organize', 'IMG', '--ids', a!.id, '--state', state(), '--rename', 'x')).code).toBe(2);
+    expect((await cli('organize', '--ids', ',', '--state', state(), '--rename', 'x')).code).toBe(2);
+    const real = await cli('organize', ...args);
+    expect(real.out).toMatch(/queued as organize batch \d+: the running engine \(nas-mirror run, or the app\) sends 3 changes/);
+    expect((await runOnce()).code).toBe(0);
+    expect([a, b, c].map((o) => svc.admin.get(o!.id)!.name)).toEqual(dry.items.slice(0, 3).map((i) => i.to.split('/').pop()));
+    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '500')).out) as { seq?: number; id?: string; kind: string; reason?: string }[];
+    const last = log.find((x) => x.kind === 'organized')!;
+    expect(last.reason).toContain('"4 selected objects"'); // as picked, the unknown one included
+    expect((await cli('undo', String(last.seq ?? last.id), '--state', state())).code).toBe(0);
+    expect((await runOnce()).code).toBe(0);
+    expect([a, b, c].map((o) => svc.admin.get(o!.id)!.name)).toEqual([a!.name, b!.name, c!.name]);
   }, 120_000);
 });
