@@ -48,7 +48,7 @@ describe('buildPlan from ids', () => {
     dir = mkdtempSync(join(tmpdir(), 'plan-ids-'));
     db = openStateDb(dir);
     const store = new MirrorStore(db);
-    store.setRoot(obj('r', '', '', { mimeType: FOLDER_MIME }));
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
     store.apply([
       { kind: 'added', after: obj('f', 'Trip', 'r', { mimeType: FOLDER_MIME }) },
       { kind: 'added', after: obj('a', 'b.jpg', 'f') },
