@@ -18,6 +18,13 @@ describe('the header in words', () => {
     expect(w.line).not.toMatch(/ECONNREFUSED/);
     expect(w.details).toMatch(/ECONNREFUSED/);
   });
+  it("the app's own pauses are said as such, not as an unreachable NAS", () => {
+    const crashed = statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'the sync engine stopped unexpectedly (ended by SIGKILL); starting it again in 1 s (nothing is lost: pending changes are saved)' } }, now);
+    expect(crashed.line).toBe('The sync engine stopped and is starting again: nothing is lost. Search still works.');
+    expect(statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'starting a new mirror…' } }, now).line).toBe('Starting a new mirror…');
+    // a NAS answering 503 is still the NAS
+    expect(statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'service unavailable' } }, now).line).toMatch(/^Can't reach 127\.0\.0\.1:45331/);
+  });
   it('a refused sign-in or token and a missing one point to Settings', () => {
     expect(statusWords({ ...base, connection: 'auth-error', error: { code: 'Unauthorized', message: 'Unauthorized' } }, now)).toMatchObject({ line: 'The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', fix: 'settings' });
     expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' } }, now)).toMatchObject({ line: 'Not signed in to this NAS yet: sign in (or paste an access token) in Settings.', fix: 'settings' });

@@ -61,6 +61,8 @@ describe('the window with the engine in its own process', () => {
     process.kill(pid, 'SIGKILL');
     await expect.poll(() => page.locator('.toasts').textContent(), { timeout: 30_000 }).toContain('stopped unexpectedly');
     await expect.poll(() => badge.textContent(), { timeout: 30_000 }).toBe('Offline');
+    // the header says what happened, not that the NAS is unreachable
+    await expect.poll(() => page.locator('#state-line').textContent(), { timeout: 30_000, interval: 50 }).toMatch(/^The sync engine stopped and is starting again/);
     await page.screenshot({ path: join(ARTIFACTS, 'engine-crashed.png') });
     await expect.poll(() => core.enginePid(), { timeout: 60_000 }).not.toBe(undefined);
     await expect.poll(() => badge.textContent(), { timeout: 60_000 }).toBe('Online');
