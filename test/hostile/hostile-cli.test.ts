@@ -6,22 +6,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/cli/main.js';
 import { startTestService, type TestService } from '../../server/testing.js';
 import { jsonAnswer, realJson, startHostileNas, type HostileNas } from './hostile-nas.js';
+import { runCli } from './run-cli.js';
 
 let svc: TestService;
 let nas: HostileNas;
 let state: string;
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
-  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token() } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]): ReturnType<typeof runCli> => runCli(svc.token(), argv);
 
 beforeAll(async () => {
   svc = await startTestService();
