@@ -36,6 +36,9 @@ export type ErrorCode =
   | 'UnsafeName'
   | 'DiskError'
   | 'NasLooksEmpty'
+  /** The app's own pauses (not the NAS's): its sync engine restarting after a crash, a mirror being swapped. */
+  | 'EngineRestarting'
+  | 'MirrorSwitching'
   | 'Internal';
 
 const RETRY: Record<ErrorCode, RetryClass> = {
@@ -59,6 +62,8 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   UnsafeName: 'fatal',
   DiskError: 'backoff',
   NasLooksEmpty: 'user',
+  EngineRestarting: 'backoff',
+  MirrorSwitching: 'backoff',
   Internal: 'fatal',
 };
 

@@ -19,9 +19,9 @@ describe('the header in words', () => {
     expect(w.details).toMatch(/ECONNREFUSED/);
   });
   it("the app's own pauses are said as such, not as an unreachable NAS", () => {
-    const crashed = statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'the sync engine stopped unexpectedly (ended by SIGKILL); starting it again in 1 s (nothing is lost: pending changes are saved)' } }, now);
+    const crashed = statusWords({ ...base, connection: 'offline', error: { code: 'EngineRestarting', message: 'the sync engine stopped unexpectedly (ended by SIGKILL); starting it again in 1 s (nothing is lost: pending changes are saved)' } }, now);
     expect(crashed.line).toBe('The sync engine stopped and is starting again: nothing is lost. Search still works.');
-    expect(statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'starting a new mirror…' } }, now).line).toBe('Starting a new mirror…');
+    expect(statusWords({ ...base, connection: 'offline', error: { code: 'MirrorSwitching', message: 'starting a new mirror…' } }, now).line).toBe('Starting a new mirror…');
     // a NAS answering 503 is still the NAS
     expect(statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'service unavailable' } }, now).line).toMatch(/^Can't reach 127\.0\.0\.1:45331/);
   });

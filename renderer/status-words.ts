@@ -43,8 +43,8 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   if (s.connection === 'offline') {
     if (s.error === null && s.lastCompleteWalk === null) return say('Connecting to the NAS…');
     // the app's own pauses, not the NAS's (main/host/engine-client.ts, main/api/core.ts)
-    if (s.error?.code === 'Unavailable' && /^the sync engine stopped/.test(s.error.message)) return say(`The sync engine stopped and is starting again: nothing is lost.${waiting}`);
-    if (s.error?.code === 'Unavailable' && /^starting a new mirror/.test(s.error.message)) return say('Starting a new mirror…');
+    if (s.error?.code === 'EngineRestarting') return say(`The sync engine stopped and is starting again: nothing is lost.${waiting}`);
+    if (s.error?.code === 'MirrorSwitching') return say('Starting a new mirror…');
     return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
   }
   const v = trayView(s, now);

@@ -98,7 +98,7 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
     const message = `the sync engine stopped unexpectedly (${how}); starting it again in ${Math.ceil(delay / 1000)} s (nothing is lost: pending changes are saved)`;
     o.log.error('engine process crashed', { code, signal, restartInMs: delay });
     if (status) {
-      status = { ...status, connection: 'offline', walk: { ...status.walk, running: false }, error: { code: 'Unavailable', message } };
+      status = { ...status, connection: 'offline', walk: { ...status.walk, running: false }, error: { code: 'EngineRestarting', message } };
       hub.emit('status', status);
     }
     hub.emit('notice', { level: 'error', message });
