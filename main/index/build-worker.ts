@@ -3,7 +3,7 @@
  * saves it with the word vocabulary (same generation); the main thread then loads the files. Input: `{stateDir}`; output: `{ok}` or `{error}`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openStateDb } from '../state/db.js';
+import { openStateDbReadOnly } from '../state/db.js';
 import { MirrorStore } from '../mirror/store.js';
 import { buildFromStore } from './build.js';
 import { saveIndex } from './persist.js';
@@ -12,8 +12,9 @@ import { saveVocabulary } from './vocabulary-file.js';
 
 const { stateDir } = workerData as { stateDir: string };
 try {
-  const db = openStateDb(stateDir);
-  const store = new MirrorStore(db);
+  // read-only: the engine's connection owns the store (and may be mid bulk fill)
+  const db = openStateDbReadOnly(stateDir);
+  const store = new MirrorStore(db, 'reader');
   // one read snapshot: the generation saved is exactly the one the docs come from (a walk may be writing)
   const { generation, base, vocabulary } = db.transaction(() => ({ generation: store.generation(), base: buildFromStore(store), vocabulary: Vocabulary.fromStore(store).toJSON() }))();
   saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });

@@ -50,6 +50,34 @@ describe('openOfflineIndex', () => {
     db.close();
   });
 
+  it('a catch-up rebuild during a first walk\'s bulk fill only reads: the parent index stays dropped, the walk\'s writes go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new MirrorStore(db);
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
+    const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
+    const parentIndex = (): unknown => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'mirror_objects_parent'").get();
+    store.beginBulkFill();
+    expect(parentIndex()).toBeUndefined();
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
+    apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
+    expect(opened.lagging).toBe(true);
+    // the walk keeps writing while the worker reads (each write is its own transaction, as the walk's batches are)
+    let n = 0;
+    while (opened.lagging && n < 300) {
+      apply([{ kind: 'added', after: obj(`w${n}`, `photo walk ${n}.jpg`) }]);
+      n++;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await opened.caughtUp();
+    expect(parentIndex()).toBeUndefined();
+    store.endBulkFill();
+    expect(parentIndex()).toBeDefined();
+    expect(opened.index.search('photo', { limit: 100_000 }).matches).toHaveLength(50 + n);
+    db.close();
+  });
+
   it('builds, follows changes, saves, and reloads without a rebuild', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oi-'));
     dirs.push(dir);

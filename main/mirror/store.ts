@@ -81,10 +81,18 @@ export interface WalkRecord {
 export class MirrorStore {
   private readonly q;
 
-  constructor(readonly db: Db) {
-    migrate(db, 'mirror', MIRROR_MIGRATIONS);
-    // a bulk fill interrupted by a crash leaves the parent index dropped: restore it
-    db.exec(PARENT_INDEX);
+  /**
+   * `reader`: another thread's read-only view of a store its owner keeps (the index build
+   * worker): no migrations, no index restored. Writing through it is a bug (the connection
+   * is read-only); a reader that wrote would take the database's write lock from the owner,
+   * and restoring the parent index during the owner's bulk fill would undo the fill's speed.
+   */
+  constructor(readonly db: Db, role: 'owner' | 'reader' = 'owner') {
+    if (role === 'owner') {
+      migrate(db, 'mirror', MIRROR_MIGRATIONS);
+      // a bulk fill interrupted by a crash leaves the parent index dropped: restore it
+      db.exec(PARENT_INDEX);
+    }
     this.q = {
       get: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE id = ?'),
       getMany: db.prepare<[string], { id: string; json: string }>('SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))'),

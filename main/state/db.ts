@@ -17,6 +17,21 @@ export interface Migration {
   up: (db: Db) => void;
 }
 
+/**
+ * Opens an existing `DIR/state.db` read-only, for a second thread reading what the engine's
+ * connection writes (WAL: its reads never block the writer, and it can never write).
+ */
+export function openStateDbReadOnly(dir: string): Db {
+  let db: Db;
+  try {
+    db = new Database(join(dir, 'state.db'), { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw new AppError('StateCorrupt', `cannot open the state database in ${dir}`, { cause: e });
+  }
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 /** Opens (creating if needed) `DIR/state.db`. */
 export function openStateDb(dir: string): Db {
   mkdirSync(dir, { recursive: true });
