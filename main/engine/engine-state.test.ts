@@ -72,6 +72,15 @@ describe('engine state: walks', () => {
     expect(held.refused).toEqual({ code: 'NasLooksEmpty', message: 'the NAS now looks empty' });
   });
 
+  it('a walk that failed on the app\'s own state (a locked or damaged database) is said as such, never as offline', () => {
+    const s = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: { code: 'Internal', message: 'database is locked' } });
+    expect(s.connection).toBe('online');
+    expect(statusWord(s, NONE)).toBe('synced');
+    expect(shownError(s)).toEqual({ code: 'Internal', message: 'database is locked' });
+    const good = run(s, { type: 'walk-started', at: 1 }, { type: 'walk-finished', error: undefined });
+    expect(shownError(good)).toBeNull();
+  });
+
   it('a walk that failed on the network leaves the engine offline', () => {
     const s = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: net });
     expect(s.connection).toBe('offline');

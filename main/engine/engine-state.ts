@@ -31,7 +31,11 @@ export interface EngineState {
   readonly connection: Connection;
   /** Why the NAS is not reachable or refuses the token (set with `connection` offline / auth-error). */
   readonly linkError: Problem | undefined;
-  /** The NAS answered with data the client refuses (a walk stays incomplete): never "offline". */
+  /**
+   * The last walk stopped on something other than the link (it stays incomplete): data the
+   * client refuses from the NAS, or this app's own failure (its state database, a bug).
+   * Never "offline".
+   */
   readonly refused: Problem | undefined;
   /** The mirror folder cannot be read (EIO, EACCES...), until a local batch reads it again. */
   readonly diskError: Problem | undefined;
@@ -68,6 +72,8 @@ export type EngineEvent =
 
 /** Error codes of a NAS that answered with data the client refuses (a walk's, not the link's problem). */
 const REFUSED = new Set(['BadResponse', 'NasLooksEmpty']);
+/** A walk that fails on these failed here, not on the way to the NAS: the link is as it was. */
+const OWN_FAILURE = new Set(['StateCorrupt', 'Internal']);
 const isAuth = (code: string): boolean => code === 'Unauthorized' || code === 'Forbidden';
 
 export const NO_WALK: WalkView = { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null };
@@ -104,6 +110,7 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
       const done = { ...s, walk: { ...s.walk, running: false } };
       if (!ev.error) return { ...answered(done), refused: undefined };
       if (REFUSED.has(ev.error.code)) return { ...answered(done), refused: problem(ev.error) };
+      if (OWN_FAILURE.has(ev.error.code)) return { ...done, refused: problem(ev.error) };
       return linkFailed(done, ev.error);
     }
     case 'reachable':

@@ -106,6 +106,7 @@ export class RemoteRounds {
     } catch (e) {
       const err = toAppError(e);
       error = { code: err.code, message: err.message };
+      core.log.warn('walk stopped', { summary: err.message, reason: err.code });
     } finally {
       const used = process.cpuUsage(cpu0);
       this.lastWalkCpuMs = (used.user + used.system) / 1000;
