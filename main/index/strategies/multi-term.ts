@@ -15,7 +15,7 @@ export const multiTerm: NameStrategy = {
     const sources = driver >= 0 ? [view.nameCandidates(terms[driver]!)] : terms.map((t) => view.nameCandidates(t));
     const cands = sources.length === 1 ? sources[0]! : mergeUnique(sources);
     for (const o of cands) {
-      if (view.dead[o]) continue;
+      if (pass.skip(o)) continue;
       const fname = view.fname(o);
       let ok = true, first = Infinity;
       const c = b.combo[o]!;

@@ -22,7 +22,7 @@ export const shortScan: NameStrategy = {
       o = objectAt(b, at, o);
       const s0 = starts[o]!, end = starts[o + 1]! - 1;
       const next = blob.indexOf(t0, end);
-      if (!view.dead[o]) {
+      if (!pass.skip(o)) {
         const first = at - s0;
         const bound = pass.local.bound;
         // Later names have a larger (length, name, id): only a smaller first location,
