@@ -21,6 +21,11 @@ export type IndexDoc = SearchDoc;
 export interface Narrowing {
   number(o: number): boolean;
   id(id: string): boolean;
+  /**
+   * Every numbered object `number` keeps, ascending (computed on the first call: the engine
+   * asks only when a term's candidates are many, and may then visit these instead).
+   */
+  numbers?: () => Int32Array;
 }
 
 /** The engine's numbered objects (ids by number); `key` is the same object as long as the numbers hold. */

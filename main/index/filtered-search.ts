@@ -78,7 +78,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
       pageToken = page.pageToken;
     } else {
       // the engine applies the filters to each candidate as it finds the page
-      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test));
+      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders)));
       picked.push(...page.items);
       pageToken = page.pageToken;
     }
@@ -115,7 +115,7 @@ const fewCache = new WeakMap<ObjectFacts, { version: number; key: string; slots:
  */
 function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], test: SlotTest, max: number): number[] | undefined {
   if (max <= 0) return undefined;
-  const key = JSON.stringify([filters.map((f) => f.raw), inFolders, max]);
+  const key = filterKey(filters, inFolders) + max;
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots;
   const { slots: n, rootSlot } = facts.columns();
@@ -127,6 +127,8 @@ function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: r
   fewCache.set(facts, { version: facts.version, key, slots });
   return slots;
 }
+
+const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
 
 /** Slots in (name by code point, id) order: a native sort of order keys, not a comparator over strings. */
 function sortByName(facts: ObjectFacts, slots: Int32Array): Int32Array {

@@ -2,7 +2,8 @@
  * The narrowed text engine (the search filters' path): on seeded random docs, queries and
  * kept sets (from almost none to almost all), every page of FastEngine.page with a
  * narrowing equals the naive reference's whole answer, filtered, cut into pages of the same
- * size (same ids, fragments and page tokens), before and after overlay changes; and the
+ * size (same ids, fragments and page tokens), with or without the list of kept numbers,
+ * before and after overlay changes; and the
  * compiled filter test over the fact columns equals `passes` on every fact.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +65,10 @@ describe('the text engine narrowed by the filters', () => {
         const share = [0.02, 0.3, 0.9][(round + step) % 3]!;
         const kept = new Set([...ids, ...Array.from({ length: 40 }, (_, i) => `new${round}-${step - 1}-${i}`)].filter(() => r() < share));
         const keep = (id: string): boolean => kept.has(id);
-        const narrow: Narrowing = { number: (o) => keep(idOf(fast.base, o)), id: keep };
+        const number = (o: number): boolean => keep(idOf(fast.base, o));
+        // with the list of kept numbers too on every other step: the engine may then visit those instead (narrow-list)
+        const numbers = (): Int32Array => Int32Array.from({ length: fast.base.n }, (_, o) => o).filter(number);
+        const narrow: Narrowing = step % 2 ? { number, id: keep } : { number, id: keep, numbers };
         for (let i = 0; i < 40; i++) {
           const q = i % 4 === 0 ? ['a', 'b', 'im', 'img', 'e', '.', 'jpg', 'can'][i % 8]! : randomQuery(r);
           const limit = [1, 3, 20][i % 3]!;

@@ -28,7 +28,7 @@ function fill(num: Numbering, e: { facts: ObjectFacts; slots: Int32Array; done: 
 }
 
 /** Builds the number -> slot map for `facts` in chunks of `chunk` numbers, yielding between them. */
-export async function numbersReady(num: Numbering | undefined, facts: ObjectFacts, chunk = 20_000): Promise<void> {
+export async function numbersReady(num: Numbering | undefined, facts: ObjectFacts, chunk = 5_000): Promise<void> {
   if (!num) return;
   for (let e = entry(num, facts); e.done < num.n; e = entry(num, facts)) {
     fill(num, e, Math.min(num.n, e.done + chunk));
@@ -36,8 +36,15 @@ export async function numbersReady(num: Numbering | undefined, facts: ObjectFact
   }
 }
 
-/** The narrowing of `test` for an engine with `num` (ids only when the engine has no numbers). */
-export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest): Narrowing {
+/** The kept numbers of the last few filters, per engine base and facts version. */
+const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: Map<string, Int32Array> }>();
+
+/**
+ * The narrowing of `test` for an engine with `num` (ids only when the engine has no
+ * numbers). `key` names the filters (the same key, the same test) for the cached list of
+ * kept numbers.
+ */
+export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string): Narrowing {
   const id = (x: string): boolean => {
     const s = facts.slotOfId(x);
     return s !== undefined && test(s);
@@ -46,17 +53,27 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
   const e = entry(num, facts);
   if (e.done < num.n) fill(num, e, num.n);
   const slots = e.slots;
-  return {
-    id,
-    number(o) {
-      let s = slots[o]!;
-      if (s < 0) {
-        // an id the facts had no slot for when mapped (added since): its slot, once it has one
-        const found = facts.slotOfId(num.idAt(o));
-        if (found === undefined) return false;
-        slots[o] = s = found;
-      }
-      return test(s);
-    },
+  const numbers = (): Int32Array => {
+    let c = kept.get(num.key);
+    if (!c || c.facts !== facts || c.version !== facts.version) kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
+    let list = c.byKey.get(key);
+    if (list) return list;
+    const out: number[] = [];
+    for (let o = 0; o < num.n; o++) if (keep(o)) out.push(o);
+    list = Int32Array.from(out);
+    if (c.byKey.size >= 8) c.byKey.clear();
+    c.byKey.set(key, list);
+    return list;
   };
+  const keep = (o: number): boolean => {
+    let s = slots[o]!;
+    if (s < 0) {
+      // an id the facts had no slot for when mapped (added since): its slot, once it has one
+      const found = facts.slotOfId(num.idAt(o));
+      if (found === undefined) return false;
+      slots[o] = s = found;
+    }
+    return test(s);
+  };
+  return { id, number: keep, numbers };
 }

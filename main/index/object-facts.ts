@@ -106,21 +106,29 @@ export class ObjectFacts {
   }
 
   /**
-   * The same pass in chunks of `chunk` rows (rowid order, each chunk its own query, so no
-   * statement stays open between chunks): yields after each chunk, returns the facts.
-   * Reads only the fields facts need (json_extract in SQLite: parsing each object's whole
-   * JSON in JS was 3x slower). Same result as factOf. Rows changed between chunks may be
-   * read in either state: the caller replays the changes of that time (FactsKeeper).
+   * The same pass in chunks (rowid order, each chunk its own query, so no statement stays
+   * open between chunks): yields after each chunk, returns the facts. A chunk is `chunk`
+   * rows when given a number, else sized to take about `targetMs` (from the time the last
+   * one took: the machine's speed and load decide, not a guess). Reads only the fields
+   * facts need (json_extract in SQLite: parsing each object's whole JSON in JS was 3x
+   * slower). Same result as factOf. Rows changed between chunks may be read in either
+   * state: the caller replays the changes of that time (FactsKeeper).
    */
-  static *building(store: MirrorStore, chunk = 5_000): Generator<number, ObjectFacts> {
+  static *building(store: MirrorStore, chunk: number | { targetMs: number } = 5_000): Generator<number, ObjectFacts> {
     const f = new ObjectFacts(store.root()?.id ?? 'root');
     const stmt = store.db.prepare(`SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
       json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw(true);
+    let rowsNext = typeof chunk === 'number' ? chunk : 500;
     for (let after = 0; ;) {
-      const rows = stmt.all(after, chunk) as FactRow[];
+      const t0 = performance.now();
+      const rows = stmt.all(after, rowsNext) as FactRow[];
       for (const r of rows) f.put(factOfRow(r));
-      if (rows.length < chunk) return f;
+      if (rows.length < rowsNext) return f;
       after = rows[rows.length - 1]![0];
+      if (typeof chunk !== 'number') {
+        const ms = Math.max(0.5, performance.now() - t0);
+        rowsNext = Math.round(Math.min(50_000, rowsNext * 4, Math.max(100, (rowsNext * chunk.targetMs) / ms, rowsNext / 4)));
+      }
       yield f.count;
     }
   }

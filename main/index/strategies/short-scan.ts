@@ -22,7 +22,7 @@ export const shortScan: NameStrategy = {
       o = objectAt(b, at, o);
       const s0 = starts[o]!, end = starts[o + 1]! - 1;
       const next = blob.indexOf(t0, end);
-      if (!pass.skip(o)) {
+      if (!view.dead[o]) {
         const first = at - s0;
         const bound = pass.local.bound;
         // Later names have a larger (length, name, id): only a smaller first location,
@@ -34,7 +34,8 @@ export const shortScan: NameStrategy = {
             if (!isWordBefore(name, x - s0)) { go = true; break; }
           }
         }
-        if (go && pass.evaluate(o, blob.substring(s0, end))) break;
+        // the narrowing (filters) last: most objects are pruned by the bound first
+        if (go && !pass.skip(o) && pass.evaluate(o, blob.substring(s0, end))) break;
       }
       at = next;
       if (++o >= n) break;
