@@ -13,7 +13,7 @@ import { AppError } from '../../app/errors.js';
 import { parseFilters, quoteOperator, type Filter } from '../../app/filters/filters.js';
 import type { SearchPage } from '../../app/model/remote-object.js';
 import {
-  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, codePointOrderKey, compareCodePoints, decodeSearchToken, parseQuery, selectPage, type DocMatch,
+  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCodePoints, decodeSearchToken, parseQuery, selectPage, type DocMatch,
 } from '../../app/search/index.js';
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
 import { docOf } from './engine.js';
@@ -29,9 +29,6 @@ export interface FilteredPage extends SearchPage {
 }
 
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
-
-/** Present slots in name order (code point, then id) for operator-only queries, cached per facts version. */
-const byNameCache = new WeakMap<ObjectFacts, { version: number; slots: Int32Array }>();
 
 /**
  * Resolves once `searchFiltered(index, q)` will not build the object facts (nor the map of
@@ -83,18 +80,13 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
       pageToken = page.pageToken;
     }
   } else {
-    // few pass: sort those by name, not the whole mirror
-    const cols = facts.columns();
-    const slots = few ? sortByName(facts, Int32Array.from(few)) : byName(facts);
+    // the first `limit` by name after the cursor, in one pass over the objects that pass (no sort of the mirror)
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
-    let i = cursor ? firstAfter(facts, slots, cursor) : 0;
-    let last = -1;
-    for (; i < slots.length && picked.length < limit; i++) {
-      const s = slots[i]!;
-      if (test(s)) { picked.push({ id: cols.ids[s]!, match: undefined }); last = s; }
-    }
-    if (picked.length === limit && i < slots.length) pageToken = 'f' + encodeOpaque([cols.names[last]!, cols.ids[last]!]);
+    const { ids } = facts.columns();
+    const best = firstByName(facts, few ?? facts.columns().slots, test, limit + 1, cursor);
+    for (const s of best.slice(0, limit)) picked.push({ id: ids[s]!, match: undefined });
+    if (best.length > limit) pageToken = 'f' + encodeOpaque([facts.columns().names[best[limit - 1]!]!, ids[best[limit - 1]!]!]);
   }
   const objects = index.store.getMany(picked.map((p) => p.id));
   const matches = picked.flatMap((p) => {
@@ -130,32 +122,32 @@ function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: r
 
 const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
 
-/** Slots in (name by code point, id) order: a native sort of order keys, not a comparator over strings. */
-function sortByName(facts: ObjectFacts, slots: Int32Array): Int32Array {
-  const { names, ids } = facts.columns();
-  const keys = Array.from(slots, (s) => ({ s, k: codePointOrderKey(names[s]!) }));
-  keys.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : compareCodePoints(ids[a.s]!, ids[b.s]!)));
-  return Int32Array.from(keys, (x) => x.s);
-}
-
-function byName(facts: ObjectFacts): Int32Array {
-  const c = byNameCache.get(facts);
-  if (c && c.version === facts.version) return c.slots;
-  const slots = sortByName(facts, Int32Array.from(facts.presentSlots()));
-  byNameCache.set(facts, { version: facts.version, slots });
-  return slots;
-}
-
-function firstAfter(facts: ObjectFacts, slots: Int32Array, cursor: { name: string; id: string }): number {
-  const { names, ids } = facts.columns();
-  let lo = 0, hi = slots.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const s = slots[mid]!;
-    if ((compareCodePoints(names[s]!, cursor.name) || compareCodePoints(ids[s]!, cursor.id)) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/**
+ * The first `k` slots in (name by code point, id) order after `cursor` among `among` (slots,
+ * or every slot below that number) that pass `test`: one pass keeping the best k, so a page
+ * costs one look at each object and no sort of the whole mirror (not the root itself).
+ */
+function firstByName(facts: ObjectFacts, among: readonly number[] | number, test: SlotTest, k: number, cursor: { name: string; id: string } | null): number[] {
+  const { names, ids, rootSlot } = facts.columns();
+  const cmp = (a: number, name: string, id: string): number => compareCodePoints(names[a]!, name) || compareCodePoints(ids[a]!, id);
+  const best: number[] = [];
+  const consider = (s: number): void => {
+    if (s === rootSlot || !test(s)) return;
+    const name = names[s]!, id = ids[s]!;
+    if (cursor && (compareCodePoints(name, cursor.name) || compareCodePoints(id, cursor.id)) <= 0) return;
+    if (best.length === k && cmp(best[k - 1]!, name, id) <= 0) return;
+    let lo = 0, hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmp(best[mid]!, name, id) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, s);
+    if (best.length > k) best.pop();
+  };
+  if (typeof among === 'number') for (let s = 0; s < among; s++) consider(s);
+  else for (const s of among) consider(s);
+  return best;
 }
 
 function decodeNameToken(t: string): { name: string; id: string } | null | undefined {
