@@ -79,3 +79,52 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
     return true;
   };
 }
+
+/**
+ * The same filters as a mask over every slot (1: passes), computed a column at a time in
+ * tight loops over the typed arrays (a few ms at 1M objects): for passes that look at
+ * every object anyway (operators only). Valid until the facts' next change.
+ */
+export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]): Uint8Array {
+  const c = facts.columns();
+  const n = c.slots;
+  const m = c.present.slice(0, n);
+  let k = 0;
+  const narrowBy = (table: Uint8Array, col: Uint8Array | Uint32Array): void => {
+    for (let s = 0; s < n; s++) if (m[s] === 1 && table[col[s]!] !== 1) m[s] = 0;
+  };
+  for (const x of filters) {
+    switch (x.op) {
+      case 'ext': narrowBy(Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)), c.ext); break;
+      case 'kind': narrowBy(Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)), c.kind); break;
+      case 'camera': narrowBy(Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)), c.camera); break;
+      case 'size': {
+        const { min, max } = x, kind = c.kind, size = c.size;
+        for (let s = 0; s < n; s++) if (m[s] === 1 && (kind[s] === FOLDER_CODE || size[s]! < min || size[s]! > max)) m[s] = 0;
+        break;
+      }
+      case 'date': {
+        const { from, to } = x, day = c.day;
+        for (let s = 0; s < n; s++) if (m[s] === 1) { const d = day[s]!; if (d === 0 || d < from || d > to) m[s] = 0; }
+        break;
+      }
+      case 'in': {
+        const folder = facts.slotOfId(inFolders[k++]!);
+        if (folder === undefined) return m.fill(0);
+        if (folder === c.rootSlot) break;
+        // per parent slot: 0 not known yet, 1 under the folder (or it), 2 not
+        const known = new Uint8Array(n);
+        const parent = c.parent;
+        for (let s = 0; s < n; s++) {
+          if (m[s] !== 1) continue;
+          const p = parent[s]!;
+          if (p < 0) { m[s] = 0; continue; }
+          if (known[p] === 0) known[p] = p === folder || facts.slotUnder(s, folder) ? 1 : 2;
+          if (known[p] !== 1) m[s] = 0;
+        }
+        break;
+      }
+    }
+  }
+  return m;
+}

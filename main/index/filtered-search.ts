@@ -17,7 +17,7 @@ import {
 } from '../../app/search/index.js';
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
 import { docOf } from './engine.js';
-import { slotTest, type SlotTest } from './fact-filter.js';
+import { slotMask, slotTest, type SlotTest } from './fact-filter.js';
 import { narrowing, numbersReady } from './narrowing.js';
 import type { OfflineIndex, SearchOpts } from './offline-index.js';
 import type { ObjectFacts } from './object-facts.js';
@@ -75,7 +75,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
       pageToken = page.pageToken;
     } else {
       // the engine applies the filters to each candidate as it finds the page
-      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders)));
+      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders)));
       picked.push(...page.items);
       pageToken = page.pageToken;
     }
@@ -84,7 +84,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
     const { ids } = facts.columns();
-    const best = firstByName(facts, few ?? facts.columns().slots, test, limit + 1, cursor);
+    const best = firstByName(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
     for (const s of best.slice(0, limit)) picked.push({ id: ids[s]!, match: undefined });
     if (best.length > limit) pageToken = 'f' + encodeOpaque([facts.columns().names[best[limit - 1]!]!, ids[best[limit - 1]!]!]);
   }
@@ -123,16 +123,16 @@ function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: r
 const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
 
 /**
- * The first `k` slots in (name by code point, id) order after `cursor` among `among` (slots,
- * or every slot below that number) that pass `test`: one pass keeping the best k, so a page
- * costs one look at each object and no sort of the whole mirror (not the root itself).
+ * The first `k` slots in (name by code point, id) order after `cursor` among `among` (slots
+ * that pass `test`, or a mask of those that pass): one pass keeping the best k, so a page
+ * costs one look at each passing object and no sort of the whole mirror (not the root itself).
  */
-function firstByName(facts: ObjectFacts, among: readonly number[] | number, test: SlotTest, k: number, cursor: { name: string; id: string } | null): number[] {
+function firstByName(facts: ObjectFacts, among: readonly number[] | Uint8Array, test: SlotTest, k: number, cursor: { name: string; id: string } | null): number[] {
   const { names, ids, rootSlot } = facts.columns();
   const cmp = (a: number, name: string, id: string): number => compareCodePoints(names[a]!, name) || compareCodePoints(ids[a]!, id);
   const best: number[] = [];
   const consider = (s: number): void => {
-    if (s === rootSlot || !test(s)) return;
+    if (s === rootSlot) return;
     const name = names[s]!, id = ids[s]!;
     if (cursor && (compareCodePoints(name, cursor.name) || compareCodePoints(id, cursor.id)) <= 0) return;
     if (best.length === k && cmp(best[k - 1]!, name, id) <= 0) return;
@@ -145,8 +145,8 @@ function firstByName(facts: ObjectFacts, among: readonly number[] | number, test
     best.splice(lo, 0, s);
     if (best.length > k) best.pop();
   };
-  if (typeof among === 'number') for (let s = 0; s < among; s++) consider(s);
-  else for (const s of among) consider(s);
+  if (among instanceof Uint8Array) { for (let s = 0; s < among.length; s++) if (among[s] === 1) consider(s); }
+  else for (const s of among) if (test(s)) consider(s);
   return best;
 }
 

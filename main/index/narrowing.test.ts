@@ -4,7 +4,7 @@
  * narrowing equals the naive reference's whole answer, filtered, cut into pages of the same
  * size (same ids, fragments and page tokens), with or without the list of kept numbers,
  * before and after overlay changes; and the
- * compiled filter test over the fact columns equals `passes` on every fact.
+ * compiled filter test (and mask) over the fact columns equals `passes` on every fact.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { MirrorStore } from '../mirror/store.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { buildBase, idOf } from './base-index.js';
 import type { Narrowing } from './engine.js';
-import { slotTest } from './fact-filter.js';
+import { slotMask, slotTest } from './fact-filter.js';
 import { FastEngine } from './fast-engine.js';
 import { ObjectFacts } from './object-facts.js';
 
@@ -90,7 +90,7 @@ describe('the compiled filter test', () => {
   let db: Db | undefined;
   afterEach(() => { db?.close(); rmSync(dir, { recursive: true, force: true }); });
 
-  it('equals passes() on every fact, for every filter', () => {
+  it('equals passes() on every fact, for every filter (as a test and as a mask)', () => {
     dir = mkdtempSync(join(tmpdir(), 'fact-filter-'));
     db = openStateDb(dir);
     const store = new MirrorStore(db);
@@ -123,9 +123,11 @@ describe('the compiled filter test', () => {
       if (!parsed.ok) continue;
       const inFolders = parsed.query.filters.flatMap((f) => (f.op === 'in' ? [facts.folderAt(f.path)!] : []));
       const test = slotTest(facts, parsed.query.filters, inFolders);
+      const mask = slotMask(facts, parsed.query.filters, inFolders);
       for (const fact of facts.byId.values()) {
         const want = passes(fact, parsed.query.filters, inFolders, (id, folder) => facts.isUnder(id, folder));
         expect(test(facts.slotOfId(fact.id)!), `${q} ${fact.id}`).toBe(want);
+        expect(mask[facts.slotOfId(fact.id)!] === 1, `mask: ${q} ${fact.id}`).toBe(want);
         if (want) some++;
       }
     }

@@ -42,9 +42,10 @@ const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: M
 /**
  * The narrowing of `test` for an engine with `num` (ids only when the engine has no
  * numbers). `key` names the filters (the same key, the same test) for the cached list of
- * kept numbers.
+ * kept numbers; `mask` (slotMask of the same filters), when given, makes that list one
+ * array read per number.
  */
-export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string): Narrowing {
+export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: () => Uint8Array): Narrowing {
   const id = (x: string): boolean => {
     const s = facts.slotOfId(x);
     return s !== undefined && test(s);
@@ -59,7 +60,11 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
     let list = c.byKey.get(key);
     if (list) return list;
     const out: number[] = [];
-    for (let o = 0; o < num.n; o++) if (keep(o)) out.push(o);
+    const m = mask?.();
+    for (let o = 0; o < num.n; o++) {
+      const s = slots[o]!;
+      if (m && s >= 0 && s < m.length ? m[s] === 1 : keep(o)) out.push(o);
+    }
     list = Int32Array.from(out);
     if (c.byKey.size >= 8) c.byKey.clear();
     c.byKey.set(key, list);

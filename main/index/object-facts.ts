@@ -11,10 +11,9 @@
  * filters (fact-filter.ts reads the columns) and the storage view; never by the plain text search.
  */
 import { KINDS, factOf, type Fact, type ObjectKind } from '../../app/filters/facts.js';
-import type { RemoteObject } from '../../app/model/remote-object.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
-import { FactsById, Strings } from './fact-columns.js';
+import { FactsById, IdTable, Strings, factOfRow, type FactRow } from './fact-columns.js';
 
 /**
  * Told about each change, in order: `leaving` with the old fact while the tree is still as
@@ -24,22 +23,6 @@ export interface FactListener {
   leaving(before: Fact): void;
   arrived(after: Fact): void;
   gone(before: Fact): void;
-}
-
-type FactRow = [number, string, string, string, string, unknown, unknown, unknown, unknown, string | null, string | null];
-
-function factOfRow(r: FactRow): Fact {
-  const [, id, parentID, name, mimeType, size, extension, mTime, date, cameraMake, cameraModel] = r;
-  const o = { id, parentID, name, mimeType, mTime, eTag: '', cTime: '', hidden: 'none' } as RemoteObject;
-  if (typeof size === 'number') o.size = size;
-  if (typeof extension === 'string') o.extension = extension;
-  if (typeof date === 'string' || cameraMake !== null || cameraModel !== null) {
-    o.image = {};
-    if (typeof date === 'string') o.image.date = date;
-    if (cameraMake !== null) o.image.cameraMake = cameraMake;
-    if (cameraModel !== null) o.image.cameraModel = cameraModel;
-  }
-  return factOf(o);
 }
 
 const KIND_CODE = new Map<ObjectKind, number>(KINDS.map((k, i) => [k, i]));
@@ -71,8 +54,8 @@ export class ObjectFacts {
   private count = 0;
   private n = 0;
   private cap = 0;
-  private readonly slotOf = new Map<string, number>();
   private readonly ids: string[] = [];
+  private readonly slotOf: IdTable;
   private readonly names: string[] = [];
   private present = new Uint8Array(0);
   private kind = new Uint8Array(0);
@@ -91,7 +74,10 @@ export class ObjectFacts {
   /** The facts by id, as a read-only map (each fact read from the columns when asked). */
   readonly byId: FactsById;
 
-  private constructor(readonly rootId: string) {
+  /** `expected`: about how many objects there will be (the tables are sized for them up front). */
+  private constructor(readonly rootId: string, expected = 0) {
+    this.slotOf = new IdTable(this.ids, expected);
+    if (expected > 0) this.grow(expected + 1);
     this.rootSlot = this.slotFor(rootId);
     this.byId = new FactsById(this);
   }
@@ -115,7 +101,8 @@ export class ObjectFacts {
    * state: the caller replays the changes of that time (FactsKeeper).
    */
   static *building(store: MirrorStore, chunk: number | { targetMs: number } = 5_000): Generator<number, ObjectFacts> {
-    const f = new ObjectFacts(store.root()?.id ?? 'root');
+    const rows = (store.db.prepare('SELECT max(rowid) AS n FROM mirror_objects').get() as { n: number | null }).n ?? 0;
+    const f = new ObjectFacts(store.root()?.id ?? 'root', Math.min(rows, 1 << 24));
     const stmt = store.db.prepare(`SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
       json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw(true);
     let rowsNext = typeof chunk === 'number' ? chunk : 500;
@@ -259,16 +246,16 @@ export class ObjectFacts {
     if (have !== undefined) return have;
     if (this.n === this.cap) this.grow();
     const s = this.n++;
-    this.slotOf.set(id, s);
     this.ids.push(id);
+    this.slotOf.add(id, s);
     this.names.push('');
     this.parent[s] = -1;
     this.firstChild[s] = this.lastChild[s] = this.next[s] = this.prev[s] = -1;
     return s;
   }
 
-  private grow(): void {
-    const cap = Math.max(1024, this.cap * 2);
+  private grow(atLeast = 0): void {
+    const cap = Math.max(1024, this.cap * 2, atLeast);
     const more = <T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
       b.set(a);
