@@ -52,7 +52,9 @@ export function searchView(ctx: UiContext): View {
   const organizePicked = button('Organize selected…', () => ctx.show('organize', handOff({ ids: [...picked.keys()], names: [...picked.values()] })), { class: 'small primary', id: 'organize-picked' });
   const clearPicked = button('Clear', () => { picked.clear(); showPicked(); }, { class: 'small', id: 'clear-picked' });
   const pickBar = el('div', { class: 'pick-bar', id: 'pick-bar', hidden: true }, pickedCount, organizePicked, clearPicked);
-  const pickAll = button('Select all', () => tickAll(), { class: 'small', id: 'pick-all', hidden: true });
+  // for the mouse, like the ticks: not a Tab stop between the field and the list (one Tab
+  // reaches the results); the keyboard has Ctrl+A on the list, said by its description
+  const pickAll = button('Select all', () => tickAll(), { class: 'small', id: 'pick-all', hidden: true, tabindex: '-1' });
   const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips,
     el('div', { class: 'meta-row' }, meta, pickAll), pickBar, keysHint, results, more, organize);
 
