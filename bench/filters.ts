@@ -2,7 +2,7 @@
  * Search operators and the storage view on the demo library (part of `npm run bench:index`,
  * alone with `npm run bench:filters`). Measured: building the object facts (first filtered
  * query) in chunks as the engine does, with the longest time the event loop was held
- * meanwhile, first page (20) latency p50/p99 of filtered queries (text + operators,
+ * meanwhile (and the map of the text engine's numbers to them, likewise), first page (20) latency p50/p99 of filtered queries (text + operators,
  * operators only), and the storage view as the engine opens it (chunked): open (all folder
  * totals + the root's view) with its longest hold of the loop, drill-down into a folder, and
  * re-open when nothing changed (cached).
@@ -10,13 +10,13 @@
  * Writes bench/results/filters.json.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { RemoteObject } from '../app/model/remote-object.js';
 import { aspectsOf, type RemoteChange } from '../main/mirror/changes.js';
-import { searchFiltered } from '../main/index/filtered-search.js';
+import { filtersReady, searchFiltered } from '../main/index/filtered-search.js';
 import { StorageAggregates } from '../main/storage/aggregates.js';
 import { demoStore } from './demo-store.js';
 
@@ -41,6 +41,11 @@ export interface FilterBenchResult {
   /** The longest the event loop waited for its next turn while the facts were built. */
   factsMaxHoldMs: number;
   factsMB: number;
+  /** The engine's numbers mapped to the facts (once, before the first text + filter query), and the longest hold meanwhile. */
+  numbersMs: number;
+  numbersMaxHoldMs: number;
+  /** The machine's 1-minute load average as the size's run began and as it ended (2 cores, shared). */
+  load: { start: number; end: number };
   queries: { q: string; hits: number; p50: number; p99: number }[];
   storage: { openMs: number; openMaxHoldMs: number; drillMs: number; reopenMs: number; folders: number; apply1000Ms: number; reopenAfterChangesMs: number };
 }
@@ -65,6 +70,7 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
   const out: FilterBenchResult[] = [];
   for (const n of sizes) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-filters-'));
+    const loadStart = loadavg()[0]!;
     try {
       const { db, opened } = await demoStore(dir, n);
       const index = opened.index;
@@ -73,6 +79,10 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
       const { value: facts, maxHoldMs: factsMaxHoldMs } = await holding(() => index.factsReady());
       const factsBuildMs = performance.now() - t0;
       const factsMB = (heap() - m0) / 1e6;
+      // the map of the text engine's numbers to the facts, built as the engine does before the first text + filter query
+      t0 = performance.now();
+      const { maxHoldMs: numbersMaxHoldMs } = await holding(() => filtersReady(index, 'a ext:jpg'));
+      const numbersMs = performance.now() - t0;
       const queries = QUERIES.map((q) => {
         const times: number[] = [];
         let hits = 0;
@@ -112,7 +122,7 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
       await agg.viewReady();
       const reopenAfterChangesMs = performance.now() - t0;
       out.push({
-        objects: n, factsBuildMs: r2(factsBuildMs), factsMaxHoldMs: r2(factsMaxHoldMs), factsMB: r2(factsMB), queries,
+        objects: n, factsBuildMs: r2(factsBuildMs), factsMaxHoldMs: r2(factsMaxHoldMs), factsMB: r2(factsMB), numbersMs: r2(numbersMs), numbersMaxHoldMs: r2(numbersMaxHoldMs), load: { start: r2(loadStart), end: r2(loadavg()[0]!) }, queries,
         storage: { openMs: r2(openMs), openMaxHoldMs: r2(openMaxHoldMs), drillMs: r2(drillMs), reopenMs: r2(reopenMs), folders, apply1000Ms: r2(apply1000Ms), reopenAfterChangesMs: r2(reopenAfterChangesMs) },
       });
       db.close();
@@ -125,7 +135,8 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
 
 export function printFilterBench(results: readonly FilterBenchResult[]): void {
   for (const r of results) {
-    process.stdout.write(`\nsearch operators at ${r.objects.toLocaleString('en')} objects: object facts built in ${r.factsBuildMs} ms in chunks, the event loop held ${r.factsMaxHoldMs} ms at most (~${r.factsMB.toFixed(0)} MB heap)\n`);
+    process.stdout.write(`\n(load average ${r.load.start} -> ${r.load.end})`);
+    process.stdout.write(`\nsearch operators at ${r.objects.toLocaleString('en')} objects: object facts built in ${r.factsBuildMs} ms in chunks, the event loop held ${r.factsMaxHoldMs} ms at most (~${r.factsMB.toFixed(0)} MB heap); text engine numbers mapped in ${r.numbersMs} ms, loop held ${r.numbersMaxHoldMs} ms at most\n`);
     process.stdout.write('| query | hits (page of 20) | p50 ms | p99 ms |\n|---|---|---|---|\n');
     for (const q of r.queries) process.stdout.write(`| \`${q.q}\` | ${q.hits} | ${q.p50} | ${q.p99} |\n`);
     process.stdout.write(`storage view: open ${r.storage.openMs} ms, loop held ${r.storage.openMaxHoldMs} ms at most (all ${r.storage.folders.toLocaleString('en')} folder totals + root view), drill-down ${r.storage.drillMs} ms, re-open unchanged ${r.storage.reopenMs} ms; 1,000 moves applied (store, index, facts, totals) in ${r.storage.apply1000Ms} ms, then re-open ${r.storage.reopenAfterChangesMs} ms\n`);

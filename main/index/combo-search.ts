@@ -4,12 +4,13 @@
  * group; groups are visited in key order, each object of a group in number order (= rule-7
  * order within the group), and the walk stops once a group or an object cannot enter the page.
  */
-import { TopK, compareKeys, matchDoc, type ParsedQuery, type SortKey } from '../../app/search/index.js';
-import type { BaseView } from './base-view.js';
-import type { Hit } from './name-pass.js';
+import { compareKeys, matchDoc, type SortKey, type TopK } from '../../app/search/index.js';
+import type { Hit, NamePass } from './name-pass.js';
 import { listIter, mergeUnique } from './postings.js';
 
-export function searchCombos(view: BaseView, query: ParsedQuery, cover: readonly (readonly boolean[])[], after: SortKey | null, top: TopK<Hit>): void {
+export function searchCombos(pass: NamePass, cover: readonly (readonly boolean[])[]): void {
+  const { view, query, after } = pass;
+  const top: TopK<Hit> = pass.local;
   const b = view.base;
   const terms = query.folded;
   const groups = new Map<string, { key: SortKey; combos: number[] }>();
@@ -31,7 +32,7 @@ export function searchCombos(view: BaseView, query: ParsedQuery, cover: readonly
     const lists = g.combos.map((c) => listIter(b.comboList, b.comboStart[c]!, b.comboStart[c + 1]!));
     const it = lists.length === 1 ? lists[0]! : mergeUnique(lists);
     for (const o of it) {
-      if (view.dead[o]) continue;
+      if (pass.skip(o)) continue;
       const fname = view.fname(o);
       if (terms.some((t) => fname.includes(t))) continue;
       const { doc, folded } = view.docAt(o, fname);

@@ -14,8 +14,31 @@ export interface EnginePage {
 /** A searchable entry: the fields of search.md rule 2. */
 export type IndexDoc = SearchDoc;
 
+/**
+ * Keeps only some objects in a page (the search filters): `number` answers for the engine's
+ * numbered objects (see `numbering`), `id` for any other. Plain text search passes none.
+ */
+export interface Narrowing {
+  number(o: number): boolean;
+  id(id: string): boolean;
+  /**
+   * Every numbered object `number` keeps, ascending (computed on the first call: the engine
+   * asks only when a term's candidates are many, and may then visit these instead).
+   */
+  numbers?: () => Int32Array;
+}
+
+/** The engine's numbered objects (ids by number); `key` is the same object as long as the numbers hold. */
+export interface Numbering {
+  readonly key: object;
+  readonly n: number;
+  idAt(o: number): string;
+}
+
 export interface SearchEngine {
-  page(query: ParsedQuery, limit: number, after: SortKey | null): EnginePage;
+  /** The page after `after`; with `narrow`, the page of only the objects it keeps (same order). */
+  page(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage;
+  numbering?(): Numbering;
   /** Adds or replaces docs by id. */
   upsert(docs: readonly IndexDoc[]): void;
   remove(ids: readonly string[]): void;

@@ -24,7 +24,7 @@ const obj = (id: string, parentID: string, folder: boolean, size = 1, name = id)
   ({ id, parentID, eTag: 'e', mimeType: folder ? FOLDER_MIME : 'image/jpeg', name, mTime: T, cTime: T, hidden: 'none', ...(folder ? {} : { size }) });
 
 describe('FactsKeeper', () => {
-  it('builds in chunks that let other work run, and keeps every change that lands meanwhile', async () => {
+  it.each([['100 rows', 100], ['chunks sized by time (the engine\'s way)', { targetMs: 0.2 }]] as const)('builds in chunks (%s) that let other work run, and keeps every change that lands meanwhile', async (_, chunk) => {
     dir = mkdtempSync(join(tmpdir(), 'facts-'));
     db = openStateDb(dir);
     const store = new MirrorStore(db);
@@ -37,7 +37,7 @@ describe('FactsKeeper', () => {
       seed.push({ kind: 'added', after: o });
     }
     store.apply(seed);
-    const keeper = new FactsKeeper(store, 100);
+    const keeper = new FactsKeeper(store, chunk);
     const r = prng(4);
     let turns = 0;
     // a change batch lands on every turn of the loop while the build runs

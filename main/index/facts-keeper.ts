@@ -18,7 +18,8 @@ export class FactsKeeper {
   private facts: ObjectFacts | undefined;
   private building: { rootId: string; done: Promise<ObjectFacts>; pending: RemoteChange[] } | undefined;
 
-  constructor(private readonly store: MirrorStore, private readonly chunk = 5_000) {}
+  /** `chunk`: rows per chunk, or (the engine's way) chunks sized to about `targetMs` each. */
+  constructor(private readonly store: MirrorStore, private readonly chunk: number | { targetMs: number } = { targetMs: 12 }) {}
 
   private rootId(): string {
     return this.store.root()?.id ?? 'root';

@@ -7,10 +7,10 @@
  * the page and its token. Base and overlay answers merge in one TopK.
  */
 import { TopK, compareKeys, foldCase, matchDoc, takePage, type ParsedQuery, type SortKey } from '../../app/search/index.js';
-import { numberOfId, type BaseData } from './base-index.js';
+import { idOf, numberOfId, type BaseData } from './base-index.js';
 import { BaseView, foldOpt } from './base-view.js';
 import { searchCombos } from './combo-search.js';
-import type { EnginePage, IndexDoc, SearchEngine } from './engine.js';
+import type { EnginePage, IndexDoc, Narrowing, Numbering, SearchEngine } from './engine.js';
 import { NamePass, runNamePass, type Hit } from './name-pass.js';
 import { NAME_STRATEGIES } from './strategies/index.js';
 
@@ -63,10 +63,16 @@ export class FastEngine implements SearchEngine {
     }
   }
 
-  page(query: ParsedQuery, limit: number, after: SortKey | null): EnginePage {
+  numbering(): Numbering {
+    const b = this.base;
+    return { key: b, n: b.n, idAt: (o) => idOf(b, o) };
+  }
+
+  page(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage {
     const top = new TopK<Hit>(limit + 1);
-    this.searchBase(query, limit, after, top);
+    this.searchBase(query, limit, after, top, narrow);
     for (const e of this.extra.values()) {
+      if (narrow && !narrow.id(e.doc.id)) continue;
       const m = matchDoc(e.doc, query, e.folded);
       if (!m || (after && compareKeys(m.key, after) <= 0)) continue;
       top.push(m.key, { id: e.doc.id, match: m });
@@ -74,7 +80,7 @@ export class FastEngine implements SearchEngine {
     return takePage(top, limit);
   }
 
-  private searchBase(query: ParsedQuery, limit: number, after: SortKey | null, top: TopK<Hit>): void {
+  private searchBase(query: ParsedQuery, limit: number, after: SortKey | null, top: TopK<Hit>, narrow: Narrowing | undefined): void {
     const view = this.view;
     const terms = query.folded;
     // Which combos hold each term in some field, and which terms no combo holds.
@@ -88,10 +94,10 @@ export class FastEngine implements SearchEngine {
       if (est < best) { best = est; driver = i; }
     });
     // Tier 0: objects with some term in the name.
-    const pass = new NamePass(view, query, limit, after, cover, driver);
+    const pass = new NamePass(view, query, limit, after, cover, driver, narrow);
     runNamePass(pass, NAME_STRATEGIES);
     // Tiers 1-3: no term in the name; every term in the combo's fields.
-    if (driver < 0) searchCombos(view, query, cover, after, pass.local);
+    if (driver < 0) searchCombos(pass, cover);
     pass.into(top);
   }
 }

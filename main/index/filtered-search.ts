@@ -4,18 +4,21 @@
  * service's order. Without operators this IS `OfflineIndex.search` (same objects, order,
  * fragments, tokens). With only operators (no text), objects are listed by name (code
  * point, then id). Either way the answer is offline-only: the service has no operators.
- * When few objects pass the filters (at most FEW_MAX), the text is matched on those alone
- * instead (a filter keeping little of a frequent word no longer reads every candidate).
- * A token may lead to an empty last page (the filters are not run ahead to know).
+ * The filters are compiled to one test over the columns of the object facts
+ * (fact-filter.ts) and handed to the text engine, which applies it to each candidate before
+ * matching it and finds the narrowed page with the same pruning as a plain page (narrowing.ts).
+ * When few objects pass the filters (at most FEW_MAX), the text is matched on those alone.
  */
 import { AppError } from '../../app/errors.js';
-import { parseFilters, passes, quoteOperator, type Filter } from '../../app/filters/filters.js';
+import { parseFilters, quoteOperator, type Filter } from '../../app/filters/filters.js';
 import type { SearchPage } from '../../app/model/remote-object.js';
 import {
-  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCodePoints, decodeSearchToken, encodeSearchToken, parseQuery, selectPage, type DocMatch,
+  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCodePoints, decodeSearchToken, parseQuery, selectPage, type DocMatch,
 } from '../../app/search/index.js';
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
 import { docOf } from './engine.js';
+import { slotMask, slotTest, type SlotTest } from './fact-filter.js';
+import { narrowing, numbersReady } from './narrowing.js';
 import type { OfflineIndex, SearchOpts } from './offline-index.js';
 import type { ObjectFacts } from './object-facts.js';
 
@@ -27,16 +30,16 @@ export interface FilteredPage extends SearchPage {
 
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 
-/** Objects by name for operator-only queries, cached per facts version. */
-const byNameCache = new WeakMap<ObjectFacts, { version: number; ids: string[] }>();
-
 /**
- * Resolves once `searchFiltered(index, q)` will not build the object facts in one blocking
- * pass: when `q` has operators, the facts are built in chunks that yield to the event loop.
+ * Resolves once `searchFiltered(index, q)` will not build the object facts (nor the map of
+ * the engine's numbers to them) in one blocking pass: when `q` has operators, both are
+ * built in chunks that yield to the event loop.
  */
 export async function filtersReady(index: OfflineIndex, q: string): Promise<void> {
   const parsed = parseFilters(q);
-  if (parsed.ok && parsed.query.filters.length > 0) await index.factsReady();
+  if (!parsed.ok || parsed.query.filters.length === 0) return;
+  const facts = await index.factsReady();
+  if (parsed.query.text !== '') await numbersReady(index.numbering(), facts);
 }
 
 export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts & { fewMax?: number } = {}): FilteredPage {
@@ -53,55 +56,37 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     if (id === undefined) throw bad(`${quoteOperator('in', f.path)}: no such folder in the mirror`);
     return [id];
   });
-  const under = (id: string, folder: string): boolean => facts.isUnder(id, folder);
-  const ok = (id: string): boolean => {
-    const f = facts.get(id);
-    return f !== undefined && passes(f, filters, inFolders, under);
-  };
+  const test = slotTest(facts, filters, inFolders);
   const picked: { id: string; match: DocMatch | undefined }[] = [];
   let pageToken = '';
-  const few = fewPassing(facts, filters, inFolders, ok, opts.fewMax ?? FEW_MAX);
-  if (text !== '' && few) {
-    // few objects pass the filters: match the text on those alone, in the service's order (the
-    // same answer as reading candidates: app/search decides matches, order and tokens)
+  const few = fewPassing(facts, filters, inFolders, test, opts.fewMax ?? FEW_MAX);
+  if (text !== '') {
     const pq = parseQuery(text);
     if (!pq.ok) throw bad(pq.message);
     const after = decodeSearchToken(opts.pageToken ?? '');
     if (after === undefined) throw bad('pageToken is not valid');
-    const objects = index.store.getMany(few);
-    const page = selectPage(few.flatMap((id) => { const o = objects.get(id); return o ? [{ doc: docOf(o), value: id }] : []; }), pq.query, limit, after);
-    for (const i of page.items) picked.push({ id: i.value, match: i.match });
-    pageToken = page.pageToken;
-  } else if (text !== '') {
-    const pq = parseQuery(text);
-    if (!pq.ok) throw bad(pq.message);
-    let after = decodeSearchToken(opts.pageToken ?? '');
-    if (after === undefined) throw bad('pageToken is not valid');
-    // batches grow (x4) so a filter that keeps few of many candidates costs a few engine pages, not thousands
-    let batch = Math.max(256, limit * 4);
-    for (;; batch = Math.min(batch * 4, 1 << 20)) {
-      const page = index.candidates(pq.query, batch, after);
-      const items = page.items;
-      let i = 0;
-      for (; i < items.length && picked.length < limit; i++) if (ok(items[i]!.id)) picked.push(items[i]!);
-      if (picked.length === limit) {
-        pageToken = i < items.length || page.pageToken !== '' ? encodeSearchToken(picked[picked.length - 1]!.match!.key) : '';
-        break;
-      }
-      if (page.pageToken === '' || items.length === 0) break;
-      after = items[items.length - 1]!.match.key;
+    if (few) {
+      // few objects pass the filters: match the text on those alone, in the service's order (the
+      // same answer as the engine's: app/search decides matches, order and tokens)
+      const ids = Array.from(few, (s) => facts.columns().ids[s]!);
+      const objects = index.store.getMany(ids);
+      const page = selectPage(ids.flatMap((id) => { const o = objects.get(id); return o ? [{ doc: docOf(o), value: id }] : []; }), pq.query, limit, after);
+      for (const i of page.items) picked.push({ id: i.value, match: i.match });
+      pageToken = page.pageToken;
+    } else {
+      // the engine applies the filters to each candidate as it finds the page
+      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders)));
+      picked.push(...page.items);
+      pageToken = page.pageToken;
     }
   } else {
-    // few pass: sort those by name, not the whole mirror
-    const ids = few ? few.map((id) => facts.get(id)!).sort(cmp).map((f) => f.id) : byName(facts);
+    // the first `limit` by name after the cursor, in one pass over the objects that pass (no sort of the mirror)
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
-    let i = cursor ? firstAfter(facts, ids, cursor) : 0;
-    for (; i < ids.length && picked.length < limit; i++) if (ok(ids[i]!)) picked.push({ id: ids[i]!, match: undefined });
-    if (picked.length === limit && i < ids.length) {
-      const last = facts.get(picked[picked.length - 1]!.id)!;
-      pageToken = 'f' + encodeOpaque([last.name, last.id]);
-    }
+    const { ids } = facts.columns();
+    const best = firstByName(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
+    for (const s of best.slice(0, limit)) picked.push({ id: ids[s]!, match: undefined });
+    if (best.length > limit) pageToken = 'f' + encodeOpaque([facts.columns().names[best[limit - 1]!]!, ids[best[limit - 1]!]!]);
   }
   const objects = index.store.getMany(picked.map((p) => p.id));
   const matches = picked.flatMap((p) => {
@@ -113,46 +98,56 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
 
 /** At most this many objects passing the filters: the text is matched on them alone. */
 const FEW_MAX = 2000;
-const fewCache = new WeakMap<ObjectFacts, { version: number; key: string; ids: string[] | undefined }>();
+const fewCache = new WeakMap<ObjectFacts, { version: number; key: string; slots: number[] | undefined }>();
 
 /**
- * The ids of every object that passes the filters when there are at most `max` of them, else
- * undefined (one pass over the facts, stopped at max + 1; the last answer is kept per facts
- * version, so pages after the first cost nothing).
+ * The slots of every object that passes the filters when there are at most `max` of them,
+ * else undefined (one pass over the columns, stopped at max + 1; the last answer is kept
+ * per facts version, so pages after the first cost nothing).
  */
-function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], ok: (id: string) => boolean, max: number): string[] | undefined {
+function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], test: SlotTest, max: number): number[] | undefined {
   if (max <= 0) return undefined;
-  const key = JSON.stringify([filters.map((f) => f.raw), inFolders, max]);
+  const key = filterKey(filters, inFolders) + max;
   const c = fewCache.get(facts);
-  if (c && c.version === facts.version && c.key === key) return c.ids;
-  let ids: string[] | undefined = [];
-  for (const id of facts.byId.keys()) {
-    if (id === facts.rootId || !ok(id)) continue;
-    if (ids.push(id) > max) { ids = undefined; break; }
+  if (c && c.version === facts.version && c.key === key) return c.slots;
+  const { slots: n, rootSlot } = facts.columns();
+  let slots: number[] | undefined = [];
+  for (let s = 0; s < n; s++) {
+    if (s === rootSlot || !test(s)) continue;
+    if (slots.push(s) > max) { slots = undefined; break; }
   }
-  fewCache.set(facts, { version: facts.version, key, ids });
-  return ids;
+  fewCache.set(facts, { version: facts.version, key, slots });
+  return slots;
 }
 
-const cmp = (a: { name: string; id: string }, b: { name: string; id: string }): number => compareCodePoints(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
 
-function byName(facts: ObjectFacts): string[] {
-  const c = byNameCache.get(facts);
-  if (c && c.version === facts.version) return c.ids;
-  const all = [...facts.byId.values()].sort(cmp);
-  const ids = all.map((f) => f.id);
-  byNameCache.set(facts, { version: facts.version, ids });
-  return ids;
-}
-
-function firstAfter(facts: ObjectFacts, ids: readonly string[], cursor: { name: string; id: string }): number {
-  let lo = 0, hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(facts.get(ids[mid]!)!, cursor) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/**
+ * The first `k` slots in (name by code point, id) order after `cursor` among `among` (slots
+ * that pass `test`, or a mask of those that pass): one pass keeping the best k, so a page
+ * costs one look at each passing object and no sort of the whole mirror (not the root itself).
+ */
+function firstByName(facts: ObjectFacts, among: readonly number[] | Uint8Array, test: SlotTest, k: number, cursor: { name: string; id: string } | null): number[] {
+  const { names, ids, rootSlot } = facts.columns();
+  const cmp = (a: number, name: string, id: string): number => compareCodePoints(names[a]!, name) || compareCodePoints(ids[a]!, id);
+  const best: number[] = [];
+  const consider = (s: number): void => {
+    if (s === rootSlot) return;
+    const name = names[s]!, id = ids[s]!;
+    if (cursor && (compareCodePoints(name, cursor.name) || compareCodePoints(id, cursor.id)) <= 0) return;
+    if (best.length === k && cmp(best[k - 1]!, name, id) <= 0) return;
+    let lo = 0, hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmp(best[mid]!, name, id) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, s);
+    if (best.length > k) best.pop();
+  };
+  if (among instanceof Uint8Array) { for (let s = 0; s < among.length; s++) if (among[s] === 1) consider(s); }
+  else for (const s of among) if (test(s)) consider(s);
+  return best;
 }
 
 function decodeNameToken(t: string): { name: string; id: string } | null | undefined {
@@ -161,4 +156,3 @@ function decodeNameToken(t: string): { name: string; id: string } | null | undef
   const v = decodeOpaque(t.slice(1));
   return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' ? { name: v[0], id: v[1] } : undefined;
 }
-

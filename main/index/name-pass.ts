@@ -7,6 +7,7 @@
  */
 import { TopK, compareKeys, matchDoc, type DocMatch, type ParsedQuery, type SortKey } from '../../app/search/index.js';
 import type { BaseView } from './base-view.js';
+import type { Narrowing } from './engine.js';
 
 export type Hit = { id: string; match: DocMatch };
 
@@ -26,6 +27,8 @@ export class NamePass {
     readonly cover: readonly (readonly boolean[])[],
     /** A term no combo holds (so every match holds it in the name) with the fewest candidates, or -1. */
     readonly driver: number,
+    /** Only these objects may enter the page (the search filters); none: all. */
+    readonly narrow?: Narrowing,
   ) {
     this.strongNeeded = limit + 1;
     this.local = new TopK<Hit>(limit + 1);
@@ -43,6 +46,11 @@ export class NamePass {
   /** True while the page holds fewer than limit + 1 matches. */
   get open(): boolean {
     return this.local.size < this.strongNeeded;
+  }
+
+  /** True when base object o cannot be in the answer: removed, or not kept by the narrowing. */
+  skip(o: number): boolean {
+    return this.view.dead[o] === 1 || (this.narrow !== undefined && !this.narrow.number(o));
   }
 
   /**

@@ -14,7 +14,7 @@ import {
 } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
-import { docOf, type EnginePage, type SearchEngine } from './engine.js';
+import { docOf, type EnginePage, type Narrowing, type Numbering, type SearchEngine } from './engine.js';
 import { FactsKeeper } from './facts-keeper.js';
 import type { ObjectFacts } from './object-facts.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -58,9 +58,14 @@ export class OfflineIndex {
     return this.objectFacts.ready();
   }
 
-  /** The engine's page for an already parsed query (the filtered search reads candidates in the service's order). */
-  candidates(query: ParsedQuery, limit: number, after: SortKey | null): EnginePage {
-    return this.engine.page(query, limit, after);
+  /** The engine's page for an already parsed query, narrowed to what `narrow` keeps (the filtered search). */
+  candidates(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage {
+    return this.engine.page(query, limit, after, narrow);
+  }
+
+  /** The engine's numbered objects, when it numbers them (narrowing.ts maps them to facts). */
+  numbering(): Numbering | undefined {
+    return this.engine.numbering?.();
   }
 
   /** Swaps in a rebuilt engine (compaction). */

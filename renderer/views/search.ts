@@ -3,7 +3,8 @@
  * fragments, completion of the word being typed (Tab accepts), "did you mean" when nothing
  * matches, arrow keys to move, Enter to open, Shift+Enter to reveal in the file manager.
  * Each row has a tick (Space on the list, or a click) to pick objects for "Organize selected…";
- * the picks survive "More results" and clear on a new query.
+ * "Select all" (or Ctrl+A on the list) ticks every loaded result, and unticks them when all
+ * are ticked; the picks survive "More results" and clear on a new query.
  */
 import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
@@ -51,7 +52,11 @@ export function searchView(ctx: UiContext): View {
   const organizePicked = button('Organize selected…', () => ctx.show('organize', handOff({ ids: [...picked.keys()], names: [...picked.values()] })), { class: 'small primary', id: 'organize-picked' });
   const clearPicked = button('Clear', () => { picked.clear(); showPicked(); }, { class: 'small', id: 'clear-picked' });
   const pickBar = el('div', { class: 'pick-bar', id: 'pick-bar', hidden: true }, pickedCount, organizePicked, clearPicked);
-  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips, meta, pickBar, keysHint, results, more, organize);
+  // for the mouse, like the ticks: not a Tab stop between the field and the list (one Tab
+  // reaches the results); the keyboard has Ctrl+A on the list, said by its description
+  const pickAll = button('Select all', () => tickAll(), { class: 'small', id: 'pick-all', hidden: true, tabindex: '-1' });
+  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips,
+    el('div', { class: 'meta-row' }, meta, pickAll), pickBar, keysHint, results, more, organize);
 
   let hits: SearchHit[] = [];
   let selected = -1;
@@ -63,8 +68,11 @@ export function searchView(ctx: UiContext): View {
   const picked = new Map<string, string>();
   let pickedFor = '';
 
+  const allTicked = (): boolean => hits.length > 0 && hits.every((h) => picked.has(h.file.id));
   const showPicked = (): void => {
     pickBar.hidden = picked.size === 0;
+    pickAll.hidden = hits.length === 0;
+    pickAll.textContent = allTicked() ? 'Unselect all' : `Select all ${hits.length.toLocaleString()}`;
     pickedCount.textContent = `${picked.size.toLocaleString()} selected`;
     results.querySelectorAll('li').forEach((li) => {
       const on = picked.has(li.dataset.id ?? '');
@@ -76,6 +84,13 @@ export function searchView(ctx: UiContext): View {
     if (!hit) return;
     if (picked.has(hit.file.id)) picked.delete(hit.file.id);
     else picked.set(hit.file.id, hit.file.name);
+    showPicked();
+  };
+
+  /** Every loaded result ticked (in list order after those ticked before), or all unticked when they all were. */
+  const tickAll = (): void => {
+    if (allTicked()) for (const h of hits) picked.delete(h.file.id);
+    else for (const h of hits) if (!picked.has(h.file.id)) picked.set(h.file.id, h.file.name);
     showPicked();
   };
 
@@ -148,7 +163,7 @@ export function searchView(ctx: UiContext): View {
     replace(chips, ...filterChips(q, (next) => { input.value = next; schedule(0); input.focus(); }));
     if (q !== pickedFor) { picked.clear(); pickedFor = q; showPicked(); }
     if (!q) {
-      hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; words = []; showCompletion();
+      hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; words = []; showCompletion(); showPicked();
       hint();
       return;
     }
@@ -165,6 +180,7 @@ export function searchView(ctx: UiContext): View {
       replace(results, ...hits.map(row));
       more.hidden = pageToken === '';
       organize.hidden = hits.length === 0;
+      showPicked();
       const count = `${hits.length}${pageToken ? '+' : ''} result${hits.length === 1 ? '' : 's'}`;
       replace(meta, el('span', { id: 'result-count' }, count));
       if (hits.length === 0 && !page.offlineOnly) {
@@ -216,6 +232,7 @@ export function searchView(ctx: UiContext): View {
     else if (ev.key === 'ArrowUp') { ev.preventDefault(); select(selected - 1); }
     else if (ev.key === 'Enter') { ev.preventDefault(); void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]); }
     else if (ev.key === ' ') { ev.preventDefault(); toggle(hits[selected]); }
+    else if (ev.key.toLowerCase() === 'a' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); tickAll(); }
   });
 
   return {

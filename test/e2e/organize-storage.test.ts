@@ -149,7 +149,7 @@ describe('search filters, organize and storage in the window', () => {
 });
 
 describe('organize a selection in the window', () => {
-  it('ticks rows by click and keyboard; the ticks survive paging, clear on a new query', async () => {
+  it('ticks rows by click and keyboard; the ticks survive paging, clear on a new query; Select all ticks every loaded row', async () => {
     await page.click('#tab-search');
     const q = 'IMG ext:jpg';
     const want = await rig.app.core.handlers.search({ q, limit: 50 });
@@ -198,6 +198,31 @@ describe('organize a selection in the window', () => {
     await page.click('#clear-picked');
     await poll(() => page.locator('#pick-bar').isVisible()).toBe(false);
     expect(await ticked()).toEqual([]);
+    // Select all: every loaded row, then Unselect all; Ctrl+A on the list does the same
+    const loaded = await ids();
+    expect(await page.locator('#pick-all').textContent()).toBe(`Select all ${loaded.length}`);
+    await page.locator('#results li').nth(4).locator('.pick').click();
+    await page.click('#pick-all');
+    await poll(ticked).toEqual(loaded);
+    expect(await page.locator('#picked-count').textContent()).toBe(`${loaded.length} selected`);
+    expect(await page.locator('#pick-all').textContent()).toBe('Unselect all');
+    expect(await axeViolations(page)).toEqual([]);
+    await shot('search-select-all');
+    await page.click('#pick-all');
+    await poll(() => page.locator('#pick-bar').isVisible()).toBe(false);
+    expect(await ticked()).toEqual([]);
+    await page.focus('#results');
+    await page.keyboard.press('Control+A');
+    await poll(ticked).toEqual(loaded);
+    // More results: the new rows are not ticked until Select all again
+    await page.click('.search-view button.more');
+    await poll(async () => (await ids()).length).toBeGreaterThan(loaded.length);
+    expect(await ticked()).toEqual(loaded);
+    expect(await page.locator('#pick-all').textContent()).toBe(`Select all ${(await ids()).length}`);
+    await page.click('#pick-all');
+    await poll(ticked).toEqual(await ids());
+    await page.click('#clear-picked');
+    await poll(() => page.locator('#pick-bar').isVisible()).toBe(false);
   }, 90_000);
 
   it('Organize selected: the preview lists exactly the two, apply renames them on the NAS', async () => {

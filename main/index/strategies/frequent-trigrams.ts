@@ -29,7 +29,7 @@ export const frequentTrigrams: NameStrategy = {
         const bound = pass.local.bound;
         // Later entries have a first location at p or after, and within p a larger (length, name, id).
         if (bound && (p > bound.index || (p === bound.index && view.tailNotBefore(o, end - s0, bound)))) return;
-        if (view.dead[o]) continue;
+        if (pass.skip(o)) continue;
         const fname = blob.substring(s0, end);
         const at = fname.indexOf(t0, p);
         if (at < 0) continue;

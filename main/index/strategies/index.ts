@@ -4,6 +4,7 @@
  *
  * | strategy | query | candidates |
  * |---|---|---|
+ * | narrow-list | narrowed (filters) to fewer objects than the terms' candidates | the kept objects |
  * | short-list | one term of 1-2 code units | its first-page list, when that proves the page |
  * | short-scan | one term of 1-2 code units | a scan of the folded-name blob |
  * | frequent-trigrams | one term, every trigram frequent | positional postings, word starts first |
@@ -13,8 +14,9 @@
 import type { NameStrategy } from '../name-pass.js';
 import { frequentTrigrams } from './frequent-trigrams.js';
 import { multiTerm } from './multi-term.js';
+import { narrowList } from './narrow-list.js';
 import { shortList } from './short-list.js';
 import { shortScan } from './short-scan.js';
 import { trigram } from './trigram.js';
 
-export const NAME_STRATEGIES: readonly NameStrategy[] = [shortList, shortScan, frequentTrigrams, trigram, multiTerm];
+export const NAME_STRATEGIES: readonly NameStrategy[] = [narrowList, shortList, shortScan, frequentTrigrams, trigram, multiTerm];

@@ -10,24 +10,32 @@ export const multiTerm: NameStrategy = {
   name: 'multi-term',
   applies: () => true,
   run(pass: NamePass): boolean {
-    const { view, terms, cover, driver } = pass;
-    const b = view.base;
+    const { view, terms, driver } = pass;
     const sources = driver >= 0 ? [view.nameCandidates(terms[driver]!)] : terms.map((t) => view.nameCandidates(t));
-    const cands = sources.length === 1 ? sources[0]! : mergeUnique(sources);
-    for (const o of cands) {
-      if (view.dead[o]) continue;
-      const fname = view.fname(o);
-      let ok = true, first = Infinity;
-      const c = b.combo[o]!;
-      for (let i = 0; i < terms.length; i++) {
-        const at = fname.indexOf(terms[i]!);
-        if (at >= 0) { if (at < first) first = at; }
-        else if (!cover[i]![c]) { ok = false; break; }
-      }
-      if (!ok || first === Infinity) continue;
-      if (pass.pruned(o, first)) continue;
-      if (pass.evaluate(o, fname)) break;
-    }
+    scanInOrder(pass, sources.length === 1 ? sources[0]! : mergeUnique(sources));
     return true;
   },
 };
+
+/**
+ * Evaluates candidates met in number order (a superset of the page's name matches): an
+ * object when each term is in its name or its combo, until the page is proven.
+ */
+export function scanInOrder(pass: NamePass, cands: Iterable<number>): void {
+  const { view, terms, cover } = pass;
+  const b = view.base;
+  for (const o of cands) {
+    if (pass.skip(o)) continue;
+    const fname = view.fname(o);
+    let ok = true, first = Infinity;
+    const c = b.combo[o]!;
+    for (let i = 0; i < terms.length; i++) {
+      const at = fname.indexOf(terms[i]!);
+      if (at >= 0) { if (at < first) first = at; }
+      else if (!cover[i]![c]) { ok = false; break; }
+    }
+    if (!ok || first === Infinity) continue;
+    if (pass.pruned(o, first)) continue;
+    if (pass.evaluate(o, fname)) break;
+  }
+}

@@ -23,7 +23,7 @@ export const shortList: NameStrategy = {
     const tmp = new TopK<Hit>(limit + 1);
     for (let e = from; e < to; e++) {
       const o = b.shortList[e]!;
-      if (view.dead[o]) continue;
+      if (pass.skip(o)) continue;
       const { doc, folded } = view.docAt(o, view.fname(o));
       const m = matchDoc(doc, query, folded);
       if (!m || m.key.field !== 0) continue;

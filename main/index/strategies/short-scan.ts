@@ -34,7 +34,8 @@ export const shortScan: NameStrategy = {
             if (!isWordBefore(name, x - s0)) { go = true; break; }
           }
         }
-        if (go && pass.evaluate(o, blob.substring(s0, end))) break;
+        // the narrowing (filters) last: most objects are pruned by the bound first
+        if (go && !pass.skip(o) && pass.evaluate(o, blob.substring(s0, end))) break;
       }
       at = next;
       if (++o >= n) break;

@@ -12,7 +12,7 @@ export const trigram: NameStrategy = {
     const { view } = pass;
     const t0 = pass.terms[0]!;
     for (const o of view.nameCandidates(t0)) {
-      if (view.dead[o]) continue;
+      if (pass.skip(o)) continue;
       const fname = view.fname(o);
       const at = fname.indexOf(t0);
       if (at < 0) continue;

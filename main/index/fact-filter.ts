@@ -1,0 +1,130 @@
+/**
+ * The search filters (app/filters) compiled to one predicate over the columns of the object
+ * facts (object-facts.ts): a slot passes exactly when `passes(fact, filters, ...)` would say
+ * so, but each test is a typed-array read (extension and camera tests are decided once per
+ * table entry, `in:` once per parent folder). Built per query; cheap enough to call for
+ * every candidate the text search meets.
+ */
+import { KINDS } from '../../app/filters/facts.js';
+import type { Filter } from '../../app/filters/filters.js';
+import { FOLDER_CODE, type ObjectFacts } from './object-facts.js';
+
+export type SlotTest = (slot: number) => boolean;
+
+/**
+ * The predicate of `filters` over `facts` as they are now (valid until their next change);
+ * `inFolders` holds the folder id each `in:` filter resolved to, in order.
+ */
+export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]): SlotTest {
+  const c = facts.columns();
+  const tests: SlotTest[] = [];
+  let k = 0;
+  for (const x of filters) {
+    switch (x.op) {
+      case 'ext': {
+        const ok = Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0));
+        const col = c.ext;
+        tests.push((s) => ok[col[s]!] === 1);
+        break;
+      }
+      case 'kind': {
+        const ok = Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0));
+        const col = c.kind;
+        tests.push((s) => ok[col[s]!] === 1);
+        break;
+      }
+      case 'size': {
+        const { min, max } = x;
+        const kind = c.kind, size = c.size;
+        tests.push((s) => kind[s] !== FOLDER_CODE && size[s]! >= min && size[s]! <= max);
+        break;
+      }
+      case 'date': {
+        const { from, to } = x;
+        const day = c.day;
+        tests.push((s) => { const d = day[s]!; return d !== 0 && d >= from && d <= to; });
+        break;
+      }
+      case 'camera': {
+        const ok = Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0));
+        const col = c.camera;
+        tests.push((s) => ok[col[s]!] === 1);
+        break;
+      }
+      case 'in': {
+        const folder = facts.slotOfId(inFolders[k++]!);
+        if (folder === undefined) return () => false;
+        if (folder === c.rootSlot) break; // the root holds every object
+        // the answer of each parent folder, found once
+        const known = new Map<number, boolean>();
+        const parent = c.parent;
+        tests.push((s) => {
+          const p = parent[s]!;
+          let v = known.get(p);
+          if (v === undefined) known.set(p, (v = p === folder || (p >= 0 && facts.slotUnder(s, folder))));
+          return v;
+        });
+        break;
+      }
+    }
+  }
+  const present = c.present;
+  if (tests.length === 1) {
+    const t = tests[0]!;
+    return (s) => present[s] === 1 && t(s);
+  }
+  return (s) => {
+    if (present[s] !== 1) return false;
+    for (const t of tests) if (!t(s)) return false;
+    return true;
+  };
+}
+
+/**
+ * The same filters as a mask over every slot (1: passes), computed a column at a time in
+ * tight loops over the typed arrays (a few ms at 1M objects): for passes that look at
+ * every object anyway (operators only). Valid until the facts' next change.
+ */
+export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]): Uint8Array {
+  const c = facts.columns();
+  const n = c.slots;
+  const m = c.present.slice(0, n);
+  let k = 0;
+  const narrowBy = (table: Uint8Array, col: Uint8Array | Uint32Array): void => {
+    for (let s = 0; s < n; s++) if (m[s] === 1 && table[col[s]!] !== 1) m[s] = 0;
+  };
+  for (const x of filters) {
+    switch (x.op) {
+      case 'ext': narrowBy(Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)), c.ext); break;
+      case 'kind': narrowBy(Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)), c.kind); break;
+      case 'camera': narrowBy(Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)), c.camera); break;
+      case 'size': {
+        const { min, max } = x, kind = c.kind, size = c.size;
+        for (let s = 0; s < n; s++) if (m[s] === 1 && (kind[s] === FOLDER_CODE || size[s]! < min || size[s]! > max)) m[s] = 0;
+        break;
+      }
+      case 'date': {
+        const { from, to } = x, day = c.day;
+        for (let s = 0; s < n; s++) if (m[s] === 1) { const d = day[s]!; if (d === 0 || d < from || d > to) m[s] = 0; }
+        break;
+      }
+      case 'in': {
+        const folder = facts.slotOfId(inFolders[k++]!);
+        if (folder === undefined) return m.fill(0);
+        if (folder === c.rootSlot) break;
+        // per parent slot: 0 not known yet, 1 under the folder (or it), 2 not
+        const known = new Uint8Array(n);
+        const parent = c.parent;
+        for (let s = 0; s < n; s++) {
+          if (m[s] !== 1) continue;
+          const p = parent[s]!;
+          if (p < 0) { m[s] = 0; continue; }
+          if (known[p] === 0) known[p] = p === folder || facts.slotUnder(s, folder) ? 1 : 2;
+          if (known[p] !== 1) m[s] = 0;
+        }
+        break;
+      }
+    }
+  }
+  return m;
+}

@@ -1,0 +1,84 @@
+/**
+ * Lets the text engine apply the search filters while it finds a page (engine.ts
+ * `Narrowing`): the engine's numbered objects are mapped once to their slots in the object
+ * facts (an Int32Array by number, kept per engine base and facts; slots never change meaning,
+ * so it stays valid as the facts change), and each candidate is then one array read plus
+ * the compiled filter test (fact-filter.ts). `numbersReady` builds that map in chunks that
+ * yield to the event loop; without it the first filtered query builds it in one go.
+ */
+import type { Narrowing, Numbering } from './engine.js';
+import type { SlotTest } from './fact-filter.js';
+import type { ObjectFacts } from './object-facts.js';
+
+const maps = new WeakMap<object, { facts: ObjectFacts; slots: Int32Array; done: number }>();
+
+/** Lets other work run between chunks (I/O, timers, requests), not just other microtasks. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function entry(num: Numbering, facts: ObjectFacts): { facts: ObjectFacts; slots: Int32Array; done: number } {
+  let e = maps.get(num.key);
+  if (!e || e.facts !== facts) maps.set(num.key, (e = { facts, slots: new Int32Array(num.n), done: 0 }));
+  return e;
+}
+
+/** Maps numbers [e.done, to) to slots (-1 when the facts have no slot for the id yet). */
+function fill(num: Numbering, e: { facts: ObjectFacts; slots: Int32Array; done: number }, to: number): void {
+  for (let o = e.done; o < to; o++) e.slots[o] = e.facts.slotOfId(num.idAt(o)) ?? -1;
+  e.done = Math.max(e.done, to);
+}
+
+/** Builds the number -> slot map for `facts` in chunks of `chunk` numbers, yielding between them. */
+export async function numbersReady(num: Numbering | undefined, facts: ObjectFacts, chunk = 5_000): Promise<void> {
+  if (!num) return;
+  for (let e = entry(num, facts); e.done < num.n; e = entry(num, facts)) {
+    fill(num, e, Math.min(num.n, e.done + chunk));
+    if (e.done < num.n) await nextTurn();
+  }
+}
+
+/** The kept numbers of the last few filters, per engine base and facts version. */
+const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: Map<string, Int32Array> }>();
+
+/**
+ * The narrowing of `test` for an engine with `num` (ids only when the engine has no
+ * numbers). `key` names the filters (the same key, the same test) for the cached list of
+ * kept numbers; `mask` (slotMask of the same filters), when given, makes that list one
+ * array read per number.
+ */
+export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: () => Uint8Array): Narrowing {
+  const id = (x: string): boolean => {
+    const s = facts.slotOfId(x);
+    return s !== undefined && test(s);
+  };
+  if (!num) return { number: () => false, id };
+  const e = entry(num, facts);
+  if (e.done < num.n) fill(num, e, num.n);
+  const slots = e.slots;
+  const numbers = (): Int32Array => {
+    let c = kept.get(num.key);
+    if (!c || c.facts !== facts || c.version !== facts.version) kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
+    let list = c.byKey.get(key);
+    if (list) return list;
+    const out: number[] = [];
+    const m = mask?.();
+    for (let o = 0; o < num.n; o++) {
+      const s = slots[o]!;
+      if (m && s >= 0 && s < m.length ? m[s] === 1 : keep(o)) out.push(o);
+    }
+    list = Int32Array.from(out);
+    if (c.byKey.size >= 8) c.byKey.clear();
+    c.byKey.set(key, list);
+    return list;
+  };
+  const keep = (o: number): boolean => {
+    let s = slots[o]!;
+    if (s < 0) {
+      // an id the facts had no slot for when mapped (added since): its slot, once it has one
+      const found = facts.slotOfId(num.idAt(o));
+      if (found === undefined) return false;
+      slots[o] = s = found;
+    }
+    return test(s);
+  };
+  return { id, number: keep, numbers };
+}
