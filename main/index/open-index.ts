@@ -68,7 +68,9 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
   const catchUp = async (): Promise<void> => {
     for (;;) {
       // always in the worker: a catch-up runs while the walk and the window need this thread
+      const t0 = Date.now();
       await rebuild(store, stateDir, 0, undefined);
+      const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
         engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
@@ -78,13 +80,18 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       }
       if (!fresh || fresh.generation === store.generation()) break;
       // The store moved during the build (a walk still running): again once it has been
-      // quiet for a second, or after 30 s at most (a rebuild costs seconds of the worker).
-      const t0 = Date.now();
+      // quiet for a second, or after 30 s at most; never sooner than two builds' time, so
+      // the worker takes at most a third of a core the walk needs too (a first walk at 1M
+      // pauses often enough to look quiet: back-to-back rebuilds cost it minutes).
+      const t1 = Date.now();
+      const shortest = 2 * buildMs;
+      const longest = Math.max(30_000, 4 * buildMs);
       let seen = store.generation();
       for (;;) {
         await new Promise((r) => setTimeout(r, 1000));
         const g = store.generation();
-        if (g === seen || Date.now() - t0 >= 30_000) break;
+        const waited = Date.now() - t1;
+        if ((g === seen && waited >= shortest) || waited >= longest) break;
         seen = g;
       }
     }
