@@ -63,13 +63,15 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
   /** The generation of the files on disk when they equal the engine (a catch-up rebuild saved them). */
   let savedGen = source === 'loaded' ? generation : -1;
   let catching: Promise<void> | undefined;
+  /** A save is waiting (the app stops): the catch-up rebuilds at once, without its spacing. */
+  let hurry = false;
   const waiters: (() => void)[] = [];
   /** Rebuilds from the store until a rebuild saw its latest generation. */
   const catchUp = async (): Promise<void> => {
     for (;;) {
       // always in the worker: a catch-up runs while the walk and the window need this thread
       const t0 = Date.now();
-      await rebuild(store, stateDir, 0, undefined);
+      await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, undefined);
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
@@ -91,12 +93,13 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
         await new Promise((r) => setTimeout(r, 1000));
         const g = store.generation();
         const waited = Date.now() - t1;
-        if ((g === seen && waited >= shortest) || waited >= longest) break;
+        if ((g === seen && waited >= shortest) || waited >= longest || hurry) break;
         seen = g;
       }
     }
     lagging = false;
     catching = undefined;
+    hurry = false;
     for (const w of waiters.splice(0)) w();
   };
   return {
@@ -112,6 +115,7 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
           // could not rebuild: follow the overlay again from a full rebuild at the next save
           lagging = false;
           catching = undefined;
+          hurry = false;
           for (const w of waiters.splice(0)) w();
         });
         return;
@@ -122,7 +126,10 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       return catching ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve();
     },
     async save() {
-      if (catching) await new Promise<void>((r) => waiters.push(r));
+      if (catching) {
+        hurry = true;
+        await new Promise<void>((r) => waiters.push(r));
+      }
       if (engine.overlaySize === 0 && savedGen === store.generation() && !vocab.dirty && hasVocabulary(stateDir, savedGen)) return;
       const gen = store.generation();
       if (engine.overlaySize > Math.max(5000, engine.base.n / 10)) {
