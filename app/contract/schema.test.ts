@@ -41,6 +41,12 @@ describe('schema test agrees with parse', () => {
     }), { numRuns: 500 });
   });
 
+  it('a required field whose schema takes undefined may be missing, as parse says', () => {
+    const any: Schema<unknown> = { describe: 'any', parse: (v) => v, test: (v): v is unknown => true };
+    const s = obj({ t: lit('x'), args: any, n: int() });
+    for (const v of [{ t: 'x', n: 1 }, { t: 'x', args: undefined, n: 1 }, { t: 'x' }, { t: 'x', n: 1, toString: 1 }, { t: 'x', n: 1, ['__proto__']: 1 }]) expect(s.test(v)).toBe(accepts(s, v));
+  });
+
   it('on closed objects, unions, nullables, arrays and records, for any value', () => {
     const near = fc.record({ k: fc.constantFrom('a', 'z', 'q'), n: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 10 }), fc.anything()), b: fc.option(fc.anything(), { nil: undefined }), l: fc.option(fc.array(fc.constantFrom('x', 'y', 'w'), { maxLength: 3 }), { nil: undefined }), r: fc.option(fc.dictionary(fc.string({ maxLength: 2 }), fc.string({ maxLength: 4 }), { maxKeys: 3 }), { nil: undefined }) }, { requiredKeys: ['k'] });
     fc.assert(fc.property(fc.oneof(near, fc.anything()), (v) => {

@@ -195,8 +195,21 @@ export class MirrorStore {
   }
 
   /** Every object except the root, streamed. */
-  *all(): IterableIterator<RemoteObject> {
-    for (const json of this.q.all.iterate()) yield storedObject(json, 'listing every object');
+  all(): IterableIterator<RemoteObject> {
+    // a plain iterator over the statement's (no generator: this reads every row of a reconcile)
+    const rows = this.q.all.iterate();
+    const it: IterableIterator<RemoteObject> = {
+      next: () => {
+        const r = rows.next();
+        return r.done === true ? { done: true, value: undefined } : { done: false, value: storedObject(r.value, 'listing every object') };
+      },
+      return: (value?: unknown) => {
+        rows.return?.();
+        return { done: true, value };
+      },
+      [Symbol.iterator]: () => it,
+    };
+    return it;
   }
 
   /** Every stored JSON text except the root's, streamed (cheap: no parse). */
