@@ -201,7 +201,13 @@ export class MirrorStore {
     const it: IterableIterator<RemoteObject> = {
       next: () => {
         const r = rows.next();
-        return r.done === true ? { done: true, value: undefined } : { done: false, value: storedObject(r.value, 'listing every object') };
+        if (r.done === true) return { done: true, value: undefined };
+        try {
+          return { done: false, value: storedObject(r.value, 'listing every object') };
+        } catch (e) {
+          rows.return?.(); // a damaged row ends the read: the connection is free again
+          throw e;
+        }
       },
       return: (value?: unknown) => {
         rows.return?.();
