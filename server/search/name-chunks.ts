@@ -53,23 +53,6 @@ const isNarrow = (s: string): boolean => {
   return true;
 };
 
-/**
- * The entry of `c` holding text offset `at`, from entry `e` onwards (the caller moves only
- * forward, and calls this only when `at` is past entry `e`): gallop, then binary search.
- */
-function entryAt(c: Chunk, e: number, at: number): number {
-  const starts = c.starts, n = c.n;
-  let step = 1;
-  while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
-  let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 export class NameChunks {
   private narrow: Chunk[] = [];
   private wide: Chunk[] = [];
@@ -107,11 +90,22 @@ export class NameChunks {
     const tl = t.length;
     for (const list of this.lists(t)) {
       for (const c of list) {
-        const text = c.text, starts = c.starts;
+        const text = c.text, starts = c.starts, n = c.n;
         let e = 0;
         let at = text.indexOf(t, 1);
         while (at >= 0) {
-          if (starts[e + 1]! <= at) e = entryAt(c, e, at);
+          if (starts[e + 1]! <= at) {
+            // the entry holding `at`, from entry e onwards (the scan only moves forward): gallop, then binary search
+            let step = 1;
+            while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
+            let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
+            while (lo < hi) {
+              const mid = (lo + hi + 1) >> 1;
+              if (starts[mid]! <= at) lo = mid;
+              else hi = mid - 1;
+            }
+            e = lo;
+          }
           const start = starts[e]!;
           const end = starts[e + 1]! - 1;
           if (at + tl > end) { at = text.indexOf(t, at + 1); continue; }
@@ -144,12 +138,22 @@ export class NameChunks {
     if (t.includes('/') || t.length === 0) return;
     for (const list of this.lists(t)) {
       for (const c of list) {
-        const text = c.text, starts = c.starts;
+        const text = c.text, starts = c.starts, n = c.n;
         let e = 0;
         let at = text.indexOf(t, 1);
         while (at >= 0) {
-          // Advance to the entry holding `at` (starts is increasing).
-          if (starts[e + 1]! <= at) e = entryAt(c, e, at);
+          if (starts[e + 1]! <= at) {
+            // advance to the entry holding `at` (starts is increasing; gallop then step)
+            let step = 1;
+            while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
+            let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
+            while (lo < hi) {
+              const mid = (lo + hi + 1) >> 1;
+              if (starts[mid]! <= at) lo = mid;
+              else hi = mid - 1;
+            }
+            e = lo;
+          }
           const end = starts[e + 1]! - 1; // the separator after the entry
           if (at + t.length <= end) {
             const r = c.rows[e]!;
