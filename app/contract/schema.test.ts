@@ -42,7 +42,7 @@ describe('schema test agrees with parse', () => {
   });
 
   it('a required field whose schema takes undefined may be missing, as parse says', () => {
-    const any: Schema<unknown> = { describe: 'any', parse: (v) => v, test: (v): v is unknown => true };
+    const any: Schema<unknown> = { describe: 'any', parse: (v) => v, test: (_v): _v is unknown => true };
     const s = obj({ t: lit('x'), args: any, n: int() });
     for (const v of [{ t: 'x', n: 1 }, { t: 'x', args: undefined, n: 1 }, { t: 'x' }, { t: 'x', n: 1, toString: 1 }, { t: 'x', n: 1, ['__proto__']: 1 }]) expect(s.test(v)).toBe(accepts(s, v));
   });
