@@ -98,7 +98,7 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
   const e = model.get(i.id);
   const path = pathFor(core, i.id);
   const known = remote !== 'unknown';
-  const nas = !known ? 'not known (the NAS never gave an answer the app could use)' : remote ? `${JSON.stringify(remote.name)} (eTag ${remote.eTag})` : 'deleted on the NAS';
+  const nas = !known ? 'not changed as far as the app knows (your change could not be sent)' : remote ? `${JSON.stringify(remote.name)} (eTag ${remote.eTag})` : 'deleted on the NAS';
   const words = (x: OutboxEntry): string => describeIntent(x.intent, (id) => (id === x.intent.id ? x.path : pathFor(core, id)));
   const intent = words(entry);
   const later = outbox.laterFor(i.id, entry.seq);

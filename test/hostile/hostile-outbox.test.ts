@@ -49,7 +49,7 @@ describe('hostile NAS: a change it answers with what the client cannot use', () 
     expect(patches()).toBe(FATAL_ATTEMPTS);
     const c = r.engine.actions.conflicts().conflicts[0]!;
     expect(c.reason).toMatch(new RegExp(`^couldn't send it: I am a teapot \\(HTTP 418\\); ${FATAL_ATTEMPTS} attempts`));
-    expect(c.remote).toMatch(/^not known/);
+    expect(c.remote).toBe('not changed as far as the app knows (your change could not be sent)');
     expect(r.engine.status().outbox.pending).toBe(0);
     expect(r.engine.actions.activity().some((a) => a.kind === 'conflict' && a.summary.startsWith("couldn't send:"))).toBe(true);
     // never dropped, and nothing else changed: the NAS keeps its name, which comes back on disk
