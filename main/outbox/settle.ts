@@ -134,5 +134,5 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
     local.flush(model);
   })();
   if (known) core.activity({ kind: 'conflict', path, summary: `conflict: ${intent}`, reason: `${reason}; the NAS version wins on disk, your change is kept in the conflicts list` });
-  else core.activity({ kind: 'conflict', path, summary: `couldn't send: ${intent}`, reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Retry sends it again)` });
+  else core.activity({ kind: 'conflict', path, summary: `couldn't send: ${intent}`, reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Keep mine, or nas-mirror conflicts reapply, sends it again)` });
 }
