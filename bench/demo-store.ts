@@ -14,6 +14,13 @@ import { generateDemo } from '../server/demo/generate.js';
 export async function demoStore(dir: string, objects: number): Promise<{ db: Db; store: MirrorStore; opened: OpenedIndex }> {
   const db = openStateDb(dir);
   const store = new MirrorStore(db);
+  fillDemoMirror(store, objects);
+  const opened = await openOfflineIndex(store, dir);
+  return { db, store, opened };
+}
+
+/** Writes the demo library's `objects` objects into an empty mirror store (no index). */
+export function fillDemoMirror(store: MirrorStore, objects: number): void {
   const rootId = 'bench-root';
   const t = formatDate(Date.UTC(2020, 0, 1));
   store.setRoot({ id: rootId, parentID: '', eTag: 'r', mimeType: FOLDER_MIME, name: 'root', mTime: t, cTime: t, hidden: 'none' });
@@ -32,6 +39,4 @@ export async function demoStore(dir: string, objects: number): Promise<{ db: Db;
   }
   store.apply(batch);
   store.endBulkFill();
-  const opened = await openOfflineIndex(store, dir);
-  return { db, store, opened };
 }

@@ -35,6 +35,14 @@ export const organizeArgs: Schema<Infer<typeof organizeFields>> = {
     if (a.ids !== undefined && a.ids.length === 0) throw new AppError('BadRequest', `${where('ids')}: empty (pick at least one object)`);
     return a;
   },
+  test(v): v is Infer<typeof organizeFields> {
+    try {
+      this.parse(v);
+      return true;
+    } catch {
+      return false;
+    }
+  },
 };
 export type OrganizeArgs = Infer<typeof organizeArgs>;
 

@@ -7,10 +7,15 @@
  */
 import { AppError } from '../errors.js';
 
-/** A validator: returns the value typed, or throws AppError('BadRequest') naming the path. */
+/**
+ * A validator: `parse` returns the value typed, or throws AppError('BadRequest') naming the
+ * path. `test` is the same check as a yes/no, building no message and no copy (the hot path:
+ * every row read back from the mirror store); `parse` is then only needed to say why not.
+ */
 export interface Schema<T> {
   readonly describe: string;
   parse(v: unknown, path?: string): T;
+  test(v: unknown): v is T;
 }
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
@@ -29,14 +34,18 @@ const under = (path: string, e: unknown): never => {
   throw e;
 };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
 
 /** A string of `min`..`max` UTF-16 code units (default 0..4096), optionally matching `pattern`. */
 export function str(opts: { min?: number; max?: number; pattern?: RegExp } = {}): Schema<string> {
-  const min = opts.min ?? 0, max = opts.max ?? 4096;
+  const min = opts.min ?? 0, max = opts.max ?? 4096, pattern = opts.pattern;
   return {
     describe: 'string',
+    test: (v): v is string => typeof v === 'string' && v.length >= min && v.length <= max && (pattern === undefined || pattern.test(v)),
     parse(v, path = '') {
       if (typeof v !== 'string') return fail(path, 'expected a string');
       if (v.length < min) return fail(path, `shorter than ${min}`);
@@ -51,6 +60,7 @@ export function str(opts: { min?: number; max?: number; pattern?: RegExp } = {})
 export function int(min = 0, max = Number.MAX_SAFE_INTEGER): Schema<number> {
   return {
     describe: 'integer',
+    test: (v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max,
     parse(v, path = '') {
       if (typeof v !== 'number' || !Number.isInteger(v)) return fail(path, 'expected an integer');
       if (v < min || v > max) return fail(path, `out of range ${min}..${max}`);
@@ -63,6 +73,7 @@ export function int(min = 0, max = Number.MAX_SAFE_INTEGER): Schema<number> {
 export function num(): Schema<number> {
   return {
     describe: 'number',
+    test: (v): v is number => typeof v === 'number' && Number.isFinite(v),
     parse(v, path = '') {
       if (typeof v !== 'number' || !Number.isFinite(v)) return fail(path, 'expected a finite number');
       return v;
@@ -73,6 +84,7 @@ export function num(): Schema<number> {
 export function bool(): Schema<boolean> {
   return {
     describe: 'boolean',
+    test: (v): v is boolean => typeof v === 'boolean',
     parse(v, path = '') {
       if (typeof v !== 'boolean') return fail(path, 'expected a boolean');
       return v;
@@ -84,6 +96,7 @@ export function bool(): Schema<boolean> {
 export function oneOf<const V extends readonly string[]>(values: V): Schema<V[number]> {
   return {
     describe: values.join('|'),
+    test: (v): v is V[number] => typeof v === 'string' && values.includes(v),
     parse(v, path = '') {
       if (typeof v !== 'string' || !values.includes(v)) return fail(path, `expected one of ${values.join(', ')}`);
       return v as V[number];
@@ -95,6 +108,7 @@ export function oneOf<const V extends readonly string[]>(values: V): Schema<V[nu
 export function arr<T>(of: Schema<T>, max = 10_000): Schema<T[]> {
   return {
     describe: `${of.describe}[]`,
+    test: (v): v is T[] => Array.isArray(v) && v.length <= max && v.every((x) => of.test(x)),
     parse(v, path = '') {
       if (!Array.isArray(v)) return fail(path, 'expected an array');
       if (v.length > max) return fail(path, `more than ${max} items`);
@@ -109,15 +123,17 @@ export function arr<T>(of: Schema<T>, max = 10_000): Schema<T[]> {
 
 /** `T | null`. */
 export function nullable<T>(of: Schema<T>): Schema<T | null> {
-  return { describe: `${of.describe}|null`, parse: (v, path = '') => (v === null ? null : of.parse(v, path)) };
+  return { describe: `${of.describe}|null`, parse: (v, path = '') => (v === null ? null : of.parse(v, path)), test: (v): v is T | null => v === null || of.test(v) };
 }
 
 /** Marks an object property as optional (absent or undefined). */
 export interface Optional<T> extends Schema<T | undefined> {
   readonly optional: true;
+  /** The schema of the value when present. */
+  readonly of: Schema<T>;
 }
 export function opt<T>(of: Schema<T>): Optional<T> {
-  return { optional: true, describe: `${of.describe}?`, parse: (v, path = '') => (v === undefined ? undefined : of.parse(v, path)) };
+  return { optional: true, of, describe: `${of.describe}?`, parse: (v, path = '') => (v === undefined ? undefined : of.parse(v, path)), test: (v): v is T | undefined => v === undefined || of.test(v) };
 }
 
 type Shape = Record<string, Schema<unknown>>;
@@ -135,12 +151,35 @@ export function obj<S extends Shape>(shape: S, opts: { open?: boolean } = {}): S
   // an open object is returned as it came unless a field needs another value (copy on write).
   const entries = Object.entries(shape);
   const open = opts.open === true;
+  // `test` walks the keys the value has (a row has ~10 of the ~20 declared) and calls the
+  // present value's own check (no `opt` wrapper); it counts the required keys it met
+  const checks = new Map<string, { s: Schema<unknown>; required: boolean }>(entries.map(([k, s]) => ('optional' in s ? [k, { s: (s as Optional<unknown>).of, required: false }] : [k, { s, required: true }])));
+  const required = entries.filter(([, s]) => !('optional' in s)).length;
   return {
     describe: 'object',
+    test: (v): v is ObjectOf<S> => {
+      if (!isPlainObject(v)) return false;
+      let met = 0;
+      for (const k in v) {
+        const c = checks.get(k);
+        if (c === undefined) {
+          if (open) continue;
+          return false;
+        }
+        const x = v[k];
+        if (x === undefined) continue;
+        if (!c.s.test(x)) return false;
+        if (c.required) met++;
+      }
+      if (met === required) return true;
+      // a required key that is missing passes only if its schema takes undefined (as parse does)
+      for (const [k, c] of checks) if (c.required && v[k] === undefined && !c.s.test(undefined)) return false;
+      return true;
+    },
     parse(v, path = '') {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
       if (!open) {
-        for (const k of Object.keys(v)) if (!(k in shape)) fail(path ? `${path}.${k}` : k, 'unknown field');
+        for (const k of Object.keys(v)) if (!Object.prototype.hasOwnProperty.call(shape, k)) fail(path ? `${path}.${k}` : k, 'unknown field');
       }
       let out: Record<string, unknown> = open ? v : {};
       try {
@@ -167,6 +206,11 @@ export function obj<S extends Shape>(shape: S, opts: { open?: boolean } = {}): S
 export function tagged<const M extends Record<string, Schema<object>>>(field: string, members: M): Schema<{ [K in keyof M]: Infer<M[K]> }[keyof M]> {
   return {
     describe: `union by ${field}`,
+    test: (v): v is { [K in keyof M]: Infer<M[K]> }[keyof M] => {
+      if (!isPlainObject(v)) return false;
+      const tag = v[field];
+      return typeof tag === 'string' && Object.prototype.hasOwnProperty.call(members, tag) && members[tag]!.test(v);
+    },
     parse(v, path = '') {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
       const tag = v[field];
@@ -180,6 +224,11 @@ export function tagged<const M extends Record<string, Schema<object>>>(field: st
 export function record<T>(of: Schema<T>, max = 10_000): Schema<Record<string, T>> {
   return {
     describe: `record<${of.describe}>`,
+    test: (v): v is Record<string, T> => {
+      if (!isPlainObject(v)) return false;
+      const keys = Object.keys(v);
+      return keys.length <= max && keys.every((k) => of.test(v[k]));
+    },
     parse(v, path = '') {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
       const keys = Object.keys(v);
@@ -199,6 +248,7 @@ export function record<T>(of: Schema<T>, max = 10_000): Schema<Record<string, T>
 export function lit<const V extends string | boolean>(value: V): Schema<V> {
   return {
     describe: JSON.stringify(value),
+    test: (v): v is V => v === value,
     parse(v, path = '') {
       if (v !== value) return fail(path, `expected ${JSON.stringify(value)}`);
       return value;

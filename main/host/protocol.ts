@@ -13,7 +13,7 @@
 import { arr, bool, int, lit, nullable, obj, oneOf, opt, str, tagged, type Infer, type Schema } from '../../app/contract/schema.js';
 
 /** Anything: the contract checks call arguments, results and payloads itself. */
-const anything: Schema<unknown> = { describe: 'any', parse: (v) => v };
+const anything: Schema<unknown> = { describe: 'any', parse: (v) => v, test: (_v): _v is unknown => true };
 const id = int(0);
 const wireError = obj({ code: str({ max: 64 }), message: str({ max: 8192 }), field: opt(str({ max: 256 })) });
 

@@ -34,6 +34,11 @@ describe('MirrorStore', () => {
       expect(store.get('a')?.name).toBe('x.txt');
       expect(() => store.get('b')).toThrow(expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/\(b\): eTag: expected a string/) }));
       expect(() => [...store.all()]).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
+      // a field deep inside, and text that is no JSON at all
+      db.prepare("UPDATE mirror_objects SET json = ? WHERE id = 'b'").run(JSON.stringify({ ...obj('b', 'y.txt', 'r'), image: { width: 'wide' } }));
+      expect(() => store.children('r')).toThrow(expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/image\.width: expected a finite number/) }));
+      db.prepare("UPDATE mirror_objects SET json = '{\"id\":' WHERE id = 'a'").run();
+      expect(() => store.get('a')).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
       db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

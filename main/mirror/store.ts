@@ -94,12 +94,13 @@ export class MirrorStore {
       db.exec(PARENT_INDEX);
     }
     this.q = {
-      get: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE id = ?'),
+      // the JSON text alone (`pluck`): no row object per read, on paths that read every row
+      get: db.prepare<[string], string>('SELECT json FROM mirror_objects WHERE id = ?').pluck(true),
       getMany: db.prepare<[string], { id: string; json: string }>('SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))'),
-      children: db.prepare<[string], { json: string }>('SELECT json FROM mirror_objects WHERE parent_id = ?'),
+      children: db.prepare<[string], string>('SELECT json FROM mirror_objects WHERE parent_id = ?').pluck(true),
       childIds: db.prepare<[string], { id: string }>('SELECT id FROM mirror_objects WHERE parent_id = ?'),
-      byName: db.prepare<[string, string], { json: string }>('SELECT json FROM mirror_objects WHERE parent_id = ? AND name = ?'),
-      all: db.prepare<[], { json: string }>('SELECT json FROM mirror_objects'),
+      byName: db.prepare<[string, string], string>('SELECT json FROM mirror_objects WHERE parent_id = ? AND name = ?').pluck(true),
+      all: db.prepare<[], string>('SELECT json FROM mirror_objects').pluck(true),
       allIds: db.prepare<[], { id: string }>('SELECT id FROM mirror_objects'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mirror_objects'),
       upsert: db.prepare('INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name, etag = excluded.etag, is_folder = excluded.is_folder, mime = excluded.mime, camera_make = excluded.camera_make, camera_model = excluded.camera_model, json = excluded.json'),
@@ -118,13 +119,13 @@ export class MirrorStore {
   get(id: string): RemoteObject | undefined {
     const root = this.root();
     if (id === 'root' || (root && id === root.id)) return root;
-    const r = this.q.get.get(id);
-    return r ? storedObject(r.json, id) : undefined;
+    const json = this.q.get.get(id);
+    return json === undefined ? undefined : storedObject(json, id);
   }
 
   /** The stored JSON text of an object (exactly as the service sent it). */
   getJson(id: string): string | undefined {
-    return this.q.get.get(id)?.json;
+    return this.q.get.get(id);
   }
 
   /** Many objects by id, as a map (missing ids are absent). */
@@ -143,7 +144,7 @@ export class MirrorStore {
 
   /** Direct children of a folder id (`root` accepted), in no particular order. */
   children(parentId: string): RemoteObject[] {
-    return this.q.children.all(this.resolve(parentId)).map((r) => storedObject(r.json, `a child of ${parentId}`));
+    return this.q.children.all(this.resolve(parentId)).map((json) => storedObject(json, `a child of ${parentId}`));
   }
 
   childIds(parentId: string): string[] {
@@ -152,8 +153,8 @@ export class MirrorStore {
 
   /** The child of `parentId` named exactly `name`. */
   childByName(parentId: string, name: string): RemoteObject | undefined {
-    const r = this.q.byName.get(this.resolve(parentId), name);
-    return r ? storedObject(r.json, `${name} in ${parentId}`) : undefined;
+    const json = this.q.byName.get(this.resolve(parentId), name);
+    return json === undefined ? undefined : storedObject(json, `${name} in ${parentId}`);
   }
 
   /**
@@ -202,12 +203,31 @@ export class MirrorStore {
   }
 
   /** Every object except the root, streamed. */
-  *all(): IterableIterator<RemoteObject> {
-    for (const r of this.q.all.iterate()) yield storedObject(r.json, 'listing every object');
+  all(): IterableIterator<RemoteObject> {
+    // a plain iterator over the statement's (no generator: this reads every row of a reconcile)
+    const rows = this.q.all.iterate();
+    const it: IterableIterator<RemoteObject> = {
+      next: () => {
+        const r = rows.next();
+        if (r.done === true) return { done: true, value: undefined };
+        try {
+          return { done: false, value: storedObject(r.value, 'listing every object') };
+        } catch (e) {
+          rows.return?.(); // a damaged row ends the read: the connection is free again
+          throw e;
+        }
+      },
+      return: (value?: unknown) => {
+        rows.return?.();
+        return { done: true, value };
+      },
+      [Symbol.iterator]: () => it,
+    };
+    return it;
   }
 
   /** Every stored JSON text except the root's, streamed (cheap: no parse). */
-  allJson(): IterableIterator<{ json: string }> {
+  allJson(): IterableIterator<string> {
     return this.q.all.iterate();
   }
 
@@ -231,8 +251,13 @@ export class MirrorStore {
   /** The user's root folder, once a walk has seen it. */
   root(): RemoteObject | undefined {
     const v = this.q.meta.get('root')?.value;
-    return v ? storedObject(v, 'root') : undefined;
+    if (!v) return undefined;
+    // `get` asks for the root on every call: its text is parsed and checked once per change
+    if (v !== this.rootRead?.json) this.rootRead = { json: v, root: Object.freeze(storedObject(v, 'root')) };
+    return this.rootRead.root;
   }
+
+  private rootRead: { json: string; root: RemoteObject } | undefined;
 
   setRoot(o: RemoteObject): void {
     const v = JSON.stringify(o);

@@ -7,9 +7,10 @@
  */
 import type { OrganizeOutcome, OrganizePlan } from '../../app/contract/organize-shapes.js';
 import { AppError } from '../../app/errors.js';
-import { pathFor, type Core } from '../engine/core.js';
 import type { OfflineIndex } from '../index/offline-index.js';
+import { pathOrId } from '../local/model.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
+import type { OrganizePort } from './port.js';
 import { OrganizeStore, type BatchItem } from './batch-store.js';
 
 /** The plan's changes to send, with what each object was when planned. */
@@ -29,7 +30,7 @@ const describe = (b: { rename: string | null; move: string | null }): string =>
  * Enqueues a batch (caller holds the engine's lock). `batchId`: a batch planned by the command
  * line; else a new one is recorded.
  */
-export function enqueueBatch(core: Core, meta: { q: string; rename: string | null; move: string | null }, items: readonly BatchItem[], batchId?: number): OrganizeOutcome {
+export function enqueueBatch(core: OrganizePort, meta: { q: string; rename: string | null; move: string | null }, items: readonly BatchItem[], batchId?: number): OrganizeOutcome {
   const store = new OrganizeStore(core.db);
   const pending = core.outbox.pendingIds();
   const skipped: OrganizeOutcome['skipped'] = [];
@@ -49,7 +50,7 @@ export function enqueueBatch(core: Core, meta: { q: string; rename: string | nul
   return core.db.transaction((): OrganizeOutcome => {
     const entries: NewEntry[] = send.map((it) => ({
       intent: { op: 'patch', id: it.objectId, fromName: it.fromName, fromParent: it.fromParent, ...(it.name !== null ? { name: it.name } : {}), ...(it.parentId !== null ? { parentID: it.parentId } : {}) },
-      origin: 'organize', path: pathFor(core, it.objectId), reason: `organize: ${describe(meta)}`,
+      origin: 'organize', path: pathOrId(core.model, it.objectId), reason: `organize: ${describe(meta)}`,
     }));
     const seqs = core.outbox.enqueue(entries);
     const withSeqs = send.map((it, i) => ({ ...it, outboxSeq: seqs[i]! }));
@@ -66,7 +67,7 @@ export function enqueueBatch(core: Core, meta: { q: string; rename: string | nul
 }
 
 /** A batch planned by `nas-mirror organize` (without --dry-run), carried out by the running engine. */
-export function applySaved(core: Core, batchId: number): OrganizeOutcome {
+export function applySaved(core: OrganizePort, batchId: number): OrganizeOutcome {
   const store = new OrganizeStore(core.db);
   const b = store.get(batchId);
   if (!b || b.state !== 'planned') throw new AppError('BadRequest', `organize batch ${batchId} is not waiting to be applied`);

@@ -6,10 +6,11 @@
  */
 import { AppError } from '../../app/errors.js';
 import { inverseOf } from '../../app/model/intent.js';
-import { pathFor, type Core } from '../engine/core.js';
 import type { ActivityRow } from '../local/local-store.js';
+import { pathOrId } from '../local/model.js';
 import type { NewEntry } from '../outbox/outbox-store.js';
 import type { Db } from '../state/db.js';
+import type { OrganizePort } from './port.js';
 import { OrganizeStore } from './batch-store.js';
 
 export function batchUndoable(db: Db, a: Pick<ActivityRow, 'seq' | 'undone'>): boolean {
@@ -22,7 +23,7 @@ export function batchUndoable(db: Db, a: Pick<ActivityRow, 'seq' | 'undone'>): b
 }
 
 /** Caller holds the engine's lock. Returns how many inverse patches were queued. */
-export function undoBatch(core: Core, a: ActivityRow): number {
+export function undoBatch(core: OrganizePort, a: ActivityRow): number {
   const store = new OrganizeStore(core.db);
   const b = store.byActivity(a.seq);
   if (!b) throw new AppError('BadRequest', `activity ${a.seq} is not an organize batch`);
@@ -35,7 +36,7 @@ export function undoBatch(core: Core, a: ActivityRow): number {
     if (!ent || ent.state !== 'done' || !e || e.state !== 'ok') continue;
     if (ent.intent.op !== 'patch') continue;
     entries.push({
-      intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }), origin: 'organize-undo', path: pathFor(core, e.id), reason: `undo of organize batch ${b.id}`,
+      intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }), origin: 'organize-undo', path: pathOrId(core.model, e.id), reason: `undo of organize batch ${b.id}`,
     });
   }
   core.db.transaction(() => {

@@ -6,7 +6,10 @@
  * otherwise a conflict. A delete never deletes after a 412. Before deleting a folder, it is
  * re-listed: anything the user has not seen makes the delete a conflict. 403 on a change is
  * a conflict for that change (a read-only token or a folder the user may not change must not
- * block the whole queue); 401 stops the queue until the token is fixed.
+ * block the whole queue); 401 stops the queue until the token is fixed. An error retrying
+ * cannot fix (`fatal`) is retried a few times, then the change is held for the user
+ * (`unsent`: listed with the conflicts, Retry or Discard), never dropped and never retried
+ * silently for ever.
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
@@ -20,7 +23,16 @@ export type SendOutcome =
   | { kind: 'deleted'; note: string }
   | { kind: 'conflict'; remote: RemoteObject | undefined; reason: string }
   | { kind: 'retry'; error: AppError; unknown: boolean }
-  | { kind: 'auth'; error: AppError };
+  | { kind: 'auth'; error: AppError }
+  /** Sent FATAL_ATTEMPTS times, each failing in a way retrying cannot fix: held for the user. */
+  | { kind: 'unsent'; error: AppError; reason: string };
+
+/**
+ * Attempts (each after the pump's backoff: 1, 2, 4 s...) of a change whose last send failed
+ * `fatal` before it is held for the user: a middlebox's odd answer gets a second chance, a
+ * NAS that always answers what the client cannot use does not keep the queue busy for ever.
+ */
+export const FATAL_ATTEMPTS = 4;
 
 const holds = (p: PatchIntent, o: RemoteObject): boolean => (p.name === undefined || o.name === p.name) && (p.parentID === undefined || o.parentID === p.parentID);
 
@@ -37,25 +49,31 @@ async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObjec
  * An error no step above turned into an answer, decided by its retry class alone: `user`
  * (the token, the keychain, the settings) stops the queue until the user acts; `backoff`
  * waits and sends again, after a check on the NAS when the request may have reached it.
- * `fatal` (an answer the client cannot use, or a bug) is retried the same way: a change is
- * never dropped for an error nobody can explain to the user (the status shows the error).
+ * `fatal` (an answer the client cannot use, an unknown 4xx, a bug) is retried the same way
+ * until `attempt` (1 = the first send) reaches FATAL_ATTEMPTS, then held for the user.
  */
-function failure(e: unknown): SendOutcome {
+export function failure(e: unknown, attempt: number): SendOutcome {
   const err = toAppError(e);
   switch (err.retry) {
     case 'user': return { kind: 'auth', error: err };
-    case 'backoff':
     case 'fatal':
+      if (attempt >= FATAL_ATTEMPTS) {
+        const what = err.status !== undefined ? `${err.message} (HTTP ${err.status})` : err.message;
+        return { kind: 'unsent', error: err, reason: `couldn't send it: ${what}; ${attempt} attempts, the last one failing in a way retrying cannot fix` };
+      }
+      return { kind: 'retry', error: err, unknown: err.delivery === 'maybe-sent' };
+    case 'backoff':
       return { kind: 'retry', error: err, unknown: err.delivery === 'maybe-sent' };
   }
 }
 
+/** Sends `entry` (read before the pump marked it sending: its `attempts` are the earlier ones). */
 export async function sendEntry(client: ServiceClient, model: LocalModel, entry: OutboxEntry): Promise<SendOutcome> {
   try {
     const i = entry.intent;
     return i.op === 'patch' ? await sendPatch(client, model, entry, i) : await sendDelete(client, model, entry, i);
   } catch (e) {
-    return failure(e);
+    return failure(e, entry.attempts + 1);
   }
 }
 

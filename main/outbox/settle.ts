@@ -4,7 +4,8 @@
  * through it the offline index) follows at once. Deleted: the object and what it held leave
  * the model and the store. Conflict: the NAS wins on disk (its version becomes the base, the
  * disk follows at the next reconcile), the local intent is kept in the conflicts list, and
- * later entries for the same object are superseded.
+ * later entries for the same object are superseded. Unsent (an error retrying cannot fix):
+ * held the same way, but what the NAS holds is not known, so the base stays as it was.
  */
 import { describeIntent, intentOf } from '../../app/model/intent.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
@@ -72,43 +73,10 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
       core.activity({ kind: 'sent', path: entry.path, summary: `NAS delete #${entry.seq} done`, reason: out.note });
       return true;
     }
-    case 'conflict': {
-      const remote = out.remote ? `${JSON.stringify(out.remote.name)} (eTag ${out.remote.eTag})` : 'deleted on the NAS';
-      const words = (x: OutboxEntry): string => describeIntent(x.intent, (id) => (id === x.intent.id ? x.path : pathFor(core, id)));
-      const intent = words(entry);
-      const later = outbox.laterFor(i.id, entry.seq);
-      core.db.transaction(() => {
-        local.addConflict({ objectId: i.id, path: entry.path, intent, remote, reason: out.reason, op: intentOf(i) });
-        outbox.settle(entry.seq, 'conflict', out.reason);
-        for (const l of later) {
-          // Kept too: the user may still want it (re-apply) or not (drop).
-          outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which conflicted`);
-          local.addConflict({ objectId: l.intent.id, path: l.path, intent: words(l), remote, reason: `not sent: it came after #${entry.seq} on the same object, which conflicted`, op: intentOf(l.intent) });
-        }
-        if (e) {
-          // The NAS wins on disk: its version becomes the base; a deleted placeholder comes back.
-          if (e.state !== 'ok') {
-            for (const d of [e.id, ...model.descendants(e.id)]) model.update(d, { ino: null, state: 'ok' });
-            local.removeHeld(e.id);
-          }
-          if (out.remote) model.update(e.id, { rname: out.remote.name, rparent: out.remote.parentID, etag: out.remote.eTag, setag: out.remote.eTag, mtime: out.remote.mTime });
-        }
-        const before = store.get(i.id);
-        if (out.remote && before) applier.apply([{ kind: 'updated', before, after: out.remote, aspects: aspectsOf(before, out.remote) }]);
-        if (!out.remote && before) {
-          const removals: RemoteChange[] = [];
-          const sub = e ? [e.id, ...model.descendants(e.id)] : [i.id];
-          for (const id of sub.reverse()) {
-            const o = store.get(id);
-            if (o) removals.push({ kind: 'removed', before: o });
-          }
-          applier.apply(removals);
-        }
-        local.flush(model);
-      })();
-      core.activity({ kind: 'conflict', path, summary: `conflict: ${intent}`, reason: `${out.reason}; the NAS version wins on disk, your change is kept in the conflicts list` });
+    case 'conflict':
+    case 'unsent':
+      hold(core, entry, out.kind === 'conflict' ? out.remote : 'unknown', out.reason);
       return true;
-    }
     case 'retry':
       if (!out.unknown) outbox.settle(entry.seq, 'pending', `will retry: ${out.error.message}`);
       return false;
@@ -116,4 +84,55 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
       outbox.settle(entry.seq, 'pending', `not allowed: ${out.error.message}`);
       return false;
   }
+}
+
+/**
+ * A change the NAS did not take (a conflict, or unsent): kept in the conflicts list with the
+ * entries built on it. `remote` is what the NAS holds now (undefined: deleted there), which
+ * becomes the base; 'unknown' (unsent) leaves the base as it was. Either way a placeholder the
+ * user deleted comes back: the NAS still has the object as far as the app knows.
+ */
+function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undefined | 'unknown', reason: string): void {
+  const { model, store, applier, local, outbox } = core;
+  const i = entry.intent;
+  const e = model.get(i.id);
+  const path = pathFor(core, i.id);
+  const known = remote !== 'unknown';
+  const nas = !known ? 'not changed as far as the app knows (your change could not be sent)' : remote ? `${JSON.stringify(remote.name)} (eTag ${remote.eTag})` : 'deleted on the NAS';
+  const words = (x: OutboxEntry): string => describeIntent(x.intent, (id) => (id === x.intent.id ? x.path : pathFor(core, id)));
+  const intent = words(entry);
+  const later = outbox.laterFor(i.id, entry.seq);
+  const failed = known ? 'conflicted' : 'could not be sent';
+  core.db.transaction(() => {
+    local.addConflict({ objectId: i.id, path: entry.path, intent, remote: nas, reason, op: intentOf(i) });
+    outbox.settle(entry.seq, 'conflict', reason);
+    for (const l of later) {
+      // Kept too: the user may still want it (re-apply) or not (drop).
+      outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which ${failed}`);
+      local.addConflict({ objectId: l.intent.id, path: l.path, intent: words(l), remote: nas, reason: `not sent: it came after #${entry.seq} on the same object, which ${failed}`, op: intentOf(l.intent) });
+    }
+    if (e && e.state !== 'ok') {
+      // a deleted placeholder comes back
+      for (const d of [e.id, ...model.descendants(e.id)]) model.update(d, { ino: null, state: 'ok' });
+      local.removeHeld(e.id);
+    }
+    if (known) {
+      // The NAS wins on disk: its version becomes the base.
+      if (e && remote) model.update(e.id, { rname: remote.name, rparent: remote.parentID, etag: remote.eTag, setag: remote.eTag, mtime: remote.mTime });
+      const before = store.get(i.id);
+      if (remote && before) applier.apply([{ kind: 'updated', before, after: remote, aspects: aspectsOf(before, remote) }]);
+      if (!remote && before) {
+        const removals: RemoteChange[] = [];
+        const sub = e ? [e.id, ...model.descendants(e.id)] : [i.id];
+        for (const id of sub.reverse()) {
+          const o = store.get(id);
+          if (o) removals.push({ kind: 'removed', before: o });
+        }
+        applier.apply(removals);
+      }
+    }
+    local.flush(model);
+  })();
+  if (known) core.activity({ kind: 'conflict', path, summary: `conflict: ${intent}`, reason: `${reason}; the NAS version wins on disk, your change is kept in the conflicts list` });
+  else core.activity({ kind: 'conflict', path, summary: `couldn't send: ${intent}`, reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Keep mine, or nas-mirror conflicts reapply, sends it again)` });
 }

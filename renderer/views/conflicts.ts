@@ -79,6 +79,13 @@ const nasName = (remote: string): string | null => {
   if (!m) return null;
   try { return JSON.parse(m[1]!) as string; } catch { return null; }
 };
+/** The "On the NAS" cell: its name now, deleted, or what the engine said (a change it could not send, a local-only target). */
+const onNas = (remote: string): string => {
+  const name = nasName(remote);
+  if (name !== null) return `Now “${name}”`;
+  if (remote === 'deleted on the NAS') return 'Deleted on the NAS';
+  return remote.charAt(0).toUpperCase() + remote.slice(1);
+};
 const base = (p: string): string => p.replace(/\/+$/, '').slice(p.replace(/\/+$/, '').lastIndexOf('/') + 1) || p;
 const folderOf = (p: string): string => { const i = p.replace(/\/+$/, '').lastIndexOf('/'); return i <= 0 ? '/' : p.slice(0, i); };
 
@@ -95,7 +102,7 @@ export function conflictsView(ctx: UiContext): View {
 
   const conflicts = section<ConflictEntry>({
     id: 'conflicts', title: 'Conflicts', emptyText: 'No conflicts.', headers: ['Your change', 'On the NAS', 'When'],
-    intro: 'The NAS changed something you also changed here. The NAS version is on disk for now; choose which one to keep.',
+    intro: 'The NAS changed something you also changed here, or never gave an answer your change could be sent with. The NAS version is on disk for now; choose which one to keep.',
     actions: [
       { label: 'Keep mine', bulk: 'Keep mine for the selected', key: 'keep-mine', run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'reapply' }), 'Sent again')) },
       { label: 'Keep the NAS version', bulk: 'Keep the NAS version for the selected', key: 'keep-nas', className: 'secondary', run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'drop' }), 'Kept the NAS version')) },
@@ -104,7 +111,7 @@ export function conflictsView(ctx: UiContext): View {
     name: (c) => nasName(c.remote) ?? base(c.path),
     cells: (c) => [
       el('td', {}, el('div', { class: 'name' }, nasName(c.remote) ?? base(c.path)), el('div', { class: 'summary' }, `You: ${c.intent}`), el('div', { class: 'entry-path' }, `in ${folderOf(c.path)}`)),
-      el('td', {}, el('div', {}, nasName(c.remote) === null ? 'Deleted on the NAS' : `Now “${nasName(c.remote)}”`),
+      el('td', {}, el('div', {}, onNas(c.remote)),
         el('details', { class: 'more' }, el('summary', {}, 'Details'), el('div', { class: 'reason' }, `${c.reason} — NAS: ${c.remote}`))),
       el('td', {}, el('time', { datetime: c.at }, formatDate(c.at))),
     ],

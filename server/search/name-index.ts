@@ -1,80 +1,20 @@
 /**
  * Candidate structures over folded names, kept in step with the TreeIndex:
- * - a prefix index: rows sorted by folded name (a snapshot) plus a delta of rows changed
- *   since, so "names starting with t" is a binary search plus a short scan;
- * - name chunks: folded names joined by "/" (never inside a name) in strings of a few
- *   thousand entries, Latin-1 and two-byte kept apart, scanned with indexOf for substrings.
+ * - a prefix index (here): rows sorted by folded name (a snapshot) plus a delta of rows
+ *   changed since, so "names starting with t" is a binary search plus a short scan; the same
+ *   rows in tier-1 order, and per metadata value;
+ * - name chunks (name-chunks.ts), scanned with indexOf for substrings;
+ * - word-start and positional buckets (name-grams.ts).
  * Entries carry the row's generation: an entry whose generation is not the row's current
  * one is stale and skipped (the current version was appended elsewhere).
  */
-import { foldCase, isWordBefore } from '../../app/search/fold.js';
 import { compareCodePoints, compareNames, type SortKey } from '../../app/search/order.js';
 import type { IndexListener, TreeIndex } from '../store/tree-index.js';
+import { preimages } from './fold-preimages.js';
+import { NameChunks } from './name-chunks.js';
+import { NameGrams, type Bucket } from './name-grams.js';
 
-const CHUNK_ENTRIES = 4096;
-/** How many leading positions of each name the positional bigram index covers. */
-export const POSITIONS = 12;
 const DELTA_MAX = 20_000;
-
-export interface Chunk {
-  text: string;
-  /** Start offset in `text` of each entry's name; entry i spans starts[i] .. starts[i+1]-1. */
-  starts: Int32Array;
-  rows: Int32Array;
-  gens: Uint32Array;
-  n: number;
-}
-
-class OpenChunk {
-  parts: string[] = [];
-  rows: number[] = [];
-  gens: number[] = [];
-  private cached: Chunk | undefined;
-  add(name: string, row: number, gen: number): void {
-    this.parts.push(name);
-    this.rows.push(row);
-    this.gens.push(gen);
-    this.cached = undefined;
-  }
-  get size(): number {
-    return this.parts.length;
-  }
-  seal(): Chunk {
-    if (this.cached) return this.cached;
-    const starts = new Int32Array(this.parts.length + 1);
-    let off = 1;
-    for (let i = 0; i < this.parts.length; i++) {
-      starts[i] = off;
-      off += this.parts[i]!.length + 1;
-    }
-    starts[this.parts.length] = off;
-    this.cached = { text: '/' + this.parts.join('/') + '/', starts, rows: Int32Array.from(this.rows), gens: Uint32Array.from(this.gens), n: this.parts.length };
-    return this.cached;
-  }
-}
-
-/** A growable list of (row, generation) entries. */
-export class Bucket {
-  rows = new Int32Array(8);
-  gens = new Uint32Array(8);
-  n = 0;
-  push(r: number, g: number): void {
-    if (this.n === this.rows.length) {
-      const rows = new Int32Array(this.n * 2), gens = new Uint32Array(this.n * 2);
-      rows.set(this.rows);
-      gens.set(this.gens);
-      this.rows = rows;
-      this.gens = gens;
-    }
-    this.rows[this.n] = r;
-    this.gens[this.n++] = g;
-  }
-}
-
-const isNarrow = (s: string): boolean => {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return false;
-  return true;
-};
 
 export class NameIndex implements IndexListener {
   /** Rows sorted by (name length, folded name, row): prefix ranges per length. */
@@ -93,16 +33,8 @@ export class NameIndex implements IndexListener {
   private byValue: Map<number, { rows: Int32Array; gens: Uint32Array }>[] = [new Map(), new Map(), new Map()];
   private delta: number[] = [];
   private deltaGen: number[] = [];
-  private narrow: Chunk[] = [];
-  private wide: Chunk[] = [];
-  private openNarrow = new OpenChunk();
-  private openWide = new OpenChunk();
-  private entries = 0;
-  /** Word starts (position 0, or after a non-word character): by first code unit, and by first two. */
-  private ws1 = new Map<number, Bucket>();
-  private ws2 = new Map<number, Bucket>();
-  /** Positional bigrams: (position < POSITIONS, two code units) -> rows holding them there. */
-  private pos = new Map<number, Bucket>();
+  private chunks = new NameChunks();
+  private grams = new NameGrams();
 
   private readonly deltaMax: number;
   private readonly slack: number;
@@ -189,35 +121,8 @@ export class NameIndex implements IndexListener {
   private append(r: number): void {
     const name = this.ix.fnames[r]!;
     const g = this.ix.gen[r]!;
-    const np = Math.min(POSITIONS, name.length - 1);
-    for (let p = 0; p < np; p++) {
-      const k = p * 4294967296 + name.charCodeAt(p) * 65536 + name.charCodeAt(p + 1);
-      let b = this.pos.get(k);
-      if (!b) this.pos.set(k, (b = new Bucket()));
-      b.push(r, g);
-    }
-    for (let p = 0; p < name.length; p++) {
-      if (p > 0 && isWordBefore(name, p)) continue;
-      const c0 = name.charCodeAt(p);
-      let b = this.ws1.get(c0);
-      if (!b) this.ws1.set(c0, (b = new Bucket()));
-      b.push(r, g);
-      if (p + 1 < name.length) {
-        const k2 = c0 * 65536 + name.charCodeAt(p + 1);
-        let b2 = this.ws2.get(k2);
-        if (!b2) this.ws2.set(k2, (b2 = new Bucket()));
-        b2.push(r, g);
-      }
-    }
-    const narrow = isNarrow(name);
-    const open = narrow ? this.openNarrow : this.openWide;
-    open.add(name, r, this.ix.gen[r]!);
-    this.entries++;
-    if (open.size >= CHUNK_ENTRIES) {
-      (narrow ? this.narrow : this.wide).push(open.seal());
-      if (narrow) this.openNarrow = new OpenChunk();
-      else this.openWide = new OpenChunk();
-    }
+    this.grams.add(name, r, g);
+    this.chunks.add(name, r, g);
   }
 
   changed(row: number): void {
@@ -226,20 +131,14 @@ export class NameIndex implements IndexListener {
     this.delta.push(row);
     this.deltaGen.push(this.ix.gen[row]!);
     // Too much garbage in the chunks: rebuild them (amortised O(1) per change).
-    if (this.entries > 2 * this.ix.count + this.slack) this.compactChunks();
+    if (this.chunks.entries > 2 * this.ix.count + this.slack) this.compactChunks();
     // Merging costs O(n); letting the delta grow with the library keeps it amortised small.
     if (this.delta.length > (this.deltaMax > 0 ? this.deltaMax : Math.max(DELTA_MAX, this.ix.count >> 3))) this.mergeDelta();
   }
 
   private compactChunks(): void {
-    this.pos = new Map();
-    this.ws1 = new Map();
-    this.ws2 = new Map();
-    this.narrow = [];
-    this.wide = [];
-    this.openNarrow = new OpenChunk();
-    this.openWide = new OpenChunk();
-    this.entries = 0;
+    this.grams = new NameGrams();
+    this.chunks = new NameChunks();
     for (let r = 1; r < this.ix.end; r++) if (this.ix.isAlive(r)) this.append(r);
   }
 
@@ -305,20 +204,14 @@ export class NameIndex implements IndexListener {
     }
   }
 
-  /**
-   * The rows (with generations; stale entries possible) that have a word start whose
-   * text begins with the first one or two code units of `t`: every row where `t` occurs at
-   * a word start is among them.
-   */
+  /** Every row where `t` occurs at a word start is in this bucket (stale entries possible): name-grams.ts. */
   wordStartBucket(t: string): Bucket | undefined {
-    if (t.length === 0) return undefined;
-    return t.length === 1 ? this.ws1.get(t.charCodeAt(0)) : this.ws2.get(t.charCodeAt(0) * 65536 + t.charCodeAt(1));
+    return this.grams.wordStartBucket(t);
   }
 
   /** Rows (stale entries possible) whose folded name holds `t`'s first two code units at position `p`. */
   positionBucket(t: string, p: number): Bucket | undefined {
-    if (t.length < 2 || p >= POSITIONS) return undefined;
-    return this.pos.get(p * 4294967296 + t.charCodeAt(0) * 65536 + t.charCodeAt(1));
+    return this.grams.positionBucket(t, p);
   }
 
   /** Name lengths present in the snapshot, ascending. */
@@ -382,95 +275,14 @@ export class NameIndex implements IndexListener {
     }
   }
 
-  /**
-   * The single-term name scan with pruning done in place: for every live row whose folded
-   * name contains `t`, computes the first occurrence, whether some occurrence starts a word
-   * and the name length, and calls `visit` only when that (field 0) lower bound could still
-   * beat `bound()` (the current k-th best key, or undefined while the page is not full).
-   */
+  /** The single-term name scan with pruning in place (name-chunks.ts `scanSingle`). */
   scanSingle(t: string, bound: () => SortKey | undefined, visit: (row: number, wordStart: boolean, first: number) => void): void {
-    if (t.includes('/') || t.length === 0) return;
-    const lists = isNarrow(t) ? [this.narrow, [this.openNarrow.seal()], this.wide, [this.openWide.seal()]] : [this.wide, [this.openWide.seal()]];
-    const gen = this.ix.gen;
-    const tl = t.length;
-    for (const list of lists) {
-      for (const c of list) {
-        const text = c.text, starts = c.starts, n = c.n;
-        let e = 0;
-        let at = text.indexOf(t, 1);
-        while (at >= 0) {
-          if (starts[e + 1]! <= at) {
-            let step = 1;
-            while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
-            let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
-            while (lo < hi) {
-              const mid = (lo + hi + 1) >> 1;
-              if (starts[mid]! <= at) lo = mid;
-              else hi = mid - 1;
-            }
-            e = lo;
-          }
-          const start = starts[e]!;
-          const end = starts[e + 1]! - 1;
-          if (at + tl > end) { at = text.indexOf(t, at + 1); continue; }
-          const first = at - start;
-          const len = end - start;
-          // wordStart: some occurrence in this entry starts a word (entries are preceded by "/").
-          let ws = !isWordBefore(text, at);
-          let x = text.indexOf(t, at + 1);
-          while (x >= 0 && x + tl <= end) {
-            if (!ws && !isWordBefore(text, x)) ws = true;
-            x = text.indexOf(t, x + 1);
-          }
-          const b = bound();
-          const skip = b !== undefined && b.field === 0 && ((b.wordStart && !ws) || (b.wordStart === ws && (first > b.index || (first === b.index && len > b.nameLength))));
-          if (!skip) {
-            const r = c.rows[e]!;
-            if (gen[r] === c.gens[e]) visit(r, ws, first);
-          }
-          at = x;
-        }
-      }
-    }
+    this.chunks.scanSingle(t, this.ix.gen, bound, visit);
   }
 
-  /**
-   * Calls `visit(row, firstIndex)` for every live row whose folded name contains `t`
-   * (once per entry, with the index of the first occurrence in the name).
-   */
+  /** `visit(row, firstIndex)` for every live row whose folded name contains `t` (name-chunks.ts). */
   substring(t: string, visit: (row: number, firstIndex: number) => void): void {
-    if (t.includes('/') || t.length === 0) return;
-    const lists = isNarrow(t) ? [this.narrow, [this.openNarrow.seal()], this.wide, [this.openWide.seal()]] : [this.wide, [this.openWide.seal()]];
-    const gen = this.ix.gen;
-    for (const list of lists) {
-      for (const c of list) {
-        const text = c.text, starts = c.starts;
-        let e = 0;
-        let at = text.indexOf(t, 1);
-        while (at >= 0) {
-          // Advance to the entry holding `at` (starts is increasing; gallop then step).
-          if (starts[e + 1]! <= at) {
-            let step = 1;
-            while (e + step < c.n && starts[e + step + 1]! <= at) step *= 2;
-            let lo = e + (step >> 1), hi = Math.min(e + step, c.n - 1);
-            while (lo < hi) {
-              const mid = (lo + hi + 1) >> 1;
-              if (starts[mid]! <= at) lo = mid;
-              else hi = mid - 1;
-            }
-            e = lo;
-          }
-          const end = starts[e + 1]! - 1; // the separator after the entry
-          if (at + t.length <= end) {
-            const r = c.rows[e]!;
-            if (gen[r] === c.gens[e]) visit(r, at - starts[e]!);
-            at = text.indexOf(t, end + 1);
-          } else {
-            at = text.indexOf(t, at + 1);
-          }
-        }
-      }
-    }
+    this.chunks.substring(t, this.ix.gen, visit);
   }
 }
 
@@ -483,22 +295,4 @@ function binarySearch(a: readonly number[], x: number): number {
     else hi = mid - 1;
   }
   return -1;
-}
-
-let inverseFold: Map<number, number[]> | undefined;
-
-/** The BMP code units whose fold is `c`, ascending; undefined for surrogates. */
-function preimages(c: number): readonly number[] | undefined {
-  if (c >= 0xd800 && c <= 0xdfff) return undefined;
-  if (!inverseFold) {
-    inverseFold = new Map();
-    for (let x = 0; x < 0x10000; x++) {
-      if (x >= 0xd800 && x <= 0xdfff) continue;
-      const f = foldCase(String.fromCharCode(x)).charCodeAt(0);
-      let l = inverseFold.get(f);
-      if (!l) inverseFold.set(f, (l = []));
-      l.push(x);
-    }
-  }
-  return inverseFold.get(c) ?? [];
 }

@@ -19,7 +19,8 @@ import type { ParsedQuery } from '../../app/search/query.js';
 import { selectPage, TopK, type Candidate } from '../../app/search/select.js';
 import type { TreeIndex } from '../store/tree-index.js';
 import { PERM } from '../store/tree-index.js';
-import { POSITIONS, type NameIndex } from './name-index.js';
+import type { NameIndex } from './name-index.js';
+import { POSITIONS } from './name-grams.js';
 
 export interface SearchResult {
   items: { value: number; match: DocMatch }[];

@@ -7,11 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestService, type TestService } from '../../server/testing.js';
-import { HttpTransport, type Transport } from '../../main/client/transport.js';
 import { openServiceDb } from '../../server/store/schema.js';
 import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
 import { createLogger } from '../../main/log/logger.js';
-import { jsonAnswer, realJson, startHostileNas, type HostileNas } from './hostile-nas.js';
+import { jsonAnswer, realJson, startHostileNas, via, type HostileNas } from './hostile-nas.js';
 
 let rig: Rig | undefined;
 let nas: HostileNas | undefined;
@@ -22,12 +21,6 @@ afterEach(async () => {
   await svc?.stop();
   rig = undefined; nas = undefined; svc = undefined;
 });
-
-/** A transport that sends what the client addresses to the service to the hostile NAS instead. */
-function via(from: string, to: string): Transport {
-  const t = new HttpTransport();
-  return { request: (r) => t.request({ ...r, url: r.url.replace(from, to) }), close: () => t.close() };
-}
 
 async function hostileRig(seed: Parameters<typeof startRig>[0]): Promise<{ r: Rig; nas: HostileNas }> {
   svc = await startTestService();

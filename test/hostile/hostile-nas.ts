@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HttpTransport, type Transport } from '../../main/client/transport.js';
 
 export interface Exchange {
   method: string;
@@ -89,4 +90,10 @@ export function jsonAnswer(value: unknown, status = 200): Answer {
 export async function realJson(real: (drop?: readonly string[]) => Promise<Answer>): Promise<{ status: number; value: Record<string, unknown> }> {
   const a = await real(['if-none-match']);
   return { status: a.status, value: JSON.parse(a.body.toString()) as Record<string, unknown> };
+}
+
+/** A transport that sends what the client addresses to the service (`from`) to the hostile NAS (`to`) instead. */
+export function via(from: string, to: string): Transport {
+  const t = new HttpTransport();
+  return { request: (r) => t.request({ ...r, url: r.url.replace(from, to) }), close: () => t.close() };
 }

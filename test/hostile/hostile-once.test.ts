@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../server/testing.js';
 import { jsonAnswer, realJson, startHostileNas, type HostileNas } from './hostile-nas.js';
-import { runCli } from './run-cli.js';
+import { runCli } from '../support/run-cli.js';
 
 let svc: TestService;
 let nas: HostileNas;
@@ -17,7 +17,7 @@ let tmp: string;
 let badId = '';
 let topId = '';
 
-const cli = (...argv: string[]): ReturnType<typeof runCli> => runCli(svc.token(), argv);
+const cli = (...argv: string[]): ReturnType<typeof runCli> => runCli(argv, { token: svc.token() });
 
 beforeAll(async () => {
   svc = await startTestService();

@@ -7,21 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../main/cli/main.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
+import { runCli, type CliRun } from '../../support/run-cli.js';
 
 let svc: TestService;
 const base = mkdtempSync(join(tmpdir(), 'cli-words-'));
 const state = join(base, 'state');
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
-  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token() } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, { token: svc.token() });
 const service = (...args: string[]) => spawnSync(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8', timeout: 60_000 });
 
 beforeAll(async () => {

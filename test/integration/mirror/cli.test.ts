@@ -5,22 +5,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../main/cli/main.js';
 import { ServiceClient } from '../../../main/client/service-client.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
+import { runCli, type CliRun } from '../../support/run-cli.js';
 
 let svc: TestService;
 let state: string;
 let client: ServiceClient;
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
-  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token('nas_read_only') } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, { token: svc.token('nas_read_only') });
 
 beforeAll(async () => {
   svc = await startTestService({ demo: { objects: 3000, seed: 3 } });

@@ -2,9 +2,8 @@
  * Child process of keychain.test.ts: runs the keychain round trip and `nas-mirror login`
  * in whatever session it was started in, and prints one JSON line with what happened.
  */
-import { Readable, Writable } from 'node:stream';
 import { openKeychain } from '../../../main/keychain/keychain.js';
-import { main } from '../../../main/cli/main.js';
+import { runCli } from '../../support/run-cli.js';
 import { resolveAuth, resolveToken } from '../../../main/cli/state.js';
 import { candidatesOf } from '../../../main/connection/device.js';
 import { ServiceClient } from '../../../main/client/service-client.js';
@@ -22,19 +21,11 @@ if (kc.kind === 'os') {
   out['after'] = (await kc.get('acct')) ?? null;
 }
 const record = JSON.stringify({ network: { internalDNSName: 'http://127.0.0.1:9', proxyURL: 'http://127.0.0.1:9' } });
-let stderr = '';
-let stdout = '';
-const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
-const code = await main(['login', '--device', record, '--token-stdin'], {
-  stdin: Readable.from([Buffer.from('secret-token-xyz\n')]),
-  stdout: sink((s) => { stdout += s; }),
-  stderr: sink((s) => { stderr += s; }),
-  env: {},
-});
-out['loginCode'] = code;
-out['loginOut'] = stdout;
-out['loginErr'] = stderr;
-if (code === 0) {
+const login = await runCli(['login', '--device', record, '--token-stdin'], { stdin: [Buffer.from('secret-token-xyz\n')] });
+out['loginCode'] = login.code;
+out['loginOut'] = login.out;
+out['loginErr'] = login.err;
+if (login.code === 0) {
   out['resolved'] = await resolveToken({}, undefined, candidatesOf(JSON.parse(record) as { network: { internalDNSName: string } }));
   await (await openKeychain()).delete('http://127.0.0.1:9');
 }
@@ -44,21 +35,16 @@ if (kc.kind === 'os') {
   const svc = await startTestService({ tokenTtlSec: 60 });
   await svc.admin.setPassword('demo', 'pw');
   const rec = JSON.stringify({ network: { internalDNSName: svc.baseUrl } });
-  let lout = '';
   let browser: Promise<unknown> | undefined;
-  const lcode = await main(['login', '--device', rec], {
-    stdin: Readable.from([]),
-    stdout: sink((s) => {
-      lout += s;
-      const m = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(lout);
+  const browserLogin = await runCli(['login', '--device', rec], {
+    onStdout: (soFar) => {
+      const m = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(soFar);
       // The user opens the printed page, signs in, and the browser follows the redirect.
       if (m && !browser) browser = browserSignIn(m[1]!, 'demo', 'pw').then((r) => fetch(r.location!)).then((r) => r.text());
-    }),
-    stderr: sink(() => undefined),
-    env: {},
+    },
   });
-  out['browserLoginCode'] = lcode;
-  out['browserLoginOut'] = lout;
+  out['browserLoginCode'] = browserLogin.code;
+  out['browserLoginOut'] = browserLogin.out;
   out['browserPage'] = await browser;
   const candidates = candidatesOf(JSON.parse(rec) as { network: { internalDNSName: string } });
   const stored = await (await openKeychain()).get(svc.baseUrl);

@@ -8,12 +8,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemoteObject } from '../../../app/model/remote-object.js';
-import { main } from '../../../main/cli/main.js';
 import { ServiceClient } from '../../../main/client/service-client.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
+import { runCli, type CliRun } from '../../support/run-cli.js';
 import { serviceTree } from '../mirror/helpers.js';
 
 let svc: TestService;
@@ -22,12 +21,7 @@ let client: ServiceClient;
 let tree: Map<string, RemoteObject>;
 const state = (): string => join(base, 'state');
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
-  const code = await main(argv, { stdin: Readable.from([]), stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), env: { NAS_TOKEN: svc.token() } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, { token: svc.token() });
 const runOnce = (): Promise<{ code: number; out: string; err: string }> =>
   cli('run', '--device', svc.baseUrl, '--state', state(), '--dir', join(base, 'mirror'), '--token-env', 'NAS_TOKEN', '--once');
 
