@@ -37,7 +37,14 @@ export async function openMirrorState(stateDir: string): Promise<MirrorState> {
   }
 }
 
-/** The Engine on an opened state (sharing its database, store and applier with the index). */
-export function createEngine(state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'>, opts: Omit<EngineOptions, 'stateDir' | 'db' | 'store' | 'applier'>): Engine {
-  return new Engine({ ...opts, stateDir: state.stateDir, db: state.db, store: state.store, applier: state.applier });
+/**
+ * The Engine on an opened state (sharing its database, store and applier with the index).
+ * A walk that placed objects ends with "index changed": an index lagging behind the walk
+ * catches up at once.
+ */
+export function createEngine(state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'> & Partial<Pick<MirrorState, 'opened'>>, opts: Omit<EngineOptions, 'stateDir' | 'db' | 'store' | 'applier'>): Engine {
+  const engine = new Engine({ ...opts, stateDir: state.stateDir, db: state.db, store: state.store, applier: state.applier });
+  const opened = state.opened;
+  if (opened) engine.events.on('changed', (c) => { if (c.what === 'index') opened.catchUpNow(); });
+  return engine;
 }

@@ -71,7 +71,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     if (d.carry) settings.update(d.carry);
   }
   const deps: SessionDeps = {
-    stateDir, embeddedDir, db, store, applier, keychain, memoryTokens: d.memoryTokens, log,
+    stateDir, embeddedDir, db, store, applier, opened, keychain, memoryTokens: d.memoryTokens, log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
     demoObjects: opts.demoObjects, engine: opts.engine,
     notice: (message) => { hub.emit('notice', { level: 'warn', message }); emitStatus(); },

@@ -23,6 +23,7 @@ import { createEngine } from './compose.js';
 import type { Engine } from '../engine/engine.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { Db } from '../state/db.js';
+import type { OpenedIndex } from '../index/open-index.js';
 
 export type Via = 'lan' | 'proxy' | 'url' | 'embedded';
 
@@ -32,6 +33,8 @@ export interface SessionDeps {
   db: Db;
   store: MirrorStore;
   applier: ChangeApplier;
+  /** The offline index following the applier (catches up at once when a walk ends). */
+  opened?: OpenedIndex;
   keychain: Keychain;
   /** Tokens kept in memory when there is no keychain, by account. */
   memoryTokens: Map<string, string>;

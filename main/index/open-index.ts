@@ -42,6 +42,8 @@ export interface OpenedIndex {
   readonly lagging: boolean;
   /** Resolves when the index has caught up with the store (at once when it is not lagging). */
   caughtUp(): Promise<void>;
+  /** The writes that made the index lag are over (a walk ended): catch up now, not after the spacing. */
+  catchUpNow(): void;
 }
 
 export async function openOfflineIndex(store: MirrorStore, stateDir: string, opts: OpenIndexOptions = {}): Promise<OpenedIndex> {
@@ -124,6 +126,9 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
     },
     caughtUp() {
       return catching ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve();
+    },
+    catchUpNow() {
+      if (catching) hurry = true;
     },
     async save() {
       if (catching) {
