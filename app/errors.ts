@@ -103,6 +103,11 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
+const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(RETRY, code);
+
+/** The retry class of a code (a plain `{code, message}` copy carries no class of its own); an unknown code is `fatal`. */
+export const retryClassOf = (code: string): RetryClass => (isErrorCode(code) ? RETRY[code] : 'fatal');
+
 /** Wraps anything thrown into an AppError (code Internal unless it already is one). */
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;

@@ -39,6 +39,15 @@ describe('engine state: the link', () => {
     expect(viaWalk.connection).toBe('online');
   });
 
+  it('a send the NAS answered with something retrying cannot fix (418) backs off without calling the NAS unreachable', () => {
+    const s = run(online, { type: 'send-failed', error: { code: 'BadRequest', message: 'I am a teapot' } }, { type: 'send-failed', error: { code: 'BadRequest', message: 'I am a teapot' } });
+    expect(s.connection).toBe('online');
+    expect(s.sendFailures).toBe(2);
+    expect(retryDelayMs(s, 0.5)).toBe(2000);
+    // a network failure is still the link
+    expect(run(s, { type: 'send-failed', error: net }).connection).toBe('offline');
+  });
+
   it('a refused token is auth-error, which outranks offline and needs the user', () => {
     const s = reduce(online, { type: 'link-failed', error: { code: 'Unauthorized', message: '401' } });
     expect(s.connection).toBe('auth-error');

@@ -7,6 +7,7 @@
  * engine feeds it (main/engine/engine.ts `dispatch`) and turns transitions into effects
  * (log lines, the state db's `connection` meta, status events).
  */
+import { retryClassOf } from '../../app/errors.js';
 
 export type Connection = 'online' | 'offline' | 'auth-error';
 export interface Problem {
@@ -120,6 +121,9 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
     case 'sent':
       return answered(s); // a refused walk stays until a complete walk (a sent change is not one)
     case 'send-failed':
+      // an answer retrying cannot fix (an unknown 4xx, data the client cannot use) came from a
+      // NAS that answers: the change waits its backoff, the link is as it was
+      if (retryClassOf(ev.error.code) === 'fatal') return { ...s, sendFailures: s.sendFailures + 1, authWait: false };
       return { ...linkFailed(s, ev.error), sendFailures: s.sendFailures + 1, authWait: isAuth(ev.error.code) };
     case 'health':
       if (ev.ok) return s.mirrorMissing === undefined ? s : { ...s, mirrorMissing: undefined };

@@ -71,9 +71,10 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
   /** Rebuilds from the store until a rebuild saw its latest generation. */
   const catchUp = async (): Promise<void> => {
     for (;;) {
-      // always in the worker: a catch-up runs while the walk and the window need this thread
+      // always in the worker: a catch-up runs while the walk needs this thread (on the other
+      // core, the build runs beside the walk instead of pausing it)
       const t0 = Date.now();
-      await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, undefined);
+      await rebuild(store, stateDir, 0, undefined);
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
