@@ -74,7 +74,9 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       // always in the worker: a catch-up runs while the walk needs this thread (on the other
       // core, the build runs beside the walk instead of pausing it)
       const t0 = Date.now();
-      await rebuild(store, stateDir, 0, undefined);
+      // the word vocabulary only once the walk is over (a save, the walk's end): while it runs,
+      // each build would redo it for nothing (at 1M: 6.6 s and ~300 MB of the worker each)
+      await rebuild(store, stateDir, 0, undefined, hurry);
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
@@ -163,12 +165,13 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
 
 /**
  * Builds and saves the text index and the vocabulary, both of the store's generation (in a
- * worker above `workerThreshold` objects). A `vocab` already built in memory is saved as is.
+ * worker above `workerThreshold` objects). A `vocab` already built in memory is saved as is;
+ * `withVocabulary` false leaves the vocabulary out (it is built on first use, or by the next save).
  */
-async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number, vocab: Vocabulary | undefined): Promise<void> {
+async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number, vocab: Vocabulary | undefined, withVocabulary = true): Promise<void> {
   if (store.count() >= workerThreshold) {
     try {
-      await buildInWorker(stateDir);
+      await buildInWorker(stateDir, withVocabulary);
       return;
     } catch {
       // fall back to building here
@@ -176,6 +179,7 @@ async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: nu
   }
   const generation = store.generation();
   saveIndex(stateDir, { base: buildBase(docsOfStore(store)), dead: new Uint8Array(0), extra: [], generation });
+  if (!withVocabulary) return;
   const v = vocab && !vocab.isPending ? vocab : Vocabulary.fromStore(store);
   saveVocabulary(stateDir, generation, v.toJSON());
 }
