@@ -1,16 +1,16 @@
 /**
  * Worker thread entry: builds the text index of a state folder off the main thread and
- * saves it, then the word vocabulary if asked (same generation); the main thread then loads the files. Input: `{stateDir, vocabulary}`; output: `{ok}` or `{error}`.
+ * saves it and/or the word vocabulary (same generation); the main thread then loads the files. Input: `{stateDir, parts}`; output: `{ok}` or `{error}`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStateDbReadOnly } from '../state/db.js';
 import { MirrorStore } from '../mirror/store.js';
-import { buildFromStore } from './build.js';
+import { buildFromStore, type BuildParts } from './build.js';
 import { saveIndex } from './persist.js';
 import { Vocabulary } from './vocabulary.js';
 import { saveVocabulary } from './vocabulary-file.js';
 
-const { stateDir, vocabulary } = workerData as { stateDir: string; vocabulary: boolean };
+const { stateDir, parts } = workerData as { stateDir: string; parts: BuildParts };
 try {
   // read-only: the engine's connection owns the store (and may be mid bulk fill)
   const db = openStateDbReadOnly(stateDir);
@@ -20,10 +20,11 @@ try {
   // never take memory at once (at 1M: ~590 MB and ~300 MB)
   db.transaction(() => {
     const generation = store.generation();
-    let base: ReturnType<typeof buildFromStore> | undefined = buildFromStore(store);
-    saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
-    base = undefined;
-    if (vocabulary) saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
+    if (parts.index) {
+      const base = buildFromStore(store);
+      saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
+    }
+    if (parts.vocabulary) saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
   })();
   db.close();
   parentPort?.postMessage({ ok: true });

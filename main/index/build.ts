@@ -25,14 +25,20 @@ export function buildFromStore(store: MirrorStore): BaseData {
   return buildBase(docsOfStore(store));
 }
 
-/** Builds and saves the index of `stateDir` in a worker thread, and its word vocabulary unless told not to. */
-export function buildInWorker(stateDir: string, vocabulary = true): Promise<void> {
+/** What a worker build makes and saves: the text index, the word vocabulary, or both (one read snapshot). */
+export interface BuildParts {
+  index: boolean;
+  vocabulary: boolean;
+}
+
+/** Builds and saves the index of `stateDir` and/or its word vocabulary in a worker thread. */
+export function buildInWorker(stateDir: string, parts: BuildParts = { index: true, vocabulary: true }): Promise<void> {
   const entry = new URL('./build-worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
   return new Promise<void>((resolve, reject) => {
     let w: Worker;
     try {
-      w = new Worker(boot, { eval: true, workerData: { stateDir, vocabulary } });
+      w = new Worker(boot, { eval: true, workerData: { stateDir, parts } });
     } catch (e) {
       reject(new AppError('Internal', 'cannot start the index build worker', { cause: e }));
       return;

@@ -76,14 +76,18 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       const t0 = Date.now();
       // the word vocabulary only once the walk is over (a save, the walk's end): while it runs,
       // each build would redo it for nothing (at 1M: 6.6 s and ~300 MB of the worker each)
-      await rebuild(store, stateDir, 0, undefined, hurry);
+      const withVocabulary = hurry;
+      await rebuild(store, stateDir, 0, undefined, withVocabulary);
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
         engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
         index.replaceEngine(engine);
-        vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
         savedGen = fresh.generation;
+        // caught up by a build without it: the vocabulary alone, in the worker too (built
+        // lazily here, a million names would hold this thread seconds and ~1 GB of heap)
+        if (!withVocabulary && fresh.generation === store.generation()) await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(() => undefined);
+        vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
       }
       if (!fresh || fresh.generation === store.generation()) break;
       // The store moved during the build (a walk still running): again once it has been
@@ -171,7 +175,7 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
 async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number, vocab: Vocabulary | undefined, withVocabulary = true): Promise<void> {
   if (store.count() >= workerThreshold) {
     try {
-      await buildInWorker(stateDir, withVocabulary);
+      await buildInWorker(stateDir, { index: true, vocabulary: withVocabulary });
       return;
     } catch {
       // fall back to building here
