@@ -18,14 +18,20 @@ const obj = (id: string, name: string, parentID = 'r', extra: Partial<RemoteObje
   id, parentID, name, eTag: '"Ag"', mimeType: extra.mimeType ?? 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none', ...extra,
 });
 
+/** A fresh state folder with a root, and its index with an overlay limit of 10 (rebuilt in the worker). */
+async function lagsAfterTen() {
+  const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+  dirs.push(dir);
+  const db = openStateDb(dir);
+  const store = new MirrorStore(db);
+  store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
+  const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
+  return { dir, db, store, opened };
+}
+
 describe('openOfflineIndex', () => {
   it('follow: a batch past the overlay limit is caught up by rebuilds; exact again after, then follows the overlay', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
-    dirs.push(dir);
-    const db = openStateDb(dir);
-    const store = new MirrorStore(db);
-    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-    const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
+    const { dir, db, store, opened } = await lagsAfterTen();
     const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
     apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
     expect(opened.lagging).toBe(false);
@@ -54,12 +60,7 @@ describe('openOfflineIndex', () => {
   });
 
   it('a catch-up rebuild during a first walk\'s bulk fill only reads: the parent index stays dropped, the walk\'s writes go on', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
-    dirs.push(dir);
-    const db = openStateDb(dir);
-    const store = new MirrorStore(db);
-    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-    const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
+    const { db, store, opened } = await lagsAfterTen();
     const parentIndex = (): unknown => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'mirror_objects_parent'").get();
     store.beginBulkFill();
     expect(parentIndex()).toBeUndefined();
