@@ -22,25 +22,24 @@ export interface Migration {
  * connection writes (WAL: its reads never block the writer, and it can never write).
  */
 export function openStateDbReadOnly(dir: string): Db {
-  let db: Db;
+  const db = connect(dir, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/** `DIR/state.db` opened with these options; a file SQLite cannot open is StateCorrupt. */
+function connect(dir: string, options?: Database.Options): Db {
   try {
-    db = new Database(join(dir, 'state.db'), { readonly: true, fileMustExist: true });
+    return new Database(join(dir, 'state.db'), options);
   } catch (e) {
     throw new AppError('StateCorrupt', `cannot open the state database in ${dir}`, { cause: e });
   }
-  db.pragma('busy_timeout = 5000');
-  return db;
 }
 
 /** Opens (creating if needed) `DIR/state.db`. */
 export function openStateDb(dir: string): Db {
   mkdirSync(dir, { recursive: true });
-  let db: Db;
-  try {
-    db = new Database(join(dir, 'state.db'));
-  } catch (e) {
-    throw new AppError('StateCorrupt', `cannot open the state database in ${dir}`, { cause: e });
-  }
+  const db = connect(dir);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
