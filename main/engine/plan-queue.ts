@@ -2,9 +2,12 @@
  * What the placeholders must follow next (remote -> disk): the ids the mirror store changed
  * since the last reconcile (in apply order: folders before what they hold), entries changed
  * outside a reconcile, ids to try again (failed placements, objects met before their
- * folder; persisted), and whether everything must be planned (the store moved while the
- * disk did not follow: a crash between the two, known from `reconciledGen`). Bookkeeping
- * only: the engine takes a slice under its lock, reconciles it and settles it here.
+ * folder; persisted), and whether everything must be planned. The store writes each applied
+ * id to its `unfollowed` table in the apply's transaction, and a settled slice clears them,
+ * so a stop or a crash between the two plans just those ids again. Only when the disk is
+ * behind a bulk fill (a first walk's, which writes no ids) is everything planned, known from
+ * `reconciledGen` against the store's `fillGen`. Bookkeeping only: the engine takes a slice
+ * under its lock, reconciles it and settles it here.
  */
 import type { LocalStore } from '../local/local-store.js';
 import type { LocalModel } from '../local/model.js';
@@ -25,7 +28,9 @@ export class PlanQueue {
   private everything: boolean;
 
   constructor(private readonly local: LocalStore, private readonly store: MirrorStore) {
-    this.everything = store.generation() > 0 && local.meta('reconciledGen') !== String(store.generation());
+    const reconciled = Number(local.meta('reconciledGen') ?? '-1');
+    this.everything = store.generation() > 0 && reconciled !== store.generation() && reconciled < store.fillGen();
+    for (const id of store.unfollowed.ids()) this.dirty.add(id);
     for (const id of JSON.parse(local.meta('retryIds') ?? '[]') as string[]) this.retry.add(id);
   }
 
@@ -85,6 +90,8 @@ export class PlanQueue {
     for (const id of stale) if (slice.all || slice.only.has(id)) this.retry.add(id);
     if (this.retry.size !== before || withRetries) this.local.setMeta('retryIds', JSON.stringify([...this.retry].slice(0, RETRY_KEEP)));
     if (this.retry.size > RETRY_KEEP) this.everything = true;
+    // after the retries are kept: a crash in between plans these ids once more, never less
+    this.store.unfollowed.followed(slice.all ? 'all' : slice.only);
     if (this.dirty.size === 0 && !this.everything) this.local.setMeta('reconciledGen', String(this.store.generation()));
   }
 }

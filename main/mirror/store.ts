@@ -9,6 +9,7 @@ import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { migrate, type Db } from '../state/db.js';
 import { jsonOf, type RemoteChange } from './changes.js';
 import { storedObject } from './stored-object.js';
+import { UnfollowedIds } from './unfollowed.js';
 
 export const MIRROR_MIGRATIONS = [
   {
@@ -64,6 +65,16 @@ export const MIRROR_MIGRATIONS = [
       db.exec('CREATE TABLE mirror_listings (folder_id TEXT PRIMARY KEY, pages TEXT NOT NULL) WITHOUT ROWID;');
     },
   },
+  {
+    // v4: the ids an apply changed that the disk has not followed yet (`unfollowed`), written
+    // in the apply's own transaction: a restart, even after kill -9 in a re-walk, places just
+    // those instead of planning every object. What was applied before is not in it: `fillGen`.
+    version: 4,
+    up: (db: Db): void => {
+      db.exec('CREATE TABLE mirror_unfollowed (id TEXT PRIMARY KEY) WITHOUT ROWID;');
+      db.prepare("INSERT INTO mirror_meta (key, value) SELECT 'fillGen', value FROM mirror_meta WHERE key = 'generation'").run();
+    },
+  },
 ];
 
 /** A folder's listing as last fetched in full: per page, its ETag and the token of the next page. */
@@ -80,6 +91,8 @@ export interface WalkRecord {
 
 export class MirrorStore {
   private readonly q;
+  /** Ids applied that the disk has not followed yet (the local side reads and clears them). */
+  readonly unfollowed: UnfollowedIds;
 
   /**
    * `reader`: another thread's read-only view of a store its owner keeps (the index build
@@ -93,6 +106,7 @@ export class MirrorStore {
       // a bulk fill interrupted by a crash leaves the parent index dropped: restore it
       db.exec(PARENT_INDEX);
     }
+    this.unfollowed = new UnfollowedIds(db);
     this.q = {
       // the JSON text alone (`pluck`): no row object per read, on paths that read every row
       get: db.prepare<[string], string>('SELECT json FROM mirror_objects WHERE id = ?').pluck(true),
@@ -285,17 +299,33 @@ export class MirrorStore {
    */
   beginBulkFill(): void {
     this.db.exec('DROP INDEX IF EXISTS mirror_objects_parent');
+    this.bulk = true;
   }
 
   endBulkFill(): void {
+    this.bulk = false;
     this.db.exec(PARENT_INDEX);
   }
+
+  /** In a bulk fill, applies are not written to `mirror_unfollowed` (the disk follows all of them: see `fillGen`). */
+  private bulk = false;
+
+  /**
+   * The generation of the last apply whose ids `mirror_unfollowed` does not hold (a bulk
+   * fill's, or before the table existed): a disk that followed the store up to an older
+   * generation must plan every object.
+   */
+  fillGen(): number {
+    return Number(this.q.meta.get('fillGen')?.value ?? '0');
+  }
+
 
   /** Applies a batch in one transaction; a batch with no change writes nothing. */
   apply(changes: readonly RemoteChange[]): void {
     if (changes.length === 0) return;
     this.db.transaction(() => {
       for (const c of changes) {
+        if (!this.bulk) this.unfollowed.add(c.kind === 'removed' ? c.before.id : c.after.id);
         if (c.kind === 'removed') {
           this.q.del.run(c.before.id);
           if (c.before.mimeType === FOLDER_MIME) this.q.delListing.run(c.before.id);
@@ -307,7 +337,9 @@ export class MirrorStore {
           this.q.upsert.run(o.id, o.parentID, o.name, o.eTag ?? '', o.mimeType === FOLDER_MIME ? 1 : 0, o.mimeType, make, model, jsonOf(o));
         }
       }
-      this.q.setMeta.run('generation', String(this.generation() + 1));
+      const gen = String(this.generation() + 1);
+      this.q.setMeta.run('generation', gen);
+      if (this.bulk) this.q.setMeta.run('fillGen', gen);
     })();
     // diff says `added` only for ids not stored, and `removed` only for stored ones
     if (this.counted !== undefined) for (const c of changes) this.counted += c.kind === 'added' ? 1 : c.kind === 'removed' ? -1 : 0;
