@@ -39,6 +39,10 @@ export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], p
  * unseen descendants, children before parents.
  */
 export function unseenSubtrees(store: MirrorStore, seen: ReadonlySet<string>): { root: RemoteObject; members: RemoteObject[] }[] {
+  // Every id a walk saw is stored (it applied what it listed; a 304 folder's children come
+  // from the store), so when the counts match nothing is unseen: no read of every id (1.5 s
+  // at 1M after each re-walk). A count that drifted low only delays a delete to a recount.
+  if (seen.size === store.count()) return [];
   const ids = store.allIds().filter((id) => !seen.has(id));
   if (ids.length === 0) return [];
   const unseen = new Map<string, RemoteObject>();
