@@ -90,6 +90,13 @@ describe('engine state: walks', () => {
     expect(shownError(good)).toBeNull();
   });
 
+  it('a walk the engine cancelled (quitting) says nothing of the link: not "offline"', () => {
+    const s = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: { code: 'Cancelled', message: 'walk cancelled' } });
+    expect(s.connection).toBe('online');
+    expect(s.walk.running).toBe(false);
+    expect(shownError(s)).toBeNull();
+  });
+
   it('a walk that failed on the network leaves the engine offline', () => {
     const s = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: net });
     expect(s.connection).toBe('offline');

@@ -112,6 +112,8 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
       if (!ev.error) return { ...answered(done), refused: undefined };
       if (REFUSED.has(ev.error.code)) return { ...answered(done), refused: problem(ev.error) };
       if (OWN_FAILURE.has(ev.error.code)) return { ...done, refused: problem(ev.error) };
+      // the engine stopped it (quitting, a new mirror folder): nothing was learnt of the link
+      if (ev.error.code === 'Cancelled') return done;
       return linkFailed(done, ev.error);
     }
     case 'reachable':
