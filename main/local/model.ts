@@ -33,7 +33,11 @@ export interface LocalEntry {
 export class LocalModel {
   readonly byId = new Map<string, LocalEntry>();
   private kids = new Map<string, Set<string>>();
-  private inoIdx = new Map<string, string>();
+  /**
+   * Id by inode, built on first use: a restart loading 1M entries needs it only once the disk
+   * shows a change (pairing a move), so it is not built while the engine gets ready.
+   */
+  private inoIdx: Map<string, string> | undefined;
   /** Ids written or removed since the last `takeDirty` (what the store must persist). */
   private dirty = new Set<string>();
   /** Folder stamps (see dir-stamps.ts), by folder id, and the ids whose stamp changed. */
@@ -143,13 +147,13 @@ export class LocalModel {
     let s = this.kids.get(e.lparent);
     if (!s) this.kids.set(e.lparent, (s = new Set()));
     s.add(e.id);
-    if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
+    if (e.ino !== null) this.inoIdx?.set(e.ino, e.id);
   }
 
   private unindex(e: LocalEntry): void {
     if (e.filled) this.filledCount--;
     this.kids.get(e.lparent)?.delete(e.id);
-    if (e.ino !== null && this.inoIdx.get(e.ino) === e.id) this.inoIdx.delete(e.ino);
+    if (e.ino !== null && this.inoIdx?.get(e.ino) === e.id) this.inoIdx.delete(e.ino);
   }
 
   /** Local children ids of a folder id (the root id for the mirror root). */
@@ -158,6 +162,10 @@ export class LocalModel {
   }
 
   byIno(ino: string): LocalEntry | undefined {
+    if (!this.inoIdx) {
+      this.inoIdx = new Map();
+      for (const e of this.byId.values()) if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
+    }
     const id = this.inoIdx.get(ino);
     return id === undefined ? undefined : this.byId.get(id);
   }
