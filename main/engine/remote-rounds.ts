@@ -15,6 +15,7 @@ import type { Core, Lock } from './core.js';
 import type { EngineEvent, EngineState } from './engine-state.js';
 import type { PlanQueue } from './plan-queue.js';
 import { noteAdded, reconcile, type ReconcilePort, type ReconcileResult } from './remote-sync.js';
+import { releaseGarbage } from './release-memory.js';
 
 /**
  * Ids planned per reconcile while a walk runs. The window no longer shares this thread (the
@@ -24,6 +25,8 @@ import { noteAdded, reconcile, type ReconcilePort, type ReconcileResult } from '
  * paid four times less often than with 250.
  */
 const RECONCILE_CHUNK = 1000;
+/** A walk that placed this many placeholders hands its garbage back at its end (release-memory.ts). */
+const BIG_WALK = 50_000;
 
 /** What the remote side uses of the engine. */
 export interface RemotePort {
@@ -108,6 +111,7 @@ export class RemoteRounds {
       }
       this.p.report({ type: 'walk-placed', placed: this.tally.placed });
       noteAdded(core, this.tally.placed, this.tally.added);
+      if (this.tally.placed >= BIG_WALK) releaseGarbage();
       if (any || this.tally.placed) this.p.indexChanged();
     } catch (e) {
       const err = toAppError(e);
