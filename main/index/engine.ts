@@ -28,6 +28,12 @@ export interface Narrowing {
   numbers?: () => Int32Array;
 }
 
+/** An object in (name length, name, id) order (kept-order.ts; a page cursor is the last one shown). */
+export interface Named {
+  name: string;
+  id: string;
+}
+
 /** The engine's numbered objects (ids by number); `key` is the same object as long as the numbers hold. */
 export interface Numbering {
   readonly key: object;
@@ -39,6 +45,13 @@ export interface SearchEngine {
   /** The page after `after`; with `narrow`, the page of only the objects it keeps (same order). */
   page(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage;
   numbering?(): Numbering;
+  /**
+   * The first `k` objects `narrow` keeps after `after` in (name length, name, id) order
+   * (an operators-only page, kept-order.ts), when the engine keeps that order.
+   */
+  firstKept?(k: number, after: Named | null, narrow: Narrowing): Named[];
+  /** Builds, in chunks that yield, what a narrowed page of `query` will use (short-order.ts). */
+  prepareNarrowed?(query: ParsedQuery): Promise<void>;
   /** Adds or replaces docs by id. */
   upsert(docs: readonly IndexDoc[]): void;
   remove(ids: readonly string[]): void;

@@ -10,8 +10,10 @@ import { TopK, compareKeys, foldCase, matchDoc, takePage, type ParsedQuery, type
 import { idOf, numberOfId, type BaseData } from './base-index.js';
 import { BaseView, foldOpt } from './base-view.js';
 import { searchCombos } from './combo-search.js';
-import type { EnginePage, IndexDoc, Narrowing, Numbering, SearchEngine } from './engine.js';
+import type { EnginePage, IndexDoc, Named, Narrowing, Numbering, SearchEngine } from './engine.js';
+import { firstKept } from './kept-order.js';
 import { NamePass, runNamePass, type Hit } from './name-pass.js';
+import { shortOrderReady } from './short-order.js';
 import { NAME_STRATEGIES } from './strategies/index.js';
 
 interface ExtraDoc {
@@ -66,6 +68,15 @@ export class FastEngine implements SearchEngine {
   numbering(): Numbering {
     const b = this.base;
     return { key: b, n: b.n, idAt: (o) => idOf(b, o) };
+  }
+
+  firstKept(k: number, after: Named | null, narrow: Narrowing): Named[] {
+    return firstKept(this.base, this.dead, Array.from(this.extra.values(), (e) => e.doc), k, after, narrow);
+  }
+
+  async prepareNarrowed(query: ParsedQuery): Promise<void> {
+    const t = query.folded[0];
+    if (query.folded.length === 1 && t !== undefined && t.length < 3 && !t.includes('\0')) await shortOrderReady(this.base, t);
   }
 
   page(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage {

@@ -3,7 +3,8 @@
  * kept sets (from almost none to almost all), every page of FastEngine.page with a
  * narrowing equals the naive reference's whole answer, filtered, cut into pages of the same
  * size (same ids, fragments and page tokens), with or without the list of kept numbers,
- * before and after overlay changes; and the
+ * before and after overlay changes; operators-only pages (no text) give every kept object
+ * in (name length, name, id) order; and the
  * compiled filter test (and mask) over the fact columns equals `passes` on every fact.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,8 +18,8 @@ import { prng } from '../../app/util/prng.js';
 import { randomDocs, randomQuery } from '../../test/search/random-docs.js';
 import { MirrorStore } from '../mirror/store.js';
 import { openStateDb, type Db } from '../state/db.js';
-import { buildBase, idOf } from './base-index.js';
-import type { Narrowing } from './engine.js';
+import { buildBase, idOf, numberOrder } from './base-index.js';
+import type { Named, Narrowing } from './engine.js';
 import { slotMask, slotTest } from './fact-filter.js';
 import { FastEngine } from './fast-engine.js';
 import { ObjectFacts } from './object-facts.js';
@@ -60,6 +61,7 @@ describe('the text engine narrowed by the filters', () => {
       const docs = randomDocs(r, 150 + Math.floor(r() * 150));
       const fast = new FastEngine(buildBase(docs, { frequent: [2, 8, 1000][round % 3]!, shortTop: [4, 16, 128][(round >> 1) % 3]! }));
       const naive = new NaiveEngine(docs);
+      const live = new Map(docs.map((d) => [d.id, d]));
       const ids = docs.map((d) => d.id);
       for (let step = 0; step < 3; step++) {
         const share = [0.02, 0.3, 0.9][(round + step) % 3]!;
@@ -74,12 +76,26 @@ describe('the text engine narrowed by the filters', () => {
           const limit = [1, 3, 20][i % 3]!;
           expect(narrowedPages(fast, q, limit, narrow), `${q} ${limit} ${share}`).toEqual(naivePages(naive, q, limit, keep));
         }
+        // operators only: every kept object in (name length, name, id) order, page by page from the cursor
+        for (const limit of [1, 7, 50]) {
+          const want = [...live.values()].filter((d) => keep(d.id)).sort(numberOrder).map((d) => d.id);
+          const got: string[] = [];
+          for (let after: Named | null = null, guard = 0; guard < 1000; guard++) {
+            const page = fast.firstKept(limit + 1, after, narrow);
+            got.push(...page.slice(0, limit).map((x) => x.id));
+            if (page.length <= limit) break;
+            after = page[limit - 1]!;
+          }
+          expect(got, `operators only, ${limit} ${share}`).toEqual(want);
+        }
         const removed = ids.filter(() => r() < 0.05);
         fast.remove(removed);
         naive.remove(removed);
+        for (const id of removed) live.delete(id);
         const changed = randomDocs(r, 40).map((d, i) => ({ ...d, id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}` }));
         fast.upsert(changed);
         naive.upsert(changed);
+        for (const d of changed) live.set(d.id, d);
       }
     }
   }, 120_000);

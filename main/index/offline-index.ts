@@ -14,7 +14,7 @@ import {
 } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
-import { docOf, type EnginePage, type Narrowing, type Numbering, type SearchEngine } from './engine.js';
+import { docOf, type EnginePage, type Named, type Narrowing, type Numbering, type SearchEngine } from './engine.js';
 import { FactsKeeper } from './facts-keeper.js';
 import type { ObjectFacts } from './object-facts.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -66,6 +66,16 @@ export class OfflineIndex {
   /** The engine's numbered objects, when it numbers them (narrowing.ts maps them to facts). */
   numbering(): Numbering | undefined {
     return this.engine.numbering?.();
+  }
+
+  /** The operators-only page's objects (kept-order.ts), when the engine keeps their order; else undefined. */
+  firstKept(k: number, after: Named | null, narrow: Narrowing): Named[] | undefined {
+    return this.engine.firstKept?.(k, after, narrow);
+  }
+
+  /** Builds ahead, in chunks that yield, what the engine's narrowed page of `query` will use. */
+  async prepareNarrowed(query: ParsedQuery): Promise<void> {
+    await this.engine.prepareNarrowed?.(query);
   }
 
   /** Swaps in a rebuilt engine (compaction). */

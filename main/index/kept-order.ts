@@ -1,0 +1,59 @@
+/**
+ * Operators-only pages (filters, no text) in the order of search.md rule 7 with no term:
+ * (name length, name by code point, id), the order the offline index's base numbers its
+ * objects in (base-index.ts). The base is that order kept for free, and the overlay (objects
+ * changed since the base was built: few) is merged in, so a page is the first limit + 1
+ * objects the filters keep from the cursor on: a walk of the numbers with one typed-array
+ * test each (about (limit + 1) / the filters' share of the mirror of them), never a pass
+ * over the whole mirror per query nor a sort after each change.
+ */
+import { idOf, numberOrder, type BaseData } from './base-index.js';
+import type { Named, Narrowing } from './engine.js';
+
+/**
+ * The first `k` objects after `after` that `narrow` keeps: base numbers not `dead`, and the
+ * overlay's `extra` docs (which replace their base copies, already dead).
+ */
+export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>, k: number, after: Named | null, narrow: Narrowing): Named[] {
+  const fromBase: Named[] = [];
+  for (let o = after ? firstAfter(b, after) : 0; o < b.n && fromBase.length < k; o++) {
+    if (dead[o] === 1 || !narrow.number(o)) continue;
+    fromBase.push({ name: b.names[o]!, id: idOf(b, o) });
+  }
+  const fromExtra: Named[] = [];
+  for (const d of extra) {
+    if ((after && numberOrder(d, after) <= 0) || !narrow.id(d.id)) continue;
+    insertBest(fromExtra, { name: d.name, id: d.id }, k);
+  }
+  // merge the two sorted lists, first k
+  const out: Named[] = [];
+  for (let i = 0, j = 0; out.length < k && (i < fromBase.length || j < fromExtra.length);) {
+    if (j >= fromExtra.length || (i < fromBase.length && numberOrder(fromBase[i]!, fromExtra[j]!) < 0)) out.push(fromBase[i++]!);
+    else out.push(fromExtra[j++]!);
+  }
+  return out;
+}
+
+/** The first base number whose (length, name, id) is after `after` (binary search). */
+function firstAfter(b: BaseData, after: Named): number {
+  let lo = 0, hi = b.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (numberOrder({ name: b.names[mid]!, id: idOf(b, mid) }, after) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Keeps `best` the smallest `k` in order, with `x` considered. */
+export function insertBest<T extends Named>(best: T[], x: T, k: number): void {
+  if (best.length === k && numberOrder(best[k - 1]!, x) <= 0) return;
+  let lo = 0, hi = best.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (numberOrder(best[mid]!, x) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  best.splice(lo, 0, x);
+  if (best.length > k) best.pop();
+}
