@@ -69,10 +69,12 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
     }
   }
   const present = c.present;
-  if (tests.length === 1) {
-    const t = tests[0]!;
-    return (s) => present[s] === 1 && t(s);
-  }
+  // one, two or three tests (almost every query) without a loop over them
+  const [t0, t1, t2] = tests;
+  if (tests.length === 0) return (s) => present[s] === 1;
+  if (tests.length === 1) return (s) => present[s] === 1 && t0!(s);
+  if (tests.length === 2) return (s) => present[s] === 1 && t0!(s) && t1!(s);
+  if (tests.length === 3) return (s) => present[s] === 1 && t0!(s) && t1!(s) && t2!(s);
   return (s) => {
     if (present[s] !== 1) return false;
     for (const t of tests) if (!t(s)) return false;

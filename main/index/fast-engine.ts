@@ -70,8 +70,9 @@ export class FastEngine implements SearchEngine {
     return { key: b, n: b.n, idAt: (o) => idOf(b, o) };
   }
 
-  firstKept(k: number, after: Named | null, narrow: Narrowing): Named[] {
-    return firstKept(this.base, this.dead, Array.from(this.extra.values(), (e) => e.doc), k, after, narrow);
+  /** `walk`: numbers tested one by one before the narrowing's kept list is used (tests). */
+  firstKept(k: number, after: Named | null, narrow: Narrowing, walk?: number): Named[] {
+    return firstKept(this.base, this.dead, Array.from(this.extra.values(), (e) => e.doc), k, after, narrow, walk);
   }
 
   async prepareNarrowed(query: ParsedQuery): Promise<void> {

@@ -89,7 +89,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
     const num = index.numbering();
-    const best = (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, inFolders))))
+    const best = (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders))))
       || firstInOrder(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
     for (const x of best.slice(0, limit)) picked.push({ id: x.id, match: undefined });
     if (best.length > limit) pageToken = 'f' + encodeOpaque([best[limit - 1]!.name, best[limit - 1]!.id]);

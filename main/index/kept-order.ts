@@ -4,8 +4,10 @@
  * objects in (base-index.ts). The base is that order kept for free, and the overlay (objects
  * changed since the base was built: few) is merged in, so a page is the first limit + 1
  * objects the filters keep from the cursor on: a walk of the numbers with one typed-array
- * test each (about (limit + 1) / the filters' share of the mirror of them), never a pass
- * over the whole mirror per query nor a sort after each change.
+ * test each (about (limit + 1) / the filters' share of the mirror of them). A filter too
+ * sparse for that (the walk passes its budget) continues from the narrowing's list of kept
+ * numbers, one pass over the columns cached per filters and facts version. Never a sort
+ * after each change, nor a pass over the whole mirror per page.
  */
 import { idOf, numberOrder, type BaseData } from './base-index.js';
 import type { Named, Narrowing } from './engine.js';
@@ -14,11 +16,19 @@ import type { Named, Narrowing } from './engine.js';
  * The first `k` objects after `after` that `narrow` keeps: base numbers not `dead`, and the
  * overlay's `extra` docs (which replace their base copies, already dead).
  */
-export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>, k: number, after: Named | null, narrow: Narrowing): Named[] {
+export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>, k: number, after: Named | null, narrow: Narrowing, budget = Math.max(WALK_MIN, k * WALK_PER_ITEM)): Named[] {
   const fromBase: Named[] = [];
-  for (let o = after ? firstAfter(b, after) : 0; o < b.n && fromBase.length < k; o++) {
-    if (dead[o] === 1 || !narrow.number(o)) continue;
-    fromBase.push({ name: b.names[o]!, id: idOf(b, o) });
+  const take = (o: number): void => { fromBase.push({ name: b.names[o]!, id: idOf(b, o) }); };
+  // a walk with one test per number while the filters keep enough of them; past the budget
+  // (a sparse filter), the rest from the narrowing's list of kept numbers (one pass over the
+  // columns, cached per filters and facts version)
+  for (let o = after ? firstAfter(b, after) : 0, steps = 0; o < b.n && fromBase.length < k; o++) {
+    if (++steps > budget && narrow.numbers) {
+      const kept = narrow.numbers();
+      for (let i = lowerBound(kept, o); i < kept.length && fromBase.length < k; i++) if (dead[kept[i]!] !== 1) take(kept[i]!);
+      break;
+    }
+    if (dead[o] !== 1 && narrow.number(o)) take(o);
   }
   const fromExtra: Named[] = [];
   for (const d of extra) {
@@ -32,6 +42,21 @@ export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>,
     else out.push(fromExtra[j++]!);
   }
   return out;
+}
+
+/** Numbers walked one by one before the kept list is used: at least this many, or this many per item wanted. */
+const WALK_MIN = 20_000;
+const WALK_PER_ITEM = 1_000;
+
+/** The first index of ascending `list` holding a value >= x. */
+function lowerBound(list: Int32Array, x: number): number {
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The first base number whose (length, name, id) is after `after` (binary search). */

@@ -77,16 +77,17 @@ describe('the text engine narrowed by the filters', () => {
           expect(narrowedPages(fast, q, limit, narrow), `${q} ${limit} ${share}`).toEqual(naivePages(naive, q, limit, keep));
         }
         // operators only: every kept object in (name length, name, id) order, page by page from the cursor
-        for (const limit of [1, 7, 50]) {
+        // (with a walk budget of 0..5 numbers: the kept list of the narrowing, when it has one, takes over)
+        for (const [limit, walk] of [[1, undefined], [7, 0], [50, undefined], [3, 5]] as const) {
           const want = [...live.values()].filter((d) => keep(d.id)).sort(numberOrder).map((d) => d.id);
           const got: string[] = [];
           for (let after: Named | null = null, guard = 0; guard < 1000; guard++) {
-            const page = fast.firstKept(limit + 1, after, narrow);
+            const page = fast.firstKept(limit + 1, after, narrow, walk);
             got.push(...page.slice(0, limit).map((x) => x.id));
             if (page.length <= limit) break;
             after = page[limit - 1]!;
           }
-          expect(got, `operators only, ${limit} ${share}`).toEqual(want);
+          expect(got, `operators only, ${limit} ${walk} ${share}`).toEqual(want);
         }
         const removed = ids.filter(() => r() < 0.05);
         fast.remove(removed);
