@@ -154,6 +154,14 @@ export class OfflineIndex {
     return undefined;
   }
 
+  /**
+   * Follows a batch in the object facts only: while the text engine lags (caught up by
+   * rebuilds from the store, open-index.ts), the facts, never rebuilt, must not miss it.
+   */
+  followFacts(changes: readonly RemoteChange[]): void {
+    this.objectFacts.apply(changes);
+  }
+
   /** Follows a batch of remote changes (already applied to the store). */
   applyChanges(changes: readonly RemoteChange[]): void {
     const rootId = this.store.root()?.id;
