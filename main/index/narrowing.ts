@@ -1,10 +1,14 @@
 /**
  * Lets the text engine apply the search filters while it finds a page (engine.ts
  * `Narrowing`): the engine's numbered objects are mapped once to their slots in the object
- * facts (an Int32Array by number, kept per engine base and facts; slots never change meaning,
- * so it stays valid as the facts change), and each candidate is then one array read plus
- * the compiled filter test (fact-filter.ts). `numbersReady` builds that map in chunks that
- * yield to the event loop; without it the first filtered query builds it in one go.
+ * facts (an Int32Array by number, kept per engine base and facts). It stays valid as the
+ * facts change and reuse freed slots: a present object's slot never changes meaning, and a
+ * removed object's number is dead in the engine, which every caller checks first (while the
+ * engine lags the store, open-index.ts, a number may meet another object's facts: those
+ * answers may be older anyway, and an object no longer stored is never shown). Each
+ * candidate is then one array read plus the compiled filter test (fact-filter.ts).
+ * `numbersReady` builds that map in chunks that yield to the event loop; without it the
+ * first filtered query builds it in one go.
  */
 import type { Narrowing, Numbering } from './engine.js';
 import type { SlotTest } from './fact-filter.js';
