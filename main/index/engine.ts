@@ -26,6 +26,8 @@ export interface Narrowing {
    * asks only when a term's candidates are many, and may then visit these instead).
    */
   numbers?: () => Int32Array;
+  /** Builds what `numbers` returns ahead, in chunks that yield to the event loop (cached per facts version). */
+  numbersReady?: () => Promise<void>;
 }
 
 /** An object in (name length, name, id) order (kept-order.ts; a page cursor is the last one shown). */
@@ -50,8 +52,11 @@ export interface SearchEngine {
    * (an operators-only page, kept-order.ts), when the engine keeps that order.
    */
   firstKept?(k: number, after: Named | null, narrow: Narrowing): Named[];
-  /** Builds, in chunks that yield, what a narrowed page of `query` will use (short-order.ts). */
-  prepareNarrowed?(query: ParsedQuery): Promise<void>;
+  /**
+   * Builds, in chunks that yield, what a page of `query` (null: operators only) narrowed by
+   * `narrow` will use: a short term's answer order (short-order.ts), the kept numbers.
+   */
+  prepareNarrowed?(query: ParsedQuery | null, narrow: Narrowing): Promise<void>;
   /** Adds or replaces docs by id. */
   upsert(docs: readonly IndexDoc[]): void;
   remove(ids: readonly string[]): void;

@@ -33,17 +33,37 @@ export interface FilteredPage extends SearchPage {
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 
 /**
- * Resolves once `searchFiltered(index, q)` will not build the object facts (nor the map of
- * the engine's numbers to them) in one blocking pass: when `q` has operators, both are
- * built in chunks that yield to the event loop.
+ * Resolves once `searchFiltered(index, q)` will not build in one blocking pass what can be
+ * built ahead in chunks that yield to the event loop: the object facts, the map of the
+ * engine's numbers to them, the few objects that pass (or that they are not few), and what
+ * the engine's narrowed page will use (a short term's answer order, the kept numbers).
  */
 export async function filtersReady(index: OfflineIndex, q: string): Promise<void> {
   const parsed = parseFilters(q);
   if (!parsed.ok || parsed.query.filters.length === 0) return;
   const facts = await index.factsReady();
-  await numbersReady(index.numbering(), facts);
+  const num = index.numbering();
+  await numbersReady(num, facts);
+  const { filters } = parsed.query;
+  const inFolders = resolveFolders(facts, filters);
+  if ('missing' in inFolders) return; // the query itself says so
+  const test = slotTest(facts, filters, inFolders);
+  if (!num || (await fewReady(facts, filters, inFolders, test, FEW_MAX))) return; // the few are matched alone
   const text = parseQuery(parsed.query.text);
-  if (text.ok) await index.prepareNarrowed(text.query);
+  if (!text.ok && parsed.query.text !== '') return;
+  await index.prepareNarrowed(text.ok ? text.query : null, narrowing(num, facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders)));
+}
+
+/** The folder id each `in:` filter names, in order; or the first path not in the mirror. */
+function resolveFolders(facts: ObjectFacts, filters: readonly Filter[]): string[] | { missing: string } {
+  const out: string[] = [];
+  for (const f of filters) {
+    if (f.op !== 'in') continue;
+    const id = facts.folderAt(f.path);
+    if (id === undefined) return { missing: f.path };
+    out.push(id);
+  }
+  return out;
 }
 
 export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts & { fewMax?: number } = {}): FilteredPage {
@@ -54,12 +74,8 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
   const limit = opts.limit === undefined ? DEFAULT_SEARCH_LIMIT : Math.min(opts.limit, MAX_SEARCH_LIMIT);
   if (!Number.isSafeInteger(limit) || limit < 1) throw bad('limit must be a positive integer');
   const facts = index.facts();
-  const inFolders = filters.flatMap((f) => {
-    if (f.op !== 'in') return [];
-    const id = facts.folderAt(f.path);
-    if (id === undefined) throw bad(`${quoteOperator('in', f.path)}: no such folder in the mirror`);
-    return [id];
-  });
+  const inFolders = resolveFolders(facts, filters);
+  if ('missing' in inFolders) throw bad(`${quoteOperator('in', inFolders.missing)}: no such folder in the mirror`);
   const test = slotTest(facts, filters, inFolders);
   const picked: { id: string; match: DocMatch | undefined }[] = [];
   let pageToken = '';
@@ -116,12 +132,36 @@ function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: r
   const key = filterKey(filters, inFolders) + max;
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots;
-  const { slots: n, rootSlot } = facts.columns();
-  let slots: number[] | undefined = [];
-  for (let s = 0; s < n; s++) {
-    if (s === rootSlot || !test(s)) continue;
-    if (slots.push(s) > max) { slots = undefined; break; }
+  const steps = fewSteps(facts, test, max, Infinity);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return keepFew(facts, key, r.value);
+}
+
+/** The same, built ahead in chunks that yield (dropped when the facts change meanwhile); true when few pass. */
+async function fewReady(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], test: SlotTest, max: number): Promise<boolean> {
+  const key = filterKey(filters, inFolders) + max;
+  const c = fewCache.get(facts);
+  if (c && c.version === facts.version && c.key === key) return c.slots !== undefined;
+  const version = facts.version;
+  const steps = fewSteps(facts, test, max, 100_000);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return keepFew(facts, key, r.value) !== undefined;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (facts.version !== version) return false;
   }
+}
+
+function* fewSteps(facts: ObjectFacts, test: SlotTest, max: number, chunk: number): Generator<void, number[] | undefined> {
+  const { slots: n, rootSlot } = facts.columns();
+  const slots: number[] = [];
+  for (let s = 0; s < n; s++) {
+    if ((s + 1) % chunk === 0) yield;
+    if (s === rootSlot || !test(s)) continue;
+    if (slots.push(s) > max) return undefined;
+  }
+  return slots;
+}
+
+function keepFew(facts: ObjectFacts, key: string, slots: number[] | undefined): number[] | undefined {
   fewCache.set(facts, { version: facts.version, key, slots });
   return slots;
 }

@@ -44,6 +44,17 @@ export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>,
   return out;
 }
 
+/**
+ * True when a walk from the first number finds `k` objects `narrow` keeps within the walk's
+ * budget (else a page would continue from the narrowing's kept list: worth building ahead).
+ */
+export function walkFills(b: BaseData, dead: Uint8Array, k: number, narrow: Narrowing): boolean {
+  const end = Math.min(b.n, Math.max(WALK_MIN, k * WALK_PER_ITEM));
+  let found = 0;
+  for (let o = 0; o < end && found < k; o++) if (dead[o] !== 1 && narrow.number(o)) found++;
+  return found >= k || end === b.n;
+}
+
 /** Numbers walked one by one before the kept list is used: at least this many, or this many per item wanted. */
 const WALK_MIN = 20_000;
 const WALK_PER_ITEM = 1_000;

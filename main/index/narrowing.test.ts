@@ -20,8 +20,10 @@ import { MirrorStore } from '../mirror/store.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { buildBase, idOf, numberOrder } from './base-index.js';
 import type { Named, Narrowing } from './engine.js';
+import { docsOfStore } from './build.js';
 import { slotMask, slotTest } from './fact-filter.js';
 import { FastEngine } from './fast-engine.js';
+import { narrowing } from './narrowing.js';
 import { ObjectFacts } from './object-facts.js';
 
 type Pages = { ids: string[]; fragments: unknown[]; pageToken: string }[];
@@ -107,7 +109,7 @@ describe('the compiled filter test', () => {
   let db: Db | undefined;
   afterEach(() => { db?.close(); rmSync(dir, { recursive: true, force: true }); });
 
-  it('equals passes() on every fact, for every filter (as a test and as a mask)', () => {
+  it('equals passes() on every fact, for every filter (as a test and as a mask); the kept numbers likewise', async () => {
     dir = mkdtempSync(join(tmpdir(), 'fact-filter-'));
     db = openStateDb(dir);
     const store = new MirrorStore(db);
@@ -149,5 +151,27 @@ describe('the compiled filter test', () => {
       }
     }
     expect(some).toBeGreaterThan(500);
+
+    // the narrowing over an engine's numbers: its kept list (built in one go, or ahead by
+    // numbersReady) is exactly the numbers whose object passes, and follows the facts' changes
+    const fast = new FastEngine(buildBase(docsOfStore(store)));
+    const num = fast.numbering();
+    for (const q of ['kind:photo|video', 'size:>1mb', `in:"${facts.pathOf(folders[0]!)}"`]) {
+      const parsed = parseFilters(q);
+      if (!parsed.ok) continue;
+      const inFolders = parsed.query.filters.flatMap((f) => (f.op === 'in' ? [facts.folderAt(f.path)!] : []));
+      const test = slotTest(facts, parsed.query.filters, inFolders);
+      const want = (): number[] => Array.from({ length: num.n }, (_, o) => o).filter((o) => { const s = facts.slotOfId(num.idAt(o)); return s !== undefined && test(s); });
+      const ahead = narrowing(num, facts, test, q, () => slotMask(facts, parsed.query.filters, inFolders));
+      await ahead.numbersReady!();
+      expect([...ahead.numbers!()], q).toEqual(want());
+      expect([...narrowing(num, facts, test, q).numbers!()], q).toEqual(want());
+      const gone = objs.find((o) => o.mimeType !== FOLDER_MIME && test(facts.slotOfId(o.id)!))!;
+      store.apply([{ kind: 'removed', before: gone }]);
+      facts.apply([{ kind: 'removed', before: gone }]);
+      objs.splice(objs.indexOf(gone), 1);
+      const after = narrowing(num, facts, slotTest(facts, parsed.query.filters, inFolders), q);
+      expect([...after.numbers!()], `${q} after a removal`).toEqual(want());
+    }
   });
 });

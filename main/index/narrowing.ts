@@ -40,6 +40,9 @@ export async function numbersReady(num: Numbering | undefined, facts: ObjectFact
   }
 }
 
+/** Numbers per chunk of a kept list built ahead (`numbersReady`). */
+const KEPT_CHUNK = 100_000;
+
 /** The kept numbers of the last few filters, per engine base and facts version. */
 const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: Map<string, Int32Array> }>();
 
@@ -58,21 +61,43 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
   const e = entry(num, facts);
   if (e.done < num.n) fill(num, e, num.n);
   const slots = e.slots;
-  const numbers = (): Int32Array => {
+  const cache = (): Map<string, Int32Array> => {
     let c = kept.get(num.key);
     if (!c || c.facts !== facts || c.version !== facts.version) kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
-    let list = c.byKey.get(key);
-    if (list) return list;
+    return c.byKey;
+  };
+  /** The kept numbers, a pass over every number; yields after each `chunk` of them. */
+  function* building(chunk: number): Generator<void, Int32Array> {
     const out: number[] = [];
     const m = mask?.();
-    for (let o = 0; o < num.n; o++) {
+    for (let o = 0; o < num!.n; o++) {
       const s = slots[o]!;
       if (m && s >= 0 && s < m.length ? m[s] === 1 : keep(o)) out.push(o);
+      if ((o + 1) % chunk === 0) yield;
     }
-    list = Int32Array.from(out);
-    if (c.byKey.size >= 8) c.byKey.clear();
-    c.byKey.set(key, list);
+    return Int32Array.from(out);
+  }
+  const store = (list: Int32Array): Int32Array => {
+    const byKey = cache();
+    if (byKey.size >= 8) byKey.clear();
+    byKey.set(key, list);
     return list;
+  };
+  const numbers = (): Int32Array => {
+    const have = cache().get(key);
+    if (have) return have;
+    const steps = building(Infinity);
+    for (let r = steps.next(); ; r = steps.next()) if (r.done) return store(r.value);
+  };
+  const numbersReady = async (): Promise<void> => {
+    if (cache().get(key)) return;
+    const version = facts.version;
+    const steps = building(KEPT_CHUNK);
+    for (let r = steps.next(); ; r = steps.next()) {
+      if (r.done) { store(r.value); return; }
+      await nextTurn();
+      if (facts.version !== version) return; // the facts changed meanwhile: the query builds its own
+    }
   };
   const keep = (o: number): boolean => {
     let s = slots[o]!;
@@ -84,5 +109,5 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
     }
     return test(s);
   };
-  return { id, number: keep, numbers };
+  return { id, number: keep, numbers, numbersReady };
 }

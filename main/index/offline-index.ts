@@ -73,9 +73,9 @@ export class OfflineIndex {
     return this.engine.firstKept?.(k, after, narrow);
   }
 
-  /** Builds ahead, in chunks that yield, what the engine's narrowed page of `query` will use. */
-  async prepareNarrowed(query: ParsedQuery): Promise<void> {
-    await this.engine.prepareNarrowed?.(query);
+  /** Builds ahead, in chunks that yield, what the engine's page of `query` (null: operators only) narrowed by `narrow` will use. */
+  async prepareNarrowed(query: ParsedQuery | null, narrow: Narrowing): Promise<void> {
+    await this.engine.prepareNarrowed?.(query, narrow);
   }
 
   /** Swaps in a rebuilt engine (compaction). */
