@@ -142,7 +142,7 @@ async function fewReady(facts: ObjectFacts, filters: readonly Filter[], inFolder
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots !== undefined;
   const version = facts.version;
-  const steps = fewSteps(facts, test, max, 100_000);
+  const steps = fewSteps(facts, test, max, 50_000);
   for (let r = steps.next(); ; r = steps.next()) {
     if (r.done) return keepFew(facts, key, r.value) !== undefined;
     await new Promise<void>((resolve) => setImmediate(resolve));

@@ -41,7 +41,7 @@ export async function numbersReady(num: Numbering | undefined, facts: ObjectFact
 }
 
 /** Numbers per chunk of a kept list built ahead (`numbersReady`). */
-const KEPT_CHUNK = 100_000;
+const KEPT_CHUNK = 50_000;
 
 /** The kept numbers of the last few filters, per engine base and facts version. */
 const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: Map<string, Int32Array> }>();

@@ -48,7 +48,7 @@ function keep(b: BaseData, t: string, order: ShortOrder): ShortOrder {
  * name (the next search starts at the name's end), then a counting sort by (word start,
  * first index), stable in number order.
  */
-export function* buildingShortOrder(b: BaseData, t: string, chunk = 20_000): Generator<void, ShortOrder> {
+export function* buildingShortOrder(b: BaseData, t: string, chunk = 10_000): Generator<void, ShortOrder> {
   const { blob, starts, names, n } = b;
   let objs = new Uint32Array(1024), firsts = new Uint32Array(1024), wss = new Uint8Array(1024);
   let count = 0, maxFirst = 0;
