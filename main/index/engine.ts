@@ -28,6 +28,8 @@ export interface Narrowing {
   numbers?: () => Int32Array;
   /** Builds what `numbers` returns ahead, in chunks that yield to the event loop (cached per facts version). */
   numbersReady?: () => Promise<void>;
+  /** What `numbers` returns when it is built already (no pass), else undefined. */
+  numbersIfBuilt?: () => Int32Array | undefined;
 }
 
 /** An object in (name length, name, id) order (kept-order.ts; a page cursor is the last one shown). */

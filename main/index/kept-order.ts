@@ -22,9 +22,11 @@ export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>,
   // a walk with one test per number while the filters keep enough of them; past the budget
   // (a sparse filter), the rest from the narrowing's list of kept numbers (one pass over the
   // columns, cached per filters and facts version)
+  // the kept list when it is built already (cheaper than any walk), else past the budget
+  const built = narrow.numbersIfBuilt?.();
   for (let o = after ? firstAfter(b, after) : 0, steps = 0; o < b.n && fromBase.length < k; o++) {
-    if (++steps > budget && narrow.numbers) {
-      const kept = narrow.numbers();
+    if (built || (++steps > budget && narrow.numbers)) {
+      const kept = built ?? narrow.numbers!();
       for (let i = lowerBound(kept, o); i < kept.length && fromBase.length < k; i++) if (dead[kept[i]!] !== 1) take(kept[i]!);
       break;
     }

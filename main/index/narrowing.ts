@@ -109,5 +109,5 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
     }
     return test(s);
   };
-  return { id, number: keep, numbers, numbersReady };
+  return { id, number: keep, numbers, numbersReady, numbersIfBuilt: () => cache().get(key) };
 }
