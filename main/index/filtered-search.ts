@@ -18,7 +18,7 @@ import {
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
 import { numberOrder } from './base-index.js';
 import { docOf, type Named } from './engine.js';
-import { slotMask, slotTest, type SlotTest } from './fact-filter.js';
+import { slotMask, slotMaskSteps, slotTest, type SlotTest } from './fact-filter.js';
 import { insertBest } from './kept-order.js';
 import { narrowing, numbersReady } from './narrowing.js';
 import type { OfflineIndex, SearchOpts } from './offline-index.js';
@@ -51,7 +51,7 @@ export async function filtersReady(index: OfflineIndex, q: string): Promise<void
   if (!num || (await fewReady(facts, filters, inFolders, test, FEW_MAX))) return; // the few are matched alone
   const text = parseQuery(parsed.query.text);
   if (!text.ok && parsed.query.text !== '') return;
-  await index.prepareNarrowed(text.ok ? text.query : null, narrowing(num, facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders)));
+  await index.prepareNarrowed(text.ok ? text.query : null, narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)));
 }
 
 /** The folder id each `in:` filter names, in order; or the first path not in the mirror. */
@@ -95,7 +95,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
       pageToken = page.pageToken;
     } else {
       // the engine applies the filters to each candidate as it finds the page
-      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders)));
+      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)));
       picked.push(...page.items);
       pageToken = page.pageToken;
     }
@@ -105,7 +105,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
     const num = index.numbering();
-    const best = (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders))))
+    const best = (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders))))
       || firstInOrder(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
     for (const x of best.slice(0, limit)) picked.push({ id: x.id, match: undefined });
     if (best.length > limit) pageToken = 'f' + encodeOpaque([best[limit - 1]!.name, best[limit - 1]!.id]);
@@ -165,6 +165,10 @@ function keepFew(facts: ObjectFacts, key: string, slots: number[] | undefined): 
   fewCache.set(facts, { version: facts.version, key, slots });
   return slots;
 }
+
+/** The filters' mask over the slots, in steps (narrowing.ts builds the kept numbers with it). */
+const maskOf = (facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]) => (chunk: number): Generator<void, Uint8Array> =>
+  slotMaskSteps(facts, filters, inFolders, chunk);
 
 const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
 

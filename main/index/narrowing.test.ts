@@ -21,7 +21,7 @@ import { openStateDb, type Db } from '../state/db.js';
 import { buildBase, idOf, numberOrder } from './base-index.js';
 import type { Named, Narrowing } from './engine.js';
 import { docsOfStore } from './build.js';
-import { slotMask, slotTest } from './fact-filter.js';
+import { slotMask, slotMaskSteps, slotTest } from './fact-filter.js';
 import { FastEngine } from './fast-engine.js';
 import { narrowing } from './narrowing.js';
 import { ObjectFacts } from './object-facts.js';
@@ -144,6 +144,12 @@ describe('the compiled filter test', () => {
       const inFolders = parsed.query.filters.flatMap((f) => (f.op === 'in' ? [facts.folderAt(f.path)!] : []));
       const test = slotTest(facts, parsed.query.filters, inFolders);
       const mask = slotMask(facts, parsed.query.filters, inFolders);
+      // in steps of 7 slots (the way it is built ahead): the same mask, and it did yield
+      const steps = slotMaskSteps(facts, parsed.query.filters, inFolders, 7);
+      let r = steps.next(), yields = 0;
+      for (; !r.done; r = steps.next()) yields++;
+      expect(r.value, q).toEqual(mask);
+      if (parsed.query.filters.some((f) => f.op !== 'in' || f.path !== '')) expect(yields, q).toBeGreaterThan(0);
       for (const fact of facts.byId.values()) {
         const want = passes(fact, parsed.query.filters, inFolders, (id, folder) => facts.isUnder(id, folder));
         expect(test(facts.slotOfId(fact.id)!), `${q} ${fact.id}`).toBe(want);
@@ -163,7 +169,7 @@ describe('the compiled filter test', () => {
       const inFolders = parsed.query.filters.flatMap((f) => (f.op === 'in' ? [facts.folderAt(f.path)!] : []));
       const test = slotTest(facts, parsed.query.filters, inFolders);
       const want = (): number[] => Array.from({ length: num.n }, (_, o) => o).filter((o) => { const s = facts.slotOfId(num.idAt(o)); return s !== undefined && test(s); });
-      const ahead = narrowing(num, facts, test, q, () => slotMask(facts, parsed.query.filters, inFolders));
+      const ahead = narrowing(num, facts, test, q, (chunk) => slotMaskSteps(facts, parsed.query.filters, inFolders, chunk));
       await ahead.numbersReady!();
       expect([...ahead.numbers!()], q).toEqual(want());
       expect([...narrowing(num, facts, test, q).numbers!()], q).toEqual(want());

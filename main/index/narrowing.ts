@@ -49,10 +49,10 @@ const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: M
 /**
  * The narrowing of `test` for an engine with `num` (ids only when the engine has no
  * numbers). `key` names the filters (the same key, the same test) for the cached list of
- * kept numbers; `mask` (slotMask of the same filters), when given, makes that list one
- * array read per number.
+ * kept numbers; `mask` (slotMaskSteps of the same filters), when given, makes that list
+ * one array read per number.
  */
-export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: () => Uint8Array): Narrowing {
+export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: (chunk: number) => Generator<void, Uint8Array>): Narrowing {
   const id = (x: string): boolean => {
     const s = facts.slotOfId(x);
     return s !== undefined && test(s);
@@ -66,10 +66,10 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
     if (!c || c.facts !== facts || c.version !== facts.version) kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
     return c.byKey;
   };
-  /** The kept numbers, a pass over every number; yields after each `chunk` of them. */
+  /** The kept numbers, a pass over every number; yields after each `chunk` of them (and of the mask's passes). */
   function* building(chunk: number): Generator<void, Int32Array> {
     const out: number[] = [];
-    const m = mask?.();
+    const m = mask ? yield* mask(chunk) : undefined;
     for (let o = 0; o < num!.n; o++) {
       const s = slots[o]!;
       if (m && s >= 0 && s < m.length ? m[s] === 1 : keep(o)) out.push(o);
