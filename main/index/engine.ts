@@ -26,6 +26,16 @@ export interface Narrowing {
    * asks only when a term's candidates are many, and may then visit these instead).
    */
   numbers?: () => Int32Array;
+  /** Builds what `numbers` returns ahead, in chunks that yield to the event loop (cached per facts version). */
+  numbersReady?: () => Promise<void>;
+  /** What `numbers` returns when it is built already (no pass), else undefined. */
+  numbersIfBuilt?: () => Int32Array | undefined;
+}
+
+/** An object in (name length, name, id) order (kept-order.ts; a page cursor is the last one shown). */
+export interface Named {
+  name: string;
+  id: string;
 }
 
 /** The engine's numbered objects (ids by number); `key` is the same object as long as the numbers hold. */
@@ -39,6 +49,16 @@ export interface SearchEngine {
   /** The page after `after`; with `narrow`, the page of only the objects it keeps (same order). */
   page(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage;
   numbering?(): Numbering;
+  /**
+   * The first `k` objects `narrow` keeps after `after` in (name length, name, id) order
+   * (an operators-only page, kept-order.ts), when the engine keeps that order.
+   */
+  firstKept?(k: number, after: Named | null, narrow: Narrowing): Named[];
+  /**
+   * Builds, in chunks that yield, what a page of `query` (null: operators only) narrowed by
+   * `narrow` will use: a short term's answer order (short-order.ts), the kept numbers.
+   */
+  prepareNarrowed?(query: ParsedQuery | null, narrow: Narrowing): Promise<void>;
   /** Adds or replaces docs by id. */
   upsert(docs: readonly IndexDoc[]): void;
   remove(ids: readonly string[]): void;

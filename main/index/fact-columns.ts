@@ -2,7 +2,8 @@
  * Small helpers of the columnar object facts (object-facts.ts): the fact of a stored row, a string table (each
  * distinct extension or camera once, by a dense id; 0 is '') and the read-only map view of
  * the facts by id that callers iterate (storage totals, tests), each fact read from the
- * columns when asked, and the table of ids to slots.
+ * columns when asked, and the table of ids to slots (an id can be taken out, so that a
+ * freed slot can take another).
  */
 import { factOf, type Fact } from '../../app/filters/facts.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
@@ -130,6 +131,33 @@ export class IdTable {
     if ((this.used + 1) * 2 > this.table.length) this.rehash(this.table.length * 2);
     this.place(id, slot);
     this.used++;
+  }
+
+  /**
+   * Takes an id out (its slot is about to be reused): the entries after it in its probe run
+   * move back into the hole when their home allows (linear probing's deletion, no
+   * tombstones). Call while `ids` still holds every entry's id.
+   */
+  delete(id: string): void {
+    const t = this.table, mask = t.length - 1;
+    let i = IdTable.hash(id) & mask;
+    for (; ; i = (i + 1) & mask) {
+      const v = t[i]!;
+      if (v === 0) return;
+      if (this.ids[v - 1] === id) break;
+    }
+    t[i] = 0;
+    this.used--;
+    for (let j = (i + 1) & mask; t[j] !== 0; j = (j + 1) & mask) {
+      const v = t[j]!;
+      const home = IdTable.hash(this.ids[v - 1]!) & mask;
+      // the entry stays when its home lies cyclically in (i, j]
+      const stays = i <= j ? home > i && home <= j : home > i || home <= j;
+      if (stays) continue;
+      t[i] = v;
+      t[j] = 0;
+      i = j;
+    }
   }
 
   private place(id: string, slot: number): void {

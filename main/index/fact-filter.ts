@@ -69,10 +69,12 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
     }
   }
   const present = c.present;
-  if (tests.length === 1) {
-    const t = tests[0]!;
-    return (s) => present[s] === 1 && t(s);
-  }
+  // one, two or three tests (almost every query) without a loop over them
+  const [t0, t1, t2] = tests;
+  if (tests.length === 0) return (s) => present[s] === 1;
+  if (tests.length === 1) return (s) => present[s] === 1 && t0!(s);
+  if (tests.length === 2) return (s) => present[s] === 1 && t0!(s) && t1!(s);
+  if (tests.length === 3) return (s) => present[s] === 1 && t0!(s) && t1!(s) && t2!(s);
   return (s) => {
     if (present[s] !== 1) return false;
     for (const t of tests) if (!t(s)) return false;
@@ -86,26 +88,38 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
  * every object anyway (operators only). Valid until the facts' next change.
  */
 export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]): Uint8Array {
+  const steps = slotMaskSteps(facts, filters, inFolders, Infinity);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}
+
+/** slotMask in steps: yields after each `chunk` slots of a column's loop (built ahead without holding the loop). */
+export function* slotMaskSteps(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], chunk: number): Generator<void, Uint8Array> {
   const c = facts.columns();
   const n = c.slots;
   const m = c.present.slice(0, n);
   let k = 0;
-  const narrowBy = (table: Uint8Array, col: Uint8Array | Uint32Array): void => {
-    for (let s = 0; s < n; s++) if (m[s] === 1 && table[col[s]!] !== 1) m[s] = 0;
-  };
+  /** Clears m[s] for the slots in [0, n) that `keep` rejects, a chunk at a time. */
+  function* narrowBy(keep: (s: number) => boolean): Generator<void> {
+    for (let from = 0; from < n; from += chunk) {
+      const to = Math.min(n, from + chunk);
+      for (let s = from; s < to; s++) if (m[s] === 1 && !keep(s)) m[s] = 0;
+      if (to < n) yield;
+    }
+  }
+  const byTable = (table: Uint8Array, col: Uint8Array | Uint32Array) => (s: number): boolean => table[col[s]!] === 1;
   for (const x of filters) {
     switch (x.op) {
-      case 'ext': narrowBy(Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)), c.ext); break;
-      case 'kind': narrowBy(Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)), c.kind); break;
-      case 'camera': narrowBy(Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)), c.camera); break;
+      case 'ext': yield* narrowBy(byTable(Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)), c.ext)); break;
+      case 'kind': yield* narrowBy(byTable(Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)), c.kind)); break;
+      case 'camera': yield* narrowBy(byTable(Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)), c.camera)); break;
       case 'size': {
         const { min, max } = x, kind = c.kind, size = c.size;
-        for (let s = 0; s < n; s++) if (m[s] === 1 && (kind[s] === FOLDER_CODE || size[s]! < min || size[s]! > max)) m[s] = 0;
+        yield* narrowBy((s) => kind[s] !== FOLDER_CODE && size[s]! >= min && size[s]! <= max);
         break;
       }
       case 'date': {
         const { from, to } = x, day = c.day;
-        for (let s = 0; s < n; s++) if (m[s] === 1) { const d = day[s]!; if (d === 0 || d < from || d > to) m[s] = 0; }
+        yield* narrowBy((s) => { const d = day[s]!; return d !== 0 && d >= from && d <= to; });
         break;
       }
       case 'in': {
@@ -115,13 +129,12 @@ export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolde
         // per parent slot: 0 not known yet, 1 under the folder (or it), 2 not
         const known = new Uint8Array(n);
         const parent = c.parent;
-        for (let s = 0; s < n; s++) {
-          if (m[s] !== 1) continue;
+        yield* narrowBy((s) => {
           const p = parent[s]!;
-          if (p < 0) { m[s] = 0; continue; }
+          if (p < 0) return false;
           if (known[p] === 0) known[p] = p === folder || facts.slotUnder(s, folder) ? 1 : 2;
-          if (known[p] !== 1) m[s] = 0;
-        }
+          return known[p] === 1;
+        });
         break;
       }
     }

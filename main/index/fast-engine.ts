@@ -6,12 +6,14 @@
  * matches in make/model/mime only from combo-search.ts; app/search decides matches, keys,
  * the page and its token. Base and overlay answers merge in one TopK.
  */
-import { TopK, compareKeys, foldCase, matchDoc, takePage, type ParsedQuery, type SortKey } from '../../app/search/index.js';
+import { DEFAULT_SEARCH_LIMIT, TopK, compareKeys, foldCase, matchDoc, takePage, type ParsedQuery, type SortKey } from '../../app/search/index.js';
 import { idOf, numberOfId, type BaseData } from './base-index.js';
 import { BaseView, foldOpt } from './base-view.js';
 import { searchCombos } from './combo-search.js';
-import type { EnginePage, IndexDoc, Narrowing, Numbering, SearchEngine } from './engine.js';
+import type { EnginePage, IndexDoc, Named, Narrowing, Numbering, SearchEngine } from './engine.js';
+import { firstKept, walkFills } from './kept-order.js';
 import { NamePass, runNamePass, type Hit } from './name-pass.js';
+import { shortOrderReady } from './short-order.js';
 import { NAME_STRATEGIES } from './strategies/index.js';
 
 interface ExtraDoc {
@@ -66,6 +68,23 @@ export class FastEngine implements SearchEngine {
   numbering(): Numbering {
     const b = this.base;
     return { key: b, n: b.n, idAt: (o) => idOf(b, o) };
+  }
+
+  /** `walk`: numbers tested one by one before the narrowing's kept list is used (tests). */
+  firstKept(k: number, after: Named | null, narrow: Narrowing, walk?: number): Named[] {
+    return firstKept(this.base, this.dead, Array.from(this.extra.values(), (e) => e.doc), k, after, narrow, walk);
+  }
+
+  async prepareNarrowed(query: ParsedQuery | null, narrow: Narrowing): Promise<void> {
+    if (!query) {
+      // operators only: the kept list when a first page's walk would pass its budget (kept-order.ts)
+      if (!walkFills(this.base, this.dead, DEFAULT_SEARCH_LIMIT + 1, narrow)) await narrow.numbersReady?.();
+      return;
+    }
+    const t = query.folded[0];
+    if (query.folded.length === 1 && t !== undefined && t.length < 3 && !t.includes('\0')) return shortOrderReady(this.base, t);
+    // a frequent term: narrow-list asks for the kept list (strategies/narrow-list.ts)
+    if (query.folded.reduce((sum, x) => sum + this.view.estimate(x), 0) * 64 >= this.base.n) await narrow.numbersReady?.();
   }
 
   page(query: ParsedQuery, limit: number, after: SortKey | null, narrow?: Narrowing): EnginePage {

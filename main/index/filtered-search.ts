@@ -2,8 +2,8 @@
  * Search with operators (app/filters): the plain text goes to the offline index exactly as
  * the service would answer it, and the filters keep only the matches that pass, in the
  * service's order. Without operators this IS `OfflineIndex.search` (same objects, order,
- * fragments, tokens). With only operators (no text), objects are listed by name (code
- * point, then id). Either way the answer is offline-only: the service has no operators.
+ * fragments, tokens). With only operators (no text), objects are listed in rule 7's order
+ * with no term: name length, name by code point, id (kept-order.ts). Either way the answer is offline-only: the service has no operators.
  * The filters are compiled to one test over the columns of the object facts
  * (fact-filter.ts) and handed to the text engine, which applies it to each candidate before
  * matching it and finds the narrowed page with the same pruning as a plain page (narrowing.ts).
@@ -13,11 +13,13 @@ import { AppError } from '../../app/errors.js';
 import { parseFilters, quoteOperator, type Filter } from '../../app/filters/filters.js';
 import type { SearchPage } from '../../app/model/remote-object.js';
 import {
-  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, compareCodePoints, decodeSearchToken, parseQuery, selectPage, type DocMatch,
+  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, decodeSearchToken, parseQuery, selectPage, type DocMatch,
 } from '../../app/search/index.js';
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
-import { docOf } from './engine.js';
-import { slotMask, slotTest, type SlotTest } from './fact-filter.js';
+import { numberOrder } from './base-index.js';
+import { docOf, type Named } from './engine.js';
+import { slotMask, slotMaskSteps, slotTest, type SlotTest } from './fact-filter.js';
+import { insertBest } from './kept-order.js';
 import { narrowing, numbersReady } from './narrowing.js';
 import type { OfflineIndex, SearchOpts } from './offline-index.js';
 import type { ObjectFacts } from './object-facts.js';
@@ -31,15 +33,37 @@ export interface FilteredPage extends SearchPage {
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 
 /**
- * Resolves once `searchFiltered(index, q)` will not build the object facts (nor the map of
- * the engine's numbers to them) in one blocking pass: when `q` has operators, both are
- * built in chunks that yield to the event loop.
+ * Resolves once `searchFiltered(index, q)` will not build in one blocking pass what can be
+ * built ahead in chunks that yield to the event loop: the object facts, the map of the
+ * engine's numbers to them, the few objects that pass (or that they are not few), and what
+ * the engine's narrowed page will use (a short term's answer order, the kept numbers).
  */
 export async function filtersReady(index: OfflineIndex, q: string): Promise<void> {
   const parsed = parseFilters(q);
   if (!parsed.ok || parsed.query.filters.length === 0) return;
   const facts = await index.factsReady();
-  if (parsed.query.text !== '') await numbersReady(index.numbering(), facts);
+  const num = index.numbering();
+  await numbersReady(num, facts);
+  const { filters } = parsed.query;
+  const inFolders = resolveFolders(facts, filters);
+  if ('missing' in inFolders) return; // the query itself says so
+  const test = slotTest(facts, filters, inFolders);
+  if (!num || (await fewReady(facts, filters, inFolders, test, FEW_MAX))) return; // the few are matched alone
+  const text = parseQuery(parsed.query.text);
+  if (!text.ok && parsed.query.text !== '') return;
+  await index.prepareNarrowed(text.ok ? text.query : null, narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)));
+}
+
+/** The folder id each `in:` filter names, in order; or the first path not in the mirror. */
+function resolveFolders(facts: ObjectFacts, filters: readonly Filter[]): string[] | { missing: string } {
+  const out: string[] = [];
+  for (const f of filters) {
+    if (f.op !== 'in') continue;
+    const id = facts.folderAt(f.path);
+    if (id === undefined) return { missing: f.path };
+    out.push(id);
+  }
+  return out;
 }
 
 export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts & { fewMax?: number } = {}): FilteredPage {
@@ -50,12 +74,8 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
   const limit = opts.limit === undefined ? DEFAULT_SEARCH_LIMIT : Math.min(opts.limit, MAX_SEARCH_LIMIT);
   if (!Number.isSafeInteger(limit) || limit < 1) throw bad('limit must be a positive integer');
   const facts = index.facts();
-  const inFolders = filters.flatMap((f) => {
-    if (f.op !== 'in') return [];
-    const id = facts.folderAt(f.path);
-    if (id === undefined) throw bad(`${quoteOperator('in', f.path)}: no such folder in the mirror`);
-    return [id];
-  });
+  const inFolders = resolveFolders(facts, filters);
+  if ('missing' in inFolders) throw bad(`${quoteOperator('in', inFolders.missing)}: no such folder in the mirror`);
   const test = slotTest(facts, filters, inFolders);
   const picked: { id: string; match: DocMatch | undefined }[] = [];
   let pageToken = '';
@@ -75,18 +95,20 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
       pageToken = page.pageToken;
     } else {
       // the engine applies the filters to each candidate as it finds the page
-      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), () => slotMask(facts, filters, inFolders)));
+      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)));
       picked.push(...page.items);
       pageToken = page.pageToken;
     }
   } else {
-    // the first `limit` by name after the cursor, in one pass over the objects that pass (no sort of the mirror)
+    // the first `limit` in (name length, name, id) order after the cursor: a walk of the engine's
+    // numbers from the cursor (kept-order.ts), else one pass over the objects that pass
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
-    const { ids } = facts.columns();
-    const best = firstByName(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
-    for (const s of best.slice(0, limit)) picked.push({ id: ids[s]!, match: undefined });
-    if (best.length > limit) pageToken = 'f' + encodeOpaque([facts.columns().names[best[limit - 1]!]!, ids[best[limit - 1]!]!]);
+    const num = index.numbering();
+    const best = (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders))))
+      || firstInOrder(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
+    for (const x of best.slice(0, limit)) picked.push({ id: x.id, match: undefined });
+    if (best.length > limit) pageToken = 'f' + encodeOpaque([best[limit - 1]!.name, best[limit - 1]!.id]);
   }
   const objects = index.store.getMany(picked.map((p) => p.id));
   const matches = picked.flatMap((p) => {
@@ -110,47 +132,65 @@ function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: r
   const key = filterKey(filters, inFolders) + max;
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots;
-  const { slots: n, rootSlot } = facts.columns();
-  let slots: number[] | undefined = [];
-  for (let s = 0; s < n; s++) {
-    if (s === rootSlot || !test(s)) continue;
-    if (slots.push(s) > max) { slots = undefined; break; }
+  const steps = fewSteps(facts, test, max, Infinity);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return keepFew(facts, key, r.value);
+}
+
+/** The same, built ahead in chunks that yield (dropped when the facts change meanwhile); true when few pass. */
+async function fewReady(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], test: SlotTest, max: number): Promise<boolean> {
+  const key = filterKey(filters, inFolders) + max;
+  const c = fewCache.get(facts);
+  if (c && c.version === facts.version && c.key === key) return c.slots !== undefined;
+  const version = facts.version;
+  const steps = fewSteps(facts, test, max, 50_000);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return keepFew(facts, key, r.value) !== undefined;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (facts.version !== version) return false;
   }
+}
+
+function* fewSteps(facts: ObjectFacts, test: SlotTest, max: number, chunk: number): Generator<void, number[] | undefined> {
+  const { slots: n, rootSlot } = facts.columns();
+  const slots: number[] = [];
+  for (let s = 0; s < n; s++) {
+    if ((s + 1) % chunk === 0) yield;
+    if (s === rootSlot || !test(s)) continue;
+    if (slots.push(s) > max) return undefined;
+  }
+  return slots;
+}
+
+function keepFew(facts: ObjectFacts, key: string, slots: number[] | undefined): number[] | undefined {
   fewCache.set(facts, { version: facts.version, key, slots });
   return slots;
 }
 
+/** The filters' mask over the slots, in steps (narrowing.ts builds the kept numbers with it). */
+const maskOf = (facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]) => (chunk: number): Generator<void, Uint8Array> =>
+  slotMaskSteps(facts, filters, inFolders, chunk);
+
 const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
 
 /**
- * The first `k` slots in (name by code point, id) order after `cursor` among `among` (slots
- * that pass `test`, or a mask of those that pass): one pass keeping the best k, so a page
- * costs one look at each passing object and no sort of the whole mirror (not the root itself).
+ * The first `k` objects in (name length, name by code point, id) order after `cursor` among
+ * `among` (slots that pass `test`, or a mask of those that pass): one pass keeping the best
+ * k (not the root itself). For engines without that order kept, and the few that pass.
  */
-function firstByName(facts: ObjectFacts, among: readonly number[] | Uint8Array, test: SlotTest, k: number, cursor: { name: string; id: string } | null): number[] {
+function firstInOrder(facts: ObjectFacts, among: readonly number[] | Uint8Array, test: SlotTest, k: number, cursor: Named | null): Named[] {
   const { names, ids, rootSlot } = facts.columns();
-  const cmp = (a: number, name: string, id: string): number => compareCodePoints(names[a]!, name) || compareCodePoints(ids[a]!, id);
-  const best: number[] = [];
+  const best: Named[] = [];
   const consider = (s: number): void => {
     if (s === rootSlot) return;
-    const name = names[s]!, id = ids[s]!;
-    if (cursor && (compareCodePoints(name, cursor.name) || compareCodePoints(id, cursor.id)) <= 0) return;
-    if (best.length === k && cmp(best[k - 1]!, name, id) <= 0) return;
-    let lo = 0, hi = best.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cmp(best[mid]!, name, id) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    best.splice(lo, 0, s);
-    if (best.length > k) best.pop();
+    const x = { name: names[s]!, id: ids[s]! };
+    if (!cursor || numberOrder(x, cursor) > 0) insertBest(best, x, k);
   };
   if (among instanceof Uint8Array) { for (let s = 0; s < among.length; s++) if (among[s] === 1) consider(s); }
   else for (const s of among) if (test(s)) consider(s);
   return best;
 }
 
-function decodeNameToken(t: string): { name: string; id: string } | null | undefined {
+function decodeNameToken(t: string): Named | null | undefined {
   if (t === '') return null;
   if (t[0] !== 'f') return undefined;
   const v = decodeOpaque(t.slice(1));

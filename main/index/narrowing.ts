@@ -1,10 +1,14 @@
 /**
  * Lets the text engine apply the search filters while it finds a page (engine.ts
  * `Narrowing`): the engine's numbered objects are mapped once to their slots in the object
- * facts (an Int32Array by number, kept per engine base and facts; slots never change meaning,
- * so it stays valid as the facts change), and each candidate is then one array read plus
- * the compiled filter test (fact-filter.ts). `numbersReady` builds that map in chunks that
- * yield to the event loop; without it the first filtered query builds it in one go.
+ * facts (an Int32Array by number, kept per engine base and facts). It stays valid as the
+ * facts change and reuse freed slots: a present object's slot never changes meaning, and a
+ * removed object's number is dead in the engine, which every caller checks first (while the
+ * engine lags the store, open-index.ts, a number may meet another object's facts: those
+ * answers may be older anyway, and an object no longer stored is never shown). Each
+ * candidate is then one array read plus the compiled filter test (fact-filter.ts).
+ * `numbersReady` builds that map in chunks that yield to the event loop; without it the
+ * first filtered query builds it in one go.
  */
 import type { Narrowing, Numbering } from './engine.js';
 import type { SlotTest } from './fact-filter.js';
@@ -36,16 +40,19 @@ export async function numbersReady(num: Numbering | undefined, facts: ObjectFact
   }
 }
 
+/** Numbers per chunk of a kept list built ahead (`numbersReady`). */
+const KEPT_CHUNK = 50_000;
+
 /** The kept numbers of the last few filters, per engine base and facts version. */
 const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: Map<string, Int32Array> }>();
 
 /**
  * The narrowing of `test` for an engine with `num` (ids only when the engine has no
  * numbers). `key` names the filters (the same key, the same test) for the cached list of
- * kept numbers; `mask` (slotMask of the same filters), when given, makes that list one
- * array read per number.
+ * kept numbers; `mask` (slotMaskSteps of the same filters), when given, makes that list
+ * one array read per number.
  */
-export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: () => Uint8Array): Narrowing {
+export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: (chunk: number) => Generator<void, Uint8Array>): Narrowing {
   const id = (x: string): boolean => {
     const s = facts.slotOfId(x);
     return s !== undefined && test(s);
@@ -54,21 +61,43 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
   const e = entry(num, facts);
   if (e.done < num.n) fill(num, e, num.n);
   const slots = e.slots;
-  const numbers = (): Int32Array => {
+  const cache = (): Map<string, Int32Array> => {
     let c = kept.get(num.key);
     if (!c || c.facts !== facts || c.version !== facts.version) kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
-    let list = c.byKey.get(key);
-    if (list) return list;
+    return c.byKey;
+  };
+  /** The kept numbers, a pass over every number; yields after each `chunk` of them (and of the mask's passes). */
+  function* building(chunk: number): Generator<void, Int32Array> {
     const out: number[] = [];
-    const m = mask?.();
-    for (let o = 0; o < num.n; o++) {
+    const m = mask ? yield* mask(chunk) : undefined;
+    for (let o = 0; o < num!.n; o++) {
       const s = slots[o]!;
       if (m && s >= 0 && s < m.length ? m[s] === 1 : keep(o)) out.push(o);
+      if ((o + 1) % chunk === 0) yield;
     }
-    list = Int32Array.from(out);
-    if (c.byKey.size >= 8) c.byKey.clear();
-    c.byKey.set(key, list);
+    return Int32Array.from(out);
+  }
+  const store = (list: Int32Array): Int32Array => {
+    const byKey = cache();
+    if (byKey.size >= 8) byKey.clear();
+    byKey.set(key, list);
     return list;
+  };
+  const numbers = (): Int32Array => {
+    const have = cache().get(key);
+    if (have) return have;
+    const steps = building(Infinity);
+    for (let r = steps.next(); ; r = steps.next()) if (r.done) return store(r.value);
+  };
+  const numbersReady = async (): Promise<void> => {
+    if (cache().get(key)) return;
+    const version = facts.version;
+    const steps = building(KEPT_CHUNK);
+    for (let r = steps.next(); ; r = steps.next()) {
+      if (r.done) { store(r.value); return; }
+      await nextTurn();
+      if (facts.version !== version) return; // the facts changed meanwhile: the query builds its own
+    }
   };
   const keep = (o: number): boolean => {
     let s = slots[o]!;
@@ -80,5 +109,5 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
     }
     return test(s);
   };
-  return { id, number: keep, numbers };
+  return { id, number: keep, numbers, numbersReady, numbersIfBuilt: () => cache().get(key) };
 }

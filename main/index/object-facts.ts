@@ -1,7 +1,8 @@
 /**
  * The facts of every mirrored object (app/filters/facts.ts) in memory, as columns: each id
- * gets a slot number once (kept for the life of these facts, so a slot never changes
- * meaning) and each fact field is a typed array indexed by slot (kind, extension and camera
+ * gets a slot number, kept while the id is present or is the parent of one (so a present
+ * object's slot never changes meaning; a slot freed by a removal is given to a later new id,
+ * and the slots stay as many as the most objects held at once) and each fact field is a typed array indexed by slot (kind, extension and camera
  * as ids into small string tables, size, day, parent slot, children as linked lists). Only
  * the ids and names are JS strings: a million facts are a few typed arrays for the garbage
  * collector, not a million objects. Built once from the mirror store on first use (one pass
@@ -68,6 +69,8 @@ export class ObjectFacts {
   private lastChild = new Int32Array(0);
   private next = new Int32Array(0);
   private prev = new Int32Array(0);
+  /** Slots freed by removals, taken first by new ids. */
+  private readonly free: number[] = [];
   private readonly exts = new Strings();
   private readonly cameras = new Strings();
   readonly rootSlot: number;
@@ -244,11 +247,16 @@ export class ObjectFacts {
   private slotFor(id: string): number {
     const have = this.slotOf.get(id);
     if (have !== undefined) return have;
-    if (this.n === this.cap) this.grow();
-    const s = this.n++;
-    this.ids.push(id);
+    let s = this.free.pop();
+    if (s !== undefined) this.ids[s] = id;
+    else {
+      if (this.n === this.cap) this.grow();
+      s = this.n++;
+      this.ids.push(id);
+      this.names.push('');
+    }
     this.slotOf.add(id, s);
-    this.names.push('');
+    this.names[s] = '';
     this.parent[s] = -1;
     this.firstChild[s] = this.lastChild[s] = this.next[s] = this.prev[s] = -1;
     return s;
@@ -303,6 +311,18 @@ export class ObjectFacts {
     if (b >= 0) this.prev[b] = a;
     else this.lastChild[p] = a;
     this.prev[s] = this.next[s] = this.parent[s] = -1;
+    this.releaseIfUnused(p);
+  }
+
+  /**
+   * Frees slot s for another id when nothing refers to it any more: not present, no child
+   * (an id seen only as a parent, or a removed folder whose children have all left), not the root.
+   */
+  private releaseIfUnused(s: number): void {
+    if (this.present[s] || this.firstChild[s]! >= 0 || s === this.rootSlot) return;
+    this.slotOf.delete(this.ids[s]!);
+    this.ids[s] = '';
+    this.free.push(s);
   }
 
   private remove(id: string): void {
@@ -312,5 +332,6 @@ export class ObjectFacts {
     this.present[s] = 0;
     this.names[s] = '';
     this.count--;
+    this.releaseIfUnused(s);
   }
 }

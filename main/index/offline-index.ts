@@ -14,7 +14,7 @@ import {
 } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
-import { docOf, type EnginePage, type Narrowing, type Numbering, type SearchEngine } from './engine.js';
+import { docOf, type EnginePage, type Named, type Narrowing, type Numbering, type SearchEngine } from './engine.js';
 import { FactsKeeper } from './facts-keeper.js';
 import type { ObjectFacts } from './object-facts.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -66,6 +66,16 @@ export class OfflineIndex {
   /** The engine's numbered objects, when it numbers them (narrowing.ts maps them to facts). */
   numbering(): Numbering | undefined {
     return this.engine.numbering?.();
+  }
+
+  /** The operators-only page's objects (kept-order.ts), when the engine keeps their order; else undefined. */
+  firstKept(k: number, after: Named | null, narrow: Narrowing): Named[] | undefined {
+    return this.engine.firstKept?.(k, after, narrow);
+  }
+
+  /** Builds ahead, in chunks that yield, what the engine's page of `query` (null: operators only) narrowed by `narrow` will use. */
+  async prepareNarrowed(query: ParsedQuery | null, narrow: Narrowing): Promise<void> {
+    await this.engine.prepareNarrowed?.(query, narrow);
   }
 
   /** Swaps in a rebuilt engine (compaction). */
@@ -142,6 +152,14 @@ export class OfflineIndex {
       if (p.ok && this.engine.page(p.query, 1, null).items.length > 0) return alt;
     }
     return undefined;
+  }
+
+  /**
+   * Follows a batch in the object facts only: while the text engine lags (caught up by
+   * rebuilds from the store, open-index.ts), the facts, never rebuilt, must not miss it.
+   */
+  followFacts(changes: readonly RemoteChange[]): void {
+    this.objectFacts.apply(changes);
   }
 
   /** Follows a batch of remote changes (already applied to the store). */

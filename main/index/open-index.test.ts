@@ -6,6 +6,7 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { MirrorStore } from '../mirror/store.js';
 import { openStateDb } from '../state/db.js';
+import { searchFiltered } from './filtered-search.js';
 import { openOfflineIndex } from './open-index.js';
 import { hasVocabulary, loadVocabulary, saveVocabulary, vocabularyFile } from './vocabulary-file.js';
 import { Vocabulary } from './vocabulary.js';
@@ -56,6 +57,22 @@ describe('openOfflineIndex', () => {
     const again = await openOfflineIndex(store, dir);
     expect(again.source).toBe('loaded');
     expect(again.index.search('photo', { limit: 100 }).matches).toHaveLength(55);
+    db.close();
+  });
+
+  it('the object facts follow the changes while the index lags (filtered searches find what arrived meanwhile)', async () => {
+    const { db, store, opened } = await lagsAfterTen();
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
+    apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
+    expect(opened.index.facts().size).toBe(1); // built before the lag
+    apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
+    expect(opened.lagging).toBe(true);
+    apply([{ kind: 'removed', before: obj('x0', 'small one.txt') }]);
+    await opened.caughtUp();
+    expect(opened.index.facts().size).toBe(50);
+    expect(searchFiltered(opened.index, 'photo ext:jpg', { limit: 100, fewMax: 0 }).matches).toHaveLength(50);
+    expect(searchFiltered(opened.index, 'ext:jpg', { limit: 100, fewMax: 0 }).matches).toHaveLength(50);
+    expect(searchFiltered(opened.index, 'ext:txt', { limit: 100 }).matches).toHaveLength(0);
     db.close();
   });
 

@@ -117,8 +117,9 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
     source,
     get lagging() { return lagging; },
     follow(changes) {
-      if (lagging) return;
+      if (lagging) { index.followFacts(changes); return; }
       if (engine.overlaySize + changes.length > limit()) {
+        index.followFacts(changes);
         lagging = true;
         catching = catchUp().catch(() => {
           // could not rebuild: follow the overlay again from a full rebuild at the next save

@@ -4,6 +4,7 @@
  *
  * | strategy | query | candidates |
  * |---|---|---|
+ * | short-order | narrowed (filters), one term of 1-2 code units | its holders in answer order, filtered |
  * | narrow-list | narrowed (filters) to fewer objects than the terms' candidates | the kept objects |
  * | short-list | one term of 1-2 code units | its first-page list, when that proves the page |
  * | short-scan | one term of 1-2 code units | a scan of the folded-name blob |
@@ -16,7 +17,8 @@ import { frequentTrigrams } from './frequent-trigrams.js';
 import { multiTerm } from './multi-term.js';
 import { narrowList } from './narrow-list.js';
 import { shortList } from './short-list.js';
+import { shortOrder } from './short-order.js';
 import { shortScan } from './short-scan.js';
 import { trigram } from './trigram.js';
 
-export const NAME_STRATEGIES: readonly NameStrategy[] = [narrowList, shortList, shortScan, frequentTrigrams, trigram, multiTerm];
+export const NAME_STRATEGIES: readonly NameStrategy[] = [shortOrder, narrowList, shortList, shortScan, frequentTrigrams, trigram, multiTerm];

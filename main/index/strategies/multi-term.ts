@@ -19,13 +19,15 @@ export const multiTerm: NameStrategy = {
 
 /**
  * Evaluates candidates met in number order (a superset of the page's name matches): an
- * object when each term is in its name or its combo, until the page is proven.
+ * object when each term is in its name or its combo, until the page is proven. `kept`:
+ * the candidates are the narrowing's own list (numbers()), so only removal is checked.
  */
-export function scanInOrder(pass: NamePass, cands: Iterable<number>): void {
+export function scanInOrder(pass: NamePass, cands: Iterable<number>, kept = false): void {
   const { view, terms, cover } = pass;
   const b = view.base;
+  const dead = view.dead;
   for (const o of cands) {
-    if (pass.skip(o)) continue;
+    if (kept ? dead[o] === 1 : pass.skip(o)) continue;
     const fname = view.fname(o);
     let ok = true, first = Infinity;
     const c = b.combo[o]!;

@@ -19,7 +19,7 @@ export const narrowList: NameStrategy = {
     return kept().length * 2 < est;
   },
   run(pass: NamePass): boolean {
-    scanInOrder(pass, pass.narrow!.numbers!());
+    scanInOrder(pass, pass.narrow!.numbers!(), true);
     return true;
   },
 };
