@@ -129,6 +129,8 @@ export class Engine {
     if (this.stopped) return;
     this.ready = true;
     this.events.emit('ready', { restart, ms: Date.now() - t0 });
+    // the inode index (pairing the disk's moves) is built between other work, not before ready
+    void this.core.model.indexInodesSoon();
     this.kickOutbox();
     if (restart && !this.state.paused) await this.walkOnce();
     await this.drainOutbox();

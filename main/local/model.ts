@@ -38,6 +38,8 @@ export class LocalModel {
    * shows a change (pairing a move), so it is not built while the engine gets ready.
    */
   private inoIdx: Map<string, string> | undefined;
+  /** The inode index while `indexInodesSoon` fills it (kept up to date with changes meanwhile). */
+  private inoFilling: Map<string, string> | undefined;
   /** Ids written or removed since the last `takeDirty` (what the store must persist). */
   private dirty = new Set<string>();
   /** Folder stamps (see dir-stamps.ts), by folder id, and the ids whose stamp changed. */
@@ -147,13 +149,32 @@ export class LocalModel {
     let s = this.kids.get(e.lparent);
     if (!s) this.kids.set(e.lparent, (s = new Set()));
     s.add(e.id);
-    if (e.ino !== null) this.inoIdx?.set(e.ino, e.id);
+    if (e.ino !== null) (this.inoIdx ?? this.inoFilling)?.set(e.ino, e.id);
   }
 
   private unindex(e: LocalEntry): void {
     if (e.filled) this.filledCount--;
     this.kids.get(e.lparent)?.delete(e.id);
-    if (e.ino !== null && this.inoIdx?.get(e.ino) === e.id) this.inoIdx.delete(e.ino);
+    const inos = this.inoIdx ?? this.inoFilling;
+    if (e.ino !== null && inos?.get(e.ino) === e.id) inos.delete(e.ino);
+  }
+
+  /**
+   * Builds the inode index in slices between other work (the engine calls it once ready), so
+   * the first change the disk shows finds it built. A `byIno` call before the end builds it at once.
+   */
+  async indexInodesSoon(slice = 50_000): Promise<void> {
+    if (this.inoIdx || this.inoFilling) return;
+    const filling = (this.inoFilling = new Map());
+    let n = 0;
+    for (const e of this.byId.values()) {
+      if (this.inoFilling !== filling) return; // built at once meanwhile
+      if (e.ino !== null) filling.set(e.ino, e.id);
+      if (++n % slice === 0) await new Promise((r) => setImmediate(r));
+    }
+    if (this.inoFilling !== filling) return;
+    this.inoFilling = undefined;
+    this.inoIdx = filling;
   }
 
   /** Local children ids of a folder id (the root id for the mirror root). */
@@ -163,6 +184,7 @@ export class LocalModel {
 
   byIno(ino: string): LocalEntry | undefined {
     if (!this.inoIdx) {
+      this.inoFilling = undefined;
       this.inoIdx = new Map();
       for (const e of this.byId.values()) if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
     }
