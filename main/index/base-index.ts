@@ -47,8 +47,10 @@ export interface BaseData {
   wsStart: Uint32Array;
   wsList: Uint32Array;
   wsPos: Uint8Array;
-  /** First-page lists of frequent 1-2 code unit terms (short-grams.ts). */
+  /** First-page lists of 1-2 code unit terms (short-grams.ts). */
   shortTop: number;
+  /** 1 when every 1-2 code unit gram of the names has a first-page list. */
+  shortAll: number;
   shortKeys: Uint32Array;
   shortStart: Uint32Array;
   shortList: Uint32Array;
@@ -181,8 +183,8 @@ class TrigramTable {
   }
 }
 
-/** `frequent`: override of the frequent-trigram (and 1-2 gram) threshold; `shortTop`: of SHORT_TOP (tests). */
-export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number } = {}): BaseData {
+/** Overrides (tests): `frequent`, the frequent-trigram (and 1-2 gram) threshold; `shortTop`, SHORT_TOP; `shortRare`, the infrequent grams' budget. */
+export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number; shortRare?: number } = {}): BaseData {
   const trace = process.env['NAS_MIRROR_TRACE_BUILD'] ? (m: string): void => { process.stderr.write(`${m} ${Math.round(performance.now())}\n`); } : (): void => undefined;
   trace('start');
   const docs = sortByNumberOrder(input);
@@ -336,7 +338,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
     }
   }
   trace('trigram pass 2');
-  const short = buildShortLists(blob, starts, wsAt, n, freqMin, opts.shortTop ?? SHORT_TOP);
+  const short = buildShortLists(blob, starts, wsAt, n, freqMin, opts.shortTop ?? SHORT_TOP, opts.shortRare);
   trace('short lists');
   const byId = buildIdTable(ids);
   let idOff = 0;

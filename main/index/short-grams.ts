@@ -1,6 +1,6 @@
 /**
  * First-page lists for terms of 1-2 code units. For every frequent unigram and bigram of
- * the folded names: the `top` objects with the smallest OCCURRENCE key, i.e. (some
+ * the folded names, and for the infrequent ones within a budget (rarest first): the `top` objects with the smallest OCCURRENCE key, i.e. (some
  * occurrence starts a word first, then the first occurrence's index, then object number,
  * which is result order within those). An object's true key (app/search) is never before
  * its occurrence key (its locations are some of the occurrences), so when the (limit+1)-th
@@ -10,8 +10,14 @@
  */
 import { isWordBefore } from '../../app/search/index.js';
 
-/** Objects kept per frequent unigram / bigram. */
+/** Objects kept per unigram / bigram. */
 export const SHORT_TOP = 128;
+/**
+ * List entries allowed for infrequent grams: max(65536, n/8) (512 KB at 1M objects). The
+ * demo library at 1M needs 35k; a library of many distinct scripts keeps its rarest grams
+ * (most grams per entry) and the others fall back to the blob scan.
+ */
+export const shortRareBudget = (n: number): number => Math.max(65536, Math.floor(n / 8));
 /** First occurrence indexes are clamped here (a list ending there proves nothing). */
 export const SHORT_MAX_FIRST = 0x3ffff;
 
@@ -20,6 +26,8 @@ export const shortKey = (t: string): number => (t.length === 1 ? t.charCodeAt(0)
 
 export interface ShortLists {
   shortTop: number;
+  /** 1 when every gram of the names has a list (none over the budget): a gram without one is in no name. */
+  shortAll: number;
   shortKeys: Uint32Array;
   /** Per key k: shortList[shortStart[k], shortStart[k+1]) in occurrence-key order. */
   shortStart: Uint32Array;
@@ -57,7 +65,7 @@ export function wordStartFlags(blob: string, starts: Uint32Array, names: readonl
  * One pass over the names (in number order): counts, and the best `top` entries per gram.
  * `wsAt`: `wordStartFlags` of the blob.
  */
-export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Array, n: number, freqMin: number, top = SHORT_TOP): ShortLists {
+export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Array, n: number, freqMin: number, top = SHORT_TOP, rareBudget = shortRareBudget(n)): ShortLists {
   // slots: unigrams and ASCII bigrams by a dense table, other bigrams by a Map
   const dense = new Int32Array(65536 + 128 * 128).fill(-1);
   const sparse = new Map<number, number>();
@@ -121,7 +129,15 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
     }
   }
   const kept: number[] = [];
-  for (let x = 0; x < keys.length; x++) if (count[x]! >= freqMin) kept.push(x);
+  const rare: number[] = [];
+  for (let x = 0; x < keys.length; x++) (count[x]! >= freqMin ? kept : rare).push(x);
+  // infrequent grams, rarest first, while their entries fit the budget
+  rare.sort((a, b) => count[a]! - count[b]!);
+  let spent = 0, r = 0;
+  for (; r < rare.length && spent + Math.min(count[rare[r]!]!, top) <= rareBudget; r++) {
+    spent += Math.min(count[rare[r]!]!, top);
+    kept.push(rare[r]!);
+  }
   kept.sort((a, b) => keys[a]! - keys[b]!);
   const shortKeys = new Uint32Array(kept.length);
   const shortStart = new Uint32Array(kept.length + 1);
@@ -134,5 +150,5 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
   });
   const shortList = new Uint32Array(shortStart[kept.length]!);
   lists.forEach((arr, k) => { for (let j = 0; j < arr.length; j++) shortList[shortStart[k]! + j] = arr[j]! % FIRST_UNIT; });
-  return { shortTop: top, shortKeys, shortStart, shortList };
+  return { shortTop: top, shortAll: r === rare.length ? 1 : 0, shortKeys, shortStart, shortList };
 }
