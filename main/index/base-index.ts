@@ -6,7 +6,8 @@
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
 import { SHORT_TOP, buildShortLists, wordStartFlags } from './short-grams.js';
-import { codePointOrderKey, compareCodePoints, foldCase } from '../../app/search/index.js';
+import { foldCase } from '../../app/search/index.js';
+import { sortByNumberOrder } from './number-order.js';
 import type { IndexDoc } from './engine.js';
 
 /** The distinct (cameraMake, cameraModel, mimeType) combinations; folded copies alongside. */
@@ -63,86 +64,10 @@ export const frequentThreshold = (n: number): number => Math.max(1024, Math.floo
 
 export const triKey = (s: string, i: number): number => s.charCodeAt(i) * 4294967296 + s.charCodeAt(i + 1) * 65536 + s.charCodeAt(i + 2);
 
-/** Rule-7 tail order: name length, name by code point, id by code point. */
-export function numberOrder(a: { name: string; id: string }, b: { name: string; id: string }): number {
-  return a.name.length - b.name.length || compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id);
-}
-
 /** foldCase, with a fast path for ASCII (where it equals toLowerCase). */
 export function foldFast(s: string): string {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return foldCase(s);
   return s.toLowerCase();
-}
-
-/**
- * Sorts docs in number order fast: distinct names are ranked with one native string sort
- * (a JS comparator over a million items costs seconds), objects are then placed by rank
- * (counting sort) and only objects sharing a name are compared by id.
- */
-export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
-  const n = input.length;
-  const rankOf = new Map<string, number>();
-  const uniq: string[] = [];
-  const nameIdx = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const name = input[i]!.name;
-    let u = rankOf.get(name);
-    if (u === undefined) {
-      u = uniq.length;
-      uniq.push(name);
-      rankOf.set(name, u);
-    }
-    nameIdx[i] = u;
-  }
-  // bucketed by name length (counting sort), then each bucket by one native sort of
-  // (name in code point order, the index to recover it): equal lengths need no separator
-  let maxLen = 0;
-  for (const name of uniq) if (name.length > maxLen) maxLen = name.length;
-  const lenStart = new Uint32Array(maxLen + 2);
-  for (const name of uniq) lenStart[name.length + 1]!++;
-  for (let l = 0; l <= maxLen; l++) lenStart[l + 1]! += lenStart[l]!;
-  const byLen = new Uint32Array(uniq.length);
-  const lenFill = lenStart.slice(0, maxLen + 1);
-  for (let u = 0; u < uniq.length; u++) byLen[lenFill[uniq[u]!.length]!++] = u;
-  const rank = new Uint32Array(uniq.length);
-  for (let l = 0; l <= maxLen; l++) {
-    const a = lenStart[l]!, b = lenStart[l + 1]!;
-    if (b - a === 1) { rank[byLen[a]!] = a; continue; }
-    if (b === a) continue;
-    const keys = new Array<string>(b - a);
-    for (let j = a; j < b; j++) {
-      const u = byLen[j]!;
-      keys[j - a] = codePointOrderKey(uniq[u]!) + String.fromCharCode(u >>> 16, u & 0xffff);
-    }
-    keys.sort();
-    for (let j = 0; j < keys.length; j++) {
-      const k = keys[j]!;
-      rank[(k.charCodeAt(k.length - 2) << 16) | k.charCodeAt(k.length - 1)] = a + j;
-    }
-  }
-  const start = new Uint32Array(uniq.length + 1);
-  for (let i = 0; i < n; i++) start[rank[nameIdx[i]!]! + 1]!++;
-  for (let r = 0; r < uniq.length; r++) start[r + 1]! += start[r]!;
-  const fill = start.slice(0, uniq.length);
-  const out = new Array<IndexDoc>(n);
-  for (let i = 0; i < n; i++) out[fill[rank[nameIdx[i]!]!]!++] = input[i]!;
-  // objects sharing a name, by id: small groups by insertion sort in place (stable)
-  const cmp = compareCodePoints;
-  for (let r = 0; r < uniq.length; r++) {
-    const a = start[r]!, b = start[r + 1]!;
-    if (b - a > 16) {
-      const group = out.slice(a, b).sort((x, y) => cmp(x.id, y.id));
-      for (let j = 0; j < group.length; j++) out[a + j] = group[j]!;
-    } else {
-      for (let j = a + 1; j < b; j++) {
-        const d = out[j]!;
-        let k = j - 1;
-        while (k >= a && cmp(out[k]!.id, d.id) > 0) { out[k + 1] = out[k]!; k--; }
-        out[k + 1] = d;
-      }
-    }
-  }
-  return out;
 }
 
 /** Open addressing from trigram key to slot; integer-only hashing (Map on doubles is slow). */
