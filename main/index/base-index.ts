@@ -5,7 +5,8 @@
  * stop early. Holds: folded names in one blob, trigram postings in flat typed arrays
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
-import { SHORT_TOP, buildShortLists, wordStartFlags } from './short-grams.js';
+import { buildNameBlob } from './name-blob.js';
+import { SHORT_TOP, buildShortLists } from './short-grams.js';
 import { foldCase } from '../../app/search/index.js';
 import { sortByNumberOrder } from './number-order.js';
 import type { IndexDoc } from './engine.js';
@@ -115,23 +116,13 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   const docs = sortByNumberOrder(input);
   trace('sorted');
   const n = docs.length;
-  const ids = new Array<string>(n);
-  const idStarts = new Uint32Array(n + 1);
-  const names = new Array<string>(n);
-  const starts = new Uint32Array(n + 1);
+  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(docs);
+  trace('blob');
   const combo = new Uint32Array(n);
   const comboIds = new Map<string, Map<string | undefined, Map<string | undefined, number>>>();
   const combos: Combo[] = [];
-  const parts: string[] = [];
-  let off = 0;
   for (let o = 0; o < n; o++) {
     const d = docs[o]!;
-    ids[o] = d.id;
-    names[o] = d.name;
-    const f = foldFast(d.name);
-    parts.push(f, '\0');
-    starts[o] = off;
-    off += f.length + 1;
     // nested maps: no key string to build and hash per object
     let byMake = comboIds.get(d.mimeType);
     if (!byMake) comboIds.set(d.mimeType, (byMake = new Map()));
@@ -145,10 +136,6 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
     }
     combo[o] = c;
   }
-  starts[n] = off;
-  const blob = parts.join('');
-  trace('blob');
-  const wsAt = wordStartFlags(blob, starts, names, n);
   const [comboStart, comboList] = csr(combos.length, n, (emit) => { for (let o = 0; o < n; o++) emit(combo[o]!, o); });
 
   trace('combos');
@@ -265,14 +252,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   trace('trigram pass 2');
   const short = buildShortLists(blob, starts, wsAt, n, freqMin, opts.shortTop ?? SHORT_TOP, opts.shortRare);
   trace('short lists');
-  const byId = buildIdTable(ids);
-  let idOff = 0;
-  for (let o = 0; o < n; o++) {
-    idStarts[o] = idOff;
-    idOff += ids[o]!.length + 1;
-  }
-  idStarts[n] = idOff;
-  const idBlob = n === 0 ? '' : ids.join('\n') + '\n';
+  const byId = buildIdTable(idBlob, idStarts, n);
   trace('byId');
   return { n, idBlob, idStarts, names, blob, starts, combo, combos, comboStart, comboList, triKeys: Float64Array.from(keys), triStart, triList, freqStart, freqList, freqPos, wsStart, wsList, wsPos, ...short, byId };
 }
@@ -305,20 +285,21 @@ export function idOf(b: BaseData, o: number): string {
   return b.idBlob.substring(b.idStarts[o]!, b.idStarts[o + 1]! - 1);
 }
 
-function idHash(s: string): number {
+/** FNV-1a of s[from, to). */
+function idHash(s: string, from = 0, to = s.length): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 
-/** Open addressing from id to object number: slots hold number + 1 (0 = empty), 2n+ slots. */
-function buildIdTable(ids: readonly string[]): Uint32Array {
+/** Open addressing from id to object number: slots hold number + 1 (0 = empty), 2n+ slots. Hashes the ids in place in `idBlob`. */
+function buildIdTable(idBlob: string, idStarts: Uint32Array, n: number): Uint32Array {
   let cap = 1;
-  while (cap < ids.length * 2) cap *= 2;
+  while (cap < n * 2) cap *= 2;
   const t = new Uint32Array(Math.max(cap, 2));
   const mask = t.length - 1;
-  for (let o = 0; o < ids.length; o++) {
-    let h = idHash(ids[o]!) & mask;
+  for (let o = 0; o < n; o++) {
+    let h = idHash(idBlob, idStarts[o]!, idStarts[o + 1]! - 1) & mask;
     while (t[h] !== 0) h = (h + 1) & mask;
     t[h] = o + 1;
   }

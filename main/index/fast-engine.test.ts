@@ -104,17 +104,26 @@ describe('number order', () => {
     expect(foldFast('HELLO World.TXT')).toBe('hello world.txt');
   });
 
-  it('word-start flags equal isWordBefore on the original names', async () => {
-    const { wordStartFlags } = await import('./short-grams.js');
-    const { isWordBefore } = await import('../../app/search/index.js');
+  it('name tables: folded blob, starts, ids, and word-start flags equal to isWordBefore on the original names', async () => {
+    const { buildNameBlob } = await import('./name-blob.js');
+    const { foldCase } = await import('../../app/search/index.js');
     const ascii = Array.from({ length: 127 }, (_, c) => String.fromCharCode(c + 1));
-    const names = [ascii.join(''), 'a😀b\uD83Dc\uDE00d', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a'];
-    const folded = names.map((s) => s.toLowerCase().length === s.length ? s.toLowerCase() : s);
-    const starts = new Uint32Array(names.length + 1);
-    for (let o = 0; o < names.length; o++) starts[o + 1] = starts[o]! + folded[o]!.length + 1;
-    const ws = wordStartFlags(folded.map((f) => f + '\0').join(''), starts, names, names.length);
-    names.forEach((name, o) => {
-      for (let p = 0; p < name.length; p++) expect(ws[starts[o]! + p]).toBe(p === 0 || !isWordBefore(name, p) ? 1 : 0);
-    });
+    const nameSets = [
+      [ascii.join(''), 'a😀b\uD83Dc\uDE00d', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a', '', 'ÀÿÐ'],
+      ['Hello World.TXT', 'ÀÿÐ', 'a'], // Latin-1 only: one-byte strings
+      [],
+    ];
+    for (const names of nameSets) {
+      const docs = names.map((name, i) => ({ id: `id-${i}${i === 1 ? 'é' : ''}`, name, mimeType: 'x' }));
+      const t = buildNameBlob(docs);
+      expect(t.names).toEqual(names);
+      expect(t.blob).toBe(names.map((x) => foldCase(x) + '\0').join(''));
+      expect(t.idBlob).toBe(docs.map((d) => d.id + '\n').join(''));
+      expect([...t.starts]).toEqual(names.reduce((a, x) => [...a, a[a.length - 1]! + x.length + 1], [0]));
+      expect([...t.idStarts]).toEqual(docs.reduce((a, d) => [...a, a[a.length - 1]! + d.id.length + 1], [0]));
+      names.forEach((name, o) => {
+        for (let p = 0; p <= name.length; p++) expect(t.wsAt[t.starts[o]! + p], `${o} ${p}`).toBe(p < name.length && (p === 0 || !isWordBefore(name, p)) ? 1 : 0);
+      });
+    }
   });
 });

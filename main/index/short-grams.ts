@@ -8,7 +8,6 @@
  * entry, no object outside the list can enter the page: the page is proven from `top`
  * objects instead of a visit of every name holding the term.
  */
-import { isWordBefore } from '../../app/search/index.js';
 
 /** Objects kept per unigram / bigram. */
 export const SHORT_TOP = 128;
@@ -37,33 +36,9 @@ export interface ShortLists {
 const WS_LAST = 2 ** 51;
 const FIRST_UNIT = 2 ** 32;
 
-/** 1 for ASCII letters and digits (the ASCII letters, marks and digits of search.md rule 5). */
-const ASCII_WORD = new Uint8Array(128);
-for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
-
-/**
- * Per blob position (parallel to `blob`): 1 when that code unit of the name starts a word
- * position, i.e. it is the name's first or `isWordBefore(name, p)` is false (on the
- * original name). ASCII predecessors are decided by a table; others by `isWordBefore`.
- */
-export function wordStartFlags(blob: string, starts: Uint32Array, names: readonly string[], n: number): Uint8Array {
-  const ws = new Uint8Array(blob.length);
-  const wordBefore = isWordBefore;
-  for (let o = 0; o < n; o++) {
-    const s = starts[o]!, e = starts[o + 1]! - 1;
-    const name = names[o]!;
-    if (e > s) ws[s] = 1;
-    for (let p = 1; p < e - s; p++) {
-      const c = name.charCodeAt(p - 1);
-      ws[s + p] = (c < 128 ? ASCII_WORD[c] === 1 : wordBefore(name, p)) ? 0 : 1;
-    }
-  }
-  return ws;
-}
-
 /**
  * One pass over the names (in number order): counts, and the best `top` entries per gram.
- * `wsAt`: `wordStartFlags` of the blob.
+ * `wsAt`: the word-start flags of the blob (name-blob.ts).
  */
 export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Array, n: number, freqMin: number, top = SHORT_TOP, rareBudget = shortRareBudget(n)): ShortLists {
   // slots: unigrams and ASCII bigrams by a dense table, other bigrams by a Map

@@ -1,0 +1,83 @@
+/**
+ * The offline index's name tables, built in one pass over the docs in number order: the
+ * folded names in one string (`blob`, each followed by `\0`; folding is length-preserving,
+ * so blob positions are name positions), their starts, the word-start flag of every blob
+ * position, and the ids in one string with their starts. Code units go into typed arrays and
+ * become one string at the end: no string per name, no million-part join.
+ */
+import { Buffer } from 'node:buffer';
+import { foldCase, isWordBefore } from '../../app/search/index.js';
+import type { IndexDoc } from './engine.js';
+
+export interface NameBlob {
+  names: string[];
+  /** Folded names in number order, each followed by `\0`. */
+  blob: string;
+  /** n+1 offsets into `blob`: name o is blob[starts[o], starts[o+1]-1). */
+  starts: Uint32Array;
+  /**
+   * Per blob position: 1 when that code unit starts a word position of its name, i.e. it
+   * is the name's first or `isWordBefore(name, p)` is false (on the original name).
+   */
+  wsAt: Uint8Array;
+  /** Ids in number order, each followed by `\n` (ids are URL-safe): one string, not a million. */
+  idBlob: string;
+  idStarts: Uint32Array;
+}
+
+/** 1 for ASCII letters and digits (the ASCII letters, marks and digits of search.md rule 5). */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+export function buildNameBlob(docs: readonly IndexDoc[]): NameBlob {
+  const n = docs.length;
+  let total = 0, idTotal = 0;
+  for (let o = 0; o < n; o++) { const d = docs[o]!; total += d.name.length + 1; idTotal += d.id.length + 1; }
+  const names = new Array<string>(n);
+  const starts = new Uint32Array(n + 1);
+  const units = new Uint16Array(total);
+  const wsAt = new Uint8Array(total);
+  const idStarts = new Uint32Array(n + 1);
+  const idUnits = new Uint16Array(idTotal);
+  let off = 0, idOff = 0, high = 0, idHigh = 0;
+  for (let o = 0; o < n; o++) {
+    const d = docs[o]!;
+    const name = d.name, len = name.length;
+    names[o] = name;
+    starts[o] = off;
+    let ascii = true;
+    for (let k = 0; k < len; k++) {
+      const c = name.charCodeAt(k);
+      if (c < 128) {
+        units[off + k] = c >= 65 && c <= 90 ? c + 32 : c;
+        // the flag of the next position: is this unit (its predecessor) a word character?
+        wsAt[off + k + 1] = ASCII_WORD[c]! ^ 1;
+      } else {
+        ascii = false;
+        wsAt[off + k + 1] = isWordBefore(name, k + 1) ? 0 : 1;
+      }
+    }
+    if (len > 0) wsAt[off] = 1;
+    wsAt[off + len] = 0;
+    if (!ascii) {
+      const f = foldCase(name);
+      for (let k = 0; k < len; k++) { const c = f.charCodeAt(k); units[off + k] = c; high |= c; }
+    }
+    off += len + 1;
+    const id = d.id;
+    idStarts[o] = idOff;
+    for (let k = 0; k < id.length; k++) { const c = id.charCodeAt(k); idUnits[idOff + k] = c; idHigh |= c; }
+    idUnits[idOff + id.length] = 10;
+    idOff += id.length + 1;
+  }
+  starts[n] = off;
+  idStarts[n] = idOff;
+  return { names, blob: toText(units, high), starts, wsAt, idBlob: toText(idUnits, idHigh), idStarts };
+}
+
+/** One string of the code units (`high`: their bitwise or): one-byte when every unit fits Latin-1. */
+function toText(units: Uint16Array, high: number): string {
+  if (units.length === 0) return '';
+  if (high < 256) return Buffer.from(new Uint8Array(units).buffer).toString('latin1');
+  return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
+}
