@@ -1,5 +1,6 @@
 /**
- * The offline index's name tables, built in one pass over the docs in number order: the
+ * The offline index's name tables, built in one pass over the docs (in input order, placed by
+ * their number): the
  * folded names in one string (`blob`, each followed by `\0`; folding is length-preserving,
  * so blob positions are name positions), their starts, the word-start flag of every blob
  * position, and the ids in one string with their starts. Code units go into typed arrays and
@@ -29,22 +30,27 @@ export interface NameBlob {
 const ASCII_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
 
-export function buildNameBlob(docs: readonly IndexDoc[]): NameBlob {
-  const n = docs.length;
-  let total = 0, idTotal = 0;
-  for (let o = 0; o < n; o++) { const d = docs[o]!; total += d.name.length + 1; idTotal += d.id.length + 1; }
-  const names = new Array<string>(n);
+/** The tables of `input` in number order; `rank[i]`: the object number of input[i]. Reads the docs in input order. */
+export function buildNameBlob(input: readonly IndexDoc[], rank: Uint32Array): NameBlob {
+  const n = input.length;
   const starts = new Uint32Array(n + 1);
-  const units = new Uint16Array(total);
-  const wsAt = new Uint8Array(total);
   const idStarts = new Uint32Array(n + 1);
-  const idUnits = new Uint16Array(idTotal);
-  let off = 0, idOff = 0, high = 0, idHigh = 0;
-  for (let o = 0; o < n; o++) {
-    const d = docs[o]!;
+  for (let i = 0; i < n; i++) {
+    const d = input[i]!, r = rank[i]!;
+    starts[r + 1] = d.name.length + 1;
+    idStarts[r + 1] = d.id.length + 1;
+  }
+  for (let o = 0; o < n; o++) { starts[o + 1]! += starts[o]!; idStarts[o + 1]! += idStarts[o]!; }
+  const names = new Array<string>(n);
+  const units = new Uint16Array(starts[n]!);
+  const wsAt = new Uint8Array(starts[n]!);
+  const idUnits = new Uint16Array(idStarts[n]!);
+  let high = 0, idHigh = 0;
+  for (let i = 0; i < n; i++) {
+    const d = input[i]!, r = rank[i]!;
     const name = d.name, len = name.length;
-    names[o] = name;
-    starts[o] = off;
+    names[r] = name;
+    const off = starts[r]!;
     let ascii = true;
     for (let k = 0; k < len; k++) {
       const c = name.charCodeAt(k);
@@ -63,15 +69,10 @@ export function buildNameBlob(docs: readonly IndexDoc[]): NameBlob {
       const f = foldCase(name);
       for (let k = 0; k < len; k++) { const c = f.charCodeAt(k); units[off + k] = c; high |= c; }
     }
-    off += len + 1;
-    const id = d.id;
-    idStarts[o] = idOff;
+    const id = d.id, idOff = idStarts[r]!;
     for (let k = 0; k < id.length; k++) { const c = id.charCodeAt(k); idUnits[idOff + k] = c; idHigh |= c; }
     idUnits[idOff + id.length] = 10;
-    idOff += id.length + 1;
   }
-  starts[n] = off;
-  idStarts[n] = idOff;
   return { names, blob: toText(units, high), starts, wsAt, idBlob: toText(idUnits, idHigh), idStarts };
 }
 

@@ -21,8 +21,12 @@ export function numberOrder(a: { name: string; id: string }, b: { name: string; 
  */
 const cpUnit = (c: number): number => (c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c);
 
-/** Sorts docs in number order (stable for equal (name, id), which never happens). */
-export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
+/**
+ * The number order of docs: `order[o]` is the index in `input` of object number o. The
+ * caller reads the docs in input order (their memory order) and places them by rank: a
+ * pass over a million docs in sorted order costs a cache miss each.
+ */
+export function numberOrderOf(input: readonly IndexDoc[]): Uint32Array {
   const n = input.length;
   const nameLen = new Uint32Array(n);
   let maxLen = 0;
@@ -39,22 +43,31 @@ export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
     const il = input[i]!.id.length;
     if (il > idLen[l]!) idLen[l] = il;
   }
-  const out = new Array<IndexDoc>(n);
-  let idx = new Uint32Array(0), tmp = new Uint32Array(0);
+  const order = new Uint32Array(n);
+  // one matrix buffer, idx and tmp for every bucket, sized for the largest (a few MB):
+  // allocating a typed array per bucket added tens of MB of external memory, and V8 starts
+  // a full marking of the heap (a million docs) for every 64 MB of it
+  let most = 0, mostRows = 0;
+  for (let l = 0; l <= maxLen; l++) {
+    const m = lenStart[l + 1]! - lenStart[l]!;
+    if (m > 1) { most = Math.max(most, m * (l + idLen[l]!)); mostRows = Math.max(mostRows, m); }
+  }
+  const matrix = new Uint16Array(most);
+  let idx = new Uint32Array(mostRows), tmp = new Uint32Array(mostRows);
   for (let len = 0; len <= maxLen; len++) {
     const a = lenStart[len]!, m = lenStart[len + 1]! - a;
-    if (m <= 1) { if (m === 1) out[a] = input[byLen[a]!]!; continue; }
+    if (m <= 1) { if (m === 1) order[a] = byLen[a]!; continue; }
     // column-major (a pass reads one column, which stays in cache): column k < len holds
     // the objects' name units at k, the next ones their ids' units, 0-padded
     const w = len + idLen[len]!;
-    const keys = new Uint16Array(m * w);
+    const keys = matrix.subarray(0, m * w);
+    keys.fill(0);
     for (let j = 0; j < m; j++) {
       const d = input[byLen[a + j]!]!;
       const name = d.name, id = d.id;
       for (let k = 0; k < len; k++) keys[k * m + j] = cpUnit(name.charCodeAt(k));
       for (let k = 0; k < id.length; k++) keys[(len + k) * m + j] = cpUnit(id.charCodeAt(k));
     }
-    if (idx.length < m) { idx = new Uint32Array(m); tmp = new Uint32Array(m); }
     for (let j = 0; j < m; j++) idx[j] = j;
     // least significant column first; each pass is a stable counting sort
     for (let col = w - 1; col >= 0; col--) {
@@ -70,9 +83,16 @@ export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
         countingPass(tmp, idx, m, column, min, 8, 0xff, 256);
       }
     }
-    for (let j = 0; j < m; j++) out[a + j] = input[byLen[a + idx[j]!]!]!;
+    for (let j = 0; j < m; j++) order[a + j] = byLen[a + idx[j]!]!;
   }
-  return out;
+  return order;
+}
+
+/** The ranks of an order: `rank[order[o]] = o`. */
+export function ranksOf(order: Uint32Array): Uint32Array {
+  const rank = new Uint32Array(order.length);
+  for (let o = 0; o < order.length; o++) rank[order[o]!] = o;
+  return rank;
 }
 
 /** Stable counting sort of rows `from` into `to` by digit ((column[row] - min) >> shift) & mask. */
