@@ -48,6 +48,8 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
   let count = new Uint32Array(cap), stamp = new Uint32Array(cap), first = new Uint32Array(cap);
   let wsf = new Uint8Array(cap);
   let thr = new Float64Array(cap).fill(Infinity);
+  // closed: the kept entries all start a word at index 0, so no later object can enter
+  let closed = new Uint8Array(cap);
   const cand: number[][] = [];
   const keys: number[] = [];
   const newSlot = (key: number): number => {
@@ -58,22 +60,24 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
       cap *= 2;
       const g = <A extends Uint32Array | Uint8Array | Float64Array>(a: A, b: A): A => { b.set(a as never); return b; };
       count = g(count, new Uint32Array(cap)); stamp = g(stamp, new Uint32Array(cap)); first = g(first, new Uint32Array(cap));
-      wsf = g(wsf, new Uint8Array(cap)); thr = g(thr, new Float64Array(cap).fill(Infinity));
+      wsf = g(wsf, new Uint8Array(cap)); thr = g(thr, new Float64Array(cap).fill(Infinity)); closed = g(closed, new Uint8Array(cap));
     }
     return x;
   };
-  const touched: number[] = [];
+  let longest = 0;
+  for (let o = 0; o < n; o++) longest = Math.max(longest, starts[o + 1]! - starts[o]!);
+  const touched = new Uint32Array(2 * longest);
   for (let o = 0; o < n; o++) {
     const s = starts[o]!, e = starts[o + 1]! - 1;
     const stampO = o + 1;
-    touched.length = 0;
+    let t = 0;
     let c = blob.charCodeAt(s);
     for (let i = s; i < e; i++) {
       const p = i - s;
       const ws = wsAt[i] === 1;
       let x = dense[c]!;
       if (x < 0) dense[c] = x = newSlot(c);
-      if (stamp[x] !== stampO) { stamp[x] = stampO; count[x]!++; first[x] = p; wsf[x] = ws ? 1 : 0; touched.push(x); }
+      if (stamp[x] !== stampO) { stamp[x] = stampO; count[x]!++; if (!closed[x]) { first[x] = p; wsf[x] = ws ? 1 : 0; touched[t++] = x; } }
       else if (ws) wsf[x] = 1;
       if (i + 1 < e) {
         const c2 = blob.charCodeAt(i + 1);
@@ -86,12 +90,13 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
           if (y === undefined) sparse.set(key, (x = newSlot(key)));
           else x = y;
         }
-        if (stamp[x] !== stampO) { stamp[x] = stampO; count[x]!++; first[x] = p; wsf[x] = ws ? 1 : 0; touched.push(x); }
+        if (stamp[x] !== stampO) { stamp[x] = stampO; count[x]!++; if (!closed[x]) { first[x] = p; wsf[x] = ws ? 1 : 0; touched[t++] = x; } }
         else if (ws) wsf[x] = 1;
         c = c2;
       }
     }
-    for (const x of touched) {
+    for (let j = 0; j < t; j++) {
+      const x = touched[j]!;
       const packed = (wsf[x] ? 0 : WS_LAST) + Math.min(first[x]!, SHORT_MAX_FIRST) * FIRST_UNIT + o;
       if (packed >= thr[x]!) continue;
       const arr = cand[x]!;
@@ -100,6 +105,7 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
         arr.sort((a, b) => a - b);
         arr.length = top;
         thr[x] = arr[top - 1]!;
+        if (thr[x]! < FIRST_UNIT) closed[x] = 1;
       }
     }
   }
