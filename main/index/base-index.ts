@@ -9,7 +9,7 @@ import { buildNameBlob } from './name-blob.js';
 import { SHORT_TOP, buildShortLists } from './short-grams.js';
 import { buildTrigramPostings } from './trigram-postings.js';
 import { foldCase } from '../../app/search/index.js';
-import { numberOrderOf, ranksOf } from './number-order.js';
+import { joined, numberOrderOf, ranksOf } from './number-order.js';
 import type { IndexDoc } from './engine.js';
 
 /** The distinct (cameraMake, cameraModel, mimeType) combinations; folded copies alongside. */
@@ -76,10 +76,15 @@ export function foldFast(s: string): string {
 export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number; shortRare?: number } = {}): BaseData {
   const trace = process.env['NAS_MIRROR_TRACE_BUILD'] ? (m: string): void => { process.stderr.write(`${m} ${Math.round(performance.now())}\n`); } : (): void => undefined;
   trace('start');
-  const rank = ranksOf(numberOrderOf(input));
-  trace('sorted');
   const n = input.length;
-  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(input, rank);
+  // the docs are read once, in input order (their memory order)
+  const inputNames = new Array<string>(n), inputIds = new Array<string>(n);
+  for (let i = 0; i < n; i++) { const d = input[i]!; inputNames[i] = d.name; inputIds[i] = d.id; }
+  const nameText = joined(inputNames), idText = joined(inputIds);
+  const order = numberOrderOf(nameText, idText);
+  const rank = ranksOf(order);
+  trace('sorted');
+  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, nameText, idText, order);
   trace('blob');
   const combo = new Uint32Array(n);
   const comboIds = new Map<string, Map<string | undefined, Map<string | undefined, number>>>();

@@ -94,18 +94,19 @@ describe('first-page lists (short-grams.ts)', () => {
 describe('number order', () => {
   it('the native-sort build order equals (name length, name by code point, id)', async () => {
     const { foldFast } = await import('./base-index.js');
-    const { numberOrder, numberOrderOf } = await import('./number-order.js');
+    const { joined, numberOrder, numberOrderOf } = await import('./number-order.js');
     const { foldCase } = await import('../../app/search/index.js');
     const r = prng(3);
     const chars = ['a', 'B', '\uE000', '\uFFFF', '😀', '\uD83D', 'z', 'é', '\u00A0', 'İ', 'Σ'];
     const docs: IndexDoc[] = Array.from({ length: 2000 }, (_, i) => ({ id: `i${Math.floor(r() * 50)}${chars[Math.floor(r() * chars.length)]}${i}`, name: Array.from({ length: 1 + Math.floor(r() * 4) }, () => chars[Math.floor(r() * chars.length)]).join(''), mimeType: 'x' }));
-    expect([...numberOrderOf(docs)].map((i) => docs[i]!.id)).toEqual([...docs].sort(numberOrder).map((d) => d.id));
+    expect([...numberOrderOf(joined(docs.map((d) => d.name)), joined(docs.map((d) => d.id)))].map((i) => docs[i]!.id)).toEqual([...docs].sort(numberOrder).map((d) => d.id));
     for (const d of docs) expect(foldFast(d.name)).toBe(foldCase(d.name));
     expect(foldFast('HELLO World.TXT')).toBe('hello world.txt');
   });
 
   it('name tables: folded blob, starts, ids, and word-start flags equal to isWordBefore on the original names', async () => {
     const { buildNameBlob } = await import('./name-blob.js');
+    const { joined } = await import('./number-order.js');
     const { foldCase } = await import('../../app/search/index.js');
     const ascii = Array.from({ length: 127 }, (_, c) => String.fromCharCode(c + 1));
     const nameSets = [
@@ -114,8 +115,9 @@ describe('number order', () => {
       [],
     ];
     for (const names of nameSets) {
+      // given in reverse: number o is input names.length - 1 - o
       const docs = names.map((name, i) => ({ id: `id-${i}${i === 1 ? 'é' : ''}`, name, mimeType: 'x' }));
-      const t = buildNameBlob(docs, Uint32Array.from(docs, (_, i) => i));
+      const t = buildNameBlob([...names].reverse(), joined([...names].reverse()), joined(docs.map((d) => d.id).reverse()), Uint32Array.from(docs, (_, i) => docs.length - 1 - i));
       expect(t.names).toEqual(names);
       expect(t.blob).toBe(names.map((x) => foldCase(x) + '\0').join(''));
       expect(t.idBlob).toBe(docs.map((d) => d.id + '\n').join(''));

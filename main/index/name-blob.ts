@@ -1,6 +1,6 @@
 /**
- * The offline index's name tables, built in one pass over the docs (in input order, placed by
- * their number): the
+ * The offline index's name tables, built in one pass in number order over the names and ids
+ * joined in input order (number-order.ts): the
  * folded names in one string (`blob`, each followed by `\0`; folding is length-preserving,
  * so blob positions are name positions), their starts, the word-start flag of every blob
  * position, and the ids in one string with their starts. Code units go into typed arrays and
@@ -8,7 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { foldCase, isWordBefore } from '../../app/search/index.js';
-import type { IndexDoc } from './engine.js';
+import type { Joined } from './number-order.js';
 
 export interface NameBlob {
   names: string[];
@@ -30,30 +30,34 @@ export interface NameBlob {
 const ASCII_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
 
-/** The tables of `input` in number order; `rank[i]`: the object number of input[i]. Reads the docs in input order. */
-export function buildNameBlob(input: readonly IndexDoc[], rank: Uint32Array): NameBlob {
-  const n = input.length;
+/**
+ * The tables in number order, from the names and ids in input order (`order[o]`: the input
+ * index of object number o). Reads the joined text, never a doc, except the rare non-ASCII
+ * names (folded and flagged by `foldCase` and `isWordBefore` on the name itself).
+ */
+export function buildNameBlob(inputNames: readonly string[], nameText: Joined, idText: Joined, order: Uint32Array): NameBlob {
+  const n = order.length;
+  const nt = nameText.text, ns = nameText.start, it = idText.text, is = idText.start;
   const starts = new Uint32Array(n + 1);
   const idStarts = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const d = input[i]!, r = rank[i]!;
-    starts[r + 1] = d.name.length + 1;
-    idStarts[r + 1] = d.id.length + 1;
+  for (let o = 0; o < n; o++) {
+    const i = order[o]!;
+    starts[o + 1] = starts[o]! + ns[i + 1]! - ns[i]! + 1;
+    idStarts[o + 1] = idStarts[o]! + is[i + 1]! - is[i]! + 1;
   }
-  for (let o = 0; o < n; o++) { starts[o + 1]! += starts[o]!; idStarts[o + 1]! += idStarts[o]!; }
   const names = new Array<string>(n);
   const units = new Uint16Array(starts[n]!);
   const wsAt = new Uint8Array(starts[n]!);
   const idUnits = new Uint16Array(idStarts[n]!);
   let high = 0, idHigh = 0;
-  for (let i = 0; i < n; i++) {
-    const d = input[i]!, r = rank[i]!;
-    const name = d.name, len = name.length;
-    names[r] = name;
-    const off = starts[r]!;
+  for (let o = 0; o < n; o++) {
+    const i = order[o]!;
+    const name = inputNames[i]!;
+    names[o] = name;
+    const from = ns[i]!, len = ns[i + 1]! - from, off = starts[o]!;
     let ascii = true;
     for (let k = 0; k < len; k++) {
-      const c = name.charCodeAt(k);
+      const c = nt.charCodeAt(from + k);
       if (c < 128) {
         units[off + k] = c >= 65 && c <= 90 ? c + 32 : c;
         // the flag of the next position: is this unit (its predecessor) a word character?
@@ -69,9 +73,10 @@ export function buildNameBlob(input: readonly IndexDoc[], rank: Uint32Array): Na
       const f = foldCase(name);
       for (let k = 0; k < len; k++) { const c = f.charCodeAt(k); units[off + k] = c; high |= c; }
     }
-    const id = d.id, idOff = idStarts[r]!;
-    for (let k = 0; k < id.length; k++) { const c = id.charCodeAt(k); idUnits[idOff + k] = c; idHigh |= c; }
-    idUnits[idOff + id.length] = 10;
+    const idFrom = is[i]!, idTo = is[i + 1]!;
+    let at = idStarts[o]!;
+    for (let k = idFrom; k < idTo; k++) { const c = it.charCodeAt(k); idUnits[at++] = c; idHigh |= c; }
+    idUnits[at] = 10;
   }
   return { names, blob: toText(units, high), starts, wsAt, idBlob: toText(idUnits, idHigh), idStarts };
 }
