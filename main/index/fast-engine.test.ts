@@ -110,7 +110,7 @@ describe('number order', () => {
     const { foldCase } = await import('../../app/search/index.js');
     const ascii = Array.from({ length: 127 }, (_, c) => String.fromCharCode(c + 1));
     const nameSets = [
-      [ascii.join(''), 'a😀b\uD83Dc\uDE00d', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a', '', 'ÀÿÐ'],
+      [ascii.join(''), 'a😀b\uD83Dc\uDE00d', '𝒜b😀c𝒜𝒜 😀😀', '\uDE00\uD83D', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a', '', 'ÀÿÐ'],
       ['Hello World.TXT', 'ÀÿÐ', 'a'], // Latin-1 only: one-byte strings
       [],
     ];

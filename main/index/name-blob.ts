@@ -7,7 +7,7 @@
  * become one string at the end: no string per name, no million-part join.
  */
 import { Buffer } from 'node:buffer';
-import { foldCase, isWordBefore } from '../../app/search/index.js';
+import { foldCase, isWordAt, isWordBefore } from '../../app/search/index.js';
 import type { Joined } from './number-order.js';
 
 export interface NameBlob {
@@ -50,6 +50,7 @@ export function buildNameBlob(inputNames: readonly string[], nameText: Joined, i
   const wsAt = new Uint8Array(starts[n]!);
   const idUnits = new Uint16Array(idStarts[n]!);
   let high = 0, idHigh = 0;
+  const astral = new Map<number, boolean>();
   for (let o = 0; o < n; o++) {
     const i = order[o]!;
     const name = inputNames[i]!;
@@ -64,7 +65,14 @@ export function buildNameBlob(inputNames: readonly string[], nameText: Joined, i
         wsAt[off + k + 1] = ASCII_WORD[c]! ^ 1;
       } else {
         ascii = false;
-        wsAt[off + k + 1] = isWordBefore(name, k + 1) ? 0 : 1;
+        // either half of a surrogate pair: its code point, remembered (isWordBefore runs a regex per call)
+        const pair = c >= 0xdc00 && c <= 0xdfff ? (k > 0 ? highLow(nt.charCodeAt(from + k - 1), c) : -1) : k + 1 < len ? highLow(c, nt.charCodeAt(from + k + 1)) : -1;
+        let word: boolean | undefined;
+        if (pair >= 0) {
+          word = astral.get(pair);
+          if (word === undefined) astral.set(pair, (word = isWordAt(String.fromCodePoint(pair), 0)));
+        } else word = isWordBefore(name, k + 1);
+        wsAt[off + k + 1] = word ? 0 : 1;
       }
     }
     if (len > 0) wsAt[off] = 1;
@@ -79,6 +87,11 @@ export function buildNameBlob(inputNames: readonly string[], nameText: Joined, i
     idUnits[at] = 10;
   }
   return { names, blob: toText(units, high), starts, wsAt, idBlob: toText(idUnits, idHigh), idStarts };
+}
+
+/** The code point of a high and a low surrogate, or -1 when they are not a pair. */
+function highLow(hi: number, lo: number): number {
+  return hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff ? ((hi - 0xd800) << 10) + (lo - 0xdc00) + 0x10000 : -1;
 }
 
 /** One string of the code units (`high`: their bitwise or): one-byte when every unit fits Latin-1. */
