@@ -84,7 +84,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   const order = numberOrderOf(nameText, idText);
   const rank = ranksOf(order);
   trace('sorted');
-  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, nameText, idText, order);
+  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, inputIds, nameText, idText, order);
   trace('blob');
   const combo = new Uint32Array(n);
   const comboIds = new Map<string, Map<string | undefined, Map<string | undefined, number>>>();

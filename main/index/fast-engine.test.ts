@@ -117,7 +117,7 @@ describe('number order', () => {
     for (const names of nameSets) {
       // given in reverse: number o is input names.length - 1 - o
       const docs = names.map((name, i) => ({ id: `id-${i}${i === 1 ? 'é' : ''}`, name, mimeType: 'x' }));
-      const t = buildNameBlob([...names].reverse(), joined([...names].reverse()), joined(docs.map((d) => d.id).reverse()), Uint32Array.from(docs, (_, i) => docs.length - 1 - i));
+      const t = buildNameBlob([...names].reverse(), docs.map((d) => d.id).reverse(), joined([...names].reverse()), joined(docs.map((d) => d.id).reverse()), Uint32Array.from(docs, (_, i) => docs.length - 1 - i));
       expect(t.names).toEqual(names);
       expect(t.blob).toBe(names.map((x) => foldCase(x) + '\0').join(''));
       expect(t.idBlob).toBe(docs.map((d) => d.id + '\n').join(''));
