@@ -5,8 +5,11 @@
  * stop early. Holds: folded names in one blob, trigram postings in flat typed arrays
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
-import { SHORT_TOP, buildShortLists, wordStartFlags } from './short-grams.js';
-import { codePointOrderKey, compareCodePoints, foldCase } from '../../app/search/index.js';
+import { buildNameBlob } from './name-blob.js';
+import { SHORT_TOP, buildShortLists } from './short-grams.js';
+import { buildTrigramPostings } from './trigram-postings.js';
+import { foldCase } from '../../app/search/index.js';
+import { joined, numberOrderOf, ranksOf } from './number-order.js';
 import type { IndexDoc } from './engine.js';
 
 /** The distinct (cameraMake, cameraModel, mimeType) combinations; folded copies alongside. */
@@ -47,8 +50,10 @@ export interface BaseData {
   wsStart: Uint32Array;
   wsList: Uint32Array;
   wsPos: Uint8Array;
-  /** First-page lists of frequent 1-2 code unit terms (short-grams.ts). */
+  /** First-page lists of 1-2 code unit terms (short-grams.ts). */
   shortTop: number;
+  /** 1 when every 1-2 code unit gram of the names has a first-page list. */
+  shortAll: number;
   shortKeys: Uint32Array;
   shortStart: Uint32Array;
   shortList: Uint32Array;
@@ -61,150 +66,31 @@ export const frequentThreshold = (n: number): number => Math.max(1024, Math.floo
 
 export const triKey = (s: string, i: number): number => s.charCodeAt(i) * 4294967296 + s.charCodeAt(i + 1) * 65536 + s.charCodeAt(i + 2);
 
-/** Rule-7 tail order: name length, name by code point, id by code point. */
-export function numberOrder(a: { name: string; id: string }, b: { name: string; id: string }): number {
-  return a.name.length - b.name.length || compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id);
-}
-
 /** foldCase, with a fast path for ASCII (where it equals toLowerCase). */
 export function foldFast(s: string): string {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return foldCase(s);
   return s.toLowerCase();
 }
 
-/**
- * Sorts docs in number order fast: distinct names are ranked with one native string sort
- * (a JS comparator over a million items costs seconds), objects are then placed by rank
- * (counting sort) and only objects sharing a name are compared by id.
- */
-export function sortByNumberOrder(input: readonly IndexDoc[]): IndexDoc[] {
-  const n = input.length;
-  const rankOf = new Map<string, number>();
-  const uniq: string[] = [];
-  const nameIdx = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    const name = input[i]!.name;
-    let u = rankOf.get(name);
-    if (u === undefined) {
-      u = uniq.length;
-      uniq.push(name);
-      rankOf.set(name, u);
-    }
-    nameIdx[i] = u;
-  }
-  // bucketed by name length (counting sort), then each bucket by one native sort of
-  // (name in code point order, the index to recover it): equal lengths need no separator
-  let maxLen = 0;
-  for (const name of uniq) if (name.length > maxLen) maxLen = name.length;
-  const lenStart = new Uint32Array(maxLen + 2);
-  for (const name of uniq) lenStart[name.length + 1]!++;
-  for (let l = 0; l <= maxLen; l++) lenStart[l + 1]! += lenStart[l]!;
-  const byLen = new Uint32Array(uniq.length);
-  const lenFill = lenStart.slice(0, maxLen + 1);
-  for (let u = 0; u < uniq.length; u++) byLen[lenFill[uniq[u]!.length]!++] = u;
-  const rank = new Uint32Array(uniq.length);
-  for (let l = 0; l <= maxLen; l++) {
-    const a = lenStart[l]!, b = lenStart[l + 1]!;
-    if (b - a === 1) { rank[byLen[a]!] = a; continue; }
-    if (b === a) continue;
-    const keys = new Array<string>(b - a);
-    for (let j = a; j < b; j++) {
-      const u = byLen[j]!;
-      keys[j - a] = codePointOrderKey(uniq[u]!) + String.fromCharCode(u >>> 16, u & 0xffff);
-    }
-    keys.sort();
-    for (let j = 0; j < keys.length; j++) {
-      const k = keys[j]!;
-      rank[(k.charCodeAt(k.length - 2) << 16) | k.charCodeAt(k.length - 1)] = a + j;
-    }
-  }
-  const start = new Uint32Array(uniq.length + 1);
-  for (let i = 0; i < n; i++) start[rank[nameIdx[i]!]! + 1]!++;
-  for (let r = 0; r < uniq.length; r++) start[r + 1]! += start[r]!;
-  const fill = start.slice(0, uniq.length);
-  const out = new Array<IndexDoc>(n);
-  for (let i = 0; i < n; i++) out[fill[rank[nameIdx[i]!]!]!++] = input[i]!;
-  // objects sharing a name, by id: small groups by insertion sort in place (stable)
-  const cmp = compareCodePoints;
-  for (let r = 0; r < uniq.length; r++) {
-    const a = start[r]!, b = start[r + 1]!;
-    if (b - a > 16) {
-      const group = out.slice(a, b).sort((x, y) => cmp(x.id, y.id));
-      for (let j = 0; j < group.length; j++) out[a + j] = group[j]!;
-    } else {
-      for (let j = a + 1; j < b; j++) {
-        const d = out[j]!;
-        let k = j - 1;
-        while (k >= a && cmp(out[k]!.id, d.id) > 0) { out[k + 1] = out[k]!; k--; }
-        out[k + 1] = d;
-      }
-    }
-  }
-  return out;
-}
-
-/** Open addressing from trigram key to slot; integer-only hashing (Map on doubles is slow). */
-class TrigramTable {
-  private cap = 1 << 14;
-  private keys = new Float64Array(this.cap).fill(-1);
-  private slots = new Int32Array(this.cap);
-  size = 0;
-  /** The slot of trigram (a, b, c), created as `size` when new. */
-  slotOf(a: number, b: number, c: number): number {
-    const k = a * 4294967296 + b * 65536 + c;
-    let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b) ^ Math.imul(c, 0xc2b2ae35)) & (this.cap - 1);
-    for (;;) {
-      const x = this.keys[h]!;
-      if (x === k) return this.slots[h]!;
-      if (x === -1) break;
-      h = (h + 1) & (this.cap - 1);
-    }
-    this.keys[h] = k;
-    this.slots[h] = this.size;
-    if (++this.size * 2 > this.cap) this.grow();
-    return this.size - 1;
-  }
-  private grow(): void {
-    const oldK = this.keys, oldS = this.slots;
-    this.cap *= 2;
-    this.keys = new Float64Array(this.cap).fill(-1);
-    this.slots = new Int32Array(this.cap);
-    for (let i = 0; i < oldK.length; i++) {
-      const k = oldK[i]!;
-      if (k === -1) continue;
-      const a = Math.floor(k / 4294967296), b = Math.floor(k / 65536) & 0xffff, c = k % 65536;
-      let h = (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b) ^ Math.imul(c, 0xc2b2ae35)) & (this.cap - 1);
-      while (this.keys[h] !== -1) h = (h + 1) & (this.cap - 1);
-      this.keys[h] = k;
-      this.slots[h] = oldS[i]!;
-    }
-  }
-}
-
-/** `frequent`: override of the frequent-trigram (and 1-2 gram) threshold; `shortTop`: of SHORT_TOP (tests). */
-export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number } = {}): BaseData {
+/** Overrides (tests): `frequent`, the frequent-trigram (and 1-2 gram) threshold; `shortTop`, SHORT_TOP; `shortRare`, the infrequent grams' budget. */
+export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number; shortRare?: number } = {}): BaseData {
   const trace = process.env['NAS_MIRROR_TRACE_BUILD'] ? (m: string): void => { process.stderr.write(`${m} ${Math.round(performance.now())}\n`); } : (): void => undefined;
   trace('start');
-  const docs = sortByNumberOrder(input);
+  const n = input.length;
+  // the docs are read once, in input order (their memory order)
+  const inputNames = new Array<string>(n), inputIds = new Array<string>(n);
+  for (let i = 0; i < n; i++) { const d = input[i]!; inputNames[i] = d.name; inputIds[i] = d.id; }
+  const nameText = joined(inputNames), idText = joined(inputIds);
+  const order = numberOrderOf(nameText, idText);
+  const rank = ranksOf(order);
   trace('sorted');
-  const n = docs.length;
-  const ids = new Array<string>(n);
-  const idStarts = new Uint32Array(n + 1);
-  const names = new Array<string>(n);
-  const starts = new Uint32Array(n + 1);
+  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, inputIds, nameText, idText, order);
+  trace('blob');
   const combo = new Uint32Array(n);
   const comboIds = new Map<string, Map<string | undefined, Map<string | undefined, number>>>();
   const combos: Combo[] = [];
-  const parts: string[] = [];
-  let off = 0;
-  for (let o = 0; o < n; o++) {
-    const d = docs[o]!;
-    ids[o] = d.id;
-    names[o] = d.name;
-    const f = foldFast(d.name);
-    parts.push(f, '\0');
-    starts[o] = off;
-    off += f.length + 1;
+  for (let i = 0; i < n; i++) {
+    const d = input[i]!;
     // nested maps: no key string to build and hash per object
     let byMake = comboIds.get(d.mimeType);
     if (!byMake) comboIds.set(d.mimeType, (byMake = new Map()));
@@ -216,150 +102,19 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
       byModel.set(d.cameraModel, c);
       combos.push({ make: d.cameraMake, model: d.cameraModel, mime: d.mimeType });
     }
-    combo[o] = c;
+    combo[rank[i]!] = c;
   }
-  starts[n] = off;
-  const blob = parts.join('');
-  trace('blob');
-  const wsAt = wordStartFlags(blob, starts, names, n);
   const [comboStart, comboList] = csr(combos.length, n, (emit) => { for (let o = 0; o < n; o++) emit(combo[o]!, o); });
 
   trace('combos');
-  // Trigrams: pass 1 assigns slots and counts distinct (slot, object) pairs.
-  const table = new TrigramTable();
-  const keys: number[] = [];
-  let counts: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 16);
-  let last: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 16);
-  // (slot, object) pairs are at most one per trigram position: sized once (growing by
-  // doubling copied ~270 ms at 1M objects)
-  const seqCap = Math.max(16, blob.length);
-  let seq: Uint32Array<ArrayBuffer> = new Uint32Array(seqCap);
-  let seqPos: Uint8Array<ArrayBuffer> = new Uint8Array(seqCap);
-  let seqWs: Uint8Array<ArrayBuffer> = new Uint8Array(seqCap);
-  let lastSeq: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 16);
-  let seqLen = 0;
-  const objEnd = new Uint32Array(n);
-  for (let o = 0; o < n; o++) {
-    const s = starts[o]!, e = starts[o + 1]! - 1;
-    let a = blob.charCodeAt(s), b2 = blob.charCodeAt(s + 1);
-    for (let i = s; i + 3 <= e; i++) {
-      const c3 = blob.charCodeAt(i + 2);
-      const slot = table.slotOf(a, b2, c3);
-      a = b2;
-      b2 = c3;
-      if (slot === keys.length) {
-        keys.push(triKey(blob, i));
-        if (slot >= counts.length) {
-          counts = grow(counts, counts.length * 2);
-          last = grow(last, last.length * 2);
-          lastSeq = grow(lastSeq, lastSeq.length * 2);
-        }
-      }
-      const ws = wsAt[i]!;
-      if (last[slot] === o + 1) {
-        if (ws) seqWs[lastSeq[slot]!] = 1;
-        continue;
-      }
-      last[slot] = o + 1;
-      counts[slot]!++;
-      if (seqLen >= seq.length) {
-        seq = grow(seq, seq.length * 2);
-        seqPos = grow8(seqPos, seqPos.length * 2);
-        seqWs = grow8(seqWs, seqWs.length * 2);
-      }
-      lastSeq[slot] = seqLen;
-      seqPos[seqLen] = Math.min(255, i - s);
-      seqWs[seqLen] = ws;
-      seq[seqLen++] = slot;
-    }
-    objEnd[o] = seqLen;
-  }
-  trace('trigram pass 1');
-  const slots = keys.length;
   const freqMin = opts.frequent ?? frequentThreshold(n);
-  const isFreq = new Uint8Array(slots);
-  for (let k = 0; k < slots; k++) isFreq[k] = counts[k]! >= freqMin ? 1 : 0;
-  const triStart = new Uint32Array(slots + 1);
-  const freqStart = new Uint32Array(slots + 1);
-  const wsStart = new Uint32Array(slots + 1);
-  const wsCount = new Uint32Array(slots);
-  for (let p = 0; p < seqLen; p++) if (seqWs[p] && isFreq[seq[p]!]) wsCount[seq[p]!]!++;
-  for (let k = 0; k < slots; k++) {
-    triStart[k + 1] = triStart[k]! + (isFreq[k] ? 0 : counts[k]!);
-    freqStart[k + 1] = freqStart[k]! + (isFreq[k] ? counts[k]! : 0);
-    wsStart[k + 1] = wsStart[k]! + wsCount[k]!;
-  }
-  const triList = new Uint32Array(triStart[slots]!);
-  const freqList = new Uint32Array(freqStart[slots]!);
-  const freqPos = new Uint8Array(freqStart[slots]!);
-  const wsList = new Uint32Array(wsStart[slots]!);
-  const wsPos = new Uint8Array(wsStart[slots]!);
-  {
-    // Frequent lists: counting sort by position (stable, so number order within a position).
-    const posCount = new Uint32Array(slots * 256);
-    const wsPosCount = new Uint32Array(slots * 256);
-    for (let p = 0; p < seqLen; p++) {
-      const k = seq[p]!;
-      if (!isFreq[k]) continue;
-      posCount[k * 256 + seqPos[p]!]!++;
-      if (seqWs[p]) wsPosCount[k * 256 + seqPos[p]!]!++;
-    }
-    const posFill = new Uint32Array(slots * 256);
-    const wsFill = new Uint32Array(slots * 256);
-    for (let k = 0; k < slots; k++) {
-      if (!isFreq[k]) continue;
-      let a = freqStart[k]!, w = wsStart[k]!;
-      for (let q = 0; q < 256; q++) {
-        posFill[k * 256 + q] = a;
-        a += posCount[k * 256 + q]!;
-        wsFill[k * 256 + q] = w;
-        w += wsPosCount[k * 256 + q]!;
-      }
-    }
-    const fill = triStart.slice(0, slots);
-    let p = 0;
-    for (let o = 0; o < n; o++) {
-      const end = objEnd[o]!;
-      for (; p < end; p++) {
-        const k = seq[p]!;
-        if (!isFreq[k]) { triList[fill[k]!++] = o; continue; }
-        const q = seqPos[p]!;
-        const at = posFill[k * 256 + q]!++;
-        freqList[at] = o;
-        freqPos[at] = q;
-        if (seqWs[p]) {
-          const wt = wsFill[k * 256 + q]!++;
-          wsList[wt] = o;
-          wsPos[wt] = q;
-        }
-      }
-    }
-  }
-  trace('trigram pass 2');
-  const short = buildShortLists(blob, starts, wsAt, n, freqMin, opts.shortTop ?? SHORT_TOP);
+  const tri = buildTrigramPostings(blob, starts, wsAt, n, freqMin);
+  trace('trigrams');
+  const short = buildShortLists(blob, starts, wsAt, n, freqMin, opts.shortTop ?? SHORT_TOP, opts.shortRare);
   trace('short lists');
-  const byId = buildIdTable(ids);
-  let idOff = 0;
-  for (let o = 0; o < n; o++) {
-    idStarts[o] = idOff;
-    idOff += ids[o]!.length + 1;
-  }
-  idStarts[n] = idOff;
-  const idBlob = n === 0 ? '' : ids.join('\n') + '\n';
+  const byId = buildIdTable(idBlob, idStarts, n);
   trace('byId');
-  return { n, idBlob, idStarts, names, blob, starts, combo, combos, comboStart, comboList, triKeys: Float64Array.from(keys), triStart, triList, freqStart, freqList, freqPos, wsStart, wsList, wsPos, ...short, byId };
-}
-
-function grow8(a: Uint8Array, size: number): Uint8Array<ArrayBuffer> {
-  const b = new Uint8Array(size);
-  b.set(a);
-  return b;
-}
-
-function grow(a: Uint32Array, size: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(size);
-  b.set(a);
-  return b;
+  return { n, idBlob, idStarts, names, blob, starts, combo, combos, comboStart, comboList, ...tri, ...short, byId };
 }
 
 /** Builds CSR lists: `emit(bucket, value)` must be called in increasing value order. */
@@ -378,20 +133,21 @@ export function idOf(b: BaseData, o: number): string {
   return b.idBlob.substring(b.idStarts[o]!, b.idStarts[o + 1]! - 1);
 }
 
-function idHash(s: string): number {
+/** FNV-1a of s[from, to). */
+function idHash(s: string, from = 0, to = s.length): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 
-/** Open addressing from id to object number: slots hold number + 1 (0 = empty), 2n+ slots. */
-function buildIdTable(ids: readonly string[]): Uint32Array {
+/** Open addressing from id to object number: slots hold number + 1 (0 = empty), 2n+ slots. Hashes the ids in place in `idBlob`. */
+function buildIdTable(idBlob: string, idStarts: Uint32Array, n: number): Uint32Array {
   let cap = 1;
-  while (cap < ids.length * 2) cap *= 2;
+  while (cap < n * 2) cap *= 2;
   const t = new Uint32Array(Math.max(cap, 2));
   const mask = t.length - 1;
-  for (let o = 0; o < ids.length; o++) {
-    let h = idHash(ids[o]!) & mask;
+  for (let o = 0; o < n; o++) {
+    let h = idHash(idBlob, idStarts[o]!, idStarts[o + 1]! - 1) & mask;
     while (t[h] !== 0) h = (h + 1) & mask;
     t[h] = o + 1;
   }

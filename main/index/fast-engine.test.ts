@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSearchToken, parseQuery, type SortKey } from '../../app/search/index.js';
+import { decodeSearchToken, isWordBefore, parseQuery, type SortKey } from '../../app/search/index.js';
 import { prng } from '../../app/util/prng.js';
 import { randomDocs } from '../../test/search/random-docs.js';
 import { buildBase } from './base-index.js';
 import type { IndexDoc, SearchEngine } from './engine.js';
 import { FastEngine } from './fast-engine.js';
+import { shortKey } from './short-grams.js';
 import { NaiveEngine } from '../../app/search/naive.js';
 
 function allPages(e: SearchEngine, q: string, limit: number): unknown[] {
@@ -25,10 +26,12 @@ function allPages(e: SearchEngine, q: string, limit: number): unknown[] {
 describe('terms of 1-2 code units (first-page lists)', () => {
   it('equal the naive engine on every page, small lists proving or not, with changes', () => {
     const r = prng(7);
-    const shorts = ['a', 'b', '_', '.', '1', '2', 'ab', 'ba', 'a_', '_a', 'é', 'e', 'i', 'ı', 'ß', 'ss', '😀', 'im', 'mg', 'g.', '.j', 'pg', 'x', 'a1', '-'];
-    for (let round = 0; round < 4; round++) {
+    const shorts = ['a', 'b', '_', '.', '1', '2', 'ab', 'ba', 'a_', '_a', 'é', 'e', 'i', 'ı', 'ß', 'ss', '😀', 'im', 'mg', 'g.', '.j', 'pg', 'x', 'a1', '-', 'q', 'zz', '\uD835', '1é'];
+    for (let round = 0; round < 6; round++) {
       const docs = randomDocs(r, 150 + Math.floor(r() * 150));
-      const fast = new FastEngine(buildBase(docs, { frequent: [2, 4, 30, 1000][round]!, shortTop: [2, 5, 24, 128][round]! }));
+      // infrequent grams: every one listed (default budget), none, or some (then the blob scan)
+      const shortRare = [undefined, 0, 40][round % 3];
+      const fast = new FastEngine(buildBase(docs, { frequent: [2, 4, 30, 1000, 60, 1000][round]!, shortTop: [2, 5, 24, 128, 8, 3][round]!, ...(shortRare === undefined ? {} : { shortRare }) }));
       const naive = new NaiveEngine(docs);
       for (let step = 0; step < 2; step++) {
         for (const q of shorts) {
@@ -46,29 +49,83 @@ describe('terms of 1-2 code units (first-page lists)', () => {
   }, 120_000);
 });
 
+describe('first-page lists (short-grams.ts)', () => {
+  it('hold, for each gram, the top objects by occurrence key; the infrequent ones rarest first within the budget', () => {
+    const r = prng(11);
+    for (const [frequent, top, rare] of [[30, 6, undefined], [30, 6, 25], [1000, 4, 0], [5, 128, undefined]] as const) {
+      const docs = randomDocs(r, 300);
+      const b = buildBase(docs, { frequent, shortTop: top, ...(rare === undefined ? {} : { shortRare: rare }) });
+      // every gram of the folded names: (word start first, first index, number) per object
+      const occ = new Map<number, number[][]>();
+      for (let o = 0; o < b.n; o++) {
+        const f = b.blob.substring(b.starts[o]!, b.starts[o + 1]! - 1);
+        const seen = new Map<number, number[]>();
+        for (let i = 0; i < f.length; i++) {
+          for (const len of [1, 2]) {
+            if (i + len > f.length) continue;
+            const k = shortKey(f.substr(i, len));
+            const ws = i === 0 || !isWordBefore(b.names[o]!, i) ? 0 : 1;
+            const e = seen.get(k);
+            if (!e) seen.set(k, [ws, i, o]);
+            else if (ws === 0) e[0] = 0;
+          }
+        }
+        for (const [k, e] of seen) occ.set(k, [...(occ.get(k) ?? []), e]);
+      }
+      const listed = new Map<number, number[]>();
+      for (let s = 0; s < b.shortKeys.length; s++) listed.set(b.shortKeys[s]!, [...b.shortList.subarray(b.shortStart[s]!, b.shortStart[s + 1]!)]);
+      const budget = rare ?? Infinity;
+      let spent = 0;
+      const byRarity = [...occ].sort((x, y) => x[1].length - y[1].length);
+      for (const [k, es] of byRarity) {
+        const want = [...es].sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!).slice(0, top).map((e) => e[2]);
+        if (es.length < frequent) {
+          if (spent + want.length > budget) { expect(listed.has(k), `gram ${k} over the budget`).toBe(false); spent = Infinity; continue; }
+          spent += want.length;
+        }
+        expect(listed.get(k), `gram ${k}`).toEqual(want);
+      }
+      for (const k of listed.keys()) expect(occ.has(k), `listed gram ${k} is in no name`).toBe(true);
+      expect(b.shortAll).toBe(rare === undefined ? 1 : 0);
+    }
+  });
+});
+
 describe('number order', () => {
   it('the native-sort build order equals (name length, name by code point, id)', async () => {
-    const { numberOrder, sortByNumberOrder, foldFast } = await import('./base-index.js');
+    const { foldFast } = await import('./base-index.js');
+    const { joined, numberOrder, numberOrderOf } = await import('./number-order.js');
     const { foldCase } = await import('../../app/search/index.js');
     const r = prng(3);
     const chars = ['a', 'B', '\uE000', '\uFFFF', '😀', '\uD83D', 'z', 'é', '\u00A0', 'İ', 'Σ'];
     const docs: IndexDoc[] = Array.from({ length: 2000 }, (_, i) => ({ id: `i${Math.floor(r() * 50)}${chars[Math.floor(r() * chars.length)]}${i}`, name: Array.from({ length: 1 + Math.floor(r() * 4) }, () => chars[Math.floor(r() * chars.length)]).join(''), mimeType: 'x' }));
-    expect(sortByNumberOrder(docs).map((d) => d.id)).toEqual([...docs].sort(numberOrder).map((d) => d.id));
+    expect([...numberOrderOf(joined(docs.map((d) => d.name)), joined(docs.map((d) => d.id)))].map((i) => docs[i]!.id)).toEqual([...docs].sort(numberOrder).map((d) => d.id));
     for (const d of docs) expect(foldFast(d.name)).toBe(foldCase(d.name));
     expect(foldFast('HELLO World.TXT')).toBe('hello world.txt');
   });
 
-  it('word-start flags equal isWordBefore on the original names', async () => {
-    const { wordStartFlags } = await import('./short-grams.js');
-    const { isWordBefore } = await import('../../app/search/index.js');
+  it('name tables: folded blob, starts, ids, and word-start flags equal to isWordBefore on the original names', async () => {
+    const { buildNameBlob } = await import('./name-blob.js');
+    const { joined } = await import('./number-order.js');
+    const { foldCase } = await import('../../app/search/index.js');
     const ascii = Array.from({ length: 127 }, (_, c) => String.fromCharCode(c + 1));
-    const names = [ascii.join(''), 'a😀b\uD83Dc\uDE00d', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a'];
-    const folded = names.map((s) => s.toLowerCase().length === s.length ? s.toLowerCase() : s);
-    const starts = new Uint32Array(names.length + 1);
-    for (let o = 0; o < names.length; o++) starts[o + 1] = starts[o]! + folded[o]!.length + 1;
-    const ws = wordStartFlags(folded.map((f) => f + '\0').join(''), starts, names, names.length);
-    names.forEach((name, o) => {
-      for (let p = 0; p < name.length; p++) expect(ws[starts[o]! + p]).toBe(p === 0 || !isWordBefore(name, p) ? 1 : 0);
-    });
+    const nameSets = [
+      [ascii.join(''), 'a😀b\uD83Dc\uDE00d', '𝒜b😀c𝒜𝒜 😀😀', '\uDE00\uD83D', 'ÉtéΣ_x-1²٣', 'x\u0301y', 'İstanbul 2024.JPG', 'a', '', 'ÀÿÐ'],
+      ['Hello World.TXT', 'ÀÿÐ', 'a'], // Latin-1 only: one-byte strings
+      [],
+    ];
+    for (const names of nameSets) {
+      // given in reverse: number o is input names.length - 1 - o
+      const docs = names.map((name, i) => ({ id: `id-${i}${i === 1 ? 'é' : ''}`, name, mimeType: 'x' }));
+      const t = buildNameBlob([...names].reverse(), docs.map((d) => d.id).reverse(), joined([...names].reverse()), joined(docs.map((d) => d.id).reverse()), Uint32Array.from(docs, (_, i) => docs.length - 1 - i));
+      expect(t.names).toEqual(names);
+      expect(t.blob).toBe(names.map((x) => foldCase(x) + '\0').join(''));
+      expect(t.idBlob).toBe(docs.map((d) => d.id + '\n').join(''));
+      expect([...t.starts]).toEqual(names.reduce((a, x) => [...a, a[a.length - 1]! + x.length + 1], [0]));
+      expect([...t.idStarts]).toEqual(docs.reduce((a, d) => [...a, a[a.length - 1]! + d.id.length + 1], [0]));
+      names.forEach((name, o) => {
+        for (let p = 0; p <= name.length; p++) expect(t.wsAt[t.starts[o]! + p], `${o} ${p}`).toBe(p < name.length && (p === 0 || !isWordBefore(name, p)) ? 1 : 0);
+      });
+    }
   });
 });

@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import type { BaseData, Combo } from './base-index.js';
 import type { IndexDoc } from './engine.js';
 
-const FORMAT = 'nas-mirror-text-index/4';
+const FORMAT = 'nas-mirror-text-index/5';
 
 interface Header {
   format: string;
   generation: number;
   n: number;
   shortTop: number;
+  shortAll: number;
   combos: Combo[];
   extra: IndexDoc[];
   sections: { name: string; kind: 'u32' | 'f64' | 'u8' | 'utf8'; offset: number; bytes: number }[];
@@ -62,7 +63,7 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     off += align8(x.data.byteLength);
     return s;
   });
-  const header: Header = { format: FORMAT, generation: p.generation, n: b.n, shortTop: b.shortTop, combos: b.combos, extra: p.extra, sections };
+  const header: Header = { format: FORMAT, generation: p.generation, n: b.n, shortTop: b.shortTop, shortAll: b.shortAll, combos: b.combos, extra: p.extra, sections };
   const hb = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(8);
   prefix.writeUInt32LE(hb.length, 0);
@@ -130,6 +131,7 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       wsList: u32('wsList'),
       wsPos: u8('wsPos'),
       shortTop: header.shortTop,
+      shortAll: header.shortAll,
       shortKeys: u32('shortKeys'),
       shortStart: u32('shortStart'),
       shortList: u32('shortList'),

@@ -1,8 +1,9 @@
 /**
- * Strategy for one frequent term of 1-2 code units: evaluates the term's first-page list
+ * Strategy for one term of 1-2 code units: evaluates the term's first-page list
  * (short-grams.ts) and keeps its matches only when the list proves the best limit + 1 name
- * matches after the cursor. Declines (keeps nothing) when the term has no list or the list
- * does not prove the page; the blob scan runs then.
+ * matches after the cursor. A term without a list when every gram has one is in no name.
+ * Declines (keeps nothing) when the term has no list (over the budget) or the list does
+ * not prove the page; the blob scan runs then.
  */
 import { TopK, compareKeys, isWordBefore, matchDoc, type SortKey } from '../../../app/search/index.js';
 import { idOf } from '../base-index.js';
@@ -18,7 +19,8 @@ export const shortList: NameStrategy = {
     const b = view.base;
     const t = pass.terms[0]!;
     const s = view.shortSlot(shortKey(t));
-    if (s === undefined) return false;
+    // no list: no base name holds the term when every gram has one, else the blob scan runs
+    if (s === undefined) return b.shortAll === 1;
     const from = b.shortStart[s]!, to = b.shortStart[s + 1]!;
     const tmp = new TopK<Hit>(limit + 1);
     for (let e = from; e < to; e++) {
