@@ -16,7 +16,7 @@ import {
   DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, decodeSearchToken, parseQuery, selectPage, type DocMatch,
 } from '../../app/search/index.js';
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
-import { numberOrder } from './base-index.js';
+import { numberOrder } from './number-order.js';
 import { docOf, type Named } from './engine.js';
 import { slotMask, slotMaskSteps, slotTest, type SlotTest } from './fact-filter.js';
 import { insertBest } from './kept-order.js';

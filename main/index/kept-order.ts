@@ -9,7 +9,8 @@
  * numbers, one pass over the columns cached per filters and facts version. Never a sort
  * after each change, nor a pass over the whole mirror per page.
  */
-import { idOf, numberOrder, type BaseData } from './base-index.js';
+import { idOf, type BaseData } from './base-index.js';
+import { numberOrder } from './number-order.js';
 import type { Named, Narrowing } from './engine.js';
 
 /**

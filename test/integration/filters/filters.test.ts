@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FOLDER_MIME, type RemoteObject, type SearchPage } from '../../../app/model/remote-object.js';
 import { quoteOperator } from '../../../app/filters/filters.js';
 import { filtersReady, searchFiltered } from '../../../main/index/filtered-search.js';
-import { numberOrder } from '../../../main/index/base-index.js';
+import { numberOrder } from '../../../main/index/number-order.js';
 import { syncOnce } from '../../../main/mirror/sync.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { buildRandomLibrary, openMirror, pick, rng, serviceTree, type Mirror } from '../mirror/helpers.js';
