@@ -82,6 +82,8 @@ describe('local pipeline on a real folder (property)', () => {
             }
             const cur = nas.get(op.id)!;
             const next = { ...cur, parent: op.parentID ?? cur.parent, name: op.name ?? cur.name };
+            // the NAS refuses a folder moved into itself or below it
+            for (let c: string | undefined = next.parent; c && c !== 'R'; c = nas.get(c)?.parent) if (c === op.id) throw new Error(`400: ${op.id} moved below itself`);
             for (const [id, v] of nas) if (id !== op.id && v.parent === next.parent && v.name === next.name) throw new Error(`409 on ${op.id}`);
             nas.set(op.id, next);
           }
@@ -90,7 +92,10 @@ describe('local pipeline on a real folder (property)', () => {
           expect(nasTree).toEqual(tree(root));
         },
       ),
-      { numRuns: 150 },
+      // a fixed seed by default, so CI sees the same 300 cases each time; PIPELINE_SEED=random
+      // and PIPELINE_RUNS=10000 explore (a file and a folder swapped next to a delete still
+      // fails about once in 2,000 cases: see docs/sync-engine.md, known limits)
+      { numRuns: Number(process.env['PIPELINE_RUNS'] ?? 300), ...(process.env['PIPELINE_SEED'] === 'random' ? {} : { seed: Number(process.env['PIPELINE_SEED'] ?? 20261123) }) },
     );
   });
 });

@@ -103,17 +103,39 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
     const e = model.get(d.id);
     if (e) holder.set(`${e.rparent}\u0000${e.rname}`, d);
   }
+  const patchOf = new Map(patches.map((p) => [p.id, p]));
   const out: PlannedOp[] = [];
+  // Where each entry is on the NAS once the ops put in `out` so far have run.
+  const parentNow = new Map<string, string>();
+  const parentOf = (id: string): string | undefined => parentNow.get(id) ?? model.get(id)?.rparent;
+  const underNow = (id: string, anc: string): boolean => {
+    let cur = parentOf(id);
+    for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
+      if (cur === anc) return true;
+      if (cur === model.rootId) return false;
+      cur = parentOf(cur);
+    }
+    return false;
+  };
+  const emit = (op: PlannedOp): void => {
+    out.push(op);
+    if (op.op === 'patch' && op.parentID !== undefined) parentNow.set(op.id, op.parentID);
+  };
   const done = new Set<PlannedOp>();
   const visiting = new Set<PlannedOp>();
   const visit = (op: PlannedOp): void => {
     if (done.has(op)) return;
     if (visiting.has(op)) {
-      // Cycle: the op being waited for moves to a temporary name first.
+      // Cycle: the op being waited for goes to its new folder under a temporary name first
+      // (a swap of names; or a folder and its subfolder trading places, where the subfolder
+      // must leave before the folder can enter it), then takes its name.
       if (op.op === 'patch' && !done.has(op)) {
         const tmp = tempName(op.fromName, op.id);
-        out.push({ op: 'patch', id: op.id, name: tmp, fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; temporary name to break a swap` });
+        const parent = op.parentID ?? op.fromParent;
+        emit({ op: 'patch', id: op.id, name: tmp, ...(parent !== op.fromParent ? { parentID: parent } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; temporary name to break a swap` });
         op.fromName = tmp;
+        op.fromParent = parent;
+        delete op.parentID;
       }
       return;
     }
@@ -124,12 +146,21 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
         // The slot is freed by deleting a folder this entry is still in on the NAS: leave it first.
         const tmp = tempName(op.name ?? op.fromName, op.id);
         const parent = op.parentID ?? op.fromParent;
-        out.push({ op: 'patch', id: op.id, name: tmp, ...(parent !== op.fromParent ? { parentID: parent } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; out of a folder being deleted first, under a temporary name` });
+        emit({ op: 'patch', id: op.id, name: tmp, ...(parent !== op.fromParent ? { parentID: parent } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; out of a folder being deleted first, under a temporary name` });
         op.fromName = tmp;
         op.fromParent = parent;
         delete op.parentID;
       }
       if (h && h !== op) visit(h);
+      // A folder moved into what is below it on the NAS now (a folder and its subfolder
+      // trading places): the moves that take the target out from under it go first, or the
+      // NAS would be asked to put a folder inside itself.
+      if (op.parentID !== undefined && (op.parentID === op.id || underNow(op.parentID, op.id))) {
+        for (let cur: string | undefined = op.parentID; cur !== undefined && cur !== op.id && cur !== model.rootId; cur = parentOf(cur)) {
+          const p = patchOf.get(cur);
+          if (p && p !== op && !done.has(p)) visit(p);
+        }
+      }
     } else {
       // Whatever moves out of a folder must leave before the folder is deleted.
       for (const p of patches) if (!done.has(p) && !visiting.has(p) && remotelyUnder(model, p.id, op.id)) visit(p);
@@ -137,7 +168,7 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
     visiting.delete(op);
     if (!done.has(op)) {
       done.add(op);
-      out.push(op);
+      emit(op);
     }
   };
   for (const p of patches) visit(p);
