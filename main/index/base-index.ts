@@ -7,7 +7,7 @@
  */
 import { buildNameBlob } from './name-blob.js';
 import { SHORT_TOP, buildShortLists } from './short-grams.js';
-import { buildTrigramPostings } from './trigram-postings.js';
+import { buildTrigramPostings, type TrigramPostings } from './trigram-postings.js';
 import { foldCase } from '../../app/search/index.js';
 import { joined, numberOrderOf, ranksOf } from './number-order.js';
 import type { IndexDoc } from './engine.js';
@@ -19,7 +19,8 @@ export interface Combo {
   mime: string;
 }
 
-export interface BaseData {
+/** The trigram postings' fields (`trigram-postings.ts`) are part of it. */
+export interface BaseData extends TrigramPostings {
   n: number;
   /** Ids in number order, each followed by `\n` (ids are URL-safe): one string, not a million. */
   idBlob: string;
@@ -33,23 +34,6 @@ export interface BaseData {
   combos: Combo[];
   comboStart: Uint32Array;
   comboList: Uint32Array;
-  /** Trigram keys (c0*2^32 + c1*2^16 + c2) per slot. */
-  triKeys: Float64Array;
-  /** Postings by object number, for the infrequent trigrams only (frequent ones: empty range). */
-  triStart: Uint32Array;
-  triList: Uint32Array;
-  /**
-   * Frequent trigrams (in at least `FREQUENT` objects): every object holding it, sorted by
-   * (first position of the trigram in the name, clamped to 255; number) with that position
-   * alongside, so a search can visit objects in order of where their first match can be.
-   */
-  freqStart: Uint32Array;
-  freqList: Uint32Array;
-  freqPos: Uint8Array;
-  /** Frequent trigrams: the objects holding it at a word start, in the same order. */
-  wsStart: Uint32Array;
-  wsList: Uint32Array;
-  wsPos: Uint8Array;
   /** First-page lists of 1-2 code unit terms (short-grams.ts). */
   shortTop: number;
   /** 1 when every 1-2 code unit gram of the names has a first-page list. */

@@ -11,11 +11,18 @@
 export interface TrigramPostings {
   /** Trigram keys (c0*2^32 + c1*2^16 + c2) per slot. */
   triKeys: Float64Array;
+  /** Postings by object number, for the infrequent trigrams only (frequent ones: empty range). */
   triStart: Uint32Array;
   triList: Uint32Array;
+  /**
+   * Frequent trigrams (in at least `FREQUENT` objects): every object holding it, sorted by
+   * (first position of the trigram in the name, clamped to 255; number) with that position
+   * alongside, so a search can visit objects in order of where their first match can be.
+   */
   freqStart: Uint32Array;
   freqList: Uint32Array;
   freqPos: Uint8Array;
+  /** Frequent trigrams: the objects holding it at a word start, in the same order. */
   wsStart: Uint32Array;
   wsList: Uint32Array;
   wsPos: Uint8Array;
