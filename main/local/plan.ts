@@ -131,11 +131,14 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
       // must leave before the folder can enter it), then takes its name.
       if (op.op === 'patch' && !done.has(op)) {
         const tmp = tempName(op.fromName, op.id);
-        const parent = op.parentID ?? op.fromParent;
-        emit({ op: 'patch', id: op.id, name: tmp, ...(parent !== op.fromParent ? { parentID: parent } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; temporary name to break a swap` });
+        // not into a folder still below it: then it frees its name in place and moves last
+        const into = op.parentID !== undefined && op.parentID !== op.id && !underNow(op.parentID, op.id) ? op.parentID : undefined;
+        emit({ op: 'patch', id: op.id, name: tmp, ...(into !== undefined ? { parentID: into } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; temporary name to break a swap` });
         op.fromName = tmp;
-        op.fromParent = parent;
-        delete op.parentID;
+        if (into !== undefined) {
+          op.fromParent = into;
+          delete op.parentID;
+        }
       }
       return;
     }
