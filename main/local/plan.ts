@@ -74,16 +74,19 @@ export function planBatch(model: LocalModel, moves: readonly Move[], deletes: re
   return { ops: orderOps(model, patches, sendDeletes), held, deleteObjects, limit };
 }
 
-/** True when `id` is strictly below `anc` in the NAS tree as the user last saw it. */
-function remotelyUnder(model: LocalModel, id: string, anc: string): boolean {
-  let cur = model.get(id)?.rparent;
+/** True when `id` is strictly below `anc` in a NAS tree whose parents `parentOf` reads. */
+function below(rootId: string, parentOf: (id: string) => string | undefined, id: string, anc: string): boolean {
+  let cur = parentOf(id);
   for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
     if (cur === anc) return true;
-    if (cur === model.rootId) return false;
-    cur = model.get(cur)?.rparent;
+    if (cur === rootId) return false;
+    cur = parentOf(cur);
   }
   return false;
 }
+
+/** True when `id` is strictly below `anc` in the NAS tree as the user last saw it. */
+const remotelyUnder = (model: LocalModel, id: string, anc: string): boolean => below(model.rootId, (x) => model.get(x)?.rparent, id, anc);
 
 /** True when `d` (below `top`) or one of its ancestors below `top` moved out in this batch. */
 function movedOutBelow(model: LocalModel, d: string, top: string, movedOut: ReadonlySet<string>): boolean {
@@ -108,15 +111,7 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
   // Where each entry is on the NAS once the ops put in `out` so far have run.
   const parentNow = new Map<string, string>();
   const parentOf = (id: string): string | undefined => parentNow.get(id) ?? model.get(id)?.rparent;
-  const underNow = (id: string, anc: string): boolean => {
-    let cur = parentOf(id);
-    for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
-      if (cur === anc) return true;
-      if (cur === model.rootId) return false;
-      cur = parentOf(cur);
-    }
-    return false;
-  };
+  const underNow = (id: string, anc: string): boolean => below(model.rootId, parentOf, id, anc);
   const emit = (op: PlannedOp): void => {
     out.push(op);
     if (op.op === 'patch' && op.parentID !== undefined) parentNow.set(op.id, op.parentID);
