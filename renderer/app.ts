@@ -186,7 +186,8 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   return {
     setLink(up) {
       linkBanner.hidden = up;
-      if (up) { refreshStatus(); views[currentView].activate(); }
+      // a set-up may have finished (or a mirror been swapped) while the link was down
+      if (up) { checkSetUp(); refreshStatus(); views[currentView].activate(); }
     },
   };
 }

@@ -96,11 +96,11 @@ describe('.github/workflows/release.yml', () => {
 
   it('runs the smoke script\'s window steps against browser mode: demo taken, searched, clean stop', () => {
     const r = spawnSync(process.execPath, ['test/electron-smoke/smoke.mjs', '--headless'], {
-      env: { ...process.env, NAS_MIRROR_DEMO_OBJECTS: '300' }, encoding: 'utf8', timeout: 240_000,
+      env: { ...process.env, NAS_MIRROR_DEMO_OBJECTS: '300', NAS_MIRROR_VERBOSE: '1' }, encoding: 'utf8', timeout: 330_000,
     });
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/smoke \(browser mode\): window opened, \d+ results for "IMG", stopped with exit code 0/);
-  }, 260_000);
+  }, 350_000);
 
   it('ships a smoke script that parses and finds the packaged app on each OS', async () => {
     expect(spawnSync(process.execPath, ['--check', 'test/electron-smoke/smoke.mjs']).status).toBe(0);

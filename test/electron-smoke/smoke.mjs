@@ -32,7 +32,12 @@ export function findPackaged(dir, platform = process.platform) {
 export async function exercise(win) {
   await win.locator('#setup-demo:visible, #search-input:visible').first().waitFor({ timeout: 120_000 });
   if (await win.locator('#setup-demo').isVisible()) await win.click('#setup-demo');
-  await win.waitForSelector('#search-input', { state: 'visible', timeout: 60_000 });
+  // the demo NAS starts as a child (its own start may take up to a minute on a loaded machine)
+  await win.waitForSelector('#search-input', { state: 'visible', timeout: 120_000 }).catch(async (e) => {
+    // say what the welcome said (an error next to the button, or still busy), not only "hidden"
+    const said = await win.locator('#setup-busy').innerText({ timeout: 1_000 }).catch(() => '?');
+    throw new Error(`the window stayed on the welcome after "Try the demo" (it says: ${JSON.stringify(said)}): ${e instanceof Error ? e.message : String(e)}`);
+  });
   // the embedded demo NAS is walked on first start; search until it answers
   const deadline = Date.now() + 120_000;
   let n = 0;
