@@ -10,7 +10,7 @@
  * timeout). Prints a markdown table with the issue's targets; writes bench/results/scale.json.
  */
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureRenderer } from '../main/ui-server/assets.js';
@@ -87,12 +87,10 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       const m = /(\d+) objects in (\d+) folders.* in ([\d.]+) s/.exec(r.stdout);
       if (m) { res.nasFolders = Number(m[2]); res.walkAloneInternalSec = Number(m[3]); }
     });
-    rmSync(join(base, 'walk-state'), { recursive: true, force: true });
 
     await part('browser mode: UI-server process stall during a first walk (engine in its own process)', async () => {
       res.browserMode = await withTimeout(measureHost('own-process', url, token, join(base, 'browser-mode')), budget(n, 180, 1800), 'browser mode first walk');
     });
-    rmSync(join(base, 'browser-mode'), { recursive: true, force: true });
 
     const runArgs = (extra: string[] = []): string[] => ['run', '--device', url, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--ui', '--ui-port', '0', ...extra];
     /** Starts the engine; the window's GET is polled every 20 ms from its URL to `watching`. */
@@ -170,7 +168,8 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       const ex = (await runOk('sh', ['-c', 'find "$1" -path "$1/.nas-mirror" -prune -o -type d -print | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find -type d' })).stdout.trim();
       res.mirrorFolders = Number(ex);
       const entries = readdirSync(mirror).filter((x) => x !== '.nas-mirror').map((x) => join(mirror, x));
-      const dest = join(base, 'cp');
+      // a copy per rep, removed with the rest at the end (see `bases`: nothing big is deleted mid-run)
+      const dest = (rep: number): string => join(base, `cp-${rep}`);
       // best of two each: the machine is shared, a floor should not carry someone else's load
       // (a second rep that fails or times out keeps the first one's figure; the error is listed)
       const cps: number[] = [], finds: number[] = [];
@@ -181,18 +180,16 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       };
       try {
         for (let rep = 0; rep < 2; rep++) {
-          mkdirSync(dest);
-          cps.push((await runOk('cp', ['-r', ...entries, dest], { timeoutMs: budget(n, 120, 1800), what: 'cp -r' })).ms);
+          mkdirSync(dest(rep));
+          cps.push((await runOk('cp', ['-r', ...entries, dest(rep)], { timeoutMs: budget(n, 120, 1800), what: 'cp -r' })).ms);
           keep();
-          rmSync(dest, { recursive: true, force: true, maxRetries: 5 });
           const f = await runOk('sh', ['-c', 'find "$1" | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find | wc -l' });
           finds.push(f.ms);
           res.findEntries = Number(f.stdout.trim());
           keep();
         }
       } finally {
-        rmSync(dest, { recursive: true, force: true, maxRetries: 5 });
-        // the copies' writeback and freed inodes are flushed here, not during the restart timed next
+        // the copies' writeback is flushed here, not during the restart timed next
         await runOk('sync', [], { timeoutMs: budget(n, 60, 600), what: 'sync' });
       }
     });
@@ -256,25 +253,66 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
   return `${head}\n${body}\n\nEvery CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`). The machine meanwhile (2 cores shared):\n${load}${errors ? `\n\nErrors:\n${errors}` : ''}`;
 }
 
-let currentBase: string | undefined;
+/**
+ * The filesystem the temp folders are on, and whether it keeps a journal (ext4: a
+ * `/proc/fs/jbd2/<device>-<n>` entry). Without one, creates after mass deletes are slow in the
+ * kernel (see `bases`), and the figures are not what a user's disk shows: say so.
+ */
+export function tempFilesystem(dir: string): { mount: string; device: string; type: string; journal: boolean | null } {
+  const real = realpathSync(dir);
+  let best = { mount: '/', device: '?', type: '?' };
+  try {
+    for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
+      const [device, mount, type] = line.split(' ');
+      if (!device || !mount || !type) continue;
+      const m = mount.replace(/\\040/g, ' ');
+      if ((real === m || real.startsWith(m.endsWith('/') ? m : `${m}/`)) && m.length >= best.mount.length) best = { mount: m, device, type };
+    }
+  } catch { /* not Linux */ }
+  let journal: boolean | null = null;
+  if (best.type === 'ext4') {
+    const dev = best.device.split('/').pop() ?? '';
+    try { journal = readdirSync('/proc/fs/jbd2').some((j) => j.startsWith(`${dev}-`)); } catch { journal = false; }
+  }
+  return { ...best, journal };
+}
+
+/**
+ * Every size's temp folder, removed only when the whole run is over: on ext4 without a
+ * journal (this workplace's disk) the kernel skips each recently deleted inode one by one
+ * when it creates a file, so creating files within minutes of deleting many is quadratic
+ * (100k empty files: 2 s of kernel time on a quiet disk, 72 s right after a delete). A step
+ * that created a tree no longer removes it before the next step creates one.
+ */
+const bases: string[] = [];
+const removeBases = (): void => {
+  for (const b of bases.splice(0)) {
+    say(`removing ${b}`);
+    rmSync(b, { recursive: true, force: true, maxRetries: 5 });
+  }
+};
 
 async function main(): Promise<void> {
   say(`sizes ${SIZES.join(', ')}; idle window ${IDLE_SEC} s; ${RENAMES} renames each; temp under ${TMP}`);
+  const fs = tempFilesystem(TMP);
+  say(`temp filesystem: ${fs.type} on ${fs.device} at ${fs.mount}${fs.journal === null ? '' : fs.journal ? ', with a journal' : ', WITHOUT a journal'}`);
+  if (fs.journal === false) say('WARNING: ext4 without a journal makes every create after a mass delete scan the recently deleted inodes (quadratic; a desktop\'s ext4 has a journal). Put SCALE_TMP on a journaled filesystem: bench/README.md, "bench:scale".');
   await ensureRenderer(); // a stale window bundle would otherwise be rebuilt inside the first run's time
   const cliStart = await runOk(NODE, ['bin/nas-mirror.js', '--help'], { timeoutMs: 60_000, what: 'nas-mirror --help' });
   const results: SizeResult[] = [];
   for (const n of SIZES) {
     const base = mkdtempSync(join(TMP, `nm-scale-${n}-`));
-    currentBase = base;
+    bases.push(base);
     try {
       results.push(await measureSize(n, base));
     } finally {
-      say(`${n}: removing ${base}`);
-      rmSync(base, { recursive: true, force: true, maxRetries: 5 });
+      await killAll(); // nothing of this size writes into its folder while the next size runs
     }
   }
+  removeBases();
   const out = {
     date: new Date().toISOString(),
+    tempFilesystem: fs,
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30), inotifyMaxUserWatches: Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim()) },
     cliStartSec: sec(cliStart.ms),
     idleWindowSec: IDLE_SEC,
@@ -286,9 +324,9 @@ async function main(): Promise<void> {
 }
 
 const cleanup = (sig: NodeJS.Signals): void => {
-  say(`${sig}: killing the children, removing ${currentBase ?? 'nothing'}`);
+  say(`${sig}: killing the children, removing the temp folders`);
   void killAll().then(() => {
-    if (currentBase) rmSync(currentBase, { recursive: true, force: true, maxRetries: 5 });
+    removeBases();
     process.exit(130);
   });
 };
