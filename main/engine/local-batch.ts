@@ -79,7 +79,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   // unresolved (a disappearance within its hold) and must be read again after a restart.
   const unresolved = new Set(pair.carry.map((g) => model.get(g.id)?.lparent));
   for (const s of scans) {
-    const d = model.byIno(s.ino);
+    const d = model.dirByIno(s.path, s.ino);
     if (d && d.kind === 'dir' && d.state === 'ok' && !unresolved.has(d.id)) model.setStamp(d.id, s.stamp);
   }
   let seqs: number[] = [];

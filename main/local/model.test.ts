@@ -49,4 +49,26 @@ describe('LocalModel inode index', () => {
     expect(m.byIno('1900')).toBeUndefined();
     expect(m.byIno('1901')?.id).toBe('f901');
   });
+
+  it('a folder read in place finds its entries without building it; anything else falls back to it', () => {
+    const m = new LocalModel('r');
+    m.load({ ...entry('r', '1', ''), kind: 'dir', lname: '' });
+    m.load({ ...entry('d', '2'), kind: 'dir', lname: 'Fotos' });
+    m.load({ ...entry('e', '3', 'd'), kind: 'dir', lname: 'Café' });
+    for (let i = 0; i < 10; i++) m.load(entry(`f${i}`, String(100 + i), 'e'));
+    // in place (the path read back decomposed, as on a Mac): no index
+    expect(m.dirByIno('Fotos/Cafe\u0301', '3')?.id).toBe('e');
+    const here = m.childrenByName('e');
+    expect(m.byInoIn(here, 'f4.txt', '104')?.id).toBe('f4');
+    expect(m.dirByIno('', '1')?.id).toBe('r');
+    expect(m.inodesIndexed).toBe(false);
+    // a name now holding another entry's inode (moved here): the index answers
+    expect(m.byInoIn(here, 'f4.txt', '105')?.id).toBe('f5');
+    expect(m.inodesIndexed).toBe(true);
+    expect(m.byInoIn(here, 'new.txt', '999')).toBeUndefined();
+    // a folder at a path whose inode is not the model's there: found by inode, or nothing
+    expect(m.dirByIno('Fotos', '3')?.id).toBe('e');
+    expect(m.dirByIno('Nope/x', '2')?.id).toBe('d');
+    expect(m.dirByIno('Fotos', '77')).toBeUndefined();
+  });
 });

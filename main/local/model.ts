@@ -182,6 +182,11 @@ export class LocalModel {
     return [...(this.kids.get(id) ?? [])];
   }
 
+  /** Whether the inode index is built (lookups by place do not build it). */
+  get inodesIndexed(): boolean {
+    return this.inoIdx !== undefined;
+  }
+
   byIno(ino: string): LocalEntry | undefined {
     if (!this.inoIdx) {
       this.inoFilling = undefined;
@@ -190,6 +195,43 @@ export class LocalModel {
     }
     const id = this.inoIdx.get(ino);
     return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  /**
+   * The entries of a folder by their NFC name, as the model has them (one pass over its
+   * children). With `byInoIn`, a folder read from disk finds what is still in place without
+   * the inode index, so a restart's few changed folders do not build it for a million entries.
+   */
+  childrenByName(id: string): Map<string, LocalEntry> {
+    const out = new Map<string, LocalEntry>();
+    for (const k of this.kids.get(id) ?? []) {
+      const e = this.byId.get(k);
+      if (e) out.set(e.lname.normalize('NFC'), e);
+    }
+    return out;
+  }
+
+  /** The entry with inode `ino`: the one named `name` in `here` if its inode matches, else the inode index's. */
+  byInoIn(here: ReadonlyMap<string, LocalEntry> | undefined, name: string, ino: string): LocalEntry | undefined {
+    const e = here?.get(name.normalize('NFC'));
+    return e !== undefined && e.ino === ino ? e : this.byIno(ino);
+  }
+
+  /** The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path if its inode matches, else the inode index's. */
+  dirByIno(path: string, ino: string): LocalEntry | undefined {
+    let cur: LocalEntry | undefined = this.byId.get(this.rootId);
+    if (path !== '') {
+      for (const seg of path.split('/')) {
+        const name = seg.normalize('NFC');
+        let next: LocalEntry | undefined;
+        for (const k of this.kids.get(cur?.id ?? '') ?? []) {
+          const e = this.byId.get(k);
+          if (e && e.kind === 'dir' && e.lname.normalize('NFC') === name) { next = e; break; }
+        }
+        if (!(cur = next)) break;
+      }
+    }
+    return cur !== undefined && cur.ino === ino ? cur : this.byIno(ino);
   }
 
   /** The local path segments of an entry ([] for the root); undefined if the chain is broken. */

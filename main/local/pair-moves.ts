@@ -61,12 +61,13 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
   const candidates: { id: string; parent: string | undefined; path: string; name: string; size: number }[] = [];
 
   for (const s of scans) {
-    const dirEntry = model.byIno(s.ino);
+    const dirEntry = model.dirByIno(s.path, s.ino);
     const parent = s.path === '' ? (dirEntry?.id === model.rootId ? model.rootId : undefined) : dirEntry && dirEntry.kind === 'dir' && dirEntry.state === 'ok' ? dirEntry.id : undefined;
     if (parent !== undefined) scannedParents.add(parent);
+    const here = parent === undefined ? undefined : model.childrenByName(parent);
     for (const d of s.entries) {
       const path = s.path === '' ? d.name : `${s.path}/${d.name}`;
-      const e = model.byIno(d.ino);
+      const e = model.byInoIn(here, d.name, d.ino);
       if (e && e.id !== model.rootId && e.kind === d.kind && e.state === 'ok') {
         if (parent !== undefined && e.lparent === parent && sameName(e.lname, d.name)) {
           seenInPlace.add(e.id);
