@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureRenderer } from '../main/ui-server/assets.js';
+import { engineEnv } from '../main/host/engine-env.js';
 import { measureHost, type HostRun } from './host-probe.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
 import { CLK_TCK, cpuTicks, inotifyWatches, killAll, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
@@ -68,7 +69,8 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
   const nasDir = join(base, 'nas'), mirror = join(base, 'mirror'), state = join(base, 'state');
   let svc: ServiceProcess | undefined;
   let token = '';
-  const env = (): NodeJS.ProcessEnv => ({ ...process.env, NAS_TOKEN: token });
+  // the CLI's engine with the environment the app gives its engine process (main/host/engine-env.ts)
+  const env = (): NodeJS.ProcessEnv => engineEnv({ ...process.env, NAS_TOKEN: token });
   try {
     if (!(await part('demo library', async () => {
       const r = await runOk(NODE, ['bin/nas-service.js', 'demo', '--data', nasDir, '--objects', String(n)], { timeoutMs: budget(n, 60, 900), what: 'nas-service demo' });

@@ -5,7 +5,7 @@
  * the engine's request; a killed engine process is reported and started again; close waits
  * for the clean stop.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,11 @@ describe('the engine in its own process', () => {
     expect(pid).toBeTypeOf('number');
     expect(pid).not.toBe(process.pid);
     expect(alive(pid!)).toBe(true);
+    // glibc keeps two malloc arenas in it, not one per thread (engine-env.ts), unless the user chose
+    if (process.platform === 'linux') {
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(env).toContain(`MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? '2'}`);
+    }
     await until(() => core.status().lastCompleteWalk !== null, 'the first walk');
     expect(reads).toContain(svc.baseUrl);
     const settings = await post('getSettings', {});

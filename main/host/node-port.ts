@@ -6,6 +6,7 @@
 import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { engineEnv } from './engine-env.js';
 import type { ParentPort, SpawnEngine } from './port.js';
 
 const ENTRY = fileURLToPath(new URL('./engine-entry.ts', import.meta.url));
@@ -16,7 +17,7 @@ export function forkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): SpawnEngine 
   return () => {
     // Its own process group: when the engine dies without cleaning up (kill -9, a crash), what it
     // started (the embedded demo NAS) is ended with it instead of living on as an orphan.
-    const child = fork(ENTRY, [], { execArgv: ['--import', TSX], env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced', detached: true });
+    const child = fork(ENTRY, [], { execArgv: ['--import', TSX], env: engineEnv(opts.env ?? process.env), stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced', detached: true });
     const group = (): void => { if (child.pid !== undefined) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ } };
     child.once('exit', group);
     return {

@@ -5,11 +5,12 @@
  * for its `spawn`. Everything above the port is the code browser mode and the tests run.
  */
 import { utilityProcess } from 'electron';
+import { engineEnv } from '../host/engine-env.js';
 import type { SpawnEngine } from '../host/port.js';
 
 export function utilityEngine(entry: string): SpawnEngine {
   return () => {
-    const child = utilityProcess.fork(entry, [], { serviceName: 'NAS Mirror engine', stdio: 'inherit' });
+    const child = utilityProcess.fork(entry, [], { serviceName: 'NAS Mirror engine', stdio: 'inherit', env: engineEnv(process.env) });
     let queue: unknown[] | null = [];
     child.once('spawn', () => { for (const m of queue ?? []) child.postMessage(m); queue = null; });
     return {
