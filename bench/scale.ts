@@ -260,7 +260,7 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
  * `/proc/fs/jbd2/<device>-<n>` entry). Without one, creates after mass deletes are slow in the
  * kernel (see `bases`), and the figures are not what a user's disk shows: say so.
  */
-export function tempFilesystem(dir: string): { mount: string; device: string; type: string; journal: boolean | null } {
+function tempFilesystem(dir: string): { mount: string; device: string; type: string; journal: boolean | null } {
   const real = realpathSync(dir);
   let best = { mount: '/', device: '?', type: '?' };
   try {

@@ -58,7 +58,7 @@ describe('LocalModel inode index', () => {
     for (let i = 0; i < 10; i++) m.load(entry(`f${i}`, String(100 + i), 'e'));
     // in place (the path read back decomposed, as on a Mac): no index
     expect(m.dirByIno('Fotos/Cafe\u0301', '3')?.id).toBe('e');
-    const here = m.childrenByName('e');
+    const here = m.placeLookup('e');
     expect(m.byInoIn(here, 'f4.txt', '104')?.id).toBe('f4');
     expect(m.dirByIno('', '1')?.id).toBe('r');
     expect(m.inodesIndexed).toBe(false);

@@ -198,11 +198,12 @@ export class LocalModel {
   }
 
   /**
-   * The entries of a folder by their NFC name, as the model has them (one pass over its
-   * children). With `byInoIn`, a folder read from disk finds what is still in place without
-   * the inode index, so a restart's few changed folders do not build it for a million entries.
+   * The entries of a folder by their NFC name, for `byInoIn`: a folder read from disk finds
+   * what is still in place without the inode index, so a restart's few changed folders do not
+   * build it for a million entries. Undefined once the index is built (a lookup there is cheaper).
    */
-  childrenByName(id: string): Map<string, LocalEntry> {
+  placeLookup(id: string): Map<string, LocalEntry> | undefined {
+    if (this.inoIdx) return undefined;
     const out = new Map<string, LocalEntry>();
     for (const k of this.kids.get(id) ?? []) {
       const e = this.byId.get(k);
@@ -217,8 +218,9 @@ export class LocalModel {
     return e !== undefined && e.ino === ino ? e : this.byIno(ino);
   }
 
-  /** The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path if its inode matches, else the inode index's. */
+  /** The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path if its inode matches (while the inode index is not built), else the index's. */
   dirByIno(path: string, ino: string): LocalEntry | undefined {
+    if (this.inoIdx) return this.byIno(ino);
     let cur: LocalEntry | undefined = this.byId.get(this.rootId);
     if (path !== '') {
       for (const seg of path.split('/')) {

@@ -64,7 +64,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
     const dirEntry = model.dirByIno(s.path, s.ino);
     const parent = s.path === '' ? (dirEntry?.id === model.rootId ? model.rootId : undefined) : dirEntry && dirEntry.kind === 'dir' && dirEntry.state === 'ok' ? dirEntry.id : undefined;
     if (parent !== undefined) scannedParents.add(parent);
-    const here = parent === undefined ? undefined : model.childrenByName(parent);
+    const here = parent === undefined ? undefined : model.placeLookup(parent);
     for (const d of s.entries) {
       const path = s.path === '' ? d.name : `${s.path}/${d.name}`;
       const e = model.byInoIn(here, d.name, d.ino);
