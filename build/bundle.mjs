@@ -3,6 +3,7 @@
 //   dist/renderer/{index.html,app.js,style.css}  the window (IIFE, browser)
 //   dist/main/shell/main.cjs, preload.cjs          the Electron main process and its preload
 //   dist/main/host/engine-entry.cjs                the engine's utility process
+//   dist/main/index/build-worker.cjs               the offline index's build worker (main/index/build.ts)
 //   dist/server/nas-service.mjs                    the reference service, for the embedded default
 //   dist/icons/                                    app and tray icons
 // Native modules (better-sqlite3, keytar) and electron stay external. Usage:
@@ -68,6 +69,8 @@ export async function buildApp() {
   const common = { bundle: true, platform: 'node', target: ['node20'], external: EXTERNAL, logLevel: 'warning', legalComments: 'none' };
   await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'shell', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'main.cjs'), format: 'cjs' });
   await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'host', 'engine-entry.ts')], outfile: join(ROOT, 'dist', 'main', 'host', 'engine-entry.cjs'), format: 'cjs' });
+  // the engine's bundles start it as a worker thread, one folder up from theirs (workerScript)
+  await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'index', 'build-worker.ts')], outfile: join(ROOT, 'dist', 'main', 'index', 'build-worker.cjs'), format: 'cjs' });
   await bundle({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
   await bundle({
     ...common, natives: true, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',

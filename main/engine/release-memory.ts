@@ -4,7 +4,9 @@
  * or so after the walk: a full mark-compact of a ~1.7 GB heap, seconds of CPU on every core,
  * at a moment nobody chose ("idle" CPU), while until then the engine's RSS stays at its peak
  * as the index's final rebuild starts in its worker. Collected at the walk's end instead,
- * the heap shrinks before that rebuild, and idle is idle.
+ * the heap shrinks before that rebuild, and idle is idle. Called at three such moments: a
+ * big walk's end (remote-rounds.ts), the engine getting ready (engine.ts), and the offline
+ * index replacing itself after a catch-up rebuild (api/compose.ts).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

@@ -56,14 +56,71 @@ export function foldFast(s: string): string {
   return s.toLowerCase();
 }
 
+/**
+ * What the base is built from, in input order: one id, name and combination number per
+ * object, and the combinations. Columns, not a document object per object: a worker build of
+ * 1M objects held ~150 MB more as documents.
+ */
+export interface BaseColumns {
+  ids: readonly string[];
+  names: readonly string[];
+  /** Each object's index into `combos`. */
+  combo: ArrayLike<number>;
+  combos: readonly Combo[];
+}
+
+/** Numbers the distinct (mime, make, model) combinations as they are met. */
+export class ComboTable {
+  readonly combos: Combo[] = [];
+  // nested maps: no key string to build and hash per object
+  private readonly ids = new Map<string, Map<string | undefined, Map<string | undefined, number>>>();
+
+  of(mime: string, make: string | undefined, model: string | undefined): number {
+    let byMake = this.ids.get(mime);
+    if (!byMake) this.ids.set(mime, (byMake = new Map()));
+    let byModel = byMake.get(make);
+    if (!byModel) byMake.set(make, (byModel = new Map()));
+    let c = byModel.get(model);
+    if (c === undefined) {
+      c = this.combos.length;
+      byModel.set(model, c);
+      this.combos.push({ make, model, mime });
+    }
+    return c;
+  }
+}
+
+/** The columns of documents. */
+export function columnsOf(docs: readonly IndexDoc[]): BaseColumns {
+  const table = new ComboTable();
+  const n = docs.length;
+  const ids = new Array<string>(n), names = new Array<string>(n), combo = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = docs[i]!;
+    ids[i] = d.id;
+    names[i] = d.name;
+    combo[i] = table.of(d.mimeType, d.cameraMake, d.cameraModel);
+  }
+  return { ids, names, combo, combos: table.combos };
+}
+
 /** Overrides (tests): `frequent`, the frequent-trigram (and 1-2 gram) threshold; `shortTop`, SHORT_TOP; `shortRare`, the infrequent grams' budget. */
-export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number; shortTop?: number; shortRare?: number } = {}): BaseData {
+export function buildBase(input: readonly IndexDoc[], opts: BuildOptions = {}): BaseData {
+  return buildBaseColumns(columnsOf(input), opts);
+}
+
+export interface BuildOptions {
+  frequent?: number;
+  shortTop?: number;
+  shortRare?: number;
+}
+
+/** The base of objects given as columns (`buildBase` for documents). */
+export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): BaseData {
   const trace = process.env['NAS_MIRROR_TRACE_BUILD'] ? (m: string): void => { process.stderr.write(`${m} ${Math.round(performance.now())}\n`); } : (): void => undefined;
   trace('start');
-  const n = input.length;
-  // the docs are read once, in input order (their memory order)
-  const inputNames = new Array<string>(n), inputIds = new Array<string>(n);
-  for (let i = 0; i < n; i++) { const d = input[i]!; inputNames[i] = d.name; inputIds[i] = d.id; }
+  const { ids: inputIds, names: inputNames, combos } = input;
+  const n = inputIds.length;
   const nameText = joined(inputNames), idText = joined(inputIds);
   const order = numberOrderOf(nameText, idText);
   const rank = ranksOf(order);
@@ -71,23 +128,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, inputIds, nameText, idText, order);
   trace('blob');
   const combo = new Uint32Array(n);
-  const comboIds = new Map<string, Map<string | undefined, Map<string | undefined, number>>>();
-  const combos: Combo[] = [];
-  for (let i = 0; i < n; i++) {
-    const d = input[i]!;
-    // nested maps: no key string to build and hash per object
-    let byMake = comboIds.get(d.mimeType);
-    if (!byMake) comboIds.set(d.mimeType, (byMake = new Map()));
-    let byModel = byMake.get(d.cameraMake);
-    if (!byModel) byMake.set(d.cameraMake, (byModel = new Map()));
-    let c = byModel.get(d.cameraModel);
-    if (c === undefined) {
-      c = combos.length;
-      byModel.set(d.cameraModel, c);
-      combos.push({ make: d.cameraMake, model: d.cameraModel, mime: d.mimeType });
-    }
-    combo[rank[i]!] = c;
-  }
+  for (let i = 0; i < n; i++) combo[rank[i]!] = input.combo[i]!;
   const [comboStart, comboList] = csr(combos.length, n, (emit) => { for (let o = 0; o < n; o++) emit(combo[o]!, o); });
 
   trace('combos');
@@ -98,7 +139,7 @@ export function buildBase(input: readonly IndexDoc[], opts: { frequent?: number;
   trace('short lists');
   const byId = buildIdTable(idBlob, idStarts, n);
   trace('byId');
-  return { n, idBlob, idStarts, names, blob, starts, combo, combos, comboStart, comboList, ...tri, ...short, byId };
+  return { n, idBlob, idStarts, names, blob, starts, combo, combos: [...combos], comboStart, comboList, ...tri, ...short, byId };
 }
 
 /** Builds CSR lists: `emit(bucket, value)` must be called in increasing value order. */

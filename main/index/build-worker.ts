@@ -24,7 +24,10 @@ try {
       const base = buildFromStore(store);
       saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
     }
-    if (parts.vocabulary) saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
+    if (parts.vocabulary) {
+      if (process.env['NAS_MIRROR_TRACE_BUILD']) process.stderr.write(`vocabulary ${Math.round(performance.now())}\n`);
+      saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
+    }
   })();
   db.close();
   parentPort?.postMessage({ ok: true });

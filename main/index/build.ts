@@ -1,28 +1,29 @@
 /**
  * Building the text index from the mirror store, in this thread or in a worker thread
- * (large libraries: the UI stays responsive). The worker is a TypeScript module, so it
- * registers tsx first; when a worker cannot start, the build runs here.
+ * (large libraries: the UI stays responsive). From the source checkout the worker is a
+ * TypeScript module, so it registers tsx first; in a bundle (the desktop app, which ships no
+ * tsx) it is the bundled `dist/main/index/build-worker.cjs` (build/bundle.mjs). When a worker
+ * cannot start, the build runs here.
  */
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../app/errors.js';
 import type { MirrorStore } from '../mirror/store.js';
-import { buildBase, type BaseData } from './base-index.js';
-import type { IndexDoc } from './engine.js';
+import { ComboTable, buildBaseColumns, type BaseColumns, type BaseData } from './base-index.js';
 
-/** The searchable docs of every stored object (the root is not stored among them). */
-export function docsOfStore(store: MirrorStore): IndexDoc[] {
-  const docs: IndexDoc[] = [];
+/** The searchable columns of every stored object (the root is not stored among them). */
+export function columnsOfStore(store: MirrorStore): BaseColumns {
+  const table = new ComboTable();
+  const ids: string[] = [], names: string[] = [], combo: number[] = [];
   for (const [id, name, mime, make, model] of store.docRows()) {
-    const d: IndexDoc = { id, name, mimeType: mime };
-    if (make !== null) d.cameraMake = make;
-    if (model !== null) d.cameraModel = model;
-    docs.push(d);
+    ids.push(id);
+    names.push(name);
+    combo.push(table.of(mime, make ?? undefined, model ?? undefined));
   }
-  return docs;
+  return { ids, names, combo, combos: table.combos };
 }
 
 export function buildFromStore(store: MirrorStore): BaseData {
-  return buildBase(docsOfStore(store));
+  return buildBaseColumns(columnsOfStore(store));
 }
 
 /** What a worker build makes and saves: the text index, the word vocabulary, or both (one read snapshot). */
@@ -33,24 +34,37 @@ export interface BuildParts {
 
 /** Builds and saves the index of `stateDir` and/or its word vocabulary in a worker thread. */
 export function buildInWorker(stateDir: string, parts: BuildParts = { index: true, vocabulary: true }): Promise<void> {
-  const entry = new URL('./build-worker.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  const { script, evaluated } = workerScript(import.meta.url);
   return new Promise<void>((resolve, reject) => {
     let w: Worker;
     try {
-      w = new Worker(boot, { eval: true, workerData: { stateDir, parts } });
+      w = new Worker(script, { eval: evaluated, workerData: { stateDir, parts } });
     } catch (e) {
       reject(new AppError('Internal', 'cannot start the index build worker', { cause: e }));
       return;
     }
-    let done = false;
+    // Settles once the worker has exited, not at its answer: the caller loads what it saved
+    // next, and the worker's heap (~400 MB at 1M objects) is gone only then.
+    let outcome: { ok: true } | { ok: false; error: AppError } | undefined;
     w.on('message', (m: { ok?: boolean; error?: string }) => {
-      done = true;
-      if (m.ok) resolve();
-      else reject(new AppError('Internal', `index build failed: ${m.error ?? 'unknown'}`));
+      outcome ??= m.ok ? { ok: true } : { ok: false, error: new AppError('Internal', `index build failed: ${m.error ?? 'unknown'}`) };
       void w.terminate();
     });
-    w.on('error', (e) => { if (!done) { done = true; reject(new AppError('Internal', 'index build worker failed', { cause: e })); } });
-    w.on('exit', (code) => { if (!done) { done = true; reject(new AppError('Internal', `index build worker exited (${code})`)); } });
+    w.on('error', (e) => { outcome ??= { ok: false, error: new AppError('Internal', 'index build worker failed', { cause: e }) }; });
+    w.on('exit', (code) => {
+      const o = outcome ?? { ok: false, error: new AppError('Internal', `index build worker exited (${code})`) };
+      if (o.ok) resolve();
+      else reject(o.error);
+    });
   });
+}
+
+/**
+ * The worker's script for code loaded from `here`: a bundle (every bundle of the app sits one
+ * folder below `dist/main`) starts the bundled worker; TypeScript run by tsx boots tsx first.
+ */
+export function workerScript(here: string): { script: string | URL; evaluated: boolean } {
+  if (!/\.[cm]?ts$/.test(new URL(here).pathname)) return { script: new URL('../index/build-worker.cjs', here), evaluated: false };
+  const entry = new URL('./build-worker.ts', here).href;
+  return { script: `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`, evaluated: true };
 }

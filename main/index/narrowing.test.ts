@@ -21,7 +21,7 @@ import { openStateDb, type Db } from '../state/db.js';
 import { buildBase, idOf } from './base-index.js';
 import { numberOrder } from './number-order.js';
 import type { Named, Narrowing } from './engine.js';
-import { docsOfStore } from './build.js';
+import { buildFromStore } from './build.js';
 import { slotMask, slotMaskSteps, slotTest } from './fact-filter.js';
 import { FastEngine } from './fast-engine.js';
 import { narrowing } from './narrowing.js';
@@ -162,7 +162,7 @@ describe('the compiled filter test', () => {
 
     // the narrowing over an engine's numbers: its kept list (built in one go, or ahead by
     // numbersReady) is exactly the numbers whose object passes, and follows the facts' changes
-    const fast = new FastEngine(buildBase(docsOfStore(store)));
+    const fast = new FastEngine(buildFromStore(store));
     const num = fast.numbering();
     for (const q of ['kind:photo|video', 'size:>1mb', `in:"${facts.pathOf(folders[0]!)}"`]) {
       const parsed = parseFilters(q);

@@ -12,8 +12,7 @@
  */
 import type { MirrorStore } from '../mirror/store.js';
 import type { RemoteChange } from '../mirror/changes.js';
-import { buildBase } from './base-index.js';
-import { buildInWorker, docsOfStore } from './build.js';
+import { buildFromStore, buildInWorker } from './build.js';
 import { FastEngine } from './fast-engine.js';
 import { OfflineIndex } from './offline-index.js';
 import { loadIndex, saveIndex } from './persist.js';
@@ -27,6 +26,12 @@ export interface OpenIndexOptions {
   vocabulary?: boolean;
   /** Overlay entries above which `follow` catches up by rebuilds (default max(50k, base/4)). */
   overlayLimit?: number;
+  /**
+   * Called when a catch-up rebuild replaced the index: the one replaced is garbage (~350 MB at
+   * 1M objects), and a host may collect it at once rather than let it sit beside the next
+   * build's worker.
+   */
+  collect?: () => void;
 }
 
 export interface OpenedIndex {
@@ -74,19 +79,19 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       // always in the worker: a catch-up runs while the walk needs this thread (on the other
       // core, the build runs beside the walk instead of pausing it)
       const t0 = Date.now();
-      // the word vocabulary only once the walk is over (a save, the walk's end): while it runs,
-      // each build would redo it for nothing (at 1M: 6.6 s and ~300 MB of the worker each)
-      const withVocabulary = hurry;
-      await rebuild(store, stateDir, 0, undefined, withVocabulary);
+      // the text index alone: the word vocabulary only once caught up (below): while a walk
+      // runs, each build would redo it for nothing (at 1M: 5.5 s and ~330 MB of a worker)
+      await rebuild(store, stateDir, 0, undefined, false);
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
         engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
         index.replaceEngine(engine);
         savedGen = fresh.generation;
-        // caught up by a build without it: the vocabulary alone, in the worker too (built
-        // lazily here, a million names would hold this thread seconds and ~1 GB of heap)
-        if (!withVocabulary && fresh.generation === store.generation()) await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(() => undefined);
+        opts.collect?.();
+        // caught up: the vocabulary alone, in a worker of its own too (built lazily here, a
+        // million names would hold this thread seconds and ~1 GB of heap)
+        if (fresh.generation === store.generation()) await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(() => undefined);
         vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
       }
       if (!fresh || fresh.generation === store.generation()) break;
@@ -176,14 +181,17 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
 async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number, vocab: Vocabulary | undefined, withVocabulary = true): Promise<void> {
   if (store.count() >= workerThreshold) {
     try {
-      await buildInWorker(stateDir, { index: true, vocabulary: withVocabulary });
+      // a worker per part, one after the other: in one worker they peaked at ~680 MB at 1M
+      // objects (the index's garbage beside the vocabulary's), apart at ~420 and ~330 MB
+      await buildInWorker(stateDir, { index: true, vocabulary: false });
+      if (withVocabulary) await buildInWorker(stateDir, { index: false, vocabulary: true });
       return;
     } catch {
       // fall back to building here
     }
   }
   const generation = store.generation();
-  saveIndex(stateDir, { base: buildBase(docsOfStore(store)), dead: new Uint8Array(0), extra: [], generation });
+  saveIndex(stateDir, { base: buildFromStore(store), dead: new Uint8Array(0), extra: [], generation });
   if (!withVocabulary) return;
   const v = vocab && !vocab.isPending ? vocab : Vocabulary.fromStore(store);
   saveVocabulary(stateDir, generation, v.toJSON());

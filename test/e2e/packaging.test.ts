@@ -8,19 +8,26 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { extractFile, listPackage } from '@electron/asar';
 import { describe, expect, it } from 'vitest';
+import { FOLDER_MIME } from '../../app/model/remote-object.js';
+import { workerScript } from '../../main/index/build.js';
+import { loadIndex } from '../../main/index/persist.js';
+import { MirrorStore } from '../../main/mirror/store.js';
+import { openStateDb } from '../../main/state/db.js';
 
 const ROOT = process.cwd();
 const OUT = join(ROOT, 'release', 'linux-unpacked');
 
 describe('npm run dist:dir', () => {
-  it('packs main, preload, renderer and the production dependencies, and nothing else', () => {
+  it('packs main, preload, renderer and the production dependencies, and nothing else', async () => {
     const r = spawnSync('npm', ['run', 'dist:dir'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const asarPath = join(OUT, 'resources', 'app.asar');
     const files = listPackage(asarPath, { isPack: false }).map((f) => f.replaceAll('\\', '/'));
-    for (const f of ['/package.json', '/dist/main/shell/main.cjs', '/dist/main/shell/preload.cjs', '/dist/renderer/index.html', '/dist/renderer/app.js', '/dist/renderer/style.css', '/dist/server/nas-service.mjs', '/dist/icons/tray/attention.png']) {
+    for (const f of ['/package.json', '/dist/main/shell/main.cjs', '/dist/main/shell/preload.cjs', '/dist/main/host/engine-entry.cjs', '/dist/main/index/build-worker.cjs', '/dist/renderer/index.html', '/dist/renderer/app.js', '/dist/renderer/style.css', '/dist/server/nas-service.mjs', '/dist/icons/tray/attention.png']) {
       expect(files, f).toContain(f);
     }
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -40,5 +47,35 @@ describe('npm run dist:dir', () => {
     writeFileSync(main, extractFile(asarPath, packaged.main));
     expect(spawnSync(process.execPath, ['--check', main]).status).toBe(0);
     rmSync(dirname(main), { recursive: true, force: true });
+    await bundledWorkerBuilds();
   }, 180_000);
 });
+
+/**
+ * The app ships no tsx: its engine bundle starts the bundled index worker (one folder up,
+ * `workerScript`), which builds and saves a real store's index (before, every build fell back
+ * to the engine's own thread).
+ */
+async function bundledWorkerBuilds(): Promise<void> {
+  const { script, evaluated } = workerScript(pathToFileURL(join(ROOT, 'dist', 'main', 'host', 'engine-entry.cjs')).href);
+  expect(evaluated).toBe(false);
+  expect(fileURLToPath(script)).toBe(join(ROOT, 'dist', 'main', 'index', 'build-worker.cjs'));
+  const stateDir = mkdtempSync(join(tmpdir(), 'nm-worker-'));
+  try {
+    const db = openStateDb(stateDir);
+    const store = new MirrorStore(db);
+    const obj = { eTag: '"Ag"', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none' as const };
+    store.setRoot({ ...obj, id: 'r', parentID: '', name: 'home', mimeType: FOLDER_MIME });
+    store.apply([{ kind: 'added', after: { ...obj, id: 'a', parentID: 'r', name: 'holiday.jpg', mimeType: 'image/jpeg' } }, { kind: 'added', after: { ...obj, id: 'b', parentID: 'r', name: 'notes.txt', mimeType: 'text/plain' } }]);
+    const reply = await new Promise<unknown>((resolve, reject) => {
+      const w = new Worker(script, { workerData: { stateDir, parts: { index: true, vocabulary: true } } });
+      w.once('message', (m) => { resolve(m); void w.terminate(); });
+      w.once('error', reject);
+    });
+    expect(reply).toEqual({ ok: true });
+    expect(loadIndex(stateDir)).toMatchObject({ generation: store.generation(), base: { n: 2 } });
+    db.close();
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
