@@ -6,7 +6,7 @@
  * reached, the timing, the UI).
  */
 import { Engine, type EngineOptions } from '../engine/engine.js';
-import { releaseGarbage } from '../engine/release-memory.js';
+import { releaseGarbage, releaseMemory } from '../engine/release-memory.js';
 import { openOfflineIndex, type OpenedIndex } from '../index/open-index.js';
 import { ChangeApplier } from '../mirror/apply.js';
 import { MirrorStore } from '../mirror/store.js';
@@ -45,11 +45,18 @@ export async function openMirrorState(stateDir: string): Promise<MirrorState> {
 /**
  * The Engine on an opened state (sharing its database, store and applier with the index).
  * A walk that placed objects ends with "index changed": an index lagging behind the walk
- * catches up at once.
+ * catches up at once; once it has, the engine's free memory goes back to the system
+ * (release-memory.ts) before the quiet time between rounds.
  */
 export function createEngine(state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'> & Partial<Pick<MirrorState, 'opened'>>, opts: Omit<EngineOptions, 'stateDir' | 'db' | 'store' | 'applier'>): Engine {
   const engine = new Engine({ ...opts, stateDir: state.stateDir, db: state.db, store: state.store, applier: state.applier });
   const opened = state.opened;
-  if (opened) engine.events.on('changed', (c) => { if (c.what === 'index') opened.catchUpNow(); });
+  if (opened) {
+    engine.events.on('changed', (c) => {
+      if (c.what !== 'index' || !opened.lagging) return;
+      opened.catchUpNow();
+      void opened.caughtUp().then(() => releaseMemory());
+    });
+  }
   return engine;
 }

@@ -18,7 +18,7 @@ import { lockStateDir } from './instance-lock.js';
 import { EngineActions } from './actions.js';
 import { LocalRounds } from './local-rounds.js';
 import { PlanQueue } from './plan-queue.js';
-import { releaseGarbage } from './release-memory.js';
+import { releaseMemory } from './release-memory.js';
 import { OutboxPump } from './outbox-pump.js';
 import { RemoteRounds } from './remote-rounds.js';
 import { buildStatus, type EngineStatus } from './status.js';
@@ -132,7 +132,7 @@ export class Engine {
     this.events.emit('ready', { restart, ms: Date.now() - t0 });
     // getting ready leaves garbage (a restart's model rows, the tree chokidar read): on a big
     // heap it is collected now, not by V8's memory reducer half a minute later, between rounds
-    releaseGarbage();
+    void releaseMemory();
     // the inode index (pairing the disk's moves) is built between other work, not before ready
     void this.core.model.indexInodesSoon();
     this.kickOutbox();

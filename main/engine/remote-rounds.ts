@@ -15,7 +15,7 @@ import type { Core, Lock } from './core.js';
 import type { EngineEvent, EngineState } from './engine-state.js';
 import type { PlanQueue } from './plan-queue.js';
 import { noteAdded, reconcile, type ReconcilePort, type ReconcileResult } from './remote-sync.js';
-import { releaseGarbage } from './release-memory.js';
+import { releaseMemory } from './release-memory.js';
 
 /**
  * Ids planned per reconcile while a walk runs. The window no longer shares this thread (the
@@ -111,7 +111,8 @@ export class RemoteRounds {
       }
       this.p.report({ type: 'walk-placed', placed: this.tally.placed });
       noteAdded(core, this.tally.placed, this.tally.added);
-      if (this.tally.placed >= BIG_WALK) releaseGarbage();
+      // before the index's last rebuild starts its worker beside this heap
+      if (this.tally.placed >= BIG_WALK) await releaseMemory();
       if (any || this.tally.placed) this.p.indexChanged();
     } catch (e) {
       const err = toAppError(e);
