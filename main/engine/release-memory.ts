@@ -47,7 +47,16 @@ export async function releaseMemory(): Promise<boolean> {
     return releaseGarbage();
   }
   try {
-    await new Promise<void>((resolve, reject) => session.post('HeapProfiler.collectGarbage', (e) => (e ? reject(e) : resolve())));
+    await new Promise<void>((resolve, reject) => {
+      // a walk's end awaits this: an inspector that never answers must not hold it
+      const late = setTimeout(resolve, 10_000);
+      late.unref();
+      session.post('HeapProfiler.collectGarbage', (e) => {
+        clearTimeout(late);
+        if (e) reject(e);
+        else resolve();
+      });
+    });
   } catch {
     releaseGarbage();
   } finally {
