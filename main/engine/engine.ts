@@ -183,7 +183,7 @@ export class Engine {
   private startTimers(): void {
     const t = this.timers;
     t.started = true;
-    t.rewalkLoop(this.opts.rewalkMs ?? 60_000, () => this.remote.lastWalkCpuMs, () => this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)));
+    t.rewalkLoop(this.opts.rewalkMs ?? 60_000, () => this.remote.lastWalkCpuMs, () => this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)), () => this.remote.lastWalkUnreachable);
     t.every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
     t.every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
     t.every(this.opts.requestPollMs ?? 500, () => void this.processRequests());

@@ -25,6 +25,8 @@ import { releaseMemory } from './release-memory.js';
  * paid four times less often than with 250.
  */
 const RECONCILE_CHUNK = 1000;
+/** Walk errors that mean the NAS did not answer (rather than answered badly). */
+const UNREACHABLE = new Set(['NetworkError', 'Timeout', 'Unavailable']);
 /** A walk that placed this many placeholders hands its garbage back at its end (release-memory.ts). */
 const BIG_WALK = 50_000;
 
@@ -53,6 +55,8 @@ export class RemoteRounds {
   private readonly tally = { placed: 0, added: 0 };
   /** CPU (ms, this process) the last walk used: spaces the periodic ones. */
   lastWalkCpuMs = 0;
+  /** The last walk could not reach the NAS (no answer, a timeout, 503): the next one comes sooner. */
+  lastWalkUnreachable = false;
 
   constructor(private readonly p: RemotePort) {}
 
@@ -121,6 +125,7 @@ export class RemoteRounds {
     } finally {
       const used = process.cpuUsage(cpu0);
       this.lastWalkCpuMs = (used.user + used.system) / 1000;
+      this.lastWalkUnreachable = error !== undefined && UNREACHABLE.has(error.code);
       this.p.report({ type: 'walk-finished', error });
     }
     return complete;

@@ -6,6 +6,8 @@
 
 /** Periodic re-walks use at most this share of one core. */
 export const REWALK_CPU_SHARE = 0.01;
+/** After a walk that could not reach the NAS, the next comes this soon, then twice as late each time (up to the usual spacing). */
+export const UNREACHABLE_RETRY_MS = 2000;
 
 export class EngineTimers {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -29,11 +31,18 @@ export class EngineTimers {
    * Re-walks `rewalkMs` after the last walk ended, or later when the last one cost more CPU
    * than REWALK_CPU_SHARE of the time until the next: an unchanged million-object NAS (15k
    * folders answering 304) is then re-walked every few minutes instead of keeping a core
-   * busy. Local changes are sent at once whatever this says.
+   * busy. Local changes are sent at once whatever this says. While walks cannot reach the NAS
+   * (`unreachable`: asleep, booting, the network down), the next one comes sooner: 2 s, 4 s,
+   * 8 s... up to `rewalkMs`, so a NAS that wakes up is mirrored within seconds, not a minute.
    */
-  rewalkLoop(rewalkMs: number, lastWalkCpuMs: () => number, walk: () => Promise<void>): void {
+  rewalkLoop(rewalkMs: number, lastWalkCpuMs: () => number, walk: () => Promise<void>, unreachable: () => boolean = () => false): void {
     if (rewalkMs <= 0) return;
-    const next = (): void => this.schedule(() => void walk().finally(next), Math.max(rewalkMs, lastWalkCpuMs() / REWALK_CPU_SHARE));
+    let misses = 0;
+    const next = (): void => {
+      misses = unreachable() ? misses + 1 : 0;
+      const ms = misses > 0 ? Math.min(rewalkMs, UNREACHABLE_RETRY_MS * 2 ** Math.min(misses - 1, 20)) : Math.max(rewalkMs, lastWalkCpuMs() / REWALK_CPU_SHARE);
+      this.schedule(() => void walk().finally(next), ms);
+    };
     next();
   }
 
