@@ -76,8 +76,10 @@ export class OutboxPump {
       this.h.report({ type: 'sent' });
       this.h.settled(entry.intent.id);
       sent = true;
-      // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through.
-      if (out.kind !== 'applied' || entry.origin !== 'local') follow = true;
+      // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through,
+      // and a local change that landed on a NAS version the disk does not show (a re-base over
+      // a move made on the NAS: `fresh` is what the NAS now holds).
+      if (out.kind !== 'applied' || entry.origin !== 'local' || out.fresh !== undefined) follow = true;
     }
     if (follow || sent) await this.h.ranThrough({ follow, sent });
   }

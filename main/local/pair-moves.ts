@@ -39,8 +39,18 @@ export interface PairResult {
   deletes: string[];
   /** Gone, still within the hold: try again next batch. */
   carry: GoneCarry[];
-  /** Entries on disk the NAS does not have (local creates). */
-  localOnly: { path: string; kind: Kind | 'other' }[];
+  /**
+   * Entries on disk the NAS does not have (local creates): `parent` is the id of the mirrored
+   * folder holding it (undefined when that folder is not mirrored), `name` its name there.
+   */
+  localOnly: LocalOnlyFind[];
+}
+
+export interface LocalOnlyFind {
+  path: string;
+  kind: Kind | 'other';
+  parent: string | undefined;
+  name: string;
 }
 
 export interface PairInput {
@@ -82,7 +92,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
   // A known inode still at its own place is a hard link, not a move: the other path is local only.
   for (const c of candidates) {
     if (seenInPlace.has(c.id) || moved.has(c.id)) {
-      res.localOnly.push({ path: c.path, kind: model.get(c.id)!.kind });
+      res.localOnly.push({ path: c.path, kind: model.get(c.id)!.kind, parent: c.parent, name: c.name });
       continue;
     }
     moved.add(c.id);
@@ -104,7 +114,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
     res.moves.splice(i, 1);
     res.replaced.push({ id: m.id, ino: u.ino, filled: u.size > 0 });
     const dir = model.pathOf(e.lparent);
-    res.localOnly.push({ path: dir ? `${dir}/${m.toName}` : m.toName, kind: 'file' });
+    res.localOnly.push({ path: dir ? `${dir}/${m.toName}` : m.toName, kind: 'file', parent: e.lparent, name: m.toName });
   }
 
   // What was in a scanned folder and is not there any more.
@@ -147,6 +157,6 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
     }
     if (!covered) res.deletes.push(id);
   }
-  for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind });
+  for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind, parent: u.parent, name: u.name });
   return res;
 }

@@ -91,11 +91,15 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
   if (p.name !== undefined) body.name = p.name;
   if (p.parentID !== undefined) body.parentID = p.parentID;
   let note = `If-Match ${ifMatch}`;
+  // What the NAS held when the If-Match below was read: undefined = the base the user saw. A
+  // re-base reads the object again, and what it read (a move made on the NAS, say) is what
+  // the applied change sits on: settle must record that, not the old base with a new eTag.
+  let read: RemoteObject | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const r = await client.patch(p.id, body, { ifMatch });
       const eTag = r.eTag ?? (await client.get(p.id)).eTag;
-      return { kind: 'applied', eTag, fresh: undefined, note };
+      return { kind: 'applied', eTag, fresh: read ? { ...read, ...body, eTag } : undefined, note };
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.code === 'NotFound') return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
@@ -113,6 +117,7 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
       }
       note = `412 on ${ifMatch}: the NAS changed only what this change does not touch; re-based on ${fresh.eTag}`;
       ifMatch = fresh.eTag;
+      read = fresh;
     }
   }
   return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: 'kept changing on the NAS (412 three times)' };

@@ -44,7 +44,7 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
       const name = (i.op === 'patch' ? i.name : undefined) ?? out.fresh?.name ?? e?.rname ?? i.fromName;
       const parent = (i.op === 'patch' ? i.parentID : undefined) ?? out.fresh?.parentID ?? e?.rparent ?? i.fromParent;
       core.db.transaction(() => {
-        if (e) model.update(e.id, { rname: name, rparent: parent, etag: out.eTag, setag: out.eTag });
+        if (e) model.update(e.id, { rname: name, rparent: parent, etag: out.eTag, setag: out.eTag, ...(out.fresh ? { mtime: out.fresh.mTime } : {}) });
         outbox.settle(entry.seq, 'done', out.note, out.eTag);
         local.flush(model);
         if (before) {

@@ -218,6 +218,30 @@ describe('local folder: races and conflicts', () => {
     expect(r.engine.actions.activity().some((a) => a.reason.includes('re-based'))).toBe(true);
   });
 
+  it('412 re-base on a NAS move: the disk follows the NAS folder, the base holds the NAS parent (never the old parent with the new eTag)', async () => {
+    let id = '';
+    let dest = '';
+    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; dest = svc.admin.createFolder(root, 'Quotes').id; svc.admin.createFile(root, 'z'); });
+    const r = rig;
+    await r.engine.setPaused(true);
+    renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 1, 'local rename queued');
+    const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
+    await other.patch(id, { parentID: dest });
+    other.close();
+    await r.engine.setPaused(false);
+    await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt', 'renamed after re-base');
+    expect(r.svc.admin.get(id)!.parentID).toBe(dest);
+    await waitFor(() => existsSync(join(r.mirror, 'Quotes', 'mine.txt')) && !existsSync(join(r.mirror, 'mine.txt')), 'the disk follows the NAS move');
+    expect(r.engine.core.model.get(id)!.rparent).toBe(dest);
+    // a later walk finds nothing to correct: the base and the NAS agree
+    r.mark();
+    await r.engine.syncNow();
+    expect(existsSync(join(r.mirror, 'Quotes', 'mine.txt'))).toBe(true);
+    expect(r.count('POST') + r.count('DELETE')).toBe(0);
+    expect(r.engine.status().conflicts).toBe(0);
+  });
+
   it('deleting a folder that gained something on the NAS the user has not seen: conflict, nothing deleted, folder back', async () => {
     let f = '';
     rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Folder').id; svc.admin.createFile(f, 'known.txt'); for (let i = 0; i < 10; i++) svc.admin.createFile(root, `k${i}`); });
