@@ -46,7 +46,7 @@ export class EngineActions {
 
   localOnly(): { path: string; kind: string; reason: string }[] {
     const filled = [...this.core.model.byId.values()].filter((e) => e.filled).map((e) => ({ path: pathFor(this.core, e.id), kind: 'content', reason: 'placeholder filled with local content (the service has no upload)' }));
-    return [...this.core.local.localOnly().map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
+    return [...this.core.local.localOnly(this.core.model).map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
   }
 
   /** ids: held ids, or ['all']. */
@@ -113,7 +113,7 @@ export class EngineActions {
             for (const d of [e.id, ...c.model.descendants(e.id)]) { const x = c.model.get(d); if (x?.ino) known.set(x.ino, x.kind); }
             const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
             if (abs) removeTree(c.root, abs, known, rep, c.disk);
-            for (const kl of rep.keptLocal) c.local.addLocalOnly(kl.to, 'moved', kl.reason);
+            for (const kl of rep.keptLocal) c.local.addLocalOnly({ path: kl.to }, 'moved', kl.reason);
             c.model.update(e.id, { state: 'deleting' });
           }
           const [seq] = c.outbox.enqueue([{ intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent }, origin: 'reapply', path: k.path, reason: 'conflict re-applied by you' }]);

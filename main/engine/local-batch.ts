@@ -97,23 +97,46 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     }
   });
   // Local-only entries: list them (recomputed for the folders read now).
-  for (const lo of pair.localOnly) core.local.addLocalOnly(lo.path, lo.kind, 'not on the NAS (created locally): the service cannot create, so it stays local');
-  pruneLocalOnly(core, scans.map((s) => s.path), new Set(pair.localOnly.map((l) => l.path)));
+  for (const lo of pair.localOnly) core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, 'not on the NAS (created locally): the service cannot create, so it stays local');
+  pruneLocalOnly(core, scans, pair.localOnly);
   for (const a of activity) core.activity(a);
   return { carry: pair.carry, enqueued: entries.length, held: plan.held.length };
 }
 
-/** Drops "local only" rows in the folders just read that are no longer there. */
-function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk'>, dirs: readonly string[], present: ReadonlySet<string>): void {
-  const read = new Set(dirs);
-  for (const r of core.local.localOnly()) {
-    if (r.kind === 'moved') {
-      // Kept in the local-only area (not watched): listed until the user removes it.
-      if (!core.disk.exists(join(core.root, ...r.path.split('/')))) core.local.removeLocalOnly(r.path);
+/**
+ * Drops "local only" rows that are no longer there. A row in a mirrored folder is keyed by
+ * that folder's id, so a folder just read is matched by id (a rename above it changes
+ * nothing); a folder (or one above it) deleted locally, held or deleting, took it along. A
+ * row at a literal path goes when the disk no longer has it, or its folder was read without it.
+ */
+function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk' | 'model'>, scans: readonly { path: string; ino: string }[], finds: readonly { path: string; parent: string | undefined; name: string }[]): void {
+  const { model } = core;
+  // The folders read, as pairMoves placed them (the root by its inode, others only while 'ok').
+  const readIds = new Set<string>();
+  for (const s of scans) {
+    const d = model.dirByIno(s.path, s.ino);
+    if (d && (s.path === '' ? d.id === model.rootId : d.kind === 'dir' && d.state === 'ok')) readIds.add(d.id);
+  }
+  const readPaths = new Set(scans.map((s) => s.path));
+  const present = new Set(finds.map((f) => (f.parent === undefined ? `\0${f.path}` : `${f.parent}\0${f.name}`)));
+  const live = (id: string): boolean => {
+    let cur = id;
+    for (let guard = 0; guard < 10_000 && cur !== model.rootId; guard++) {
+      const e = model.get(cur);
+      if (!e || e.state !== 'ok') return false;
+      cur = e.lparent;
+    }
+    return cur === model.rootId;
+  };
+  for (const r of core.local.localOnlyStored()) {
+    if (r.parent === null) {
+      // Kept in the local-only area (not watched), or in a folder the model does not know.
+      const i = r.name.lastIndexOf('/');
+      const gone = !core.disk.exists(join(core.root, ...r.name.split('/')))
+        || (r.kind !== 'moved' && readPaths.has(i < 0 ? '' : r.name.slice(0, i)) && !present.has(`\0${r.name}`));
+      if (gone) core.local.removeLocalOnly(r);
       continue;
     }
-    const i = r.path.lastIndexOf('/');
-    const dir = i < 0 ? '' : r.path.slice(0, i);
-    if (read.has(dir) && !present.has(r.path)) core.local.removeLocalOnly(r.path);
+    if (!live(r.parent) || (readIds.has(r.parent) && !present.has(`${r.parent}\0${r.name}`))) core.local.removeLocalOnly(r);
   }
 }

@@ -92,7 +92,7 @@ export function checkMirrorHealth(c: Pick<Core, 'root' | 'model' | 'activity' | 
 export function recoverStaged(c: Pick<Core, 'root' | 'model' | 'disk' | 'local' | 'activity'>): void {
   const rep = recoverStaging(c.root, c.model, c.disk);
   if (!rep.moved && !rep.keptLocal.length && !rep.failed.length) return;
-  for (const k of rep.keptLocal) c.local.addLocalOnly(k.to, 'moved', k.reason);
+  for (const k of rep.keptLocal) c.local.addLocalOnly({ path: k.to }, 'moved', k.reason);
   c.local.flush(c.model);
   c.activity({ kind: rep.failed.length ? 'error' : 'restored', path: '', summary: `${rep.moved} placeholder(s) put back after an interrupted run`, reason: [...rep.keptLocal.map((k) => `${k.from}: ${k.reason}`), ...rep.failed.map((f) => f.reason)].join('; ') || 'a run was stopped between moving a placeholder and writing its state; nothing was sent' });
 }

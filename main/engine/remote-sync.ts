@@ -77,7 +77,7 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     });
   }
   for (const k of rep.keptLocal) {
-    core.local.addLocalOnly(k.to, 'moved', k.reason);
+    core.local.addLocalOnly({ path: k.to }, 'moved', k.reason);
     core.activity({ kind: 'local-only', path: k.to, summary: `kept ${k.from} as local only`, reason: k.reason });
   }
   // A NAS change that could not reach the disk (the user moved the placeholder meanwhile) is

@@ -43,7 +43,47 @@ export const LOCAL_MIGRATIONS = [
   },
   // v3: a conflict's intent is the one intent union (conflict-rows.ts); earlier rows rewritten.
   { version: 3, up: migrateConflictIntents },
+  // v4: local-only rows keyed by the mirrored folder holding them (id, name), not by a path
+  // string, so a rename above them carries them along (issue 21).
+  { version: 4, up: migrateLocalOnlyByFolder },
 ];
+
+/**
+ * The `parent` of a local-only row kept at a literal path (`name` is then the path from the
+ * mirror root): entries outside the mirrored tree (`.nas-mirror/local-only/...`) or in a
+ * folder the model does not know. No NAS id is empty.
+ */
+export const LITERAL_PATH = '';
+
+/** Migration v4: each `local_only` path becomes (folder id, name) through the stored entries where it resolves, else a literal path row. */
+export function migrateLocalOnlyByFolder(db: Db): void {
+  db.exec(`CREATE TABLE local_only_v4 (parent TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (parent, name)) WITHOUT ROWID;`);
+  const rows = db.prepare('SELECT path, kind, reason, at FROM local_only').all() as { path: string; kind: string; reason: string; at: string }[];
+  const ins = db.prepare('INSERT INTO local_only_v4 (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO NOTHING');
+  const convert = rows.some((r) => r.kind !== 'moved');
+  // Folders only, by (local parent, NFC name): paths were written from the disk's names.
+  const dirs = new Map<string, string>();
+  let root: string | undefined;
+  if (convert) {
+    for (const d of db.prepare("SELECT id, lparent, lname FROM local_entries WHERE kind = 'dir'").iterate() as IterableIterator<{ id: string; lparent: string; lname: string }>) {
+      if (d.lparent === '') root = d.id;
+      else dirs.set(`${d.lparent}\0${d.lname.normalize('NFC')}`, d.id);
+    }
+  }
+  for (const r of rows) {
+    const segs = r.path.split('/');
+    const name = segs.pop()!;
+    let parent: string | undefined = r.kind === 'moved' || name === '' ? undefined : root;
+    for (const seg of segs) {
+      if (parent === undefined) break;
+      parent = dirs.get(`${parent}\0${seg.normalize('NFC')}`);
+    }
+    if (parent === undefined) ins.run(LITERAL_PATH, r.path, r.kind, r.reason, r.at);
+    else ins.run(parent, name, r.kind, r.reason, r.at);
+  }
+  db.exec('DROP TABLE local_only; ALTER TABLE local_only_v4 RENAME TO local_only;');
+}
 
 /** A decision to record in the activity log. */
 export interface ActivityInput {
@@ -92,12 +132,25 @@ export interface HeldRow {
   reason: string;
 }
 
-export interface LocalOnlyRow {
-  path: string;
+/** A "local only" row as stored: where it is (its key), what it is. */
+export interface StoredLocalOnly {
+  /** The id of the mirrored folder holding it; null: kept at a literal path (`name` is then that path). */
+  parent: string | null;
+  name: string;
   kind: string;
   reason: string;
   at: string;
 }
+
+export interface LocalOnlyRow extends StoredLocalOnly {
+  /** Computed when read: its folder's path now, then its name (or the literal path). */
+  path: string;
+}
+
+/** Where a local-only entry is: in a mirrored folder (by its NAS id), or at a literal path from the mirror root. */
+export type LocalOnlyPlace = { parent: string; name: string } | { path: string };
+
+const keyOf = (p: LocalOnlyPlace): [string, string] => ('path' in p ? [LITERAL_PATH, p.path] : [p.parent, p.name]);
 
 export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize';
 
@@ -162,11 +215,16 @@ export class LocalStore {
       ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ino=excluded.ino, filled=excluded.filled,
       rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, setag=excluded.setag, state=excluded.state`);
     const del = this.db.prepare('DELETE FROM local_entries WHERE id = ?');
+    // A folder gone from the model takes its local-only rows (what it held on disk went with it, or was kept as a literal row).
+    const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
     this.db.transaction(() => {
       for (const id of ids) {
         const e = m.get(id);
         if (e) up.run({ ...e, filled: e.filled ? 1 : 0 });
-        else del.run(id);
+        else {
+          del.run(id);
+          delLocalOnly.run(id);
+        }
       }
     })();
   }
@@ -202,27 +260,40 @@ export class LocalStore {
     this.db.prepare('UPDATE local_activity SET undone = 1 WHERE seq = ?').run(seq);
   }
 
-  /** Replaces the "local only" list (it is recomputed from disk). */
-  setLocalOnly(rows: readonly { path: string; kind: string; reason: string }[]): void {
-    const keep = new Set(rows.map((r) => r.path));
-    const old = this.localOnly();
-    this.db.transaction(() => {
-      for (const o of old) if (!keep.has(o.path)) this.removeLocalOnly(o.path);
-      const at = new Date().toISOString();
-      for (const r of rows) this.db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, reason = excluded.reason').run(r.path, r.kind, r.reason, at);
-    })();
+  /**
+   * Lists an entry the NAS does not have. In a mirrored folder it is keyed by that folder's id
+   * and its name: a rename above it carries it along, and the folder leaving the model drops it.
+   */
+  addLocalOnly(place: LocalOnlyPlace, kind: string, reason: string): void {
+    this.db.prepare('INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason')
+      .run(...keyOf(place), kind, reason, new Date().toISOString());
   }
 
-  addLocalOnly(path: string, kind: string, reason: string): void {
-    this.db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET reason = excluded.reason').run(path, kind, reason, new Date().toISOString());
+  /** Every row as stored, without paths (pruning; the list is `localOnly`). */
+  localOnlyStored(): StoredLocalOnly[] {
+    const rows = this.db.prepare('SELECT parent, name, kind, reason, at FROM local_only').all() as (Omit<StoredLocalOnly, 'parent'> & { parent: string })[];
+    return rows.map((r) => ({ ...r, parent: r.parent === LITERAL_PATH ? null : r.parent }));
   }
 
-  localOnly(): LocalOnlyRow[] {
-    return this.db.prepare('SELECT path, kind, reason, at FROM local_only ORDER BY path').all() as LocalOnlyRow[];
+  /** The list, each path as `model` places its folder now; a row whose folder it cannot place is left out (that folder is leaving). */
+  localOnly(model: LocalModel): LocalOnlyRow[] {
+    const out: LocalOnlyRow[] = [];
+    for (const r of this.localOnlyStored()) {
+      if (r.parent === null) { out.push({ ...r, path: r.name }); continue; }
+      const dir = model.pathOf(r.parent);
+      if (dir !== undefined) out.push({ ...r, path: dir === '' ? r.name : `${dir}/${r.name}` });
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  removeLocalOnly(path: string): void {
-    this.db.prepare('DELETE FROM local_only WHERE path = ?').run(path);
+  /** How many rows the list holds (no path needed: `readStatus` has no model). */
+  localOnlyCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM local_only').get() as { n: number }).n;
+  }
+
+  /** Drops one row, by its key as read (`localOnlyStored`, `localOnly`). */
+  removeLocalOnly(row: Pick<StoredLocalOnly, 'parent' | 'name'>): void {
+    this.db.prepare('DELETE FROM local_only WHERE parent = ? AND name = ?').run(row.parent ?? LITERAL_PATH, row.name);
   }
 
   /** Entries stored (the root included) and how many hold local content: for a status read without loading the model. */
