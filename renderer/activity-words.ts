@@ -58,6 +58,7 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
         : { text: `The NAS changed ${q(name)} too: your change waits in Conflicts`, group: 'needs-you' };
     case 'held': {
       const n = Number(/held (\d+)/.exec(s)?.[1] ?? '0');
+      if (/renamed or deleted\?/.test(s)) return { text: `${plural(n, 'item is', 'items are')} gone from the mirror folder and a new one appeared: renamed or deleted? Choose in Conflicts`, group: 'needs-you' };
       return { text: `${plural(n, 'delete waits', 'deletes wait')} for your confirmation in Conflicts (more than your limit at once)`, group: 'needs-you' };
     }
     case 'approved': return { text: `You approved deleting ${q(name)} from the NAS`, group: 'mine' };
@@ -82,6 +83,10 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
     case 'resumed': return { text: 'The mirror folder is back: sync resumed', group: 'app' };
     case 'restored': return { text: 'The mirror folder was rebuilt from what the app knows; nothing was deleted', group: 'app' };
     case 'mirror-moved': return { text: s, group: 'app' };
+    case 'recognised': {
+      const n = Number(/recognised (\d+)/.exec(s)?.[1] ?? '0');
+      return { text: `Recognised ${plural(n, 'item', 'items')} of the mirror folder by name after the disk changed (nothing sent for them)`, group: 'app' };
+    }
     case 'watcher':
       return /passed/.test(s) ? { text: 'Watching the mirror folder for changes', group: 'app' }
         : /polling/.test(s) ? { text: 'Watching the mirror folder by checking it regularly', group: 'app' }

@@ -13,7 +13,7 @@ export const ACTIVITY_KINDS = [
   // changes made on the NAS, applied to the mirror
   'remote-added', 'remote-renamed', 'remote-moved', 'remote-removed', 'remote-metadata', 'refused',
   // the app itself
-  'paused', 'resumed', 'restored', 'mirror-moved', 'watcher', 'error',
+  'paused', 'resumed', 'restored', 'mirror-moved', 'watcher', 'recognised', 'error',
   'other',
 ] as const;
 

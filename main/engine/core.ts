@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.js';
 import { openStateDb, type Db } from '../state/db.js';
 import { realDisk, type Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
+import { STABLE_DISK, type DiskIdentity } from '../local/volume.js';
 import { LocalModel, pathOrId } from '../local/model.js';
 import { LocalStore, type ActivityInput } from '../local/local-store.js';
 import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
@@ -28,6 +29,8 @@ export interface Core {
   outbox: OutboxStore;
   model: LocalModel;
   traits: FsTraits;
+  /** The mirror's disk: stable file ids or not, folder mtimes, granularity, the mount's key (probed at start). */
+  identity: DiskIdentity;
   /** Every file system call in the mirror folder goes through it (tests inject faults). */
   disk: Disk;
   threshold: DeleteThreshold;
@@ -47,6 +50,7 @@ export function openCore(opts: EngineOptions, activity: (a: ActivityInput) => vo
     root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db),
     model: rootId ? local.loadModel(rootId) : new LocalModel(''),
     traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
+    identity: { ...STABLE_DISK, ...opts.identity },
     disk: opts.disk ?? realDisk,
     threshold: opts.threshold ?? DEFAULT_THRESHOLD,
     holdMs: opts.holdMs ?? 1000,

@@ -9,6 +9,7 @@ import type { MirrorStore } from '../mirror/store.js';
 import type { Db } from '../state/db.js';
 import type { Disk } from '../local/disk.js';
 import type { FsTraits } from '../local/fs-traits.js';
+import type { DiskIdentity } from '../local/volume.js';
 import type { DeleteThreshold } from '../local/plan.js';
 import type { WatcherOptions } from '../local/watch.js';
 
@@ -22,6 +23,11 @@ export interface EngineOptions {
   store?: MirrorStore;
   applier?: ChangeApplier;
   traits?: FsTraits;
+  /**
+   * Overrides of what is probed of the mirror's disk (`volume.ts`): tests make an ext4 folder
+   * behave like exFAT (`stableIds: false`) or pin the mount key; absent = probed.
+   */
+  identity?: Partial<DiskIdentity>;
   /** The disk seam (tests: a FaultDisk); default node:fs. */
   disk?: Disk;
   threshold?: DeleteThreshold;

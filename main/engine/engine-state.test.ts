@@ -8,7 +8,7 @@ import {
 const NONE: StoreFacts = { outboxPending: 0, conflicts: 0, heldDeletes: 0 };
 const run = (s: EngineState, ...evs: EngineEvent[]): EngineState => evs.reduce(reduce, s);
 const net = { code: 'NetworkError', message: 'no connection' };
-const online = run(initialState(false), { type: 'reachable' });
+const online = run(initialState(false), { type: 'reachable' }, { type: 'local-check', done: true });
 
 describe('engine state: the link', () => {
   it('starts offline until the NAS answers, then online', () => {
@@ -152,6 +152,13 @@ describe('engine state: the folder, pause, disk', () => {
     expect(statusWord(online, { ...NONE, heldDeletes: 1 })).toBe('needs-attention');
     expect(statusWord(online, { ...NONE, conflicts: 2, outboxPending: 3 })).toBe('needs-attention');
     expect(statusWord(online, { ...NONE, outboxPending: 3 })).toBe('syncing');
+  });
+
+  it('never synced before the folder was compared with the model since the start (or since its disk changed)', () => {
+    const fresh = run(initialState(false), { type: 'reachable' });
+    expect(statusWord(fresh, NONE)).toBe('syncing');
+    expect(statusWord(reduce(fresh, { type: 'local-check', done: true }), NONE)).toBe('synced');
+    expect(statusWord(reduce(online, { type: 'local-check', done: false }), NONE)).toBe('syncing');
   });
 
   it('a disk error is shown before anything else until a batch reads the disk', () => {

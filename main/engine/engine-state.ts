@@ -49,6 +49,11 @@ export interface EngineState {
   readonly sendFailures: number;
   /** The last failed send was refused for the token (the retry waits longer). */
   readonly authWait: boolean;
+  /**
+   * The mirror folder has been compared with the model since the engine started (or since its
+   * disk changed): until then a change made while stopped may not be queued yet, so never "synced".
+   */
+  readonly localChecked: boolean;
 }
 
 export type DiskStep = 'scan' | 'write';
@@ -69,7 +74,9 @@ export type EngineEvent =
   | { type: 'paused'; paused: boolean }
   | { type: 'disk-error'; step: DiskStep; error: Problem }
   | { type: 'disk-ok'; step: DiskStep }
-  | { type: 'watcher-polling'; reason: string };
+  | { type: 'watcher-polling'; reason: string }
+  /** The folder was compared with the model (done), or must be again before "synced" (its disk changed). */
+  | { type: 'local-check'; done: boolean };
 
 /** Error codes of a NAS that answered with data the client refuses (a walk's, not the link's problem). */
 const REFUSED = new Set(['BadResponse', 'NasLooksEmpty']);
@@ -79,10 +86,10 @@ const isAuth = (code: string): boolean => code === 'Unauthorized' || code === 'F
 
 export const NO_WALK: WalkView = { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null };
 
-export function initialState(paused: boolean): EngineState {
+export function initialState(paused: boolean, localChecked = false): EngineState {
   return {
     paused, mirrorMissing: undefined, connection: 'offline', linkError: undefined, refused: undefined, diskError: undefined, diskStep: undefined,
-    walk: NO_WALK, watcherPolling: false, watcherNotice: undefined, sendFailures: 0, authWait: false,
+    walk: NO_WALK, watcherPolling: false, watcherNotice: undefined, sendFailures: 0, authWait: false, localChecked,
   };
 }
 
@@ -139,6 +146,8 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
       return s.diskError === undefined || s.diskStep !== ev.step ? s : { ...s, diskError: undefined, diskStep: undefined };
     case 'watcher-polling':
       return { ...s, watcherPolling: true, watcherNotice: ev.reason };
+    case 'local-check':
+      return s.localChecked === ev.done ? s : { ...s, localChecked: ev.done };
   }
 }
 
@@ -151,14 +160,18 @@ export interface StoreFacts {
 
 export type StatusWord = 'synced' | 'syncing' | 'paused' | 'offline' | 'auth-error' | 'mirror-missing' | 'needs-attention';
 
-/** The status word: a missing mirror outranks a pause, which outranks the link, which outranks what needs the user, then work in progress. */
+/**
+ * The status word: a missing mirror outranks a pause, which outranks the link, which outranks
+ * what needs the user, then work in progress (a walk, the outbox, the folder not yet compared
+ * with the model since the start: never "synced" with a change not yet queued).
+ */
 export function statusWord(s: EngineState, f: StoreFacts): StatusWord {
   if (s.mirrorMissing !== undefined) return 'mirror-missing';
   if (s.paused) return 'paused';
   if (s.connection === 'auth-error') return 'auth-error';
   if (s.connection === 'offline') return 'offline';
   if (f.conflicts > 0 || f.heldDeletes > 0) return 'needs-attention';
-  return s.walk.running || f.outboxPending > 0 ? 'syncing' : 'synced';
+  return s.walk.running || f.outboxPending > 0 || !s.localChecked ? 'syncing' : 'synced';
 }
 
 /** The one error the status shows: the disk's, else the NAS's refused data, else the link's. */

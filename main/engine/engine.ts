@@ -8,12 +8,13 @@
  */
 import { toAppError } from '../../app/errors.js';
 import { probeFsTraits } from '../local/fs-traits.js';
+import { probeDiskIdentity, type DiskIdentity } from '../local/volume.js';
 import { Lock, openCore, type ActivityInput, type Core } from './core.js';
 import { canSend, retryDelayMs, type EngineEvent, type EngineState } from './engine-state.js';
 import type { EngineOptions } from './engine-options.js';
 import { attemptEvent, StateKeeper } from './state-keeper.js';
 import { EngineEvents } from './events.js';
-import { checkMirrorHealth, initRoot, recoverStaged } from './mirror-root.js';
+import { checkMirrorHealth, initRoot, markerPath, recoverStaged } from './mirror-root.js';
 import { lockStateDir } from './instance-lock.js';
 import { EngineActions } from './actions.js';
 import { LocalRounds } from './local-rounds.js';
@@ -66,6 +67,7 @@ export class Engine {
       notice: (n) => this.events.emit('notice', n),
       queued: () => { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
       kickOutbox: () => this.kickOutbox(),
+      probeIdentity: () => this.probeIdentity(),
     });
     this.offApplier = applier.onChanges((cs) => {
       plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
@@ -121,6 +123,8 @@ export class Engine {
     }
     await this.processRequests();
     const restart = this.core.store.lastWalk() !== undefined && this.core.model.rootId !== '';
+    // inodes from another mount: the folder is read by place first (placing uses inodes)
+    if (restart) await this.localSide.establishIdentity();
     if (!restart && !this.state.paused) await this.walkOnce();
     else await this.remote.catchUp();
     // What changed on disk while stopped, then what changed while chokidar read the tree.
@@ -152,8 +156,16 @@ export class Engine {
     if (c.model.size === 0) initRoot(c.root, c.disk);
     if (!this.opts.traits) c.traits = probeFsTraits(c.root, process.platform, c.disk);
     const ok = await this.checkHealth();
-    if (ok && c.model.rootId) recoverStaged(c);
-    return ok;
+    if (!ok) return false;
+    if (c.model.rootId) recoverStaged(c);
+    // Before anything uses an inode (placing, removing, pairing): are they valid on this mount?
+    this.localSide.checkIdentity();
+    return true;
+  }
+
+  /** What the mirror's disk is (probed), with the options' overrides (tests). */
+  private probeIdentity(): DiskIdentity {
+    return { ...probeDiskIdentity(this.core.root, markerPath(this.core.root), this.core.disk), ...this.opts.identity };
   }
 
   /** One round: walk (placeholders follow), the folders whose stamp moved, replay the outbox. */
@@ -226,8 +238,12 @@ export class Engine {
     const wasMissing = this.state.mirrorMissing !== undefined;
     const ok = await this.lock.run(() => this.checkHealth());
     if (ok) {
-      // The watched folder may be a new one (recreated, remounted): watch it afresh.
-      if (wasMissing) await this.localSide.closeWatcher();
+      // The watched folder may be a new one (recreated, remounted): watch it afresh, and
+      // recognise its entries by place (a remounted exFAT disk, a restored copy: new inodes).
+      if (wasMissing) {
+        await this.localSide.closeWatcher();
+        this.localSide.checkIdentity('the mirror folder came back (remounted, or restored)');
+      }
       await this.fullRescan();
       await this.localSide.startWatching();
       if (!this.timers.started) this.startTimers();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { intentOf } from '../../app/model/intent.js';
 import { scanDirs } from '../local/analyse.js';
 import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
+import { pairByPlace } from '../local/pair-by-place.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
 import { safeJoin } from '../local/path-safety.js';
 import { absOf } from '../local/placeholders.js';
@@ -24,10 +25,21 @@ export interface BatchResult {
   held: number;
 }
 
-export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now()): BatchResult {
+/**
+ * How entries are recognised: by inode (the disk's ids are valid on this mount), or by place
+ * (`pair-by-place.ts`: ids from another mount, a restore, a disk without stable ids; `dirs`
+ * must then be every folder, and `why` says which for the activity log).
+ */
+export type Identity = { by: 'inode' } | { by: 'place'; granularityMs: number; why: string };
+
+export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now(), identity: Identity = { by: 'inode' }): BatchResult {
   const { model } = core;
   const scans = scanDirs(core.root, dirs, now, core.disk);
-  const pair = pairMoves({ model, scans, carried, now, holdMs: core.holdMs });
+  const pair = identity.by === 'inode'
+    ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs })
+    : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
+  // Found at their place: the inode this mount gave them, before anything uses inodes.
+  for (const r of pair.rebound) model.update(r.id, { ino: r.ino, filled: r.filled });
   const plan = planBatch(model, pair.moves, pair.deletes, core.threshold);
   const paths = new Map<string, string>();
   for (const m of pair.moves) paths.set(m.id, pathFor(core, m.id));
@@ -75,12 +87,32 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     }
     activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
   }
+  if (identity.by === 'place') {
+    // What is gone keeps no inode of another mount: no later pairing may find it by one.
+    for (const id of [...pair.deletes, ...pair.uncertain.map((u) => u.id)]) {
+      for (const d of [id, ...model.descendants(id)]) if (model.get(d)?.ino != null) model.update(d, { ino: null });
+    }
+  }
+  if (pair.uncertain.length) {
+    for (const u of pair.uncertain) {
+      const e = model.get(u.id)!;
+      const path = pathFor(core, u.id);
+      const objects = 1 + (e.kind === 'dir' ? model.descendants(u.id).length : 0);
+      model.update(u.id, { state: 'held' });
+      core.local.addHeld({ id: u.id, path, folder: e.kind === 'dir', objects, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` });
+    }
+    activity.push({ kind: 'held', path: '', summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`, reason: `${identity.by === 'place' ? identity.why : 'inodes'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (Delete on the NAS, or Keep to put it back)` });
+  }
+  if (pair.rebound.length && identity.by === 'place') {
+    activity.push({ kind: 'recognised', path: '', summary: `recognised ${pair.rebound.length} entr${pair.rebound.length === 1 ? 'y' : 'ies'} by place`, reason: `${identity.why}: every entry at its place is the same entry whatever its file id; nothing sent for them` });
+  }
   // Folders read now match the model: keep their stamps, except where something is still
   // unresolved (a disappearance within its hold) and must be read again after a restart.
   const unresolved = new Set(pair.carry.map((g) => model.get(g.id)?.lparent));
-  for (const s of scans) {
-    const d = model.dirByIno(s.path, s.ino);
-    if (d && d.kind === 'dir' && d.state === 'ok' && !unresolved.has(d.id)) model.setStamp(d.id, s.stamp);
+  const stampOfPath = new Map(scans.map((s) => [s.path, s.stamp]));
+  for (const f of pair.folders) {
+    const d = model.get(f.id);
+    if (d && d.kind === 'dir' && d.state === 'ok' && !unresolved.has(d.id)) model.setStamp(d.id, stampOfPath.get(f.path));
   }
   let seqs: number[] = [];
   core.db.transaction(() => {

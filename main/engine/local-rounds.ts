@@ -7,18 +7,20 @@
  */
 import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
-import { allDirs } from '../local/analyse.js';
+import { allDirs, lstatBig } from '../local/analyse.js';
 import { changedDirs } from '../local/dir-stamps.js';
 import type { GoneCarry } from '../local/pair-moves.js';
 import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
 import type { Core, Lock } from './core.js';
 import type { EngineEvent } from './engine-state.js';
 import type { EngineEventMap } from './events.js';
-import { runLocalBatch, type LocalBatchPort } from './local-batch.js';
+import { runLocalBatch, type Identity, type LocalBatchPort } from './local-batch.js';
+import { markerPath } from './mirror-root.js';
+import type { DiskIdentity } from '../local/volume.js';
 
 /** What the local side uses of the engine. */
 export interface LocalPort {
-  readonly core: LocalBatchPort & Pick<Core, 'log'>;
+  readonly core: LocalBatchPort & Pick<Core, 'log' | 'identity'>;
   readonly lock: Lock;
   readonly watcherOptions: WatcherOptions | undefined;
   stopped(): boolean;
@@ -34,13 +36,73 @@ export interface LocalPort {
   queued(): void;
   /** A batch is through: the outbox may have work. */
   kickOutbox(): void;
+  /** Probes the mirror's disk again (its mount, the marker's inode, its traits). */
+  probeIdentity(): DiskIdentity;
 }
+
+/** The local meta key holding the mount key the model's inodes were read on. */
+const DISK_KEY = 'diskKey';
 
 export class LocalRounds {
   private carry: GoneCarry[] = [];
   private watcher: LocalWatcher | undefined;
+  /**
+   * Why the model's inodes cannot be trusted now (the next batch reads every folder and
+   * recognises entries by place), or undefined while they are valid on this mount.
+   */
+  private placeWhy: string | undefined;
+  /** The marker's inode when identity was last established: a sentinel for a disk changed under us. */
+  private sentinel: string | undefined;
 
   constructor(private readonly p: LocalPort) {}
+
+  /**
+   * At start, and when the mirror folder comes back: are the inodes the model holds valid on
+   * this mount? Not when the disk's ids are not stable (exFAT, FAT, unknown), when the mount's
+   * key changed (remount, restore from a copy, another disk), or when no key was recorded yet
+   * for a placed mirror. `reason` forces the answer (the folder came back).
+   */
+  checkIdentity(reason?: string): void {
+    const c = this.p.core;
+    c.identity = this.p.probeIdentity();
+    const stored = c.local.meta(DISK_KEY);
+    const placed = c.model.rootId !== '' && c.model.children(c.model.rootId).some((id) => c.model.get(id)?.ino != null);
+    if (reason !== undefined) this.placeWhy = reason;
+    else if (!placed) this.placeWhy = undefined;
+    else if (!c.identity.stableIds) this.placeWhy = `the disk is ${c.identity.fsType}, whose file ids change at each mount`;
+    else if (stored === undefined) this.placeWhy = 'the file ids were not yet tied to this disk (first start of this version)';
+    else if (stored !== c.identity.key) this.placeWhy = 'the mirror folder\'s disk changed since the last run (remounted, restored from a copy, or another disk)';
+    else this.placeWhy = undefined;
+    if (this.placeWhy === undefined) this.trustNow();
+    else c.local.setMeta('localCheck', 'pending');
+  }
+
+  /** The inodes are valid on this mount from now on: record its key and sentinel. */
+  private trustNow(): void {
+    const c = this.p.core;
+    this.placeWhy = undefined;
+    c.local.setMeta(DISK_KEY, c.identity.key);
+    this.sentinel = this.markerIno();
+  }
+
+  private markerIno(): string | undefined {
+    try {
+      return lstatBig(markerPath(this.p.core.root), this.p.core.disk)?.ino.toString();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** At a restart, before anything places or removes by inode: read the folder by place if the inodes are not valid here. */
+  async establishIdentity(): Promise<void> {
+    if (this.placeWhy !== undefined) await this.fullRescan();
+  }
+
+  /** Whether the start's check of the folder is done (status says synced only after it). */
+  private checked(): void {
+    this.p.core.local.setMeta('localCheck', 'done');
+    this.p.report({ type: 'local-check', done: true });
+  }
 
   /** The watcher's own view, for the status (polling, last self-test). */
   watcherView(): { polling: boolean; selfTest: { at: string; ok: boolean } | null } {
@@ -51,18 +113,23 @@ export class LocalRounds {
     return this.watcher !== undefined;
   }
 
-  /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
+  /**
+   * Reads the folders whose stamp moved (one lstat per folder, none per file); every folder
+   * where stamps cannot be trusted (a folder's mtime that does not move on a rename inside,
+   * as on exFAT) or the inodes are not valid on this mount.
+   */
   async checkDirs(): Promise<void> {
     const c = this.p.core;
     if (!c.model.rootId || this.p.stopped()) return;
+    if (this.placeWhy !== undefined || !c.identity.dirMtimeOnRename) { await this.fullRescan(); return; }
     const dirs = await this.p.lock.run(() => changedDirs(c.root, c.model, c.disk));
-    if (dirs.length) await this.onBatch(dirs);
+    if (!dirs.length || (await this.onBatch(dirs))) this.checked();
   }
 
   /** Reads the whole mirror folder and compares it with the stored state. */
   async fullRescan(): Promise<void> {
     if (!this.p.core.model.rootId) return;
-    await this.onBatch(allDirs(this.p.core.root, this.p.core.disk));
+    if (await this.onBatch(allDirs(this.p.core.root, this.p.core.disk))) this.checked();
   }
 
   /** Periodic: the watcher's self-test again, then every folder's stamp whatever it says. */
@@ -105,40 +172,62 @@ export class LocalRounds {
     this.watcher?.simulateError(e);
   }
 
-  /** A batch of dirty folders from the watcher (or a rescan); never rejects. */
-  async onBatch(dirs: readonly string[]): Promise<void> {
+  /** A batch of dirty folders from the watcher (or a rescan); never rejects. True when it was read and written. */
+  async onBatch(dirs: readonly string[]): Promise<boolean> {
     try {
-      await this.onBatchUnsafe(dirs);
+      return await this.onBatchUnsafe(dirs);
     } catch (e) {
       this.p.failed('local batch', e);
+      return false;
     }
   }
 
-  private async onBatchUnsafe(dirs: readonly string[]): Promise<void> {
-    await this.p.lock.run(async () => {
-      if (this.p.stopped()) return;
+  private async onBatchUnsafe(dirs: readonly string[]): Promise<boolean> {
+    const done = await this.p.lock.run(async () => {
+      if (this.p.stopped()) return false;
       if (!(await this.p.healthy())) {
         this.carry = [];
         this.p.recheckHealth();
-        return;
+        return false;
       }
       const c = this.p.core;
-      const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
-      // Before a disappearance can become a delete, or when a folder we were pointed at is gone
-      // (renamed: the watcher still names its old path), read every folder whose stamp moved:
-      // the missing entry may sit in a renamed folder no event named yet.
-      if (this.carry.length > 0 || dirs.some((d) => !c.disk.exists(d === '' ? c.root : join(c.root, ...d.split('/'))))) extra.push(...changedDirs(c.root, c.model, c.disk));
+      // The marker is a sentinel (git-annex's): a new inode means the disk under the folder
+      // changed while we watched (remounted, restored): no inode is trusted until re-read by place.
+      if (this.placeWhy === undefined && this.sentinel !== undefined && this.markerIno() !== this.sentinel) {
+        c.identity = this.p.probeIdentity();
+        this.placeWhy = 'the mirror folder\'s disk changed while it was watched (remounted or restored)';
+        this.p.report({ type: 'local-check', done: false });
+      }
+      let batchDirs: string[];
+      let identity: Identity = { by: 'inode' };
+      if (this.placeWhy !== undefined) {
+        // every folder, every entry recognised by place; nothing carried over from inodes
+        batchDirs = allDirs(c.root, c.disk);
+        identity = { by: 'place', granularityMs: c.identity.mtimeGranularityMs, why: this.placeWhy };
+        this.carry = [];
+      } else {
+        const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
+        // Before a disappearance can become a delete, or when a folder we were pointed at is gone
+        // (renamed: the watcher still names its old path), read every folder whose stamp moved
+        // (every folder where stamps cannot see a rename inside): the missing entry may sit in a
+        // renamed folder no event named yet.
+        if (this.carry.length > 0 || dirs.some((d) => !c.disk.exists(d === '' ? c.root : join(c.root, ...d.split('/'))))) {
+          extra.push(...(c.identity.dirMtimeOnRename ? changedDirs(c.root, c.model, c.disk) : allDirs(c.root, c.disk)));
+        }
+        batchDirs = [...dirs, ...extra];
+      }
       const t0 = Date.now();
       let r: ReturnType<typeof runLocalBatch>;
       try {
-        r = runLocalBatch(c, [...dirs, ...extra], this.carry);
+        r = runLocalBatch(c, batchDirs, this.carry, Date.now(), identity);
+        if (identity.by === 'place') this.trustNow();
       } catch (e) {
         // Nothing was written (one transaction); the folders are read again by the next rescan.
         // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
         if (e instanceof AppError && e.code === 'DiskError') this.p.report({ type: 'disk-error', step: 'scan', error: { code: e.code, message: e.message } });
         this.p.failed('local batch', e);
         this.p.schedule(() => void this.fullRescan(), 5000);
-        return;
+        return false;
       }
       this.p.report({ type: 'disk-ok', step: 'scan' });
       c.log.debug('local batch', { dirs: dirs.length, ms: Date.now() - t0, enqueued: r.enqueued, carried: r.carry.length });
@@ -149,8 +238,10 @@ export class LocalRounds {
       }
       if (r.held) this.p.notice({ level: 'warn', message: 'Deletes are held for your confirmation (too many at once).' });
       if (r.enqueued || r.held) this.p.queued();
+      return true;
     });
     this.p.kickOutbox();
+    return done;
   }
 
   /** A disappearance's hold is over: its folder is read again (through the watcher when there is one). */

@@ -86,7 +86,8 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   let link: { state: 'offline' | 'auth-error'; message: string } | undefined;
   try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
   return {
-    state: statusWord({ ...initialState(paused), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending, conflicts, heldDeletes: held.length }),
+    // a running engine that has not compared the folder with the model yet is not synced
+    state: statusWord({ ...initialState(paused, !(engineRunning && local.meta('localCheck') === 'pending')), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending, conflicts, heldDeletes: held.length }),
     connectionProblem: link?.message ?? null,
     paused,
     mirrorMissing,

@@ -18,7 +18,7 @@ export interface FsTraits {
 export const POSIX_TRAITS: FsTraits = { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 };
 export const WINDOWS_TRAITS: FsTraits = { caseInsensitive: true, windowsNames: true, maxNameBytes: 255 };
 
-/** Probes `dir` (which must exist and be writable) for case sensitivity. */
+/** Probes `dir` (which must exist and be writable) for case sensitivity and the names it refuses. */
 export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.platform, disk: Disk = realDisk): FsTraits {
   const probe = join(dir, `.nas-mirror-probe-${process.pid}-Ab`);
   let caseInsensitive = platform === 'win32' || platform === 'darwin';
@@ -36,5 +36,21 @@ export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.p
   } finally {
     try { disk.rmFile(probe); } catch { /* the disk refused: the empty probe stays (listed as local only) */ }
   }
-  return { caseInsensitive, windowsNames: platform === 'win32', maxNameBytes: 255 };
+  return { caseInsensitive, windowsNames: platform === 'win32' || refusesWindowsNames(dir, disk), maxNameBytes: 255 };
+}
+
+/**
+ * Whether the file system refuses the names Windows refuses, whatever the platform: exFAT and
+ * FAT do on Linux too (`a:b` gives EINVAL), so NAS names with `<>:"\|?*` must be mapped there.
+ */
+function refusesWindowsNames(dir: string, disk: Disk): boolean {
+  const probe = join(dir, `.nas-mirror-probe-${process.pid}-a:b?`);
+  try {
+    disk.createFile(probe, undefined);
+    disk.rmFile(probe);
+    return false;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code !== 'EEXIST';
+  }
 }

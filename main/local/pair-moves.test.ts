@@ -155,7 +155,7 @@ describe('editor backups', () => {
     const r = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 0 });
     expect(r.moves).toEqual([]);
     expect(r.replaced).toEqual([{ id: 'A', ino: '77', filled: true }]);
-    expect(r.localOnly).toEqual([{ path: 'notes.txt~', kind: 'file' }]);
+    expect(r.localOnly).toEqual([{ path: 'notes.txt~', kind: 'file', parent: 'R', name: 'notes.txt~' }]);
     expect(r.deletes).toEqual([]);
   });
   it('a plain rename to a backup-looking name with nothing new in its place stays a rename', () => {

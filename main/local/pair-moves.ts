@@ -44,6 +44,12 @@ export interface PairResult {
    * folder holding it (undefined when that folder is not mirrored), `name` its name there.
    */
   localOnly: LocalOnlyFind[];
+  /** Found at their place with another inode (or content state): the inode is re-read, nothing else (place mode). */
+  rebound: { id: string; ino: string; filled: boolean }[];
+  /** Gone, and one of the unpaired appearances could be it: held for the user, never guessed (place mode). */
+  uncertain: { id: string; candidates: string[] }[];
+  /** Each scanned folder the model knows, by the path it was read at (its stamp is kept). */
+  folders: { path: string; id: string }[];
 }
 
 export interface LocalOnlyFind {
@@ -62,7 +68,7 @@ export interface PairInput {
 }
 
 export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): PairResult {
-  const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [] };
+  const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [], rebound: [], uncertain: [], folders: [] };
   const moved = new Set<string>();
   const seenInPlace = new Set<string>();
   const scannedParents = new Set<string>();
@@ -73,7 +79,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
   for (const s of scans) {
     const dirEntry = model.dirByIno(s.path, s.ino);
     const parent = s.path === '' ? (dirEntry?.id === model.rootId ? model.rootId : undefined) : dirEntry && dirEntry.kind === 'dir' && dirEntry.state === 'ok' ? dirEntry.id : undefined;
-    if (parent !== undefined) scannedParents.add(parent);
+    if (parent !== undefined) { scannedParents.add(parent); res.folders.push({ path: s.path, id: parent }); }
     const here = parent === undefined ? undefined : model.placeLookup(parent);
     for (const d of s.entries) {
       const path = s.path === '' ? d.name : `${s.path}/${d.name}`;

@@ -51,6 +51,21 @@ export function absOf(root: string, model: LocalModel, id: string, realDirs?: Ma
   }
 }
 
+/**
+ * A staged entry's name carries its object id (when short enough for a file name), so a run
+ * killed mid-move finds what it staged by id, not by an inode another mount may have changed.
+ */
+export function stagedName(id: string): string {
+  const enc = Buffer.from(id, 'utf8').toString('base64url');
+  return enc.length <= 200 ? `${process.pid}-${++stageSeq}-i${enc}` : `${process.pid}-${++stageSeq}`;
+}
+
+/** The object id a staged name carries, if any. */
+export function idOfStaged(name: string): string | undefined {
+  const m = /^\d+-\d+-i([A-Za-z0-9_-]+)$/.exec(name);
+  return m ? Buffer.from(m[1]!, 'base64url').toString('utf8') : undefined;
+}
+
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
   const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
   disk.mkdir(stagingDir(root), true);
@@ -64,7 +79,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     for (const { id } of order) {
       const from = absOf(root, model, id, undefined, disk);
       if (!from) continue;
-      const to = join(stagingDir(root), `${process.pid}-${++stageSeq}`);
+      const to = join(stagingDir(root), stagedName(id));
       try {
         disk.rename(from, to);
         staged.set(id, to);
