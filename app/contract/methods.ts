@@ -28,6 +28,8 @@ export const METHODS = {
   conflicts: { args: none, result: obj({ conflicts: arr(conflictEntry, 100_000), held: arr(heldDelete, 100_000) }) },
   resolveConflicts: { args: obj({ ids, action: oneOf(['reapply', 'drop'] as const) }), result: bulkResult },
   resolveHeld: { args: obj({ ids, action: oneOf(['approve', 'reject'] as const) }), result: bulkResult },
+  /** A held "renamed or deleted?": it was renamed to `to` (one of its candidates): sent as that rename. */
+  heldWasRenamed: { args: obj({ id, to: str({ min: 1, max: 65_536 }) }), result: bulkResult },
   syncNow: { args: none, result: none },
   setPaused: { args: obj({ paused: bool() }), result: none },
   getSettings: { args: none, result: settingsView },

@@ -88,9 +88,15 @@ export type ConflictEntry = Infer<typeof conflictEntry>;
 /**
  * A delete held for confirmation: its batch crossed the threshold (`cause` 'threshold'), or
  * the NAS suddenly lists nothing ('nas-looks-empty': approving removes the placeholders here,
- * it deletes nothing on the NAS). `cause` is optional: older engines omit it.
+ * it deletes nothing on the NAS), or it is gone while new entries of its kind appeared and
+ * nothing told whether it was renamed to one of them ('renamed-or-deleted', a disk whose file
+ * ids are not valid: `candidates` are the choices). `cause` is optional: older engines omit it.
  */
-export const heldDelete = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), cause: opt(oneOf(['threshold', 'nas-looks-empty'] as const)), reason: str({ max: 4096 }) });
+export const heldDelete = obj({
+  id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), cause: opt(oneOf(['threshold', 'nas-looks-empty', 'renamed-or-deleted'] as const)), reason: str({ max: 4096 }),
+  /** 'renamed-or-deleted': the new entries it may have become (the "it was renamed to" choice). */
+  candidates: opt(arr(str({ max: 65_536 }), 16)),
+});
 export type HeldDelete = Infer<typeof heldDelete>;
 
 /** Where the NAS is; `none` until the first start's choice ("Connect your NAS" or "Try the demo"). */

@@ -79,6 +79,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     conflicts: async () => d.engine()?.actions.conflicts() ?? { conflicts: [], held: [] },
     resolveConflicts: async ({ ids, action }) => engineOrThrow().actions.resolveConflicts(ids, action),
     resolveHeld: async ({ ids, action }) => engineOrThrow().actions.resolveHeld(ids, action),
+    heldWasRenamed: async ({ id, to }) => engineOrThrow().actions.heldWasRenamed(id, to),
     syncNow: async () => {
       // answers at once; progress arrives as status events
       void engineOrThrow().syncNow().catch((err: unknown) => d.log.warn('sync now failed', { err }));

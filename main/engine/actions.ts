@@ -5,10 +5,12 @@
  * by the command line (`local_requests`) for these are handed here by the running engine.
  */
 import { AppError } from '../../app/errors.js';
-import { inverseOf } from '../../app/model/intent.js';
+import { intentOf, inverseOf } from '../../app/model/intent.js';
+import { planBatch } from '../local/plan.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
 import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
+import { safeJoin } from '../local/path-safety.js';
 import { conflictEntries, heldDeletes } from '../local/decision-views.js';
 import type { RequestAction } from '../local/local-store.js';
 import { pathFor, type Core, type Lock } from './core.js';
@@ -24,6 +26,8 @@ export interface ActionHooks {
   reconcile(): Promise<void>;
   /** Re-walk now (an approved empty NAS). */
   syncNow(): Promise<void>;
+  /** Reads these folders of the mirror (paths) as a local batch: what they hold now. */
+  readFolders(paths: string[]): Promise<void>;
 }
 
 export class EngineActions {
@@ -40,8 +44,27 @@ export class EngineActions {
   conflicts(): { conflicts: ConflictEntry[]; held: HeldDelete[] } {
     return {
       conflicts: conflictEntries(this.core.local),
-      held: heldDeletes(this.core.local, this.core.model.rootId),
+      // a place another item has taken since (the user chose it for another) is no longer a choice
+      held: heldDeletes(this.core.local, this.core.model.rootId).map((h) => (h.candidates ? { ...h, candidates: h.candidates.filter((p) => { const at = this.placeOf(p); return at !== undefined && at.taken === undefined; }) } : h)),
     };
+  }
+
+  /** Where mirror path `path` is: the NAS folder holding it and its name, and the item of the NAS already there, if any; undefined when its folder is not on the NAS. */
+  private placeOf(path: string): { parent: string; name: string; taken: string | undefined } | undefined {
+    const c = this.core;
+    const segs = path.split('/');
+    const name = segs.pop()!;
+    const at = (parent: string, n: string, dirOnly: boolean): string | undefined => c.model.children(parent).find((k) => {
+      const x = c.model.get(k)!;
+      return (!dirOnly || x.kind === 'dir') && x.state === 'ok' && x.ino !== null && x.lname.normalize('NFC') === n.normalize('NFC');
+    });
+    let parent = c.model.rootId;
+    for (const seg of segs) {
+      const next = at(parent, seg, true);
+      if (next === undefined) return undefined;
+      parent = next;
+    }
+    return { parent, name, taken: at(parent, name, false) };
   }
 
   localOnly(): { path: string; kind: string; reason: string }[] {
@@ -82,6 +105,67 @@ export class EngineActions {
     if (action === 'reject') await this.hooks.reconcile();
     // an approved empty NAS: the next walk may remove what it no longer shows
     if (emptyNas === 'approve') await this.hooks.syncNow();
+    this.hooks.afterChange();
+    return res;
+  }
+
+  /**
+   * A held "renamed or deleted?" was renamed to `to` (one of the places it may have gone, a
+   * path in the mirror): the entry takes that place (what is below a folder is found under
+   * it by place), the rename or move goes to the outbox like any other, the new entry is no
+   * longer local only.
+   */
+  async heldWasRenamed(id: string, to: string): Promise<BulkResult> {
+    const res = await this.lock.run((): BulkResult => {
+      const c = this.core;
+      const h = c.local.held().find((x) => x.id === id);
+      const e = c.model.get(id);
+      const fail = (message: string): BulkResult => ({ done: 0, failed: [{ id, message }] });
+      if (!h || !e) return fail('no such held delete');
+      if (!h.candidates?.includes(to)) return fail(`${to} is not one of the places it may have gone`);
+      const place = this.placeOf(to);
+      if (!place) return fail(`the folder of ${to} is not on the NAS`);
+      if (place.taken !== undefined && place.taken !== id) return fail(`${to} is another item of the NAS`);
+      const { parent, name } = place;
+      const st = lstatBig(safeJoin(c.root, to.split('/')), c.disk);
+      if (!st || (st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other') !== e.kind) return fail(`${to} is no longer there`);
+      let seq: number | undefined;
+      c.db.transaction(() => {
+        c.model.update(id, { state: 'ok', lparent: parent, lname: name, ino: st.ino.toString() });
+        // what was below a folder is under it now, each at its own place; what is not there
+        // was deleted with it (top-most only), under the delete threshold like any delete
+        const missing: string[] = [];
+        for (const d of c.model.descendants(id)) {
+          const x = c.model.get(d)!;
+          if (missing.some((m) => c.model.isUnder(d, m))) { c.model.update(d, { state: 'ok', ino: null }); continue; }
+          const abs = absOf(c.root, c.model, d, undefined, c.disk);
+          const ds = abs ? lstatBig(abs, c.disk) : undefined;
+          const here = ds && (ds.isDirectory() ? 'dir' : 'file') === x.kind;
+          c.model.update(d, { state: 'ok', ino: here ? ds.ino.toString() : null });
+          if (!here) missing.push(d);
+        }
+        const intent = { op: 'patch' as const, id, fromName: e.rname, fromParent: e.rparent, ...(name !== e.rname ? { name } : {}), ...(parent !== e.rparent ? { parentID: parent } : {}) };
+        if (intent.name !== undefined || intent.parentID !== undefined) [seq] = c.outbox.enqueue([{ intent, origin: 'approve', path: to, reason: `you said ${h.path} was renamed to ${to}` }]);
+        const plan = planBatch(c.model, [], missing, c.threshold);
+        for (const op of plan.ops) {
+          if (op.op !== 'delete') continue;
+          c.outbox.enqueue([{ intent: intentOf(op), origin: 'approve', path: pathFor(c, op.id), reason: `not in ${to}, which you said is ${h.path} renamed` }]);
+          c.model.update(op.id, { state: 'deleting' });
+        }
+        for (const x of plan.held) {
+          c.model.update(x.id, { state: 'held' });
+          c.local.addHeld({ id: x.id, path: pathFor(c, x.id), folder: c.model.get(x.id)!.kind === 'dir', objects: x.objects, reason: `not in ${to}, which you said is ${h.path} renamed: ${plan.deleteObjects} deletes exceed the limit of ${plan.limit}` });
+        }
+        c.local.removeHeld(id);
+        c.local.removeLocalOnly({ parent, name });
+        c.local.flush(c.model);
+      })();
+      c.activity({ kind: parent !== e.lparent ? 'moved' : 'renamed', path: to, summary: `renamed: ${h.path} -> ${to}${seq !== undefined ? ` (queued #${seq})` : ''}`, reason: 'you chose "it was renamed" for a held disappearance', ...(seq !== undefined ? { outboxSeq: seq } : {}) });
+      return { done: 1, failed: [] };
+    });
+    await this.hooks.reconcile();
+    // a folder's insides were not read while it was unknown: what the user added there is local only
+    if (res.done && this.core.model.get(id)?.kind === 'dir') await this.hooks.readFolders(this.core.model.descendants(id).filter((d) => this.core.model.get(d)?.kind === 'dir').map((d) => pathFor(this.core, d)).concat(to));
     this.hooks.afterChange();
     return res;
   }
@@ -177,6 +261,7 @@ export class EngineActions {
   async handle(action: Exclude<RequestAction, 'pause' | 'resume' | 'sync'>, ids: string[]): Promise<void> {
     switch (action) {
       case 'approve': case 'reject': await this.resolveHeld(ids, action); return;
+      case 'renamed': if (ids.length === 2) await this.heldWasRenamed(ids[0]!, ids[1]!); return;
       case 'reapply': case 'drop': await this.resolveConflicts(ids, action); return;
       case 'undo': for (const id of ids) await this.undo(id); return;
       case 'organize': for (const id of ids) await this.lock.run(() => applySaved(this.core, Number(id))); this.hooks.afterChange(); return;

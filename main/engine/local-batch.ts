@@ -99,7 +99,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       const path = pathFor(core, u.id);
       const objects = 1 + (e.kind === 'dir' ? model.descendants(u.id).length : 0);
       model.update(u.id, { state: 'held' });
-      core.local.addHeld({ id: u.id, path, folder: e.kind === 'dir', objects, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` });
+      core.local.addHeld({ id: u.id, path, folder: e.kind === 'dir', objects, candidates: u.candidates, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` });
     }
     activity.push({ kind: 'held', path: '', summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`, reason: `${identity.by === 'place' ? identity.why : 'inodes'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (Delete on the NAS, or Keep to put it back)` });
   }

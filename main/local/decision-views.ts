@@ -12,5 +12,10 @@ export function conflictEntries(local: LocalStore): ConflictEntry[] {
 
 export function heldDeletes(local: LocalStore, rootId: string): HeldDelete[] {
   // the root can only be held by a NAS that suddenly looks empty (holdEmptyNas)
-  return local.held().map((h) => ({ id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects, cause: h.id === rootId ? 'nas-looks-empty' as const : 'threshold' as const, reason: h.reason.slice(0, 4096) }));
+  return local.held().map((h) => ({
+    id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects,
+    cause: h.id === rootId ? 'nas-looks-empty' as const : h.candidates ? 'renamed-or-deleted' as const : 'threshold' as const,
+    reason: h.reason.slice(0, 4096),
+    ...(h.candidates ? { candidates: h.candidates.slice(0, 16) } : {}),
+  }));
 }

@@ -46,7 +46,21 @@ export const LOCAL_MIGRATIONS = [
   // v4: local-only rows keyed by the mirrored folder holding them (id, name), not by a path
   // string, so a rename above them carries them along (issue 21).
   { version: 4, up: migrateLocalOnlyByFolder },
+  // v5: a held disappearance that may have been a rename keeps the places it may have gone
+  // (JSON array of paths; NULL for a delete held by the threshold), for the "it was renamed" choice.
+  { version: 5, up: (db: Db): void => { db.exec('ALTER TABLE local_held ADD COLUMN candidates TEXT'); } },
 ];
+
+/** The stored candidates of a held row: a JSON array of strings, anything else none. */
+function candidatesOf(text: string | null): string[] | undefined {
+  if (text === null) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v as string[] : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The `parent` of a local-only row kept at a literal path (`name` is then the path from the
@@ -130,6 +144,8 @@ export interface HeldRow {
   folder: boolean;
   objects: number;
   reason: string;
+  /** Where it may have gone (renamed or deleted?), when that is why it is held. */
+  candidates?: string[] | undefined;
 }
 
 /** A "local only" row as stored: where it is (its key), what it is. */
@@ -152,7 +168,7 @@ export type LocalOnlyPlace = { parent: string; name: string } | { path: string }
 
 const keyOf = (p: LocalOnlyPlace): [string, string] => ('path' in p ? [LITERAL_PATH, p.path] : [p.parent, p.name]);
 
-export type RequestAction = 'approve' | 'reject' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize';
+export type RequestAction = 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize';
 
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
@@ -308,11 +324,14 @@ export class LocalStore {
   }
 
   addHeld(h: Omit<HeldRow, 'at'>): void {
-    this.db.prepare('INSERT INTO local_held (id, at, path, folder, objects, reason) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING').run(h.id, new Date().toISOString(), h.path, h.folder ? 1 : 0, h.objects, h.reason);
+    this.db.prepare('INSERT INTO local_held (id, at, path, folder, objects, reason, candidates) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING')
+      .run(h.id, new Date().toISOString(), h.path, h.folder ? 1 : 0, h.objects, h.reason, h.candidates ? JSON.stringify(h.candidates) : null);
   }
 
   held(): HeldRow[] {
-    return (this.db.prepare('SELECT * FROM local_held ORDER BY at, path').all() as (Omit<HeldRow, 'folder'> & { folder: number })[]).map((r) => ({ ...r, folder: r.folder === 1 }));
+    type Row = Omit<HeldRow, 'folder' | 'candidates'> & { folder: number; candidates: string | null };
+    return (this.db.prepare('SELECT id, at, path, folder, objects, reason, candidates FROM local_held ORDER BY at, path').all() as Row[])
+      .map((r) => ({ ...r, folder: r.folder === 1, candidates: candidatesOf(r.candidates) }));
   }
 
   removeHeld(id: string): void {

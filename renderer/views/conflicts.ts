@@ -89,6 +89,16 @@ const onNas = (remote: string): string => {
 const base = (p: string): string => p.replace(/\/+$/, '').slice(p.replace(/\/+$/, '').lastIndexOf('/') + 1) || p;
 const folderOf = (p: string): string => { const i = p.replace(/\/+$/, '').lastIndexOf('/'); return i <= 0 ? '/' : p.slice(0, i); };
 
+/**
+ * A held "renamed or deleted?": the new items it may have become, each a button ("It was
+ * renamed to …"); Delete from NAS and Keep stay the row's other choices.
+ */
+function renamedChoice(h: HeldDelete, choose: (to: string) => Promise<void>): HTMLElement {
+  return el('div', { class: 'renamed-choice' },
+    el('div', { class: 'summary' }, `Gone from here while ${h.candidates!.length === 1 ? 'a new item' : 'new items'} appeared: renamed, or deleted?`),
+    ...h.candidates!.map((to) => button(`It was renamed to “${base(to)}”`, () => void choose(to), { class: 'small', 'data-row-action': 'renamed', title: to, 'aria-label': `${base(h.path)} was renamed to ${to}` })));
+}
+
 export function conflictsView(ctx: UiContext): View {
   const confirm = confirmDialog('held-confirm');
   let heldItems: HeldDelete[] = [];
@@ -126,14 +136,15 @@ export function conflictsView(ctx: UiContext): View {
   };
   const held = section<HeldDelete>({
     id: 'held', title: 'Deletes waiting for you', emptyText: 'No deletes are waiting.', headers: ['Deleted here', 'Size', 'Since'],
-    intro: 'You deleted more at once than your limit (Settings), so these wait for you. Nothing has been deleted on the NAS yet.',
+    intro: 'You deleted more at once than your limit (Settings), or the app could not tell whether something was renamed or deleted, so these wait for you. Nothing has been deleted on the NAS yet.',
     actions: [
       { label: 'Delete from NAS', bulk: 'Delete the selected from the NAS', key: 'delete-from-nas', className: 'danger', run: approve },
       { label: 'Keep', bulk: 'Keep the selected (put them back)', key: 'keep', run: (ids) => call(async () => report(await ctx.client.call('resolveHeld', { ids, action: 'reject' }), 'Put back')) },
     ],
     name: (h) => base(h.path),
     cells: (h) => [
-      el('td', {}, el('span', { class: `ico ${h.folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), el('span', { class: 'name' }, base(h.path)), el('div', { class: 'entry-path' }, `in ${folderOf(h.path)}`)),
+      el('td', {}, el('span', { class: `ico ${h.folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), el('span', { class: 'name' }, base(h.path)), el('div', { class: 'entry-path' }, `in ${folderOf(h.path)}`),
+        h.candidates ? renamedChoice(h, (to) => call(async () => report(await ctx.client.call('heldWasRenamed', { id: h.id, to }), 'Sent as a rename'))) : null),
       el('td', {}, h.folder ? `folder, ${plural(h.objects, 'item', 'items')}` : 'file'),
       el('td', {}, el('time', { datetime: h.at }, formatDate(h.at))),
     ],

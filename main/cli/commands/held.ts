@@ -1,18 +1,49 @@
 /**
  * `nas-mirror held --state DIR [approve|reject ID...|all] [--json]`: lists deletes held for
  * confirmation (`--json`: the contract's HeldDelete list), or queues a decision; the running
- * engine (or the next `run`) carries it out.
+ * engine (or the next `run`) carries it out. `held renamed ID PATH`: a held "renamed or
+ * deleted?" was renamed to PATH (one of the places its line lists).
  */
 import type { HeldDelete } from '../../../app/contract/shapes.js';
 import { heldDeletes } from '../../local/decision-views.js';
+import { LocalStore } from '../../local/local-store.js';
 import { MirrorStore } from '../../mirror/store.js';
+import { need, parseArgs, UsageError } from '../args.js';
+import type { Command } from '../io.js';
+import { openExistingState } from '../state.js';
 import { decisionCommand } from './decisions.js';
 
-export const run = decisionCommand<HeldDelete>({
+const list = (local: LocalStore): HeldDelete[] => heldDeletes(local, new MirrorStore(local.db).root()?.id ?? ''); // the root held = the NAS suddenly looks empty
+
+const decisions = decisionCommand<HeldDelete>({
   name: 'held',
   noun: ['held delete', 'held deletes'],
   actions: ['approve', 'reject'],
-  // the root held = the NAS suddenly looks empty
-  list: (local) => heldDeletes(local, new MirrorStore(local.db).root()?.id ?? ''),
-  line: (h) => `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} object(s)\t${h.path}\t(${h.reason})`,
+  list,
+  line: (h) => `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} object(s)\t${h.path}\t(${h.reason})${h.candidates ? `\n\trenamed? nas-mirror held renamed ${h.id} ${h.candidates.map((c) => JSON.stringify(c)).join(' | ')}` : ''}`,
 });
+
+export const run: Command = async (argv, io) => {
+  const p = parseArgs(argv, ['state'], ['json']);
+  if (p.positionals[0] !== 'renamed') return decisions(argv, io);
+  const [, id, to, ...rest] = p.positionals;
+  if (id === undefined || to === undefined || rest.length) throw new UsageError('held renamed ID PATH: the id shown by "nas-mirror held" and one of the places its line lists');
+  const { db } = openExistingState(need(p, 'state'));
+  try {
+    const local = new LocalStore(db);
+    const h = list(local).find((x) => x.id === id);
+    if (!h?.candidates) {
+      io.stderr.write(`nas-mirror held: no "renamed or deleted?" ${id} (see "nas-mirror held")\n`);
+      return 1;
+    }
+    if (!h.candidates.includes(to)) {
+      io.stderr.write(`nas-mirror held: ${to} is not one of the places ${h.path} may have gone: ${h.candidates.join(', ')}\n`);
+      return 1;
+    }
+    local.request('renamed', [id, to]);
+    io.stdout.write(`renamed queued: ${h.path} -> ${to}; the engine carries it out\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -6,7 +6,7 @@
  * engine was stopped, and nothing else; what cannot be told apart is held for the user.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpSync, existsSync, renameSync, rmSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestService } from '../../../server/testing.js';
 import { startRig, waitFor, type Rig } from './harness.js';
@@ -134,10 +134,44 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     expect(r.engine.status().state).toBe('needs-attention');
     const held = r.engine.actions.conflicts().held;
     expect(held.map((h) => h.reason).join('\n')).toMatch(/not sure whether Docs\/a\.txt was renamed \(to Docs\/(one|two)\.txt or Docs\/(one|two)\.txt\) or deleted/);
-    // "Keep" puts the placeholders back; the NAS is untouched
+    const a = held.find((h) => h.id === ids['Docs/a.txt'])!;
+    expect(a).toMatchObject({ cause: 'renamed-or-deleted', candidates: expect.arrayContaining(['Docs/one.txt', 'Docs/two.txt']) });
+    // one click: "it was renamed to two.txt" sends that rename, nothing else
+    expect(await r.engine.actions.heldWasRenamed(a.id, 'Docs/two.txt')).toEqual({ done: 1, failed: [] });
+    await waitFor(() => r.svc.admin.get(ids['Docs/a.txt']!)!.name === 'two.txt', 'sent as a rename');
+    expect(await r.engine.actions.heldWasRenamed(a.id, 'Docs/one.txt')).toMatchObject({ done: 0 });
+    // "Keep" puts the other placeholder back; the NAS is untouched for it
     await r.engine.actions.resolveHeld(['all'], 'reject');
-    await waitFor(() => existsSync(join(r.mirror, 'Docs', 'a.txt')) && existsSync(join(r.mirror, 'Docs', 'b.txt')), 'placeholders back');
-    expect(r.count('POST') + r.count('DELETE')).toBe(0);
-    expect(r.svc.admin.get(ids['Docs/a.txt']!)!.name).toBe('a.txt');
+    await waitFor(() => existsSync(join(r.mirror, 'Docs', 'b.txt')), 'placeholder back');
+    await r.engine.drainOutbox();
+    expect(r.count('POST')).toBe(1);
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.svc.admin.get(ids['Docs/b.txt']!)!.name).toBe('b.txt');
+    expect(r.engine.actions.localOnly().map((l) => l.path)).toEqual(['Docs/one.txt']);
+    expect(existsSync(join(r.mirror, 'Docs', 'two.txt')) && !existsSync(join(r.mirror, 'Docs', 'a.txt'))).toBe(true);
+  });
+
+  it('a folder renamed while stopped and given new contents too is held; "it was renamed" takes it with what it holds', async () => {
+    const ids: Ids = {};
+    rig = await startRig((svc, root) => seed(svc, root, ids), unstable);
+    const r = rig;
+    await r.engine.stop();
+    renameSync(join(r.mirror, 'Photos', '2019'), join(r.mirror, 'Photos', 'Best of'));
+    rmSync(join(r.mirror, 'Photos', 'Best of', 'x.jpg'));
+    writeFileSync(join(r.mirror, 'Photos', 'Best of', 'new 1.txt'), '');
+    writeFileSync(join(r.mirror, 'Photos', 'Best of', 'new 2.txt'), '');
+    r.mark();
+    await r.restart(unstable);
+    await waitFor(() => r.engine.status().heldDeletes === 1, 'held');
+    const h = r.engine.actions.conflicts().held[0]!;
+    expect(h).toMatchObject({ path: 'Photos/2019', folder: true, candidates: ['Photos/Best of'] });
+    await r.engine.actions.heldWasRenamed(h.id, 'Photos/Best of');
+    await waitFor(() => r.svc.admin.get(ids['Photos/2019']!)!.name === 'Best of', 'folder rename sent');
+    await waitFor(() => r.svc.admin.get(ids['Photos/2019/x.jpg']!) === undefined, 'the delete inside it sent');
+    await settled(r);
+    expect(r.count('POST')).toBe(1);
+    expect(r.count('DELETE')).toBe(1);
+    expect(r.svc.admin.get(ids['Photos/2019/y.jpg']!)!.parentID).toBe(ids['Photos/2019']);
+    expect(r.engine.actions.localOnly().map((l) => l.path).sort()).toEqual(['Photos/Best of/new 1.txt', 'Photos/Best of/new 2.txt']);
   });
 });
