@@ -2,7 +2,7 @@
  * Step 4 of the local pipeline (watch -> analyse -> pair moves -> PLAN). Pure: turns paired
  * moves and deletes into NAS operations in a safe order, and applies the delete threshold.
  * A move whose target name is held by another entry that also moves (or is deleted) waits
- * for it; a cycle (swap) goes through a temporary name. Deletes are counted AFTER pairing,
+ * for it; a cycle (a swap, or one through a delete) goes through a temporary name. Deletes are counted AFTER pairing,
  * in objects (a folder counts with everything below it), and held past the threshold.
  */
 import type { DeleteIntent, PatchIntent } from '../../app/model/intent.js';
@@ -112,9 +112,36 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
   const parentNow = new Map<string, string>();
   const parentOf = (id: string): string | undefined => parentNow.get(id) ?? model.get(id)?.rparent;
   const underNow = (id: string, anc: string): boolean => below(model.rootId, parentOf, id, anc);
+  const depthNow = (id: string): number => {
+    let d = 0;
+    for (let cur = parentOf(id); cur !== undefined && cur !== model.rootId && d < 10_000; cur = parentOf(cur)) d++;
+    return d;
+  };
   const emit = (op: PlannedOp): void => {
     out.push(op);
     if (op.op === 'patch' && op.parentID !== undefined) parentNow.set(op.id, op.parentID);
+  };
+  const slotOf = (p: PatchOp): string => `${p.fromParent}\u0000${p.fromName}`;
+  // `p` goes to folder `into` under a temporary name first; its own op then takes the final
+  // name (set even when only the folder changes: the temporary name must not stay).
+  const viaTemp = (p: PatchOp, into: string, tmpBase: string, why: string): void => {
+    const tmp = tempName(tmpBase, p.id);
+    const finalParent = p.parentID ?? p.fromParent;
+    p.name ??= p.fromName;
+    // its old slot is free now: whoever waits for it no longer waits for p
+    if (holder.get(slotOf(p)) === p) holder.delete(slotOf(p));
+    emit({ op: 'patch', id: p.id, name: tmp, ...(into !== p.fromParent ? { parentID: into } : {}), fromName: p.fromName, fromParent: p.fromParent, reason: `${p.reason}; ${why}` });
+    p.fromName = tmp;
+    p.fromParent = into;
+    if (finalParent === into) delete p.parentID;
+    else p.parentID = finalParent;
+  };
+  // `p` leaves `folder` (about to be deleted) under a temporary name: into its new folder,
+  // unless that is still below the entry or the folder; the root then.
+  const leave = (p: PatchOp, folder: string): void => {
+    const to = p.parentID ?? p.fromParent;
+    const into = to !== p.id && !underNow(to, p.id) && to !== folder && !underNow(to, folder) ? to : model.rootId;
+    viaTemp(p, into, p.name ?? p.fromName, 'out of a folder being deleted first, under a temporary name');
   };
   const done = new Set<PlannedOp>();
   const visiting = new Set<PlannedOp>();
@@ -124,16 +151,10 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
       // Cycle: the op being waited for goes to its new folder under a temporary name first
       // (a swap of names; or a folder and its subfolder trading places, where the subfolder
       // must leave before the folder can enter it), then takes its name.
-      if (op.op === 'patch' && !done.has(op)) {
-        const tmp = tempName(op.fromName, op.id);
+      if (op.op === 'patch') {
         // not into a folder still below it: then it frees its name in place and moves last
-        const into = op.parentID !== undefined && op.parentID !== op.id && !underNow(op.parentID, op.id) ? op.parentID : undefined;
-        emit({ op: 'patch', id: op.id, name: tmp, ...(into !== undefined ? { parentID: into } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; temporary name to break a swap` });
-        op.fromName = tmp;
-        if (into !== undefined) {
-          op.fromParent = into;
-          delete op.parentID;
-        }
+        const into = op.parentID !== undefined && op.parentID !== op.id && !underNow(op.parentID, op.id) ? op.parentID : op.fromParent;
+        viaTemp(op, into, op.fromName, 'temporary name to break a swap');
       }
       return;
     }
@@ -142,12 +163,7 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
       const h = holder.get(target(op));
       if (h && h.op === 'delete' && remotelyUnder(model, op.id, h.id)) {
         // The slot is freed by deleting a folder this entry is still in on the NAS: leave it first.
-        const tmp = tempName(op.name ?? op.fromName, op.id);
-        const parent = op.parentID ?? op.fromParent;
-        emit({ op: 'patch', id: op.id, name: tmp, ...(parent !== op.fromParent ? { parentID: parent } : {}), fromName: op.fromName, fromParent: op.fromParent, reason: `${op.reason}; out of a folder being deleted first, under a temporary name` });
-        op.fromName = tmp;
-        op.fromParent = parent;
-        delete op.parentID;
+        leave(op, h.id);
       }
       if (h && h !== op) visit(h);
       // A folder moved into what is below it on the NAS now (a folder and its subfolder
@@ -161,7 +177,18 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
       }
     } else {
       // Whatever moves out of a folder must leave before the folder is deleted.
-      for (const p of patches) if (!done.has(p) && !visiting.has(p) && remotelyUnder(model, p.id, op.id)) visit(p);
+      const waiting: PatchOp[] = [];
+      for (const p of patches) {
+        if (done.has(p) || !remotelyUnder(model, p.id, op.id)) continue;
+        if (visiting.has(p)) waiting.push(p);
+        else visit(p);
+      }
+      // One still on the stack waits, through the slots it needs, for this very delete (a
+      // cycle: it wants the name of an entry that wants the deleted folder's name). It cannot
+      // wait: it leaves now under a temporary name, or the delete would take it along. Top-most
+      // first: an entry whose folder left with it has nothing more to do here.
+      waiting.sort((a, b) => depthNow(a.id) - depthNow(b.id));
+      for (const p of waiting) if (underNow(p.id, op.id)) leave(p, op.id);
     }
     visiting.delete(op);
     if (!done.has(op)) {
