@@ -5,8 +5,7 @@
  * by the command line (`local_requests`) for these are handed here by the running engine.
  */
 import { AppError } from '../../app/errors.js';
-import { intentOf, inverseOf } from '../../app/model/intent.js';
-import { planBatch } from '../local/plan.js';
+import { inverseOf } from '../../app/model/intent.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
 import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
@@ -26,8 +25,8 @@ export interface ActionHooks {
   reconcile(): Promise<void>;
   /** Re-walk now (an approved empty NAS). */
   syncNow(): Promise<void>;
-  /** Reads these folders of the mirror (paths) as a local batch: what they hold now. */
-  readFolders(paths: string[]): Promise<void>;
+  /** Reads the whole mirror folder by place (`reason` for the activity log), not by inode. */
+  readByPlace(reason: string): Promise<void>;
 }
 
 export class EngineActions {
@@ -132,30 +131,8 @@ export class EngineActions {
       let seq: number | undefined;
       c.db.transaction(() => {
         c.model.update(id, { state: 'ok', lparent: parent, lname: name, ino: st.ino.toString() });
-        // what was below a folder is under it now, each at its own place; what is not there
-        // was deleted with it (top-most only), under the delete threshold like any delete
-        const missing: string[] = [];
-        for (const d of c.model.descendants(id)) {
-          const x = c.model.get(d)!;
-          if (missing.some((m) => c.model.isUnder(d, m))) { c.model.update(d, { state: 'ok', ino: null }); continue; }
-          const abs = absOf(c.root, c.model, d, undefined, c.disk);
-          const ds = abs ? lstatBig(abs, c.disk) : undefined;
-          const here = ds && (ds.isDirectory() ? 'dir' : 'file') === x.kind;
-          c.model.update(d, { state: 'ok', ino: here ? ds.ino.toString() : null });
-          if (!here) missing.push(d);
-        }
         const intent = { op: 'patch' as const, id, fromName: e.rname, fromParent: e.rparent, ...(name !== e.rname ? { name } : {}), ...(parent !== e.rparent ? { parentID: parent } : {}) };
         if (intent.name !== undefined || intent.parentID !== undefined) [seq] = c.outbox.enqueue([{ intent, origin: 'approve', path: to, reason: `you said ${h.path} was renamed to ${to}` }]);
-        const plan = planBatch(c.model, [], missing, c.threshold);
-        for (const op of plan.ops) {
-          if (op.op !== 'delete') continue;
-          c.outbox.enqueue([{ intent: intentOf(op), origin: 'approve', path: pathFor(c, op.id), reason: `not in ${to}, which you said is ${h.path} renamed` }]);
-          c.model.update(op.id, { state: 'deleting' });
-        }
-        for (const x of plan.held) {
-          c.model.update(x.id, { state: 'held' });
-          c.local.addHeld({ id: x.id, path: pathFor(c, x.id), folder: c.model.get(x.id)!.kind === 'dir', objects: x.objects, reason: `not in ${to}, which you said is ${h.path} renamed: ${plan.deleteObjects} deletes exceed the limit of ${plan.limit}` });
-        }
         c.local.removeHeld(id);
         c.local.removeLocalOnly({ parent, name });
         c.local.flush(c.model);
@@ -163,9 +140,10 @@ export class EngineActions {
       c.activity({ kind: parent !== e.lparent ? 'moved' : 'renamed', path: to, summary: `renamed: ${h.path} -> ${to}${seq !== undefined ? ` (queued #${seq})` : ''}`, reason: 'you chose "it was renamed" for a held disappearance', ...(seq !== undefined ? { outboxSeq: seq } : {}) });
       return { done: 1, failed: [] };
     });
+    // what a folder held is looked for under it by place (what moved elsewhere is paired, what
+    // is missing deleted under the threshold, what was added local only), before the disk follows
+    if (res.done && this.core.model.get(id)?.kind === 'dir') await this.hooks.readByPlace(`you said ${to} is the folder that was ${this.core.model.get(id)!.rname}`);
     await this.hooks.reconcile();
-    // a folder's insides were not read while it was unknown: what the user added there is local only
-    if (res.done && this.core.model.get(id)?.kind === 'dir') await this.hooks.readFolders(this.core.model.descendants(id).filter((d) => this.core.model.get(d)?.kind === 'dir').map((d) => pathFor(this.core, d)).concat(to));
     this.hooks.afterChange();
     return res;
   }

@@ -94,7 +94,7 @@ export class Engine {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
       reconcile: () => this.remote.reconcileEverything(),
       syncNow: () => this.syncNow(),
-      readFolders: async (paths) => { await this.localSide.onBatch(paths); },
+      readByPlace: async (reason) => { this.localSide.checkIdentity(reason); await this.localSide.fullRescan(); },
     });
   }
 

@@ -9,6 +9,7 @@ import { intentOf } from '../../app/model/intent.js';
 import { scanDirs } from '../local/analyse.js';
 import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
 import { pairByPlace } from '../local/pair-by-place.js';
+import { UNVERIFIED_INO } from '../local/model.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
 import { safeJoin } from '../local/path-safety.js';
 import { absOf } from '../local/placeholders.js';
@@ -88,9 +89,10 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
   }
   if (identity.by === 'place') {
-    // What is gone keeps no inode of another mount: no later pairing may find it by one.
+    // What is gone keeps no inode of another mount: no later pairing may find it by one (a
+    // read by place still looks for it, e.g. under a folder the user says was renamed).
     for (const id of [...pair.deletes, ...pair.uncertain.map((u) => u.id)]) {
-      for (const d of [id, ...model.descendants(id)]) if (model.get(d)?.ino != null) model.update(d, { ino: null });
+      for (const d of [id, ...model.descendants(id)]) if (model.get(d)?.ino != null) model.update(d, { ino: UNVERIFIED_INO });
     }
   }
   if (pair.uncertain.length) {

@@ -110,7 +110,7 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
     old.run('Top/Mid/Leaf.txt/x', 'file', 'created locally', '2026-01-01T00:00:03.000Z'); // a file is no folder
     old.run('.nas-mirror/local-only/t1/Top/kept.jpg', 'moved', 'the NAS deleted its folder', '2026-01-01T00:00:04.000Z');
     const store = new LocalStore(db);
-    expect((db.prepare("SELECT version FROM schema_versions WHERE component = 'local'").get() as { version: number }).version).toBe(4);
+    expect((db.prepare("SELECT version FROM schema_versions WHERE component = 'local'").get() as { version: number }).version).toBe(LOCAL_MIGRATIONS.at(-1)!.version);
     const rows = store.localOnlyStored().sort((a, b) => a.at.localeCompare(b.at));
     expect(rows).toEqual([
       { parent: 'leaf', name: 'mine.txt', kind: 'file', reason: 'created locally', at: '2026-01-01T00:00:00.000Z' },

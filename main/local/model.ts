@@ -7,6 +7,13 @@
 
 export type Kind = 'dir' | 'file';
 
+/**
+ * The inode of an entry that is on disk (or was) but whose inode is not known on this mount:
+ * what is gone after a read by place (pair-by-place.ts), and what was below it. No disk gives
+ * it, so no pairing by inode finds such an entry; the next read by place looks for it by place.
+ */
+export const UNVERIFIED_INO = '?';
+
 /** ok: placed or to be placed; held: deleted locally, delete awaiting approval; deleting: delete queued. */
 export type EntryState = 'ok' | 'held' | 'deleting';
 

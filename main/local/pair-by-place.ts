@@ -7,7 +7,7 @@
  *   kind is the same entry, whatever its inode: the inode is re-read (`rebound`), nothing sent.
  * - What is left is paired only when everything that can be compared agrees, and exactly one
  *   candidate does on both sides (rclone takes the first match; we refuse ambiguity):
- *   a folder by its contents (the names inside it: a renamed folder keeps them), a placeholder
+ *   a folder by its contents (the names inside it: a renamed folder keeps most of them), a placeholder
  *   by kind, size (0) and the NAS time it was given (to the file system's granularity), with
  *   the name deciding between equal candidates (a move keeps it).
  * - A disappearance that could still be one of the unpaired appearances is never guessed:
@@ -41,7 +41,7 @@ const nfc = (s: string): string => s.normalize('NFC');
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 const split = (path: string): [string, string] => { const i = path.lastIndexOf('/'); return i < 0 ? ['', path] : [path.slice(0, i), path.slice(i + 1)]; };
 
-/** How far a folder's contents must agree (shared names / all names) to be the same folder. */
+/** How much of a folder's contents (its names) must be found in another for it to be the same folder. */
 const FOLDER_MATCH = 0.75;
 
 export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): PairResult {
@@ -49,10 +49,15 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   /** Folders paired by their contents: the path they are at now -> their id. */
   const movedTo = new Map<string, string>();
   const movedIds = new Set<string>();
+  /** How far a placeholder's time may be from the NAS time it was given: the file system's granularity. */
+  const tol = Math.max(1, granularityMs) + 1;
   let pass = placePass(model, scans, movedTo, movedIds);
   // Pair folders by contents; their insides then resolve by place, which may pair folders below.
   for (let guard = 0; guard < 64; guard++) {
-    const found = pairFolders(model, pass, byPath);
+    // the top-most gone folders first: once one is found, what is inside it resolves by place,
+    // which is better evidence than contents; folders below them only when that finds nothing
+    let found = pairFolders(model, pass, byPath, [], tol);
+    if (found.length === 0) found = pairFolders(model, pass, byPath, hiddenBelow(model, pass.gone, movedIds), tol);
     if (found.length === 0) break;
     for (const [path, id] of found) { movedTo.set(path, id); movedIds.add(id); }
     pass = placePass(model, scans, movedTo, movedIds);
@@ -66,10 +71,10 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     else res.moves.push({ id, toParent: parent, toName: name, reason: `same contents at a new place (${why})` });
   }
 
-  // Placeholders: kind, size 0 and the NAS time agree, one candidate each way.
-  const goneFiles = pass.gone.filter((e) => e.kind === 'file' && !movedIds.has(e.id));
+  // Placeholders: kind, size 0 and the NAS time agree, one candidate each way. What was in a
+  // folder that is gone is gone from its place too: a candidate (moved out before the folder went).
+  const goneFiles = [...pass.gone, ...hiddenBelow(model, pass.gone, movedIds)].filter((e) => e.kind === 'file' && !movedIds.has(e.id));
   const newFiles = pass.unknown.filter((u) => u.d.kind === 'file');
-  const tol = Math.max(1, granularityMs) + 1;
   const agrees = (e: LocalEntry, u: Appearance): boolean => {
     if (e.filled || u.d.size !== 0) return false; // content the NAS does not have: no evidence to compare
     const t = Date.parse(e.mtime);
@@ -95,9 +100,17 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
 
   // What is still gone: a delete only when nothing unpaired could be it.
   const left = pass.unknown.filter((u) => !taken.has(u));
+  const anywhere = [...left, ...pass.orphans];
+  // a folder found by its contents may have taken another's (everything moved from one folder
+  // to another, both renamed): a gone folder is deleted only when no folder appeared at all
+  const pairedFolders: Appearance[] = [...movedTo.keys()].map((path) => ({ parent: undefined, path, name: split(path)[1], d: { name: split(path)[1], ino: '', kind: 'dir', size: 0, mtimeMs: 0 } }));
   for (const e of pass.gone) {
     if (movedIds.has(e.id) || pairedFiles.has(e.id)) continue;
-    const could = left.filter((u) => u.d.kind === e.kind);
+    // a placeholder could have become: anything empty, anything next to it or with its name
+    // (renamed or moved, and written to); a file with content elsewhere is someone else
+    const could = e.kind === 'dir'
+      ? [...anywhere, ...pairedFolders].filter((u) => u.d.kind === 'dir')
+      : anywhere.filter((u) => u.d.kind === 'file' && (u.d.size === 0 || u.parent === e.lparent || nfc(u.name) === nfc(e.lname) || agrees(e, u)));
     if (could.length === 0) { res.deletes.push(e.id); continue; }
     const likely = e.kind === 'file' ? could.filter((u) => agrees(e, u)) : could;
     res.uncertain.push({ id: e.id, candidates: (likely.length ? likely : could).slice(0, 3).map((u) => u.path) });
@@ -115,6 +128,8 @@ interface Pass {
   unknown: Appearance[];
   /** Entries of resolved folders not found at their place. */
   gone: LocalEntry[];
+  /** What is inside folders that did not resolve (new, or not paired yet): not pairable, but it could be what is gone. */
+  orphans: Appearance[];
 }
 
 /** One reading of the scans by place, with the folders paired so far at their new paths. */
@@ -122,7 +137,7 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
   const resolved = new Map<string, string>();
   const root = model.get(model.rootId);
   if (root) resolved.set('', root.id);
-  const out: Pass = { resolved, folders: [], rebound: [], unknown: [], gone: [] };
+  const out: Pass = { resolved, folders: [], rebound: [], unknown: [], gone: [], orphans: [] };
   const seen = new Set<string>();
   const childByName = (parent: string, name: string): LocalEntry | undefined => {
     for (const k of model.children(parent)) {
@@ -144,7 +159,11 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
         id = e?.kind === 'dir' ? e.id : undefined;
       }
     }
-    if (id === undefined) continue; // inside a folder the NAS does not have: that folder is the local-only entry
+    if (id === undefined) {
+      // inside a folder the NAS does not have (that folder is the local-only entry), or one not paired
+      for (const d of s.entries) out.orphans.push({ parent: undefined, path: join(s.path, d.name), name: d.name, d });
+      continue;
+    }
     resolved.set(s.path, id);
     out.folders.push({ path: s.path, id });
     if (id === model.rootId && root && root.ino !== s.ino) out.rebound.push({ id, ino: s.ino, filled: false });
@@ -175,30 +194,57 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
   return out;
 }
 
-/** Gone folders and appeared folders whose contents agree, one candidate each way: new path -> id. */
-function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, DirScan>): [string, string][] {
-  const gone = pass.gone.filter((e) => e.kind === 'dir');
+/** What is below gone folders (not paired), itself not below a folder paired meanwhile: gone from its place too. */
+function hiddenBelow(model: LocalModel, gone: readonly LocalEntry[], movedIds: ReadonlySet<string>): LocalEntry[] {
+  const out: LocalEntry[] = [];
+  const stack = gone.filter((e) => e.kind === 'dir' && !movedIds.has(e.id)).map((e) => e.id);
+  while (stack.length) {
+    for (const k of model.children(stack.pop()!)) {
+      const e = model.get(k);
+      if (!e || e.state !== 'ok' || e.ino === null || movedIds.has(k)) continue;
+      out.push(e);
+      if (e.kind === 'dir') stack.push(k);
+    }
+  }
+  return out;
+}
+
+/**
+ * Gone folders (and folders below them) and appeared folders whose contents agree, one
+ * candidate each way: new path -> id. Contents agree item by item: same name and kind, and
+ * for a placeholder the same NAS time (a folder's name list alone would also match a new
+ * folder the user filled with look-alikes). Most of what the folder held must be in the new
+ * one (>= 75 %), and be most of it (>= 50 %: the user may have added some). An empty folder
+ * has only its name: the same name elsewhere (moved) is the same folder, anything else is not known.
+ */
+function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, DirScan>, hidden: readonly LocalEntry[], tol: number): [string, string][] {
+  const gone = [...pass.gone, ...hidden].filter((e) => e.kind === 'dir');
   const appeared = pass.unknown.filter((u) => u.d.kind === 'dir');
   if (!gone.length || !appeared.length) return [];
-  const namesOf = (id: string): Set<string> => {
-    const s = new Set<string>();
-    for (const k of model.children(id)) { const c = model.get(k); if (c && c.state === 'ok' && c.ino !== null) s.add(nfc(c.lname)); }
-    return s;
+  const kidsOf = (id: string): Map<string, LocalEntry> => {
+    const m = new Map<string, LocalEntry>();
+    for (const k of model.children(id)) { const c = model.get(k); if (c && c.state === 'ok' && c.ino !== null) m.set(nfc(c.lname), c); }
+    return m;
   };
-  const score = (a: Set<string>, b: Set<string>): number => {
-    if (a.size === 0 && b.size === 0) return 0;
+  const sameItem = (c: LocalEntry, d: DiskEntry): boolean => {
+    if (c.kind !== d.kind) return false;
+    if (c.kind === 'dir' || c.filled) return true;
+    const t = Date.parse(c.mtime);
+    return d.size === 0 && Number.isFinite(t) && Math.abs(d.mtimeMs - t) <= tol;
+  };
+  const goneKids = new Map(gone.map((g) => [g.id, kidsOf(g.id)]));
+  const shared = (g: LocalEntry, u: Appearance): number => {
+    const a = goneKids.get(g.id)!;
     let both = 0;
-    for (const n of a) if (b.has(n)) both++;
-    return both / (a.size + b.size - both);
+    for (const d of byPath.get(u.path)?.entries ?? []) { const c = a.get(nfc(d.name)); if (c && sameItem(c, d)) both++; }
+    return both;
   };
-  const goneNames = new Map(gone.map((g) => [g.id, namesOf(g.id)]));
-  const newNames = new Map(appeared.map((u) => [u.path, new Set((byPath.get(u.path)?.entries ?? []).map((d) => nfc(d.name)))]));
   const agree = (g: LocalEntry, u: Appearance): boolean => {
-    const a = goneNames.get(g.id)!;
-    const b = newNames.get(u.path)!;
-    // an empty folder has only its name to go by: moved with it, it is the same folder
-    if (a.size === 0 && b.size === 0) return nfc(g.lname) === nfc(u.name);
-    return score(a, b) >= FOLDER_MATCH;
+    const a = goneKids.get(g.id)!;
+    const b = byPath.get(u.path)?.entries ?? [];
+    if (a.size === 0 && b.length === 0) return nfc(g.lname) === nfc(u.name);
+    const both = shared(g, u);
+    return both > 0 && both / a.size >= FOLDER_MATCH && both / b.length >= 0.5;
   };
   const out: [string, string][] = [];
   for (const g of gone) {
@@ -206,6 +252,8 @@ function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, 
     if (cands.length !== 1) continue;
     const u = cands[0]!;
     if (gone.filter((x) => agree(x, u)).length !== 1) continue;
+    // its contents come from this folder alone (items of another gone folder in it: which one it is, is not known)
+    if (gone.some((x) => x !== g && shared(x, u) > 0)) continue;
     out.push([u.path, g.id]);
   }
   return out;

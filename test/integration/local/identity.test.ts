@@ -158,8 +158,8 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     await r.engine.stop();
     renameSync(join(r.mirror, 'Photos', '2019'), join(r.mirror, 'Photos', 'Best of'));
     rmSync(join(r.mirror, 'Photos', 'Best of', 'x.jpg'));
-    writeFileSync(join(r.mirror, 'Photos', 'Best of', 'new 1.txt'), '');
-    writeFileSync(join(r.mirror, 'Photos', 'Best of', 'new 2.txt'), '');
+    writeFileSync(join(r.mirror, 'Photos', 'Best of', 'new 1.txt'), 'notes');
+    writeFileSync(join(r.mirror, 'Photos', 'Best of', 'new 2.txt'), 'more notes');
     r.mark();
     await r.restart(unstable);
     await waitFor(() => r.engine.status().heldDeletes === 1, 'held');
@@ -167,6 +167,10 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     expect(h).toMatchObject({ path: 'Photos/2019', folder: true, candidates: ['Photos/Best of'] });
     await r.engine.actions.heldWasRenamed(h.id, 'Photos/Best of');
     await waitFor(() => r.svc.admin.get(ids['Photos/2019']!)!.name === 'Best of', 'folder rename sent');
+    // inside it, y.jpg is found by place; x.jpg is gone next to two new files: renamed, or deleted?
+    await waitFor(() => r.engine.actions.conflicts().held.some((x) => x.id === ids['Photos/2019/x.jpg']), 'x.jpg held');
+    expect(r.engine.actions.conflicts().held.find((x) => x.id === ids['Photos/2019/x.jpg'])!.candidates!.sort()).toEqual(['Photos/Best of/new 1.txt', 'Photos/Best of/new 2.txt']);
+    await r.engine.actions.resolveHeld([ids['Photos/2019/x.jpg']!], 'approve');
     await waitFor(() => r.svc.admin.get(ids['Photos/2019/x.jpg']!) === undefined, 'the delete inside it sent');
     await settled(r);
     expect(r.count('POST')).toBe(1);
