@@ -148,7 +148,10 @@ export class Engine {
 
   /** One round without watching (`run --once`): disk and NAS compared once, outbox replayed. */
   async runOnce(): Promise<void> {
-    if (await this.prepare()) await this.round();
+    if (!(await this.prepare())) return;
+    // inodes from another mount: read by place before the walk's placements use them
+    if (this.core.model.rootId !== '') await this.localSide.establishIdentity();
+    await this.round();
   }
 
   private async prepare(): Promise<boolean> {
