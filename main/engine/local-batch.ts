@@ -48,6 +48,9 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
 
   const entries: NewEntry[] = [];
   const activity: Parameters<Core['activity']>[0][] = [];
+  // Every list the outcome implies (conflicts, held, local only) is written in the batch's ONE
+  // transaction with the model and the outbox; the activity log and listeners come after it.
+  const lists: (() => void)[] = [];
   // Moves: the disk already shows them.
   for (const m of pair.moves) model.update(m.id, { lparent: m.toParent, lname: m.toName });
   for (const op of plan.ops) {
@@ -78,13 +81,14 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       stayed = errnoOf(err);
       core.log.warn('put back failed', { path: u.path, reason: (err as Error).message });
     }
-    core.local.addConflict({ objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: { op: 'unsendable', id: u.id, to: u.path } });
+    lists.push(() => core.local.addConflict({ objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: { op: 'unsendable', id: u.id, to: u.path } }));
     activity.push({ kind: 'conflict', path: u.path, summary: stayed === undefined ? `moved back to ${pathFor(core, u.id)}` : `left in ${u.path}: the disk refused to move it back (${stayed})`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
   }
   if (plan.held.length) {
     for (const h of plan.held) {
       model.update(h.id, { state: 'held' });
-      core.local.addHeld({ id: h.id, path: paths.get(h.id)!, folder: model.get(h.id)!.kind === 'dir', objects: h.objects, reason: `this batch deletes ${plan.deleteObjects} objects, over the limit of ${plan.limit}` });
+      const row = { id: h.id, path: paths.get(h.id)!, folder: model.get(h.id)!.kind === 'dir', objects: h.objects, reason: `this batch deletes ${plan.deleteObjects} objects, over the limit of ${plan.limit}` };
+      lists.push(() => core.local.addHeld(row));
     }
     activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
   }
@@ -101,7 +105,8 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       const path = pathFor(core, u.id);
       const objects = 1 + (e.kind === 'dir' ? model.descendants(u.id).length : 0);
       model.update(u.id, { state: 'held' });
-      core.local.addHeld({ id: u.id, path, folder: e.kind === 'dir', objects, candidates: u.candidates, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` });
+      const row = { id: u.id, path, folder: e.kind === 'dir', objects, candidates: u.candidates, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` };
+      lists.push(() => core.local.addHeld(row));
     }
     activity.push({ kind: 'held', path: '', summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`, reason: `${identity.by === 'place' ? identity.why : 'inodes'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (Delete on the NAS, or Keep to put it back)` });
   }
@@ -119,6 +124,10 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   let seqs: number[] = [];
   core.db.transaction(() => {
     seqs = core.outbox.enqueue(entries);
+    for (const w of lists) w();
+    // local-only entries: listed for the folders read now, and what left them dropped
+    for (const lo of pair.localOnly) core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, 'not on the NAS (created locally): the service cannot create, so it stays local');
+    pruneLocalOnly(core, scans, pair.folders, pair.localOnly);
     core.local.flush(model);
   })();
   plan.ops.forEach((op, i) => {
@@ -130,9 +139,6 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       activity.push({ kind: 'deleted', path: paths.get(op.id)!, summary: `delete queued #${seqs[i]} (${op.objects} object(s))`, reason: op.reason, outboxSeq: seqs[i]! });
     }
   });
-  // Local-only entries: list them (recomputed for the folders read now).
-  for (const lo of pair.localOnly) core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, 'not on the NAS (created locally): the service cannot create, so it stays local');
-  pruneLocalOnly(core, scans, pair.localOnly);
   for (const a of activity) core.activity(a);
   return { carry: pair.carry, enqueued: entries.length, held: plan.held.length };
 }
@@ -143,14 +149,10 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
  * nothing); a folder (or one above it) deleted locally, held or deleting, took it along. A
  * row at a literal path goes when the disk no longer has it, or its folder was read without it.
  */
-function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk' | 'model'>, scans: readonly { path: string; ino: string }[], finds: readonly { path: string; parent: string | undefined; name: string }[]): void {
+function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk' | 'model'>, scans: readonly { path: string }[], folders: readonly { id: string }[], finds: readonly { path: string; parent: string | undefined; name: string }[]): void {
   const { model } = core;
-  // The folders read, as pairMoves placed them (the root by its inode, others only while 'ok').
-  const readIds = new Set<string>();
-  for (const s of scans) {
-    const d = model.dirByIno(s.path, s.ino);
-    if (d && (s.path === '' ? d.id === model.rootId : d.kind === 'dir' && d.state === 'ok')) readIds.add(d.id);
-  }
+  // The folders read, as the pairing recognised them (by inode, or by place).
+  const readIds = new Set(folders.map((f) => f.id).filter((id) => id === model.rootId || model.get(id)?.state === 'ok'));
   const readPaths = new Set(scans.map((s) => s.path));
   const present = new Set(finds.map((f) => (f.parent === undefined ? `\0${f.path}` : `${f.parent}\0${f.name}`)));
   const live = (id: string): boolean => {
