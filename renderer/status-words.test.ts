@@ -42,6 +42,11 @@ describe('the header in words', () => {
     expect(statusWords({ ...base, heldDeletes: 1, error: { code: 'NasLooksEmpty', message: 'the NAS now looks empty' } }, now)).toMatchObject({ line: 'Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', fix: 'conflicts' });
     expect(statusWords(base, now).line).toBe('Up to date · checked 10s ago');
   });
+
+  it('never up to date while the mirror folder is still being compared after a start', () => {
+    expect(statusWords({ ...base, checking: true }, now).line).toBe('Checking the mirror folder for changes made while the app was stopped…');
+    expect(statusWords({ ...base, checking: false }, now).line).toBe('Up to date · checked 10s ago');
+  });
 });
 
 const entry = (seq: number, kind: ActivityKind, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({ id: String(seq), at: new Date(now + seq * 1000).toISOString(), kind, path, summary, reason, undoable });

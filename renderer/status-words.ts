@@ -54,6 +54,8 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
     return say(`${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you`, 'conflicts');
   }
   if (s.outbox > 0) return say(`Sending ${plural(s.outbox, 'change', 'changes')} to the NAS…`);
+  // never "up to date" before the folder was compared with what the app knows (a change made while it was stopped)
+  if (s.checking === true) return say('Checking the mirror folder for changes made while the app was stopped…');
   if (v.state === 'stale') return say(`Not checked recently · ${last}`);
   return say(`Up to date · ${last}`);
 }

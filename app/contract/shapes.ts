@@ -50,6 +50,8 @@ export const appStatus = obj({
   paused: bool(),
   mirrorMissing: bool(),
   walk: obj({ running: bool(), folders: int(), objects: int(), placed: int(), rate: int(), startedAt: nullable(iso) }),
+  /** The mirror folder is being compared with what the app knows (after a start): not up to date yet. Absent: false. */
+  checking: opt(bool()),
   outbox: int(),
   conflicts: int(),
   heldDeletes: int(),

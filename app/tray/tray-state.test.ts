@@ -13,6 +13,8 @@ const s = (p: Partial<AppStatus>): AppStatus => ({ ...ok, ...p });
 describe('trayView', () => {
   it('says synced only when everything is fine and recent', () => {
     expect(trayView(ok, NOW).state).toBe('synced');
+    // not before the mirror folder was compared with what the app knows since the start
+    expect(trayView({ ...ok, checking: true }, NOW)).toMatchObject({ state: 'syncing', tooltip: 'NAS Mirror: syncing (checking the mirror folder)' });
   });
   it('says stale when the last complete walk is too old or never happened', () => {
     expect(trayView(s({ lastCompleteWalk: '2026-11-21T04:00:00Z' }), NOW).state).toBe('stale');

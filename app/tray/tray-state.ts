@@ -57,8 +57,8 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
     const queued = s.outbox > 0 ? `, ${plural(s.outbox, 'change', 'changes')} waiting` : '';
     return { ...base, state: 'offline', tooltip: `NAS Mirror: offline${queued}` };
   }
-  if (s.walk.running || s.outbox > 0) {
-    const what = s.walk.running ? walkText(s.walk) : `${plural(s.outbox, 'change', 'changes')} to send`;
+  if (s.walk.running || s.outbox > 0 || s.checking === true) {
+    const what = s.walk.running ? walkText(s.walk) : s.outbox > 0 ? `${plural(s.outbox, 'change', 'changes')} to send` : 'checking the mirror folder';
     return { ...base, state: 'syncing', tooltip: `NAS Mirror: syncing (${what})`, progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null };
   }
   if (isStale(s, nowMs)) {

@@ -48,7 +48,7 @@ export function engineAppStatus(engine: Engine, store: MirrorStore, via: AppStat
   const e = engine.status();
   return {
     connection: e.connection, endpoint: e.endpoint, via, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
-    walk: e.walk, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
+    walk: e.walk, checking: e.checking, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
     staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
   };
 }

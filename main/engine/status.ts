@@ -21,6 +21,8 @@ export interface EngineStatus {
   mirrorFolder: string | null;
   /** The walk in progress: folders and objects seen, placeholders placed, objects per second. */
   walk: { running: boolean; folders: number; objects: number; placed: number; rate: number; startedAt: string | null };
+  /** The mirror folder is being compared with the model (since the start, or its disk changed): not "synced" yet. */
+  checking: boolean;
   lastCompleteWalk: string | null;
   objects: number;
   outbox: { pending: number; done: number; conflict: number };
@@ -52,6 +54,7 @@ export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling
     mirrorMissing: s.mirrorMissing ?? null,
     mirrorFolder: core.root,
     walk: s.walk,
+    checking: !s.localChecked,
     lastCompleteWalk: core.store.lastWalk()?.completedAt ?? null,
     objects: core.model.objectCount(),
     outbox: { pending, done: counts.done, conflict: counts.conflict },
@@ -82,16 +85,18 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   const health = mirrorDir === undefined ? undefined : checkRoot(mirrorDir, top);
   const mirrorMissing = health && !health.ok ? health.reason : null;
   const engineRunning = enginePid(stateDir);
+  // a running engine that has not compared the folder with the model yet is not synced
+  const checking = engineRunning !== null && local.meta('localCheck') === 'pending';
   // what the running engine last saw of the NAS (main/engine/engine.ts announce)
   let link: { state: 'offline' | 'auth-error'; message: string } | undefined;
   try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
   return {
-    // a running engine that has not compared the folder with the model yet is not synced
-    state: statusWord({ ...initialState(paused, !(engineRunning && local.meta('localCheck') === 'pending')), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending, conflicts, heldDeletes: held.length }),
+    state: statusWord({ ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending, conflicts, heldDeletes: held.length }),
     connectionProblem: link?.message ?? null,
     paused,
     mirrorMissing,
     mirrorFolder: mirrorDir ?? null,
+    checking,
     lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
     objects: Math.max(0, row.entries - 1),
     outbox: { pending, done: counts.done, conflict: counts.conflict },
