@@ -2,7 +2,7 @@
  * eTags: `"` + base64url-without-padding(zigzag-varint(version)) + `"`; version 1 is `"Ag"`.
  * The quotes are part of the string, as on the wire.
  */
-import { base64urlToBytes, bytesToBase64url } from '../util/base64url.js';
+import { bytesToBase64url } from '../util/base64url.js';
 
 /** The eTag of a metadata version (a non-negative safe integer). */
 export function encodeETag(version: number): string {
@@ -17,23 +17,6 @@ export function encodeETag(version: number): string {
     bytes.push(b);
   } while (n > 0n);
   return `"${bytesToBase64url(bytes)}"`;
-}
-
-/** The version inside an eTag, or undefined when it is not one this encoding produces. */
-export function decodeETag(etag: string): number | undefined {
-  const m = /^"([A-Za-z0-9_-]+)"$/.exec(etag);
-  if (!m) return undefined;
-  const bytes = base64urlToBytes(m[1]!);
-  if (!bytes || bytes.length === 0) return undefined;
-  let n = 0n;
-  let shift = 0n;
-  for (const b of bytes) {
-    n |= BigInt(b & 0x7f) << shift;
-    shift += 7n;
-  }
-  if (n % 2n !== 0n) return undefined;
-  const v = Number(n / 2n);
-  return encodeETag(v) === etag ? v : undefined;
 }
 
 /**

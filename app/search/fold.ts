@@ -75,12 +75,3 @@ export function isWordBefore(s: string, i: number): boolean {
   return isWordAt(s, i - 1);
 }
 
-/** UTF-16 length of the code point starting at `i` (1 or 2). */
-export function codePointWidth(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-    const d = s.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return 2;
-  }
-  return 1;
-}

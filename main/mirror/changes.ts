@@ -41,6 +41,3 @@ export function jsonOf(o: RemoteObject): string {
   }
   return j;
 }
-
-/** The id a change is about. */
-export const changeId = (c: RemoteChange): string => (c.kind === 'added' ? c.after.id : c.kind === 'updated' ? c.after.id : c.before.id);
