@@ -8,7 +8,7 @@ import {
   activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, openResult, searchResult, settingsPatch, settingsView, setUpArgs,
 } from './shapes.js';
 import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
-import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
+import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from '../util/schema.js';
 
 const id = str({ min: 1, max: 512 });
 const ids = arr(id, 10_000);

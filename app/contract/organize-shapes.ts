@@ -3,7 +3,7 @@
  * window and the engine exchange them. A plan lists every change before anything is sent.
  */
 import { AppError } from '../errors.js';
-import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer, type Schema } from './schema.js';
+import { arr, bool, int, nullable, num, obj, oneOf, opt, str, type Infer, type Schema } from '../util/schema.js';
 
 const id = str({ min: 1, max: 512 });
 const path = str({ max: 65_536 });

@@ -7,7 +7,7 @@
 import { ACTIVITY_KINDS } from '../model/activity-kinds.js';
 import { CONFLICT_KINDS } from '../model/intent.js';
 import { remoteObjectSchema } from '../model/remote-object.js';
-import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from './schema.js';
+import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from '../util/schema.js';
 
 const id = str({ min: 1, max: 512 });
 const iso = str({ max: 64 });

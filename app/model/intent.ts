@@ -4,7 +4,7 @@
  * parsed back from the database with this schema. `fromName`/`fromParent` are where the
  * object was when the user acted (412 checks, undo); a patch holds only the fields it changes.
  */
-import { lit, obj, opt, str, tagged, type Infer } from '../contract/schema.js';
+import { lit, obj, opt, str, tagged, type Infer } from '../util/schema.js';
 
 const id = str({ min: 1, max: 512 });
 const name = str({ min: 1, max: 1024 });

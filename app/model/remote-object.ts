@@ -3,7 +3,7 @@
  * Shared by the reference service, the client, the offline index and the UI. The object's
  * type is inferred from its schema, so the type and its check cannot drift apart.
  */
-import { arr, bool, int, num, obj, oneOf, opt, str, type Infer, type Optional } from '../contract/schema.js';
+import { arr, bool, int, num, obj, oneOf, opt, str, type Infer, type Optional } from '../util/schema.js';
 
 /** The mimeType that marks a folder. */
 export const FOLDER_MIME = 'application/x.service.dir';

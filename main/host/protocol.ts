@@ -10,7 +10,7 @@
  * The token crosses this port only as a keychain answer or write (process memory to process
  * memory); it is never logged here, never written to a file, never sent to the window.
  */
-import { arr, bool, int, lit, nullable, obj, oneOf, opt, str, tagged, type Infer, type Schema } from '../../app/contract/schema.js';
+import { arr, bool, int, lit, nullable, obj, oneOf, opt, str, tagged, type Infer, type Schema } from '../../app/util/schema.js';
 
 /** Anything: the contract checks call arguments, results and payloads itself. */
 const anything: Schema<unknown> = { describe: 'any', parse: (v) => v, test: (_v): _v is unknown => true };

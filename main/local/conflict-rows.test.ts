@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openStateDb, type Db } from '../state/db.js';
-import { arr } from '../../app/contract/schema.js';
+import { arr } from '../../app/util/schema.js';
 import { conflictEntry } from '../../app/contract/shapes.js';
 import { conflictEntries } from './decision-views.js';
 import { LOCAL_MIGRATIONS, LocalStore } from './local-store.js';

@@ -11,7 +11,7 @@ import { addUser, grant } from '../store/users.js';
 import { NaiveEngine } from '../../app/search/naive.js';
 import type { SortKey } from '../../app/search/order.js';
 import { candidateOf, searchText, searchable, type SearchResult } from './text-search.js';
-import { NameIndex } from './name-index.js';
+import { NameIndex } from '../store/name-index.js';
 
 let dir: string;
 let store: Store;

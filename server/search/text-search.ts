@@ -19,8 +19,8 @@ import type { ParsedQuery } from '../../app/search/query.js';
 import { selectPage, TopK, type Candidate } from '../../app/search/select.js';
 import type { TreeIndex } from '../store/tree-index.js';
 import { PERM } from '../store/tree-index.js';
-import type { NameIndex } from './name-index.js';
-import { POSITIONS } from './name-grams.js';
+import type { NameIndex } from '../store/name-index.js';
+import { POSITIONS } from '../store/name-grams.js';
 
 export interface SearchResult {
   items: { value: number; match: DocMatch }[];

@@ -13,7 +13,7 @@ import { toWire, type ObjectFlags, type ObjectRow } from './object-row.js';
 import type { Db } from './schema.js';
 import type Database from 'better-sqlite3';
 import { HIDDEN_CODES, TreeIndex } from './tree-index.js';
-import { NameIndex } from '../search/name-index.js';
+import { NameIndex } from './name-index.js';
 
 /** A new object (admin create, import, demo). */
 export interface NewObject {

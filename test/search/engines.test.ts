@@ -12,7 +12,7 @@ import { NaiveEngine, decodeSearchToken, parseQuery, type DocMatch, type ParsedQ
 import { prng } from '../../app/util/prng.js';
 import { buildBase } from '../../main/index/base-index.js';
 import { FastEngine } from '../../main/index/fast-engine.js';
-import { NameIndex } from '../../server/search/name-index.js';
+import { NameIndex } from '../../server/store/name-index.js';
 import { candidateOf, searchText, searchable } from '../../server/search/text-search.js';
 import { openServiceDb } from '../../server/store/schema.js';
 import { Store } from '../../server/store/store.js';

@@ -4,7 +4,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { heldDelete } from '../../../app/contract/shapes.js';
-import { arr } from '../../../app/contract/schema.js';
+import { arr } from '../../../app/util/schema.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');

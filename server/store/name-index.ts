@@ -9,7 +9,7 @@
  * one is stale and skipped (the current version was appended elsewhere).
  */
 import { compareCodePoints, compareNames, type SortKey } from '../../app/search/order.js';
-import type { IndexListener, TreeIndex } from '../store/tree-index.js';
+import type { IndexListener, TreeIndex } from './tree-index.js';
 import { preimages } from './fold-preimages.js';
 import { NameChunks } from './name-chunks.js';
 import { NameGrams, type Bucket } from './name-grams.js';
