@@ -157,4 +157,17 @@ describe('pairByPlace (cases)', () => {
     expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 2000, why: 'test' }).moves.map((m) => m.id)).toEqual(['b']);
     expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 0, why: 'test' }).uncertain.map((u) => u.id)).toEqual(['b']);
   });
+
+  it('a mass change pairs one to one without comparing everything with everything (20,000 renamed, 5,000 deleted, 5,000 new)', () => {
+    const nodes: Node[] = [{ id: 'd', kind: 'dir', parent: 'R', name: 'Big', time: T0 }];
+    for (let i = 0; i < 25_000; i++) nodes.push({ id: `f${i}`, kind: 'file', parent: 'd', name: `f${i}.jpg`, time: T0 + i * 60_000 });
+    const disk = nodes.filter((n) => !(n.id.startsWith('f') && Number(n.id.slice(1)) >= 20_000)).map((n) => (n.id.startsWith('f') ? { ...n, name: `renamed ${n.name}` } : n));
+    for (let i = 0; i < 5000; i++) disk.push({ id: `n${i}`, kind: 'file', parent: 'R', name: `new ${i}.txt`, time: T0 + 2_000_000_000 + i });
+    const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
+    expect(r.moves).toHaveLength(20_000);
+    expect(r.moves.every((m) => m.toName === `renamed ${m.id}.jpg`)).toBe(true);
+    // the new files are empty, so each could be one of the deleted placeholders: held, never deleted
+    expect(r.deletes).toEqual([]);
+    expect(r.uncertain).toHaveLength(5000);
+  });
 });

@@ -85,12 +85,17 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     const same = cands.filter((c) => nfc(c.name) === nfc(name));
     return same.length === 1 ? same[0] : undefined;
   };
+  // by time, so a mass change (thousands gone, thousands new) compares neighbours only
+  const newByTime = new TimeBuckets<Appearance>(tol, (u) => (u.d.size === 0 ? u.d.mtimeMs : undefined));
+  for (const u of newFiles) newByTime.add(u);
+  const goneByTime = new TimeBuckets<LocalEntry>(tol, (e) => (e.filled ? undefined : Date.parse(e.mtime)));
+  for (const e of goneFiles) goneByTime.add(e);
   const taken = new Set<Appearance>();
   const pairedFiles = new Set<string>();
   for (const e of goneFiles) {
-    const u = best(newFiles.filter((x) => agrees(e, x)), e.lname);
+    const u = best(newByTime.near(Date.parse(e.mtime)).filter((x) => agrees(e, x)), e.lname);
     if (!u || taken.has(u)) continue;
-    const back = best(goneFiles.filter((x) => agrees(x, u)).map((x) => ({ name: x.lname, e: x })), u.name);
+    const back = best(goneByTime.near(u.d.mtimeMs).filter((x) => agrees(x, u)).map((x) => ({ name: x.lname, e: x })), u.name);
     if (back?.e !== e) continue;
     taken.add(u);
     pairedFiles.add(e.id);
@@ -103,17 +108,26 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const anywhere = [...left, ...pass.orphans];
   // a folder found by its contents may have taken another's (everything moved from one folder
   // to another, both renamed): a gone folder is deleted only when no folder appeared at all
-  const pairedFolders: Appearance[] = [...movedTo.keys()].map((path) => ({ parent: undefined, path, name: split(path)[1], d: { name: split(path)[1], ino: '', kind: 'dir', size: 0, mtimeMs: 0 } }));
+  const anyDirs = [...anywhere.filter((u) => u.d.kind === 'dir').map((u) => u.path), ...movedTo.keys()].slice(0, 3);
+  // a placeholder could have become: anything empty, anything next to it or with its name
+  // (renamed or moved, and written to), anything of its time; a file with content elsewhere is someone else
+  const files = anywhere.filter((u) => u.d.kind === 'file' && !taken.has(u));
+  const empty = files.filter((u) => u.d.size === 0);
+  const byParent = groupBy(files, (u) => u.parent ?? '');
+  const byName = groupBy(files, (u) => nfc(u.name));
+  const leftByTime = new TimeBuckets<Appearance>(tol, (u) => (u.d.size === 0 ? u.d.mtimeMs : undefined));
+  for (const u of files) leftByTime.add(u);
   for (const e of pass.gone) {
     if (movedIds.has(e.id) || pairedFiles.has(e.id)) continue;
-    // a placeholder could have become: anything empty, anything next to it or with its name
-    // (renamed or moved, and written to); a file with content elsewhere is someone else
-    const could = e.kind === 'dir'
-      ? [...anywhere, ...pairedFolders].filter((u) => u.d.kind === 'dir')
-      : anywhere.filter((u) => u.d.kind === 'file' && (u.d.size === 0 || u.parent === e.lparent || nfc(u.name) === nfc(e.lname) || agrees(e, u)));
-    if (could.length === 0) { res.deletes.push(e.id); continue; }
-    const likely = e.kind === 'file' ? could.filter((u) => agrees(e, u)) : could;
-    res.uncertain.push({ id: e.id, candidates: (likely.length ? likely : could).slice(0, 3).map((u) => u.path) });
+    let could: string[];
+    if (e.kind === 'dir') could = anyDirs;
+    else {
+      const likely = leftByTime.near(Date.parse(e.mtime)).filter((u) => agrees(e, u));
+      const near = [...(byParent.get(e.lparent) ?? []), ...(byName.get(nfc(e.lname)) ?? []), ...empty];
+      could = [...new Set([...likely, ...near].map((u) => u.path))].slice(0, 3);
+    }
+    if (could.length === 0) res.deletes.push(e.id);
+    else res.uncertain.push({ id: e.id, candidates: could });
   }
   for (const u of left) res.localOnly.push({ path: u.path, kind: u.d.kind, parent: u.parent, name: u.name });
   return res;
@@ -259,3 +273,33 @@ function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, 
   return out;
 }
 
+/** Items grouped by a key. */
+function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const t of items) { const k = key(t); const l = m.get(k); if (l) l.push(t); else m.set(k, [t]); }
+  return m;
+}
+
+/** Items by their time in buckets as wide as the tolerance: `near(t)` holds every item within it (and a few more). */
+class TimeBuckets<T> {
+  private readonly buckets = new Map<number, T[]>();
+  private readonly width: number;
+
+  constructor(tol: number, private readonly timeOf: (t: T) => number | undefined) {
+    this.width = Math.max(1, tol);
+  }
+
+  add(item: T): void {
+    const t = this.timeOf(item);
+    if (t === undefined || !Number.isFinite(t)) return;
+    const b = Math.floor(t / this.width);
+    const l = this.buckets.get(b);
+    if (l) l.push(item); else this.buckets.set(b, [item]);
+  }
+
+  near(t: number): T[] {
+    if (!Number.isFinite(t)) return [];
+    const b = Math.floor(t / this.width);
+    return [...(this.buckets.get(b - 1) ?? []), ...(this.buckets.get(b) ?? []), ...(this.buckets.get(b + 1) ?? [])];
+  }
+}
