@@ -10,17 +10,12 @@ import { join } from 'node:path';
 import { applyOrganize } from '../main/api/organize-handlers.js';
 import { buildPlan } from '../main/organize/plan.js';
 import { startOrganizeRig } from '../test/integration/organize/rig.js';
+import { waitFor } from '../test/support/wait.js';
 
 const N = Number(process.env['BENCH_N'] ?? '1000');
 const name = (i: number): string => `IMG_${String(i).padStart(5, '0')}.JPG`;
 
-async function until(cond: () => boolean, what: string, ms = 600_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`gave up: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (cond: () => boolean, what: string, ms = 600_000): Promise<void> => waitFor(cond, what, ms, 10);
 
 const ids: string[] = [];
 const r = await startOrganizeRig((svc, root) => {

@@ -20,15 +20,9 @@ import { ensureRenderer } from '../ui-server/assets.js';
 import { startUiServer, type UiServer } from '../ui-server/ui-server.js';
 import { hostEngine, type HostedCore } from './engine-client.js';
 import { forkEngine } from './node-port.js';
+import { waitFor } from '../../test/support/wait.js';
 
-/** Waits for a condition (the deadline only guards against a hang). */
-async function until(fn: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (fn: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => waitFor(fn, what, ms, 50);
 
 const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
 

@@ -17,6 +17,7 @@ import { openStateDb } from '../../main/state/db.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
 import { startTestService, type TestService } from '../../server/testing.js';
+import { waitFor } from '../support/wait.js';
 
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'e2e');
 
@@ -98,15 +99,8 @@ export async function startRig(opts: { objects?: number; tokenTtlSec?: number } 
   return rig;
 }
 
-/** Polls until `fn` is true (a deadline guards against hanging, it asserts nothing about speed). */
-export async function until(fn: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until `fn` is true (test/support/wait.ts, every 100 ms here: the window is slower to poll). */
+export const until = (fn: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> => waitFor(fn, what, ms, 100);
 
 /** The service's own answer to a text search, over HTTP. */
 export async function serviceSearch(svc: TestService, token: string, q: string, limit = 50): Promise<{ matches: { file: { id: string; name: string }; fragments: { text: string; locations: { index: number; length: number }[] }[] }[] }> {

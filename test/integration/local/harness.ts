@@ -12,6 +12,7 @@ import type { Transport } from '../../../main/client/transport.js';
 import { Engine, type EngineOptions } from '../../../main/engine/engine.js';
 import { createLogger, silentLogger, type Logger } from '../../../main/log/logger.js';
 import type { RemoteObject } from '../../../app/model/remote-object.js';
+import { waitFor } from '../../support/wait.js';
 
 export interface Rig {
   svc: TestService;
@@ -28,14 +29,7 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const t0 = Date.now();
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor };
 
 const logger = (): Logger => (process.env['LOCAL_TEST_LOG'] ? createLogger('engine') : silentLogger);
 

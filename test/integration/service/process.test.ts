@@ -16,6 +16,7 @@ import { spawnServiceProcess } from '../../../server/testing.js';
 import { client } from './http.js';
 import { checkStore } from './store-check.js';
 import type { ListingPage, RemoteObject, SearchPage } from '../../../app/model/remote-object.js';
+import { waitFor } from '../../support/wait.js';
 
 const cli = (args: string[]) => spawnSync(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8' });
 /** The same, without blocking: independent checks run side by side. */
@@ -23,12 +24,7 @@ const cliAsync = (args: string[]): Promise<{ status: number | null; stderr: stri
   new Promise((res) => {
     const p = execFile(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8' }, (_e, _out, stderr) => res({ status: p.exitCode, stderr }));
   });
-/** Polls `cond` until it holds (or fails after `ms`, well inside the test's own deadline). */
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  for (const t0 = Date.now(); !(await cond()); await new Promise((r) => setTimeout(r, 10))) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for: ${what}`);
-  }
-}
+const until = (cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => waitFor(cond, what, ms, 10);
 /** True once nothing accepts connections on the port (the service stopped listening). */
 const refuses = (host: string, port: number): Promise<boolean> =>
   new Promise((res) => {
