@@ -42,8 +42,10 @@ type Entry = Parameters<Tester>[0];
  * chokidar reading folders only. Stock chokidar lstat-s EVERY entry of every folder it
  * reads (files too, though only folders are watched here): a million calls per start with
  * a million files. Folders are told apart by their directory entry type instead, and files
- * are never handed to chokidar at all. (`_readdirp` is part of chokidar's typed surface;
- * the watcher test checks that files are still seen through their folder's events.)
+ * are never handed to chokidar at all. (`_readdirp` is part of chokidar's typed surface, not
+ * its documented API: package.json pins chokidar to the exact version this was written and
+ * tested against, and the watcher test checks that files are still seen through their
+ * folder's events.)
  */
 class FolderWatcher extends FSWatcher {
   override _readdirp(root: string, opts: ReadOptions = {}): ReturnType<FSWatcher['_readdirp']> {
