@@ -1,6 +1,6 @@
 /**
- * Probes for `npm run bench:scale` (bench/scale.ts): child processes that are always killed
- * (each in its own process group), commands timed with a per-step timeout, /proc readings of
+ * Probes for `npm run bench:scale` (bench/scale.ts) and `bench:identity` (bench/identity.ts):
+ * child processes that are always killed (each in its own process group), commands timed with a per-step timeout, /proc readings of
  * a process (peak RSS, CPU ticks, inotify watches, descendants), a `nas-mirror run` child
  * that reports its window URL and its `watching` line, a GET poller that measures the
  * response latency of a server (its event-loop stalls), and local renames timed until the
@@ -9,6 +9,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { Agent, get } from 'node:http';
+import { loadavg } from 'node:os';
 import { dirname, join, parse, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +20,12 @@ export const pct = (xs: readonly number[], p: number): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** Load average and CPU/IO pressure (some, avg10): how busy the shared machine is. */
+export const machineLoad = (): string => {
+  const some = (kind: string): string => { try { return /some avg10=([\d.]+)/.exec(readFileSync(`/proc/pressure/${kind}`, 'utf8'))?.[1] ?? '?'; } catch { return '?'; } };
+  return `load ${loadavg()[0]!.toFixed(2)}, cpu pressure ${some('cpu')} %, io pressure ${some('io')} %`;
 };
 
 /** Every child this bench started; `killAll` sends SIGKILL to each one's process group. */
@@ -135,11 +142,14 @@ export interface EngineChild {
 
 /**
  * Spawns `node bin/nas-mirror.js <args>` and resolves once it printed `watching`; `onWindow`
- * is called as soon as the window URL appears on stdout (before the first walk).
+ * is called as soon as the window URL appears on stdout (before the first walk). `o.root`: the
+ * checkout whose `bin/nas-mirror.js` runs (another version's worktree; default this one);
+ * `o.onLine`: every line the engine writes to stderr.
  */
-export async function startEngine(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number, onWindow?: (url: string) => void): Promise<EngineChild> {
+export async function startEngine(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number, onWindow?: (url: string) => void, o: { root?: string; onLine?: (line: string) => void } = {}): Promise<EngineChild> {
   const t0 = performance.now();
-  const c = track(spawn(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const root = o.root ?? ROOT;
+  const c = track(spawn(process.execPath, [join(root, 'bin/nas-mirror.js'), ...args], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
   const lines: string[] = [];
   let out = '', partial = '', windowUrl: string | undefined, windowMs: number | undefined, peak = 0;
   const exited = new Promise<void>((r) => c.once('exit', () => r()));
@@ -153,6 +163,7 @@ export async function startEngine(args: readonly string[], env: NodeJS.ProcessEn
       const parts = (partial + d.toString()).split('\n');
       partial = parts.pop()!;
       for (const l of parts) {
+        o.onLine?.(l);
         lines.push(l);
         if (lines.length > 40) lines.shift();
         if (l.startsWith('watching ')) res(performance.now() - t0);
