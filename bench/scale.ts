@@ -9,7 +9,7 @@
  * SCALE_RENAMES (10), SCALE_TMP (temp base), SCALE_STEP_TIMEOUT_SEC (overrides every step's
  * timeout). Prints a markdown table with the issue's targets; writes bench/results/scale.json.
  */
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -17,7 +17,7 @@ import { ensureRenderer } from '../main/ui-server/assets.js';
 import { engineEnv } from '../main/host/engine-env.js';
 import { measureHost, type HostRun } from './host-probe.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
-import { CLK_TCK, cpuTicks, inotifyWatches, killAll, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
+import { CLK_TCK, cpuTicks, inotifyWatches, killAll, machineLoad, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
 
 const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 // 70 s: the engine re-walks every 60 s, so one periodic round falls inside the window.
@@ -46,10 +46,6 @@ export interface SizeResult {
   errors: string[];
 }
 
-const machineLoad = (): string => {
-  const some = (kind: string): string => { try { return /some avg10=([\d.]+)/.exec(readFileSync(`/proc/pressure/${kind}`, 'utf8'))?.[1] ?? '?'; } catch { return '?'; } };
-  return `load ${loadavg()[0]!.toFixed(2)}, cpu pressure ${some('cpu')} %, io pressure ${some('io')} %`;
-};
 
 /** A step's timeout: `minSec`, or `perMillionSec` scaled to the size, whichever is larger. */
 const budget = (n: number, minSec: number, perMillionSec: number): number => FIXED_TIMEOUT ?? Math.max(minSec, (n / 1e6) * perMillionSec) * 1000;
