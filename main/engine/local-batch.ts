@@ -40,7 +40,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs })
     : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
   // Found at their place: the inode this mount gave them, before anything uses inodes.
-  for (const r of pair.rebound) model.update(r.id, { ino: r.ino, filled: r.filled });
+  for (const r of pair.rebound) model.rebind(r.id, r.ino, r.filled);
   const plan = planBatch(model, pair.moves, pair.deletes, core.threshold);
   const paths = new Map<string, string>();
   for (const m of pair.moves) paths.set(m.id, pathFor(core, m.id));
