@@ -18,7 +18,7 @@ import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
 /** What a local batch uses of the engine's context. */
-export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'db' | 'activity' | 'log'>;
+export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'db' | 'activity' | 'log' | 'identity'>;
 
 export interface BatchResult {
   carry: GoneCarry[];
@@ -37,7 +37,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   const { model } = core;
   const scans = scanDirs(core.root, dirs, now, core.disk);
   const pair = identity.by === 'inode'
-    ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs })
+    ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs, granularityMs: Math.max(core.identity.mtimeGranularityMs, 2000) })
     : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
   // Found at their place: the inode this mount gave them, before anything uses inodes.
   for (const r of pair.rebound) model.rebind(r.id, r.ino, r.filled);
@@ -108,7 +108,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       const row = { id: u.id, path, folder: e.kind === 'dir', objects, candidates: u.candidates, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` };
       lists.push(() => core.local.addHeld(row));
     }
-    activity.push({ kind: 'held', path: '', summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`, reason: `${identity.by === 'place' ? identity.why : 'inodes'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (Delete on the NAS, or Keep to put it back)` });
+    activity.push({ kind: 'held', path: '', summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`, reason: `${identity.by === 'place' ? identity.why : 'a file id reused by the disk, or an entry renamed and changed'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (It was renamed, Delete on the NAS, or Keep to put it back)` });
   }
   if (pair.rebound.length && identity.by === 'place') {
     activity.push({ kind: 'recognised', path: '', summary: `recognised ${pair.rebound.length} entr${pair.rebound.length === 1 ? 'y' : 'ies'} by place`, reason: `${identity.why}: every entry at its place is the same entry whatever its file id; nothing sent for them` });

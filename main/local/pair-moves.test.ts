@@ -130,6 +130,26 @@ describe('pairMoves (property)', () => {
     expect(r.deletes).toEqual([]);
     expect(r.localOnly).toEqual([]);
   });
+
+  it('a freed inode reused by a new file elsewhere is never sent as a move: held ("renamed or deleted?"), the new file local only', () => {
+    const m = new LocalModel('R');
+    m.put(entry('R', 'dir', '', '', '1'));
+    m.put(entry('D', 'dir', 'R', 'Docs', '2'));
+    m.put({ ...entry('A', 'file', 'R', 'photo.jpg', '3'), mtime: '2019-05-05T10:00:00.000Z' });
+    // photo.jpg deleted, then "my note.txt" written in Docs got its inode number (ext4 reuses them at once)
+    const scans: DirScan[] = [
+      { path: '', ino: '1', entries: [{ name: 'Docs', ino: '2', kind: 'dir', size: 0, mtimeMs: 0 }] },
+      { path: 'Docs', ino: '2', entries: [{ name: 'my note.txt', ino: '3', kind: 'file', size: 120, mtimeMs: Date.parse('2026-11-26T20:00:00Z') }] },
+    ];
+    const r = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 0 });
+    expect(r.moves).toEqual([]);
+    expect(r.uncertain).toEqual([{ id: 'A', candidates: ['Docs/my note.txt'] }]);
+    expect(r.localOnly.map((l) => l.path)).toEqual(['Docs/my note.txt']);
+    expect(r.deletes).toEqual([]);
+    // the same inode with the placeholder's own time and no content is a plain move
+    const moved: DirScan[] = [scans[0]!, { ...scans[1]!, entries: [{ name: 'photo.jpg', ino: '3', kind: 'file', size: 0, mtimeMs: Date.parse('2019-05-05T10:00:00Z') }] }];
+    expect(pairMoves({ model: m, scans: moved, carried: [], now: 0, holdMs: 0 }).moves.map((x) => [x.id, x.toParent])).toEqual([['A', 'D']]);
+  });
 });
 
 describe('unicode normalisation', () => {

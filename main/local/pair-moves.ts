@@ -7,7 +7,7 @@
  * and carried to the next batch before it becomes a delete.
  */
 import type { DirScan } from './analyse.js';
-import type { Kind, LocalModel } from './model.js';
+import type { Kind, LocalEntry, LocalModel } from './model.js';
 
 /** Names editors give the backup of a file they are saving. */
 export const BACKUP = /(~|\.bak|\.orig|\.swp|\.tmp|\.backup)$|^\.#|^\.~/i;
@@ -65,16 +65,31 @@ export interface PairInput {
   carried: readonly GoneCarry[];
   now: number;
   holdMs: number;
+  /** The file system's mtime granularity (ms): how far a placeholder's time may drift. */
+  granularityMs?: number;
 }
 
-export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): PairResult {
+/**
+ * Whether what the disk shows at a known inode's new place contradicts the entry it was: an
+ * empty placeholder (NAS time) that now has content AND another time is a new file that got a
+ * freed inode, or the placeholder renamed and written: the two cannot be told apart. (A folder
+ * is not checked: one renamed while what it held was deleted looks like a new folder, and a
+ * wrong guess there keeps an empty folder on the NAS, nothing more.)
+ */
+function contradicts(e: LocalEntry, c: { size: number; mtimeMs: number }, granularityMs: number): boolean {
+  if (e.kind !== 'file' || e.filled || c.size === 0) return false;
+  const t = Date.parse(e.mtime);
+  return Number.isFinite(t) && Math.abs(c.mtimeMs - t) > Math.max(1, granularityMs) + 1;
+}
+
+export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 2000 }: PairInput): PairResult {
   const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [], rebound: [], uncertain: [], folders: [] };
   const moved = new Set<string>();
   const seenInPlace = new Set<string>();
   const scannedParents = new Set<string>();
   type Unknown = { parent: string | undefined; path: string; name: string; ino: string; kind: Kind | 'other'; size: number };
   const unknown: Unknown[] = [];
-  const candidates: { id: string; parent: string | undefined; path: string; name: string; size: number }[] = [];
+  const candidates: { id: string; parent: string | undefined; path: string; name: string; size: number; mtimeMs: number }[] = [];
 
   for (const s of scans) {
     const dirEntry = model.dirByIno(s.path, s.ino);
@@ -89,7 +104,7 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
           seenInPlace.add(e.id);
           const f = e.kind === 'file' && d.size > 0;
           if (f !== e.filled) res.filled.push({ id: e.id, filled: f });
-        } else candidates.push({ id: e.id, parent, path, name: d.name, size: d.size });
+        } else candidates.push({ id: e.id, parent, path, name: d.name, size: d.size, mtimeMs: d.mtimeMs });
       } else if (parent !== undefined || s.path === '') {
         unknown.push({ parent, path, name: d.name, ino: d.ino, kind: d.kind, size: d.size });
       }
@@ -101,8 +116,18 @@ export function pairMoves({ model, scans, carried, now, holdMs }: PairInput): Pa
       res.localOnly.push({ path: c.path, kind: model.get(c.id)!.kind, parent: c.parent, name: c.name });
       continue;
     }
-    moved.add(c.id);
     const e = model.get(c.id)!;
+    // An inode is evidence, not proof: a disk reuses a freed inode number at once (ext4), so a
+    // placeholder deleted while a new file was written elsewhere shares its number. What the
+    // inode says is checked against what else can be compared; when it contradicts, nothing is
+    // guessed: the entry is held ("renamed or deleted?") and the new one is local only.
+    if (contradicts(e, c, granularityMs)) {
+      moved.add(c.id);
+      res.uncertain.push({ id: c.id, candidates: [c.path] });
+      res.localOnly.push({ path: c.path, kind: e.kind, parent: c.parent, name: c.name });
+      continue;
+    }
+    moved.add(c.id);
     if (c.parent === undefined) res.unsendable.push({ id: c.id, path: c.path });
     else res.moves.push({ id: c.id, toParent: c.parent, toName: c.name, reason: `inode ${model.get(c.id)!.ino} matched (${e.kind})` });
   }
