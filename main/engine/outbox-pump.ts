@@ -6,6 +6,8 @@
  * 30 s after a 401). It never gives up: the entry waits for the NAS. NAS-first results make
  * the disk follow once the queue is through.
  */
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import type { OutboxEntry } from '../outbox/outbox-store.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { sendEntry } from '../outbox/send.js';
 import { settleEntry, type SettlePort } from '../outbox/settle.js';
@@ -79,8 +81,15 @@ export class OutboxPump {
       // The disk follows NAS-first changes (undo, re-apply, conflicts) once the queue is through,
       // and a local change that landed on a NAS version the disk does not show (a re-base over
       // a move made on the NAS: `fresh` is what the NAS now holds).
-      if (out.kind !== 'applied' || entry.origin !== 'local' || out.fresh !== undefined) follow = true;
+      if (out.kind !== 'applied' || entry.origin !== 'local' || landedElsewhere(entry, out.fresh)) follow = true;
     }
     if (follow || sent) await this.h.ranThrough({ follow, sent });
   }
+}
+
+/** A local change the NAS applied on a version the disk does not show: re-based over a move or rename made on the NAS. */
+function landedElsewhere(entry: OutboxEntry, fresh: RemoteObject | undefined): boolean {
+  const i = entry.intent;
+  if (!fresh || i.op !== 'patch') return false;
+  return fresh.parentID !== (i.parentID ?? i.fromParent) || fresh.name !== (i.name ?? i.fromName);
 }

@@ -131,6 +131,22 @@ describe('pairMoves (property)', () => {
     expect(r.localOnly).toEqual([]);
   });
 
+  it('a rename onto the name of an entry whose delete is still within its hold waits for it, then both go in one batch', () => {
+    const m = new LocalModel('R');
+    m.put(entry('R', 'dir', '', '', '1'));
+    m.put(entry('A', 'file', 'R', 'a.txt', '2'));
+    m.put(entry('B', 'file', 'R', 'b.txt', '3'));
+    m.put(entry('C', 'file', 'R', 'c.txt', '4'));
+    // b.txt deleted, a.txt renamed to b.txt, c.txt renamed to a.txt (a chain onto a held name)
+    const scans: DirScan[] = [{ path: '', ino: '1', entries: [{ name: 'b.txt', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }, { name: 'a.txt', ino: '4', kind: 'file', size: 0, mtimeMs: 0 }] }];
+    const first = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 1000 });
+    expect(first.moves).toEqual([]);
+    expect(first.carry.map((c) => c.id)).toEqual(['B']);
+    const later = pairMoves({ model: m, scans, carried: first.carry, now: 2000, holdMs: 1000 });
+    expect(later.deletes).toEqual(['B']);
+    expect(later.moves.map((x) => [x.id, x.toName]).sort()).toEqual([['A', 'b.txt'], ['C', 'a.txt']]);
+  });
+
   it('a freed inode reused by a new file elsewhere is never sent as a move: held ("renamed or deleted?"), the new file local only', () => {
     const m = new LocalModel('R');
     m.put(entry('R', 'dir', '', '', '1'));

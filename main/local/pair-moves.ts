@@ -189,5 +189,30 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     if (!covered) res.deletes.push(id);
   }
   for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind, parent: u.parent, name: u.name });
+  deferMovesOntoHeldNames(model, res);
   return res;
+}
+
+/**
+ * A move onto the name of an entry whose disappearance is still within its hold waits with it
+ * (and a move onto the name of a move that waits, waits too): sent now, the NAS would refuse it
+ * (409, the name is taken until the delete is sent) and it would end as a conflict. Its folder
+ * is read again when the hold ends (the disappearance's folder), and then the delete and the
+ * move go in one batch, the delete first.
+ */
+function deferMovesOntoHeldNames(model: LocalModel, res: PairResult): void {
+  if (res.carry.length === 0 || res.moves.length === 0) return;
+  const key = (parent: string, name: string): string => `${parent}\0${name.normalize('NFC')}`;
+  const held = new Set<string>();
+  for (const c of res.carry) { const e = model.get(c.id); if (e) held.add(key(e.lparent, e.lname)); }
+  for (let changed = true; changed;) {
+    changed = false;
+    res.moves = res.moves.filter((m) => {
+      if (!held.has(key(m.toParent, m.toName))) return true;
+      const e = model.get(m.id);
+      if (e) held.add(key(e.lparent, e.lname)); // its own name stays taken meanwhile
+      changed = true;
+      return false;
+    });
+  }
 }
