@@ -24,6 +24,11 @@ export interface BatchResult {
   carry: GoneCarry[];
   enqueued: number;
   held: number;
+  /**
+   * Folders this batch found moved (their new paths): what changed inside them meanwhile was
+   * reported under their old path, which no longer exists, so they are read next.
+   */
+  reread: string[];
 }
 
 /**
@@ -140,7 +145,8 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     }
   });
   for (const a of activity) core.activity(a);
-  return { carry: pair.carry, enqueued: entries.length, held: plan.held.length };
+  const reread = pair.moves.filter((m) => model.get(m.id)?.kind === 'dir').map((m) => pathFor(core, m.id));
+  return { carry: pair.carry, enqueued: entries.length, held: plan.held.length, reread };
 }
 
 /**

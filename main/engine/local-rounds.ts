@@ -237,6 +237,7 @@ export class LocalRounds {
         this.p.schedule(() => this.recheckCarried(), wait);
       }
       if (r.held) this.p.notice({ level: 'warn', message: 'Deletes are held for your confirmation (too many at once).' });
+      if (r.reread.length) this.p.schedule(() => void this.onBatch(r.reread), 0);
       if (r.enqueued || r.held) this.p.queued();
       return true;
     });
