@@ -205,6 +205,15 @@ export class MirrorStore {
     })();
   }
 
+  /**
+   * Forgets the stored listing chains of these folders: the next walk lists them in full. Our
+   * own change moved or renamed something in them; a 304 against the chain stored before it
+   * could hide a later change by someone else that makes the listing look as it was.
+   */
+  forgetListings(folderIds: Iterable<string>): void {
+    for (const id of folderIds) this.q.delListing.run(id);
+  }
+
   /** Direct children's ids, and which of them are folders (one indexed query). */
   childKinds(parentId: string): { ids: string[]; folders: string[] } {
     const ids: string[] = [];

@@ -114,6 +114,18 @@ describe('send: one entry against the NAS, every answer', () => {
     expect(await sendEntry(client, m, entry(rename(f, 'g2.txt')))).toMatchObject({ kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' });
   });
 
+  it('404 on a move into a folder deleted on the NAS meanwhile: a conflict with the object as the NAS still has it, never read as deleted', async () => {
+    const f = file('m.txt');
+    const gone = svc.admin.createFolder(svc.admin.rootId(), 'Gone');
+    const m = seen(f, gone);
+    await other.delete(gone.id);
+    const out = await sendEntry(client, m, entry({ op: 'patch', id: f.id, parentID: gone.id, fromName: f.name, fromParent: f.parentID }));
+    expect(out.kind).toBe('conflict');
+    if (out.kind !== 'conflict') return;
+    expect(out.remote).toMatchObject({ id: f.id, parentID: f.parentID });
+    expect(svc.admin.get(f.id)).toBeDefined();
+  });
+
   it('409: the name is taken in the target folder, a conflict naming it', async () => {
     const f = file('h.txt');
     file('taken.txt');

@@ -102,7 +102,12 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
       return { kind: 'applied', eTag, fresh: read ? { ...read, ...body, eTag } : undefined, note };
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
-      if (e.code === 'NotFound') return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
+      if (e.code === 'NotFound') {
+        // 404 is the object, or the folder it was to move into: only a re-read tells which
+        const still = p.parentID !== undefined ? await getOrGone(client, p.id) : undefined;
+        if (still) return { kind: 'conflict', remote: still, reason: 'the folder it was moved into is no longer on the NAS (404)' };
+        return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
+      }
       if (e.code === 'Conflict') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the target folder already holds an entry named ${JSON.stringify(p.name ?? p.fromName)} (409)` };
       if (e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the NAS refused it: ${e.detail ?? e.message}` };
       if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: 'not allowed on the NAS (403: read-only access or no write permission here)' };

@@ -47,6 +47,8 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
         if (e) model.update(e.id, { rname: name, rparent: parent, etag: out.eTag, setag: out.eTag, ...(out.fresh ? { mtime: out.fresh.mTime } : {}) });
         outbox.settle(entry.seq, 'done', out.note, out.eTag);
         local.flush(model);
+        // the folders it left and entered list differently now: walked in full next time
+        store.forgetListings(new Set([i.fromParent, parent]));
         if (before) {
           const after: RemoteObject = { ...before, ...(out.fresh ?? {}), name, parentID: parent, eTag: out.eTag };
           applier.apply([{ kind: 'updated', before, after, aspects: aspectsOf(before, after) }]);
@@ -66,6 +68,7 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
           model.remove(id);
         }
         outbox.settle(entry.seq, 'done', out.note);
+        store.forgetListings([i.fromParent]);
         local.removeHeld(i.id);
         local.flush(model);
         applier.apply(removals);
