@@ -5,8 +5,6 @@
  * from its state db, as `nas-mirror status|held|conflicts` do (and the decisions go through
  * that command line), never from its memory. An exit nobody asked for is recorded.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { readStatus } from '../../main/engine/status.js';
 import { LocalStore } from '../../main/local/local-store.js';
 import type { LocalModel } from '../../main/local/model.js';
@@ -40,7 +38,6 @@ export class EngineRunner {
   readonly unexpectedExits: string[] = [];
   /** Every process's stderr, in order (for failure reports). */
   private readonly logs: string[] = [];
-  starts = 0;
 
   constructor(readonly stateDir: string, readonly mirrorDir: string, private readonly linkUrl: () => string, private readonly token: string) {}
 
@@ -56,7 +53,6 @@ export class EngineRunner {
     const p = startRunProcess(fake, this.stateDir, this.mirrorDir);
     this.proc = p;
     this.expectExit = false;
-    this.starts++;
     const idx = this.logs.push('') - 1;
     void p.exit.then((code) => {
       this.logs[idx] = p.err();
@@ -171,10 +167,6 @@ export class EngineRunner {
   async dropConflicts(): Promise<void> {
     const r = await runCli(['conflicts', 'drop', 'all', '--state', this.stateDir]);
     if (r.code !== 0) throw new Error(`nas-mirror conflicts drop all: exit ${r.code}: ${r.err}`);
-  }
-
-  get hasState(): boolean {
-    return existsSync(join(this.stateDir, 'state.db'));
   }
 }
 
