@@ -17,7 +17,7 @@ import type { EngineStatus } from '../../engine/status.js';
 import { createLogger } from '../../log/logger.js';
 import { LocalStore } from '../../local/local-store.js';
 import { intOption, need, parseArgs } from '../args.js';
-import type { Command } from '../io.js';
+import type { CliIO, Command } from '../io.js';
 import { prepareFolders } from '../../settings/folders.js';
 import { resolveAuth } from '../state.js';
 
@@ -107,8 +107,24 @@ export const run: Command = async (argv, io) => {
   }
   if (startError !== undefined) throw startError;
   io.stderr.write('stopped\n');
+  exitSoonIfHeldOpen(io);
   return 0;
 };
+
+/**
+ * Everything is saved once "stopped" is printed. A handle a library leaves open (the
+ * convergence test saw an fs.watch of a folder renamed just before the stop, in chokidar's
+ * close) must not keep a stopped engine alive: after 3 s the process says what was still
+ * open and exits. The timer is unref'd, so a clean stop exits at once, as before.
+ */
+function exitSoonIfHeldOpen(io: Pick<CliIO, 'stderr'>): void {
+  // only as the process's own command (never inside another program that called main())
+  if (!/nas-mirror(\.js)?$/.test(process.argv[1] ?? '')) return;
+  setTimeout(() => {
+    io.stderr.write(`nas-mirror run: still held open after stopping (${process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'nothing named'}); exiting\n`);
+    process.exit(process.exitCode ?? 0);
+  }, 3000).unref();
+}
 
 /** Why a `--once` round did not finish its job (exit 1), or undefined when it did. */
 export function onceProblem(s: EngineStatus, tokenFromEnv: boolean): string | undefined {
