@@ -25,8 +25,9 @@ export interface BatchResult {
   enqueued: number;
   held: number;
   /**
-   * Folders this batch found moved (their new paths): what changed inside them meanwhile was
-   * reported under their old path, which no longer exists, so they are read next.
+   * Folders this batch found moved (their new paths): what changed inside them (at any depth)
+   * meanwhile was reported under old paths, which no longer exist, so they and every folder
+   * below them are read next.
    */
   reread: string[];
 }

@@ -237,7 +237,8 @@ export class LocalRounds {
         this.p.schedule(() => this.recheckCarried(), wait);
       }
       if (r.held) this.p.notice({ level: 'warn', message: 'Deletes are held for your confirmation (too many at once).' });
-      if (r.reread.length) this.p.schedule(() => void this.onBatch(r.reread), 0);
+      // a folder found moved, and every folder below it: changes inside were reported under old paths
+      if (r.reread.length) this.p.schedule(() => void this.onBatch(r.reread.flatMap((d) => allDirs(c.root, c.disk, d))), 0);
       if (r.enqueued || r.held) this.p.queued();
       return true;
     });

@@ -77,9 +77,12 @@ export function scanDirs(root: string, dirs: Iterable<string>, now = Date.now(),
 
 export const depth = (rel: string): number => (rel === '' ? 0 : rel.split('/').length);
 
-/** Every folder path under the root on disk (for a full rescan), skipping our reserved dir. */
-export function allDirs(root: string, disk: Disk = realDisk): string[] {
-  const out: string[] = [''];
+/**
+ * Every folder path under the root on disk (for a full rescan), skipping our reserved dir;
+ * with `from`, the folder at that relative path and every folder below it.
+ */
+export function allDirs(root: string, disk: Disk = realDisk, from = ''): string[] {
+  const out: string[] = [from];
   for (let i = 0; i < out.length; i++) {
     const rel = out[i]!;
     const abs = rel === '' ? root : join(root, ...rel.split('/'));
