@@ -158,6 +158,20 @@ describe('pairByPlace (cases)', () => {
     expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 0, why: 'test' }).uncertain.map((u) => u.id)).toEqual(['b']);
   });
 
+  it('two folders that traded names while stopped are a swap of the two folders, not moves of what they hold', () => {
+    const nodes: Node[] = [
+      { id: 'A', kind: 'dir', parent: 'R', name: 'Love Sky', time: T0 },
+      { id: 'B', kind: 'dir', parent: 'R', name: 'Summer', time: T0 },
+      ...[1, 2, 3].map((i): Node => ({ id: `a${i}`, kind: 'file', parent: 'A', name: `a${i}.mp3`, time: T0 + i * 60_000 })),
+      ...[1, 2, 3].map((i): Node => ({ id: `b${i}`, kind: 'file', parent: 'B', name: `b${i}.mp3`, time: T0 + (10 + i) * 60_000 })),
+    ];
+    const disk = nodes.map((n) => (n.id === 'A' ? { ...n, name: 'Summer' } : n.id === 'B' ? { ...n, name: 'Love Sky' } : n));
+    const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
+    expect(r.moves.map((m) => [m.id, m.toName]).sort()).toEqual([['A', 'Summer'], ['B', 'Love Sky']]);
+    expect(r.deletes).toEqual([]);
+    expect(r.uncertain).toEqual([]);
+  });
+
   it('a mass change pairs one to one without comparing everything with everything (20,000 renamed, 5,000 deleted, 5,000 new)', () => {
     const nodes: Node[] = [{ id: 'd', kind: 'dir', parent: 'R', name: 'Big', time: T0 }];
     for (let i = 0; i < 25_000; i++) nodes.push({ id: `f${i}`, kind: 'file', parent: 'd', name: `f${i}.jpg`, time: T0 + i * 60_000 });

@@ -51,7 +51,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const movedIds = new Set<string>();
   /** How far a placeholder's time may be from the NAS time it was given: the file system's granularity. */
   const tol = Math.max(1, granularityMs) + 1;
-  let pass = placePass(model, scans, movedTo, movedIds);
+  let pass = placePass(model, scans, movedTo, movedIds, tol);
   // Pair folders by contents; their insides then resolve by place, which may pair folders below.
   for (let guard = 0; guard < 64; guard++) {
     // the top-most gone folders first: once one is found, what is inside it resolves by place,
@@ -60,7 +60,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     if (found.length === 0) found = pairFolders(model, pass, byPath, hiddenBelow(model, pass.gone, movedIds), tol);
     if (found.length === 0) break;
     for (const [path, id] of found) { movedTo.set(path, id); movedIds.add(id); }
-    pass = placePass(model, scans, movedTo, movedIds);
+    pass = placePass(model, scans, movedTo, movedIds, tol);
   }
 
   const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [], rebound: pass.rebound, uncertain: [], folders: pass.folders };
@@ -147,7 +147,61 @@ interface Pass {
 }
 
 /** One reading of the scans by place, with the folders paired so far at their new paths. */
-function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: ReadonlyMap<string, string>, movedIds: ReadonlySet<string>): Pass {
+function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: ReadonlyMap<string, string>, movedIds: ReadonlySet<string>, tol: number): Pass {
+  const byPath = new Map(scans.map((x) => [x.path, x]));
+  // where each name, and each placeholder's time, is on disk now (folder paths)
+  const whereName = new Map<string, Set<string>>();
+  const whereTime = new TimeBuckets<{ t: number; dir: string }>(tol, (x) => x.t);
+  for (const sc of scans) {
+    for (const d of sc.entries) {
+      const n = nfc(d.name);
+      (whereName.get(n) ?? whereName.set(n, new Set()).get(n)!).add(sc.path);
+      if (d.kind === 'file' && d.size === 0) whereTime.add({ t: d.mtimeMs, dir: sc.path });
+    }
+  }
+  const dirsHolding = (k: LocalEntry): Set<string> => {
+    const out = new Set(whereName.get(nfc(k.lname)) ?? []);
+    const t = Date.parse(k.mtime);
+    if (k.kind === 'file' && !k.filled && Number.isFinite(t)) for (const x of whereTime.near(t)) if (Math.abs(x.t - t) <= tol) out.add(x.dir);
+    return out;
+  };
+  /**
+   * The folder at a folder's place is not that folder when nothing it held is in it while
+   * what it held is in another folder: two folders that traded names. Each is then found by
+   * its contents (a swap), not read as moves of everything inside them. Two or more known
+   * items only (one says too little); items renamed in place count by their NAS time.
+   */
+  const kidsOf = (id: string): LocalEntry[] => model.children(id).map((k) => model.get(k)!).filter((k) => k.state === 'ok' && k.ino !== null);
+  /** Folder paths (other than `path`) holding what `e` held, when nothing of it is at `path`. */
+  const elsewhere = (e: LocalEntry, path: string): Set<string> | undefined => {
+    const kids = kidsOf(e.id);
+    if (kids.length < 2) return undefined;
+    const where = kids.map(dirsHolding);
+    if (where.some((w) => w.has(path))) return undefined;
+    const out = new Set<string>();
+    for (const w of where) for (const d of w) out.add(d);
+    return out.size ? out : undefined;
+  };
+  const folderAt = (path: string): LocalEntry | undefined => {
+    let cur = root;
+    for (const seg of path === '' ? [] : path.split('/')) {
+      const next = cur ? model.children(cur.id).map((k) => model.get(k)!).find((k) => k.kind === 'dir' && k.state === 'ok' && nfc(k.lname) === nfc(seg)) : undefined;
+      if (!next) return undefined;
+      cur = next;
+    }
+    return cur;
+  };
+  const notThatFolder = (e: LocalEntry, path: string): boolean => {
+    if (e.kind !== 'dir' || !byPath.has(path)) return false;
+    const other = elsewhere(e, path);
+    if (!other) return false;
+    // the trade is mutual: the folder at one of those places holds what was here, and none of its own
+    for (const q of other) {
+      const f = folderAt(q);
+      if (f && f.id !== e.id && elsewhere(f, q)?.has(path)) return true;
+    }
+    return false;
+  };
   const resolved = new Map<string, string>();
   const root = model.get(model.rootId);
   if (root) resolved.set('', root.id);
@@ -170,7 +224,7 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
         const [dir, name] = split(s.path);
         const p = resolved.get(dir);
         const e = p === undefined ? undefined : childByName(p, name);
-        id = e?.kind === 'dir' ? e.id : undefined;
+        id = e?.kind === 'dir' && !notThatFolder(e, s.path) ? e.id : undefined;
       }
     }
     if (id === undefined) {
@@ -189,7 +243,7 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
     for (const d of s.entries) {
       const path = join(s.path, d.name);
       const e = here.get(nfc(d.name));
-      if (e && e.kind === d.kind && !seen.has(e.id)) {
+      if (e && e.kind === d.kind && !seen.has(e.id) && !notThatFolder(e, path)) {
         seen.add(e.id);
         const filled = e.kind === 'file' && d.size > 0;
         if (e.ino !== d.ino || e.filled !== filled) out.rebound.push({ id: e.id, ino: d.ino, filled });
