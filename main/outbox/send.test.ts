@@ -167,6 +167,18 @@ describe('send: one entry against the NAS, every answer', () => {
     expect(svc.admin.get(b.id)).toBeDefined();
   });
 
+  it('delete of a folder into which the NAS moved a file the user has elsewhere: a conflict, nothing deleted', async () => {
+    const d = svc.admin.createFolder(svc.admin.rootId(), 'Doomed');
+    const inside = file('in.txt', d.id);
+    const elsewhere = file('elsewhere.txt');
+    const m = seen(d, inside, elsewhere);
+    await other.patch(elsewhere.id, { parentID: d.id });
+    // what the NAS wins on after a conflict: the base says it is in the folder, the disk does not
+    m.update(elsewhere.id, { rparent: d.id, etag: svc.admin.get(elsewhere.id)!.eTag });
+    expect(await sendEntry(client, m, entry({ op: 'delete', id: d.id, fromName: d.name, fromParent: d.parentID }))).toMatchObject({ kind: 'conflict', reason: expect.stringContaining('"elsewhere.txt" is in it on the NAS but not here') });
+    expect(svc.admin.get(elsewhere.id)).toBeDefined();
+  });
+
   it('delete of a folder holding something the user has not seen: a conflict, nothing deleted', async () => {
     const d = svc.admin.createFolder(svc.admin.rootId(), 'Folder');
     const known = file('known.txt', d.id);

@@ -171,6 +171,8 @@ async function unseenBelow(client: ServiceClient, model: LocalModel, folderId: s
       for (const o of page.files) {
         const known = model.get(o.id);
         if (!known) return `${JSON.stringify(o.name)} is new`;
+        // moved in on the NAS while the user had it elsewhere: not deleted with this folder
+        if (!model.isUnder(o.id, folderId)) return `${JSON.stringify(o.name)} is in it on the NAS but not here`;
         if (o.mimeType !== FOLDER_MIME && o.eTag !== known.etag) return `${JSON.stringify(o.name)} changed`;
         if (o.mimeType === FOLDER_MIME) queue.push(o.id);
       }
