@@ -51,7 +51,8 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const movedIds = new Set<string>();
   /** How far a placeholder's time may be from the NAS time it was given: the file system's granularity. */
   const tol = Math.max(1, granularityMs) + 1;
-  let pass = placePass(model, scans, movedTo, movedIds, tol);
+  const ix = scanIndex(scans, byPath, tol);
+  let pass = placePass(model, scans, movedTo, movedIds, ix);
   // Pair folders by contents; their insides then resolve by place, which may pair folders below.
   for (let guard = 0; guard < 64; guard++) {
     // the top-most gone folders first: once one is found, what is inside it resolves by place,
@@ -60,7 +61,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     if (found.length === 0) found = pairFolders(model, pass, byPath, hiddenBelow(model, pass.gone, movedIds), tol);
     if (found.length === 0) break;
     for (const [path, id] of found) { movedTo.set(path, id); movedIds.add(id); }
-    pass = placePass(model, scans, movedTo, movedIds, tol);
+    pass = placePass(model, scans, movedTo, movedIds, ix);
   }
 
   const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [], rebound: pass.rebound, uncertain: [], folders: pass.folders };
@@ -146,25 +147,42 @@ interface Pass {
   orphans: Appearance[];
 }
 
-/** One reading of the scans by place, with the folders paired so far at their new paths. */
-function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: ReadonlyMap<string, string>, movedIds: ReadonlySet<string>, tol: number): Pass {
-  const byPath = new Map(scans.map((x) => [x.path, x]));
-  // where each name, and each placeholder's time, is on disk now (folder paths)
-  const whereName = new Map<string, Set<string>>();
+interface ScanIndex {
+  byPath: ReadonlyMap<string, DirScan>;
+  /** The folders (paths) holding an item by its name, or a placeholder by its NAS time. */
+  dirsHolding(k: LocalEntry): Set<string>;
+}
+
+/** The scans by path, and where each name and placeholder time is (built once, when first asked). */
+function scanIndex(scans: readonly DirScan[], byPath: ReadonlyMap<string, DirScan>, tol: number): ScanIndex {
+  let whereName: Map<string, Set<string>> | undefined;
   const whereTime = new TimeBuckets<{ t: number; dir: string }>(tol, (x) => x.t);
-  for (const sc of scans) {
-    for (const d of sc.entries) {
-      const n = nfc(d.name);
-      (whereName.get(n) ?? whereName.set(n, new Set()).get(n)!).add(sc.path);
-      if (d.kind === 'file' && d.size === 0) whereTime.add({ t: d.mtimeMs, dir: sc.path });
+  const build = (): Map<string, Set<string>> => {
+    const m = new Map<string, Set<string>>();
+    for (const sc of scans) {
+      for (const d of sc.entries) {
+        const n = nfc(d.name);
+        (m.get(n) ?? m.set(n, new Set()).get(n)!).add(sc.path);
+        if (d.kind === 'file' && d.size === 0) whereTime.add({ t: d.mtimeMs, dir: sc.path });
+      }
     }
-  }
-  const dirsHolding = (k: LocalEntry): Set<string> => {
-    const out = new Set(whereName.get(nfc(k.lname)) ?? []);
-    const t = Date.parse(k.mtime);
-    if (k.kind === 'file' && !k.filled && Number.isFinite(t)) for (const x of whereTime.near(t)) if (Math.abs(x.t - t) <= tol) out.add(x.dir);
-    return out;
+    return m;
   };
+  return {
+    byPath,
+    dirsHolding(k) {
+      whereName ??= build();
+      const out = new Set(whereName.get(nfc(k.lname)) ?? []);
+      const t = Date.parse(k.mtime);
+      if (k.kind === 'file' && !k.filled && Number.isFinite(t)) for (const x of whereTime.near(t)) if (Math.abs(x.t - t) <= tol) out.add(x.dir);
+      return out;
+    },
+  };
+}
+
+/** One reading of the scans by place, with the folders paired so far at their new paths. */
+function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: ReadonlyMap<string, string>, movedIds: ReadonlySet<string>, ix: ScanIndex): Pass {
+  const { byPath, dirsHolding } = ix;
   /**
    * The folder at a folder's place is not that folder when nothing it held is in it while
    * what it held is in another folder: two folders that traded names. Each is then found by
@@ -176,6 +194,9 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
   const elsewhere = (e: LocalEntry, path: string): Set<string> | undefined => {
     const kids = kidsOf(e.id);
     if (kids.length < 2) return undefined;
+    // the common case, cheap: something it held is there by name
+    const names = new Set((byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
+    if (kids.some((k) => names.has(nfc(k.lname)))) return undefined;
     const where = kids.map(dirsHolding);
     if (where.some((w) => w.has(path))) return undefined;
     const out = new Set<string>();

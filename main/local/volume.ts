@@ -39,8 +39,8 @@ export const STABLE_DISK: DiskIdentity = { fsType: 'ext4', stableIds: true, dirM
 /** File system types whose file ids survive unmount and mount (research/identity.md). */
 const STABLE_TYPES = new Set(['ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'zfs', 'f2fs', 'bcachefs', 'jfs', 'reiserfs', 'tmpfs', 'apfs', 'hfs', 'hfsplus', 'ntfs', 'ntfs3']);
 
-/** Whether ids on this file system type are stable (exported for the tests and the README's table). */
-export const stableIdsFor = (fsType: string): boolean => STABLE_TYPES.has(fsType);
+/** Whether ids on this file system type are stable. */
+const stableIdsFor = (fsType: string): boolean => STABLE_TYPES.has(fsType);
 
 export interface MountFacts {
   fsType: string;
