@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
@@ -135,4 +135,39 @@ describe('writePlaceholders on a failing disk (FaultDisk)', () => {
       });
     }
   }
+});
+
+describe('a folder the NAS deletes while the user moved something into it (defect E)', () => {
+  it('waits while the move is unanswered, then puts what the NAS still has back where the NAS has it and removes the folder', () => {
+    const root = join(base, `e${n++}`);
+    mkdirSync(root);
+    const objs = new Map<string, RemoteObject>([
+      ['p', obj('p', 'R', 'P', true)], ['a', obj('a', 'R', 'A', true)],
+      ['x', obj('x', 'a', 'X', true)], ['x1', obj('x1', 'x', 'x1.txt', false)], ['p1', obj('p1', 'p', 'p1.txt', false)],
+    ]);
+    const model = new LocalModel('R');
+    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
+      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending, traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+    expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
+    const ino = lstatSync(join(root, 'A', 'X')).ino.toString();
+    // the user moves X into P (the local batch records it; its PATCH is in the outbox)
+    renameSync(join(root, 'A', 'X'), join(root, 'P', 'X'));
+    model.update('x', { lparent: 'p' });
+    // someone deletes P on the NAS (with p1); X is still in A there
+    objs.delete('p'); objs.delete('p1');
+    const first = plan(new Set(['x']), new Set(['p', 'p1']));
+    expect(first.removals).toEqual([]);
+    expect(first.deferred).toEqual(['p']);
+    writePlaceholders(root, model, first);
+    expect(tree(root)).toContain('P/X/x1.txt');
+    // the move met 404 (a conflict: the NAS version wins); P is planned again, alone
+    const again = plan(new Set(), new Set(first.deferred));
+    expect(again.removals).toEqual(['p']);
+    expect(writePlaceholders(root, model, again).failed).toEqual([]);
+    expect(tree(root)).toEqual(['A/', 'A/X/', 'A/X/x1.txt']);
+    expect(lstatSync(join(root, 'A', 'X')).ino.toString()).toBe(ino);
+    expect(model.pathOf('x1')).toBe('A/X/x1.txt');
+    expect(model.get('p')).toBeUndefined();
+  });
 });

@@ -33,6 +33,8 @@ export interface RemotePlan {
   placements: Placement[];
   /** Top-most ids whose placeholders must go (NAS deleted them). */
   removals: string[];
+  /** Top-most ids the NAS deleted that stay on disk for now: the user has an unanswered change under them. */
+  deferred: string[];
   /** Files whose mtime must be set. */
   touch: string[];
   notes: RemoteChangeNote[];
@@ -107,8 +109,26 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
   }
   const removed = new Set(removedIds);
-  const removals = removedIds.filter((id) => !removed.has(model.get(id)!.lparent));
+  // A folder the NAS deleted waits while something under it here has a change of the user's not
+  // yet answered (a move into it meets 404 and the object goes back where the NAS still has it:
+  // removing the folder now would take that object off the disk). Planned again (`deferred`).
+  const waits = (id: string): boolean => model.descendants(id).some((d) => pending.has(d) || (stale?.has(d) ?? false));
+  const topMost = removedIds.filter((id) => !removed.has(model.get(id)!.lparent));
+  const deferred = topMost.filter(waits);
+  const waiting = new Set(deferred);
+  const removals = topMost.filter((id) => !waiting.has(id));
   for (const id of removals) notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
+  // What the user moved into a folder the NAS deleted and the NAS still has elsewhere goes back
+  // where the NAS has it (placed below like any move; the writer takes it out before the folder goes).
+  const remotelyGone = (id: string): boolean => {
+    let cur = model.get(id)?.rparent;
+    for (let guard = 0; cur !== undefined && cur !== rootId && guard < 10_000; guard++) {
+      if (removed.has(cur) || !model.get(cur)) return true;
+      cur = model.get(cur)!.rparent;
+    }
+    return false;
+  };
+  const carried = removals.flatMap((r) => model.descendants(r).filter((d) => !removed.has(d) && !remotelyGone(d)));
 
   // 2. Desired local names, folder by folder.
   const desired = new Map<string, { parent: string; name: string }>();
@@ -127,10 +147,11 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     // A touched folder's siblings: what is placed in it locally, and what the NAS moves into it now.
     const movingIn = new Map<string, string[]>();
     // (the entries as they are now: step 1 replaced the objects of those it updated)
-    for (const id of [...checked.map((e) => e.id), ...added.map((o) => o.id)]) {
+    for (const id of [...checked.map((e) => e.id), ...added.map((o) => o.id), ...carried]) {
       const e = model.get(id);
       if (e) (movingIn.get(e.rparent) ?? movingIn.set(e.rparent, []).get(e.rparent)!).push(e.id);
     }
+    for (const id of carried) touched.add(model.get(id)!.rparent);
     for (const parent of touched) {
       const members = new Set([...model.children(parent), ...(movingIn.get(parent) ?? [])]);
       for (const id of members) { const e = model.get(id); if (e) group(e, parent); }
@@ -172,7 +193,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   placements.sort((a, b) => depth.get(a.id)! - depth.get(b.id)!);
   const touch: string[] = [];
   for (const n of notes) if (n.kind === 'metadata' && model.get(n.id)?.kind === 'file' && !addedIds.has(n.id)) touch.push(n.id);
-  return { placements, removals, touch, notes, baseBefore };
+  return { placements, removals, deferred, touch, notes, baseBefore };
 }
 
 function hasChain(id: string, remote: ReadonlyMap<string, RemoteObject>, model: LocalModel, rootId: string): boolean {

@@ -165,6 +165,16 @@ export class MirrorStore {
     return this.q.childIds.all(this.resolve(parentId)).map((r) => r.id);
   }
 
+  /** `id` and every id below it in the store (what the NAS deletes with it), parents first. */
+  subtreeIds(id: string): string[] {
+    const out: string[] = [];
+    for (let next = [id]; next.length; ) {
+      out.push(...next);
+      next = next.flatMap((p) => this.childIds(p));
+    }
+    return out;
+  }
+
   /** The child of `parentId` named exactly `name`. */
   childByName(parentId: string, name: string): RemoteObject | undefined {
     const json = this.q.byName.get(this.resolve(parentId), name);

@@ -97,6 +97,17 @@ describe('settle: what the NAS answered, recorded in one transaction', () => {
     expect(w.activities.some((a) => a.startsWith('conflict:'))).toBe(true);
   });
 
+  it('conflict "deleted on the NAS" on a folder the user moved something into: the store forgets what the NAS held there, not what the user moved in (defect E)', () => {
+    const w = world();
+    // the user moved Other into Docs locally (its PATCH is still queued), then renamed Docs; the NAS deleted Docs (with a.txt)
+    w.model.update('O', { lparent: 'D' });
+    const [seq] = queue(w, { op: 'patch', id: 'D', name: 'Docs2', fromName: 'Docs', fromParent: 'R' });
+    settleEntry(w, w.outbox.get(seq!)!, { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' });
+    expect(w.store.get('D')).toBeUndefined();
+    expect(w.store.get('A')).toBeUndefined();
+    expect(w.store.get('O')).toMatchObject({ parentID: 'R', name: 'Other' });
+  });
+
   it('unsent: listed like a conflict, but the base stays as it was (what the NAS holds is not known)', () => {
     const w = world();
     const [seq] = queue(w, renameA);

@@ -61,12 +61,8 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
     case 'deleted': {
       const ids = e ? [e.id, ...model.descendants(e.id)] : [i.id];
       core.db.transaction(() => {
-        const removals: RemoteChange[] = [];
-        for (const id of [...ids].reverse()) {
-          const o = store.get(id);
-          if (o) removals.push({ kind: 'removed', before: o });
-          model.remove(id);
-        }
+        for (const id of [...ids].reverse()) model.remove(id);
+        const removals = storeRemovals(store, i.id);
         outbox.settle(entry.seq, 'done', out.note);
         store.forgetListings([i.fromParent]);
         local.removeHeld(i.id);
@@ -124,18 +120,24 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
       if (e && remote) model.update(e.id, { rname: remote.name, rparent: remote.parentID, etag: remote.eTag, setag: remote.eTag, mtime: remote.mTime });
       const before = store.get(i.id);
       if (remote && before) applier.apply([{ kind: 'updated', before, after: remote, aspects: aspectsOf(before, remote) }]);
-      if (!remote && before) {
-        const removals: RemoteChange[] = [];
-        const sub = e ? [e.id, ...model.descendants(e.id)] : [i.id];
-        for (const id of sub.reverse()) {
-          const o = store.get(id);
-          if (o) removals.push({ kind: 'removed', before: o });
-        }
-        applier.apply(removals);
-      }
+      if (!remote && before) applier.apply(storeRemovals(store, i.id));
     }
     local.flush(model);
   })();
   if (known) core.activity({ kind: 'conflict', path, summary: `conflict: ${intent}`, reason: `${reason}; the NAS version wins on disk, your change is kept in the conflicts list` });
   else core.activity({ kind: 'conflict', path, summary: `couldn't send: ${intent}`, reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Keep mine, or nas-mirror conflicts reapply, sends it again)` });
+}
+
+/**
+ * The store's removals for an object the NAS no longer has: it and what the NAS held under it,
+ * children first. Not what the disk holds under it: something the user moved into it locally
+ * is still on the NAS elsewhere (and its own change is answered on its own).
+ */
+function storeRemovals(store: MirrorStore, id: string): RemoteChange[] {
+  const removals: RemoteChange[] = [];
+  for (const sid of store.subtreeIds(id).reverse()) {
+    const o = store.get(sid);
+    if (o) removals.push({ kind: 'removed', before: o });
+  }
+  return removals;
 }
