@@ -27,7 +27,7 @@
  * Table to stdout, JSON to bench/results/identity.json.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, Agent as HttpAgent, type Server } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join, parse } from 'node:path';
@@ -37,6 +37,7 @@ import { probeDiskIdentity, type DiskIdentity } from '../main/local/volume.js';
 import { markerPath } from '../main/engine/mirror-root.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
 import { CLK_TCK, cpuTicks, killAll, machineLoad, nasApi, pickFiles, ROOT, runOk, runTimed, sleep, startEngine, track, withTimeout } from './scale-probe.js';
+import { removeWorktrees, worktree } from './worktree.js';
 
 const SIZES = (process.env['IDENTITY_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 const RESTARTS = Math.max(1, Number(process.env['IDENTITY_RESTARTS'] ?? 2));
@@ -61,7 +62,6 @@ const isMounted = (dir: string): boolean => readFileSync('/proc/self/mountinfo',
 
 interface LoopDisk { kind: 'ext4' | 'exfat'; image: string; dir: string; dev: string }
 const disks: LoopDisk[] = [];
-const worktrees: string[] = [];
 
 function mountDisk(d: LoopDisk): void {
   if (d.kind === 'exfat') sh('mount.exfat-fuse', [d.dev, d.dir]);
@@ -105,21 +105,6 @@ function destroyDisks(): void {
     } catch (e) { say(`WARNING: could not remove ${d.kind} disk ${d.dev} at ${d.dir}: ${e instanceof Error ? e.message : String(e)}`); }
   }
 }
-/** A checkout of `ref` with this checkout's node_modules; `.` is this working tree. */
-function worktree(ref: string, dir: string): { root: string; commit: string } {
-  if (ref === '.') return { root: ROOT, commit: `${sh('git', ['-C', ROOT, 'rev-parse', 'HEAD']).trim()} + working tree` };
-  const commit = sh('git', ['-C', ROOT, 'rev-parse', `${ref}^{commit}`]).trim();
-  sh('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, commit]);
-  worktrees.push(dir);
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return { root: dir, commit };
-}
-function removeWorktrees(): void {
-  for (const w of worktrees.splice(0)) {
-    try { sh('git', ['-C', ROOT, 'worktree', 'remove', '--force', w]); } catch (e) { say(`WARNING: git worktree remove ${w}: ${e instanceof Error ? e.message : String(e)}`); }
-  }
-}
-
 /** The FUSE daemon serving an exFAT disk (`mount.exfat-fuse DEV DIR`): its CPU is part of every read there. */
 function fusePid(d: LoopDisk): number | undefined {
   if (d.kind !== 'exfat') return undefined;

@@ -7,7 +7,9 @@
  * rename -> NAS (idle and during a re-walk), and browser mode's UI-server process stall during
  * a first walk with the engine in its own process (bench/host-probe.ts). Env: SCALE_SIZES, SCALE_IDLE_SEC (70),
  * SCALE_RENAMES (10), SCALE_TMP (temp base), SCALE_STEP_TIMEOUT_SEC (overrides every step's
- * timeout). Prints a markdown table with the issue's targets; writes bench/results/scale.json.
+ * timeout), SCALE_BEFORE (a git ref: that version's engine is measured first at each size, in a
+ * worktree, then this one, in the same run; the floors and browser mode once, with this one).
+ * Prints a markdown table with the issue's targets; writes bench/results/scale.json.
  */
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { ensureRenderer } from '../main/ui-server/assets.js';
 import { engineEnv } from '../main/host/engine-env.js';
 import { measureHost, type HostRun } from './host-probe.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
+import { removeWorktrees, worktree, type Checkout } from './worktree.js';
 import { CLK_TCK, cpuTicks, inotifyWatches, killAll, machineLoad, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
 
 const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -25,12 +28,16 @@ const IDLE_SEC = Number(process.env['SCALE_IDLE_SEC'] ?? 70);
 const RENAMES = Number(process.env['SCALE_RENAMES'] ?? 10);
 const TMP = process.env['SCALE_TMP'] ?? tmpdir();
 const FIXED_TIMEOUT = process.env['SCALE_STEP_TIMEOUT_SEC'] ? Number(process.env['SCALE_STEP_TIMEOUT_SEC']) * 1000 : undefined;
+const BEFORE = process.env['SCALE_BEFORE'] ?? '';
 const NODE = process.execPath;
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 const sec = (ms: number): number => Math.round(ms / 10) / 100;
 
 export interface SizeResult {
   objects: number;
+  /** Which code ran the engine: 'now' (this checkout) or 'before' (SCALE_BEFORE), and its commit. */
+  version: 'now' | 'before';
+  commit: string;
   nasFolders?: number; mirrorFolders?: number;
   demoSec?: number; floorRuns?: { cpSec: number[]; findSec: number[] }; walkAloneSec?: number; walkAloneInternalSec?: number; cpSec?: number; findSec?: number; findEntries?: number;
   first?: { readySec: number; windowSec?: number; peakRssMb: number; watches: number; stallsMs?: Stalls; controlMs?: Stalls; benchLagMaxMs: number; processTree: string };
@@ -50,8 +57,9 @@ export interface SizeResult {
 /** A step's timeout: `minSec`, or `perMillionSec` scaled to the size, whichever is larger. */
 const budget = (n: number, minSec: number, perMillionSec: number): number => FIXED_TIMEOUT ?? Math.max(minSec, (n / 1e6) * perMillionSec) * 1000;
 
-async function measureSize(n: number, base: string): Promise<SizeResult> {
-  const res: SizeResult = { objects: n, load: {}, errors: [] };
+async function measureSize(n: number, base: string, code: Checkout & { version: SizeResult['version'] }, floors: boolean): Promise<SizeResult> {
+  const res: SizeResult = { objects: n, version: code.version, commit: code.commit, load: {}, errors: [] };
+  const mirrorCli = join(code.root, 'bin/nas-mirror.js');
   const part = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
     say(`${n}: ${what}...`);
     res.load[what] = machineLoad();
@@ -80,13 +88,13 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
     const nas = nasApi(url, token);
 
     await part('walk alone (sync --once)', async () => {
-      const r = await runOk(NODE, ['bin/nas-mirror.js', 'sync', '--device', url, '--state', join(base, 'walk-state'), '--token-env', 'NAS_TOKEN', '--once'], { env: env(), timeoutMs: budget(n, 120, 1200), what: 'nas-mirror sync --once' });
+      const r = await runOk(NODE, [mirrorCli, 'sync', '--device', url, '--state', join(base, 'walk-state'), '--token-env', 'NAS_TOKEN', '--once'], { env: env(), timeoutMs: budget(n, 120, 1200), what: 'nas-mirror sync --once' });
       res.walkAloneSec = sec(r.ms);
       const m = /(\d+) objects in (\d+) folders.* in ([\d.]+) s/.exec(r.stdout);
       if (m) { res.nasFolders = Number(m[2]); res.walkAloneInternalSec = Number(m[3]); }
     });
 
-    await part('browser mode: UI-server process stall during a first walk (engine in its own process)', async () => {
+    if (floors) await part('browser mode: UI-server process stall during a first walk (engine in its own process)', async () => {
       res.browserMode = await withTimeout(measureHost('own-process', url, token, join(base, 'browser-mode')), budget(n, 180, 1800), 'browser mode first walk');
     });
 
@@ -97,7 +105,7 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
       try {
-        const eng = await startEngine(runArgs(), env(), timeoutMs, (u) => { poller = pollLatency(u, 20); controlPoller = pollLatency(control.url, 20); });
+        const eng = await startEngine(runArgs(), env(), timeoutMs, (u) => { poller = pollLatency(u, 20); controlPoller = pollLatency(control.url, 20); }, { root: code.root });
         const stalls = await poller?.stop();
         const ctl = await controlPoller?.stop();
         say(`${n}: ${what} ready in ${sec(eng.readyMs)} s`);
@@ -161,7 +169,8 @@ async function measureSize(n: number, base: string): Promise<SizeResult> {
     }
     eng = undefined;
 
-    if (!res.first) res.errors.push('no finished placeholder tree: the cp -r and find floors were skipped');
+    if (!floors) await runOk('sync', [], { timeoutMs: budget(n, 60, 600), what: 'sync' });
+    else if (!res.first) res.errors.push('no finished placeholder tree: the cp -r and find floors were skipped');
     else await part('folders, cp -r and find of the placeholder tree', async () => {
       const ex = (await runOk('sh', ['-c', 'find "$1" -path "$1/.nas-mirror" -prune -o -type d -print | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find -type d' })).stdout.trim();
       res.mirrorFolders = Number(ex);
@@ -244,7 +253,7 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
     ['local rename -> NAS: p50 (max, n)', (r) => (r.renameIdle ? `${r.renameIdle.p50} s${mark(r.renameIdle.p50 <= 0.5)} (${r.renameIdle.max} s, ${r.renameIdle.n}${r.renameIdle.failed ? `, ${r.renameIdle.failed} failed` : ''}) (≤ 0.5)` : '-')],
     ['same, during a re-walk: p50 (max, n, walk running at rename / at NAS confirm)', (r) => (r.renameRewalk ? `${r.renameRewalk.p50} s${mark(r.renameRewalk.p50 <= 0.5)} (${r.renameRewalk.max} s, ${r.renameRewalk.n}, ${r.renameRewalk.duringWalk} / ${r.renameRewalk.walkStillRunning}${r.renameRewalk.failed ? `, ${r.renameRewalk.failed} failed` : ''}) (≤ 0.5)` : '-')],
   ];
-  const head = `| figure | ${rs.map((r) => `${r.objects}`).join(' | ')} |\n|---|${rs.map(() => '---|').join('')}`;
+  const head = `| figure | ${rs.map((r) => `${r.objects}${BEFORE ? ` ${r.version}` : ''}`).join(' | ')} |\n|---|${rs.map(() => '---|').join('')}`;
   const body = rows.map(([label, f]) => `| ${label} | ${rs.map(f).join(' | ')} |`).join('\n');
   const errors = rs.flatMap((r) => r.errors.map((e) => `- ${r.objects}: ${e}`)).join('\n');
   const load = rs.map((r) => `- ${r.objects}: at the first run ${r.load['first run to ready'] ?? '?'}; at cp -r ${r.load['folders, cp -r and find of the placeholder tree'] ?? '?'}`).join('\n');
@@ -298,15 +307,21 @@ async function main(): Promise<void> {
   await ensureRenderer(); // a stale window bundle would otherwise be rebuilt inside the first run's time
   const cliStart = await runOk(NODE, ['bin/nas-mirror.js', '--help'], { timeoutMs: 60_000, what: 'nas-mirror --help' });
   const results: SizeResult[] = [];
+  const now = { ...worktree('.', ''), version: 'now' as const };
+  const codes = BEFORE ? [{ ...worktree(BEFORE, join(mkdtempSync(join(TMP, 'nm-scale-code-')), 'before')), version: 'before' as const }, now] : [now];
+  if (BEFORE) say(`before: ${codes[0]!.commit}; now: ${now.commit}`);
   for (const n of SIZES) {
-    const base = mkdtempSync(join(TMP, `nm-scale-${n}-`));
-    bases.push(base);
-    try {
-      results.push(await measureSize(n, base));
-    } finally {
-      await killAll(); // nothing of this size writes into its folder while the next size runs
+    for (const code of codes) {
+      const base = mkdtempSync(join(TMP, `nm-scale-${n}-${code.version}-`));
+      bases.push(base);
+      try {
+        results.push(await measureSize(n, base, code, code.version === 'now'));
+      } finally {
+        await killAll(); // nothing of this size writes into its folder while the next size runs
+      }
     }
   }
+  removeWorktrees();
   removeBases();
   const out = {
     date: new Date().toISOString(),
@@ -314,6 +329,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30), inotifyMaxUserWatches: Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim()) },
     cliStartSec: sec(cliStart.ms),
     idleWindowSec: IDLE_SEC,
+    ...(BEFORE ? { before: codes[0]!.commit } : {}),
     sizes: results,
   };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
@@ -324,6 +340,7 @@ async function main(): Promise<void> {
 const cleanup = (sig: NodeJS.Signals): void => {
   say(`${sig}: killing the children, removing the temp folders`);
   void killAll().then(() => {
+    removeWorktrees();
     removeBases();
     process.exit(130);
   });
@@ -334,4 +351,5 @@ try {
   await main();
 } finally {
   await killAll();
+  removeWorktrees();
 }
