@@ -83,7 +83,9 @@ export class EngineActions {
         const h = held.find((x) => x.id === id);
         if (h && id === c.model.rootId) { resolveEmptyNas(c, h.path, action); out.done++; emptyNas = action; continue; }
         const e = c.model.get(id);
-        if (!h || !e) { out.failed.push({ id, message: 'no such held delete' }); continue; }
+        if (!h) { out.failed.push({ id, message: 'no such held delete' }); continue; }
+        // (a row left by an older version for an entry that is gone: nothing is left to decide)
+        if (!e) { c.local.removeHeld(id); out.done++; continue; }
         c.db.transaction(() => {
           if (action === 'approve') {
             c.model.update(id, { state: 'deleting' });
@@ -91,8 +93,11 @@ export class EngineActions {
             c.local.removeHeld(id);
             c.activity({ kind: 'approved', path: h.path, summary: `delete approved (queued #${seq})`, reason: 'you approved a held delete' });
           } else {
-            for (const d of [id, ...c.model.descendants(id)]) c.model.update(d, { ino: null, state: 'ok' });
-            c.local.removeHeld(id);
+            // what it holds comes back with it, with any held entry below it (nothing is deleted)
+            for (const d of [id, ...c.model.descendants(id)]) {
+              c.model.update(d, { ino: null, state: 'ok' });
+              c.local.removeHeld(d);
+            }
             c.activity({ kind: 'rejected', path: h.path, summary: 'delete rejected: placeholders restored', reason: 'you rejected a held delete; nothing is deleted on the NAS' });
           }
           c.local.flush(c.model);

@@ -47,7 +47,17 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
   // Found at their place: the inode this mount gave them, before anything uses inodes.
   for (const r of pair.rebound) model.rebind(r.id, r.ino, r.filled);
-  const plan = planBatch(model, pair.moves, pair.deletes, core.threshold);
+  // A folder deleted here that holds an entry waiting for the user's word (a held delete, a
+  // "renamed or deleted?") is held too: deleting it on the NAS would take that entry along
+  // before the user chose.
+  const undecided = new Set(pair.uncertain.map((u) => u.id));
+  const undecidedIn = (id: string): string | undefined => model.descendants(id).find((d) => undecided.has(d) || model.get(d)!.state === 'held');
+  const waiting = new Map<string, string>();
+  for (const d of pair.deletes) {
+    const u = undecidedIn(d);
+    if (u !== undefined) waiting.set(d, u);
+  }
+  const plan = planBatch(model, pair.moves, pair.deletes.filter((d) => !waiting.has(d)), core.threshold);
   const paths = new Map<string, string>();
   for (const m of pair.moves) paths.set(m.id, pathFor(core, m.id));
   for (const d of pair.deletes) paths.set(d, pathFor(core, d));
@@ -97,6 +107,12 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       lists.push(() => core.local.addHeld(row));
     }
     activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
+  }
+  for (const [id, u] of waiting) {
+    const row = { id, path: paths.get(id)!, folder: model.get(id)!.kind === 'dir', objects: 1 + model.descendants(id).length, reason: `it held ${pathFor(core, u)}, which waits for your choice: deleting this folder on the NAS would delete that too (Delete deletes the folder with everything in it; Keep puts it back)` };
+    model.update(id, { state: 'held' });
+    lists.push(() => core.local.addHeld(row));
+    activity.push({ kind: 'held', path: row.path, summary: 'held a folder delete: it holds an entry that waits for your choice', reason: row.reason });
   }
   if (identity.by === 'place') {
     // What is gone keeps no inode of another mount: no later pairing may find it by one (a

@@ -233,6 +233,8 @@ export class LocalStore {
     const del = this.db.prepare('DELETE FROM local_entries WHERE id = ?');
     // A folder gone from the model takes its local-only rows (what it held on disk went with it, or was kept as a literal row).
     const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
+    // ...and its held row: nothing is left to decide about an entry the model no longer has.
+    const delHeld = this.db.prepare('DELETE FROM local_held WHERE id = ?');
     this.db.transaction(() => {
       for (const id of ids) {
         const e = m.get(id);
@@ -240,6 +242,7 @@ export class LocalStore {
         else {
           del.run(id);
           delLocalOnly.run(id);
+          delHeld.run(id);
         }
       }
     })();

@@ -118,17 +118,24 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const byName = groupBy(files, (u) => nfc(u.name));
   const leftByTime = new TimeBuckets<Appearance>(tol, (u) => (u.d.size === 0 ? u.d.mtimeMs : undefined));
   for (const u of files) leftByTime.add(u);
+  const likely = (e: LocalEntry): Appearance[] => leftByTime.near(Date.parse(e.mtime)).filter((u) => agrees(e, u));
+  const paths = (us: readonly Appearance[]): string[] => [...new Set(us.map((u) => u.path))].slice(0, 3);
   for (const e of pass.gone) {
     if (movedIds.has(e.id) || pairedFiles.has(e.id)) continue;
-    let could: string[];
-    if (e.kind === 'dir') could = anyDirs;
-    else {
-      const likely = leftByTime.near(Date.parse(e.mtime)).filter((u) => agrees(e, u));
-      const near = [...(byParent.get(e.lparent) ?? []), ...(byName.get(nfc(e.lname)) ?? []), ...empty];
-      could = [...new Set([...likely, ...near].map((u) => u.path))].slice(0, 3);
+    const could = e.kind === 'dir' ? anyDirs : paths([...likely(e), ...(byParent.get(e.lparent) ?? []), ...(byName.get(nfc(e.lname)) ?? []), ...empty]);
+    if (could.length > 0) { res.uncertain.push({ id: e.id, candidates: could }); continue; }
+    res.deletes.push(e.id);
+    // What a deleted folder held may have left it first (moved out, changed, then the folder
+    // deleted): a placeholder below it with a possible twin elsewhere (its time, or its name)
+    // is held, and the folder's delete with it (local-batch.ts), never sent over it.
+    if (e.kind === 'dir') {
+      for (const id of model.descendants(e.id)) {
+        const d = model.get(id)!;
+        if (d.kind !== 'file' || d.state !== 'ok' || pairedFiles.has(id)) continue;
+        const twins = paths([...likely(d), ...(byName.get(nfc(d.lname)) ?? [])]);
+        if (twins.length > 0) res.uncertain.push({ id, candidates: twins });
+      }
     }
-    if (could.length === 0) res.deletes.push(e.id);
-    else res.uncertain.push({ id: e.id, candidates: could });
   }
   for (const u of left) res.localOnly.push({ path: u.path, kind: u.d.kind, parent: u.parent, name: u.name });
   return res;

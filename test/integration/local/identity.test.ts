@@ -151,6 +151,35 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     expect(existsSync(join(r.mirror, 'Docs', 'two.txt')) && !existsSync(join(r.mirror, 'Docs', 'a.txt'))).toBe(true);
   });
 
+  it('a folder deleted while what it held may have moved out is held too: nothing in it is deleted before the user chose', async () => {
+    const ids: Ids = {};
+    rig = await startRig((svc, root) => seed(svc, root, ids), unstable);
+    const r = rig;
+    await r.engine.stop();
+    // a.txt moved out to Music and written to (its time and size say nothing now), then Docs deleted
+    renameSync(join(r.mirror, 'Docs', 'a.txt'), join(r.mirror, 'Music', 'a.txt'));
+    writeFileSync(join(r.mirror, 'Music', 'a.txt'), 'edited');
+    rmSync(join(r.mirror, 'Docs'), { recursive: true });
+    r.mark();
+    await r.restart(unstable);
+    await waitFor(() => r.engine.status().heldDeletes === 2, 'a.txt and Docs held');
+    await r.engine.drainOutbox();
+    expect(r.count('POST') + r.count('DELETE')).toBe(0);
+    const held = r.engine.actions.conflicts().held;
+    expect(held.find((h) => h.id === ids['Docs'])!.reason).toMatch(/it held Docs\/a\.txt, which waits for your choice/);
+    expect(held.find((h) => h.id === ids['Docs/a.txt'])).toMatchObject({ cause: 'renamed-or-deleted', candidates: ['Music/a.txt'] });
+    await r.engine.actions.heldWasRenamed(ids['Docs/a.txt']!, 'Music/a.txt');
+    await waitFor(() => r.svc.admin.get(ids['Docs/a.txt']!)!.parentID === ids['Music'], 'the move sent');
+    await r.engine.actions.resolveHeld([ids['Docs']!], 'approve');
+    await waitFor(() => r.svc.admin.get(ids['Docs']!) === undefined, 'the folder delete sent');
+    await settled(r);
+    expect(r.count('POST')).toBe(1);
+    expect(r.count('DELETE')).toBe(1);
+    expect(r.svc.admin.get(ids['Docs/a.txt']!)).toMatchObject({ name: 'a.txt', parentID: ids['Music'] });
+    expect(r.svc.admin.get(ids['Docs/b.txt']!)).toBeUndefined();
+    expect(r.engine.actions.conflicts().held).toEqual([]);
+  });
+
   it('a folder renamed while stopped and given new contents too is held; "it was renamed" takes it with what it holds', async () => {
     const ids: Ids = {};
     rig = await startRig((svc, root) => seed(svc, root, ids), unstable);
