@@ -144,7 +144,19 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     for (;;) {
       if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
       const ifNoneMatch = conditional ? known![i]!.etag : undefined;
-      const r = await client.listIfChanged(folderId, { limit: pageSize, pageToken: token, signal: opts.signal, ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}) });
+      let r: Awaited<ReturnType<ServiceClient['listIfChanged']>>;
+      try {
+        r = await client.listIfChanged(folderId, { limit: pageSize, pageToken: token, signal: opts.signal, ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}) });
+      } catch (e) {
+        if (!(e instanceof AppError && e.code === 'NotFound') || folderId === root?.id) throw e;
+        // Gone since it was listed in its parent (deleted meanwhile; a device's trash or a
+        // lingering delete lists it for a while, also in a parent answered 304): neither it nor
+        // what its pages brought counts as seen, so the re-check by id after the walk (sync.ts)
+        // takes them out of the store. The walk goes on: one folder gone is not an outage.
+        seen.delete(folderId);
+        for (const id of mine) seen.delete(id);
+        return;
+      }
       if (failure) return;
       progress.pages++;
       if (r.notModified) {

@@ -145,6 +145,25 @@ describe('walker against the real service', () => {
     await expectMirrored(m);
   });
 
+  it('a folder deleted on the NAS that its parent still lists (a lingering delete) is gone, not an outage: the walk completes', async () => {
+    const svc = await startTestService({ quirks: 'lingering-delete', lingerMs: 60_000 });
+    cleanups.push(() => svc.stop());
+    const f = svc.admin.createFolder(svc.admin.rootId(), 'F');
+    const inside = [0, 1, 2].map((i) => svc.admin.createFile(f.id, `x${i}.txt`).id);
+    const keep = svc.admin.createFile(svc.admin.rootId(), 'keep.txt').id;
+    const m = await openMirror(svc);
+    cleanups.push(() => m.close());
+    // deleted by another client (this one would know its own delete and skip the ghost)
+    expect((await fetch(`${svc.baseUrl}/sdk/v2/files/${f.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${svc.token()}` } })).status).toBe(202);
+    await svc.admin.drainDeletes();
+    // a first walk now: the root's listing still shows F, F's own listing answers 404
+    const r = await syncOnce(m.client, m.store, m.applier);
+    expect(r.error?.message).toBeUndefined();
+    expect(r.complete).toBe(true);
+    for (const id of [f.id, ...inside]) expect(m.store.get(id)).toBeUndefined();
+    expect(m.store.get(keep)).toBeDefined();
+  });
+
   it('an unchanged re-walk writes nothing', async () => {
     const { m } = await setup(300, 11);
     await syncOnce(m.client, m.store, m.applier);
