@@ -69,11 +69,15 @@ export function checkRound(i: CheckInput): string[] {
 
   // 2. nothing lost that nobody deleted; nothing from nowhere
   const liveLocalDeletes = w.localDeletes.filter((d) => !w.rejected.has(d.root));
+  // deleted by the user: a delete of theirs not rejected, or a held row they approved for
+  // something they deleted (a file held inside a folder whose own delete was then rejected)
+  const userDeleted = (id: string): boolean => liveLocalDeletes.some((d) => d.seen.has(id))
+    || ((w.approved.has(id) || [...w.possibleAncestors(id)].some((a) => w.approved.has(a))) && w.localDeletes.some((d) => d.seen.has(id)));
   const deletesSentFor = (id: string): string[] => i.writes.filter((x) => x.kind === 'delete' && (x.id === id || w.possibleAncestors(id).has(x.id))).map((x) => `DELETE ${q(start.path(x.id))} (${x.id}) -> ${x.status || 'no answer'}`);
   const lost: string[] = [];
   for (const id of start.byId.keys()) {
     if (end.byId.has(id)) continue;
-    if (liveLocalDeletes.some((d) => d.seen.has(id))) continue;
+    if (userDeleted(id)) continue;
     const anc = w.possibleAncestors(id);
     if (w.nasDeletes.some((d) => d.subtree.has(id) || d.root === id || anc.has(d.root))) continue;
     lost.push(id);
@@ -126,7 +130,7 @@ export function checkRound(i: CheckInput): string[] {
   for (const [id, xs] of deletes) {
     const done = xs.filter(applied);
     if (done.length > 1) v.push(`a delete applied more than once: ${done.length} DELETEs of ${q(start.path(id))} (${id}) answered ${done.map((x) => x.status).join(', ')}`);
-    if (!liveLocalDeletes.some((d) => d.seen.has(id))) {
+    if (!userDeleted(id)) {
       const rej = w.localDeletes.some((d) => w.rejected.has(d.root) && d.seen.has(id));
       v.push(`the engine deleted what the user did not delete${rej ? ' (the user REJECTED that held delete)' : ''}: DELETE ${q(start.path(id))} (${id}) -> ${xs.map((x) => x.status || 'no answer').join(', ')}`);
     }

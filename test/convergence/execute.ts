@@ -226,7 +226,7 @@ class Executor {
           return `failed: ${String(e)}`;
         }
         w.localDelete({ root: op.id, path: p, seen });
-        this.index.removed(p);
+        this.index.removed(p, [...below.values()].map((e) => e.ino));
         w.count(op.mass ? 'disk mass delete' : 'disk delete');
         return `done ("${p}", ${seen.size} object(s) seen)`;
       }

@@ -175,7 +175,18 @@ export class DiskIndex {
     }
   }
 
-  removed(path: string): void {
-    for (const [id, p] of this.pathById) if (p === path || p.startsWith(`${path}/`)) this.pathById.delete(id);
+  /**
+   * The user deleted `path` (what was below it had the inodes `inos`): none of it is looked up
+   * again, by path or by inode (the disk reuses a freed inode at once: a new file of the user's
+   * must never be taken for the deleted folder).
+   */
+  removed(path: string, inos: Iterable<string> = []): void {
+    const forget = (id: string): void => {
+      const ino = this.inoById.get(id);
+      this.inoById.delete(id);
+      if (ino !== undefined && this.idByIno.get(ino) === id) this.idByIno.delete(ino);
+    };
+    for (const [id, p] of this.pathById) if (p === path || p.startsWith(`${path}/`)) { this.pathById.delete(id); forget(id); }
+    for (const ino of inos) { const id = this.idByIno.get(ino); if (id !== undefined) forget(id); }
   }
 }

@@ -66,6 +66,27 @@ describe('local folder: nothing lost', () => {
     await waitFor(() => r.svc.admin.get(f) === undefined, 'deleted on the NAS');
   });
 
+  it('a folder deleted after deletes inside it were held is held too: the held ones are never deleted with it unasked', async () => {
+    let f = '';
+    let keep = '';
+    rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Many').id; keep = svc.admin.createFile(f, 'keep.txt').id; for (let i = 0; i < 60; i++) svc.admin.createFile(f, `m${i}`); for (let i = 0; i < 600; i++) svc.admin.createFile(root, `k${i}`); }, { threshold: { count: 50, percent: 10 } });
+    const r = rig;
+    r.mark();
+    for (let i = 0; i < 60; i++) rmSync(join(r.mirror, 'Many', `m${i}`));
+    await waitFor(() => r.engine.status().heldDeletes === 60, 'the 60 deletes held');
+    rmSync(join(r.mirror, 'Many'), { recursive: true });
+    await waitFor(() => r.engine.status().heldDeletes === 61, 'the folder delete held too');
+    await r.engine.drainOutbox();
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.engine.actions.conflicts().held.find((h) => h.id === f)!.reason).toMatch(/it held Many\/m\d+, which waits for your choice/);
+    // Keep on the folder brings it back with everything in it, and clears the rows below it
+    await r.engine.actions.resolveHeld([f], 'reject');
+    await waitFor(() => existsSync(join(r.mirror, 'Many', 'm0')) && existsSync(join(r.mirror, 'Many', 'keep.txt')), 'the folder back with what it held');
+    expect(r.engine.status().heldDeletes).toBe(0);
+    expect(r.count('DELETE')).toBe(0);
+    expect(r.svc.admin.get(keep)).toBeDefined();
+  });
+
   it('refuses hostile names from the service and writes nothing outside the mirror', async () => {
     rig = await startRig((svc, root) => {
       svc.admin.createFile(root, 'fine.txt');
