@@ -41,7 +41,9 @@ export interface Core {
 }
 
 /** The engine's context from its options: the stores on one state db, the model as stored. */
-export function openCore(opts: EngineOptions, activity: (a: ActivityInput) => void): Core {
+export type CoreOptions = Pick<EngineOptions, 'db' | 'stateDir' | 'store' | 'mirrorDir' | 'applier' | 'traits' | 'identity' | 'disk' | 'threshold' | 'holdMs' | 'log'>;
+
+export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void): Core {
   const db = opts.db ?? openStateDb(opts.stateDir);
   const store = opts.store ?? new MirrorStore(db);
   const local = new LocalStore(db);
