@@ -231,6 +231,8 @@ const mark = (ok: boolean | undefined): string => (ok === undefined ? '' : ok ? 
 const fmt = (x: number | undefined, unit: string): string => (x === undefined || Number.isNaN(x) ? '-' : `${x}${unit}`);
 
 function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
+  // the floors are measured once per size (with this checkout): the other version's column uses them too
+  const floorOf = (r: SizeResult): SizeResult => (r.cpSec !== undefined ? r : rs.find((x) => x.objects === r.objects && x.cpSec !== undefined) ?? r);
   const rows: [string, (r: SizeResult) => string][] = [
     ['objects / NAS folders / mirror folders (find -type d)', (r) => `${r.objects} / ${fmt(r.nasFolders, '')} / ${fmt(r.mirrorFolders, '')}`],
     ['floor: walk alone (`sync --once`, wall)', (r) => `${fmt(r.walkAloneSec, ' s')} (${fmt(r.walkAloneInternalSec, ' s')} inside)`],
@@ -238,7 +240,8 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
     ['floor: `find DIR \\| wc -l` (best of 2)', (r) => `${fmt(r.findSec, ' s')} (${fmt(r.findEntries, '')} entries)`],
     ['first run to ready (`watching`)', (r) => {
       if (!r.first) return '✗ not ready';
-      const floor = r.walkAloneSec !== undefined && r.cpSec !== undefined ? 1.5 * (r.walkAloneSec + r.cpSec) : undefined;
+      const f = floorOf(r);
+      const floor = f.walkAloneSec !== undefined && f.cpSec !== undefined ? 1.5 * (f.walkAloneSec + f.cpSec) : undefined;
       const cap = Math.min(floor ?? Infinity, targets(r.objects).readyCapSec);
       return `${r.first.readySec} s${mark(cap === Infinity ? undefined : r.first.readySec <= cap)} (≤ ${floor === undefined ? '?' : r1(floor)} s = 1.5×(walk + cp)${targets(r.objects).readyCapSec < Infinity ? ', ≤ 180 s' : ''})`;
     }],
