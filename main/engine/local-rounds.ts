@@ -42,6 +42,8 @@ export interface LocalPort {
 
 /** The local meta key holding the mount key the model's inodes were read on. */
 const DISK_KEY = 'diskKey';
+/** When moved folders are read a second time: chokidar watches a renamed folder's new path only after a moment. */
+const REREAD_AFTER_MS = 1500;
 
 export class LocalRounds {
   private carry: GoneCarry[] = [];
@@ -238,7 +240,13 @@ export class LocalRounds {
       }
       if (r.held) this.p.notice({ level: 'warn', message: 'Deletes are held for your confirmation (too many at once).' });
       // a folder found moved, and every folder below it: changes inside were reported under old paths
-      if (r.reread.length) this.p.schedule(() => void this.onBatch(r.reread.flatMap((d) => allDirs(c.root, c.disk, d))), 0);
+      // (read again once the watcher has had time to watch their new paths: what changed inside
+      // them in between raised no event; the convergence soak's seed 1020 round 20)
+      if (r.reread.length) {
+        const again = (): void => void this.onBatch(r.reread.flatMap((d) => allDirs(c.root, c.disk, d)));
+        this.p.schedule(again, 0);
+        this.p.schedule(again, REREAD_AFTER_MS);
+      }
       if (r.enqueued || r.held) this.p.queued();
       return true;
     });

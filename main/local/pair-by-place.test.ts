@@ -172,6 +172,22 @@ describe('pairByPlace (cases)', () => {
     expect(r.uncertain).toEqual([]);
   });
 
+  it('two folders that traded names, one of them then moved away: each is found by its contents, nothing inside moves', () => {
+    const nodes: Node[] = [
+      { id: 'P', kind: 'dir', parent: 'R', name: 'Party', time: T0 },
+      { id: 'V', kind: 'dir', parent: 'R', name: 'Old Videos', time: T0 },
+      { id: 'M', kind: 'dir', parent: 'R', name: 'Music', time: T0 },
+      ...[1, 2, 3].map((i): Node => ({ id: `p${i}`, kind: 'file', parent: 'P', name: `p${i}.jpg`, time: T0 + i * 60_000 })),
+      ...[1, 2, 3].map((i): Node => ({ id: `v${i}`, kind: 'file', parent: 'V', name: `v${i}.mp4`, time: T0 + (10 + i) * 60_000 })),
+    ];
+    // Party <-> Old Videos (names traded), then the former Party moved into Music as "Party 2"
+    const disk = nodes.map((n) => (n.id === 'V' ? { ...n, name: 'Party' } : n.id === 'P' ? { ...n, parent: 'M', name: 'Party 2' } : n));
+    const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
+    expect(r.moves.map((m) => [m.id, m.toParent, m.toName]).sort()).toEqual([['P', 'M', 'Party 2'], ['V', 'R', 'Party']]);
+    expect(r.deletes).toEqual([]);
+    expect(r.uncertain).toEqual([]);
+  });
+
   it('a mass change pairs one to one without comparing everything with everything (20,000 renamed, 5,000 deleted, 5,000 new)', () => {
     const nodes: Node[] = [{ id: 'd', kind: 'dir', parent: 'R', name: 'Big', time: T0 }];
     for (let i = 0; i < 25_000; i++) nodes.push({ id: `f${i}`, kind: 'file', parent: 'd', name: `f${i}.jpg`, time: T0 + i * 60_000 });

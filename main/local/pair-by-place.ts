@@ -219,6 +219,9 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
     }
     return cur;
   };
+  /** Known folders with no scanned folder at their recorded place (built once, when first asked). */
+  let goneDirs: LocalEntry[] | undefined;
+  const gone = (): LocalEntry[] => (goneDirs ??= [...model.byId.values()].filter((d) => d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !byPath.has(model.pathOf(d.id) ?? '')));
   const notThatFolder = (e: LocalEntry, path: string): boolean => {
     if (e.kind !== 'dir' || !byPath.has(path)) return false;
     const other = elsewhere(e, path);
@@ -228,7 +231,14 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
       const f = folderAt(q);
       if (f && f.id !== e.id && elsewhere(f, q)?.has(path)) return true;
     }
-    return false;
+    // or the folder here holds most of what a folder gone from its own place held (a trade,
+    // then one of the two moved away): it is that folder, found by its contents
+    const names = new Set((byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
+    return gone().some((g) => {
+      if (g.id === e.id) return false;
+      const kids = kidsOf(g.id);
+      return kids.length >= 2 && kids.filter((k) => names.has(nfc(k.lname))).length * 2 >= kids.length;
+    });
   };
   const resolved = new Map<string, string>();
   const root = model.get(model.rootId);
