@@ -1,6 +1,6 @@
 /**
- * The composition root of the reference service: opens the store in a data folder, starts
- * the delete job runner and a node:http server, writes `DIR/device.json`, and stops
+ * The composition root of the reference service: opens the store in a data folder, reconciles
+ * its content files, starts the delete and upload-expiry jobs and a node:http server, writes `DIR/device.json`, and stops
  * cleanly (in-flight requests finish, new ones get 503, the database is closed).
  */
 import { createServer, type Server } from 'node:http';
@@ -9,6 +9,10 @@ import { writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './http/app.js';
 import { DeleteJobs } from './jobs/delete-jobs.js';
+import { UploadExpiry } from './jobs/upload-expiry.js';
+import { ContentStore } from './content/content-store.js';
+import { realDisk, type ContentDisk } from './content/disk.js';
+import { Uploads } from './content/uploads.js';
 import { silentLogger, type Logger } from './log.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
@@ -27,6 +31,10 @@ export interface ServiceOptions {
   quirks?: ReadonlySet<Quirk>;
   /** How long a folder deleted with 202 stays listed with `lingering-delete`; periodic outages with `bursts`. */
   quirkOptions?: { lingerMs?: number; periodic?: boolean };
+  /** Where uploaded bytes are written (tests give a disk that fills up). */
+  contentDisk?: ContentDisk;
+  /** Unfinished uploads untouched this long are removed (default 24 h). */
+  uploadTtlMs?: number;
 }
 
 export interface RunningService {
@@ -35,6 +43,8 @@ export interface RunningService {
   port: number;
   store: Store;
   jobs: DeleteJobs;
+  content: ContentStore;
+  uploads: Uploads;
   server: Server;
   /** Controls of the active quirks (none without `quirks`). */
   quirks: QuirkControl | undefined;
@@ -46,11 +56,20 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const log = opts.log ?? silentLogger;
   const store = existing ?? new Store(openServiceDb(opts.dataDir));
   const jobs = new DeleteJobs(store, log);
+  const content = new ContentStore(store, log);
+  content.recover();
+  const uploads = new Uploads(store, content, opts.contentDisk ?? realDisk, log);
+  const expiry = new UploadExpiry(uploads, log, opts.uploadTtlMs);
   let stopping = false;
-  const plain = createApp({ store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec });
+  const plain = createApp({
+    store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec,
+    content, uploads,
+  });
   const quirky = opts.quirks && opts.quirks.size > 0 ? withQuirks(plain, store, opts.quirks, opts.quirkOptions) : undefined;
   const app = quirky?.handler ?? plain;
-  const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000, headersTimeout: 20_000 }, app);
+  // No limit on a whole request (an upload may take minutes); a connection idle for 60 s is closed instead.
+  const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 20_000 }, app);
+  server.setTimeout(60_000);
   server.on('clientError', (_e, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n');
     else socket.destroy();
@@ -80,10 +99,12 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   }
   writeDeviceRecord(opts.dataDir, baseUrl, relay?.baseUrl);
   jobs.kick();
+  expiry.start();
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping = true;
+      expiry.stop();
       quirky?.stop();
       clearInterval(flapTimer);
       await relay?.close();
@@ -100,7 +121,7 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
     })();
     return stopped;
   };
-  return { baseUrl, host, port, store, jobs, server, quirks: control, stop };
+  return { baseUrl, host, port, store, jobs, content, uploads, server, quirks: control, stop };
 }
 
 /** Writes the device information record the client reads its base URL from. */

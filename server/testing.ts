@@ -13,10 +13,12 @@ import type { Hidden, ImageMeta, RemoteObject } from '../app/model/remote-object
 import { setPassword } from './auth/oauth.js';
 import { loadDemo } from './demo/load.js';
 import { parseQuirks, type QuirkControl } from './quirks/quirks.js';
+import { roomLimitedDisk, type RoomLimitedDisk } from './content/disk.js';
 import { startService, type RunningService } from './service.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
 import { addUser, grant, mintToken, userByName, type Scope } from './store/users.js';
+import type { WireObject } from './store/object-row.js';
 import type { PermName } from './store/tree-index.js';
 
 export interface CreateOptions {
@@ -26,6 +28,8 @@ export interface CreateOptions {
   mimeType?: string;
   hidden?: Hidden;
   image?: ImageMeta;
+  /** Files: stored content (its size is the file's size); without it, content is generated from id and size. */
+  content?: Uint8Array | string;
 }
 
 export interface TestService {
@@ -43,7 +47,7 @@ export interface TestService {
     setPassword(user: string, password: string): Promise<void>;
     grant(user: string, objectId: string, perm: PermName): void;
     /** The object as the service would return it (ignoring permissions), or undefined. */
-    get(id: string): RemoteObject | undefined;
+    get(id: string): WireObject | undefined;
     /** Resolves when every pending asynchronous delete has finished. */
     drainDeletes(): Promise<void>;
   };
@@ -53,6 +57,8 @@ export interface TestService {
   requests(): readonly { method: string; path: string }[];
   /** Controls of the quirks (`outage(ms)`...), when started with `quirks`. */
   quirks: QuirkControl | undefined;
+  /** With `diskRoom`: the disk uploads are written to (`setRoom(bytes)` frees or fills it). */
+  disk: RoomLimitedDisk | undefined;
   /** The running service (store, server) for white-box checks. */
   service: RunningService;
   /** Stops the service and removes the data folder (unless keepData). */
@@ -69,6 +75,10 @@ export interface TestServiceOptions {
   quirks?: string;
   /** `lingering-delete`: how long a folder deleted with 202 stays listed (ms). */
   lingerMs?: number;
+  /** Unfinished uploads untouched this long are removed (default 24 h). */
+  uploadTtlMs?: number;
+  /** Uploads are written to a disk with this many bytes of room (then ENOSPC: 507). */
+  diskRoom?: number;
 }
 
 /** Starts the real service in-process on 127.0.0.1 port 0 with user `demo`. */
@@ -78,7 +88,12 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   if (!userByName(store, 'demo')) addUser(store, 'demo');
   if (opts.demo) loadDemo(store, 'demo', opts.demo);
   const log: { method: string; path: string }[] = [];
-  const service = await startService({ dataDir, tokenTtlSec: opts.tokenTtlSec, ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}), onRequest: (method, path) => log.push({ method, path }) }, store);
+  const disk = opts.diskRoom === undefined ? undefined : roomLimitedDisk(opts.diskRoom);
+  const service = await startService({
+    dataDir, tokenTtlSec: opts.tokenTtlSec, uploadTtlMs: opts.uploadTtlMs, contentDisk: disk,
+    ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}),
+    onRequest: (method, path) => log.push({ method, path }),
+  }, store);
   const rowOf = (id: string): number => {
     if (id === 'root') return userByName(store, 'demo')!.root;
     const r = store.byId(id);
@@ -86,7 +101,11 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     return r.row;
   };
   const create = (parentId: string, name: string, dir: boolean, o: CreateOptions = {}): RemoteObject => {
-    const r = store.create(rowOf(parentId), { name, dir, size: o.size, mtime: o.mTime, ctime: o.cTime, mime: o.mimeType, hidden: o.hidden, image: o.image });
+    const bytes = typeof o.content === 'string' ? Buffer.from(o.content) : o.content;
+    const content = bytes === undefined || dir ? undefined : service.content.storeBytes(bytes);
+    const size = bytes === undefined ? o.size : bytes.length;
+    const spec = { name, dir, size, mtime: o.mTime, ctime: o.cTime, mime: o.mimeType, hidden: o.hidden, image: o.image, content };
+    const r = store.create(rowOf(parentId), spec);
     return store.wire(r);
   };
   return {
@@ -111,6 +130,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       drainDeletes: () => service.jobs.drain(),
     },
     quirks: service.quirks,
+    disk,
     requestCount: () => log.length,
     requests: () => log,
     service,

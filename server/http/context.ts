@@ -3,6 +3,8 @@
  * store, and helpers to resolve ids (`root` alias) into rows the user may read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ContentStore } from '../content/content-store.js';
+import type { Uploads } from '../content/uploads.js';
 import type { Logger } from '../log.js';
 import { notFound, type Store } from '../store/store.js';
 import { PERM } from '../store/tree-index.js';
@@ -17,6 +19,9 @@ export interface Ctx {
   log: Logger;
   /** Called after a non-empty folder was marked for deletion. */
   onAsyncDelete: () => void;
+  /** File content: reads and installs (content.md). */
+  content: ContentStore;
+  uploads: Uploads;
 }
 
 /** The row of an id or `root` that the user may read; 404 otherwise. Returns [row, access level]. */

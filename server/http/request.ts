@@ -77,7 +77,10 @@ export function parseFields(v: string | null): string[] | undefined {
  * around the value and trailing `;` are dropped. Free text (`q`, `name`, `pageToken`) is
  * never touched: a name may end with `;`.
  */
-const KEYWORD_PARAMS = ['order', 'orderBy', 'hidden', 'limit', 'pretty', 'fields', 'ids', 'parentID'];
+const KEYWORD_PARAMS = [
+  'order', 'orderBy', 'hidden', 'limit', 'pretty', 'fields', 'ids', 'parentID',
+  'resolveNameConflict', 'done', 'offset', 'truncate', 'download',
+];
 
 export function lenientQuery(q: URLSearchParams): URLSearchParams {
   for (const k of KEYWORD_PARAMS) {
@@ -94,4 +97,7 @@ export function required(q: URLSearchParams, name: string): string {
   return v;
 }
 
-export const isPretty = (q: URLSearchParams): boolean => q.get('pretty') === 'true' || q.get('pretty') === '1';
+/** A boolean query flag: `true` or `1` (anything else, or absent, is false). */
+export const isFlag = (q: URLSearchParams, name: string): boolean => q.get(name) === 'true' || q.get(name) === '1';
+
+export const isPretty = (q: URLSearchParams): boolean => isFlag(q, 'pretty');

@@ -1,20 +1,22 @@
 /**
  * Writing responses: JSON bodies (indented with `pretty=true`), ETags with If-None-Match
  * -> 304 on reads, and the one error handler that turns anything thrown into a JSON
- * `{message, detail?}` with the decided status. A 5xx other than 503 is a bug and is logged.
+ * `{message, detail?}` with the decided status. A 5xx other than 503 (stopping) and 507 (disk full) is a bug and is logged.
  */
 import { createHash } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isAppError, type ErrorCode } from '../../app/errors.js';
 import { parseETagList } from '../../app/model/etag.js';
 import type { Logger } from '../log.js';
+import { UploadConflict } from '../content/errors.js';
 
 const STATUS_OF: Partial<Record<ErrorCode, number>> = {
   BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
   PreconditionFailed: 412, PayloadTooLarge: 413, RateLimited: 429, Unavailable: 503,
 };
 
-const COMMON = { 'Vary': 'Origin', 'Cache-Control': 'no-cache' };
+/** Headers of every answer. */
+export const COMMON = { 'Vary': 'Origin', 'Cache-Control': 'no-cache' };
 
 const started = new WeakMap<IncomingMessage, number>();
 
@@ -68,13 +70,16 @@ export function sendEmpty(res: ServerResponse, status: number, headers: Record<s
   res.end();
 }
 
-/** Sends `{message, detail?}` with a status. */
-export function sendError(res: ServerResponse, status: number, message: string, detail?: string, headers: Record<string, string> = {}): void {
+/** Sends `{message, detail?}` (and `extra` fields, e.g. an upload's `offset`) with a status. */
+export function sendError(
+  res: ServerResponse, status: number, message: string, detail?: string,
+  headers: Record<string, string> = {}, extra: Record<string, number> = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = JSON.stringify(detail === undefined ? { message } : { message, detail });
+  const body = JSON.stringify(detail === undefined ? { message, ...extra } : { message, detail, ...extra });
   res.writeHead(status, { ...COMMON, ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -84,7 +89,8 @@ export function handleError(e: unknown, res: ServerResponse, log: Logger, where:
   if (isAppError(e)) {
     const status = e.status ?? STATUS_OF[e.code] ?? 500;
     const reason = STATUS_CODES[status] ?? 'Error';
-    if (status >= 500 && status !== 503) log.error('request failed', { where, err: e });
+    if (status === 507) log.warn('no room on the disk', { where, err: e.cause });
+    else if (status >= 500 && status !== 503) log.error('request failed', { where, err: e });
     if (status === 400) {
       sendError(res, 400, e.message, e.detail);
       return;
@@ -92,8 +98,9 @@ export function handleError(e: unknown, res: ServerResponse, log: Logger, where:
     const detail = e.detail ?? (e.message !== reason ? e.message : undefined);
     const headers: Record<string, string> = {};
     if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-    if (status === 413 || status === 503) headers['Connection'] = 'close';
-    sendError(res, status, reason, detail, headers);
+    if (status === 413 || status === 503 || status === 507) headers['Connection'] = 'close';
+    const extra = e instanceof UploadConflict && e.offset !== undefined ? { offset: e.offset } : undefined;
+    sendError(res, status, reason, detail, headers, extra);
     return;
   }
   log.error('unexpected error', { where, err: e });

@@ -17,7 +17,7 @@ import { sendEmpty } from './respond.js';
 
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 
-function requireWriteScope(ctx: Ctx): void {
+export function requireWriteScope(ctx: Ctx): void {
   if (ctx.principal.scope !== 'nas_read_write') throw forbidden('this operation needs a token with scope nas_read_write');
 }
 

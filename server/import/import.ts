@@ -1,8 +1,10 @@
 /**
- * `nas-service import PATH --user NAME [--into ID]`: copies the metadata of a real folder
- * tree (names, sizes, times, mimeType from the extension, EXIF image metadata) into a
- * user's library. Idempotent: an existing sibling with the same name and kind is updated
- * in place, so running it twice adds nothing twice. Symbolic links are skipped.
+ * `nas-service import PATH --user NAME [--into ID]`: copies a real folder tree into a user's
+ * library: names, sizes, times, mimeType from the extension, EXIF image metadata, and each
+ * file's content (copied into the data folder, flushed and renamed into place before its row
+ * names it). Idempotent: an existing sibling with the same name and kind is updated in place
+ * (its content copied again when it changed), so running it twice adds nothing twice.
+ * Symbolic links are skipped.
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -11,6 +13,8 @@ import type { Hidden, ImageMeta } from '../../app/model/remote-object.js';
 import { nameProblem } from '../../app/model/names.js';
 import { mimeForName } from '../store/mime.js';
 import type { Store } from '../store/store.js';
+import { ContentStore } from '../content/content-store.js';
+import { silentLogger } from '../log.js';
 import { userByName } from '../store/users.js';
 import { readImageMeta } from './exif.js';
 
@@ -44,12 +48,12 @@ export async function importTree(store: Store, path: string, userName: string, i
   const st = await lstat(abs).catch(() => undefined);
   if (!st || !st.isDirectory()) throw new AppError('BadConfig', `${path} is not a folder`);
   const result: ImportResult = { added: 0, updated: 0, unchanged: 0, skipped: 0 };
-  await importDir(store, abs, target, result);
+  await importDir(store, new ContentStore(store, silentLogger), abs, target, result);
   void basename;
   return result;
 }
 
-async function importDir(store: Store, dir: string, parent: number, res: ImportResult): Promise<void> {
+async function importDir(store: Store, content: ContentStore, dir: string, parent: number, res: ImportResult): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
@@ -68,17 +72,25 @@ async function importDir(store: Store, dir: string, parent: number, res: ImportR
       row = existing.row;
       const img = image ? JSON.stringify(image) : null;
       const size = isDir ? 0 : st.size;
-      if (existing.mtime !== mtime || existing.size !== size || existing.image !== img) {
-        store.db.prepare('UPDATE objects SET mtime = ?, size = ?, image = ?, version = version + 1 WHERE row = ?').run(mtime, size, img, row);
+      const noContent = !isDir && existing.content === null;
+      if (existing.mtime !== mtime || existing.size !== size || existing.image !== img || noContent) {
+        const copy = isDir ? undefined : await content.copyIn(full);
+        store.db.prepare('UPDATE objects SET mtime = ?, size = ?, image = ?, content = ?, version = version + 1 WHERE row = ?')
+          .run(mtime, copy?.size ?? size, img, copy?.stem ?? existing.content, row);
+        content.forget(copy ? existing.content : null);
         store.indexRow(store.get(row)!);
         res.updated++;
       } else {
         res.unchanged++;
       }
     } else {
-      row = store.create(parent, { name: e.name, dir: isDir, mime, size: st.size, mtime, ctime, hidden: hiddenFor(e.name), image, source: full }).row;
+      const copy = isDir ? undefined : await content.copyIn(full);
+      row = store.create(parent, {
+        name: e.name, dir: isDir, mime, size: copy?.size ?? 0, mtime, ctime, hidden: hiddenFor(e.name), image, source: full,
+        content: copy?.stem,
+      }).row;
       res.added++;
     }
-    if (isDir) await importDir(store, full, row, res);
+    if (isDir) await importDir(store, content, full, row, res);
   }
 }

@@ -2,10 +2,13 @@
  * The background removal of folders deleted with 202. A job is a row of `delete_jobs`
  * naming a folder marked `deleting`; the subtree is already invisible to every read. Rows
  * are removed children-before-parents in small transactions, so after a crash the rest
- * still hangs below the job's folder and the job simply resumes at the next start.
+ * still hangs below the job's folder and the job simply resumes at the next start. Content
+ * files of removed rows are unlinked after each commit (a crash in between leaves orphans
+ * that the content store's start-up sweep removes).
  */
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
+import { releaseContent, unlinkAll } from '../store/uploads.js';
 
 const BATCH = 2000;
 
@@ -63,14 +66,17 @@ export class DeleteJobs {
       const delJob = db.prepare('DELETE FROM delete_jobs WHERE row = ?');
       for (let i = 0; i < order.length && !this.stopped; i += BATCH) {
         const batch = order.slice(i, i + BATCH);
+        const files: string[] = [];
         db.transaction(() => {
           for (const r of batch) {
+            files.push(...releaseContent(db, r));
             del.run(r);
             delGrants.run(r);
             delJob.run(r);
           }
         }).immediate();
         for (const r of batch) this.store.index.remove(r);
+        unlinkAll(files);
         await new Promise((res) => setImmediate(res));
       }
       if (this.stopped) return;

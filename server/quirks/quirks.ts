@@ -89,7 +89,7 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
   const handler: Handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
-    const isApi = /\/(?:sdk\/)?v2\//.test(path);
+    const isApi = /\/(?:sdk\/)?v[23]\//.test(path);
     if (on('bursts') && isApi && Date.now() < outageUntil) {
       const status = [503, 502, 429][refusedCount++ % 3]!;
       const body = JSON.stringify({ message: status === 429 ? 'Too Many Requests' : status === 502 ? 'Bad Gateway' : 'Service Unavailable', detail: 'the device is restarting' });
@@ -99,10 +99,17 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
     }
     if (on('ignore-if-match')) delete req.headers['if-match'];
     if (on('opaque-etags')) {
-      for (const h of ['if-match', 'if-none-match'] as const) {
+      for (const h of ['if-match', 'if-none-match', 'if-range'] as const) {
         const v = req.headers[h];
         if (typeof v === 'string') req.headers[h] = mapTags(v);
       }
+    }
+    if (/\/files\/[^/]+\/content$/.test(path)) {
+      // content is streamed: it passes untouched, only the header rules apply
+      const passHead = res.writeHead.bind(res) as (s: number, h?: OutgoingHttpHeaders) => ServerResponse;
+      res.writeHead = ((s: number, h?: OutgoingHttpHeaders) => passHead(s, headerRules(path, { ...h }))) as typeof res.writeHead;
+      app(req, res);
+      return;
     }
     const isSearch = path.endsWith('/filesSearch/text');
     const isListing = path.endsWith('/filesSearch/parents');
@@ -131,18 +138,25 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
         ghosts.set(before.parentID, list);
       }
         if (status === 200 && (isListing || isSearch || /\/files\/|parentAndName/.test(path))) body = Buffer.from(rewriteBody(body.toString('utf8'), url, isListing, isSearch, rootOf(req)));
-      if (on('opaque-etags') && typeof headers['ETag'] === 'string' && /\/files\/([^/]+)(\/patch)?$/.test(path)) {
-        const id = decodeURIComponent(/\/files\/([^/]+)/.exec(path)![1]!);
-        const real = store.byId(id) ? store.wire(store.byId(id)!).eTag : undefined;
-        if (real === headers['ETag']) headers['ETag'] = opaque(store.wire(store.byId(id)!).id, real);
-      }
       if (headers['Content-Length'] !== undefined) headers['Content-Length'] = body.length;
-      if (on('lower-case-headers')) headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-      writeHead(status, headers);
+      writeHead(status, headerRules(path, headers));
       return end(body);
     }) as typeof res.end;
     app(req, res);
   };
+
+  /** The header rules: an object's eTag made opaque (`opaque-etags`), names in lower case (`lower-case-headers`). */
+  function headerRules(path: string, h: OutgoingHttpHeaders): OutgoingHttpHeaders {
+    let headers = h;
+    const m = /\/files\/([^/]+)(?:\/(?:patch|content|resumable|resumable\/content))?$/.exec(path);
+    if (on('opaque-etags') && typeof headers['ETag'] === 'string' && m) {
+      const r = store.byId(decodeURIComponent(m[1]!));
+      const real = r ? store.wire(r).eTag : undefined;
+      if (r && real === headers['ETag']) headers['ETag'] = opaque(r.id, real);
+    }
+    if (on('lower-case-headers')) headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    return headers;
+  }
 
   /** The row of the requesting user's root folder. */
   function rootOf(req: IncomingMessage): number | undefined {

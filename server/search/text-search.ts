@@ -52,9 +52,9 @@ export function rowMatches(ix: TreeIndex, r: number, terms: readonly string[]): 
   return true;
 }
 
-/** True when the user may see the row in search results. */
+/** True when the user may see the row in search results (never a root, never an unfinished upload: content.md). */
 export function searchable(ix: TreeIndex, userId: number, r: number): boolean {
-  return !ix.isRoot(r) && ix.access(userId, r) >= PERM.ReadFile;
+  return !ix.isRoot(r) && !ix.isPartial(r) && ix.access(userId, r) >= PERM.ReadFile;
 }
 
 /** Above this many word-start entries, tier 2 costs more than the name scan. */

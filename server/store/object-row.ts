@@ -23,7 +23,14 @@ export interface ObjectRow {
   flags: string | null;
   source: string | null;
   deleting: number;
+  /** Stem of the stored content file; null: content generated from id and size (demo library). */
+  content: string | null;
+  /** 1 while the file's first upload is unfinished (listed with `"resumable": true`). */
+  partial: number;
 }
+
+/** A wire object as the service sends it: a file whose upload is unfinished says `resumable: true` (content.md). */
+export type WireObject = RemoteObject & { resumable?: true };
 
 /** Boolean flags stored in `objects.flags` (JSON), returned when true. */
 export interface ObjectFlags {
@@ -34,8 +41,8 @@ export interface ObjectFlags {
 }
 
 /** The wire object; `parentId` is the external id of the parent (`""` for a root). */
-export function toWire(r: ObjectRow, parentId: string): RemoteObject {
-  const o: RemoteObject = {
+export function toWire(r: ObjectRow, parentId: string): WireObject {
+  const o: WireObject = {
     id: r.id,
     parentID: parentId,
     eTag: etagOf(r.version),
@@ -60,6 +67,7 @@ export function toWire(r: ObjectRow, parentId: string): RemoteObject {
     if (f.publiclyShared) o.publiclyShared = true;
     if (f.privatelyShared) o.privatelyShared = true;
   }
+  if (r.partial === 1) o.resumable = true;
   if (r.image) o.image = JSON.parse(r.image) as ImageMeta;
   return o;
 }

@@ -10,7 +10,7 @@ import { AppError } from '../../app/errors.js';
 
 export type Db = Database.Database;
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const V1 = `
 CREATE TABLE users (
@@ -83,6 +83,26 @@ CREATE INDEX refresh_tokens_family ON refresh_tokens(family);
 `;
 
 /**
+ * v3: file content (content.md). `objects.content` names the stored content file (NULL:
+ * generated from id and size, as for the demo library); `objects.partial` is 1 while a new
+ * file's first upload is unfinished; `uploads` holds each unfinished upload (a new file or a
+ * new version of one), whose bytes sit in a temporary file named after `file`.
+ */
+const V3 = `
+ALTER TABLE objects ADD COLUMN content TEXT;
+ALTER TABLE objects ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX objects_content ON objects(content) WHERE content IS NOT NULL;
+CREATE TABLE uploads (
+  row INTEGER PRIMARY KEY,
+  file TEXT NOT NULL,
+  received INTEGER NOT NULL DEFAULT 0,
+  touched INTEGER NOT NULL,
+  mtime INTEGER
+);
+CREATE INDEX uploads_touched ON uploads(touched);
+`;
+
+/**
  * The listing-order indexes. They only speed up reads, so a bulk load may drop them and
  * build them once at the end; every open re-creates any that are missing (a load killed
  * half-way leaves a correct, if slower, store until the next open).
@@ -114,6 +134,7 @@ export function openServiceDb(dir: string): Db {
       const now = db.pragma('user_version', { simple: true }) as number;
       if (now < 1) db.exec(V1);
       if (now < 2) db.exec(V2);
+      if (now < 3) db.exec(V3);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }

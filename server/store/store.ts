@@ -13,6 +13,7 @@ import { toWire, type ObjectFlags, type ObjectRow } from './object-row.js';
 import type { Db } from './schema.js';
 import type Database from 'better-sqlite3';
 import { HIDDEN_CODES, TreeIndex } from './tree-index.js';
+import { releaseContent, unlinkAll } from './uploads.js';
 import { NameIndex } from './name-index.js';
 
 /** A new object (admin create, import, demo). */
@@ -29,6 +30,10 @@ export interface NewObject {
   /** Where an imported object came from (makes import idempotent). */
   source?: string;
   id?: string;
+  /** Stem of a stored content file already in place (import, tests); absent: generated content. */
+  content?: string;
+  /** A new file created by an upload: unfinished (`partial`) with this upload row, in the same transaction. */
+  upload?: { file: string };
 }
 
 /** What a patch may change (already type-checked). */
@@ -61,6 +66,7 @@ export class Store {
   private readonly sChild;
   private readonly sHasChild;
   private readonly sInsert;
+  private readonly sInsertUpload;
   private readonly sBump;
   private readonly sCount;
   /** Prepared statements whose SQL is built per request (listing orders, patch columns). */
@@ -71,8 +77,10 @@ export class Store {
     this.sById = db.prepare('SELECT * FROM objects WHERE id = ?');
     this.sChild = db.prepare('SELECT * FROM objects WHERE parent = ? AND name = ? AND deleting = 0');
     this.sHasChild = db.prepare('SELECT 1 FROM objects WHERE parent = ? LIMIT 1');
-    this.sInsert = db.prepare(`INSERT INTO objects (id, parent, name, dir, mime, size, mtime, ctime, hidden, image, flags, source)
-      VALUES (@id, @parent, @name, @dir, @mime, @size, @mtime, @ctime, @hidden, @image, @flags, @source)`);
+    this.sInsert = db.prepare(`INSERT INTO objects
+      (id, parent, name, dir, mime, size, mtime, ctime, hidden, image, flags, source, content, partial)
+      VALUES (@id, @parent, @name, @dir, @mime, @size, @mtime, @ctime, @hidden, @image, @flags, @source, @content, @partial)`);
+    this.sInsertUpload = db.prepare('INSERT INTO uploads (row, file, received, touched) VALUES (?, ?, 0, ?)');
     this.sBump = db.prepare('UPDATE objects SET version = version + 1 WHERE row = ?');
     this.sCount = db.prepare('UPDATE objects SET version = version + 1, child_count = child_count + ? WHERE row = ?');
     this.index.load(db);
@@ -182,9 +190,12 @@ export class Store {
         mime: spec.dir ? FOLDER_MIME : (spec.mime ?? mimeForName(spec.name)), size: spec.dir ? 0 : (spec.size ?? 0),
         mtime, ctime: spec.ctime ?? mtime, hidden: spec.hidden ?? 'none',
         image: spec.image ? JSON.stringify(spec.image) : null, flags: spec.flags ? JSON.stringify(spec.flags) : null, source: spec.source ?? null,
+        content: spec.content ?? null, partial: spec.upload ? 1 : 0,
       });
+      const row = Number(res.lastInsertRowid);
+      if (spec.upload) this.sInsertUpload.run(row, spec.upload.file, now);
       this.sCount.run(1, parent);
-      return Number(res.lastInsertRowid);
+      return row;
     }).immediate();
     const r = this.get(row)!;
     this.indexRow(r);
@@ -196,11 +207,14 @@ export class Store {
   indexRow(r: ObjectRow): void {
     const img = r.image ? (JSON.parse(r.image) as ImageMeta) : undefined;
     this.index.setMeta(r.row, r);
-    this.index.put(r.row, { id: r.id, parent: r.parent, name: r.name, dir: r.dir === 1, mime: r.mime, deleting: r.deleting === 1, cameraMake: img?.cameraMake, cameraModel: img?.cameraModel });
+    this.index.put(r.row, {
+      id: r.id, parent: r.parent, name: r.name, dir: r.dir === 1, mime: r.mime, deleting: r.deleting === 1, partial: r.partial === 1,
+      cameraMake: img?.cameraMake, cameraModel: img?.cameraModel,
+    });
   }
 
   /** Copies the committed wire metadata of rows (versions, child counts, times) into the index. */
-  private syncMeta(...rows: number[]): void {
+  syncMeta(...rows: number[]): void {
     for (const row of rows) {
       const r = this.get(row);
       if (r) this.index.setMeta(row, r);
@@ -276,11 +290,13 @@ export class Store {
     const cur = this.get(row);
     if (!cur || cur.deleting) throw notFound();
     const async = cur.dir === 1 && this.sHasChild.get(row) !== undefined;
+    let files: string[] = [];
     this.db.transaction(() => {
       if (async) {
         this.db.prepare('UPDATE objects SET deleting = 1 WHERE row = ?').run(row);
         this.db.prepare('INSERT OR REPLACE INTO delete_jobs (row, created) VALUES (?, ?)').run(row, Date.now());
       } else {
+        files = releaseContent(this.db, row);
         this.db.prepare('DELETE FROM objects WHERE row = ?').run(row);
         this.db.prepare('DELETE FROM grants WHERE row = ?').run(row);
       }
@@ -288,6 +304,7 @@ export class Store {
     }).immediate();
     if (async) this.index.markDeleting(row);
     else this.index.remove(row);
+    unlinkAll(files);
     this.syncMeta(cur.parent);
     return async ? 'async' : 'sync';
   }

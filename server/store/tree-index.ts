@@ -13,7 +13,7 @@ export const PERM = { none: 0, ReadFile: 1, WriteFile: 2, FileOwner: 3 } as cons
 export type PermName = 'ReadFile' | 'WriteFile' | 'FileOwner';
 export const PERM_NAMES: readonly PermName[] = ['ReadFile', 'WriteFile', 'FileOwner'];
 
-const ALIVE = 1, DIR = 2, DELETING = 4;
+const ALIVE = 1, DIR = 2, DELETING = 4, PARTIAL = 8;
 
 /** The wire metadata of an object that search does not look at. */
 export interface ObjectMeta {
@@ -39,6 +39,8 @@ export interface IndexedFields {
   cameraMake?: string | undefined;
   cameraModel?: string | undefined;
   deleting: boolean;
+  /** A new file whose first upload is unfinished: listed, never returned by text search. */
+  partial?: boolean;
 }
 
 /** Interned strings (mimeTypes, camera makes and models): few distinct values, many objects. */
@@ -126,13 +128,15 @@ export class TreeIndex {
     const max = (db.prepare('SELECT max(row) AS m FROM objects').get() as { m: number | null }).m ?? 0;
     this.ensure(max + 1);
     // Raw rows (arrays) and a small extraction of make/model: this runs over every object at start.
-    const stmt = db.prepare('SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags FROM objects').raw(true);
+    const stmt = db.prepare(`SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags,
+      partial FROM objects`).raw(true);
     const meta: ObjectMeta = { size: 0, mtime: 0, ctime: 0, version: 0, child_count: 0, hidden: 'none', image: null, flags: null };
     for (const a of stmt.iterate() as Iterable<unknown[]>) {
       const row = a[0] as number;
       const image = a[13] as string | null;
       this.put(row, {
         id: a[1] as string, parent: a[2] as number, name: a[3] as string, dir: a[4] === 1, mime: a[5] as string, deleting: a[6] === 1,
+        partial: a[15] === 1,
         cameraMake: image ? jsonStringField(image, 'cameraMake') : undefined, cameraModel: image ? jsonStringField(image, 'cameraModel') : undefined,
       }, false);
       meta.size = a[7] as number;
@@ -191,7 +195,7 @@ export class TreeIndex {
     this.ensure(row + 1);
     if (!(this.flags[row]! & ALIVE)) this.count++;
     this.parent[row] = f.parent;
-    this.flags[row] = ALIVE | (f.dir ? DIR : 0) | (f.deleting ? DELETING : 0);
+    this.flags[row] = ALIVE | (f.dir ? DIR : 0) | (f.deleting ? DELETING : 0) | (f.partial ? PARTIAL : 0);
     this.gen[row] = this.gen[row]! + 1;
     this.mimeId[row] = this.mimes.intern(f.mime);
     this.makeId[row] = this.makes.intern(f.cameraMake);
@@ -253,6 +257,11 @@ export class TreeIndex {
   /** True when this row itself is marked for deletion (not its ancestors). */
   isDeletingRow(row: number): boolean {
     return (this.flags[row]! & DELETING) !== 0;
+  }
+
+  /** True while a new file's first upload is unfinished. */
+  isPartial(row: number): boolean {
+    return (this.flags[row]! & PARTIAL) !== 0;
   }
 
   isDir(row: number): boolean {

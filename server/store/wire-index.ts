@@ -3,14 +3,14 @@
  * results): the same output as `toWire` of a row, without reading SQLite.
  */
 import { extensionOf } from '../../app/model/names.js';
-import type { Hidden, ImageMeta, RemoteObject } from '../../app/model/remote-object.js';
-import type { ObjectFlags } from './object-row.js';
+import type { Hidden, ImageMeta } from '../../app/model/remote-object.js';
+import type { ObjectFlags, WireObject } from './object-row.js';
 import { HIDDEN_CODES, type TreeIndex } from './tree-index.js';
 import { dateOf, etagOf } from './wire-format.js';
 
-export function wireFromIndex(ix: TreeIndex, r: number): RemoteObject {
+export function wireFromIndex(ix: TreeIndex, r: number): WireObject {
   const p = ix.parent[r]!;
-  const o: RemoteObject = {
+  const o: WireObject = {
     id: ix.ids[r]!,
     parentID: p === 0 ? '' : (ix.ids[p] ?? ''),
     eTag: etagOf(ix.version[r]!),
@@ -36,6 +36,7 @@ export function wireFromIndex(ix: TreeIndex, r: number): RemoteObject {
     if (f.publiclyShared) o.publiclyShared = true;
     if (f.privatelyShared) o.privatelyShared = true;
   }
+  if (ix.isPartial(r)) o.resumable = true;
   const img = ix.images[r];
   if (img) o.image = JSON.parse(img) as ImageMeta;
   return o;
@@ -64,6 +65,7 @@ export function wireJsonFromIndex(ix: TreeIndex, r: number): string {
     if (f.publiclyShared) s += ',"publiclyShared":true';
     if (f.privatelyShared) s += ',"privatelyShared":true';
   }
+  if (ix.isPartial(r)) s += ',"resumable":true';
   const img = ix.images[r];
   if (img) s += `,"image":${img}`;
   return s + '}';
