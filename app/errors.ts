@@ -39,6 +39,10 @@ export type ErrorCode =
   /** The app's own pauses (not the NAS's): its sync engine restarting after a crash, a mirror being swapped. */
   | 'EngineRestarting'
   | 'MirrorSwitching'
+  /** The NAS answers content reads with 404/405 for files it lists: it has no content interface (content.md). */
+  | 'NoContentInterface'
+  /** A download's bytes are not the version asked for (size or eTag): never put in place. */
+  | 'ContentMismatch'
   | 'Internal';
 
 const RETRY: Record<ErrorCode, RetryClass> = {
@@ -64,6 +68,8 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   NasLooksEmpty: 'user',
   EngineRestarting: 'backoff',
   MirrorSwitching: 'backoff',
+  NoContentInterface: 'fatal',
+  ContentMismatch: 'backoff',
   Internal: 'fatal',
 };
 

@@ -68,6 +68,8 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
     case 'replaced': return { text: `${q(name)} was saved in place by an app (nothing to change on the NAS)`, group: 'app' };
     case 'local-only': return { text: `${q(name)} has content of its own: it stays on this computer only`, group: 'app' };
     case 'emptied': return { text: `${q(name)} is an empty placeholder again`, group: 'app' };
+    case 'downloaded': return { text: `Downloaded ${q(name)}: it is on this computer now`, group: 'app' };
+    case 'remote-content': return { text: `Changed on the NAS: ${q(name)} is a placeholder of the new version again`, group: 'nas' };
     case 'remote-added': {
       const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
       return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };

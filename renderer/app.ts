@@ -33,6 +33,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
 
   const opener = fileOpener(client, (m, level) => ctx.toast(m, level));
+  toasts.append(opener.status);
   const ctx: UiContext = {
     client,
     openFile: (id, name) => opener.open(id, name),

@@ -65,6 +65,11 @@ export const EVENTS = {
   status: appStatus,
   changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings'] as const) }),
   notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
+  /** A file's download for "Open" (bytes so far of its size), then `done` or `failed` with why. */
+  download: obj({
+    id, path: str({ max: 65_536 }), bytes: int(), total: int(),
+    state: oneOf(['downloading', 'done', 'failed'] as const), message: opt(str({ max: 4096 })),
+  }),
   /** A move of the mirror folder to another disk, while it copies (`main/mirror-move/`). */
   mirrorMove: obj({
     phase: oneOf(['counting', 'copying', 'verifying', 'switching', 'removing-old', 'done'] as const),

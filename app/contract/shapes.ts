@@ -157,11 +157,19 @@ export const setUpArgs = obj({
 });
 export type SetUpArgs = Infer<typeof setUpArgs>;
 
-/** What "Open" did: opened the file, or found a placeholder whose content lives on the NAS. */
+/**
+ * What "Open" did: opened the file (downloaded first when it was a placeholder), or could not
+ * bring its content here (a NAS without the content interface) and says where it lives.
+ */
 export const openResult = obj({
   opened: bool(),
-  /** Set when the file is a placeholder: its NAS path and size. (No web page: the device record names none, see docs/app.md.) */
-  onNas: opt(obj({ path: str({ max: 65_536 }), size: opt(int()) })),
+  /** True when this Open downloaded the file (false or absent: its content was here already). */
+  downloaded: opt(bool()),
+  /**
+   * Set when the content could not come here: its NAS path and size, and why (`reason`).
+   * (No web page: the device record names none, see docs/app.md.)
+   */
+  onNas: opt(obj({ path: str({ max: 65_536 }), size: opt(int()), reason: opt(str({ max: 4096 })) })),
 });
 export type OpenResult = Infer<typeof openResult>;
 

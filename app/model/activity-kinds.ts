@@ -10,6 +10,8 @@ export const ACTIVITY_KINDS = [
   'sent', 'conflict', 'approved', 'rejected', 'dropped', 'reapplied', 'undo', 'organized',
   // local facts with no NAS change
   'replaced', 'local-only', 'emptied',
+  // content on this device: a NAS version downloaded, or a downloaded file back to a placeholder
+  'downloaded', 'remote-content',
   // changes made on the NAS, applied to the mirror
   'remote-added', 'remote-renamed', 'remote-moved', 'remote-removed', 'remote-metadata', 'refused',
   // the app itself

@@ -15,6 +15,14 @@ function launch(cmd: string, args: string[]): Promise<void> {
   });
 }
 
+/**
+ * Open and reveal with one given command (the path as its one argument): what
+ * `NAS_MIRROR_OPENER` names for the command line, so tests record what would be opened.
+ */
+export function commandDesktop(cmd: string): DesktopPort {
+  return { open: (p) => launch(cmd, [p]), reveal: (p) => launch(cmd, [dirname(p)]) };
+}
+
 export function nodeDesktop(platform: NodeJS.Platform = process.platform): DesktopPort {
   if (platform === 'darwin') return { open: (p) => launch('open', [p]), reveal: (p) => launch('open', ['-R', p]) };
   if (platform === 'win32') return { open: (p) => launch('explorer.exe', [p]), reveal: (p) => launch('explorer.exe', [`/select,${p}`]) };

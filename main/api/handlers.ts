@@ -72,7 +72,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     suggest: async ({ prefix, limit }) => ({ words: d.index().suggest(prefix, limit ?? 8) }),
     didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
-    open: async ({ id }) => openOrExplain(engineOrThrow(), d, id, localPath(id)),
+    open: async ({ id }) => openOrExplain(engineOrThrow(), d, id),
     reveal: async ({ id }) => { await d.desktop.reveal(localPath(id)); return {}; },
     activity: async ({ limit }) => ({ entries: d.engine()?.actions.activity(limit ?? 200) ?? [] }),
     undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
@@ -106,16 +106,22 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
 }
 
 /**
- * "Open": a file whose content is here opens in its app; a placeholder (an empty file
- * standing for one on the NAS) does not, and the window is told where the file lives.
+ * "Open": the file's content is brought here when it is a placeholder (downloaded, checked,
+ * put in place of the placeholder: `engine/downloads.ts`; a second Open finds it here), then
+ * it opens in the system's default app. A NAS without the content interface cannot send it:
+ * the window is told where the file lives, and why.
  */
-async function openOrExplain(engine: Engine, d: HandlerDeps, id: string, path: string): Promise<OpenResult> {
-  const entry = engine.core.model.get(id);
-  if (entry && entry.kind === 'file' && !entry.filled) {
+async function openOrExplain(engine: Engine, d: HandlerDeps, id: string): Promise<OpenResult> {
+  let got;
+  try {
+    got = await engine.download(id);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'NoContentInterface') throw e;
     const names = d.store.pathOf(id);
     const size = d.store.get(id)?.size;
-    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${entry.rname}`, ...(size !== undefined ? { size } : {}) } };
+    const name = engine.core.model.get(id)?.rname ?? id;
+    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${name}`, ...(size !== undefined ? { size } : {}), reason: e.message } };
   }
-  await d.desktop.open(path);
-  return { opened: true };
+  await d.desktop.open(got.path);
+  return { opened: true, ...(got.downloaded ? { downloaded: true } : {}) };
 }

@@ -107,6 +107,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
         engine.events.on('activity', () => hub.emit('changed', { what: 'activity' })),
         engine.events.on('changed', (c) => hub.emit('changed', c)),
         engine.events.on('notice', (n) => hub.emit('notice', n)),
+        engine.events.on('download', (d) => hub.emit('download', d)),
       ];
       if (engine.state.paused !== s.paused) await engine.setPaused(s.paused);
       void engine.start().catch((e: unknown) => {

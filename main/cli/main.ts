@@ -19,6 +19,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   undo: { summary: 'undo OPERATION --state DIR                         undo a rename, move or organize batch (id from log)', load: () => import('./commands/undo.js') },
   log: { summary: 'log --state DIR [--limit N] [--json]               the activity log with reasons', load: () => import('./commands/log.js') },
   organize: { summary: 'organize (QUERY | --ids ID,ID,... | --ids-from FILE) --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]   bulk rename/move by pattern, one undo', load: () => import('./commands/organize.js') },
+  get: { summary: 'get PATH --state DIR                               download a file of the mirror (a placeholder) through the running engine', load: () => import('./commands/get.js') },
+  open: { summary: 'open PATH --state DIR                              get, then open it with the system\'s default app', load: () => import('./commands/open.js') },
   du: { summary: 'du [FOLDER] --state DIR [--depth N] [--json]        where the space goes, offline', load: () => import('./commands/du.js') },
   ui: { summary: 'ui [--state DIR] [--port N] [--device FILE|URL] [--dir MIRROR]   the app headless: its window in a browser on 127.0.0.1', load: () => import('./commands/ui.js') },
 };

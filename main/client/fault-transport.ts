@@ -1,16 +1,18 @@
 /**
  * A Transport wrapper that injects faults for tests: connection resets (before the request
  * is sent, or after the server handled it and the answer was lost), 5xx, 429 with
- * Retry-After, and slow answers. A `plan` decides per request; it sees every request in order.
+ * Retry-After, slow answers, and a streamed answer cut after some bytes (a connection dropped
+ * mid-download: the bytes before the cut reach the sink). A `plan` decides per request; it sees every request in order.
  */
 import { AppError } from '../../app/errors.js';
-import { MAYBE_SENT, NOT_SENT, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import { MAYBE_SENT, NOT_SENT, type BodySink, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 export type Fault =
   | { kind: 'reset-before' }
   | { kind: 'reset-after' }
   | { kind: 'status'; status: number; retryAfter?: string }
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  | { kind: 'cut-body'; after: number };
 
 /** Decides the fault (or none) for the n-th request (0-based). */
 export type FaultPlan = (req: TransportRequest, n: number) => Fault | undefined;
@@ -25,6 +27,21 @@ export function randomFaults(seed: number, rate: number, faults: readonly Fault[
     return s / 0x1_0000_0000;
   };
   return () => (rnd() < rate ? faults[Math.floor(rnd() * faults.length)] : undefined);
+}
+
+/** A sink that takes `after` bytes, then fails as a dropped connection would. */
+function cutAfter(sink: BodySink, after: number): BodySink {
+  let seen = 0;
+  return {
+    begin: (status, headers) => sink.begin(status, headers),
+    async write(chunk) {
+      const room = after - seen;
+      seen += chunk.length;
+      if (room >= chunk.length) return sink.write(chunk);
+      if (room > 0) await sink.write(chunk.subarray(0, room));
+      throw new AppError('NetworkError', `injected: connection cut after ${after} bytes of the body`, { delivery: MAYBE_SENT });
+    },
+  };
 }
 
 export class FaultTransport implements Transport {
@@ -56,6 +73,8 @@ export class FaultTransport implements Transport {
       case 'slow':
         await new Promise((r) => setTimeout(r, f.ms));
         return this.inner.request(req);
+      case 'cut-body':
+        return this.inner.request(req.sink ? { ...req, sink: cutAfter(req.sink, f.after) } : req);
     }
   }
 

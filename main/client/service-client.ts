@@ -13,7 +13,10 @@ import { DeviceQuirks } from './device-quirks.js';
 import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
 import { Limiter, defaultSleep } from './limiter.js';
 import { redactError, redactSecrets } from './redact.js';
-import { HttpTransport, NOT_SENT, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
+import { HttpTransport, NOT_SENT, type BodySink, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
+import { contentRangeOf, type ContentRead, type ContentTarget } from './content-read.js';
+
+export type { ContentRead, ContentTarget };
 
 /** Pages `pages()` follows at most (2M objects at 1000 a page). */
 const MAX_PAGES = 2000;
@@ -264,6 +267,53 @@ export class ServiceClient {
     }
   }
 
+  /**
+   * Reads a file's content into `target`, streamed (content.md, Read). Resumes by range from
+   * what the target holds (`Range: bytes=N-`, with `If-Range: <eTag>` so a changed file comes
+   * whole, 200, and the target restarts); a connection that drops mid-body is asked again from
+   * where the bytes stopped, with the client's backoff (a try that moved bytes does not count).
+   * 416 (nothing left past the offset) is an answer, not an error: the caller checks the total.
+   */
+  async readContent(id: string, target: ContentTarget, opts: { ifRange?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<ContentRead> {
+    const path = `/files/${encodeURIComponent(id)}/content`;
+    for (let attempt = 0; ; attempt++) {
+      const from = target.offset();
+      const headers: Record<string, string> = { accept: '*/*' };
+      if (from > 0) {
+        headers['range'] = `bytes=${from}-`;
+        if (opts.ifRange !== undefined) headers['if-range'] = opts.ifRange;
+      }
+      const read: ContentRead = { status: 200, eTag: undefined, total: undefined };
+      const sink: BodySink = {
+        begin: async (status, h) => {
+          read.status = status === 206 ? 206 : 200;
+          read.eTag = h['etag'];
+          if (status === 206) {
+            const cr = contentRangeOf(h['content-range']);
+            if (!cr || cr.start !== from) throw new AppError('BadResponse', `the NAS answered a range from ${cr?.start ?? '?'} for bytes from ${from}`, { retry: 'fatal' });
+            read.total = cr.total;
+          } else {
+            const n = Number(h['content-length']);
+            read.total = Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+            await target.restart();
+          }
+        },
+        write: (c) => target.write(c),
+      };
+      try {
+        const res = await this.send('GET', path, { signal: opts.signal, idempotent: true, headers, sink, alsoOk: [416], retries: 0 });
+        if (res.status === 416) return { status: 416, eTag: res.headers['etag'], total: contentRangeOf(res.headers['content-range'])?.total };
+        return read;
+      } catch (e) {
+        if (!(e instanceof AppError) || e.retry !== 'backoff' || opts.signal?.aborted) throw e;
+        if (target.offset() > from) attempt = 0;
+        if (attempt >= this.o.retries) throw e;
+        const backoff = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** attempt);
+        await this.o.sleep(backoff / 2 + this.o.random() * (backoff / 2), opts.signal);
+      }
+    }
+  }
+
   close(): void {
     this.transport.close();
   }
@@ -286,7 +336,7 @@ export class ServiceClient {
   }
 
   /** Every error the client throws went through here: no form of the token in its message. */
-  private async send(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
+  private async send(method: HttpMethod, path: string, a: SendOptions): Promise<TransportResponse> {
     try {
       return await this.sendRaw(method, path, a);
     } catch (e) {
@@ -303,7 +353,7 @@ export class ServiceClient {
     }
   }
 
-  private async sendRaw(method: HttpMethod, path: string, a: { signal?: AbortSignal | undefined; idempotent: boolean; body?: string; headers?: Record<string, string>; notModifiedOk?: boolean }): Promise<TransportResponse> {
+  private async sendRaw(method: HttpMethod, path: string, a: SendOptions): Promise<TransportResponse> {
     const url = this.baseUrl + this.o.prefix + path;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;
@@ -311,12 +361,12 @@ export class ServiceClient {
       try {
         const res = await this.limiter.run(() =>
           this.transport.request({
-            method, url, timeoutMs: this.o.timeoutMs, signal: a.signal, body: a.body,
+            method, url, timeoutMs: this.o.timeoutMs, signal: a.signal, body: a.body, ...(a.sink ? { sink: a.sink } : {}),
             headers: { authorization: `Bearer ${this.token()}`, accept: 'application/json', ...(a.body !== undefined ? { 'content-type': 'application/json' } : {}), ...a.headers },
           }),
         );
         this.attempted({ method, path: path.split('?')[0]!, attempt, status: res.status });
-        if ((res.status >= 200 && res.status < 300) || (res.status === 304 && a.notModifiedOk === true)) return res;
+        if ((res.status >= 200 && res.status < 300) || (res.status === 304 && a.notModifiedOk === true) || a.alsoOk?.includes(res.status)) return res;
         err = statusError(res);
         retryAfterMs = parseRetryAfter(res.headers['retry-after']);
         // Definitely not applied: 429 and 503 (service refusing). Any other 5xx may have applied.
@@ -331,13 +381,27 @@ export class ServiceClient {
         if (!a.idempotent && e.delivery !== NOT_SENT) throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, { cause: e, delivery: OUTCOME_UNKNOWN });
         err = e;
       }
-      if (attempt >= this.o.retries) throw err;
+      if (attempt >= (a.retries ?? this.o.retries)) throw err;
       const backoff = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** attempt);
       const jittered = backoff / 2 + this.o.random() * (backoff / 2);
       // Retry-After wins over the backoff (capped at two minutes: a device asking for more is retried then).
       await this.o.sleep(Math.max(Math.min(retryAfterMs ?? 0, 120_000), jittered), a.signal);
     }
   }
+}
+
+interface SendOptions {
+  signal?: AbortSignal | undefined;
+  idempotent: boolean;
+  body?: string;
+  headers?: Record<string, string>;
+  notModifiedOk?: boolean;
+  /** Statuses answered as they are (not thrown). */
+  alsoOk?: readonly number[];
+  /** A streamed answer's destination (content reads). */
+  sink?: BodySink;
+  /** Overrides the client's retries (a streamed read resumes by itself). */
+  retries?: number;
 }
 
 function conditional(o: ConditionalOptions): Record<string, string> {

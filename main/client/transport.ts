@@ -3,7 +3,8 @@
  * implementation uses node:http(s) with keep-alive agents. Errors are AppErrors:
  * `Timeout` or `NetworkError`; `sent` in `detail` says the request may have reached the server.
  * A response body larger than `MAX_RESPONSE_BYTES` is cut off: `BadResponse` (detail
- * `too-large`), never an unbounded buffer.
+ * `too-large`), never an unbounded buffer. A request with a `sink` (content reads) has a 200/206
+ * answer's bytes streamed into it instead, with `timeoutMs` as an idle limit between chunks.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -18,6 +19,16 @@ export interface TransportRequest {
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Streams a 200/206 answer's bytes here (its `body` is then ''); any other answer is read as a body. */
+  sink?: BodySink;
+}
+
+/** Where a streamed answer goes (a download's partial file). */
+export interface BodySink {
+  /** Before the first byte; throwing refuses the answer (the connection is dropped, nothing written). */
+  begin(status: number, headers: Record<string, string | undefined>): void | Promise<void>;
+  /** One chunk; the answer is paused until it resolves; a rejection drops the connection. */
+  write(chunk: Buffer): Promise<void>;
 }
 
 export interface TransportResponse {
@@ -83,7 +94,8 @@ export class HttpTransport implements Transport {
       const headers: Record<string, string> = { ...req.headers };
       if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
       const r = mod.request(url, { method: req.method, headers, agent });
-      const timer = setTimeout(() => fail(new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, { delivery: connected ? MAYBE_SENT : NOT_SENT })), req.timeoutMs);
+      const timedOut = (): void => fail(new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, { delivery: connected ? MAYBE_SENT : NOT_SENT }));
+      let timer = setTimeout(timedOut, req.timeoutMs);
       const onAbort = (): void => fail(new AppError('Cancelled', 'request cancelled', { delivery: connected ? MAYBE_SENT : NOT_SENT }));
       const cleanup = (): void => {
         clearTimeout(timer);
@@ -105,6 +117,17 @@ export class HttpTransport implements Transport {
         fail(new AppError('NetworkError', `${req.method} ${url.host}: ${e.code ?? e.message}`, { cause: e, delivery: before ? NOT_SENT : MAYBE_SENT }));
       });
       r.on('response', (res) => {
+        const sink = req.sink;
+        if (sink && (res.statusCode === 200 || res.statusCode === 206)) {
+          const idle = (): void => { clearTimeout(timer); timer = setTimeout(timedOut, req.timeoutMs); };
+          streamTo(res, sink, url.host, idle, fail, (status, headers) => {
+            if (settled) return;
+            settled = true;
+            cleanup();
+            resolve({ status, headers, body: '' });
+          });
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         const tooLarge = (): void => fail(new AppError('BadResponse', `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`, { detail: TOO_LARGE, retry: 'fatal' }));
@@ -121,9 +144,7 @@ export class HttpTransport implements Transport {
           if (settled) return;
           settled = true;
           cleanup();
-          const h: Record<string, string | undefined> = {};
-          for (const [k, v] of Object.entries(res.headers)) h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-          resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks).toString('utf8') });
+          resolve({ status: res.statusCode ?? 0, headers: headersOf(res), body: Buffer.concat(chunks).toString('utf8') });
         });
       });
       r.end(req.body);
@@ -134,4 +155,43 @@ export class HttpTransport implements Transport {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+function headersOf(res: http.IncomingMessage): Record<string, string | undefined> {
+  const h: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(res.headers)) h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return h;
+}
+
+/**
+ * Streams an answer into a sink: paused while a chunk is written (a slow disk holds the
+ * socket, never memory); `idle` restarts the timeout at each chunk. A sink error or a broken
+ * answer fails the request (what the sink wrote stays written: the caller resumes from there).
+ */
+function streamTo(res: http.IncomingMessage, sink: BodySink, host: string, idle: () => void, fail: (e: AppError) => void,
+  done: (status: number, headers: Record<string, string | undefined>) => void): void {
+  const headers = headersOf(res);
+  const status = res.statusCode ?? 0;
+  let failed = false;
+  let ended = false;
+  let writing = Promise.resolve();
+  const broke = (e: unknown): void => {
+    if (failed) return;
+    failed = true;
+    res.destroy();
+    fail(e instanceof AppError ? e : new AppError('DiskError', `writing the download failed: ${(e as Error).message}`, { cause: e }));
+  };
+  res.pause();
+  writing = Promise.resolve(sink.begin(status, headers)).then(() => { if (!failed) res.resume(); }, broke);
+  res.on('data', (c: Buffer) => {
+    idle();
+    res.pause();
+    writing = writing.then(() => (failed ? undefined : sink.write(c))).then(() => { if (!failed && !ended) res.resume(); }, broke);
+  });
+  res.on('error', (e) => broke(new AppError('NetworkError', `response from ${host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })));
+  res.on('aborted', () => broke(new AppError('NetworkError', `response from ${host} aborted`, { delivery: MAYBE_SENT })));
+  res.on('end', () => {
+    ended = true;
+    void writing.then(() => { if (!failed) done(status, headers); });
+  });
 }

@@ -6,7 +6,7 @@
  * UI and the command line); events are typed. One lock serialises every change to the
  * local model; network requests run outside it.
  */
-import { toAppError } from '../../app/errors.js';
+import { AppError, toAppError } from '../../app/errors.js';
 import { probeFsTraits } from '../local/fs-traits.js';
 import { probeDiskIdentity, type DiskIdentity } from '../local/volume.js';
 import { Lock, openCore, type ActivityInput, type Core } from './core.js';
@@ -24,6 +24,8 @@ import { OutboxPump } from './outbox-pump.js';
 import { RemoteRounds } from './remote-rounds.js';
 import { buildStatus, type EngineStatus } from './status.js';
 import { EngineTimers } from './timers.js';
+import { Downloads, type GetResult } from './downloads.js';
+import { sweepPartials } from '../local/download.js';
 
 export type { EngineOptions };
 
@@ -31,6 +33,8 @@ export class Engine {
   readonly events = new EngineEvents();
   readonly core: Core;
   readonly actions: EngineActions;
+  /** Open on demand: a file's content brought here (downloads.ts). */
+  readonly downloads: Downloads;
   private readonly lock = new Lock();
   private readonly timers = new EngineTimers();
   private stopped = false;
@@ -89,6 +93,11 @@ export class Engine {
         if (follow) await this.remote.reconcileNow();
         if (sent) { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); }
       },
+    });
+    this.downloads = new Downloads({
+      core: this.core, lock: this.lock, client: opts.client, signal: this.abort.signal,
+      progress: (p) => this.events.emit('download', p),
+      notice: (n) => this.events.emit('notice', n),
     });
     this.actions = new EngineActions(this.core, this.lock, {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
@@ -162,6 +171,8 @@ export class Engine {
     const ok = await this.checkHealth();
     if (!ok) return false;
     if (c.model.rootId) recoverStaged(c);
+    // partial downloads no record names (finished, or dropped) go; recorded ones resume at the next Open
+    sweepPartials(c.root, c.local.downloads(), c.disk);
     // Before anything uses an inode (placing, removing, pairing): are they valid on this mount?
     this.localSide.checkIdentity();
     return true;
@@ -211,10 +222,26 @@ export class Engine {
       try {
         if (r.action === 'pause' || r.action === 'resume') await this.setPaused(r.action === 'pause');
         else if (r.action === 'sync') await this.syncNow();
+        else if (r.action === 'get') for (const id of r.ids) void this.download(id).catch(() => undefined);
         else await this.actions.handle(r.action, r.ids);
       } catch (e) {
         this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
       }
+    }
+  }
+
+  /**
+   * Makes a file's content be here (downloading it when it is a placeholder) and gives its
+   * path; a failure is also in the activity log (the command line waits on it).
+   */
+  async download(id: string): Promise<GetResult> {
+    try {
+      return await this.downloads.get(id);
+    } catch (e) {
+      const err = toAppError(e);
+      if (this.stopped) throw new AppError('Cancelled', 'the engine stopped before the download ended; it resumes from where it stopped at the next Open', { cause: err });
+      this.core.activity({ kind: 'error', path: this.core.model.pathOf(id) ?? `(${id})`, summary: 'download failed', reason: `${err.code}: ${err.message}` });
+      throw err;
     }
   }
 
@@ -318,6 +345,7 @@ export class Engine {
     this.timers.stop();
     await this.localSide.closeWatcher();
     await this.pump.idle();
+    await this.downloads.idle();
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();
     this.release?.();

@@ -5,6 +5,17 @@
 import type { ActivityEntry } from '../../app/contract/shapes.js';
 import type { EngineStatus } from './status.js';
 
+/** A download's progress (Open on demand): `downloading` while bytes flow, then `done` or `failed`. */
+export interface DownloadProgress {
+  id: string;
+  /** The file's path in the mirror folder, for people. */
+  path: string;
+  bytes: number;
+  total: number;
+  state: 'downloading' | 'done' | 'failed';
+  message?: string;
+}
+
 export interface EngineEventMap {
   status: EngineStatus;
   activity: ActivityEntry;
@@ -12,6 +23,7 @@ export interface EngineEventMap {
   notice: { level: 'info' | 'warn' | 'error'; message: string };
   /** The folder is watched and matches the model (the first round goes on: catch-up walk, replay). */
   ready: { restart: boolean; ms: number };
+  download: DownloadProgress;
 }
 
 export type EngineEventName = keyof EngineEventMap;

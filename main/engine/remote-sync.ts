@@ -9,6 +9,7 @@ import { AppError } from '../../app/errors.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { planRemote } from '../local/remote-plan.js';
 import { writePlaceholders } from '../local/placeholders.js';
+import { followHeldContent } from '../local/held-content.js';
 import { lstatBig } from '../local/analyse.js';
 import { recordStamps } from '../local/dir-stamps.js';
 import type { MirrorStore } from '../mirror/store.js';
@@ -47,6 +48,8 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     const st = lstatBig(core.root, core.disk);
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
   }
+  // files holding a downloaded version: a new version on the NAS empties them (or keeps the user's edit)
+  if (model.withContent.size > 0) followHeldContent({ root: core.root, model, disk: core.disk, object: (id) => core.store.get(id), activity: (a) => core.activity(a) }, only);
   const pathsBefore = new Map<string, string>();
   const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
   const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}) });

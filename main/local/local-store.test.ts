@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, openStateDb } from '../state/db.js';
-import { LOCAL_MIGRATIONS, LocalStore } from './local-store.js';
+import { heldContentOf, LOCAL_MIGRATIONS, LocalStore } from './local-store.js';
 import { LocalModel, type LocalEntry } from './model.js';
 
 const dirs: string[] = [];
@@ -29,6 +29,7 @@ describe('LocalStore.loadModel', () => {
       entry('b', { lparent: 'd1', rparent: 'root', rname: 'b-on-nas.jpg', setag: 'older', filled: true, ino: null }),
       entry('c', { lparent: 'd1', rparent: 'd1', state: 'held' }),
       entry('d', { state: 'deleting', etag: 'x', setag: 'x' }),
+      entry('e', { content: { etag: 'e-e', nasMtime: '2026-01-02T03:04:05.000Z', size: 1234, mtimeMs: 1767323045000, ino: '95' } }),
     ];
     const db = openStateDb(dir);
     const store = new LocalStore(db);
@@ -41,6 +42,26 @@ describe('LocalStore.loadModel', () => {
     expect(back.byIno('92')?.id).toBe('d1');
     expect(back.stamp('d1')).toBe('77:123');
     expect(back.filledCount).toBe(1);
+    expect([...back.withContent]).toEqual(['e']);
+    db.close();
+  });
+
+  it('a damaged content record reads as none (a placeholder is never guessed to hold content); downloads in progress round-trip', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nm-local-store-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new LocalStore(db);
+    store.flush(new LocalModel('root', [entry('root', { kind: 'dir', lparent: '', lname: '', rparent: '', rname: '' }), entry('a')]));
+    db.prepare("UPDATE local_entries SET content = '{\"etag\": 5}' WHERE id = 'a'").run();
+    expect(new LocalStore(db).loadModel('root').get('a')!.content).toBeUndefined();
+    expect(heldContentOf('not json')).toBeUndefined();
+    store.setDownload({ id: 'a', etag: '"x"', size: 10, file: 'f.part' });
+    store.setDownload({ id: 'a', etag: '"y"', size: 12, file: 'f.part' });
+    expect(store.downloads()).toEqual([{ id: 'a', etag: '"y"', size: 12, file: 'f.part' }]);
+    store.removeDownload('a');
+    expect(store.download('a')).toBeUndefined();
+    expect(store.idAtPath('root', ['a.jpg'])).toBe('a');
+    expect(store.idAtPath('root', ['nope'])).toBeUndefined();
     db.close();
   });
 });

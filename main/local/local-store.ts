@@ -7,7 +7,7 @@ import { migrate, type Db } from '../state/db.js';
 import { activityKindOf, type ActivityKind } from '../../app/model/activity-kinds.js';
 import type { ConflictIntent } from '../../app/model/intent.js';
 import { conflictIntentOf, migrateConflictIntents } from './conflict-rows.js';
-import { LocalModel, type EntryState } from './model.js';
+import { LocalModel, type EntryState, type HeldContent } from './model.js';
 
 export const LOCAL_MIGRATIONS = [
   {
@@ -49,7 +49,37 @@ export const LOCAL_MIGRATIONS = [
   // v5: a held disappearance that may have been a rename keeps the places it may have gone
   // (JSON array of paths; NULL for a delete held by the threshold), for the "it was renamed" choice.
   { version: 5, up: (db: Db): void => { db.exec('ALTER TABLE local_held ADD COLUMN candidates TEXT'); } },
+  // v6 (issue 23): a file holding a NAS version the engine downloaded records it (`content`: JSON
+  // {etag, nasMtime, size, mtimeMs, ino}; NULL = a placeholder or the user's content), and a download in
+  // progress keeps the version it is fetching (its partial file is `.nas-mirror/downloads/<file>`).
+  {
+    version: 6,
+    up: (db: Db): void => {
+      db.exec(`ALTER TABLE local_entries ADD COLUMN content TEXT;
+        CREATE TABLE local_downloads (id TEXT PRIMARY KEY, etag TEXT NOT NULL, size INTEGER NOT NULL, file TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;`);
+    },
+  },
 ];
+
+/** A stored `content` column: the record as written, anything else none (a placeholder is never guessed to hold content). */
+export function heldContentOf(text: string | null): HeldContent | undefined {
+  if (text === null) return undefined;
+  try {
+    const v = JSON.parse(text) as Partial<HeldContent> | null;
+    return v !== null && typeof v.etag === 'string' && typeof v.nasMtime === 'string' && Number.isSafeInteger(v.size) && Number.isFinite(v.mtimeMs) && typeof v.ino === 'string'
+      ? { etag: v.etag, nasMtime: v.nasMtime, size: v.size!, mtimeMs: v.mtimeMs!, ino: v.ino } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A download in progress: the version it fetches and its partial file's name in `.nas-mirror/downloads/`. */
+export interface DownloadRow {
+  id: string;
+  etag: string;
+  size: number;
+  file: string;
+}
 
 /** The stored candidates of a held row: a JSON array of strings, anything else none. */
 function candidatesOf(text: string | null): string[] | undefined {
@@ -168,12 +198,12 @@ export type LocalOnlyPlace = { parent: string; name: string } | { path: string }
 
 const keyOf = (p: LocalOnlyPlace): [string, string] => ('path' in p ? [LITERAL_PATH, p.path] : [p.parent, p.name]);
 
-export type RequestAction = 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize';
+export type RequestAction = 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize' | 'get';
 
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
 
-type RawEntryRow = [string, number, string, string, string | null, number, string | null, string | null, string, string, string | null, number | string];
+type RawEntryRow = [string, number, string, string, string | null, number, string | null, string | null, string, string, string | null, number | string, string | null];
 const STATES: readonly EntryState[] = ['ok', 'held', 'deleting'];
 
 export class LocalStore {
@@ -188,7 +218,7 @@ export class LocalStore {
     // million rows are twelve million strings otherwise (most of the load's time).
     const rows = this.db.prepare(`SELECT id, kind = 'dir', lparent, lname, ino, filled,
       NULLIF(rparent, lparent), NULLIF(rname, lname), etag, mtime, NULLIF(setag, etag),
-      CASE state WHEN 'ok' THEN 0 WHEN 'held' THEN 1 WHEN 'deleting' THEN 2 ELSE state END
+      CASE state WHEN 'ok' THEN 0 WHEN 'held' THEN 1 WHEN 'deleting' THEN 2 ELSE state END, content
       FROM local_entries`).raw(true);
     // One string per parent: its children share it (a million entries: ~100 MB less); a name
     // the NAS and the disk agree on is held once.
@@ -200,9 +230,9 @@ export class LocalStore {
       return p;
     };
     for (const r of rows.iterate() as IterableIterator<RawEntryRow>) {
-      const [id, dir, lp, lname, ino, filled, rp, rname, etag, mtime, setag, state] = r;
+      const [id, dir, lp, lname, ino, filled, rp, rname, etag, mtime, setag, state, content] = r;
       const lparent = one(lp);
-      m.load({ id, kind: dir === 1 ? 'dir' : 'file', lparent, lname, ino, filled: filled === 1, rparent: rp === null ? lparent : one(rp), rname: rname ?? lname, etag, mtime, setag: setag ?? etag, state: typeof state === 'number' ? STATES[state]! : state as EntryState });
+      m.load({ id, kind: dir === 1 ? 'dir' : 'file', lparent, lname, ino, filled: filled === 1, rparent: rp === null ? lparent : one(rp), rname: rname ?? lname, etag, mtime, setag: setag ?? etag, state: typeof state === 'number' ? STATES[state]! : state as EntryState, ...(content === null ? {} : { content: heldContentOf(content) }) });
     }
     for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>) m.setStamp(r.id, r.stamp);
     m.takeDirty();
@@ -226,10 +256,10 @@ export class LocalStore {
     }
     const ids = m.takeDirty();
     if (ids.length === 0) return;
-    const up = this.db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state)
-      VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state)
+    const up = this.db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state, content)
+      VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state, @content)
       ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ino=excluded.ino, filled=excluded.filled,
-      rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, setag=excluded.setag, state=excluded.state`);
+      rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, setag=excluded.setag, state=excluded.state, content=excluded.content`);
     const del = this.db.prepare('DELETE FROM local_entries WHERE id = ?');
     // A folder gone from the model takes its local-only rows (what it held on disk went with it, or was kept as a literal row).
     const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
@@ -238,7 +268,7 @@ export class LocalStore {
     this.db.transaction(() => {
       for (const id of ids) {
         const e = m.get(id);
-        if (e) up.run({ ...e, filled: e.filled ? 1 : 0 });
+        if (e) up.run({ ...e, filled: e.filled ? 1 : 0, content: e.content === undefined ? null : JSON.stringify(e.content) });
         else {
           del.run(id);
           delLocalOnly.run(id);
@@ -369,6 +399,58 @@ export class LocalStore {
       if (rows.length) this.db.prepare('DELETE FROM local_requests WHERE seq <= ?').run(rows[rows.length - 1]!.seq);
       return rows.map((r) => ({ action: r.action, ids: JSON.parse(r.ids) as string[] }));
     })();
+  }
+
+  /**
+   * The id of the entry at a local path (segments from the mirror root), read from the stored
+   * rows without loading the model (the command line); undefined when none is there.
+   */
+  idAtPath(rootId: string, segments: readonly string[]): string | undefined {
+    const q = this.db.prepare('SELECT id, lname FROM local_entries WHERE lparent = ?');
+    let cur = rootId;
+    for (const seg of segments) {
+      const rows = q.all(cur) as { id: string; lname: string }[];
+      const hit = rows.find((r) => r.lname === seg) ?? rows.find((r) => r.lname.normalize('NFC') === seg.normalize('NFC'));
+      if (!hit) return undefined;
+      cur = hit.id;
+    }
+    return cur;
+  }
+
+  /** What an entry holds, as stored: the user's content (`filled`), a downloaded version, or neither (a placeholder). */
+  entryContent(id: string): { kind: string; filled: boolean; content: HeldContent | undefined } | undefined {
+    const r = this.db.prepare('SELECT kind, filled, content FROM local_entries WHERE id = ?').get(id) as { kind: string; filled: number; content: string | null } | undefined;
+    return r && { kind: r.kind, filled: r.filled === 1, content: heldContentOf(r.content) };
+  }
+
+  /** The newest activity row's number (a command waits for rows after it). */
+  lastActivitySeq(): number {
+    return (this.db.prepare('SELECT coalesce(max(seq), 0) AS n FROM local_activity').get() as { n: number }).n;
+  }
+
+  /** Activity rows after `seq`, oldest first. */
+  activitySince(seq: number): ActivityRow[] {
+    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq > ? ORDER BY seq').all(seq) as StoredActivity[];
+    return rows.map(activityOf);
+  }
+
+  /** The download in progress for `id`, if any. */
+  download(id: string): DownloadRow | undefined {
+    return this.db.prepare('SELECT id, etag, size, file FROM local_downloads WHERE id = ?').get(id) as DownloadRow | undefined;
+  }
+
+  setDownload(d: DownloadRow): void {
+    this.db.prepare('INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at')
+      .run(d.id, d.etag, d.size, d.file, new Date().toISOString());
+  }
+
+  removeDownload(id: string): void {
+    this.db.prepare('DELETE FROM local_downloads WHERE id = ?').run(id);
+  }
+
+  /** Every download in progress (the partial files they name are kept; any other is swept). */
+  downloads(): DownloadRow[] {
+    return this.db.prepare('SELECT id, etag, size, file FROM local_downloads').all() as DownloadRow[];
   }
 
   pendingRequests(): number {

@@ -2,6 +2,8 @@
  * The local model: per NAS object id, where its placeholder is on disk (local parent,
  * local name, inode as a decimal bigint string) and what the user last saw of it on the NAS
  * (remote parent, name, eTag). Keyed by id, never by path: a folder rename is one change.
+ * A file is a placeholder, or holds content: a NAS version the engine downloaded (`content`,
+ * recorded as the engine left it on disk), or the user's own (`filled`: local only).
  * In memory; `local-store.ts` persists it.
  */
 
@@ -16,6 +18,29 @@ export const UNVERIFIED_INO = '?';
 
 /** ok: placed or to be placed; held: deleted locally, delete awaiting approval; deleting: delete queued. */
 export type EntryState = 'ok' | 'held' | 'deleting';
+
+/**
+ * A NAS version held on this device (downloaded by the engine): its eTag, and the file as the
+ * engine left it (size, mtime in whole ms as lstat gives them, inode). While the disk shows
+ * exactly that, the content is the NAS's, not the user's.
+ */
+export interface HeldContent {
+  etag: string;
+  /** The NAS mTime of that version (with the size, what tells a new version from a rename: the eTag moves for both). */
+  nasMtime: string;
+  size: number;
+  mtimeMs: number;
+  ino: string;
+}
+
+/**
+ * Whether what the disk shows of a file is the download the engine left there (not an edit).
+ * `ino` undefined: not compared (a disk read by place, where inodes are not valid).
+ */
+export function asDownloaded(e: Pick<LocalEntry, 'kind' | 'content'>, d: { size: number; mtimeMs: number; ino?: string | undefined }): boolean {
+  const c = e.content;
+  return e.kind === 'file' && c !== undefined && d.size === c.size && d.mtimeMs === c.mtimeMs && (d.ino === undefined || d.ino === c.ino);
+}
 
 export interface LocalEntry {
   id: string;
@@ -35,6 +60,8 @@ export interface LocalEntry {
   /** The store eTag last reconciled (a walk reporting it again is not news). */
   setag: string;
   state: EntryState;
+  /** Set while the file holds a NAS version the engine downloaded (absent: a placeholder, or the user's content). */
+  content?: HeldContent | undefined;
 }
 
 export class LocalModel {
@@ -56,6 +83,8 @@ export class LocalModel {
   private touched = new Set<string>();
   /** Entries whose placeholder holds content (kept as entries change: status reads it often). */
   filledCount = 0;
+  /** Ids of the files holding a downloaded NAS version (a NAS change to them is checked at each reconcile). */
+  readonly withContent = new Set<string>();
 
   constructor(readonly rootId: string, entries: Iterable<LocalEntry> = []) {
     for (const e of entries) this.put(e);
@@ -158,6 +187,8 @@ export class LocalModel {
     this.unindex(e);
     e.ino = ino;
     e.filled = filled;
+    // a download recognised by place (its size and time checked there) is the same file under a new number
+    if (e.content !== undefined) e.content = filled ? undefined : { ...e.content, ino };
     this.index(e);
     this.dirty.add(id);
     this.touched.add(id);
@@ -165,6 +196,7 @@ export class LocalModel {
 
   private index(e: LocalEntry): void {
     if (e.filled) this.filledCount++;
+    if (e.content !== undefined) this.withContent.add(e.id);
     let s = this.kids.get(e.lparent);
     if (!s) this.kids.set(e.lparent, (s = new Set()));
     s.add(e.id);
@@ -173,6 +205,7 @@ export class LocalModel {
 
   private unindex(e: LocalEntry): void {
     if (e.filled) this.filledCount--;
+    this.withContent.delete(e.id);
     this.kids.get(e.lparent)?.delete(e.id);
     const inos = this.inoIdx ?? this.inoFilling;
     if (e.ino !== null && inos?.get(e.ino) === e.id) inos.delete(e.ino);

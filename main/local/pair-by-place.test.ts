@@ -188,6 +188,18 @@ describe('pairByPlace (cases)', () => {
     expect(r.uncertain).toEqual([]);
   });
 
+  it('a downloaded file (the size and NAS time the engine left) moved and renamed while stopped is a move, not a delete', () => {
+    const nodes = base();
+    const model = modelOf(nodes);
+    const a = model.get('a')!;
+    model.update('a', { content: { etag: a.etag, nasMtime: a.mtime, size: 5, mtimeMs: T0 + 60_000, ino: a.ino! } });
+    const disk = nodes.map((n) => (n.id === 'a' ? { ...n, parent: 'p', name: 'renamed.txt' } : n));
+    const scans = scansOf(disk).map((s) => ({ ...s, entries: s.entries.map((d) => (d.name === 'renamed.txt' ? { ...d, size: 5 } : d)) }));
+    const r = pairByPlace({ model, scans, granularityMs: 2000, why: 'test' });
+    expect(r.moves.map((m) => [m.id, m.toParent, m.toName])).toEqual([['a', 'p', 'renamed.txt']]);
+    expect(r.deletes).toEqual([]);
+  });
+
   it('a mass change pairs one to one without comparing everything with everything (20,000 renamed, 5,000 deleted, 5,000 new)', () => {
     const nodes: Node[] = [{ id: 'd', kind: 'dir', parent: 'R', name: 'Big', time: T0 }];
     for (let i = 0; i < 25_000; i++) nodes.push({ id: `f${i}`, kind: 'file', parent: 'd', name: `f${i}.jpg`, time: T0 + i * 60_000 });

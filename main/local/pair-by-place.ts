@@ -18,7 +18,7 @@
  * ruled out otherwise. Nothing is carried: a full scan sees both halves of every change.
  */
 import type { DirScan, DiskEntry } from './analyse.js';
-import type { LocalEntry, LocalModel } from './model.js';
+import { asDownloaded, type LocalEntry, type LocalModel } from './model.js';
 import type { PairResult } from './pair-moves.js';
 
 export interface PlaceInput {
@@ -77,7 +77,9 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const goneFiles = [...pass.gone, ...hiddenBelow(model, pass.gone, movedIds)].filter((e) => e.kind === 'file' && !movedIds.has(e.id));
   const newFiles = pass.unknown.filter((u) => u.d.kind === 'file');
   const agrees = (e: LocalEntry, u: Appearance): boolean => {
-    if (e.filled || u.d.size !== 0) return false; // content the NAS does not have: no evidence to compare
+    // a placeholder is empty, a download the engine left has its recorded size; the user's own
+    // content (the NAS does not have it) is no evidence to compare
+    if (e.filled || u.d.size !== (e.content?.size ?? 0)) return false;
     const t = Date.parse(e.mtime);
     return Number.isFinite(t) && Math.abs(u.d.mtimeMs - t) <= tol;
   };
@@ -87,7 +89,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     return same.length === 1 ? same[0] : undefined;
   };
   // by time, so a mass change (thousands gone, thousands new) compares neighbours only
-  const newByTime = new TimeBuckets<Appearance>(tol, (u) => (u.d.size === 0 ? u.d.mtimeMs : undefined));
+  const newByTime = new TimeBuckets<Appearance>(tol, (u) => u.d.mtimeMs);
   for (const u of newFiles) newByTime.add(u);
   const goneByTime = new TimeBuckets<LocalEntry>(tol, (e) => (e.filled ? undefined : Date.parse(e.mtime)));
   for (const e of goneFiles) goneByTime.add(e);
@@ -116,7 +118,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const empty = files.filter((u) => u.d.size === 0);
   const byParent = groupBy(files, (u) => u.parent ?? '');
   const byName = groupBy(files, (u) => nfc(u.name));
-  const leftByTime = new TimeBuckets<Appearance>(tol, (u) => (u.d.size === 0 ? u.d.mtimeMs : undefined));
+  const leftByTime = new TimeBuckets<Appearance>(tol, (u) => u.d.mtimeMs);
   for (const u of files) leftByTime.add(u);
   const likely = (e: LocalEntry): Appearance[] => leftByTime.near(Date.parse(e.mtime)).filter((u) => agrees(e, u));
   const paths = (us: readonly Appearance[]): string[] => [...new Set(us.map((u) => u.path))].slice(0, 3);
@@ -283,7 +285,8 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
       const e = here.get(nfc(d.name));
       if (e && e.kind === d.kind && !seen.has(e.id) && !notThatFolder(e, path)) {
         seen.add(e.id);
-        const filled = e.kind === 'file' && d.size > 0;
+        // a download the engine left here (size and time as recorded; inodes are not valid here) is not the user's content
+        const filled = e.kind === 'file' && d.size > 0 && !asDownloaded(e, { size: d.size, mtimeMs: d.mtimeMs });
         if (e.ino !== d.ino || e.filled !== filled) out.rebound.push({ id: e.id, ino: d.ino, filled });
         continue;
       }

@@ -7,7 +7,7 @@
  * and carried to the next batch before it becomes a delete.
  */
 import type { DirScan } from './analyse.js';
-import type { Kind, LocalEntry, LocalModel } from './model.js';
+import { asDownloaded, type Kind, type LocalEntry, type LocalModel } from './model.js';
 
 /** Names editors give the backup of a file they are saving. */
 export const BACKUP = /(~|\.bak|\.orig|\.swp|\.tmp|\.backup)$|^\.#|^\.~/i;
@@ -102,7 +102,8 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
       if (e && e.id !== model.rootId && e.kind === d.kind && e.state === 'ok') {
         if (parent !== undefined && e.lparent === parent && sameName(e.lname, d.name)) {
           seenInPlace.add(e.id);
-          const f = e.kind === 'file' && d.size > 0;
+          // content the engine downloaded, as it left it (size, time, inode), is the NAS's, not the user's
+          const f = e.kind === 'file' && d.size > 0 && !asDownloaded(e, d);
           if (f !== e.filled) res.filled.push({ id: e.id, filled: f });
         } else candidates.push({ id: e.id, parent, path, name: d.name, size: d.size, mtimeMs: d.mtimeMs });
       } else if (parent !== undefined || s.path === '') {

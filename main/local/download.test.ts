@@ -1,0 +1,142 @@
+/**
+ * The download step alone on a real temp folder with a fake content reader: resume from a
+ * partial of the same version, a new start for another version, a whole body (200) restarts,
+ * short or other-version bytes never reach the placeholder, and only an unchanged placeholder
+ * is replaced.
+ */
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ContentRead, ContentTarget } from '../client/content-read.js';
+import { realDisk } from './disk.js';
+import { commitDownload, downloadsDir, fetchContent, partialFileOf, sweepPartials, type DownloadRecords, type WantedVersion } from './download.js';
+import type { DownloadRow } from './local-store.js';
+import { LocalModel } from './model.js';
+
+const dirs: string[] = [];
+afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+
+const root = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'nm-download-'));
+  dirs.push(d);
+  mkdirSync(join(d, '.nas-mirror'));
+  return d;
+};
+const records = (): DownloadRecords & { rows: Map<string, DownloadRow> } => {
+  const rows = new Map<string, DownloadRow>();
+  return { rows, download: (id) => rows.get(id), setDownload: (d) => { rows.set(d.id, d); }, removeDownload: (id) => { rows.delete(id); } };
+};
+const DATA = Buffer.from('0123456789abcdefghij');
+const want: WantedVersion = { id: 'f1', etag: '"v1"', size: DATA.length, mtime: '2021-01-01T00:00:00.000Z' };
+
+/** A NAS that answers from `from` (206) or whole (200), with this eTag. */
+const nas = (etag = '"v1"', body = DATA, seen: number[] = []) => ({
+  async readContent(_id: string, t: ContentTarget, o: { ifRange?: string | undefined }): Promise<ContentRead> {
+    const from = t.offset();
+    seen.push(from);
+    const whole = from === 0 || o.ifRange !== etag;
+    if (whole) await t.restart();
+    await t.write(body.subarray(whole ? 0 : from));
+    return { status: whole ? 200 : 206, eTag: etag, total: body.length };
+  },
+});
+
+describe('fetchContent', () => {
+  it('resumes a partial of the same version from its length, and starts another version again', async () => {
+    const r = root();
+    const rec = records();
+    mkdirSync(downloadsDir(r));
+    const part = join(downloadsDir(r), partialFileOf('f1'));
+    writeFileSync(part, DATA.subarray(0, 7));
+    rec.setDownload({ id: 'f1', etag: '"v1"', size: DATA.length, file: partialFileOf('f1') });
+    const seen: number[] = [];
+    expect(await fetchContent({ root: r, client: nas('"v1"', DATA, seen), records: rec, want })).toBe(part);
+    expect(seen).toEqual([7]);
+    expect(readFileSync(part).equals(DATA)).toBe(true);
+    // a partial of another version is not resumed
+    writeFileSync(part, 'zzzz');
+    rec.setDownload({ id: 'f1', etag: '"v0"', size: DATA.length, file: partialFileOf('f1') });
+    const seen2: number[] = [];
+    await fetchContent({ root: r, client: nas('"v1"', DATA, seen2), records: rec, want });
+    expect(seen2).toEqual([0]);
+    expect(readFileSync(part).equals(DATA)).toBe(true);
+    expect(rec.rows.get('f1')!.etag).toBe('"v1"');
+  });
+
+  it('drops the partial when the NAS sends another version or too few bytes', async () => {
+    const r = root();
+    const rec = records();
+    await expect(fetchContent({ root: r, client: nas('"v2"'), records: rec, want })).rejects.toMatchObject({ code: 'ContentMismatch' });
+    expect(existsSync(join(downloadsDir(r), partialFileOf('f1')))).toBe(false);
+    expect(rec.rows.size).toBe(0);
+    await expect(fetchContent({ root: r, client: nas('"v1"', DATA.subarray(0, 5)), records: rec, want })).rejects.toMatchObject({ code: 'ContentMismatch' });
+    expect(existsSync(join(downloadsDir(r), partialFileOf('f1')))).toBe(false);
+  });
+
+  it('never writes through a linked private folder', async () => {
+    const r = mkdtempSync(join(tmpdir(), 'nm-download-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'nm-elsewhere-'));
+    dirs.push(r, elsewhere);
+    symlinkSync(elsewhere, join(r, '.nas-mirror'));
+    await expect(fetchContent({ root: r, client: nas(), records: records(), want })).rejects.toMatchObject({ code: 'DiskError' });
+  });
+});
+
+describe('commitDownload', () => {
+  const setUp = () => {
+    const r = root();
+    const file = join(r, 'a.bin');
+    writeFileSync(file, '');
+    const model = new LocalModel('root', [
+      { id: 'root', kind: 'dir', lparent: '', lname: '', ino: '1', filled: false, rparent: '', rname: '', etag: '"r"', mtime: '', setag: '"r"', state: 'ok' },
+      { id: 'f1', kind: 'file', lparent: 'root', lname: 'a.bin', ino: String(lstatSync(file).ino), filled: false, rparent: 'root', rname: 'a.bin', etag: '"v1"', mtime: want.mtime, setag: '"v1"', state: 'ok' },
+    ]);
+    mkdirSync(downloadsDir(r));
+    const partial = join(downloadsDir(r), partialFileOf('f1'));
+    writeFileSync(partial, DATA);
+    return { r, file, model, partial };
+  };
+
+  it('renames the partial over the placeholder with the NAS time and records the content held', () => {
+    const { r, file, model, partial } = setUp();
+    const out = commitDownload({ root: r, model, disk: realDisk, want, partial });
+    const st = lstatSync(file);
+    expect(out.path).toBe(file);
+    expect(readFileSync(file).equals(DATA)).toBe(true);
+    expect(st.mtimeMs).toBe(Date.parse(want.mtime));
+    expect(model.get('f1')).toMatchObject({ ino: String(st.ino), filled: false, content: { etag: '"v1"', size: DATA.length, ino: String(st.ino), mtimeMs: Date.parse(want.mtime) } });
+    expect(existsSync(partial)).toBe(false);
+    expect([...model.withContent]).toEqual(['f1']);
+  });
+
+  it('replaces nothing when the placeholder got content or another file took its name', () => {
+    const { r, file, model, partial } = setUp();
+    writeFileSync(file, 'mine');
+    expect(() => commitDownload({ root: r, model, disk: realDisk, want, partial })).toThrow(/changed while it downloaded/);
+    expect(readFileSync(file, 'utf8')).toBe('mine');
+    writeFileSync(`${file}.new`, '');
+    renameSync(`${file}.new`, file); // an empty file of someone else's at the name (another inode)
+    expect(() => commitDownload({ root: r, model, disk: realDisk, want, partial })).toThrow(/changed while it downloaded/);
+    expect(existsSync(partial)).toBe(true);
+  });
+
+  it('refuses a partial of the wrong size', () => {
+    const { r, file, model, partial } = setUp();
+    writeFileSync(partial, 'short');
+    expect(() => commitDownload({ root: r, model, disk: realDisk, want, partial })).toThrow(/5 bytes, not 20/);
+    expect(lstatSync(file).size).toBe(0);
+  });
+});
+
+describe('sweepPartials', () => {
+  it('removes partials no record names', () => {
+    const r = root();
+    mkdirSync(downloadsDir(r));
+    writeFileSync(join(downloadsDir(r), 'kept.part'), 'x');
+    writeFileSync(join(downloadsDir(r), 'stray.part'), 'x');
+    sweepPartials(r, [{ id: 'a', etag: '"e"', size: 1, file: 'kept.part' }], realDisk);
+    expect(existsSync(join(downloadsDir(r), 'kept.part'))).toBe(true);
+    expect(existsSync(join(downloadsDir(r), 'stray.part'))).toBe(false);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Content on demand, the disk side: a NAS version is fetched into a partial file in the
+ * mirror's private folder (`.nas-mirror/downloads/`, never watched as the user's), resumed by
+ * range from what it holds, checked (size and eTag), then renamed over the placeholder. The
+ * partial's name is a hash of the object id: nothing from the network names a path. A
+ * partial never replaces anything unless whole and checked, and only an unchanged placeholder
+ * is replaced. `commitDownload` must run under the engine's lock (it updates the model).
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, rmSync } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../../app/errors.js';
+import { parseDate } from '../../app/model/dates.js';
+import type { ContentTarget, ServiceClient } from '../client/service-client.js';
+import { lstatBig } from './analyse.js';
+import { diskError, isAbsent, type Disk } from './disk.js';
+import type { DownloadRow, LocalStore } from './local-store.js';
+import { RESERVED_DIR } from './local-names.js';
+import type { HeldContent, LocalModel } from './model.js';
+import { absOf } from './placeholders.js';
+
+export const downloadsDir = (root: string): string => join(root, RESERVED_DIR, 'downloads');
+
+/** The partial file's name for an object: a hash of its id (never a name the NAS chose). */
+export const partialFileOf = (id: string): string => `${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 40)}.part`;
+
+/** The NAS version to fetch, as the mirror store has it. */
+export interface WantedVersion {
+  id: string;
+  etag: string;
+  size: number;
+  /** The NAS mTime (ISO): the downloaded file gets it, as a placeholder does. */
+  mtime: string;
+}
+
+/** Where a download records its progress (the local store). */
+export type DownloadRecords = Pick<LocalStore, 'download' | 'setDownload' | 'removeDownload'>;
+
+export interface FetchOptions {
+  root: string;
+  client: Pick<ServiceClient, 'readContent'>;
+  records: DownloadRecords;
+  want: WantedVersion;
+  signal?: AbortSignal | undefined;
+  /** Bytes held so far, of the total. */
+  progress?: (bytes: number, total: number) => void;
+}
+
+/**
+ * Fetches a version into its partial file, resuming from what an earlier try (a dropped
+ * connection, a restart) left for the same version; a partial of another version starts
+ * again. Resolves with the partial's path once it holds exactly `want.size` bytes of
+ * `want.etag`; `ContentMismatch` (the partial dropped) when the NAS sends another version.
+ */
+export async function fetchContent(o: FetchOptions): Promise<string> {
+  const { want, records } = o;
+  const dir = downloadsDir(o.root);
+  await mkdir(dir, { recursive: true });
+  // through a link, a partial could land outside the mirror: only real folders are written in
+  for (const d of [join(o.root, RESERVED_DIR), dir]) {
+    if (!lstatSync(d).isDirectory()) throw new AppError('DiskError', `${d} is not a folder (a link?): nothing is downloaded through it`);
+  }
+  const file = partialFileOf(want.id);
+  const abs = join(dir, file);
+  const row = records.download(want.id);
+  const fresh = row === undefined || row.etag !== want.etag || row.size !== want.size || row.file !== file;
+  const fh = await open(abs, fresh ? 'w+' : 'a+').catch((e: unknown) => { throw diskError('open', abs, e); });
+  try {
+    let pos = Number((await fh.stat()).size);
+    if (pos > want.size) { await fh.truncate(0); pos = 0; }
+    // recorded before the first byte: a restart finds the version this partial belongs to
+    if (fresh) records.setDownload({ id: want.id, etag: want.etag, size: want.size, file } satisfies DownloadRow);
+    const target = partialTarget(fh, pos, (n) => o.progress?.(n, want.size));
+    const read = await o.client.readContent(want.id, target, { ifRange: want.etag, signal: o.signal });
+    const held = target.offset();
+    const etagOk = read.status === 416 || read.eTag === want.etag;
+    if (!etagOk || held !== want.size || (read.total !== undefined && read.total !== want.size)) {
+      await fh.close().catch(() => undefined);
+      dropPartial(abs, records, want.id);
+      throw new AppError('ContentMismatch', etagOk
+        ? `the NAS sent ${held} bytes of ${want.size} for this file: nothing was replaced, try again`
+        : 'the file changed on the NAS since the last sync: nothing was replaced; it is opened once the mirror has the new version');
+    }
+    await fh.sync();
+    return abs;
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+/** A partial file as a content target: appends at its length; a 200 truncates it first. */
+function partialTarget(fh: FileHandle, start: number, progress: (bytes: number) => void): ContentTarget {
+  let pos = start;
+  return {
+    offset: () => pos,
+    restart: async () => { await fh.truncate(0); pos = 0; progress(0); },
+    write: async (chunk) => {
+      let off = 0;
+      while (off < chunk.length) {
+        const { bytesWritten } = await fh.write(chunk, off, chunk.length - off, pos);
+        off += bytesWritten;
+        pos += bytesWritten;
+      }
+      progress(pos);
+    },
+  };
+}
+
+/** Forgets a download: its partial file and its record. */
+export function dropPartial(abs: string, records: DownloadRecords, id: string): void {
+  rmSync(abs, { force: true });
+  records.removeDownload(id);
+}
+
+export interface CommitInput {
+  root: string;
+  model: LocalModel;
+  disk: Disk;
+  want: WantedVersion;
+  partial: string;
+}
+
+/**
+ * Puts a checked partial in place of the entry's placeholder (under the engine's lock): only
+ * when the entry is still a placeholder the engine knows (same inode, zero bytes, not the
+ * user's content); the partial gets the NAS time, then one rename(2). The model records the
+ * content held (eTag, size, time, inode) BEFORE the watcher can report the rename, so that
+ * report finds nothing new. Returns the file's path; throws (nothing replaced) otherwise.
+ */
+export function commitDownload(c: CommitInput): { path: string; content: HeldContent } {
+  const e = c.model.get(c.want.id);
+  if (!e || e.kind !== 'file' || e.state !== 'ok' || e.ino === null) throw new AppError('NotFound', 'this file is not in the mirror folder any more: nothing was replaced');
+  const target = absOf(c.root, c.model, e.id, undefined, c.disk);
+  if (target === undefined) throw new AppError('UnsafeName', 'this file has no safe place in the mirror folder: nothing was replaced');
+  const st = lstatBig(target, c.disk);
+  if (!st || !st.isFile() || st.ino.toString() !== e.ino || st.size !== 0n || e.filled || e.content !== undefined) {
+    throw new AppError('Conflict', `${target} changed while it downloaded (it is not the placeholder any more): nothing was replaced`);
+  }
+  const ms = parseDate(c.want.mtime);
+  try {
+    if (ms !== undefined) c.disk.utimes(c.partial, ms);
+    const ps = c.disk.lstat(c.partial);
+    if (Number(ps.size) !== c.want.size) throw new AppError('ContentMismatch', `the downloaded file has ${ps.size} bytes, not ${c.want.size}: nothing was replaced`);
+    c.disk.rename(c.partial, target);
+    const content: HeldContent = { etag: c.want.etag, nasMtime: c.want.mtime, size: c.want.size, mtimeMs: Number(ps.mtimeMs), ino: ps.ino.toString() };
+    c.model.update(e.id, { ino: content.ino, filled: false, content });
+    return { path: target, content };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw diskError(isAbsent(err) ? 'find the downloaded file' : 'put the downloaded file in place of', target, err);
+  }
+}
+
+/** Removes partial files no download record names (a finished or abandoned one a crash left). */
+export function sweepPartials(root: string, kept: readonly DownloadRow[], disk: Disk): void {
+  const dir = downloadsDir(root);
+  let names: string[];
+  try {
+    names = disk.readdir(dir);
+  } catch {
+    return; // no downloads yet
+  }
+  const keep = new Set(kept.map((k) => k.file));
+  for (const n of names) if (!keep.has(n)) disk.rmFile(join(dir, n));
+}
