@@ -78,7 +78,9 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     nav, el('div', { class: 'status', id: 'header-status' }, stateLine, fixBtn, badge, syncBtn, pauseBtn));
   const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
   // First start (or a new mirror): the welcome replaces the views until a choice works.
-  const welcome = welcomeView(ctx, () => { setUpMode(false); show('search'); refreshStatus(); });
+  /** Set-up checks asked so far: an answer to an older one (or one asked before a choice landed) is stale. */
+  let setUpAsked = 0;
+  const welcome = welcomeView(ctx, () => { setUpAsked++; setUpMode(false); show('search'); refreshStatus(); });
   const welcomeMain = el('main', { id: 'welcome-main' }, welcome.root);
   replace(root, linkBanner, header, progress, main, welcomeMain, toasts, opener.root);
   // what sticks under the header (progress bar, search field) follows its height as it wraps
@@ -95,7 +97,10 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     if (on) fixBtn.hidden = true;
   }
   function checkSetUp(): void {
+    const asked = ++setUpAsked;
     client.call('getSettings', {}).then((s) => {
+      // (a stale "not set up" put the welcome back over a mirror just set up, for good)
+      if (asked !== setUpAsked) return;
       applyTheme(s.theme);
       const need = s.source === 'none';
       if (need) welcome.show(s, !settingUp);
