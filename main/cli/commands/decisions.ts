@@ -37,6 +37,10 @@ export function decisionCommand<T extends { id: string }>(d: DecisionList<T>): C
       const act = d.actions.find((a) => a === action);
       if (act === undefined) throw new UsageError(`unknown action "${action}" (${d.actions.join(' or ')})`);
       if (ids.length === 0) throw new UsageError(`give the ids shown by "nas-mirror ${d.name}", or "all"`);
+      if (ids.includes('all') && items.length === 0) {
+        io.stdout.write(`no ${d.noun[1]}: nothing to ${act}\n`);
+        return 0;
+      }
       const unknown = ids.filter((i) => i !== 'all' && !items.some((it) => it.id === i));
       if (unknown.length) {
         io.stderr.write(`nas-mirror ${d.name}: no ${d.noun[0]} ${unknown.join(', ')} (see "nas-mirror ${d.name}")\n`);

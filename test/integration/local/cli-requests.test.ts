@@ -31,5 +31,8 @@ describe('command line -> running engine', () => {
     await waitFor(() => readdirSync(join(r.mirror, 'Many')).length === 80 && r.engine.status().heldDeletes === 0, 'placeholders back');
     expect(r.count('DELETE')).toBe(0);
     expect(JSON.parse(await cli('log', '--state', r.state, '--json')).some((a: { kind: string }) => a.kind === 'rejected')).toBe(true);
+    // nothing held any more: "all" says so, and queues nothing
+    expect(await cli('held', '--state', r.state, 'approve', 'all')).toBe('no held deletes: nothing to approve\n');
+    expect(await cli('conflicts', '--state', r.state, 'drop', 'all')).toMatch(/^no conflicts: nothing to drop\n$/);
   }, 60_000);
 });
