@@ -70,6 +70,10 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
     case 'emptied': return { text: `${q(name)} is an empty placeholder again`, group: 'app' };
     case 'downloaded': return { text: `Downloaded ${q(name)}: it is on this computer now`, group: 'app' };
     case 'remote-content': return { text: `Changed on the NAS: ${q(name)} is a placeholder of the new version again`, group: 'nas' };
+    case 'pinned': return { text: `You asked to keep ${q(name)} on this computer: it downloads and stays current`, group: 'mine' };
+    case 'unpinned': return { text: `${q(name)} is no longer kept on this computer (what is here stays until you free it)`, group: 'mine' };
+    case 'kept': return { text: s, group: 'app' };
+    case 'freed': return { text: `Freed up space: ${s.replace(/^freed \d+ bytes: /, '')} (${q(name)})`, group: 'mine' };
     case 'remote-added': {
       const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
       return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };

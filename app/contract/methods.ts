@@ -5,7 +5,8 @@
  * these, checked on arrival on both sides. Adding a method here is the only way to add one.
  */
 import {
-  activityEntry, appStatus, bulkResult, conflictEntry, heldDelete, listResult, openResult, searchResult, settingsPatch, settingsView, setUpArgs,
+  activityEntry, appStatus, bulkResult, conflictEntry, deviceStates, freeResult, heldDelete, listResult, openResult, searchResult,
+  settingsPatch, settingsView, setUpArgs,
 } from './shapes.js';
 import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from '../util/schema.js';
@@ -23,6 +24,16 @@ export const METHODS = {
   list: { args: obj({ folderId: id, pageToken: opt(str({ max: 4096 })) }), result: listResult },
   open: { args: obj({ id }), result: openResult },
   reveal: { args: obj({ id }), result: none },
+  /** Keep on this device: the file, or everything below the folder, downloaded now and kept current; `files`: how many to download. */
+  pin: { args: obj({ id }), result: obj({ files: int() }) },
+  /** No longer kept current (what is here stays until freed); refused for a file kept through its folder. */
+  unpin: { args: obj({ id }), result: none },
+  /** Free up space: files still exactly as downloaded become placeholders again; the user's changed files are kept (listed). */
+  free: { args: obj({ id }), result: freeResult },
+  /** What these files and folders are on this device (ids unknown to the mirror are left out). */
+  deviceStates: { args: obj({ ids: arr(id, 1000) }), result: deviceStates },
+  /** The NAS content downloaded on this device below a folder (the root when absent): files and bytes. */
+  deviceSpace: { args: obj({ folderId: opt(id) }), result: obj({ files: int(), bytes: int() }) },
   activity: { args: obj({ limit: opt(int(1, 1000)) }), result: obj({ entries: arr(activityEntry, 1000) }) },
   undo: { args: obj({ id }), result: none },
   conflicts: { args: none, result: obj({ conflicts: arr(conflictEntry, 100_000), held: arr(heldDelete, 100_000) }) },
@@ -63,7 +74,7 @@ export const METHODS = {
 /** Events pushed to the window. `changed` says which list to fetch again. */
 export const EVENTS = {
   status: appStatus,
-  changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings'] as const) }),
+  changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings', 'content'] as const) }),
   notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
   /** A file's download for "Open" (bytes so far of its size), then `done` or `failed` with why. */
   download: obj({

@@ -176,3 +176,22 @@ export type OpenResult = Infer<typeof openResult>;
 /** Outcome of a bulk action: how many succeeded, and why the others did not. */
 export const bulkResult = obj({ done: int(), failed: arr(obj({ id, message: str({ max: 4096 }) }), 10_000) });
 export type BulkResult = Infer<typeof bulkResult>;
+
+/**
+ * What a file or folder is on this device: a `placeholder` (its content on the NAS), `here`
+ * (a NAS version downloaded), `edited` (the user's own content, local only), `pinned` (kept on
+ * this device: covered by a pin of its own or of a folder above it), or a `folder` not pinned.
+ */
+export const DEVICE_STATES = ['placeholder', 'here', 'edited', 'pinned', 'folder'] as const;
+export type DeviceState = (typeof DEVICE_STATES)[number];
+
+export const deviceStates = obj({ states: arr(obj({ id, state: oneOf(DEVICE_STATES) }), 1000) });
+export type DeviceStates = Infer<typeof deviceStates>;
+
+/** What "Free up space" did: files back to placeholders (and their bytes), and the files kept, with why. */
+export const freeResult = obj({
+  freed: int(),
+  bytes: int(),
+  kept: arr(obj({ path: str({ max: 65_536 }), reason: str({ max: 4096 }) }), 100_000),
+});
+export type FreeResultView = Infer<typeof freeResult>;

@@ -10,8 +10,9 @@ export const ACTIVITY_KINDS = [
   'sent', 'conflict', 'approved', 'rejected', 'dropped', 'reapplied', 'undo', 'organized',
   // local facts with no NAS change
   'replaced', 'local-only', 'emptied',
-  // content on this device: a NAS version downloaded, or a downloaded file back to a placeholder
-  'downloaded', 'remote-content',
+  // content on this device: a NAS version downloaded, or a downloaded file back to a placeholder;
+  // kept on this device (pinned, unpinned, the keeper's downloads) and freed
+  'downloaded', 'remote-content', 'pinned', 'unpinned', 'kept', 'freed',
   // changes made on the NAS, applied to the mirror
   'remote-added', 'remote-renamed', 'remote-moved', 'remote-removed', 'remote-metadata', 'refused',
   // the app itself

@@ -74,6 +74,15 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
     open: async ({ id }) => openOrExplain(engineOrThrow(), d, id),
     reveal: async ({ id }) => { await d.desktop.reveal(localPath(id)); return {}; },
+    pin: async ({ id }) => engineOrThrow().pin(id),
+    unpin: async ({ id }) => { await engineOrThrow().unpin(id); return {}; },
+    free: async ({ id }) => engineOrThrow().free(id),
+    deviceSpace: async ({ folderId }) => {
+      const e = d.engine();
+      const under = folderId === undefined || folderId === 'root' ? undefined : folderId;
+      return e ? e.deviceSpace(under) : { files: 0, bytes: 0 };
+    },
+    deviceStates: async ({ ids }) => ({ states: [...(d.engine()?.deviceStates(ids) ?? new Map())].map(([id, state]) => ({ id, state })) }),
     activity: async ({ limit }) => ({ entries: d.engine()?.actions.activity(limit ?? 200) ?? [] }),
     undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
     conflicts: async () => d.engine()?.actions.conflicts() ?? { conflicts: [], held: [] },

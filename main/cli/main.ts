@@ -21,6 +21,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   organize: { summary: 'organize (QUERY | --ids ID,ID,... | --ids-from FILE) --state DIR [--rename PATTERN] [--move PATTERN] [--dry-run] [--json]   bulk rename/move by pattern, one undo', load: () => import('./commands/organize.js') },
   get: { summary: 'get PATH --state DIR                               download a file of the mirror (a placeholder) through the running engine', load: () => import('./commands/get.js') },
   open: { summary: 'open PATH --state DIR                              get, then open it with the system\'s default app', load: () => import('./commands/open.js') },
+  pin: {
+    summary: 'pin PATH --state DIR                               keep a file or folder on this device (downloaded, kept current)',
+    load: () => import('./commands/pin.js'),
+  },
+  unpin: {
+    summary: 'unpin PATH --state DIR                             stop keeping it current (what is here stays until freed)',
+    load: () => import('./commands/unpin.js'),
+  },
+  free: {
+    summary: 'free PATH --state DIR                              free up space: downloads back to placeholders (edits kept)',
+    load: () => import('./commands/free.js'),
+  },
   du: { summary: 'du [FOLDER] --state DIR [--depth N] [--json]        where the space goes, offline', load: () => import('./commands/du.js') },
   ui: { summary: 'ui [--state DIR] [--port N] [--device FILE|URL] [--dir MIRROR]   the app headless: its window in a browser on 127.0.0.1', load: () => import('./commands/ui.js') },
 };

@@ -11,6 +11,7 @@ import { lstatBig } from '../local/analyse.js';
 import { recordStamps } from '../local/dir-stamps.js';
 import { commitDownload, downloadsDir, dropPartial, fetchContent, partialFileOf, type WantedVersion } from '../local/download.js';
 import { asDownloaded } from '../local/model.js';
+import { sameVersion } from '../local/pins.js';
 import { absOf } from '../local/placeholders.js';
 import type { Core, Lock } from './core.js';
 import { pathFor } from './core.js';
@@ -93,11 +94,13 @@ export class Downloads {
     if (abs === undefined) throw new AppError('NotFound', 'this file has no placeholder on disk yet: sync first');
     const st = lstatBig(abs, disk);
     if (!st || !st.isFile()) throw new AppError('NotFound', `${abs} is not on disk: it is not downloaded`);
-    // the user's own content, or a download still as it was left: opened as it is
-    if (e.filled || st.size > 0n || (e.content && asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() }))) {
-      return { path: abs, downloaded: false };
-    }
     const o = store.get(id);
+    const onDisk = { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() };
+    const asLeft = e.content !== undefined && asDownloaded(e, onDisk);
+    // the user's own content, or a download still as it was left (of the NAS's version, or the
+    // NAS's is gone or empty): opened as it is; a kept file of an older version is downloaded again
+    if (e.filled || (st.size > 0n && !asLeft)) return { path: abs, downloaded: false };
+    if (asLeft && (!o || (o.size ?? 0) === 0 || sameVersion(e.content!, o))) return { path: abs, downloaded: false };
     if (!o) throw new AppError('NotFound', 'this file is not on the NAS any more');
     // an empty file on the NAS: its placeholder is the whole of it
     if ((o.size ?? 0) === 0) return { path: abs, downloaded: false };

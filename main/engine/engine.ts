@@ -25,6 +25,7 @@ import { RemoteRounds } from './remote-rounds.js';
 import { buildStatus, type EngineStatus } from './status.js';
 import { EngineTimers } from './timers.js';
 import { Downloads, type GetResult } from './downloads.js';
+import { Keeper, type DeviceState, type FreeResult } from './keep.js';
 import { sweepPartials } from '../local/download.js';
 
 export type { EngineOptions };
@@ -35,6 +36,8 @@ export class Engine {
   readonly actions: EngineActions;
   /** Open on demand: a file's content brought here (downloads.ts). */
   readonly downloads: Downloads;
+  /** Keep on this device (pins) and Free up space (keep.ts). */
+  readonly pins: Keeper;
   private readonly lock = new Lock();
   private readonly timers = new EngineTimers();
   private stopped = false;
@@ -99,6 +102,10 @@ export class Engine {
       progress: (p) => this.events.emit('download', p),
       notice: (n) => this.events.emit('notice', n),
     });
+    this.pins = new Keeper({
+      core: this.core, lock: this.lock, get: (id) => this.downloads.get(id), stopped,
+      changed: () => this.events.emit('changed', { what: 'content' }),
+    });
     this.actions = new EngineActions(this.core, this.lock, {
       afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
       reconcile: () => this.remote.reconcileEverything(),
@@ -144,6 +151,8 @@ export class Engine {
     if (this.stopped) return;
     this.ready = true;
     this.events.emit('ready', { restart, ms: Date.now() - t0 });
+    // pinned files the NAS changed while stopped (or left half-downloaded): now that the folder is read
+    this.pins.kick();
     // getting ready leaves garbage (a restart's model rows, the tree chokidar read): on a big
     // heap it is collected now, not by V8's memory reducer half a minute later, between rounds
     void releaseMemory();
@@ -190,6 +199,7 @@ export class Engine {
     else await this.remote.catchUp();
     await this.checkDirs();
     if (!this.state.paused) await this.drainOutbox();
+    await this.pins.idle();
   }
 
   /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
@@ -204,7 +214,11 @@ export class Engine {
 
   /** Walks the NAS once (not while paused); true when the walk was complete. */
   async walkOnce(): Promise<boolean> {
-    return this.remote.walkOnce();
+    const ok = await this.remote.walkOnce();
+    // pinned files: new versions and files added under pinned folders come down now (not after
+    // a walk that could not reach the NAS: their downloads would fail the same way)
+    if (ok) this.pins.kick();
+    return ok;
   }
 
   private startTimers(): void {
@@ -223,6 +237,9 @@ export class Engine {
         if (r.action === 'pause' || r.action === 'resume') await this.setPaused(r.action === 'pause');
         else if (r.action === 'sync') await this.syncNow();
         else if (r.action === 'get') for (const id of r.ids) void this.download(id).catch(() => undefined);
+        else if (r.action === 'pin' || r.action === 'unpin' || r.action === 'free') {
+          for (const id of r.ids) await this.keepRequest(r.action, id);
+        }
         else await this.actions.handle(r.action, r.ids);
       } catch (e) {
         this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
@@ -243,6 +260,42 @@ export class Engine {
       this.core.activity({ kind: 'error', path: this.core.model.pathOf(id) ?? `(${id})`, summary: 'download failed', reason: `${err.code}: ${err.message}` });
       throw err;
     }
+  }
+
+  /** A command line's pin, unpin or free: a failure is in the activity log, at the entry's path (the command waits on it). */
+  private async keepRequest(action: 'pin' | 'unpin' | 'free', id: string): Promise<void> {
+    try {
+      await (action === 'pin' ? this.pin(id) : action === 'unpin' ? this.unpin(id) : this.free(id));
+    } catch (e) {
+      const err = toAppError(e);
+      const path = this.core.model.pathOf(id) ?? `(${id})`;
+      this.core.activity({ kind: 'error', path, summary: `${action} failed`, reason: `${err.code}: ${err.message}` });
+    }
+  }
+
+  /** Keep on this device: the file, or everything below the folder, downloaded now and kept current. */
+  pin(id: string): Promise<{ files: number }> {
+    return this.pins.pin(id);
+  }
+
+  /** No longer kept current (what is here stays until freed). */
+  unpin(id: string): Promise<void> {
+    return this.pins.unpin(id);
+  }
+
+  /** Free up space: downloaded files still as downloaded become placeholders again; the user's content is kept. */
+  free(id: string): Promise<FreeResult> {
+    return this.pins.free(id);
+  }
+
+  /** What each id is on this device: placeholder, here (downloaded), edited (the user's), pinned, folder. */
+  deviceStates(ids: readonly string[]): Map<string, DeviceState> {
+    return this.pins.states(ids);
+  }
+
+  /** The NAS content downloaded on this device below a folder (the whole mirror when absent). */
+  deviceSpace(under?: string): { files: number; bytes: number } {
+    return this.pins.space(under);
   }
 
   /** Fault injection for tests: the watcher reports this error. */
@@ -345,6 +398,7 @@ export class Engine {
     this.timers.stop();
     await this.localSide.closeWatcher();
     await this.pump.idle();
+    await this.pins.idle();
     await this.downloads.idle();
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();

@@ -19,7 +19,7 @@ export interface DownloadProgress {
 export interface EngineEventMap {
   status: EngineStatus;
   activity: ActivityEntry;
-  changed: { what: 'activity' | 'conflicts' | 'index' | 'settings' };
+  changed: { what: 'activity' | 'conflicts' | 'index' | 'settings' | 'content' };
   notice: { level: 'info' | 'warn' | 'error'; message: string };
   /** The folder is watched and matches the model (the first round goes on: catch-up walk, replay). */
   ready: { restart: boolean; ms: number };

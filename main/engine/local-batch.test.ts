@@ -52,9 +52,10 @@ function world(): Core {
 describe('runLocalBatch (real folder, real state db)', () => {
   it('a folder deleted while a file it held took an inode reused elsewhere: the file is "renamed or deleted?", the folder waits for it, nothing is queued', () => {
     const core = world();
-    // the user deletes F and writes a new file in G; the disk hands the new file a.txt's freed number
-    rmSync(join(core.root, 'F'), { recursive: true });
+    // the user writes a new file in G and deletes F; the disk handed the new file a.txt's number
+    // (recorded as a.txt's here; the file is written first, so the disk cannot give it b.txt's)
     writeFileSync(join(core.root, 'G', 'notes.txt'), 'my own text');
+    rmSync(join(core.root, 'F'), { recursive: true });
     core.model.update('a', { ino: lstatSync(join(core.root, 'G', 'notes.txt'), { bigint: true }).ino.toString() });
     const t0 = Date.now();
     const first = runLocalBatch(core, ['', 'G'], [], t0);

@@ -10,6 +10,7 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { planRemote } from '../local/remote-plan.js';
 import { writePlaceholders } from '../local/placeholders.js';
 import { followHeldContent } from '../local/held-content.js';
+import { pinOf } from '../local/pins.js';
 import { lstatBig } from '../local/analyse.js';
 import { recordStamps } from '../local/dir-stamps.js';
 import type { MirrorStore } from '../mirror/store.js';
@@ -49,7 +50,12 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
   }
   // files holding a downloaded version: a new version on the NAS empties them (or keeps the user's edit)
-  if (model.withContent.size > 0) followHeldContent({ root: core.root, model, disk: core.disk, object: (id) => core.store.get(id), activity: (a) => core.activity(a) }, only);
+  if (model.withContent.size > 0) {
+    const pins = core.local.pins();
+    const pinned = (id: string): boolean => pinOf(model, pins, id) !== undefined;
+    const object = (id: string): RemoteObject | undefined => core.store.get(id);
+    followHeldContent({ root: core.root, model, disk: core.disk, object, activity: (a) => core.activity(a), pinned }, only);
+  }
   const pathsBefore = new Map<string, string>();
   const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
   const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}) });

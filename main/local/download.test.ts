@@ -121,6 +121,27 @@ describe('commitDownload', () => {
     expect(existsSync(partial)).toBe(true);
   });
 
+  it('replaces an older downloaded version still as left (a kept file), never one the user changed', () => {
+    const { r, file, model, partial } = setUp();
+    writeFileSync(file, 'old version');
+    const st = lstatSync(file, { bigint: true });
+    const old = {
+      etag: '"v0"', nasMtime: '2020-01-01T00:00:00.000Z',
+      size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: `${st.ino}`,
+    };
+    model.update('f1', { content: old });
+    commitDownload({ root: r, model, disk: realDisk, want, partial });
+    expect(readFileSync(file).equals(DATA)).toBe(true);
+    expect(model.get('f1')!.content).toMatchObject({ etag: '"v1"', size: DATA.length });
+    // an older version the user then edited: nothing replaced
+    writeFileSync(partial, DATA);
+    writeFileSync(file, 'old version, edited');
+    const ed = lstatSync(file);
+    model.update('f1', { ino: String(ed.ino), content: { ...old, ino: String(ed.ino) } });
+    expect(() => commitDownload({ root: r, model, disk: realDisk, want, partial })).toThrow(/changed while it downloaded/);
+    expect(readFileSync(file, 'utf8')).toBe('old version, edited');
+  });
+
   it('refuses a partial of the wrong size', () => {
     const { r, file, model, partial } = setUp();
     writeFileSync(partial, 'short');

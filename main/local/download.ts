@@ -17,7 +17,7 @@ import { lstatBig } from './analyse.js';
 import { diskError, isAbsent, type Disk } from './disk.js';
 import type { DownloadRow, LocalStore } from './local-store.js';
 import { RESERVED_DIR } from './local-names.js';
-import type { HeldContent, LocalModel } from './model.js';
+import { asDownloaded, type HeldContent, type LocalModel } from './model.js';
 import { absOf } from './placeholders.js';
 
 export const downloadsDir = (root: string): string => join(root, RESERVED_DIR, 'downloads');
@@ -124,7 +124,8 @@ export interface CommitInput {
 /**
  * Puts a checked partial in place of the entry's placeholder (under the engine's lock): only
  * when the entry is still a placeholder the engine knows (same inode, zero bytes, not the
- * user's content); the partial gets the NAS time, then one rename(2). The model records the
+ * user's content), or a download of an older NAS version still exactly as it was left (a
+ * pinned file kept current: never anything the user changed); the partial gets the NAS time, then one rename(2). The model records the
  * content held (eTag, size, time, inode) BEFORE the watcher can report the rename, so that
  * report finds nothing new. Returns the file's path; throws (nothing replaced) otherwise.
  */
@@ -134,7 +135,11 @@ export function commitDownload(c: CommitInput): { path: string; content: HeldCon
   const target = absOf(c.root, c.model, e.id, undefined, c.disk);
   if (target === undefined) throw new AppError('UnsafeName', 'this file has no safe place in the mirror folder: nothing was replaced');
   const st = lstatBig(target, c.disk);
-  if (!st || !st.isFile() || st.ino.toString() !== e.ino || st.size !== 0n || e.filled || e.content !== undefined) {
+  // a placeholder, or (a pinned file kept current) an older NAS version still exactly as downloaded
+  const placeholder = e.content === undefined && st?.size === 0n;
+  const olderDownload = e.content !== undefined && st !== undefined
+    && asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() });
+  if (!st || !st.isFile() || st.ino.toString() !== e.ino || e.filled || !(placeholder || olderDownload)) {
     throw new AppError('Conflict', `${target} changed while it downloaded (it is not the placeholder any more): nothing was replaced`);
   }
   const ms = parseDate(c.want.mtime);

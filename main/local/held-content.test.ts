@@ -1,7 +1,8 @@
 /**
  * A NAS change to a downloaded file, alone on a real temp folder: a rename keeps the content
  * (the record follows the new eTag), a new version empties a file still as downloaded (same
- * inode, the NAS time), and a file the user changed is kept, as the user's content.
+ * inode, the NAS time) unless it is kept (pinned: downloaded over later), and a file the user
+ * changed is kept, as the user's content.
  */
 import { appendFileSync, lstatSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,9 @@ const obj = (over: Partial<RemoteObject>): RemoteObject => ({
   id: 'f1', parentID: 'root', eTag: '"v1"', mimeType: 'text/plain', name: 'a.txt', mTime: T0, cTime: T0, hidden: 'none', size: 5, ...over,
 });
 
-function setUp(): { model: LocalModel; file: string; acts: ActivityInput[]; follow: (o: RemoteObject) => string | undefined } {
+interface World { model: LocalModel; file: string; acts: ActivityInput[]; follow: (o: RemoteObject) => string | undefined }
+
+function setUp(pinned = false): World {
   const root = mkdtempSync(join(tmpdir(), 'nm-held-'));
   dirs.push(root);
   const file = join(root, 'a.txt');
@@ -35,7 +38,8 @@ function setUp(): { model: LocalModel; file: string; acts: ActivityInput[]; foll
       content: { etag: '"v1"', nasMtime: T0, size: 5, mtimeMs: Number(st.mtimeMs), ino } },
   ]);
   const acts: ActivityInput[] = [];
-  const follow = (o: RemoteObject): string | undefined => followHeldContent({ root, model, disk: realDisk, object: () => o, activity: (a) => acts.push(a) }).get('f1');
+  const follow = (o: RemoteObject): string | undefined =>
+    followHeldContent({ root, model, disk: realDisk, object: () => o, activity: (a) => acts.push(a), pinned: () => pinned }).get('f1');
   return { model, file, acts, follow };
 }
 
@@ -65,5 +69,16 @@ describe('followHeldContent', () => {
     expect(readFileSync(file, 'utf8')).toBe('hello world');
     expect(model.get('f1')).toMatchObject({ filled: true, content: undefined });
     expect(acts.map((a) => a.kind)).toEqual(['local-only']);
+  });
+
+  it('a new version of a kept (pinned) file leaves it as it is until the new one is downloaded over it', () => {
+    const { model, file, acts, follow } = setUp(true);
+    expect(follow(obj({ eTag: '"v3"', size: 9, mTime: '2022-02-02T02:02:02.000Z' }))).toBe('refresh');
+    expect(readFileSync(file, 'utf8')).toBe('hello');
+    expect(model.get('f1')!.content?.etag).toBe('"v1"');
+    expect(acts).toEqual([]);
+    // a new version that is empty: the placeholder is the whole of it
+    expect(follow(obj({ eTag: '"v4"', size: 0, mTime: '2022-02-02T02:02:02.000Z' }))).toBe('emptied');
+    expect(lstatSync(file).size).toBe(0);
   });
 });

@@ -4,7 +4,8 @@
  * for new content, so the version is told by size and mTime: the same ones are the same
  * content (the record follows the new eTag). A new version turns a file still exactly as
  * downloaded (inode, size, mtime) back into a placeholder of it, in place (same inode, zero
- * bytes, the NAS time); a file the user changed is kept as it is and becomes the user's
+ * bytes, the NAS time), unless it is pinned (then it stays until the new version is downloaded
+ * over it); a file the user changed is kept as it is and becomes the user's
  * content (local only). Nothing the user wrote is ever truncated.
  */
 import { closeSync, fstatSync, ftruncateSync, futimesSync, openSync } from 'node:fs';
@@ -23,10 +24,12 @@ export interface FollowPort {
   /** The store's current version of an id (undefined: gone from the NAS; the placeholders step handles that). */
   object: (id: string) => RemoteObject | undefined;
   activity: (a: ActivityInput) => void;
+  /** Whether a file is kept on this device (pinned): a new version of it is downloaded over it, never emptied. */
+  pinned?: (id: string) => boolean;
 }
 
 /** What happened to one file (tests, logs). */
-export type FollowOutcome = 'same' | 'renamed' | 'emptied' | 'kept-edit';
+export type FollowOutcome = 'same' | 'renamed' | 'emptied' | 'kept-edit' | 'refresh';
 
 /** Follows the NAS for every file holding a downloaded version among `ids` (all of them when absent). */
 export function followHeldContent(p: FollowPort, ids?: ReadonlySet<string>): Map<string, FollowOutcome> {
@@ -55,6 +58,8 @@ function followOne(p: FollowPort, e: LocalEntry, c: HeldContent, o: RemoteObject
   const abs = absOf(p.root, p.model, e.id, undefined, p.disk);
   const st = abs === undefined ? undefined : lstatBig(abs, p.disk);
   const asLeft = st !== undefined && st.isFile() && asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() });
+  // kept on this device: the old version stays until the new one is downloaded over it (engine/keep.ts)
+  if (asLeft && (o.size ?? 0) > 0 && p.pinned?.(e.id)) return 'refresh';
   const emptied = asLeft && abs !== undefined ? emptyIfUnchanged(abs, e, parseDate(o.mTime)) : undefined;
   if (emptied === undefined) {
     p.model.update(e.id, { filled: true, content: undefined });
@@ -71,7 +76,7 @@ function followOne(p: FollowPort, e: LocalEntry, c: HeldContent, o: RemoteObject
  * descriptor itself: same inode, size, time): its inode, or undefined when it is not (then
  * nothing was written).
  */
-function emptyIfUnchanged(abs: string, e: LocalEntry, nasMs: number | undefined): string | undefined {
+export function emptyIfUnchanged(abs: string, e: Pick<LocalEntry, 'kind' | 'content'>, nasMs: number | undefined): string | undefined {
   let fd: number;
   try {
     fd = openSync(abs, 'r+');

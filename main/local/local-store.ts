@@ -59,6 +59,9 @@ export const LOCAL_MIGRATIONS = [
         CREATE TABLE local_downloads (id TEXT PRIMARY KEY, etag TEXT NOT NULL, size INTEGER NOT NULL, file TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;`);
     },
   },
+  // v7 (issue 23): "Keep on this device": the pinned files and folders, by object id (a folder's pin
+  // covers what the model holds below it, so a rename or move keeps it, and what is added later).
+  { version: 7, up: (db: Db): void => { db.exec('CREATE TABLE local_pins (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;'); } },
 ];
 
 /** A stored `content` column: the record as written, anything else none (a placeholder is never guessed to hold content). */
@@ -198,7 +201,9 @@ export type LocalOnlyPlace = { parent: string; name: string } | { path: string }
 
 const keyOf = (p: LocalOnlyPlace): [string, string] => ('path' in p ? [LITERAL_PATH, p.path] : [p.parent, p.name]);
 
-export type RequestAction = 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize' | 'get';
+export type RequestAction =
+  | 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize' | 'get'
+  | 'pin' | 'unpin' | 'free';
 
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
@@ -446,6 +451,20 @@ export class LocalStore {
 
   removeDownload(id: string): void {
     this.db.prepare('DELETE FROM local_downloads WHERE id = ?').run(id);
+  }
+
+  /** The pinned ids ("Keep on this device"): files, and folders whose pin covers everything below them. */
+  pins(): Set<string> {
+    return new Set((this.db.prepare('SELECT id FROM local_pins').all() as { id: string }[]).map((r) => r.id));
+  }
+
+  addPin(id: string): void {
+    this.db.prepare('INSERT INTO local_pins (id, at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING').run(id, new Date().toISOString());
+  }
+
+  removePins(ids: Iterable<string>): void {
+    const del = this.db.prepare('DELETE FROM local_pins WHERE id = ?');
+    this.db.transaction(() => { for (const id of ids) del.run(id); })();
   }
 
   /** Every download in progress (the partial files they name are kept; any other is swept). */

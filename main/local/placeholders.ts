@@ -225,7 +225,10 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     const e = model.get(id);
     const abs = e?.ino ? absOf(root, model, id, undefined, disk) : undefined;
     const ms = e ? parseDate(e.mtime) : undefined;
-    if (abs && ms !== undefined && !e!.filled) {
+    // a kept file holding an older NAS version keeps its time until the new one replaces it
+    // (its time is part of how the engine tells its own download from the user's edit)
+    const olderVersion = e?.content !== undefined && e.content.nasMtime !== e.mtime;
+    if (abs && ms !== undefined && !e!.filled && !olderVersion) {
       try {
         disk.utimes(abs, ms);
       } catch (err) {

@@ -8,6 +8,7 @@ import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
 import { button, el, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
+import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
 
 export function browseView(ctx: UiContext): View {
   const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Folder path' });
@@ -44,18 +45,42 @@ export function browseView(ctx: UiContext): View {
     try { await ctx.client.call(what, { id: f.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
   };
 
+  /** Words each row's mark and its Keep / Unpin button from the engine's states. */
+  const marks = (): void => {
+    fillMarks(ctx.client, tbody, files.map((f) => f.id)).then((states) => {
+      for (const b of tbody.querySelectorAll<HTMLButtonElement>('button.keep')) {
+        const pinned = states.get(b.dataset['keepFor'] ?? '') === 'pinned';
+        b.dataset['pinned'] = pinned ? '1' : '';
+        b.textContent = pinned ? 'Unpin' : 'Keep';
+        b.setAttribute('aria-label', `${pinned ? 'Stop keeping' : 'Keep'} ${b.dataset['name'] ?? ''} on this device`);
+      }
+    }).catch(() => undefined);
+  };
+  const keepOrFree = (b: HTMLButtonElement | 'free', f: RemoteObject): void => {
+    const what = b === 'free' ? 'free' : b.dataset['pinned'] === '1' ? 'unpin' : 'pin';
+    void keepAction(ctx.client, what, f.id, f.name, ctx.toast).then(marks);
+  };
+
   const row = (f: RemoteObject): HTMLElement => {
     const folder = isFolder(f);
     const name = folder
       ? button(f.name, () => void load(f.id, false, true), { class: 'link name', 'data-id': f.id })
       : el('span', { class: 'name', 'data-id': f.id }, f.name);
     return el('tr', { class: folder ? 'folder' : 'file' },
-      el('td', {}, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name),
+      el('td', {}, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name, deviceMark(f.id)),
       el('td', {}, folder ? `${f.childCount ?? 0} ${f.childCount === 1 ? 'item' : 'items'}` : formatSize(f.size)),
       el('td', {}, formatDate(f.mTime)),
       el('td', { class: 'actions' },
         folder ? null : button('Open', () => void act('open', f), { 'aria-label': `Open ${f.name}` }),
-        button('Reveal', () => void act('reveal', f), { 'aria-label': `Reveal ${f.name} in the file manager` })));
+        button('Reveal', () => void act('reveal', f), { 'aria-label': `Reveal ${f.name} in the file manager` }),
+        keepButton(f),
+        button('Free up space', () => keepOrFree('free', f),
+          { class: 'free', 'aria-label': `Free up space: make ${f.name} ${folder ? 'and what it holds ' : ''}placeholders again` })));
+  };
+  const keepButton = (f: RemoteObject): HTMLButtonElement => {
+    const attrs = { class: 'keep', 'data-keep-for': f.id, 'data-name': f.name, 'aria-label': `Keep ${f.name} on this device` };
+    const b: HTMLButtonElement = button('Keep', () => keepOrFree(b, f), attrs);
+    return b;
   };
 
   const render = (page: ListResult, append: boolean): void => {
@@ -77,6 +102,7 @@ export function browseView(ctx: UiContext): View {
     const val = (f: RemoteObject): string | number => (sort.key === 'name' ? f.name.toLowerCase() : sort.key === 'size' ? (isFolder(f) ? (f.childCount ?? 0) : (f.size ?? 0)) : f.mTime);
     const sorted = [...files].sort((a, b) => (Number(isFolder(b)) - Number(isFolder(a))) || (val(a) < val(b) ? -dir : val(a) > val(b) ? dir : 0));
     replace(tbody, ...sorted.map(row));
+    marks();
     for (const [k, th] of heads) th.setAttribute('aria-sort', k === sort.key ? (sort.desc ? 'descending' : 'ascending') : 'none');
   }
 
@@ -120,6 +146,10 @@ export function browseView(ctx: UiContext): View {
     activate(arg) { void load(arg ?? current, false); },
     // the rows are rebuilt by the load that activate() started: focus once they are there
     focus() { focusPending = true; },
-    refresh(what) { if (what === 'index' && root.isConnected && !root.hidden) void load(current, false); },
+    refresh(what) {
+      if (!root.isConnected || root.hidden) return;
+      if (what === 'index') void load(current, false);
+      else if (what === 'content') marks();
+    },
   };
 }

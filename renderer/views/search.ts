@@ -16,6 +16,7 @@ import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 import { handOff } from '../selection.js';
 import { FILTER_HELP, filterChips } from './filter-chips.js';
+import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
 
 const PAGE = 50;
 
@@ -103,6 +104,9 @@ export function searchView(ctx: UiContext): View {
     });
   };
 
+  /** Words each result's mark (placeholder, on this device, kept) from the engine. */
+  const marks = (): void => { void fillMarks(ctx.client, results, hits.map((h) => h.file.id)).catch(() => undefined); };
+
   const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {
     if (!hit) return;
     if (what === 'open' && isFolder(hit.file)) return ctx.show('browse', hit.file.id);
@@ -126,13 +130,16 @@ export function searchView(ctx: UiContext): View {
         el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
         el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),
         others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
-      el('div', { class: 'hit-side' }, el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)), el('span', {}, formatDate(f.mTime))),
+      el('div', { class: 'hit-side' },
+        el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)), el('span', {}, formatDate(f.mTime)), deviceMark(f.id)),
       // one Tab stop for the whole list (Enter opens, Shift+Enter reveals, said by the list's
       // description): these are for the mouse. Not buttons: an option holds no controls (axe
       // nested-interactive), so assistive technology hears one option with its two keys.
       el('div', { class: 'hit-actions', 'aria-hidden': 'true' },
         mouseAction(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit)),
-        mouseAction('Reveal', () => void act('reveal', hit))));
+        mouseAction('Reveal', () => void act('reveal', hit)),
+        mouseAction('Keep', () => void keepAction(ctx.client, 'pin', f.id, f.name, ctx.toast).then(marks)),
+        mouseAction('Free up space', () => void keepAction(ctx.client, 'free', f.id, f.name, ctx.toast).then(marks))));
     li.addEventListener('click', (ev) => { if (!(ev.target as HTMLElement).classList.contains('act')) select(i); });
     li.addEventListener('dblclick', () => void act('open', hit));
     return li;
@@ -178,6 +185,7 @@ export function searchView(ctx: UiContext): View {
       pageToken = page.pageToken;
       if (!append) { words = completions(sugg.words, last ?? '', page.matches.length > 0); showCompletion(); }
       replace(results, ...hits.map(row));
+      marks();
       more.hidden = pageToken === '';
       organize.hidden = hits.length === 0;
       showPicked();
@@ -244,6 +252,7 @@ export function searchView(ctx: UiContext): View {
     refresh(what) {
       if (!input.value.trim()) hint();
       else if (what === 'index') schedule(200);
+      else if (what === 'content') marks();
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Storage: where the space goes, offline, from the mirrored sizes. A treemap (plain SVG,
  * squarified) of the folder's children by size: click a folder to drill down, breadcrumbs to
- * go back up; totals by kind and by year; the largest files; duplicates by name + size.
+ * go back up; totals by kind and by year; the largest files; duplicates by name + size; and how
+ * much of the folder is downloaded on this device (the rest are placeholders).
  */
 import type { StorageView } from '../../app/contract/organize-shapes.js';
 import { squarify } from '../../app/storage/treemap.js';
@@ -34,9 +35,11 @@ function bars(title: string, rows: readonly { key: string; bytes: number; files:
 export function storageView(ctx: UiContext): View {
   const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Folder path', id: 'storage-crumbs' });
   const total = el('p', { class: 'storage-total', id: 'storage-total' });
+  // space on this device (downloaded files) against the NAS's, for the folder shown
+  const here = el('p', { class: 'storage-device', id: 'storage-device' });
   const map = el('div', { class: 'treemap', id: 'treemap' });
   const details = el('div', { class: 'storage-panels' });
-  const root = el('section', { class: 'view storage-view', 'aria-label': 'Storage' }, crumbs, total, map, details);
+  const root = el('section', { class: 'view storage-view', 'aria-label': 'Storage' }, crumbs, total, here, map, details);
   let current: string | undefined;
   let seq = 0;
 
@@ -84,14 +87,24 @@ export function storageView(ctx: UiContext): View {
       if (my !== seq) return;
       current = v.folder.id;
       render(v);
+      await device(v.folder.id, v.bytes, my);
     } catch (e) {
       if (my === seq) replace(total, el('span', { class: 'error' }, messageOf(e)));
     }
   };
 
+  /** "On this device": the downloaded files below the folder, of what the NAS holds there. */
+  const device = async (folderId: string, nasBytes: number, my: number): Promise<void> => {
+    const d = await ctx.client.call('deviceSpace', { folderId });
+    if (my !== seq) return;
+    const files = `${d.files.toLocaleString()} downloaded file${d.files === 1 ? '' : 's'}`;
+    replace(here, `On this device: ${formatSize(d.bytes)} in ${files}, of ${formatSize(nasBytes)} on the NAS`,
+      el('span', { class: 'muted' }, ' · the rest are placeholders (Keep or Open downloads, Free up space empties)'));
+  };
+
   return {
     id: 'storage', title: 'Storage', root,
     activate(arg) { void load(arg ?? current); },
-    refresh(what) { if (what === 'index' && !root.hidden) void load(current); },
+    refresh(what) { if ((what === 'index' || what === 'content') && !root.hidden) void load(current); },
   };
 }

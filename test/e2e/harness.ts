@@ -113,3 +113,12 @@ export async function servicePatch(svc: TestService, token: string, id: string, 
   const res = await fetch(`${svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/patch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return res.status;
 }
+
+/** A rig whose app is connected to its own service, its first walk done, and a page on its window. */
+export async function connectedRig(): Promise<{ rig: Rig; page: Page }> {
+  const rig = await startRig();
+  await rig.app.core.handlers.updateSettings({ patch: { location: rig.svc.baseUrl } });
+  await rig.app.core.handlers.setToken({ token: rig.token });
+  await until(async () => (await rig.app.core.handlers.status({})).lastCompleteWalk !== null, 'first walk', 60_000);
+  return { rig, page: await rig.newPage() };
+}

@@ -10,18 +10,12 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, startRig, until, type Rig } from './harness.js';
+import { ARTIFACTS, connectedRig, until, type Rig } from './harness.js';
 
 let rig: Rig;
 let page: Page;
 
-beforeAll(async () => {
-  rig = await startRig();
-  await rig.app.core.handlers.updateSettings({ patch: { location: rig.svc.baseUrl } });
-  await rig.app.core.handlers.setToken({ token: rig.token });
-  await until(async () => (await rig.app.core.handlers.status({})).lastCompleteWalk !== null, 'first walk', 60_000);
-  page = await rig.newPage();
-}, 120_000);
+beforeAll(async () => { ({ rig, page } = await connectedRig()); }, 120_000);
 afterAll(async () => { await rig?.close(); });
 
 const contentReads = (): number => rig.svc.requests().filter((r) => r.path.endsWith('/content')).length;

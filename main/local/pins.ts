@@ -1,0 +1,56 @@
+/**
+ * "Keep on this device", the pure part: which entries a set of pins covers, and which of them
+ * need the NAS's content. A pin is an object id; a folder's pin covers everything the model
+ * holds below it (by the local parent chain), so a rename or a move keeps it and a file
+ * added below it later is covered too. Reads the model only; no disk, no network.
+ */
+import type { RemoteObject } from '../../app/model/remote-object.js';
+import type { HeldContent, LocalEntry, LocalModel } from './model.js';
+
+/** The pin that covers `id` (itself or its nearest pinned folder), or undefined. */
+export function pinOf(model: LocalModel, pins: ReadonlySet<string>, id: string): string | undefined {
+  if (pins.size === 0) return undefined;
+  let cur: string | undefined = id;
+  for (let guard = 0; cur !== undefined && cur !== '' && guard < 10_000; guard++) {
+    if (pins.has(cur)) return cur;
+    cur = model.get(cur)?.lparent;
+  }
+  return undefined;
+}
+
+/** The NAS version `c` is the store's current one (an eTag change alone is a rename or a move). */
+export function sameVersion(c: HeldContent, o: RemoteObject): boolean {
+  return o.eTag === c.etag || ((o.size ?? 0) === c.size && o.mTime === c.nasMtime);
+}
+
+/**
+ * Whether a pinned file needs a download: a placeholder of a non-empty NAS file, or a download
+ * of an older NAS version. The user's own content (`filled`) never does.
+ */
+export function needsContent(e: LocalEntry, o: RemoteObject | undefined): boolean {
+  if (e.kind !== 'file' || e.state !== 'ok' || e.ino === null || e.filled || !o) return false;
+  if ((o.size ?? 0) === 0) return false; // an empty NAS file: its placeholder is the whole of it
+  return e.content === undefined || !sameVersion(e.content, o);
+}
+
+/** The files `pins` cover that need a download, each once, pins in the order given. */
+export function wantedFiles(model: LocalModel, pins: ReadonlySet<string>, object: (id: string) => RemoteObject | undefined): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const p of pins) {
+    const top = model.get(p);
+    if (!top) continue;
+    for (const id of top.kind === 'dir' ? model.descendants(p) : [p]) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const e = model.get(id);
+      if (e && needsContent(e, object(id))) out.push(id);
+    }
+  }
+  return out;
+}
+
+/** The entry and everything below it (a file: itself). */
+export function subtreeOf(model: LocalModel, id: string): string[] {
+  return model.get(id)?.kind === 'dir' ? [id, ...model.descendants(id)] : [id];
+}
