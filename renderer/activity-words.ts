@@ -50,7 +50,16 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
       const n = Number(/\((\d+) object/.exec(s)?.[1] ?? '1');
       return { text: `Deleted ${q(name)}${n > 1 ? ` (${plural(n, 'item', 'items')})` : ''}`, group: 'mine' };
     }
-    case 'undo': return { text: `Undid a change to ${q(name)}`, group: 'mine' };
+    case 'undo': {
+      // an Organize batch's undo is one entry with no path: its words come from the batch
+      const m = /^undo of organized (\d+) objects?: (.*?): (\d+) inverse patch/.exec(s);
+      if (m) return { text: `Undid the Organize batch of ${plural(Number(m[1]), 'item', 'items')} (${m[2]}): ${plural(Number(m[3]), 'change goes', 'changes go')} back on the NAS`, group: 'mine' };
+      return { text: `Undid a change to ${q(name)}`, group: 'mine' };
+    }
+    case 'organized': {
+      const m = /^organized (\d+) objects?: (.*?) \(queued/.exec(s);
+      return { text: m ? `Organized ${plural(Number(m[1]), 'item', 'items')}: ${m[2]}` : s, group: 'mine' };
+    }
     case 'sent': return { text: `Done on the NAS: ${q(name)}`, group: 'mine' };
     case 'conflict':
       return /^moved back to/.test(s)
@@ -114,7 +123,9 @@ export function activityLines(entries: readonly ActivityEntry[]): ActivityLine[]
   for (const e of entries) {
     if (e.kind === 'sent') continue;
     const w = words(e);
-    const n = ['renamed', 'moved', 'deleted', 'undo', 'approved', 'reapplied'].includes(e.kind) ? seqOf(e.summary) : null;
+    // (a batch's undo sends its changes without a "sent" entry each: no state is claimed for it)
+    const batchUndo = e.kind === 'undo' && e.path === '';
+    const n = ['renamed', 'moved', 'deleted', 'undo', 'approved', 'reapplied'].includes(e.kind) && !batchUndo ? seqOf(e.summary) : null;
     const done = n ? sent.get(n) : undefined;
     if (done) folded.add(done);
     const last = out[out.length - 1];

@@ -61,6 +61,16 @@ describe('activity in words', () => {
     expect(lines[0]).toMatchObject({ text: 'Renamed “Trip to Rome 2009.mp4” to “Rome trip 2009.mp4”', state: 'done', group: 'mine' });
     expect(lines[0]!.raw.map((r) => r.reason)).toEqual(['inode 2328917 matched (file)', 'If-Match "Ag"; new eTag "BA"']);
   });
+  it("an Organize batch and its undo: the batch's own words, and no 'waiting' that never ends", () => {
+    const lines = activityLines([
+      entry(2, 'undo', '', 'undo of organized 3 objects: rename "{year} {name}": 3 inverse patches queued (#8..#10)', 'you asked to undo the batch'),
+      entry(1, 'organized', '', 'organized 3 objects: rename "{year} {name}" (queued #5..#7)', 'you applied an Organize plan'),
+    ]);
+    expect(lines.map((l) => [l.text, l.state])).toEqual([
+      ['Undid the Organize batch of 3 items (rename "{year} {name}"): 3 changes go back on the NAS', null],
+      ['Organized 3 items: rename "{year} {name}"', null],
+    ]);
+  });
   it('a run of files saved in place by an app is one line', () => {
     const lines = activityLines(Array.from({ length: 113 }, (_, i) => entry(200 - i, 'replaced', `/a/f${i}`, 'content replaced in place (atomic save): no remote change')));
     expect(lines).toHaveLength(1);

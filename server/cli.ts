@@ -15,6 +15,7 @@ import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
 import { PERM_NAMES, type PermName } from './store/tree-index.js';
 import { addUser, grant, mintToken, SCOPES, type Scope } from './store/users.js';
+import { appVersion } from './version.js';
 
 const USAGE = `usage:
   nas-service serve --data DIR [--host 127.0.0.1] [--port N] [--token-ttl SECONDS] [--quirks real-device|NAME,...]
@@ -44,6 +45,16 @@ async function readPassword(): Promise<string> {
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd === '--version' || cmd === '-V') {
+    process.stdout.write(`nas-service ${appVersion()}\n`);
+    return 0;
+  }
+  // every command answers --help with its own usage lines
+  const own = USAGE.split('\n').filter((l) => cmd !== undefined && l.startsWith(`  nas-service ${cmd} `));
+  if ((rest.includes('--help') || rest.includes('-h')) && own.length > 0) {
+    process.stdout.write(`usage:\n${own.join('\n')}\n`);
+    return 0;
+  }
   switch (cmd) {
     case 'serve': {
       const p = parseArgs(rest, ['data', 'host', 'port', 'token-ttl', 'quirks']);

@@ -5,6 +5,7 @@
 import { AppError } from '../../app/errors.js';
 import { UsageError } from './args.js';
 import { EXIT_FAIL, EXIT_USAGE, type CliIO, type Command } from './io.js';
+import { appVersion } from './version.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   login: { summary: 'login --device FILE|URL [--token-stdin]           sign in (browser) or store a pasted token, in the OS keychain', load: () => import('./commands/login.js') },
@@ -47,10 +48,19 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     (name === undefined ? io.stderr : io.stdout).write(usage());
     return name === undefined ? EXIT_USAGE : 0;
   }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`nas-mirror ${appVersion()}\n`);
+    return 0;
+  }
   const cmd = COMMANDS[name];
   if (!cmd) {
     io.stderr.write(`nas-mirror: unknown command "${name}"\n${usage()}`);
     return EXIT_USAGE;
+  }
+  // every command answers --help with its usage (before its own arguments are checked)
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`usage: nas-mirror ${cmd.summary.replace(/ {2,}/, '\n\n  ')}\n`);
+    return 0;
   }
   try {
     const { run } = await cmd.load();
