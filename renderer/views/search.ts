@@ -201,7 +201,10 @@ export function searchView(ctx: UiContext): View {
       }
       select(append ? selected : hits.length > 0 ? 0 : -1);
     } catch (e) {
-      if (my === seq) replace(meta, el('span', { class: 'error' }, messageOf(e)));
+      if (my !== seq) return;
+      // what was shown belongs to another query: it goes, and the reason is said in words
+      hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; showPicked();
+      replace(meta, el('span', { class: 'error', id: 'search-error' }, searchError(messageOf(e))));
     }
   };
 
@@ -255,4 +258,12 @@ export function searchView(ctx: UiContext): View {
       else if (what === 'content') marks();
     },
   };
+}
+
+/** A search the engine refused, in words (the contract's checks speak of `args.q`). */
+function searchError(message: string): string {
+  const long = /^args\.q: longer than (\d+)/.exec(message);
+  if (long) return `The search is too long: at most ${Number(long[1]).toLocaleString('en-US')} characters. Shorten it to search.`;
+  if (/^args\.q\b/.test(message)) return 'This search cannot be run as typed: check its quotes and operators.';
+  return `The search did not run: ${message}`;
 }

@@ -110,6 +110,15 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
   });
 
+  it('a search the engine refuses clears the results it would misattribute and says why in words', async () => {
+    await page.fill('#search-input', 'rome');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+    await page.fill('#search-input', 'x'.repeat(1100));
+    await poll(() => page.locator('#search-error').textContent()).toBe('The search is too long: at most 1,024 characters. Shorten it to search.');
+    expect(await page.locator('#results li').count()).toBe(0);
+    expect(await page.locator('#search-meta').textContent()).not.toMatch(/args\.q/);
+  });
+
   it('works from the keyboard, and every control has a label', async () => {
     await page.keyboard.press('Alt+2');
     await poll(() => page.locator('#tab-browse').getAttribute('aria-selected')).toBe('true');
