@@ -9,7 +9,7 @@ import { expectPositionals, intOpt, parseArgs, requireOpt, UsageError } from './
 import { loadDemo } from './demo/load.js';
 import { importTree } from './import/import.js';
 import { createLogger } from './log.js';
-import { setPassword } from './auth/oauth.js';
+import { revokeToken, setPassword } from './auth/oauth.js';
 import type { Quirk } from './quirks/quirks.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
@@ -22,6 +22,7 @@ const USAGE = `usage:
   nas-service user add NAME --data DIR [--password-stdin]
   nas-service user password NAME --data DIR --password-stdin
   nas-service token NAME --scope nas_read_write|nas_read_only --data DIR [--ttl SECONDS]
+  nas-service token revoke --data DIR --token-stdin
   nas-service grant NAME ID ReadFile|WriteFile|FileOwner --data DIR
   nas-service import PATH --user NAME --data DIR [--into ID]
   nas-service demo --data DIR [--user demo] [--objects N] [--seed S]`;
@@ -33,15 +34,16 @@ const openExistingStore = (dir: string): Store => {
   return openStore(dir);
 };
 
-/** The password from stdin: its first line (a trailing newline is not part of it). */
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a pipe or a file, e.g. printf %s "$PW" | nas-service user add NAME --password-stdin --data DIR');
+/** A secret from stdin (never the command line, where `ps` shows it): its first line. */
+async function readSecret(what: string, example: string): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError(`the ${what} is read from a pipe or a file, e.g. ${example}`);
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  const pw = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-  if (pw === '') throw new UsageError('no password on stdin');
-  return pw;
+  const v = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (v === '') throw new UsageError(`no ${what} on stdin`);
+  return v;
 }
+const readPassword = (): Promise<string> => readSecret('password', 'printf %s "$PW" | nas-service user add NAME --password-stdin --data DIR');
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -105,6 +107,16 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'token': {
+      if (rest[0] === 'revoke') {
+        const p = parseArgs(rest.slice(1), ['data'], ['token-stdin']);
+        expectPositionals(p, 0, 'nas-service token revoke --data DIR --token-stdin');
+        if (!p.flags.has('token-stdin')) throw new UsageError('give the token on stdin: printf %s "$TOKEN" | nas-service token revoke --token-stdin --data DIR');
+        const token = await readSecret('token', 'printf %s "$TOKEN" | nas-service token revoke --token-stdin --data DIR');
+        const store = openExistingStore(requireOpt(p, 'data'));
+        try { revokeToken(store, token); } finally { store.db.close(); }
+        process.stdout.write('revoked: that token (and, for a sign-in, every token of it) no longer works\n');
+        return 0;
+      }
       const p = parseArgs(rest, ['data', 'scope', 'ttl']);
       expectPositionals(p, 1, 'nas-service token NAME --scope nas_read_write|nas_read_only --data DIR');
       const scope = requireOpt(p, 'scope');
