@@ -1,6 +1,8 @@
 /**
- * `nas-mirror ls ID|root --state DIR [--json] [--limit N] [--page-token T] [--order-by F]
+ * `nas-mirror ls FOLDER --state DIR [--json] [--limit N] [--page-token T] [--order-by F]
  * [--order asc|desc]`: a folder's listing from the mirror, the service's shape with --json.
+ * FOLDER is a path in the mirror (`Photos/2019`, `/` for the top) like `du` and `organize`
+ * take, or an id (a pasted one, or `root`).
  */
 import { NaiveEngine } from '../../../app/search/naive.js';
 import { OfflineIndex } from '../../index/offline-index.js';
@@ -9,16 +11,18 @@ import type { Command } from '../io.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
 import { AppError } from '../../../app/errors.js';
+import { FOLDER_MIME } from '../../../app/model/remote-object.js';
+import type { MirrorStore } from '../../mirror/store.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state', 'limit', 'page-token', 'order-by', 'order'], ['json']);
-  if (p.positionals.length !== 1) throw new UsageError('give exactly one folder ID (or root)');
+  if (p.positionals.length !== 1) throw new UsageError('give exactly one FOLDER: a path such as Photos/2019 (/ for the top), or an id');
   const { db, store } = openExistingState(need(p, 'state'));
   try {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
     const limit = intOption(p, 'limit');
-    const id = p.positionals[0]!;
+    const id = folderId(store, p.positionals[0]!);
     let page;
     try {
       page = index.list(id, {
@@ -28,7 +32,7 @@ export const run: Command = async (argv, io) => {
         order: p.options.get('order'),
       });
     } catch (e) {
-      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no folder with id ${JSON.stringify(id)} in this mirror (ids are in the last column of "nas-mirror ls root")`);
+      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no folder ${JSON.stringify(p.positionals[0])} in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")`);
       throw e;
     }
     if (p.flags.has('json')) {
@@ -42,3 +46,11 @@ export const run: Command = async (argv, io) => {
     db.close();
   }
 };
+
+/** The folder a user named: an id the mirror has (or `root`), else a path from the top. */
+function folderId(store: MirrorStore, arg: string): string {
+  if (arg === 'root' || store.get(arg)?.mimeType === FOLDER_MIME) return arg;
+  let cur = store.root()?.id;
+  for (const seg of arg.split('/').filter((x) => x !== '')) cur = cur === undefined ? undefined : store.childByName(cur, seg)?.id;
+  return cur ?? arg;
+}

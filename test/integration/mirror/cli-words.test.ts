@@ -53,7 +53,7 @@ describe('command-line words', () => {
 
   it('what was not found is named, with the command', async () => {
     const ls = await cli('ls', 'nosuchid', '--state', state);
-    expect(ls).toMatchObject({ code: 1, err: 'nas-mirror ls: no folder with id "nosuchid" in this mirror (ids are in the last column of "nas-mirror ls root")\n' });
+    expect(ls).toMatchObject({ code: 1, err: 'nas-mirror ls: no folder "nosuchid" in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")\n' });
     const held = await cli('held', 'approve', '42', '--state', state);
     expect(held).toMatchObject({ code: 1, err: 'nas-mirror held: no held delete 42 (see "nas-mirror held")\n' });
     const conflicts = await cli('conflicts', 'drop', '42', '--state', state);

@@ -84,6 +84,11 @@ describe('nas-mirror command line', () => {
     expect(JSON.parse(find.out)).toEqual(await client.parentAndName('root', first.name));
     const human = await cli('ls', 'root', '--state', state);
     expect(human.out).toContain(first.name);
+    // a path, as du and organize take (ids still accepted)
+    expect(JSON.parse((await cli('ls', '/', '--state', state, '--json')).out)).toEqual(JSON.parse(ls.out));
+    const folder = (JSON.parse(ls.out) as { files: { id: string; name: string; mimeType: string }[] }).files.find((f) => f.mimeType === 'application/x.service.dir')!;
+    expect(JSON.parse((await cli('ls', `/${folder.name}/`, '--state', state, '--json')).out)).toEqual(await client.list(folder.id));
+    expect(JSON.parse((await cli('ls', folder.id, '--state', state, '--json')).out)).toEqual(await client.list(folder.id));
   });
 
   it('fails clearly with non-zero exits', async () => {
