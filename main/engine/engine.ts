@@ -107,7 +107,8 @@ export class Engine {
       changed: () => this.events.emit('changed', { what: 'content' }),
     });
     this.actions = new EngineActions(this.core, this.lock, {
-      afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); },
+      // the header, the badge and the tray follow at once (they read the status, not the lists)
+      afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
       reconcile: () => this.remote.reconcileEverything(),
       syncNow: () => this.syncNow(),
       readByPlace: async (reason) => { this.localSide.checkIdentity(reason); await this.localSide.fullRescan(); },

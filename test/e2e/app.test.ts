@@ -279,6 +279,8 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(() => existsSync(join(rig.mirror, dir)) && countTree(join(rig.mirror, dir)) === entries, 'placeholders restored');
     expect(rig.svc.admin.get(id)).toBeDefined();
     await poll(() => page.locator('#held tbody tr').count()).toBe(0);
+    // the header's count and state line follow within a second, not at the next status tick
+    await poll(() => page.locator('#conflict-count').count(), { timeout: 1_500 }).toBe(0);
     await until(async () => { const st = await rig.app.core.handlers.status({}); return st.heldDeletes === 0 && st.outbox === 0 && !st.walk.running; }, 'engine settled');
 
     rmSync(join(rig.mirror, dir), { recursive: true });
