@@ -19,7 +19,8 @@ const location = obj({ index: int(), length: int() });
 const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_000) });
 
 /** One search match, plus the NAS path of the folder holding it ("/" for the root). */
-export const searchHit = obj({ file: remoteObject, fragments: arr(fragment, 16), path: str({ max: 65_536 }) });
+/** `pending`: a change of the user's to this object not yet on the NAS, in words (the result shows the NAS's name meanwhile). */
+export const searchHit = obj({ file: remoteObject, fragments: arr(fragment, 16), path: str({ max: 65_536 }), pending: opt(str({ max: 70_000 })) });
 export type SearchHit = Infer<typeof searchHit>;
 
 /** `offlineOnly`: the query used operators (ext:, kind:, in:...) the NAS does not have. */

@@ -68,7 +68,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
   };
   return {
     status: async () => d.status(),
-    search: async ({ q, limit, pageToken }) => searchWithPaths(d.index(), d.store, q, limit, pageToken),
+    search: async ({ q, limit, pageToken }) => searchWithPaths(d.index(), d.store, q, limit, pageToken, pendingWords(d.engine())),
     suggest: async ({ prefix, limit }) => ({ words: d.index().suggest(prefix, limit ?? 8) }),
     didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
@@ -133,4 +133,23 @@ async function openOrExplain(engine: Engine, d: HandlerDeps, id: string): Promis
   }
   await d.desktop.open(got.path);
   return { opened: true, ...(got.downloaded ? { downloaded: true } : {}) };
+}
+
+/**
+ * The user's change to an object not yet on the NAS, in words ("renamed here to “b.txt”: waits
+ * to be sent"): a search answers with the NAS's names, so a result the user changed says so.
+ * One index lookup per result shown.
+ */
+function pendingWords(engine: Engine | null): (id: string) => string | undefined {
+  if (!engine) return () => undefined;
+  const { outbox, model } = engine.core;
+  return (id) => {
+    const last = outbox.unsettledFor(id).at(-1)?.intent;
+    if (!last) return undefined;
+    const words = last.op === 'delete' ? 'deleted here' : [
+      last.name !== undefined ? `renamed here to “${last.name}”` : '',
+      last.parentID !== undefined ? `moved here into ${model.pathOf(last.parentID) || 'the top folder'}` : '',
+    ].filter(Boolean).join(' and ');
+    return words ? `${words[0]!.toUpperCase()}${words.slice(1)}: waits to be sent to the NAS` : undefined;
+  };
 }

@@ -18,7 +18,7 @@ export function folderPath(store: MirrorStore, folderId: string): string {
   return names === undefined ? '(unknown)' : `/${names.join('/')}`;
 }
 
-export async function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string): Promise<SearchResult> {
+export async function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string, pendingOf: (id: string) => string | undefined = () => undefined): Promise<SearchResult> {
   // operators (ext:, kind:, in:, size:, date:, camera:) narrow the service's answer offline
   await filtersReady(index, q); // the first one builds the object facts in chunks, never blocking the loop
   const page = searchFiltered(index, q, { limit, pageToken });
@@ -29,7 +29,8 @@ export async function searchWithPaths(index: OfflineIndex, store: MirrorStore, q
     matches: page.matches.map((m) => {
       let path = paths.get(m.file.parentID);
       if (path === undefined) paths.set(m.file.parentID, (path = folderPath(store, m.file.parentID)));
-      return { file: m.file, fragments: m.fragments, path };
+      const pending = pendingOf(m.file.id);
+      return { file: m.file, fragments: m.fragments, path, ...(pending !== undefined ? { pending } : {}) };
     }),
   };
 }

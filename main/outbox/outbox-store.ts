@@ -125,6 +125,11 @@ export class OutboxStore {
     this.db.prepare('UPDATE outbox_entries SET state = ?, note = ?, result_etag = coalesce(?, result_etag) WHERE seq = ?').run(state, note, resultEtag ?? null, seq);
   }
 
+  /** The unsettled entries of one object, in order (an index lookup: a search asks it per result). */
+  unsettledFor(objectId: string): OutboxEntry[] {
+    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId) as Row[]).map(entryOf);
+  }
+
   /** Later unsettled entries of the same object (they built on a change that did not happen). */
   laterFor(objectId: string, seq: number): OutboxEntry[] {
     return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND seq > ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId, seq) as Row[]).map(entryOf);

@@ -129,6 +129,7 @@ export function searchView(ctx: UiContext): View {
       el('div', { class: 'hit-main' },
         el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
         el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),
+        hit.pending ? el('div', { class: 'hit-pending' }, hit.pending) : null,
         others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
       el('div', { class: 'hit-side' },
         el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)), el('span', {}, formatDate(f.mTime)), deviceMark(f.id)),

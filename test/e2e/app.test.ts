@@ -219,6 +219,25 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(() => existsSync(join(rig.mirror, dir, name)) && !existsSync(join(rig.mirror, dir, to)), 'undo on disk');
   }, 60_000);
 
+  it('a rename that waits to be sent (sync paused) says so on its search result, which shows the NAS name meanwhile', async () => {
+    const { dir, name } = someFile(rig.mirror, 3);
+    const id = await idOf(dir, name);
+    await rig.app.core.handlers.setPaused({ paused: true });
+    const to = `Waiting ${name}`;
+    renameSync(join(rig.mirror, dir, name), join(rig.mirror, dir, to));
+    await until(async () => (await rig.app.core.handlers.status({})).outbox === 1, 'the rename queued');
+    await tab('Search').click();
+    await page.fill('#search-input', name.replace(/\.[^.]*$/, ''));
+    const row = page.locator('#results li', { hasText: name }).first();
+    await poll(() => row.locator('.hit-pending').textContent()).toBe(`Renamed here to “${to}”: waits to be sent to the NAS`);
+    await rig.app.core.handlers.setPaused({ paused: false });
+    await until(() => rig.svc.admin.get(id)?.name === to, 'sent once resumed');
+    await page.fill('#search-input', to.replace(/\.[^.]*$/, ''));
+    const sent = page.locator('#results li').filter({ has: page.locator('.hit-name', { hasText: to }) });
+    await poll(() => sent.count()).toBeGreaterThan(0);
+    await poll(() => sent.first().locator('.hit-pending').count()).toBe(0);
+  }, 60_000);
+
   it('conflicts appear in Conflicts; one is re-applied, the other dropped', async () => {
     const a = someFile(rig.mirror, 1);
     const b = someFile(rig.mirror, 2);
