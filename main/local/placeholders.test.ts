@@ -171,3 +171,29 @@ describe('a folder the NAS deletes while the user moved something into it (defec
     expect(model.get('p')).toBeUndefined();
   });
 });
+
+describe('a folder the NAS deletes holding a placeholder the user just moved in (not yet read)', () => {
+  it('is not removed while it holds it: the entry is never put aside as local-only content (its disappearance would be sent as a delete)', () => {
+    const root = join(base, `m${n++}`);
+    mkdirSync(root);
+    const objs = new Map<string, RemoteObject>([
+      ['p', obj('p', 'R', 'P', true)], ['a', obj('a', 'R', 'A', true)], ['x', obj('x', 'a', 'X', true)], ['x1', obj('x1', 'x', 'x1.txt', false)],
+    ]);
+    const model = new LocalModel('R');
+    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
+      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending: new Set(), traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+    expect(writePlaceholders(root, model, plan()).failed).toEqual([]);
+    // the user moves X into P; the NAS deletes P before the engine read that move
+    renameSync(join(root, 'A', 'X'), join(root, 'P', 'X'));
+    objs.delete('p');
+    const rep = writePlaceholders(root, model, plan(new Set(['p'])));
+    expect(rep.failed.map((f) => f.reason)).toEqual([expect.stringMatching(/holds A\/X, moved in here and not sent yet/)]);
+    expect(rep.keptLocal).toEqual([]);
+    expect(tree(root)).toEqual(['A/', 'P/', 'P/X/', 'P/X/x1.txt']);
+    // once the move is read and answered (the NAS still has X in A: it goes back there), P goes
+    model.update('x', { lparent: 'p' });
+    expect(writePlaceholders(root, model, plan(new Set(['p']))).failed).toEqual([]);
+    expect(tree(root)).toEqual(['A/', 'A/X/', 'A/X/x1.txt']);
+  });
+});

@@ -115,7 +115,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     }
     const failedBefore = rep.failed.length;
     const gone = new Set<string>();
-    if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone);
+    const ours = (ino: string): string | undefined => { const e = model.byIno(ino); return e && e.state === 'ok' ? model.pathOf(e.id) : undefined; };
+    if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone, ours);
     rep.touchedDirs.add(model.get(id)!.lparent);
     if (rep.failed.length === failedBefore) {
       for (const s of sub) model.remove(s);
@@ -274,7 +275,7 @@ function inRemovedNow(model: LocalModel, id: string): boolean {
 }
 
 /** Deletes a subtree of empty placeholders; everything else goes to the local-only area. */
-export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport, disk: Disk = realDisk, gone = new Set<string>()): void {
+export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport, disk: Disk = realDisk, gone = new Set<string>(), ours?: (ino: string) => string | undefined): void {
   let st;
   try {
     st = lstatBig(abs, disk);
@@ -295,7 +296,7 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
       return;
     }
     const failedBefore = rep.failed.length;
-    for (const n of names) removeTree(root, join(abs, n), known, rep, disk, gone);
+    for (const n of names) removeTree(root, join(abs, n), known, rep, disk, gone, ours);
     if (rep.failed.length > failedBefore) return; // a child stayed: so does its folder
     try {
       disk.rmdir(abs);
@@ -317,6 +318,14 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
       if (isAbsent(e)) gone.add(ino);
       else rep.failed.push({ id: '', reason: `not removed: ${diskError('unlink', abs, e).message}`, errno: errnoOf(e) });
     }
+    return;
+  }
+  // An entry of the mirror moved in here by the user, not yet taken in (its move is read next):
+  // never taken for local-only content and put aside (its disappearance would read as a delete
+  // of it); it stays, and so does the folder, removed once that move is answered.
+  const mine = known.has(ino) ? undefined : ours?.(ino);
+  if (mine !== undefined) {
+    rep.failed.push({ id: '', reason: `not removed yet: it holds ${mine}, moved in here and not sent yet; removed once that move is answered` });
     return;
   }
   asideOrSay(root, abs, ino, known.has(ino) ? 'the NAS deleted it but the placeholder holds local content' : 'not on the NAS (local only) inside a folder the NAS deleted', rep, disk, gone);
