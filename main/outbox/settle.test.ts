@@ -108,6 +108,15 @@ describe('settle: what the NAS answered, recorded in one transaction', () => {
     expect(w.store.get('O')).toMatchObject({ parentID: 'R', name: 'Other' });
   });
 
+  it('conflict "deleted on the NAS" when a walk already took it out of the store: the entry is planned again, so the disk follows (soak seed 2007 round 21)', () => {
+    const w = world();
+    const [seq] = queue(w, renameA);
+    w.applier.apply([{ kind: 'removed', before: w.store.get('A')! }]);
+    w.model.takeTouched();
+    settleEntry(w, w.outbox.get(seq!)!, { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' });
+    expect(w.model.takeTouched().has('A')).toBe(true);
+  });
+
   it('unsent: listed like a conflict, but the base stays as it was (what the NAS holds is not known)', () => {
     const w = world();
     const [seq] = queue(w, renameA);

@@ -121,6 +121,10 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
       const before = store.get(i.id);
       if (remote && before) applier.apply([{ kind: 'updated', before, after: remote, aspects: aspectsOf(before, remote) }]);
       if (!remote && before) applier.apply(storeRemovals(store, i.id));
+      // gone from the NAS: the disk follows. When the store had already forgotten it (a walk
+      // saw the delete while this change waited, and left the pending entry alone), nothing
+      // else would plan it again: the placeholder would stay on disk.
+      if (!remote && e) model.update(e.id, {});
     }
     local.flush(model);
   })();

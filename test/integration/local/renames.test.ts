@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { FaultTransport } from '../../../main/client/fault-transport.js';
+import { HttpTransport } from '../../../main/client/transport.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
@@ -63,5 +65,26 @@ describe('local folder: renames', () => {
     await r.engine.drainOutbox();
     expect(r.engine.status().conflicts).toBe(0);
     expect(r.count('DELETE')).toBe(0);
+  });
+
+  it('a rename waiting while the NAS deletes the file (a walk sees the delete first): the rename meets 404, and the placeholder goes at the next walk', async () => {
+    let a = '';
+    let writesDown = false;
+    const faults = new FaultTransport(new HttpTransport(), (req) => (writesDown && req.method === 'POST' ? { kind: 'status', status: 503 } : undefined));
+    rig = await startRig((svc, root) => { a = svc.admin.createFile(root, 'a.txt').id; svc.admin.createFile(root, 'keep.txt'); }, {}, undefined, faults);
+    const r = rig;
+    writesDown = true;
+    renameSync(join(r.mirror, 'a.txt'), join(r.mirror, 'b.txt'));
+    await waitFor(() => r.engine.status().outbox.pending === 1 && faults.stats.faults > 0, 'the rename queued, not sent yet');
+    // another client deletes it; a walk takes the delete in while the rename waits (its placeholder stays: the user's intent)
+    expect((await fetch(`${r.svc.baseUrl}/sdk/v2/files/${a}`, { method: 'DELETE', headers: { authorization: `Bearer ${r.svc.token()}` } })).status).toBe(204);
+    await r.engine.syncNow();
+    expect(existsSync(join(r.mirror, 'b.txt'))).toBe(true);
+    writesDown = false;
+    await r.engine.drainOutbox();
+    await waitFor(() => r.engine.status().conflicts === 1, 'the rename meets 404: a conflict');
+    await r.engine.syncNow();
+    await waitFor(() => !existsSync(join(r.mirror, 'b.txt')), 'the placeholder of what the NAS deleted goes');
+    expect(existsSync(join(r.mirror, 'keep.txt'))).toBe(true);
   });
 });
