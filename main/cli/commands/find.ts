@@ -1,6 +1,7 @@
 /**
  * `nas-mirror find PARENT NAME --state DIR [--json]`: exact, case-sensitive lookup of a name
- * in a folder from the mirror (the service's parentAndName). Not found: exit 1.
+ * in a folder from the mirror (the service's parentAndName); PARENT a path (`Photos/2019`, `/`)
+ * or an id. Not found: exit 1.
  */
 import { AppError } from '../../../app/errors.js';
 import { NaiveEngine } from '../../../app/search/naive.js';
@@ -9,20 +10,21 @@ import { need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
+import { folderId } from '../folder-arg.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state'], ['json']);
-  if (p.positionals.length !== 2) throw new UsageError('give a PARENT folder id (or root) and a NAME');
+  if (p.positionals.length !== 2) throw new UsageError('give a PARENT folder (a path such as Photos/2019, / for the top, or an id) and a NAME');
   const { db, store } = openExistingState(need(p, 'state'));
   try {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
-    const [parent, name] = [p.positionals[0]!, p.positionals[1]!];
+    const [parent, name] = [folderId(store, p.positionals[0]!), p.positionals[1]!];
     let o;
     try {
       o = index.parentAndName(parent, name);
     } catch (e) {
-      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no object named "${name}" in ${parent === 'root' ? 'the root folder' : `folder ${parent}`} (names are exact and case-sensitive)`);
+      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no object named "${name}" in ${parent === 'root' || p.positionals[0] === '/' ? 'the root folder' : `folder ${p.positionals[0]}`} (names are exact and case-sensitive)`);
       throw e;
     }
     if (p.flags.has('json')) {

@@ -10,9 +10,8 @@ import { intOption, need, parseArgs, UsageError } from '../args.js';
 import type { Command } from '../io.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
+import { folderId } from '../folder-arg.js';
 import { AppError } from '../../../app/errors.js';
-import { FOLDER_MIME } from '../../../app/model/remote-object.js';
-import type { MirrorStore } from '../../mirror/store.js';
 
 export const run: Command = async (argv, io) => {
   const p = parseArgs(argv, ['state', 'limit', 'page-token', 'order-by', 'order'], ['json']);
@@ -46,11 +45,3 @@ export const run: Command = async (argv, io) => {
     db.close();
   }
 };
-
-/** The folder a user named: an id the mirror has (or `root`), else a path from the top. */
-function folderId(store: MirrorStore, arg: string): string {
-  if (arg === 'root' || store.get(arg)?.mimeType === FOLDER_MIME) return arg;
-  let cur = store.root()?.id;
-  for (const seg of arg.split('/').filter((x) => x !== '')) cur = cur === undefined ? undefined : store.childByName(cur, seg)?.id;
-  return cur ?? arg;
-}

@@ -89,6 +89,7 @@ describe('nas-mirror command line', () => {
     const folder = (JSON.parse(ls.out) as { files: { id: string; name: string; mimeType: string }[] }).files.find((f) => f.mimeType === 'application/x.service.dir')!;
     expect(JSON.parse((await cli('ls', `/${folder.name}/`, '--state', state, '--json')).out)).toEqual(await client.list(folder.id));
     expect(JSON.parse((await cli('ls', folder.id, '--state', state, '--json')).out)).toEqual(await client.list(folder.id));
+    expect(JSON.parse((await cli('find', '/', first.name, '--state', state, '--json')).out)).toEqual(await client.parentAndName('root', first.name));
   });
 
   it('fails clearly with non-zero exits', async () => {
