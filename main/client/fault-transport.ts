@@ -29,8 +29,8 @@ export function randomFaults(seed: number, rate: number, faults: readonly Fault[
   return () => (rnd() < rate ? faults[Math.floor(rnd() * faults.length)] : undefined);
 }
 
-/** A sink that takes `after` bytes, then fails as a dropped connection would. */
-function cutAfter(sink: BodySink, after: number): BodySink {
+/** A sink that takes `after` bytes, then fails as a dropped connection would (`onCut` first). */
+export function cutAfter(sink: BodySink, after: number, onCut?: () => void): BodySink {
   let seen = 0;
   return {
     begin: (status, headers) => sink.begin(status, headers),
@@ -39,6 +39,7 @@ function cutAfter(sink: BodySink, after: number): BodySink {
       seen += chunk.length;
       if (room >= chunk.length) return sink.write(chunk);
       if (room > 0) await sink.write(chunk.subarray(0, room));
+      onCut?.();
       throw new AppError('NetworkError', `injected: connection cut after ${after} bytes of the body`, { delivery: MAYBE_SENT });
     },
   };

@@ -97,6 +97,11 @@ export class LocalModel {
     return d;
   }
 
+  /** Marks an entry to be planned again, though nothing of it changed. */
+  touch(id: string): void {
+    this.touched.add(id);
+  }
+
   /** Ids put, updated or removed since the last call (by anyone), and resets. */
   takeTouched(): Set<string> {
     const t = this.touched;

@@ -109,15 +109,6 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
   }
   const removed = new Set(removedIds);
-  // A folder the NAS deleted waits while something under it here has a change of the user's not
-  // yet answered (a move into it meets 404 and the object goes back where the NAS still has it:
-  // removing the folder now would take that object off the disk). Planned again (`deferred`).
-  const waits = (id: string): boolean => model.descendants(id).some((d) => pending.has(d) || (stale?.has(d) ?? false));
-  const topMost = removedIds.filter((id) => !removed.has(model.get(id)!.lparent));
-  const deferred = topMost.filter(waits);
-  const waiting = new Set(deferred);
-  const removals = topMost.filter((id) => !waiting.has(id));
-  for (const id of removals) notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
   // What the user moved into a folder the NAS deleted and the NAS still has elsewhere goes back
   // where the NAS has it (placed below like any move; the writer takes it out before the folder goes).
   const remotelyGone = (id: string): boolean => {
@@ -128,7 +119,20 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     }
     return false;
   };
-  const carried = removals.flatMap((r) => model.descendants(r).filter((d) => !removed.has(d) && !remotelyGone(d)));
+  // A folder the NAS deleted waits while something under it here has a change of the user's not
+  // yet answered (a move into it meets 404 and the object goes back where the NAS still has it:
+  // removing the folder now would take that object off the disk). Planned again (`deferred`).
+  const deferred: string[] = [];
+  const removals: string[] = [];
+  const carried: string[] = [];
+  for (const id of removedIds) {
+    if (removed.has(model.get(id)!.lparent)) continue; // top-most only
+    const below = model.descendants(id);
+    if (below.some((d) => pending.has(d) || (stale?.has(d) ?? false))) { deferred.push(id); continue; }
+    removals.push(id);
+    notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
+    for (const d of below) if (!removed.has(d) && !remotelyGone(d)) carried.push(d);
+  }
 
   // 2. Desired local names, folder by folder.
   const desired = new Map<string, { parent: string; name: string }>();

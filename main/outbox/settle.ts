@@ -124,7 +124,7 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
       // gone from the NAS: the disk follows. When the store had already forgotten it (a walk
       // saw the delete while this change waited, and left the pending entry alone), nothing
       // else would plan it again: the placeholder would stay on disk.
-      if (!remote && e) model.update(e.id, {});
+      if (!remote && e) model.touch(e.id);
     }
     local.flush(model);
   })();

@@ -28,6 +28,16 @@ export function mirrorSegments(mirrorDir: string, path: string, cwd = process.cw
   return from.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
 }
 
+/**
+ * The mirror folder and the path's segments in it, for a command acting on one entry through
+ * the running engine; a message when the state holds no mirror yet.
+ */
+export function mirrorTarget(local: LocalStore, rootId: string | undefined, stateDir: string, path: string): { mirrorDir: string; rootId: string; segs: string[] } | string {
+  const mirrorDir = local.meta('mirrorDir');
+  if (mirrorDir === undefined || rootId === undefined) return `no mirror folder in ${stateDir} yet: run "nas-mirror run" first`;
+  return { mirrorDir, rootId, segs: mirrorSegments(mirrorDir, path) };
+}
+
 export function getCommand(name: 'get' | 'open'): Command {
   return async (argv, io) => {
     const p = parseArgs(argv, ['state'], []);
@@ -38,10 +48,9 @@ export function getCommand(name: 'get' | 'open'): Command {
     let file: string;
     try {
       const local = new LocalStore(db);
-      const mirrorDir = local.meta('mirrorDir');
-      const rootId = store.root()?.id;
-      if (mirrorDir === undefined || rootId === undefined) { io.stderr.write(`nas-mirror ${name}: no mirror folder in ${stateDir} yet: run "nas-mirror run" first\n`); return 1; }
-      const segs = mirrorSegments(mirrorDir, path);
+      const t = mirrorTarget(local, store.root()?.id, stateDir, path);
+      if (typeof t === 'string') { io.stderr.write(`nas-mirror ${name}: ${t}\n`); return 1; }
+      const { mirrorDir, rootId, segs } = t;
       const id = segs.length ? local.idAtPath(rootId, segs) : undefined;
       if (id === undefined) { io.stderr.write(`nas-mirror ${name}: ${path} is not a file of the mirror (see "nas-mirror ls")\n`); return 1; }
       const got = await waitForContent(io, name, local, stateDir, mirrorDir, id, segs.join('/'));

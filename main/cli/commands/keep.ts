@@ -9,7 +9,7 @@ import { LocalStore } from '../../local/local-store.js';
 import { need, parseArgs, UsageError } from '../args.js';
 import type { CliIO, Command } from '../io.js';
 import { openExistingState } from '../state.js';
-import { mirrorSegments } from './get.js';
+import { mirrorTarget } from './get.js';
 
 /** How often the command looks at the activity log while the engine works (ms). */
 const POLL_MS = 100;
@@ -28,13 +28,9 @@ export function keepCommand(name: KeepAction): Command {
     const { db, store } = openExistingState(stateDir);
     try {
       const local = new LocalStore(db);
-      const mirrorDir = local.meta('mirrorDir');
-      const rootId = store.root()?.id;
-      if (mirrorDir === undefined || rootId === undefined) {
-        io.stderr.write(`nas-mirror ${name}: no mirror folder in ${stateDir} yet: run "nas-mirror run" first\n`);
-        return 1;
-      }
-      const segs = mirrorSegments(mirrorDir, path);
+      const t = mirrorTarget(local, store.root()?.id, stateDir, path);
+      if (typeof t === 'string') { io.stderr.write(`nas-mirror ${name}: ${t}\n`); return 1; }
+      const { rootId, segs } = t;
       const id = segs.length ? local.idAtPath(rootId, segs) : rootId;
       if (id === undefined) { io.stderr.write(`nas-mirror ${name}: ${path} is not in the mirror (see "nas-mirror ls")\n`); return 1; }
       if (enginePid(stateDir) === null) {

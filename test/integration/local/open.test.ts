@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../app/errors.js';
 import { HttpTransport, type Transport, type TransportRequest, type TransportResponse } from '../../../main/client/transport.js';
+import { cutAfter } from '../../../main/client/fault-transport.js';
 import { partialPathOf } from '../../../main/engine/downloads.js';
 import { call, multipart } from '../service/content-http.js';
 import { startRig, waitFor, type Rig } from './harness.js';
@@ -43,23 +44,7 @@ class ContentTap implements Transport {
     }
     const cut = this.cutAfter;
     if (cut === undefined || !req.sink) return this.inner.request(req);
-    const sink = req.sink;
-    const cutDone = (): void => { if (this.holdAfterCut) this.hold = true; };
-    let seen = 0;
-    return this.inner.request({
-      ...req,
-      sink: {
-        begin: (s, h) => sink.begin(s, h),
-        async write(c) {
-          const room = cut - seen;
-          seen += c.length;
-          if (room >= c.length) return sink.write(c);
-          if (room > 0) await sink.write(c.subarray(0, room));
-          cutDone();
-          throw new AppError('NetworkError', 'connection cut (test)', { delivery: 'maybe-sent' });
-        },
-      },
-    });
+    return this.inner.request({ ...req, sink: cutAfter(req.sink, cut, () => { if (this.holdAfterCut) this.hold = true; }) });
   }
 
   close(): void { this.inner.close(); }
