@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
 import { allDirs, lstatBig } from '../local/analyse.js';
-import { changedDirs } from '../local/dir-stamps.js';
+import { changedDirs, knownDirs } from '../local/dir-stamps.js';
 import type { GoneCarry } from '../local/pair-moves.js';
 import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
 import type { Core, Lock } from './core.js';
@@ -156,6 +156,9 @@ export class LocalRounds {
       await w.close();
       return;
     }
+    // a folder renamed while chokidar read the tree (by the user, or by our own placing of a
+    // NAS rename meanwhile) got no watch: every folder we know is watched now
+    w.ensureWatched(knownDirs(c.model));
     const ok = await w.selfTest();
     if (this.p.stopped()) return;
     c.activity({ kind: 'watcher', path: '', summary: ok ? 'watcher self-test passed' : 'watcher self-test FAILED', reason: ok ? 'a probe file was seen' : 'no event for a probe file within 5 s: relying on periodic rescans' });
@@ -243,7 +246,12 @@ export class LocalRounds {
       // (read again once the watcher has had time to watch their new paths: what changed inside
       // them in between raised no event; the convergence soak's seed 1020 round 20)
       if (r.reread.length) {
-        const again = (): void => void this.onBatch(r.reread.flatMap((d) => allDirs(c.root, c.disk, d)));
+        const again = (): void => {
+          const below = r.reread.flatMap((d) => allDirs(c.root, c.disk, d));
+          // chokidar reads a new folder, then watches it: one renamed in between is not watched
+          this.watcher?.ensureWatched(below);
+          void this.onBatch(below);
+        };
         this.p.schedule(again, 0);
         this.p.schedule(again, REREAD_AFTER_MS);
       }

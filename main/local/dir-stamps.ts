@@ -49,6 +49,17 @@ export function recordStamps(root: string, model: LocalModel, ids: Iterable<stri
  * The folders (paths relative to the root, '' for the root) to read again: placed folders
  * whose stamp is missing or moved. One lstat per folder, none per file.
  */
+/** The paths of the folders the model knows on disk ('' is the root). */
+export function knownDirs(model: LocalModel): string[] {
+  const out: string[] = [];
+  for (const e of model.byId.values()) {
+    if (e.kind !== 'dir' || e.ino === null || e.state !== 'ok') continue;
+    const segs = model.segments(e.id);
+    if (segs) out.push(segs.join('/'));
+  }
+  return out;
+}
+
 export function changedDirs(root: string, model: LocalModel, disk: Disk = realDisk): string[] {
   const out: string[] = [];
   for (const e of model.byId.values()) {

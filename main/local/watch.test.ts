@@ -58,6 +58,29 @@ describe('LocalWatcher (real chokidar)', () => {
     await until(() => batches.flat().includes('b/new'), 'a file made in the new folder');
   });
 
+  it('a folder renamed while chokidar reads the tree (listed, not yet watched) is watched by ensureWatched', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    mkdirSync(join(dir, 'a', 'deep'), { recursive: true });
+    writeFileSync(join(dir, 'a', 'deep', 'f'), '');
+    const batches: string[][] = [];
+    let renamed = false;
+    // the rename lands after chokidar listed the root and before it watches it: never seen
+    const onListed = (abs: string): void => {
+      if (abs !== dir || renamed) return;
+      renamed = true;
+      renameSync(join(dir, 'a'), join(dir, 'a2'));
+    };
+    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger, undefined, { onListed });
+    await w.start();
+    expect(renamed).toBe(true);
+    expect([w.watching('a2'), w.watching('a2/deep')]).toEqual([false, false]);
+    expect(w.ensureWatched(['', 'a2', 'a2/deep', 'gone'])).toBe(2);
+    expect(w.ensureWatched(['a2', 'a2/deep'])).toBe(0); // under way: not asked twice
+    await until(() => w!.watching('a2') && w!.watching('a2/deep'), 'both watched');
+    renameSync(join(dir, 'a2/deep/f'), join(dir, 'a2/deep/g'));
+    await until(() => batches.flat().includes('a2/deep'), 'a rename inside the folder renamed during the start');
+  });
+
   it('ENOSPC: a clear message and a polling fallback that still sees changes', async () => {
     dir = mkdtempSync(join(tmpdir(), 'watch-'));
     const batches: string[][] = [];
