@@ -13,6 +13,8 @@ export const ACTIVITY_KINDS = [
   // content on this device: a NAS version downloaded, or a downloaded file back to a placeholder;
   // kept on this device (pinned, unpinned, the keeper's downloads) and freed
   'downloaded', 'remote-content', 'pinned', 'unpinned', 'kept', 'freed',
+  // new folders and files made in the mirror folder, created on the NAS
+  'created', 'uploaded',
   // changes made on the NAS, applied to the mirror
   'remote-added', 'remote-renamed', 'remote-moved', 'remote-removed', 'remote-metadata', 'refused',
   // the app itself

@@ -7,7 +7,7 @@
  * outbox checks on the NAS before resending.
  */
 import { AppError, type Delivery, type ErrorCode } from '../../app/errors.js';
-import type { Hidden, RemoteObject, SearchPage } from '../../app/model/remote-object.js';
+import { FOLDER_MIME, type Hidden, type RemoteObject, type SearchPage } from '../../app/model/remote-object.js';
 import { DEFAULT_SEARCH_LIMIT } from '../../app/search/select.js';
 import { DeviceQuirks } from './device-quirks.js';
 import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
@@ -268,6 +268,56 @@ export class ServiceClient {
   }
 
   /**
+   * Creates a folder (content.md, "Create a folder"): its id, read from `Location`. A taken
+   * name is 409 (`Conflict`): no `resolveNameConflict`, so a retry after a lost answer finds
+   * the folder by its name instead of making a second one.
+   */
+  async createFolder(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
+    const res = await this.send('POST', '/files', {
+      signal: opts.signal, idempotent: false,
+      body: JSON.stringify({ name, parentID, mimeType: FOLDER_MIME, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }),
+    });
+    return this.locationId(res, 'POST files');
+  }
+
+  /** Starts a file's resumable upload (content.md, "Create a file"): the new object's id, from `Location`. A taken name is 409. */
+  async startUpload(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
+    const res = await this.send('POST', '/files/resumable?done=false', {
+      signal: opts.signal, idempotent: false,
+      body: JSON.stringify({ name, parentID, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }),
+    });
+    return this.locationId(res, 'POST files/resumable');
+  }
+
+  /**
+   * Appends `bytes` at `offset` to an unfinished upload; `done` finishes it. A wrong offset is
+   * 409 with the offset the NAS holds (`detail` of the Conflict error is not parsed here: the
+   * caller asks `uploadOffset`). Not retried here: the caller resumes from the NAS's offset.
+   */
+  async putContent(id: string, offset: number, bytes: Buffer, done: boolean, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.send('PUT', `/files/${encodeURIComponent(id)}/resumable/content?offset=${offset}&done=${done}`, {
+      signal: opts.signal, idempotent: false, body: bytes, headers: { 'content-type': 'application/octet-stream' }, retries: 0,
+    });
+  }
+
+  /** The bytes an unfinished upload holds on the NAS; NotFound when the upload is not unfinished (done, or gone). */
+  async uploadOffset(id: string, opts: { signal?: AbortSignal } = {}): Promise<number> {
+    const res = await this.send('GET', `/files/${encodeURIComponent(id)}/resumable`, { signal: opts.signal, idempotent: true });
+    const v = this.parsed(() => parseJson(res.body)) as { offset?: unknown } | null;
+    const n = v?.offset;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new AppError('BadResponse', 'the NAS answered an upload offset that is not a byte count', { retry: 'fatal' });
+    return n;
+  }
+
+  /** The id a 201 names in its `Location` header. */
+  private locationId(res: TransportResponse, what: string): string {
+    const loc = res.headers['location'] ?? '';
+    const m = /\/files\/([^/?#]+)$/.exec(loc);
+    if (!m) throw new AppError('BadResponse', `the NAS answered ${what} without the new object's Location`, { retry: 'fatal' });
+    return decodeURIComponent(m[1]!);
+  }
+
+  /**
    * Reads a file's content into `target`, streamed (content.md, Read). Resumes by range from
    * what the target holds (`Range: bytes=N-`, with `If-Range: <eTag>` so a changed file comes
    * whole, 200, and the target restarts); a connection that drops mid-body is asked again from
@@ -393,7 +443,7 @@ export class ServiceClient {
 interface SendOptions {
   signal?: AbortSignal | undefined;
   idempotent: boolean;
-  body?: string;
+  body?: string | Buffer;
   headers?: Record<string, string>;
   notModifiedOk?: boolean;
   /** Statuses answered as they are (not thrown). */

@@ -10,13 +10,14 @@ import http from 'node:http';
 import https from 'node:https';
 import { AppError, type Delivery } from '../../app/errors.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface TransportRequest {
   method: HttpMethod;
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** JSON text, or raw bytes (an upload's chunk). */
+  body?: string | Buffer;
   timeoutMs: number;
   signal?: AbortSignal;
   /** Streams a 200/206 answer's bytes here (its `body` is then ''); any other answer is read as a body. */

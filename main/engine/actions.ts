@@ -67,7 +67,11 @@ export class EngineActions {
   }
 
   localOnly(): { path: string; kind: string; reason: string }[] {
-    const filled = [...this.core.model.byId.values()].filter((e) => e.filled).map((e) => ({ path: pathFor(this.core, e.id), kind: 'content', reason: 'placeholder filled with local content (the service has no upload)' }));
+    const uploading = this.core.creates.inFlight().ids;
+    const filled = [...this.core.model.byId.values()].filter((e) => e.filled).map((e) => ({
+      path: pathFor(this.core, e.id), kind: 'content',
+      reason: uploading.has(e.id) ? 'new here: being uploaded to the NAS' : 'placeholder filled with local content (its new version is not sent to the NAS yet)',
+    }));
     return [...this.core.local.localOnly(this.core.model).map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
   }
 

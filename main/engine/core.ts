@@ -16,6 +16,7 @@ import { LocalModel, pathOrId } from '../local/model.js';
 import { LocalStore, type ActivityInput } from '../local/local-store.js';
 import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
+import { CreatesStore } from '../local/creates-store.js';
 import type { EngineOptions } from './engine-options.js';
 
 export type { ActivityInput };
@@ -27,6 +28,8 @@ export interface Core {
   applier: ChangeApplier;
   local: LocalStore;
   outbox: OutboxStore;
+  /** New folders and files to create on the NAS (creates.ts). */
+  creates: CreatesStore;
   model: LocalModel;
   traits: FsTraits;
   /** The mirror's disk: stable file ids or not, folder mtimes, granularity, the mount's key (probed at start). */
@@ -35,13 +38,15 @@ export interface Core {
   disk: Disk;
   threshold: DeleteThreshold;
   holdMs: number;
+  /** New entries in the mirror folder are created on the NAS (EngineOptions.uploads). */
+  uploads: boolean;
   log: Logger;
   /** Records a decision in the activity log (and tells listeners). */
   activity(a: ActivityInput): void;
 }
 
 /** The engine's context from its options: the stores on one state db, the model as stored. */
-export type CoreOptions = Pick<EngineOptions, 'db' | 'stateDir' | 'store' | 'mirrorDir' | 'applier' | 'traits' | 'identity' | 'disk' | 'threshold' | 'holdMs' | 'log'>;
+export type CoreOptions = Pick<EngineOptions, 'db' | 'stateDir' | 'store' | 'mirrorDir' | 'applier' | 'traits' | 'identity' | 'disk' | 'threshold' | 'holdMs' | 'uploads' | 'log'>;
 
 export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void): Core {
   const db = opts.db ?? openStateDb(opts.stateDir);
@@ -49,13 +54,14 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
   const local = new LocalStore(db);
   const rootId = store.root()?.id ?? '';
   return {
-    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db),
+    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db), creates: new CreatesStore(db),
     model: rootId ? local.loadModel(rootId) : new LocalModel(''),
     traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
     identity: { ...STABLE_DISK, ...opts.identity },
     disk: opts.disk ?? realDisk,
     threshold: opts.threshold ?? DEFAULT_THRESHOLD,
     holdMs: opts.holdMs ?? 1000,
+    uploads: opts.uploads ?? true,
     log: opts.log,
     activity,
   };

@@ -33,6 +33,12 @@ export interface EngineOptions {
   threshold?: DeleteThreshold;
   /** How long a disappearance waits for its twin (default 1000 ms). */
   holdMs?: number;
+  /**
+   * New folders and files put in the mirror folder are created on the NAS (default true; spec
+   * sync.md section 8). False: they stay on this computer, listed as local only (a
+   * download-only mirror, as Synology Drive's one-way sync).
+   */
+  uploads?: boolean;
   /** Re-walk period (default 60 s); 0 = never. */
   rewalkMs?: number;
   /** Local check period (default 10 min): the watcher's self-test, then every folder's stamp; 0 = never. */

@@ -26,6 +26,7 @@ import { buildStatus, type EngineStatus } from './status.js';
 import { EngineTimers } from './timers.js';
 import { Downloads, type GetResult } from './downloads.js';
 import { Keeper, type DeviceState, type FreeResult } from './keep.js';
+import { Creator } from './creates.js';
 import { sweepPartials } from '../local/download.js';
 
 export type { EngineOptions };
@@ -38,6 +39,8 @@ export class Engine {
   readonly downloads: Downloads;
   /** Keep on this device (pins) and Free up space (keep.ts). */
   readonly pins: Keeper;
+  /** New folders and files made in the mirror folder, created on the NAS (creates.ts). */
+  readonly creator: Creator;
   private readonly lock = new Lock();
   private readonly timers = new EngineTimers();
   private stopped = false;
@@ -74,6 +77,7 @@ export class Engine {
       notice: (n) => this.events.emit('notice', n),
       queued: () => { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
       kickOutbox: () => this.kickOutbox(),
+      created: () => this.creator.kick(),
       probeIdentity: () => this.probeIdentity(),
     });
     this.offApplier = applier.onChanges((cs) => {
@@ -105,6 +109,14 @@ export class Engine {
     this.pins = new Keeper({
       core: this.core, lock: this.lock, get: (id) => this.downloads.get(id), stopped,
       changed: () => this.events.emit('changed', { what: 'content' }),
+    });
+    this.creator = new Creator({
+      core: this.core, lock: this.lock, client: opts.client, signal: this.abort.signal, stopped, schedule,
+      // a walk begun before the NAS named it must not read it as deleted there
+      bound: (id) => this.remote.settled(id),
+      // a folder made on the NAS: what it holds is found (and created) next
+      reread: (path) => void this.localSide.onBatch([path]),
+      changed: () => { this.events.emit('changed', { what: 'content' }); this.emitStatus(); },
     });
     this.actions = new EngineActions(this.core, this.lock, {
       // the header, the badge and the tray follow at once (they read the status, not the lists)
@@ -154,6 +166,8 @@ export class Engine {
     this.events.emit('ready', { restart, ms: Date.now() - t0 });
     // pinned files the NAS changed while stopped (or left half-downloaded): now that the folder is read
     this.pins.kick();
+    // new folders and files left to create (or uploads to resume) from before a stop
+    this.creator.kick();
     // getting ready leaves garbage (a restart's model rows, the tree chokidar read): on a big
     // heap it is collected now, not by V8's memory reducer half a minute later, between rounds
     void releaseMemory();
@@ -201,6 +215,10 @@ export class Engine {
     await this.checkDirs();
     if (!this.state.paused) await this.drainOutbox();
     await this.pins.idle();
+    if (!this.state.paused) {
+      this.creator.kick();
+      await this.creator.idle();
+    }
   }
 
   /** Reads the folders whose stamp moved (one lstat per folder, none per file). */
@@ -218,7 +236,7 @@ export class Engine {
     const ok = await this.remote.walkOnce();
     // pinned files: new versions and files added under pinned folders come down now (not after
     // a walk that could not reach the NAS: their downloads would fail the same way)
-    if (ok) this.pins.kick();
+    if (ok) { this.pins.kick(); this.creator.kick(); }
     return ok;
   }
 
@@ -401,6 +419,7 @@ export class Engine {
     await this.pump.idle();
     await this.pins.idle();
     await this.downloads.idle();
+    await this.creator.idle();
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();
     this.release?.();

@@ -18,12 +18,14 @@ import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
 /** What a local batch uses of the engine's context. */
-export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'db' | 'activity' | 'log' | 'identity'>;
+export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'creates' | 'uploads' | 'db' | 'activity' | 'log' | 'identity'>;
 
 export interface BatchResult {
   carry: GoneCarry[];
   enqueued: number;
   held: number;
+  /** New folders and files recorded to be created on the NAS (engine/creates.ts carries them out). */
+  created: number;
   /**
    * Folders this batch found moved (their new paths): what changed inside them (at any depth)
    * meanwhile was reported under old paths, which no longer exist, so they and every folder
@@ -143,12 +145,30 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     const d = model.get(f.id);
     if (d && d.kind === 'dir' && d.state === 'ok' && !unresolved.has(d.id)) model.setStamp(d.id, stampOfPath.get(f.path));
   }
+  // New entries the user made in a mirrored folder are created on the NAS; not a hard link to a
+  // known entry, nor an appearance that may be a known entry changed (held: its candidates).
+  // (also what an earlier batch named as where a held entry may have gone: until the user says, it may be that entry)
+  const suspects = new Set(pair.uncertain.flatMap((u) => u.candidates));
+  if (core.uploads && pair.localOnly.length) for (const h of core.local.held()) for (const c of h.candidates ?? []) suspects.add(c);
+  const creatable = (lo: (typeof pair.localOnly)[number]): lo is typeof lo & { parent: string; kind: 'dir' | 'file' } =>
+    core.uploads && lo.fresh === true && lo.parent !== undefined && (lo.kind === 'dir' || lo.kind === 'file') && !suspects.has(lo.path);
+  let created = 0;
   let seqs: number[] = [];
   core.db.transaction(() => {
     seqs = core.outbox.enqueue(entries);
     for (const w of lists) w();
     // local-only entries: listed for the folders read now, and what left them dropped
-    for (const lo of pair.localOnly) core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, 'not on the NAS (created locally): the service cannot create, so it stays local');
+    for (const lo of pair.localOnly) {
+      if (creatable(lo)) {
+        if (core.creates.add(lo.kind, lo.parent, lo.name)) created++;
+        core.local.addLocalOnly({ parent: lo.parent, name: lo.name }, lo.kind, 'new here: being created on the NAS');
+        continue;
+      }
+      const why = !core.uploads ? 'not on the NAS: new files stay on this computer (uploads are off)'
+        : lo.parent === undefined ? 'not on the NAS: inside a folder the NAS does not have (yet)'
+        : 'not on the NAS: it may be an entry of the mirror changed (see held), or a second name of one (a hard link)';
+      core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, why);
+    }
     pruneLocalOnly(core, scans, pair.folders, pair.localOnly);
     core.local.flush(model);
   })();
@@ -163,7 +183,7 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   });
   for (const a of activity) core.activity(a);
   const reread = pair.moves.filter((m) => model.get(m.id)?.kind === 'dir').map((m) => pathFor(core, m.id));
-  return { carry: pair.carry, enqueued: entries.length, held: plan.held.length, reread };
+  return { carry: pair.carry, enqueued: entries.length, held: plan.held.length, created, reread };
 }
 
 /**

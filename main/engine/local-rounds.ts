@@ -36,6 +36,8 @@ export interface LocalPort {
   queued(): void;
   /** A batch is through: the outbox may have work. */
   kickOutbox(): void;
+  /** New folders or files were recorded to be created on the NAS. */
+  created(): void;
   /** Probes the mirror's disk again (its mount, the marker's inode, its traits). */
   probeIdentity(): DiskIdentity;
 }
@@ -256,6 +258,7 @@ export class LocalRounds {
         this.p.schedule(again, REREAD_AFTER_MS);
       }
       if (r.enqueued || r.held) this.p.queued();
+      if (r.created) this.p.created();
       return true;
     });
     this.p.kickOutbox();

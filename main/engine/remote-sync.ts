@@ -17,7 +17,7 @@ import type { MirrorStore } from '../mirror/store.js';
 import type { Core } from './core.js';
 
 /** What a reconcile uses of the engine's context (the model is replaced when the root first appears). */
-export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
+export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'creates' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
 
 export interface ReconcileResult {
   created: number;
@@ -58,7 +58,8 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   }
   const pathsBefore = new Map<string, string>();
   const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
-  const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}) });
+  const creating = core.creates.inFlight().places;
+  const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}), ...(creating.size ? { creating } : {}) });
   for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
   const rep = writePlaceholders(core.root, model, plan, core.disk);
   let added = 0;

@@ -9,7 +9,7 @@
  * `DiskError` the caller must not read as a delete.
  */
 import {
-  closeSync, existsSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync,
+  closeSync, existsSync, readSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync,
   realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, utimesSync, writeFileSync, type BigIntStats,
 } from 'node:fs';
 import { AppError } from '../../app/errors.js';
@@ -39,6 +39,8 @@ export interface Disk {
   realpath(abs: string): string;
   /** existsSync: symlinks followed, false on any error. */
   exists(abs: string): boolean;
+  /** Reads up to `length` bytes at `offset` of a file (an upload's chunk); fewer at its end. */
+  readChunk(abs: string, offset: number, length: number): Buffer;
 }
 
 export const realDisk: Disk = {
@@ -68,6 +70,21 @@ export const realDisk: Disk = {
   readlink: (abs) => readlinkSync(abs),
   realpath: (abs) => realpathSync(abs),
   exists: (abs) => existsSync(abs),
+  readChunk: (abs, offset, length) => {
+    const fd = openSync(abs, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, buf, got, length - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return got === length ? buf : buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  },
 };
 
 /** True when the error says the path is not there (and only then). */
@@ -138,6 +155,7 @@ export class FaultDisk implements Disk {
   createFile(abs: string, ms: number | undefined): bigint { return this.call('createFile', abs, () => this.inner.createFile(abs, ms)); }
   writeFile(abs: string, text: string): void { this.call('writeFile', abs, () => this.inner.writeFile(abs, text)); }
   readlink(abs: string): string { return this.call('readlink', abs, () => this.inner.readlink(abs)); }
+  readChunk(abs: string, offset: number, length: number): Buffer { return this.call('readChunk', abs, () => this.inner.readChunk(abs, offset, length)); }
   realpath(abs: string): string { return this.call('realpath', abs, () => this.inner.realpath(abs)); }
 
   exists(abs: string): boolean {

@@ -139,7 +139,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
       }
     }
   }
-  for (const u of left) res.localOnly.push({ path: u.path, kind: u.d.kind, parent: u.parent, name: u.name });
+  for (const u of left) res.localOnly.push({ path: u.path, kind: u.d.kind, parent: u.parent, name: u.name, fresh: true });
   return res;
 }
 

@@ -57,6 +57,12 @@ export interface LocalOnlyFind {
   kind: Kind | 'other';
   parent: string | undefined;
   name: string;
+  /**
+   * A new entry (an inode, or on a disk read by place an appearance, that no known entry can
+   * be): the user made it, so it is created on the NAS. Not set for a hard link to a known
+   * entry, or an appearance that may be a known entry changed (held: "renamed or deleted?").
+   */
+  fresh?: true;
 }
 
 export interface PairInput {
@@ -189,7 +195,7 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     }
     if (!covered) res.deletes.push(id);
   }
-  for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind, parent: u.parent, name: u.name });
+  for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind, parent: u.parent, name: u.name, fresh: true });
   deferMovesOntoHeldNames(model, res);
   return res;
 }

@@ -53,9 +53,15 @@ export interface RemotePlanInput {
   stale?: ReadonlySet<string>;
   /** Plan only these ids (see the header); absent = every entry and object. */
   only?: ReadonlySet<string>;
+  /**
+   * Places ("parent id\0name") where the user's new entry is being created on the NAS: a new
+   * NAS object there is that entry, bound by the creator (engine/creates.ts), never placed
+   * beside it as a placeholder.
+   */
+  creating?: ReadonlySet<string>;
 }
 
-export function planRemote({ model, rootId, objects, pending, traits, stale, only }: RemotePlanInput): RemotePlan {
+export function planRemote({ model, rootId, objects, pending, traits, stale, only, creating }: RemotePlanInput): RemotePlan {
   const notes: RemoteChangeNote[] = [];
   const remote = new Map<string, RemoteObject>();
   // Objects present on the NAS under a name we refuse: never a delete of what the user has.
@@ -99,7 +105,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   }
   // New objects; only under a folder the model has (or will have).
   const added: RemoteObject[] = [];
-  for (const o of remote.values()) if (!model.get(o.id)) added.push(o);
+  for (const o of remote.values()) if (!model.get(o.id) && !(creating?.has(`${o.parentID}\0${o.name}`) ?? false)) added.push(o);
   const addedIds = new Set(added.map((o) => o.id));
   for (const o of added) {
     if (!hasChain(o.id, remote, model, rootId)) continue;

@@ -13,8 +13,10 @@
  *    PATCH applying the same change), at most one applied DELETE per object and only of what
  *    the user deleted;
  * 5. the disk equals the NAS (names as the engine maps them), except the held deletes and
- *    the user's own files, which are in the local-only list, and that list names only what
- *    is on disk; none of the user's own files is lost.
+ *    the user's own files, which are in the local-only list until the engine uploaded them
+ *    (then the NAS has them where the disk has them), and that list names only what is on
+ *    disk; none of the user's own files is lost. An object new on the NAS is one of the
+ *    user's own files, uploaded.
  */
 import { POSIX_TRAITS } from '../../main/local/fs-traits.js';
 import { assignLocalNames, RESERVED_DIR } from '../../main/local/local-names.js';
@@ -92,7 +94,8 @@ export function checkRound(i: CheckInput): string[] {
       + `${rejected.length ? `; the user's delete of ${list(rejected.map((d) => d.path))} was held and REJECTED` : ''}`
       + `${sent.length ? `; the engine sent: ${sent.join('; ')}` : ''}`);
   }
-  for (const id of end.byId.keys()) if (!start.byId.has(id)) v.push(`an object appeared on the NAS from nowhere: ${q(end.path(id))} (${id})`);
+  // new objects: only the user's own new files, which the engine uploads (issue 23)
+  for (const [id, o] of end.byId) if (!start.byId.has(id) && (o.dir || !i.creates.files.has(o.name))) v.push(`an object appeared on the NAS from nowhere: ${q(end.path(id))} (${id})`);
 
   // 3. every name and parent on the NAS was asked for by someone
   for (const n of end.byId.values()) {
@@ -176,7 +179,9 @@ export function checkRound(i: CheckInput): string[] {
       v.push(`the user's own file "${name}" is gone from the disk${same ? ` under its name: its inode is now ${q(same.path)}${asNas ? `, the placeholder of NAS object ${asNas.id}` : ''}` : ''}`);
       continue;
     }
-    for (const f of found) if (!localOnlyPaths.has(f.path)) v.push(`the user's own file ${q(f.path)} is not in the local-only list (${i.view.localOnly.length} rows: ${list(i.view.localOnly.map((l) => l.path).slice(0, 8))})`);
+    // listed itself, or inside a folder listed as local only (a folder the NAS deleted while the user moved it keeps what it holds)
+    const listed = (p: string): boolean => localOnlyPaths.has(p) || (p.includes('/') && listed(p.slice(0, p.lastIndexOf('/'))));
+    for (const f of found) if (!listed(f.path) && !want.has(f.path)) v.push(`the user's own file ${q(f.path)} is not in the local-only list (${i.view.localOnly.length} rows: ${list(i.view.localOnly.map((l) => l.path).slice(0, 8))})`);
   }
   for (const l of i.view.localOnly) {
     if (!i.diskAll.has(l.path)) {

@@ -144,6 +144,9 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
         result.failure = fail(round, plan.flavor, violations, [...world.log, ...(errors.length ? ['engine errors logged:', ...errors] : []), 'the engine\'s stderr ended with:', ...last, 'plan:', ...plan.steps.map((st) => `  ${describeStep(st, start)}`)], s.view.status);
         break;
       }
+      // the user's files the engine uploaded are NAS objects from now on (renamed, moved and deleted as such)
+      const onNas = new Set([...rig.nas.tree().byId.values()].filter((x) => !x.dir).map((x) => x.name));
+      for (const n of rig.creates.live()) if (onNas.has(n)) rig.creates.removed(n);
       // conflicts were checked (the NAS won them): keep the NAS version, so the next round starts clean
       if (s.view.conflicts.length) {
         await engine.dropConflicts();

@@ -47,7 +47,7 @@ async function faultyRig(): Promise<{ r: Rig; disk: FaultDisk; ids: Ids }> {
     ids.D = svc.admin.createFolder(root, 'D').id;
     svc.admin.createFile(ids.D, 'd1.txt');
     svc.admin.createFile(root, 'top.txt');
-  }, { disk });
+  }, { disk, uploads: false }); // a new folder stays local only here (the put-back of a move into one)
   return { r: rig, disk, ids };
 }
 

@@ -16,6 +16,8 @@ import { isAppError } from '../../app/errors.js';
 interface Scenario {
   name: string;
   traits?: FsTraits;
+  /** EngineOptions.uploads (default on: new entries are created on the NAS). */
+  uploads?: boolean;
   nas: string[];
   actions: ({ do: string } & Record<string, unknown>)[];
   expect: {
@@ -85,7 +87,7 @@ describe('sync scenarios (data)', () => {
         const name = clean.slice(i + 1);
         ids.set(clean, (dir ? svc.admin.createFolder(parent, name) : svc.admin.createFile(parent, name)).id);
       }
-    }, s.traits ? { traits: s.traits } : {});
+    }, { ...(s.traits ? { traits: s.traits } : {}), ...(s.uploads !== undefined ? { uploads: s.uploads } : {}) });
     const r = rig;
     // The offline index follows the mirror store through the applier, as in `nas-mirror run`.
     const opened = await openOfflineIndex(r.engine.core.store, r.state);
@@ -126,6 +128,8 @@ describe('sync scenarios (data)', () => {
       }
     };
     await waitFor(async () => renamedOk() && (await nasSettled()), `NAS tree ${JSON.stringify(s.expect.nas)}`);
+    // new files listed on the NAS may still be going up: done when the creates journal is
+    await waitFor(() => r.engine.core.creates.counts().open === 0, 'every new entry created on the NAS');
     await r.engine.drainOutbox();
     const mark = r.svc.requests().length;
     await r.engine.fullRescan();

@@ -77,8 +77,8 @@ describe('local folder: basics', () => {
     expect(r.svc.admin.get(ids['a.txt']!)).toBeDefined();
   });
 
-  it('a local create stays local only: no remote change', async () => {
-    rig = await startRig(seedBasic);
+  it('with uploads off, a local create stays local only: no remote change', async () => {
+    rig = await startRig(seedBasic, { uploads: false });
     const r = rig;
     r.mark();
     mkdirSync(join(r.mirror, 'New folder'));

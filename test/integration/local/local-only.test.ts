@@ -1,5 +1,5 @@
 /**
- * Issue 21: a file the user added (local only) in a folder that is then renamed, by the user
+ * Issue 21: a file the user added (local only: uploads off here) in a folder that is then renamed, by the user
  * and on the NAS, stays ONE row in the local-only list with its new path (it was two, and the
  * old path stayed forever after a rename two levels up). The real service, a real folder.
  */
@@ -26,7 +26,7 @@ describe('local folder: local-only entries follow their folder', () => {
       ids['Mid'] = mid.id;
       ids['Leaf'] = leaf.id;
       svc.admin.createFile(leaf.id, 'on-nas.txt');
-    });
+    }, { uploads: false }); // the list's rows themselves (with uploads on, a new file goes up: creates.test.ts)
     const r = rig;
     writeFileSync(join(r.mirror, 'Top', 'Mid', 'Leaf', 'mine.txt'), 'mine');
     await waitFor(() => same(paths(r), ['Top/Mid/Leaf/mine.txt']), 'mine.txt listed local only');
@@ -71,7 +71,7 @@ describe('local folder: local-only entries follow their folder', () => {
       const top = svc.admin.createFolder(root, 'Top');
       ids['Box'] = svc.admin.createFolder(top.id, 'Box').id;
       svc.admin.createFile(top.id, 'keep.txt');
-    });
+    }, { uploads: false });
     const r = rig;
     writeFileSync(join(r.mirror, 'Top', 'Box', 'mine.txt'), 'mine');
     await waitFor(() => same(paths(r), ['Top/Box/mine.txt']), 'mine.txt listed local only');

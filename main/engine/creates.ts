@@ -1,0 +1,380 @@
+/**
+ * New folders and files: the engine's side of "New files and folders put in the mirror folder
+ * are created on the NAS" (spec sync.md section 8, content.md). The local batch records each
+ * new entry in the creates journal (`creates-store.ts`) in its transaction; the creator
+ * carries the rows out, a few at a time, outside the lock (only its checks and its commits
+ * take it):
+ *
+ * - a folder: one `POST files`; then its entry is bound (the model, the store and the search
+ *   index know it under its new id, its inode read from the disk) and the folder is read, so
+ *   what it holds is found and created in turn (folders first, then what is in them);
+ * - a file, once stable (unchanged for `STABLE_MS`): `POST files/resumable` names the new
+ *   object; the entry is bound AT ONCE (a rename, move or delete the user makes meanwhile is an
+ *   ordinary change of a known object, sent through the outbox, never a second upload), then
+ *   its bytes go up in chunks, each confirmed offset written, and `done=true` finishes it. A
+ *   drop, a crash or a restart resumes at the offset the NAS holds; a file that changed while
+ *   it went up starts over; the NAS's version is then what this device holds.
+ *
+ * Exactly once: a row's state is written before its request leaves; a row found `creating`
+ * after a crash (the answer may have been lost) first looks for the object by folder and name.
+ * A name the NAS already has is never overwritten: the file stays local only, said once.
+ */
+import { AppError, toAppError } from '../../app/errors.js';
+import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
+import type { ServiceClient } from '../client/service-client.js';
+import { lstatBig } from '../local/analyse.js';
+import { aspectsOf } from '../mirror/changes.js';
+import type { CreateRow } from '../local/creates-store.js';
+import { absOf } from '../local/placeholders.js';
+import { formatDate } from '../../app/model/dates.js';
+import type { Core, Lock } from './core.js';
+import { pathFor } from './core.js';
+
+/** Rows carried out at once. */
+export const CREATE_CONCURRENCY = 3;
+/** Bytes per upload request. */
+export const CHUNK_BYTES = 8 * 1024 * 1024;
+/** A file is sent once it has not changed for this long (a copy or a save in progress is not). */
+export const STABLE_MS = 2000;
+
+export interface CreatePort {
+  core: Pick<Core, 'root' | 'model' | 'store' | 'applier' | 'local' | 'creates' | 'disk' | 'db' | 'activity' | 'log'>;
+  lock: Lock;
+  client: Pick<ServiceClient, 'createFolder' | 'startUpload' | 'putContent' | 'uploadOffset' | 'get' | 'parentAndName' | 'delete'>;
+  signal: AbortSignal;
+  stopped: () => boolean;
+  /** An entry now known under a NAS id (a walk begun before must not read it as deleted). */
+  bound: (id: string) => void;
+  /** A folder made on the NAS: read it now (what it holds is created next). */
+  reread: (path: string) => void;
+  /** Runs `fn` after `ms` (engine timers: cancelled at stop). */
+  schedule: (fn: () => void, ms: number) => void;
+  /** Uploads progressed or ended (the window and the status follow). */
+  changed: () => void;
+}
+
+type Outcome = 'done' | 'later' | 'failed';
+
+export class Creator {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private laterQueued = false;
+  /** The last failure said per row (the same one again is not said twice). */
+  private readonly said = new Map<number, string>();
+  /** Bytes sent by uploads in progress (progress for the status). */
+  readonly sending = new Map<number, { path: string; sent: number; size: number }>();
+
+  constructor(private readonly p: CreatePort) {}
+
+  /** Carries out the open rows soon (a run in progress runs once more after). */
+  kick(): void {
+    if (this.p.stopped()) return;
+    if (this.running) { this.again = true; return; }
+    this.running = this.loop().finally(() => { this.running = undefined; });
+  }
+
+  /** Resolves once no run is in progress. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      const rows = this.p.core.creates.open();
+      const outcomes = await pool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
+      if (this.p.stopped()) return;
+      if (outcomes.some((o) => o !== 'done') && !this.laterQueued) {
+        // not stable yet, or the NAS did not answer: tried again (a kick after a walk comes sooner)
+        this.laterQueued = true;
+        this.p.schedule(() => { this.laterQueued = false; this.kick(); }, outcomes.includes('failed') ? 10_000 : STABLE_MS);
+      }
+    } while (this.again && !this.p.stopped());
+  }
+
+  private async carryOut(row: CreateRow): Promise<Outcome> {
+    try {
+      return row.kind === 'dir' ? await this.folder(row) : await this.file(row);
+    } catch (e) {
+      const err = toAppError(e);
+      if (this.p.stopped() || err.code === 'Cancelled') return 'later';
+      if (err.status === 404 || err.status === 405 || err.status === 400 || err.status === 403) {
+        const why = err.status === 404 || err.status === 405 ? 'the NAS has no content interface (it cannot create files or folders)' : `the NAS refused it: ${err.message}`;
+        await this.refuse(row, why);
+        return 'done';
+      }
+      const said = `${err.code}: ${err.message}`;
+      if (this.said.get(row.seq) !== said) {
+        this.said.set(row.seq, said);
+        this.p.core.log.warn('create failed, tried again later', { path: row.name, code: err.code, message: err.message });
+      }
+      return 'failed';
+    } finally {
+      this.sending.delete(row.seq);
+    }
+  }
+
+  /** Where the row's entry is now: its absolute path and what the disk shows there (undefined: gone from its place). */
+  private where(row: CreateRow): { abs: string; kind: 'dir' | 'file'; size: number; mtimeMs: number; ino: string } | undefined {
+    const { core } = this.p;
+    const parent = core.model.get(row.parent);
+    if (!parent || parent.state !== 'ok' || parent.kind !== 'dir') return undefined;
+    const dir = absOf(core.root, core.model, row.parent, undefined, core.disk);
+    if (dir === undefined) return undefined;
+    const abs = `${dir}/${row.name}`;
+    const st = lstatBig(abs, core.disk);
+    if (!st || !(st.isFile() || st.isDirectory())) return undefined;
+    return { abs, kind: st.isDirectory() ? 'dir' : 'file', size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() };
+  }
+
+  /** A new folder: created (or found, after a crash), then bound and read. */
+  private async folder(row: CreateRow): Promise<Outcome> {
+    const { core, client, signal } = this.p;
+    const here = await this.p.lock.run(() => this.placeOf(row, 'dir'));
+    if (here === undefined) return 'done';
+    let id = row.objectId ?? (row.state === 'creating' ? await this.findOurs(row, 'dir') : undefined);
+    if (id === undefined) {
+      core.creates.begin(row.seq, 'creating');
+      try {
+        id = await client.createFolder(row.parent, row.name, { signal });
+      } catch (e) {
+        if (!(e instanceof AppError && e.status === 409)) throw e;
+        // the NAS has that name: a folder is the same folder (made by someone else meanwhile, or
+        // by us with the answer lost); a file is not: this folder stays local only
+        id = await this.findOurs(row, 'dir');
+        if (id === undefined) { await this.refuse(row, 'the NAS has a file of that name in that folder'); return 'done'; }
+      }
+    }
+    const o = await client.get(id, { signal });
+    const bound = await this.p.lock.run(() => this.bind(row, o, 'dir'));
+    if (bound !== undefined) this.p.reread(bound);
+    return 'done';
+  }
+
+  /** A new file: named on the NAS, bound, its bytes sent from the offset the NAS holds, finished. */
+  private async file(row: CreateRow): Promise<Outcome> {
+    const { core, client, signal } = this.p;
+    let id = row.objectId ?? undefined;
+    if (id === undefined) {
+      const here = await this.p.lock.run(() => this.placeOf(row, 'file'));
+      if (here === undefined) return 'done';
+      if (Date.now() - here.mtimeMs < STABLE_MS) return 'later';
+      id = row.state === 'creating' ? await this.findOurs(row, 'file') : undefined;
+      if (id === undefined) {
+        core.creates.begin(row.seq, 'creating');
+        try {
+          id = await client.startUpload(row.parent, row.name, { mTime: formatDate(here.mtimeMs), signal });
+        } catch (e) {
+          if (!(e instanceof AppError && e.status === 409)) throw e;
+          await this.refuse(row, 'the NAS already has a file of that name in that folder: yours stays here, not sent over it');
+          return 'done';
+        }
+      }
+      const o = await client.get(id, { signal });
+      const ok = await this.p.lock.run(() => this.bind(row, o, 'file'));
+      if (ok === undefined) return 'done';
+      core.creates.named(row.seq, id, 0);
+    }
+    return this.upload(row, id);
+  }
+
+  /** Sends the bytes of the bound file `id` from where the NAS is; finishes the upload. */
+  private async upload(row: CreateRow, id: string): Promise<Outcome> {
+    const { core, client, signal } = this.p;
+    let offset: number;
+    try {
+      offset = await client.uploadOffset(id, { signal });
+    } catch (e) {
+      // not unfinished any more: finished by an earlier run whose end was not written
+      if (e instanceof AppError && e.status === 404) return this.finish(row, id);
+      throw e;
+    }
+    const start = await this.p.lock.run(() => this.current(id));
+    if (start === undefined) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder before it was sent'); return 'done'; }
+    if (Date.now() - start.mtimeMs < STABLE_MS) return 'later';
+    if (offset > start.size) {
+      // the NAS holds more than the file has: it changed meanwhile; start over
+      await this.startOver(row, id, 'the file got shorter while it was sent');
+      return 'later';
+    }
+    core.creates.begin(row.seq, 'uploading');
+    const progress = { path: pathFor(core, id), sent: offset, size: start.size };
+    this.sending.set(row.seq, progress);
+    for (;;) {
+      if (this.p.stopped()) return 'later';
+      const now = await this.p.lock.run(() => this.current(id));
+      if (now === undefined) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder while it was sent'); return 'done'; }
+      if (now.size !== start.size || now.mtimeMs !== start.mtimeMs) {
+        await this.startOver(row, id, 'the file changed while it was sent');
+        return 'later';
+      }
+      const n = Math.min(CHUNK_BYTES, start.size - offset);
+      const bytes = n > 0 ? core.disk.readChunk(now.abs, offset, n) : Buffer.alloc(0);
+      if (bytes.length !== n) { await this.startOver(row, id, 'the file got shorter while it was sent'); return 'later'; }
+      const last = offset + n >= start.size;
+      try {
+        await client.putContent(id, offset, bytes, last, { signal });
+      } catch (e) {
+        // the NAS holds another offset (a request of ours it took without us hearing): go on from there
+        if (e instanceof AppError && e.status === 409) { offset = await client.uploadOffset(id, { signal }); continue; }
+        throw e;
+      }
+      offset += n;
+      core.creates.progress(row.seq, offset);
+      progress.sent = offset;
+      this.p.changed();
+      if (last) break;
+    }
+    return this.finish(row, id);
+  }
+
+  /** The NAS holds the whole file: this device holds that version (not local content any more). */
+  private async finish(row: CreateRow, id: string): Promise<Outcome> {
+    const { core, client, signal } = this.p;
+    const o = await client.get(id, { signal });
+    await this.p.lock.run(() => {
+      const e = core.model.get(id);
+      const st = e ? this.current(id) : undefined;
+      core.db.transaction(() => {
+        if (e && st && st.size === o.size) {
+          core.model.update(id, { etag: o.eTag, setag: o.eTag, mtime: o.mTime, filled: false, content: { etag: o.eTag, nasMtime: o.mTime, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } });
+        } else if (e) core.model.update(id, { etag: o.eTag, setag: o.eTag, mtime: o.mTime });
+        const before = core.store.get(id);
+        if (before) core.applier.apply([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]);
+        core.creates.finish(row.seq, 'done');
+        core.local.flush(core.model);
+      })();
+      core.activity({ kind: 'uploaded', path: pathFor(core, id), summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`, reason: 'a new file in the mirror folder' });
+    });
+    this.p.changed();
+    return 'done';
+  }
+
+  /** The row's entry is still at its place as that kind (else the row is over: gone). */
+  private placeOf(row: CreateRow, kind: 'dir' | 'file'): ReturnType<Creator['where']> {
+    const here = this.where(row);
+    if (here === undefined || here.kind !== kind || this.known(here.ino)) {
+      this.p.core.creates.finish(row.seq, 'gone', 'it left its place before it was created on the NAS');
+      return undefined;
+    }
+    return here;
+  }
+
+  /** An entry of the model holds this inode (the entry is not new: a batch paired it meanwhile). */
+  private known(ino: string): boolean {
+    return this.p.core.model.inodesIndexed && this.p.core.model.byIno(ino) !== undefined;
+  }
+
+  /** What the disk shows of bound entry `id`, where the model has it now. */
+  private current(id: string): { abs: string; size: number; mtimeMs: number; ino: string } | undefined {
+    const { core } = this.p;
+    const e = core.model.get(id);
+    if (!e || e.state !== 'ok' || e.ino === null) return undefined;
+    const abs = absOf(core.root, core.model, id, undefined, core.disk);
+    const st = abs === undefined ? undefined : lstatBig(abs, core.disk);
+    if (abs === undefined || !st?.isFile() || st.ino.toString() !== e.ino) return undefined;
+    return { abs, size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() };
+  }
+
+  /** The NAS object at the row's place, when it can be ours (a folder; or an unfinished upload). */
+  private async findOurs(row: CreateRow, kind: 'dir' | 'file'): Promise<string | undefined> {
+    const { client, signal } = this.p;
+    let o: RemoteObject;
+    try {
+      o = await client.parentAndName(row.parent, row.name, { signal });
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return undefined;
+      throw e;
+    }
+    const isDir = o.mimeType === FOLDER_MIME;
+    if (kind === 'dir') return isDir ? o.id : undefined;
+    if (isDir) return undefined;
+    try {
+      await client.uploadOffset(o.id, { signal });
+      return o.id; // unfinished: the upload we started
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return undefined; // a finished file: someone's, not ours to write
+      throw e;
+    }
+  }
+
+  /**
+   * The model, the store and the offline index know the new object, placed where the disk has
+   * it; the local-only row goes. Returns its path, or undefined when it left its place meanwhile.
+   */
+  private bind(row: CreateRow, o: RemoteObject, kind: 'dir' | 'file'): string | undefined {
+    const { core } = this.p;
+    const here = this.where(row);
+    if (here === undefined || here.kind !== kind) {
+      core.creates.finish(row.seq, 'gone', 'it left its place while it was created on the NAS');
+      return undefined;
+    }
+    core.db.transaction(() => {
+      core.model.put({
+        id: o.id, kind, lparent: row.parent, lname: row.name, ino: here.ino, filled: kind === 'file', rparent: o.parentID, rname: o.name,
+        etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok',
+      });
+      if (!core.store.get(o.id)) core.applier.apply([{ kind: 'added', after: o }]);
+      core.store.forgetListings([row.parent]);
+      core.local.removeLocalOnly({ parent: row.parent, name: row.name });
+      if (kind === 'dir') {
+        // what it holds was listed at literal paths (its folder was not on the NAS): found again by its folder now
+        const at = core.model.pathOf(row.parent);
+        const prefix = `${at === undefined || at === '' ? '' : `${at}/`}${row.name}/`;
+        for (const lo of core.local.localOnlyStored()) if (lo.parent === null && lo.name.startsWith(prefix)) core.local.removeLocalOnly(lo);
+      }
+      if (kind === 'dir') core.creates.finish(row.seq, 'done');
+      else core.creates.named(row.seq, o.id, 0);
+      core.local.flush(core.model);
+    })();
+    this.p.bound(o.id);
+    const path = pathFor(core, o.id);
+    if (kind === 'dir') core.activity({ kind: 'created', path, summary: 'folder created on the NAS', reason: 'a new folder in the mirror folder' });
+    return path;
+  }
+
+  /** The file changed while it went up: the unfinished object is dropped, the row starts over (a new upload, the entry bound again). */
+  private async startOver(row: CreateRow, id: string, why: string): Promise<void> {
+    const { core, client, signal } = this.p;
+    try {
+      await client.delete(id, { signal });
+    } catch (e) {
+      if (!(e instanceof AppError && e.status === 404)) throw e;
+    }
+    await this.p.lock.run(() => {
+      core.db.transaction(() => {
+        if (core.model.get(id)) core.model.remove(id);
+        const before = core.store.get(id);
+        if (before) core.applier.apply([{ kind: 'removed', before }]);
+        core.creates.restart(row.seq, why);
+        core.local.flush(core.model);
+      })();
+    });
+  }
+
+  /** The NAS will not take it: it stays here, local only, with the reason (said once). */
+  private async refuse(row: CreateRow, why: string): Promise<void> {
+    const { core } = this.p;
+    await this.p.lock.run(() => {
+      core.creates.finish(row.seq, 'refused', why);
+      core.local.addLocalOnly({ parent: row.parent, name: row.name }, row.kind, `not on the NAS: ${why}`);
+      const dir = core.model.pathOf(row.parent);
+      core.activity({ kind: 'local-only', path: dir === undefined || dir === '' ? row.name : `${dir}/${row.name}`, summary: 'kept local only: not created on the NAS', reason: why });
+    });
+    this.p.changed();
+  }
+}
+
+/** Runs `fn` on every item, at most `n` at once; the outcomes in order. */
+async function pool<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,128 @@
+/**
+ * The journal of what the user made in the mirror folder and the NAS does not have yet
+ * (component `creates` of the state db): a new folder (created with one request) or a new
+ * file (a resumable upload). A row is written in the local batch's transaction when the new
+ * entry is found, BEFORE anything is sent; its state is written before each request leaves,
+ * and the NAS id as soon as the NAS names it, so after a crash a row says what may exist on
+ * the NAS (the creator looks it up by folder and name before it creates again: exactly once).
+ *
+ *   pending -> creating -> (file: uploading) -> done
+ *           -> gone      (the entry left its place before it was created: moved, renamed, deleted)
+ *           -> refused   (the NAS will not take it: its name, no content interface; it stays local only)
+ */
+import { migrate, type Db } from '../state/db.js';
+
+export type CreateState = 'pending' | 'creating' | 'uploading' | 'done' | 'gone' | 'refused';
+export type CreateKind = 'dir' | 'file';
+
+export interface CreateRow {
+  seq: number;
+  at: string;
+  kind: CreateKind;
+  /** The NAS id of the folder it is in, and its name there (the disk's name). */
+  parent: string;
+  name: string;
+  /** The NAS id, once the NAS named it (a file's upload may still be unfinished). */
+  objectId: string | null;
+  /** Bytes the NAS holds of an unfinished upload, as last confirmed. */
+  offset: number;
+  state: CreateState;
+  attempts: number;
+  /** Why it is refused, or the last failure (said once). */
+  note: string | null;
+}
+
+const MIGRATIONS = [
+  {
+    version: 1,
+    up: (db: Db): void => {
+      db.exec(`
+        CREATE TABLE local_creates (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          at TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          parent TEXT NOT NULL,
+          name TEXT NOT NULL,
+          object_id TEXT,
+          offset INTEGER NOT NULL DEFAULT 0,
+          state TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          note TEXT
+        );
+        CREATE INDEX local_creates_open ON local_creates(state, seq);
+        CREATE INDEX local_creates_place ON local_creates(parent, name);
+      `);
+    },
+  },
+];
+
+const COLS = 'seq, at, kind, parent, name, object_id AS objectId, offset, state, attempts, note';
+const OPEN = "('pending', 'creating', 'uploading')";
+
+export class CreatesStore {
+  constructor(readonly db: Db) {
+    migrate(db, 'creates', MIGRATIONS);
+  }
+
+  /** Records a new entry to create, unless one is open at that place already. Call in the batch's transaction. True when added. */
+  add(kind: CreateKind, parent: string, name: string): boolean {
+    const open = this.db.prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ${OPEN}`).get(parent, name);
+    if (open) return false;
+    this.db.prepare("INSERT INTO local_creates (at, kind, parent, name, state) VALUES (?, ?, ?, ?, 'pending')").run(new Date().toISOString(), kind, parent, name);
+    return true;
+  }
+
+  /** The rows still to carry out, oldest first. */
+  open(): CreateRow[] {
+    return this.db.prepare(`SELECT ${COLS} FROM local_creates WHERE state IN ${OPEN} ORDER BY seq`).all() as CreateRow[];
+  }
+
+  get(seq: number): CreateRow | undefined {
+    return this.db.prepare(`SELECT ${COLS} FROM local_creates WHERE seq = ?`).get(seq) as CreateRow | undefined;
+  }
+
+  /** Open rows' places ("parent\0name") and NAS ids: what a walk must not place as a new NAS object meanwhile. */
+  inFlight(): { places: Set<string>; ids: Set<string> } {
+    const rows = this.db.prepare(`SELECT parent, name, object_id AS objectId FROM local_creates WHERE state IN ${OPEN}`).all() as { parent: string; name: string; objectId: string | null }[];
+    return { places: new Set(rows.map((r) => `${r.parent}\0${r.name}`)), ids: new Set(rows.flatMap((r) => (r.objectId === null ? [] : [r.objectId]))) };
+  }
+
+  /** Refused rows (listed as local only with their reason). */
+  refused(): CreateRow[] {
+    return this.db.prepare(`SELECT ${COLS} FROM local_creates WHERE state = 'refused' ORDER BY seq`).all() as CreateRow[];
+  }
+
+  /** Before a request leaves: its state (and one more attempt). */
+  begin(seq: number, state: 'creating' | 'uploading'): void {
+    this.db.prepare('UPDATE local_creates SET state = ?, attempts = attempts + 1 WHERE seq = ?').run(state, seq);
+  }
+
+  /** The NAS named the new object (and holds `offset` bytes of it). */
+  named(seq: number, objectId: string, offset = 0): void {
+    this.db.prepare("UPDATE local_creates SET object_id = ?, offset = ?, state = CASE kind WHEN 'file' THEN 'uploading' ELSE state END WHERE seq = ?").run(objectId, offset, seq);
+  }
+
+  /** Bytes the NAS confirmed. */
+  progress(seq: number, offset: number): void {
+    this.db.prepare('UPDATE local_creates SET offset = ? WHERE seq = ?').run(offset, seq);
+  }
+
+  /** Starts over (the file changed while it was sent, or the NAS dropped the unfinished upload). */
+  restart(seq: number, note: string): void {
+    this.db.prepare("UPDATE local_creates SET object_id = NULL, offset = 0, state = 'pending', note = ? WHERE seq = ?").run(note, seq);
+  }
+
+  finish(seq: number, state: 'done' | 'gone' | 'refused', note: string | null = null): void {
+    this.db.prepare('UPDATE local_creates SET state = ?, note = ? WHERE seq = ?').run(state, note, seq);
+  }
+
+  /** Rows of `parent` (a folder leaving the model takes its open rows: nothing is created in a folder the NAS no longer has). */
+  dropUnder(parent: string): void {
+    this.db.prepare(`UPDATE local_creates SET state = 'gone', note = 'its folder left' WHERE parent = ? AND state IN ${OPEN}`).run(parent);
+  }
+
+  counts(): { open: number; uploading: number; refused: number } {
+    const r = this.db.prepare(`SELECT sum(state IN ${OPEN}) AS open, sum(state = 'uploading') AS uploading, sum(state = 'refused') AS refused FROM local_creates`).get() as { open: number | null; uploading: number | null; refused: number | null };
+    return { open: r.open ?? 0, uploading: r.uploading ?? 0, refused: r.refused ?? 0 };
+  }
+}
