@@ -1,21 +1,38 @@
 /**
- * Shared by the commands: opening an existing mirror state folder (never creating one by
- * accident), the keychain account of a device, and the token or sign-in (keychain or --token-env).
+ * Shared by the commands: the state folder (`--state`, else the app's own data folder: the
+ * window's, so a terminal sees what the window sees), opening an existing one (never creating
+ * one by accident), the keychain account of a device, and the token or sign-in (keychain or --token-env).
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { AppError } from '../../app/errors.js';
 import { authFor, type ClientAuth } from '../auth/credential.js';
 import type { Transport } from '../client/transport.js';
 import type { Candidate } from '../connection/device.js';
 import { openKeychain } from '../keychain/keychain.js';
 import { MirrorStore } from '../mirror/store.js';
+import { defaultDataDir } from '../settings/app-dirs.js';
 import { openStateDb, type Db } from '../state/db.js';
 
-export function openExistingState(dir: string): { db: Db; store: MirrorStore } {
-  if (!existsSync(join(dir, 'state.db'))) throw new AppError('BadConfig', `no mirror in ${dir}: run "nas-mirror sync --device ... --state ${dir} --once" first`);
+/**
+ * The state folder, in full: `--state DIR` (a relative one from the current folder), else the
+ * app's own data folder (NAS_MIRROR_HOME, else the platform's: main/settings/app-dirs.ts).
+ */
+export function stateDirOf(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  const dir = given ?? defaultDataDir(env);
+  return isAbsolute(dir) ? dir : resolve(dir);
+}
+
+/** An existing mirror's state (`--state`, else the app's data folder); an error in words when there is none. */
+export function openExistingState(given: string | undefined, env: NodeJS.ProcessEnv): { db: Db; store: MirrorStore; dir: string } {
+  const dir = stateDirOf(given, env);
+  if (!existsSync(join(dir, 'state.db'))) {
+    throw new AppError('BadConfig', given === undefined
+      ? `no mirror in ${dir} (the app's data folder): set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR`
+      : `no mirror in ${dir}: run "nas-mirror sync --device ... --state ${given} --once" first`);
+  }
   const db = openStateDb(dir);
-  return { db, store: new MirrorStore(db) };
+  return { db, store: new MirrorStore(db), dir };
 }
 
 /** The keychain account of a device: its first (LAN) address. */

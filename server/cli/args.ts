@@ -1,54 +1,25 @@
 /**
- * A tiny argument parser for the service CLI: positionals and `--flag value` options
- * from a fixed set; anything unknown is an error with a message.
+ * The service's command-line parser: Node's `util.parseArgs` reads the words, the command's
+ * definition (specs.ts, app/cli/) says what they mean; anything unknown is a usage error.
  */
-export class UsageError extends Error {}
+import { parseArgs } from 'node:util';
+import { interpret, parseArgsOptions, type ArgToken, type Args } from '../../app/cli/args.js';
+import type { CommandSpec } from '../../app/cli/command-spec.js';
 
-export interface Parsed {
-  positionals: string[];
-  options: Map<string, string>;
-  /** Options that take no value. */
-  flags: Set<string>;
+export { UsageError } from '../../app/cli/command-spec.js';
+export type { Args } from '../../app/cli/args.js';
+
+/** The words as tokens: never throws (strict mode is ours, in `interpret`). */
+export function tokensOf(spec: CommandSpec, argv: readonly string[]): ArgToken[] {
+  return parseArgs({ args: [...argv], options: parseArgsOptions(spec), strict: false, allowPositionals: true, tokens: true }).tokens;
 }
 
-/** Parses `argv` allowing only the `allowed` option names (without `--`) and the value-less `flagNames`. */
-export function parseArgs(argv: readonly string[], allowed: readonly string[], flagNames: readonly string[] = []): Parsed {
-  const positionals: string[] = [];
-  const options = new Map<string, string>();
-  const flags = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-      if (eq < 0 && flagNames.includes(name)) {
-        flags.add(name);
-        continue;
-      }
-      if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
-      const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      options.set(name, value);
-    } else {
-      positionals.push(a);
-    }
-  }
-  return { positionals, options, flags };
+export function parseCommand<O extends string>(spec: CommandSpec<O>, argv: readonly string[]): Args<O> {
+  return interpret(spec, tokensOf(spec, argv));
 }
 
-export function requireOpt(p: Parsed, name: string): string {
-  const v = p.options.get(name);
-  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
-  return v;
-}
-
-export function intOpt(p: Parsed, name: string, def: number, min: number, max: number): number {
-  const v = p.options.get(name);
-  if (v === undefined) return def;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
-  return Number(v);
-}
-
-export function expectPositionals(p: Parsed, n: number, usage: string): void {
-  if (p.positionals.length !== n) throw new UsageError(`usage: ${usage}`);
+/** `--help` or `-h` before any `--`. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }

@@ -21,8 +21,8 @@ const run = async (bin: string, ...args: string[]): Promise<{ code: number; out:
   }
 };
 
-const MIRROR = ['login', 'sync', 'search', 'ls', 'find', 'run', 'status', 'held', 'conflicts', 'undo', 'log', 'organize', 'get', 'open', 'pin', 'unpin', 'free', 'du', 'ui'];
-const SERVICE = ['serve', 'user', 'token', 'grant', 'import', 'demo'];
+const MIRROR = ['login', 'sync', 'search', 'ls', 'find', 'run', 'status', 'held', 'conflicts', 'undo', 'log', 'organize', 'get', 'open', 'pin', 'unpin', 'free', 'du', 'ui', 'completion'];
+const SERVICE = ['serve', 'user', 'token', 'grant', 'import', 'demo', 'completion'];
 
 describe('--help and --version', () => {
   it('every nas-mirror command answers --help and -h with its usage, exit 0', async () => {

@@ -4,7 +4,7 @@
  * decision on some ids (or `all`) for the engine, which carries it out (`local_requests`).
  */
 import { LocalStore, type RequestAction } from '../../local/local-store.js';
-import { need, parseArgs, UsageError } from '../args.js';
+import { UsageError } from '../args.js';
 import type { Command } from '../io.js';
 import { openExistingState } from '../state.js';
 
@@ -20,23 +20,23 @@ export interface DecisionList<T extends { id: string }> {
   line(item: T): string;
 }
 
-export function decisionCommand<T extends { id: string }>(d: DecisionList<T>): Command {
-  return async (argv, io) => {
-    const p = parseArgs(argv, ['state'], ['json']);
-    const { db } = openExistingState(need(p, 'state'));
+/** The command: the list without a subcommand, else the decision (its subcommand) on the ids given. */
+export function decisionCommand<T extends { id: string }>(d: DecisionList<T>): Command<'state' | 'json'> {
+  return async (args, io) => {
+    const { db } = openExistingState(args.str('state'), io.env);
     try {
       const local = new LocalStore(db);
-      const [action, ...ids] = p.positionals;
+      const action = args.sub;
+      const ids = args.positionals;
       const items = d.list(local);
       if (action === undefined) {
-        if (p.flags.has('json')) io.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
+        if (args.flag('json')) io.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
         else if (items.length === 0) io.stdout.write(`no ${d.noun[1]}\n`);
         else for (const it of items) io.stdout.write(`${d.line(it)}\n`);
         return 0;
       }
       const act = d.actions.find((a) => a === action);
       if (act === undefined) throw new UsageError(`unknown action "${action}" (${d.actions.join(' or ')})`);
-      if (ids.length === 0) throw new UsageError(`give the ids shown by "nas-mirror ${d.name}", or "all"`);
       if (ids.includes('all') && items.length === 0) {
         io.stdout.write(`no ${d.noun[1]}: nothing to ${act}\n`);
         return 0;

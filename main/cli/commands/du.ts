@@ -8,22 +8,20 @@ import { human } from '../../../app/filters/filters.js';
 import { AppError } from '../../../app/errors.js';
 import { storageOf } from '../../api/organize-handlers.js';
 import { openOfflineIndex } from '../../index/open-index.js';
-import { intOption, need, parseArgs, UsageError } from '../args.js';
-import type { Command } from '../io.js';
+import type { CommandOf } from '../io.js';
+import type { du as spec } from '../specs.js';
 import { clean, table } from '../render.js';
 import { openExistingState } from '../state.js';
 
 interface Node { path: string; bytes: number; files: number; folders?: Node[] }
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'depth'], ['json']);
-  if (p.positionals.length > 1) throw new UsageError('give at most one FOLDER (a path such as Photos/2019)');
-  const depth = intOption(p, 'depth') ?? 1;
-  const { db, store } = openExistingState(need(p, 'state'));
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const depth = args.int('depth') ?? 1;
+  const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
-    const { index } = await openOfflineIndex(store, need(p, 'state'));
+    const { index } = await openOfflineIndex(store, dir);
     const facts = index.facts();
-    const path = (p.positionals[0] ?? '').split('/').filter((s) => s !== '').join('/');
+    const path = (args.positionals[0] ?? '').split('/').filter((s) => s !== '').join('/');
     const id = facts.folderAt(path);
     if (id === undefined) throw new AppError('NotFound', `no folder /${path} in the mirror`);
     const agg = storageOf(index);
@@ -33,7 +31,7 @@ export const run: Command = async (argv, io) => {
     });
     const top = agg.view(id);
     const root = tree(top, depth);
-    if (p.flags.has('json')) {
+    if (args.flag('json')) {
       io.stdout.write(JSON.stringify({ ...root, byKind: top.byKind, byYear: top.byYear, largest: top.largest, duplicates: top.duplicates }) + '\n');
       return 0;
     }

@@ -11,8 +11,9 @@ import { commandDesktop, nodeDesktop } from '../../api/desktop-node.js';
 import { partialPathOf } from '../../engine/downloads.js';
 import { enginePid } from '../../engine/instance-lock.js';
 import { LocalStore } from '../../local/local-store.js';
-import { need, parseArgs, UsageError } from '../args.js';
-import type { CliIO, Command } from '../io.js';
+import { UsageError } from '../args.js';
+import type { CliIO, CommandOf } from '../io.js';
+import type { get as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 
 /** How often the command looks at the state while the engine downloads (ms). */
@@ -38,13 +39,10 @@ export function mirrorTarget(local: LocalStore, rootId: string | undefined, stat
   return { mirrorDir, rootId, segs: mirrorSegments(mirrorDir, path) };
 }
 
-export function getCommand(name: 'get' | 'open'): Command {
-  return async (argv, io) => {
-    const p = parseArgs(argv, ['state'], []);
-    const [path, ...rest] = p.positionals;
-    if (path === undefined || rest.length) throw new UsageError('give the PATH of one file in the mirror folder');
-    const stateDir = need(p, 'state');
-    const { db, store } = openExistingState(stateDir);
+export function getCommand(name: 'get' | 'open'): CommandOf<typeof spec> {
+  return async (args, io) => {
+    const path = args.positionals[0]!;
+    const { db, store, dir: stateDir } = openExistingState(args.str('state'), io.env);
     let file: string;
     try {
       const local = new LocalStore(db);
@@ -105,4 +103,4 @@ const sizeOf = (abs: string): number => {
   }
 };
 
-export const run: Command = getCommand('get');
+export const run = getCommand('get');

@@ -8,8 +8,8 @@ import type { HeldDelete } from '../../../app/contract/shapes.js';
 import { heldDeletes } from '../../local/decision-views.js';
 import { LocalStore } from '../../local/local-store.js';
 import { MirrorStore } from '../../mirror/store.js';
-import { need, parseArgs, UsageError } from '../args.js';
-import type { Command } from '../io.js';
+import type { CommandOf } from '../io.js';
+import type { held as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 import { decisionCommand } from './decisions.js';
 
@@ -23,12 +23,10 @@ const decisions = decisionCommand<HeldDelete>({
   line: (h) => `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} ${h.objects === 1 ? 'object' : 'objects'}\t${h.path}\t(${h.reason})${h.candidates ? `\n\trenamed? nas-mirror held renamed ${h.id} ${h.candidates.map((c) => JSON.stringify(c)).join(' | ')}` : ''}`,
 });
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state'], ['json']);
-  if (p.positionals[0] !== 'renamed') return decisions(argv, io);
-  const [, id, to, ...rest] = p.positionals;
-  if (id === undefined || to === undefined || rest.length) throw new UsageError('held renamed ID PATH: the id shown by "nas-mirror held" and one of the places its line lists');
-  const { db } = openExistingState(need(p, 'state'));
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  if (args.sub !== 'renamed') return decisions(args, io);
+  const [id, to] = args.positionals as [string, string];
+  const { db } = openExistingState(args.str('state'), io.env);
   try {
     const local = new LocalStore(db);
     const h = list(local).find((x) => x.id === id);

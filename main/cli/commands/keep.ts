@@ -6,8 +6,8 @@
  */
 import { enginePid } from '../../engine/instance-lock.js';
 import { LocalStore } from '../../local/local-store.js';
-import { need, parseArgs, UsageError } from '../args.js';
-import type { CliIO, Command } from '../io.js';
+import type { CliIO, CommandOf } from '../io.js';
+import type { pin as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 import { mirrorTarget } from './get.js';
 
@@ -19,13 +19,10 @@ type KeepAction = 'pin' | 'unpin' | 'free';
 /** The activity kind the engine writes when the action is done. */
 const DONE_KIND: Record<KeepAction, string> = { pin: 'pinned', unpin: 'unpinned', free: 'freed' };
 
-export function keepCommand(name: KeepAction): Command {
-  return async (argv, io) => {
-    const p = parseArgs(argv, ['state'], []);
-    const [path, ...rest] = p.positionals;
-    if (path === undefined || rest.length) throw new UsageError('give the PATH of one file or folder in the mirror folder');
-    const stateDir = need(p, 'state');
-    const { db, store } = openExistingState(stateDir);
+export function keepCommand(name: KeepAction): CommandOf<typeof spec> {
+  return async (args, io) => {
+    const path = args.positionals[0]!;
+    const { db, store, dir: stateDir } = openExistingState(args.str('state'), io.env);
     try {
       const local = new LocalStore(db);
       const t = mirrorTarget(local, store.root()?.id, stateDir, path);

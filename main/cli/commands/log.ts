@@ -1,20 +1,19 @@
 /** `nas-mirror log --state DIR [--limit N] [--json]`: the activity log, newest first: every decision with its reason. */
 import { LocalStore } from '../../local/local-store.js';
 import { OutboxStore } from '../../outbox/outbox-store.js';
-import { intOption, need, parseArgs } from '../args.js';
-import type { Command } from '../io.js';
+import type { CommandOf } from '../io.js';
+import type { log as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'limit'], ['json']);
-  const { db } = openExistingState(need(p, 'state'));
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const { db } = openExistingState(args.str('state'), io.env);
   try {
     const outbox = new OutboxStore(db);
-    const rows = new LocalStore(db).activity(intOption(p, 'limit') ?? 100).map((a) => ({
+    const rows = new LocalStore(db).activity(args.int('limit') ?? 100).map((a) => ({
       ...a,
       undoable: a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && outbox.get(a.outboxSeq)?.state === 'done',
     }));
-    if (p.flags.has('json')) {
+    if (args.flag('json')) {
       io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
     }

@@ -15,23 +15,22 @@ import { HttpTransport } from '../../client/transport.js';
 import { connect } from '../../connection/connect.js';
 import { loadDevice } from '../../connection/device.js';
 import { openKeychain } from '../../keychain/keychain.js';
-import { need, parseArgs } from '../args.js';
-import { readAll, type Command } from '../io.js';
+import { readAll, type CommandOf } from '../io.js';
+import type { login as spec } from '../specs.js';
 import { canReadSilently, readSecretLine } from '../read-secret.js';
 import { accountOf } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['device'], ['token-stdin']);
+export const run: CommandOf<typeof spec> = async (args, io) => {
   const transport = new HttpTransport();
   try {
-    const candidates = await loadDevice(need(p, 'device'), transport);
+    const candidates = await loadDevice(args.need('device'), transport);
     const kc = await openKeychain();
     if (kc.kind === 'memory') {
       io.stderr.write(`nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nThe sign-in was NOT stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n`);
       return 1;
     }
     const account = accountOf(candidates);
-    if (!p.flags.has('token-stdin')) {
+    if (!args.flag('token-stdin')) {
       // Any HTTP answer (401 without a token) says the address works.
       const conn = await connect(candidates, transport, '');
       const si = await startSignIn({ baseUrl: conn.baseUrl, transport });

@@ -6,35 +6,34 @@
  */
 import { NaiveEngine } from '../../../app/search/naive.js';
 import { OfflineIndex } from '../../index/offline-index.js';
-import { intOption, need, parseArgs, UsageError } from '../args.js';
-import type { Command } from '../io.js';
+import type { CommandOf } from '../io.js';
+import type { ls as spec } from '../specs.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
 import { folderId } from '../folder-arg.js';
 import { AppError } from '../../../app/errors.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'limit', 'page-token', 'order-by', 'order'], ['json']);
-  if (p.positionals.length !== 1) throw new UsageError('give exactly one FOLDER: a path such as Photos/2019 (/ for the top), or an id');
-  const { db, store } = openExistingState(need(p, 'state'));
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const folder = args.positionals[0]!;
+  const { db, store } = openExistingState(args.str('state'), io.env);
   try {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
-    const limit = intOption(p, 'limit');
-    const id = folderId(store, p.positionals[0]!);
+    const limit = args.int('limit');
+    const id = folderId(store, folder);
     let page;
     try {
       page = index.list(id, {
         ...(limit !== undefined ? { limit } : {}),
-        pageToken: p.options.get('page-token') ?? '',
-        orderBy: p.options.get('order-by'),
-        order: p.options.get('order'),
+        pageToken: args.str('page-token') ?? '',
+        orderBy: args.str('order-by'),
+        order: args.str('order'),
       });
     } catch (e) {
-      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no folder ${JSON.stringify(p.positionals[0])} in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")`);
+      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no folder ${JSON.stringify(folder)} in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")`);
       throw e;
     }
-    if (p.flags.has('json')) {
+    if (args.flag('json')) {
       io.stdout.write(JSON.stringify(page) + '\n');
       return 0;
     }

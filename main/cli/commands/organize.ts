@@ -14,14 +14,16 @@ import { openOfflineIndex } from '../../index/open-index.js';
 import { itemsOf } from '../../organize/apply.js';
 import { OrganizeStore } from '../../organize/batch-store.js';
 import { buildPlan } from '../../organize/plan.js';
-import { need, parseArgs, UsageError, type Parsed } from '../args.js';
-import type { Command } from '../io.js';
+import type { OptionsOf } from '../../../app/cli/command-spec.js';
+import { UsageError, type Args } from '../args.js';
+import type { CommandOf } from '../io.js';
+import type { organize as spec } from '../specs.js';
 import { clean, table } from '../render.js';
 import { openExistingState } from '../state.js';
 
 /** The ids of --ids (commas) and --ids-from (one a line), in order; undefined when neither. */
-function idsOf(p: Parsed): string[] | undefined {
-  const list = p.options.get('ids'), file = p.options.get('ids-from');
+function idsOf(args: Args<OptionsOf<typeof spec>>): string[] | undefined {
+  const list = args.str('ids'), file = args.str('ids-from');
   if (list === undefined && file === undefined) return undefined;
   const ids: string[] = [];
   if (list !== undefined) ids.push(...list.split(','));
@@ -36,22 +38,22 @@ function idsOf(p: Parsed): string[] | undefined {
   return out;
 }
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'rename', 'move', 'ids', 'ids-from'], ['dry-run', 'json']);
-  const ids = idsOf(p);
-  if (ids !== undefined && p.positionals.length > 0) throw new UsageError('give either a QUERY or --ids/--ids-from, not both');
-  if (ids === undefined && (p.positionals.length !== 1 || p.positionals[0]!.trim() === '')) throw new UsageError('give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), or --ids ID,ID,... / --ids-from FILE');
-  const rename = p.options.get('rename');
-  const move = p.options.get('move');
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const ids = idsOf(args);
+  const query = args.positionals[0];
+  if (ids !== undefined && query !== undefined) throw new UsageError('give either a QUERY or --ids/--ids-from, not both');
+  if (ids === undefined && (query === undefined || query.trim() === '')) throw new UsageError('give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), or --ids ID,ID,... / --ids-from FILE');
+  const rename = args.str('rename');
+  const move = args.str('move');
   if (rename === undefined && move === undefined) throw new UsageError(`give --rename PATTERN and/or --move PATTERN (tokens: ${TOKEN_HELP})`);
-  const what = ids !== undefined ? { ids } : { q: p.positionals[0]! };
-  const { db, store } = openExistingState(need(p, 'state'));
+  const what = ids !== undefined ? { ids } : { q: query ?? '' };
+  const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
-    const { index } = await openOfflineIndex(store, need(p, 'state'));
+    const { index } = await openOfflineIndex(store, dir);
     const plan = buildPlan(index, { ...what, ...(rename !== undefined ? { rename } : {}), ...(move !== undefined ? { move } : {}) });
     const items = itemsOf(index, plan);
     let batch: number | undefined;
-    if (!p.flags.has('dry-run') && items.length > 0) {
+    if (!args.flag('dry-run') && items.length > 0) {
       const os = new OrganizeStore(db);
       batch = db.transaction(() => {
         const id = os.create({ state: 'planned', q: sourceOf(what), rename: rename ?? null, move: move ?? null }, items);
@@ -59,7 +61,7 @@ export const run: Command = async (argv, io) => {
         return id;
       })();
     }
-    if (p.flags.has('json')) {
+    if (args.flag('json')) {
       io.stdout.write(JSON.stringify({ ...plan, ...(batch !== undefined ? { queuedBatch: batch } : {}) }) + '\n');
       return 0;
     }
@@ -68,7 +70,7 @@ export const run: Command = async (argv, io) => {
     const c = plan.counts;
     io.stdout.write(`${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders\n`);
     if (plan.missingFolders.length) io.stdout.write(`missing target folders (create them on the NAS first; the interface cannot):\n${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`);
-    if (p.flags.has('dry-run')) io.stdout.write('dry run: nothing was queued\n');
+    if (args.flag('dry-run')) io.stdout.write('dry run: nothing was queued\n');
     else if (batch === undefined) io.stdout.write('nothing to change: nothing was queued\n');
     else io.stdout.write(`queued as organize batch ${batch}: the running engine (nas-mirror run, or the app) sends ${items.length} change${items.length === 1 ? '' : 's'}${flagged.length ? ` (the ${flagged.length} flagged are left out)` : ''}; see "nas-mirror log", undo with "nas-mirror undo"\n`);
     return 0;

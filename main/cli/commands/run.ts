@@ -1,8 +1,11 @@
 /**
- * `nas-mirror run --device FILE|URL --state DIR --dir MIRROR [--token-env VAR] [--once]`:
+ * `nas-mirror run --device FILE|URL [--state DIR] --dir MIRROR [--token-env VAR] [--once]`:
  * the background engine of the local folder (walk, placeholders, watch, replay, periodic
  * re-walk), with the offline index following every change. SIGTERM/SIGINT stop it cleanly;
- * `--once` does one full round (walk, placeholders, rescan, replay) and exits.
+ * `--once` does one full round (walk, placeholders, rescan, replay) and exits. Both folders
+ * are said back in full first (a relative one is taken from the current folder); the state
+ * folder defaults to the app's own; a new mirror's folder must be empty or new, as in the
+ * window. The log is lines for people, JSON lines with --log-json.
  */
 import { resolve } from 'node:path';
 import { createEngine, openMirrorState } from '../../api/compose.js';
@@ -14,21 +17,26 @@ import { loadDevice } from '../../connection/device.js';
 import { serveEngineUi } from '../../host/run-ui.js';
 import { DEFAULT_THRESHOLD } from '../../local/plan.js';
 import type { EngineStatus } from '../../engine/status.js';
-import { createLogger } from '../../log/logger.js';
+import { humanSink } from '../../log/human-format.js';
+import { createLogger, type LogSink } from '../../log/logger.js';
 import { LocalStore } from '../../local/local-store.js';
-import { intOption, need, parseArgs } from '../args.js';
-import type { CliIO, Command } from '../io.js';
-import { prepareFolders } from '../../settings/folders.js';
-import { resolveAuth } from '../state.js';
+import type { CliIO, CommandOf } from '../io.js';
+import type { run as spec } from '../specs.js';
+import { isFreeFolder, prepareFolders } from '../../settings/folders.js';
+import { resolveAuth, stateDirOf } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['device', 'state', 'dir', 'token-env', 'rewalk-sec', 'delete-limit', 'delete-percent', 'hold-ms', 'ui-port'], ['once', 'verbose', 'ui']);
-  const stateDir = need(p, 'state');
-  const mirrorDir = resolve(need(p, 'dir'));
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const rewalk = args.int('rewalk-sec');
+  const holdMs = args.int('hold-ms');
+  const uiPort = args.int('ui-port');
+  const threshold = { count: args.int('delete-limit') ?? DEFAULT_THRESHOLD.count, percent: args.int('delete-percent') ?? DEFAULT_THRESHOLD.percent };
+  const stateDir = stateDirOf(args.str('state'), io.env);
+  const mirrorDir = resolve(args.need('dir'));
   prepareFolders(stateDir, mirrorDir);
+  io.stderr.write(`mirror folder ${mirrorDir} (state in ${stateDir}${args.has('state') ? '' : ', the app\'s data folder'})\n`);
   const transport = new HttpTransport();
-  const candidates = await loadDevice(need(p, 'device'), transport);
-  const { token, transport: authed, signedIn } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+  const candidates = await loadDevice(args.need('device'), transport);
+  const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
   const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
   // The address is checked again on errors and periodically (LAN down, proxy up, and back).
@@ -44,20 +52,26 @@ export const run: Command = async (argv, io) => {
     io.stderr.write(`nas-mirror run: this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
     return 1;
   }
+  // a new mirror goes into an empty or new folder, as the window asks (placeholders never go among existing files)
+  if (known === undefined && !isFreeFolder(mirrorDir)) {
+    state.close();
+    failover.close();
+    io.stderr.write(`nas-mirror run: the folder ${mirrorDir} already holds files: choose an empty or new folder for the mirror\n`);
+    return 1;
+  }
   local.setMeta('mirrorDir', mirrorDir);
-  const log = createLogger('engine', { write: (l) => io.stderr.write(l) }, p.flags.has('verbose') ? 'debug' : 'info');
-  const rewalk = intOption(p, 'rewalk-sec');
-  const threshold = { count: intOption(p, 'delete-limit') ?? DEFAULT_THRESHOLD.count, percent: intOption(p, 'delete-percent') ?? DEFAULT_THRESHOLD.percent };
+  const stderr: LogSink = { write: (l) => io.stderr.write(l) };
+  const log = createLogger('engine', args.flag('log-json') ? stderr : humanSink(stderr), args.flag('verbose') ? 'debug' : 'info');
   const engine = createEngine(state, {
     mirrorDir, client, log, endpoint: conn.baseUrl,
     rewalkMs: rewalk === undefined ? 60_000 : rewalk * 1000,
     // --once compares a still folder with the stored state: no event is in flight, nothing to wait for.
-    holdMs: intOption(p, 'hold-ms') ?? (p.flags.has('once') ? 0 : 1000),
+    holdMs: holdMs ?? (args.flag('once') ? 0 : 1000),
     threshold,
   });
   // --ui: the window in a browser on 127.0.0.1 (main/host/run-ui.ts)
-  const ui = p.flags.has('ui') && !p.flags.has('once')
-    ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: intOption(p, 'ui-port'), location: need(p, 'device'), tokenPlace: p.options.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold })
+  const ui = args.flag('ui') && !args.flag('once')
+    ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: uiPort, location: args.need('device'), tokenPlace: args.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold })
     : undefined;
   if (ui) io.stdout.write(`window: ${ui.url}\n`);
   const shutdown = async (): Promise<void> => {
@@ -67,12 +81,12 @@ export const run: Command = async (argv, io) => {
     state.close();
     failover.close();
   };
-  if (p.flags.has('once')) {
+  if (args.flag('once')) {
     try {
       await engine.runOnce();
       const s = engine.status();
       io.stdout.write(`${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`);
-      const problem = onceProblem(s, p.options.has('token-env'));
+      const problem = onceProblem(s, args.has('token-env'));
       if (problem !== undefined) io.stderr.write(`nas-mirror run: ${problem}\n`);
       return problem === undefined ? 0 : 1;
     } finally {

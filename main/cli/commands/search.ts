@@ -7,22 +7,21 @@
 import { describeFilter } from '../../../app/filters/filters.js';
 import { searchFiltered } from '../../index/filtered-search.js';
 import { openOfflineIndex } from '../../index/open-index.js';
-import { intOption, need, parseArgs, UsageError } from '../args.js';
-import type { Command } from '../io.js';
+import { UsageError } from '../args.js';
+import type { CommandOf } from '../io.js';
+import type { search as spec } from '../specs.js';
 import { matchCells, table } from '../render.js';
 import { openExistingState } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'limit', 'page-token'], ['json']);
-  if (p.positionals.length !== 1) throw new UsageError('give exactly one QUERY (quote it when it holds spaces)');
-  const q = p.positionals[0]!;
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const q = args.positionals[0]!;
   if (q.trim() === '') throw new UsageError('the QUERY is empty: give at least one word to search for');
-  const { db, store } = openExistingState(need(p, 'state'));
+  const limit = args.int('limit');
+  const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
-    const { index } = await openOfflineIndex(store, need(p, 'state'));
-    const limit = intOption(p, 'limit');
-    const { offlineOnly, filters, ...page } = searchFiltered(index, q, { ...(limit !== undefined ? { limit } : {}), pageToken: p.options.get('page-token') ?? '' });
-    if (p.flags.has('json')) {
+    const { index } = await openOfflineIndex(store, dir);
+    const { offlineOnly, filters, ...page } = searchFiltered(index, q, { ...(limit !== undefined ? { limit } : {}), pageToken: args.str('page-token') ?? '' });
+    if (args.flag('json')) {
       io.stdout.write(JSON.stringify(offlineOnly ? { ...page, offlineOnly } : page) + '\n');
       return 0;
     }

@@ -1,18 +1,16 @@
 /** `nas-mirror status --state DIR [--json]`: state, counts, outbox, conflicts, held deletes, local only, last complete walk. */
 import { readStatus } from '../../engine/status.js';
-import { need, parseArgs } from '../args.js';
-import type { Command } from '../io.js';
+import type { CommandOf } from '../io.js';
+import type { status as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 
 const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state'], ['json']);
-  const stateDir = need(p, 'state');
-  const { db, store } = openExistingState(stateDir);
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const { db, store, dir: stateDir } = openExistingState(args.str('state'), io.env);
   try {
     const s = readStatus(db, stateDir);
-    if (p.flags.has('json')) {
+    if (args.flag('json')) {
       io.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
       return 0;
     }

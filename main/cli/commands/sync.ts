@@ -11,23 +11,24 @@ import { connect } from '../../connection/connect.js';
 import { loadDevice } from '../../connection/device.js';
 import { syncOnce } from '../../mirror/sync.js';
 import type { WalkProgress } from '../../mirror/walk.js';
-import { intOption, need, parseArgs, UsageError } from '../args.js';
-import type { CliIO, Command } from '../io.js';
+import { UsageError } from '../args.js';
+import type { CliIO, CommandOf } from '../io.js';
+import type { sync as spec } from '../specs.js';
 import { prepareStateDir } from '../../settings/folders.js';
-import { resolveAuth } from '../state.js';
+import { resolveAuth, stateDirOf } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['device', 'state', 'token-env', 'concurrency'], ['once']);
-  if (!p.flags.has('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
-  const stateDir = need(p, 'state');
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  if (!args.flag('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
+  const concurrency = args.int('concurrency') ?? 8;
+  const stateDir = stateDirOf(args.str('state'), io.env);
   const transport = new HttpTransport();
   try {
-    const candidates = await loadDevice(need(p, 'device'), transport);
-    const { token, transport: authed, signedIn } = await resolveAuth(io.env, p.options.get('token-env'), candidates, transport);
+    const candidates = await loadDevice(args.need('device'), transport);
+    const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
     const conn = await connect(candidates, authed, token);
     prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
     io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
-    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), concurrency: intOption(p, 'concurrency') ?? 8 });
+    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), concurrency });
     const state = await openMirrorState(stateDir);
     try {
       const { store, applier, opened } = state;
@@ -43,7 +44,7 @@ export const run: Command = async (argv, io) => {
       const counts = `${s.objects} objects in ${s.folders} folders (+${s.added} added, ${s.updated} updated, ${s.removed} removed) in ${(s.elapsedMs / 1000).toFixed(1)} s`;
       if (!s.complete) {
         const why = s.error?.code === 'Unauthorized'
-          ? `the NAS refused the token (${s.error.message}): ${p.options.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
+          ? `the NAS refused the token (${s.error.message}): ${args.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
           : s.error?.message ?? 'unknown error';
         io.stderr.write(`nas-mirror sync: ${s.error?.code === 'BadResponse' ? 'incomplete' : 'interrupted'} after ${counts}: ${why}; nothing was deleted\n`);
         return 1;

@@ -12,20 +12,20 @@ import { hostEngine } from '../../host/engine-client.js';
 import { forkEngine } from '../../host/node-port.js';
 import { openKeychain } from '../../keychain/keychain.js';
 import { createLogger } from '../../log/logger.js';
-import { defaultDataDir } from '../../settings/app-dirs.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../../settings/settings-store.js';
 import { openStateDb } from '../../state/db.js';
 import { xdgAutostart, noLoginItem } from '../../settings/autostart.js';
 import { ensureRenderer, PROJECT_ROOT } from '../../ui-server/assets.js';
 import { startUiServer } from '../../ui-server/ui-server.js';
-import { intOption, parseArgs } from '../args.js';
-import type { Command } from '../io.js';
+import type { CommandOf } from '../io.js';
+import type { ui as spec } from '../specs.js';
+import { stateDirOf } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state', 'port', 'device', 'dir'], []);
-  const dataDir = p.options.get('state') ?? defaultDataDir(io.env);
-  const device = p.options.get('device');
-  const dir = p.options.get('dir');
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const dataDir = stateDirOf(args.str('state'), io.env);
+  const port = args.int('port');
+  const device = args.str('device');
+  const dir = args.str('dir');
   if (device !== undefined || dir !== undefined) {
     // seed the settings from the command line, as `run` takes them
     const db = openStateDb(dataDir);
@@ -55,7 +55,7 @@ export const run: Command = async (argv, io) => {
     const n = payload as { level?: string; message?: string };
     if (event === 'notice' && n.level === 'error') io.stderr.write(`${n.message ?? ''}\n`);
   });
-  const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, port: intOption(p, 'port'), log });
+  const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, port, log });
   io.stdout.write(`NAS Mirror is running headless (state in ${dataDir}).\nOpen the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

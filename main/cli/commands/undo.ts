@@ -2,15 +2,15 @@
 import { LocalStore } from '../../local/local-store.js';
 import { batchUndoable } from '../../organize/undo.js';
 import { OutboxStore } from '../../outbox/outbox-store.js';
-import { need, parseArgs, UsageError } from '../args.js';
-import type { Command } from '../io.js';
+import { UsageError } from '../args.js';
+import type { CommandOf } from '../io.js';
+import type { undo as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 
-export const run: Command = async (argv, io) => {
-  const p = parseArgs(argv, ['state'], []);
-  const [op] = p.positionals;
-  if (op === undefined || !/^\d+$/.test(op)) throw new UsageError('give the OPERATION id shown by "nas-mirror log"');
-  const { db } = openExistingState(need(p, 'state'));
+export const run: CommandOf<typeof spec> = async (args, io) => {
+  const op = args.positionals[0]!;
+  if (!/^\d+$/.test(op)) throw new UsageError('give the OPERATION id shown by "nas-mirror log"');
+  const { db } = openExistingState(args.str('state'), io.env);
   try {
     const local = new LocalStore(db);
     const a = local.activityBySeq(Number(op));

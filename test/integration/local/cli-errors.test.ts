@@ -140,7 +140,7 @@ describe('the NAS dies under a running `run` and comes back', () => {
     const port = Number(new URL(nas.baseUrl).port);
     const state = join(base, 'dying-state');
     const dir = join(base, 'dying-mirror');
-    const child = spawn(process.execPath, [BIN, 'run', '--device', nas.baseUrl, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--hold-ms', '300'], {
+    const child = spawn(process.execPath, [BIN, 'run', '--device', nas.baseUrl, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', '--log-json'], {
       cwd: ROOT, env: { ...process.env, NAS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';

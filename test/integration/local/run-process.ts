@@ -1,6 +1,6 @@
 /**
  * A real `nas-mirror run` child process against a test service (the kill -9 and restart
- * tests): its stderr collected, its exit awaited.
+ * tests): its stderr collected (JSON log lines, `--log-json`, as the harnesses read them), its exit awaited.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ export interface RunProcess {
 }
 
 export function startRunProcess(svc: TestService, state: string, mirror: string, extra: string[] = []): RunProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), 'run', '--device', svc.baseUrl, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', ...extra], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), 'run', '--device', svc.baseUrl, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', '--log-json', ...extra], {
     cwd: ROOT, env: { ...process.env, NAS_TOKEN: svc.token() }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
