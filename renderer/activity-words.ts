@@ -7,7 +7,7 @@
  */
 import type { ActivityKind } from '../app/model/activity-kinds.js';
 import type { ActivityEntry } from '../app/contract/shapes.js';
-import { plural } from './format.js';
+import { formatSize, plural, realPlurals } from './format.js';
 
 export type ActivityGroup = 'mine' | 'nas' | 'needs-you' | 'problem' | 'app';
 
@@ -67,11 +67,16 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
         : { text: `The NAS changed ${q(name)} too: your change waits in Conflicts`, group: 'needs-you' };
     case 'held': {
       const n = Number(/held (\d+)/.exec(s)?.[1] ?? '0');
+      if (/before uploading/.test(s)) return { text: `${plural(n, 'new item waits', 'new items wait')} for your OK before uploading (many at once): decide in Conflicts`, group: 'needs-you' };
       if (/renamed or deleted\?/.test(s)) return { text: `${plural(n, 'item is', 'items are')} gone from the mirror folder and a new one appeared: renamed or deleted? Choose in Conflicts`, group: 'needs-you' };
       return { text: `${plural(n, 'delete waits', 'deletes wait')} for your confirmation in Conflicts (more than your limit at once)`, group: 'needs-you' };
     }
-    case 'approved': return { text: `You approved deleting ${q(name)} from the NAS`, group: 'mine' };
-    case 'rejected': return { text: `You kept ${q(name)}: the delete was cancelled and the placeholders are back`, group: 'mine' };
+    case 'approved':
+      if (/^upload approved/.test(s)) return { text: capital(realPlurals(s.replace(/^upload approved for/, 'You approved uploading'))), group: 'mine' };
+      return { text: `You approved deleting ${q(name)} from the NAS`, group: 'mine' };
+    case 'rejected':
+      if (/^kept on this computer only/.test(s)) return { text: `You kept ${realPlurals(s.replace(/^kept on this computer only: /, ''))} on this computer only`, group: 'mine' };
+      return { text: `You kept ${q(name)}: the delete was cancelled and the placeholders are back`, group: 'mine' };
     case 'dropped': return { text: `You kept the NAS version of ${q(name)}`, group: 'mine' };
     case 'reapplied': return { text: `You kept your version of ${q(name)}: sent to the NAS again`, group: 'mine' };
     case 'replaced': return { text: `${q(name)} was saved in place by an app (nothing to change on the NAS)`, group: 'app' };
@@ -79,10 +84,12 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
     case 'emptied': return { text: `${q(name)} is an empty placeholder again`, group: 'app' };
     case 'downloaded': return { text: `Downloaded ${q(name)}: it is on this computer now`, group: 'app' };
     case 'remote-content': return { text: `Changed on the NAS: ${q(name)} is a placeholder of the new version again`, group: 'nas' };
+    case 'created': return { text: `New folder ${q(name)} created on the NAS`, group: 'mine' };
+    case 'uploaded': return { text: `New file ${q(name)} uploaded to the NAS`, group: 'mine' };
     case 'pinned': return { text: `You asked to keep ${q(name)} on this computer: it downloads and stays current`, group: 'mine' };
     case 'unpinned': return { text: `${q(name)} is no longer kept on this computer (what is here stays until you free it)`, group: 'mine' };
-    case 'kept': return { text: s, group: 'app' };
-    case 'freed': return { text: `Freed up space: ${s.replace(/^freed \d+ bytes: /, '')} (${q(name)})`, group: 'mine' };
+    case 'kept': return { text: capital(realPlurals(s)), group: 'app' };
+    case 'freed': return { text: freedWords(s, name), group: 'mine' };
     case 'remote-added': {
       const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
       return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };
@@ -97,7 +104,6 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
     case 'paused': return { text: 'Sync paused: the mirror folder is missing or empty; nothing is deleted', group: 'problem' };
     case 'resumed': return { text: 'The mirror folder is back: sync resumed', group: 'app' };
     case 'restored': return { text: 'The mirror folder was rebuilt from what the app knows; nothing was deleted', group: 'app' };
-    case 'mirror-moved': return { text: s, group: 'app' };
     case 'recognised': {
       const n = Number(/recognised (\d+)/.exec(s)?.[1] ?? '0');
       return { text: `Recognised ${plural(n, 'item', 'items')} of the mirror folder by name after the disk changed (nothing sent for them)`, group: 'app' };
@@ -106,9 +112,22 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
       return /passed/.test(s) ? { text: 'Watching the mirror folder for changes', group: 'app' }
         : /polling/.test(s) ? { text: 'Watching the mirror folder by checking it regularly', group: 'app' }
         : { text: 'Changes in the mirror folder are found by regular checks (the watcher did not answer)', group: 'problem' };
-    case 'error': return { text: `Something went wrong: ${s}`, group: 'problem' };
-    default: return { text: s, group: 'app' };
+    case 'error': return { text: `Something went wrong: ${realPlurals(s)}`, group: 'problem' };
+    case 'mirror-moved': return { text: capital(realPlurals(s)), group: 'app' };
+    default: return { text: capital(realPlurals(s)), group: 'app' };
   }
+}
+
+const capital = (s: string): string => (s ? `${s[0]!.toUpperCase()}${s.slice(1)}` : s);
+
+/** "freed 123 bytes: 3 file(s) are placeholders again; 1 file(s) you changed kept as they are", in words. */
+function freedWords(s: string, name: string): string {
+  const m = /^freed (\d+) bytes: (\d+) file\(s\) are placeholders again(?:; (\d+) file\(s\) you changed kept as they are)?/.exec(s);
+  if (!m) return `Freed up space: ${realPlurals(s.replace(/^freed \d+ bytes: /, ''))} (${q(name)})`;
+  const [freed, kept] = [Number(m[2]), Number(m[3] ?? 0)];
+  const again = freed === 1 ? '1 file is a placeholder again' : `${plural(freed, 'file', 'files')} are placeholders again`;
+  const yours = kept > 0 ? `; ${plural(kept, 'file', 'files')} you changed ${kept === 1 ? 'stays as it is' : 'stay as they are'}` : '';
+  return `Freed up ${formatSize(Number(m[1]))} (${q(name)}): ${again}${yours}`;
 }
 
 /** Kinds whose runs (same kind, one after the other) read as one line. */

@@ -1,5 +1,6 @@
 /**
- * The window's frame: header (online/offline badge, state line, progress bar during walks),
+ * The window's frame: header (online/offline badge, the state line on a row of its own,
+ * progress bar during walks),
  * the view tabs, the views, and toasts. Keyboard: Alt+1..7 switch views, "/" jumps to search.
  */
 import type { ContractClient } from '../app/contract/methods.js';
@@ -7,6 +8,7 @@ import type { AppStatus } from '../app/contract/shapes.js';
 import { trayView } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
 import { statusWords, walkPercent } from './status-words.js';
+import { realPlurals } from './format.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
 import { searchView } from './views/search.js';
 import { browseView } from './views/browse.js';
@@ -40,7 +42,8 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     status: () => status,
     show: (id, arg) => show(id, arg),
     toast(message, level = 'info') {
-      const t = el('div', { class: `toast ${level}`, role: level === 'error' ? 'alert' : 'status' }, message);
+      // (engine messages may still count in "file(s)": said in real plurals here)
+      const t = el('div', { class: `toast ${level}`, role: level === 'error' ? 'alert' : 'status' }, realPlurals(message));
       toasts.append(t);
       setTimeout(() => t.remove(), level === 'error' ? 8000 : 4000);
     },
@@ -75,7 +78,9 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   }, { id: 'pause-toggle', class: 'small', 'aria-pressed': 'false' });
   const header = el('header', { class: 'top' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }), el('h1', {}, 'NAS Mirror')),
-    nav, el('div', { class: 'status', id: 'header-status' }, stateLine, fixBtn, badge, syncBtn, pauseBtn));
+    nav, el('div', { class: 'status', id: 'header-status' }, badge, syncBtn, pauseBtn),
+    // the state line has a row of its own: whole at every width, never cut by the tabs
+    el('div', { class: 'state-row', id: 'state-row' }, stateLine, fixBtn));
   const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
   // First start (or a new mirror): the welcome replaces the views until a choice works.
   /** Set-up checks asked so far: an answer to an older one (or one asked before a choice landed) is stale. */
@@ -145,8 +150,8 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     document.body.dataset['tray'] = v.state;
     const words = statusWords(s);
     const walk = s.walk.running ? words.line : null;
-    stateLine.textContent = words.line;
-    stateLine.title = words.details;
+    stateLine.textContent = realPlurals(words.line);
+    stateLine.title = realPlurals(words.details);
     fixView = words.fix ?? 'settings';
     fixBtn.textContent = fixView === 'conflicts' ? 'Resolve' : 'Settings';
     fixBtn.hidden = settingUp || words.fix === null || currentView === words.fix;

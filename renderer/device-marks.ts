@@ -7,7 +7,7 @@
 import type { ContractClient } from '../app/contract/methods.js';
 import type { DeviceState } from '../app/contract/shapes.js';
 import { el, replace } from './dom.js';
-import { formatSize } from './format.js';
+import { formatSize, plural, realPlurals } from './format.js';
 
 const WORDS: Record<DeviceState, { short: string; long: string } | undefined> = {
   placeholder: { short: 'On the NAS', long: 'A placeholder: the content is on the NAS (Open or Keep downloads it)' },
@@ -16,8 +16,6 @@ const WORDS: Record<DeviceState, { short: string; long: string } | undefined> = 
   pinned: { short: 'Kept here', long: 'Kept on this device: downloaded and kept current as the NAS changes' },
   folder: undefined,
 };
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** A row's mark, empty until `fillMarks` words it. */
 export function deviceMark(id: string): HTMLElement {
@@ -48,7 +46,7 @@ export async function keepAction(
   try {
     if (what === 'pin') {
       const { files } = await client.call('pin', { id });
-      toast(files > 0 ? `Keeping “${name}” on this device: downloading ${plural(files, 'file')}.` : `“${name}” is kept on this device.`);
+      toast(files > 0 ? `Keeping “${name}” on this device: downloading ${plural(files, 'file', 'files')}.` : `“${name}” is kept on this device.`);
     } else if (what === 'unpin') {
       await client.call('unpin', { id });
       toast(`“${name}” is no longer kept current here; what is downloaded stays until you free it.`);
@@ -57,10 +55,10 @@ export async function keepAction(
       const one = r.kept.length === 1;
       const names = r.kept.slice(0, 3).map((k) => k.path).join(', ');
       const stay = one ? 'stays as it is' : 'stay as they are';
-      const kept = r.kept.length ? ` ${plural(r.kept.length, 'file')} you changed ${stay}: ${names}.` : '';
-      toast(`Freed ${formatSize(r.bytes)}: ${r.freed} file${r.freed === 1 ? ' is a placeholder' : 's are placeholders'} again.${kept}`);
+      const kept = r.kept.length ? ` ${plural(r.kept.length, 'file', 'files')} you changed ${stay}: ${names}.` : '';
+      toast(`Freed ${formatSize(r.bytes)}: ${r.freed === 1 ? '1 file is a placeholder' : `${plural(r.freed, 'file', 'files')} are placeholders`} again.${kept}`);
     }
   } catch (e) {
-    toast(e instanceof Error ? e.message : String(e), 'error');
+    toast(realPlurals(e instanceof Error ? e.message : String(e)), 'error');
   }
 }

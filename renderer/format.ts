@@ -1,18 +1,42 @@
-/** Human formats for sizes, dates and paths shown in the window. Pure. */
+/** Human formats for sizes, counts, dates and paths shown in the window. Pure. */
+export { formatCount, formatSize, plural, realPlurals } from '../app/util/human.js';
 
-export function formatSize(bytes: number | undefined): string {
-  if (bytes === undefined) return '';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes, i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}
+const DATE_TIME: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '';
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return iso;
-  return t.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return t.toLocaleString(undefined, DATE_TIME);
+}
+
+/**
+ * A photo's capture date (EXIF `YYYY:MM:DD HH:MM:SS`, the camera's own clock: no time zone,
+ * shown as written) as a local date; undefined when absent or not a real date ("0000:00:00").
+ */
+export function captureDate(exif: unknown): Date | undefined {
+  if (typeof exif !== 'string') return undefined;
+  const m = /^(\d{4})[:-](\d{2})[:-](\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(exif.trim());
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, se] = m.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  const t = new Date(y, mo - 1, d, h, mi, se);
+  const real = y >= 1900 && t.getFullYear() === y && t.getMonth() === mo - 1 && t.getDate() === d && h < 24 && mi < 60 && se < 60;
+  return real ? t : undefined;
+}
+
+/**
+ * The date a row shows for an object: when the photo was taken where it says (its image
+ * metadata), else when the file was last modified; never when it was put on the NAS.
+ */
+export function whenOf(o: { mTime: string; image?: { date?: unknown } | undefined }): { text: string; iso: string; taken: boolean } | null {
+  const taken = captureDate(o.image?.date);
+  if (taken) {
+    const p = (n: number): string => String(n).padStart(2, '0');
+    const iso = `${taken.getFullYear()}-${p(taken.getMonth() + 1)}-${p(taken.getDate())}T${p(taken.getHours())}:${p(taken.getMinutes())}:${p(taken.getSeconds())}`;
+    return { text: `Taken ${taken.toLocaleString(undefined, DATE_TIME)}`, iso, taken: true };
+  }
+  const text = formatDate(o.mTime);
+  return text ? { text: `Modified ${text}`, iso: o.mTime, taken: false } : null;
 }
 
 export function ago(iso: string | null, now = Date.now()): string {
@@ -35,9 +59,4 @@ export function iconClass(o: { mimeType: string }, folder: boolean): string {
   const kind = m.startsWith('image/') ? 'image' : m.startsWith('video/') ? 'video' : m.startsWith('audio/') ? 'audio'
     : /pdf|text|document|msword|sheet|presentation/.test(m) ? 'doc' : '';
   return `ico file ${kind}`.trim();
-}
-
-/** "1 item", "2 items": the count and the right form of the word. */
-export function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }

@@ -5,7 +5,7 @@
  */
 import type { ContractClient, EventPayload } from '../app/contract/methods.js';
 import { el, replace } from './dom.js';
-import { formatSize } from './format.js';
+import { formatCount, formatSize, plural } from './format.js';
 
 const WORDS: Record<EventPayload<'mirrorMove'>['phase'], string> = {
   counting: 'Counting what the mirror holds…',
@@ -25,7 +25,7 @@ export function moveProgress(client: ContractClient): HTMLElement {
     bar.max = Math.max(1, p.total);
     bar.value = p.phase === 'copying' ? p.done : p.phase === 'counting' ? 0 : bar.max;
     replace(line, p.phase === 'copying'
-      ? `${WORDS.copying}: ${p.done.toLocaleString()} of ${p.total.toLocaleString()} items (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)}). The old folder stays the mirror until the copy is complete.`
+      ? `${WORDS.copying}: ${formatCount(p.done)} of ${plural(p.total, 'item', 'items')} (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)}). The old folder stays the mirror until the copy is complete.`
       : WORDS[p.phase]);
   });
   return root;

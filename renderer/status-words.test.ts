@@ -33,7 +33,7 @@ describe('the header in words', () => {
     expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: starting…');
     expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: 1 folder, 1 item so far');
     expect(statusWords({ ...base, walk: { running: true, folders: 20, objects: 600, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: 20 folders, 600 items (about 50 %)');
-    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 3, objects: 2500, placed: 1200, rate: 1500, startedAt: null } }, now).line).toBe('Reading the NAS: 3 folders, 2500 items, 1200 placeholders placed at 1,500/s so far');
+    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 3, objects: 2500, placed: 1200, rate: 1500, startedAt: null } }, now).line).toBe('Reading the NAS: 3 folders, 2,500 items, 1,200 placeholders placed at 1,500/s so far');
   });
   it('what waits for the user, and up to date', () => {
     expect(statusWords({ ...base, heldDeletes: 1 }, now)).toMatchObject({ line: '1 held delete waits for you', fix: 'conflicts' });

@@ -7,6 +7,7 @@
  */
 import { foldCase } from '../search/fold.js';
 import { KINDS, type Fact, type ObjectKind } from './facts.js';
+import { formatSize } from '../util/human.js';
 
 export const OPERATORS = ['ext', 'kind', 'in', 'size', 'date', 'camera'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -234,11 +235,7 @@ export function describeFilter(f: Filter): string {
 
 const iso = (d: number): string => `${String(Math.floor(d / 10_000)).padStart(4, '0')}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}`;
 
-/** Bytes for people (1024-based, as `size:` reads them). */
+/** Bytes for people (1024-based, as `size:` reads them): the app's one size format. */
 export function human(n: number): string {
-  const u = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
-  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${u[i]}`;
+  return formatSize(n);
 }

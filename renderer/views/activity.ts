@@ -7,7 +7,7 @@
 import type { ActivityEntry } from '../../app/contract/shapes.js';
 import { activityLines, type ActivityGroup, type ActivityLine } from '../activity-words.js';
 import { button, el, field, replace } from '../dom.js';
-import { formatDate, plural } from '../format.js';
+import { formatCount, formatDate, plural, realPlurals } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const GROUPS: [ActivityGroup | 'all', string][] = [
@@ -49,7 +49,7 @@ export function activityView(ctx: UiContext): View {
       el('details', { class: 'more' }, el('summary', {}, 'Details'),
         ...l.raw.map((r) => el('div', { class: 'raw' },
           r.path ? el('div', { class: 'entry-path' }, r.path) : null,
-          el('div', { class: 'reason' }, `${r.summary} — ${r.reason}`)))));
+          el('div', { class: 'reason' }, realPlurals(`${r.summary} — ${r.reason}`))))));
   };
 
   const render = (): void => {
@@ -59,7 +59,7 @@ export function activityView(ctx: UiContext): View {
     replace(list, ...shown.map(row));
     empty.hidden = shown.length > 0;
     replace(empty, lines.length === 0 ? 'Nothing has happened yet.' : 'Nothing matches this filter.');
-    replace(count, lines.length === 0 ? '' : shown.length === lines.length ? plural(lines.length, 'action', 'actions') : `${shown.length} of ${lines.length}`);
+    replace(count, lines.length === 0 ? '' : shown.length === lines.length ? plural(lines.length, 'action', 'actions') : `${formatCount(shown.length)} of ${plural(lines.length, 'action', 'actions')}`);
   };
   filter.addEventListener('change', render);
   text.addEventListener('input', render);

@@ -7,7 +7,7 @@
 import type { BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
 import { confirmDialog } from '../confirm.js';
 import { button, el, replace } from '../dom.js';
-import { formatDate, plural } from '../format.js';
+import { formatCount, formatDate, plural, realPlurals } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 import { emptyNasPanel } from './empty-nas.js';
 
@@ -103,7 +103,7 @@ export function conflictsView(ctx: UiContext): View {
   const confirm = confirmDialog('held-confirm');
   let heldItems: HeldDelete[] = [];
   const report = (r: BulkResult, verb: string): void => {
-    ctx.toast(r.failed.length === 0 ? `${verb}: ${plural(r.done, 'item', 'items')}.` : `${verb}: ${r.done}; ${r.failed.length} could not be: ${r.failed[0]?.message ?? ''}`, r.failed.length ? 'error' : 'info');
+    ctx.toast(r.failed.length === 0 ? `${verb}: ${plural(r.done, 'item', 'items')}.` : `${verb}: ${formatCount(r.done)}; ${formatCount(r.failed.length)} could not be: ${realPlurals(r.failed[0]?.message ?? '')}`, r.failed.length ? 'error' : 'info');
   };
   const call = async (fn: () => Promise<void>): Promise<void> => {
     try { await fn(); } catch (e) { ctx.toast(messageOf(e), 'error'); }
@@ -122,7 +122,7 @@ export function conflictsView(ctx: UiContext): View {
     cells: (c) => [
       el('td', {}, el('div', { class: 'name' }, nasName(c.remote) ?? base(c.path)), el('div', { class: 'summary' }, `You: ${c.intent}`), el('div', { class: 'entry-path' }, `in ${folderOf(c.path)}`)),
       el('td', {}, el('div', {}, onNas(c.remote)),
-        el('details', { class: 'more' }, el('summary', {}, 'Details'), el('div', { class: 'reason' }, `${c.reason} — NAS: ${c.remote}`))),
+        el('details', { class: 'more' }, el('summary', {}, 'Details'), el('div', { class: 'reason' }, realPlurals(`${c.reason} — NAS: ${c.remote}`)))),
       el('td', {}, el('time', { datetime: c.at }, formatDate(c.at))),
     ],
   });

@@ -9,6 +9,7 @@
 import type { OrganizePlan, PlanStatus } from '../../app/contract/organize-shapes.js';
 import { TOKEN_HELP } from '../../app/organize/pattern.js';
 import { button, el, field, replace } from '../dom.js';
+import { formatCount, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 import { SELECTION_ARG, takeSelection, type Picked } from '../selection.js';
 
@@ -56,19 +57,19 @@ export function organizeView(ctx: UiContext): View {
       planned = key();
       const c = p.counts;
       replace(summary,
-        el('strong', { id: 'organize-counts' }, `${p.items.length.toLocaleString()} selected: ${c.ok} will change`),
-        el('span', {}, `, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders.`),
+        el('strong', { id: 'organize-counts' }, `${formatCount(p.items.length)} selected: ${formatCount(c.ok)} will change`),
+        el('span', {}, `, ${formatCount(c.unchanged)} unchanged, ${plural(c.collision, 'collision', 'collisions')}, ${plural(c.invalid, 'invalid name', 'invalid names')}, ${formatCount(c.missingFolder)} in missing folders.`),
         p.truncated ? el('span', { class: 'warn' }, ' More matched: one batch takes 10,000.') : null,
-        p.missingFolders.length ? el('div', { class: 'warn', id: 'organize-missing' }, `Create these folders on the NAS first: ${p.missingFolders.slice(0, 12).join(', ')}${p.missingFolders.length > 12 ? ` and ${p.missingFolders.length - 12} more` : ''}.`) : null,
+        p.missingFolders.length ? el('div', { class: 'warn', id: 'organize-missing' }, `Create these folders on the NAS first: ${p.missingFolders.slice(0, 12).join(', ')}${p.missingFolders.length > 12 ? ` and ${formatCount(p.missingFolders.length - 12)} more` : ''}.`) : null,
         c.ok > 0 ? el('div', { class: 'muted' }, 'Apply sends the changes that will change; flagged ones are left out. One Undo in Activity reverts the batch.') : null);
       const rows = [...p.items].sort((a, b) => Number(a.status === 'ok') - Number(b.status === 'ok')).slice(0, SHOWN);
       replace(tbody, ...rows.map((i) => el('tr', { class: `plan-${i.status}`, 'data-status': i.status },
         el('td', { class: 'entry-path' }, i.from === '' ? `(id ${i.id})` : `/${i.from}`), el('td', { class: 'entry-path' }, i.from === '' ? '' : `/${i.to}`),
         el('td', {}, el('span', { class: `pill ${i.status}`, title: i.problem ?? '' }, LABEL[i.status]), i.problem ? el('div', { class: 'muted small' }, i.problem) : null))));
-      if (p.items.length > SHOWN) tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `… and ${p.items.length - SHOWN} more (flagged ones first)`)));
+      if (p.items.length > SHOWN) tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `… and ${formatCount(p.items.length - SHOWN)} more (flagged ones first)`)));
       table.hidden = p.items.length === 0;
       applyBtn.disabled = c.ok === 0;
-      applyBtn.textContent = c.ok > 0 ? `Apply ${c.ok} change${c.ok === 1 ? '' : 's'}` : 'Apply';
+      applyBtn.textContent = c.ok > 0 ? `Apply ${plural(c.ok, 'change', 'changes')}` : 'Apply';
     } catch (e) {
       plan = null;
       applyBtn.disabled = true;
@@ -80,7 +81,7 @@ export function organizeView(ctx: UiContext): View {
     applyBtn.disabled = true;
     try {
       const out = await ctx.client.call('organizeApply', args());
-      ctx.toast(`Queued ${out.queued} change${out.queued === 1 ? '' : 's'} as one batch${out.skipped.length ? `; ${out.skipped.length} skipped (changed since the preview)` : ''}. Undo it from Activity.`);
+      ctx.toast(`Queued ${plural(out.queued, 'change', 'changes')} as one batch${out.skipped.length ? `; ${formatCount(out.skipped.length)} skipped (changed since the preview)` : ''}. Undo it from Activity.`);
       plan = null;
       replace(summary, el('span', { id: 'organize-done' }, `Queued ${out.queued} changes as one batch. They are sent with If-Match; anything changed on the NAS meanwhile becomes a conflict.`),
         ' ', button('See it in Activity', () => ctx.show('activity'), { class: 'link' }));
@@ -98,8 +99,8 @@ export function organizeView(ctx: UiContext): View {
     qField.hidden = picks !== null;
     if (!picks) return;
     const n = picks.ids.length;
-    sourceText.textContent = `${n.toLocaleString()} selected object${n === 1 ? '' : 's'}`;
-    sourceNames.textContent = picks.names.slice(0, 8).join(', ') + (n > 8 ? ` and ${n - 8} more` : '');
+    sourceText.textContent = plural(n, 'selected object', 'selected objects');
+    sourceNames.textContent = picks.names.slice(0, 8).join(', ') + (n > 8 ? ` and ${formatCount(n - 8)} more` : '');
   };
   function useQuery(): void { picks = null; showSource(); reset(); q.focus(); }
 

@@ -10,7 +10,7 @@ import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
 import { foldCase } from '../../app/search/fold.js';
 import { button, el, replace } from '../dom.js';
-import { formatDate, formatSize, iconClass, joinPath } from '../format.js';
+import { formatCount, formatSize, iconClass, joinPath, plural, whenOf } from '../format.js';
 import { highlighted } from '../highlight.js';
 import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
@@ -26,7 +26,18 @@ function mouseAction(label: string, onClick: () => void): HTMLElement {
   a.addEventListener('click', onClick);
   return a;
 }
-const items = (n: number): string => `${n} ${n === 1 ? 'item' : 'items'}`;
+const items = (n: number): string => plural(n, 'item', 'items');
+
+/**
+ * The fragments worth a line under the name: a camera make the model repeats ("Canon" and
+ * "Canon EOS R6") once, as the model.
+ */
+export function shownFragments<F extends { text: string }>(fragments: readonly F[], image: { cameraMake?: unknown; cameraModel?: unknown } | undefined): F[] {
+  const make = typeof image?.cameraMake === 'string' ? foldCase(image.cameraMake.trim()) : '';
+  const model = typeof image?.cameraModel === 'string' ? foldCase(image.cameraModel.trim()) : '';
+  const repeated = make !== '' && model.startsWith(make) && fragments.some((fr) => foldCase(fr.text.trim()) === model);
+  return repeated ? fragments.filter((fr) => foldCase(fr.text.trim()) !== make) : [...fragments];
+}
 
 /**
  * The words offered for Tab: true completions of the word being typed first; a fuzzy
@@ -45,6 +56,7 @@ export function searchView(ctx: UiContext): View {
   const completion = el('div', { class: 'completion', id: 'completion', role: 'listbox', 'aria-label': 'Word completion' });
   const meta = el('div', { class: 'search-meta', id: 'search-meta', 'aria-live': 'polite' });
   const keysHint = el('span', { class: 'sr-only', id: 'results-keys' }, 'Enter opens the selected item, Shift+Enter shows it in the file manager, Space ticks it for Organize.');
+  // the selected row is said through aria-activedescendant, on the list and on the field (which drives it)
   const results = el('ul', { class: 'results', id: 'results', role: 'listbox', 'aria-label': 'Results', 'aria-describedby': 'results-keys', tabindex: '0' });
   const more = button('More results', () => void load(true), { class: 'more', hidden: true });
   const chips = el('div', { class: 'chips', id: 'filter-chips', 'aria-label': 'Filters' });
@@ -73,8 +85,8 @@ export function searchView(ctx: UiContext): View {
   const showPicked = (): void => {
     pickBar.hidden = picked.size === 0;
     pickAll.hidden = hits.length === 0;
-    pickAll.textContent = allTicked() ? 'Unselect all' : `Select all ${hits.length.toLocaleString()}`;
-    pickedCount.textContent = `${picked.size.toLocaleString()} selected`;
+    pickAll.textContent = allTicked() ? 'Unselect all' : `Select all ${formatCount(hits.length)}`;
+    pickedCount.textContent = `${formatCount(picked.size)} selected`;
     results.querySelectorAll('li').forEach((li) => {
       const on = picked.has(li.dataset.id ?? '');
       li.setAttribute('aria-checked', String(on));
@@ -102,6 +114,10 @@ export function searchView(ctx: UiContext): View {
       li.setAttribute('aria-selected', String(n === selected));
       if (n === selected) li.scrollIntoView({ block: 'nearest' });
     });
+    for (const owner of [results, input]) {
+      if (selected >= 0) owner.setAttribute('aria-activedescendant', `hit-${selected}`);
+      else owner.removeAttribute('aria-activedescendant');
+    }
   };
 
   /** Words each result's mark (placeholder, on this device, kept) from the engine. */
@@ -118,21 +134,25 @@ export function searchView(ctx: UiContext): View {
     const f = hit.file;
     const byField = new Map(hit.fragments.map((fr) => [fr.text, fr]));
     const nameFrag = byField.get(f.name);
-    const others = hit.fragments.filter((fr) => fr !== nameFrag);
+    const others = shownFragments(hit.fragments, f.image).filter((fr) => fr !== nameFrag);
+    const when = whenOf(f);
+    const path = joinPath(hit.path, f.name);
     // the tick: not focusable (an option holds no controls); Space on the list ticks the
     // selected row, and the option itself says aria-checked
     const tick = el('span', { class: 'pick', role: 'checkbox', 'aria-checked': String(picked.has(f.id)), 'aria-label': `Select ${f.name}`, title: `Select ${f.name}` });
     tick.addEventListener('click', (ev) => { ev.stopPropagation(); select(i); toggle(hit); });
-    const li = el('li', { role: 'option', 'aria-selected': 'false', 'aria-checked': String(picked.has(f.id)), 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
+    const li = el('li', { role: 'option', id: `hit-${i}`, 'aria-selected': 'false', 'aria-checked': String(picked.has(f.id)), 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
       tick,
       el('span', { class: iconClass(f, isFolder(f)), 'aria-hidden': 'true' }),
       el('div', { class: 'hit-main' },
-        el('div', { class: 'hit-name' }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
-        el('div', { class: 'hit-path' }, joinPath(hit.path, f.name)),
+        el('div', { class: 'hit-name', title: f.name }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
+        el('div', { class: 'hit-path', title: path }, path),
         hit.pending ? el('div', { class: 'hit-pending' }, hit.pending) : null,
         others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
       el('div', { class: 'hit-side' },
-        el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)), el('span', {}, formatDate(f.mTime)), deviceMark(f.id)),
+        el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)),
+        when ? el('time', { class: `hit-date ${when.taken ? 'taken' : 'modified'}`, datetime: when.iso, title: when.taken ? 'The date the photo was taken' : 'Last modified' }, when.text) : null,
+        deviceMark(f.id)),
       // one Tab stop for the whole list (Enter opens, Shift+Enter reveals, said by the list's
       // description): these are for the mouse. Not buttons: an option holds no controls (axe
       // nested-interactive), so assistive technology hears one option with its two keys.
@@ -190,7 +210,7 @@ export function searchView(ctx: UiContext): View {
       more.hidden = pageToken === '';
       organize.hidden = hits.length === 0;
       showPicked();
-      const count = `${hits.length}${pageToken ? '+' : ''} result${hits.length === 1 ? '' : 's'}`;
+      const count = `${formatCount(hits.length)}${pageToken ? '+' : ''} result${hits.length === 1 && !pageToken ? '' : 's'}`;
       replace(meta, el('span', { id: 'result-count' }, count));
       if (hits.length === 0 && !page.offlineOnly) {
         const dym = await ctx.client.call('didYouMean', { q });
@@ -214,7 +234,7 @@ export function searchView(ctx: UiContext): View {
     const st = ctx.status();
     if (!st) return replace(meta);
     const n = st.indexed;
-    const items = `${n.toLocaleString()} ${n === 1 ? 'file or folder' : 'files and folders'}`;
+    const items = plural(n, 'file or folder', 'files and folders');
     if (n === 0 && !st.walk.running) {
       // nothing to search yet: say why, and where to put it right
       const w = statusWords(st);
@@ -264,7 +284,7 @@ export function searchView(ctx: UiContext): View {
 /** A search the engine refused, in words (the contract's checks speak of `args.q`). */
 function searchError(message: string): string {
   const long = /^args\.q: longer than (\d+)/.exec(message);
-  if (long) return `The search is too long: at most ${Number(long[1]).toLocaleString('en-US')} characters. Shorten it to search.`;
+  if (long) return `The search is too long: at most ${formatCount(Number(long[1]))} characters. Shorten it to search.`;
   if (/^args\.q\b/.test(message)) return 'This search cannot be run as typed: check its quotes and operators.';
   return `The search did not run: ${message}`;
 }

@@ -22,8 +22,8 @@ export function applyTheme(theme: SettingsView['theme']): void {
 
 /** Whole numbers in a range, with the words to say when not. */
 const NUMBERS = {
-  syncIntervalSec: { min: 10, max: 86_400, words: 'Check the NAS every 10 to 86400 seconds (10 s to one day).' },
-  deleteThresholdCount: { min: 1, max: 1_000_000, words: 'Hold deletes above 1 to 1000000 items.' },
+  syncIntervalSec: { min: 10, max: 86_400, words: 'Check the NAS every 10 to 86,400 seconds (10 s to one day).' },
+  deleteThresholdCount: { min: 1, max: 1_000_000, words: 'Hold deletes above 1 to 1,000,000 items.' },
   deleteThresholdPercent: { min: 1, max: 100, words: 'Hold deletes above 1 to 100 % of the mirror.' },
 } as const;
 

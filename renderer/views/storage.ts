@@ -7,7 +7,7 @@
 import type { StorageView } from '../../app/contract/organize-shapes.js';
 import { squarify } from '../../app/storage/treemap.js';
 import { button, el, replace } from '../dom.js';
-import { formatSize } from '../format.js';
+import { formatCount, formatSize, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -29,7 +29,7 @@ function bars(title: string, rows: readonly { key: string; bytes: number; files:
       el('li', { 'data-key': r.key },
         el('span', { class: 'bar-label' }, r.key),
         el('meter', { min: 0, max, value: r.bytes, 'aria-label': `${r.key}: ${formatSize(r.bytes)}` }),
-        el('span', { class: 'bar-value' }, `${formatSize(r.bytes)} · ${r.files.toLocaleString()}`)))));
+        el('span', { class: 'bar-value' }, `${formatSize(r.bytes)} · ${plural(r.files, 'file', 'files')}`)))));
 }
 
 export function storageView(ctx: UiContext): View {
@@ -49,7 +49,7 @@ export function storageView(ctx: UiContext): View {
       const item = last ? el('span', { class: 'crumb current', 'aria-current': 'location' }, c.name) : button(c.name, () => void load(c.id), { class: 'link crumb' });
       return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
     }));
-    replace(total, `${formatSize(v.bytes)} in ${v.files.toLocaleString()} files under ${v.folder.path}`, el('span', { class: 'muted' }, ` · computed offline in ${v.computedMs} ms`));
+    replace(total, `${formatSize(v.bytes)} in ${plural(v.files, 'file', 'files')} under ${v.folder.path}`, el('span', { class: 'muted' }, ` · computed offline in ${formatCount(v.computedMs)} ms`));
     const rects = squarify(v.children.map((c) => c.bytes), { x: 0, y: 0, w: W, h: H });
     const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'group', 'aria-label': `Treemap of ${v.folder.path}` });
     v.children.forEach((c, i) => {
@@ -57,7 +57,7 @@ export function storageView(ctx: UiContext): View {
       if (!r) return;
       const share = v.bytes > 0 ? Math.round((c.bytes / v.bytes) * 100) : 0;
       const cell = svg('g', { class: c.folder ? 'cell folder' : 'cell file', 'data-id': c.id, 'data-name': c.name, tabindex: c.folder ? 0 : -1, role: c.folder ? 'button' : 'img', 'aria-label': `${c.name}: ${formatSize(c.bytes)} (${share}%)` },
-        svg('title', {}, `${c.name}\n${formatSize(c.bytes)} · ${c.files.toLocaleString()} files · ${share}%`),
+        svg('title', {}, `${c.name}\n${formatSize(c.bytes)} · ${plural(c.files, 'file', 'files')} · ${share}%`),
         svg('rect', { x: r.x + 1, y: r.y + 1, width: Math.max(0, r.w - 2), height: Math.max(0, r.h - 2), rx: 4 }));
       if (r.w > 70 && r.h > 34) {
         cell.append(svg('text', { x: r.x + 8, y: r.y + 20, class: 'cell-name' }, c.name.length * 7.5 > r.w - 12 ? c.name.slice(0, Math.max(1, Math.floor((r.w - 16) / 7.5))) + '…' : c.name));
@@ -77,7 +77,7 @@ export function storageView(ctx: UiContext): View {
         el('ol', { class: 'plain' }, ...v.largest.slice(0, 15).map((l) => el('li', {}, el('span', { class: 'entry-path' }, l.path), el('span', { class: 'bar-value' }, formatSize(l.bytes)))))),
       el('section', { class: 'panel', id: 'storage-duplicates' }, el('h3', {}, 'Duplicates (same name and size)'),
         v.duplicates.length === 0 ? el('p', { class: 'empty' }, 'None found.') : el('ol', { class: 'plain' }, ...v.duplicates.slice(0, 15).map((d) =>
-          el('li', { title: d.paths.join('\n') }, el('span', {}, `${d.name} × ${d.count}`), el('span', { class: 'bar-value' }, `${formatSize(d.bytes * (d.count - 1))} reclaimable`))))));
+          el('li', { title: d.paths.join('\n') }, el('span', {}, `${d.name} × ${formatCount(d.count)}`), el('span', { class: 'bar-value' }, `${formatSize(d.bytes * (d.count - 1))} reclaimable`))))));
   };
 
   const load = async (folderId?: string): Promise<void> => {
@@ -97,7 +97,7 @@ export function storageView(ctx: UiContext): View {
   const device = async (folderId: string, nasBytes: number, my: number): Promise<void> => {
     const d = await ctx.client.call('deviceSpace', { folderId });
     if (my !== seq) return;
-    const files = `${d.files.toLocaleString()} downloaded file${d.files === 1 ? '' : 's'}`;
+    const files = plural(d.files, 'downloaded file', 'downloaded files');
     replace(here, `On this device: ${formatSize(d.bytes)} in ${files}, of ${formatSize(nasBytes)} on the NAS`,
       el('span', { class: 'muted' }, ' · the rest are placeholders (Keep or Open downloads, Free up space empties)'));
   };

@@ -88,7 +88,7 @@ describe('the mirror folder', () => {
     // numbers in words, before anything is sent
     await page.fill('#set-interval', '5');
     await page.click('#save-settings');
-    await poll(() => page.locator('#set-interval-error').textContent()).toBe('Check the NAS every 10 to 86400 seconds (10 s to one day).');
+    await poll(() => page.locator('#set-interval-error').textContent()).toBe('Check the NAS every 10 to 86,400 seconds (10 s to one day).');
     await page.fill('#set-interval', '300');
     await page.screenshot({ path: join(ARTIFACTS, 'settings-errors.png'), fullPage: true });
   });

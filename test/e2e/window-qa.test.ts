@@ -108,8 +108,13 @@ describe('the window, by hand', () => {
     await poll(() => page.locator('#browse-rows tr.folder button.name').count()).toBeGreaterThan(0);
     await page.locator('#browse-rows tr.folder button.name', { hasText: 'Photos' }).click();
     await poll(() => page.locator('.crumb.current').textContent()).toBe('Photos');
-    await poll(() => page.evaluate(() => document.activeElement?.closest('#browse-rows') !== null)).toBe(true);
-    const into = await page.evaluate(() => document.activeElement?.textContent ?? '');
+    // the listing has the focus, its first row active (aria-activedescendant)
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('browse-table');
+    const into = await page.evaluate(() => {
+      const row = document.getElementById(document.activeElement?.getAttribute('aria-activedescendant') ?? '');
+      return row?.closest('#browse-rows') ? row.querySelector('.name')?.textContent ?? '' : '';
+    });
+    expect(into).not.toBe('');
     await page.keyboard.press('Enter');
     await poll(() => page.locator('.crumb.current').textContent()).toBe(into);
   });
