@@ -5,7 +5,7 @@
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
-import { trayView } from '../app/tray/tray-state.js';
+import { toResolve, trayView } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
 import { statusWords, walkPercent } from './status-words.js';
 import { realPlurals } from './format.js';
@@ -28,6 +28,8 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
   const stateLine = el('span', { class: 'state-line', id: 'state-line' });
   let fixView: ViewId = 'settings';
+  /** The state line names a view that can fix what it says (its button shows, except on that view). */
+  let fixWanted = false;
   const fixBtn = button('Settings', () => show(fixView), { id: 'state-fix', class: 'small link', hidden: true });
   const bar = el('div', { class: 'bar' });
   const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Reading the NAS', hidden: true }, bar);
@@ -125,6 +127,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
       tabs.get(v)?.setAttribute('tabindex', v === id ? '0' : '-1');
     }
     document.body.dataset['view'] = id;
+    fixBtn.hidden = settingUp || !fixWanted || id === fixView;
     views[id].activate(arg);
   }
 
@@ -154,7 +157,8 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     stateLine.title = realPlurals(words.details);
     fixView = words.fix ?? 'settings';
     fixBtn.textContent = fixView === 'conflicts' ? 'Resolve' : 'Settings';
-    fixBtn.hidden = settingUp || words.fix === null || currentView === words.fix;
+    fixWanted = words.fix !== null;
+    fixBtn.hidden = settingUp || !fixWanted || currentView === fixView;
     progress.hidden = !s.walk.running;
     pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';
     pauseBtn.setAttribute('aria-pressed', String(s.paused));
@@ -167,10 +171,10 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     progress.classList.toggle('known', pct !== null);
     if (pct === null) { progress.removeAttribute('aria-valuenow'); bar.style.removeProperty('width'); }
     else { progress.setAttribute('aria-valuenow', String(pct)); bar.style.width = `${pct}%`; }
-    const n = s.conflicts + s.heldDeletes;
+    const n = toResolve(s);
     const tab = tabs.get('conflicts');
     if (tab) replace(tab, 'Conflicts', n > 0 ? el('span', { class: 'count', id: 'conflict-count' }, n) : null);
-    if (prev && (prev.conflicts !== s.conflicts || prev.heldDeletes !== s.heldDeletes)) views.conflicts.refresh?.('conflicts');
+    if (prev && (prev.conflicts !== s.conflicts || prev.heldDeletes !== s.heldDeletes || prev.uploads.held !== s.uploads.held)) views.conflicts.refresh?.('conflicts');
     if (currentView === 'search') views.search.refresh?.('status');
   };
 

@@ -7,7 +7,7 @@ import { statusWords } from './status-words.js';
 const now = Date.parse('2026-01-01T12:00:00Z');
 const base: AppStatus = {
   connection: 'online', endpoint: 'http://127.0.0.1:45331', via: 'url', paused: false, mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 },
   lastCompleteWalk: '2026-01-01T11:59:50Z', staleAfterSec: 600, mirrorFolder: '/home/u/NAS', indexed: 1200, error: null,
 };
 
@@ -41,6 +41,19 @@ describe('the header in words', () => {
     // a NAS that looks empty is said as such, not as an ordinary held delete
     expect(statusWords({ ...base, heldDeletes: 1, error: { code: 'NasLooksEmpty', message: 'the NAS now looks empty' } }, now)).toMatchObject({ line: 'Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', fix: 'conflicts' });
     expect(statusWords(base, now).line).toBe('Up to date · checked 10s ago');
+  });
+
+  it('new files: uploading in words while they go, and waiting for your OK when many came at once', () => {
+    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 3, held: 0 } }, now)).toMatchObject({ line: 'Uploading 3 new items to the NAS…', fix: null });
+    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 1, held: 0 } }, now).line).toBe('Uploading 1 new item to the NAS…');
+    expect(statusWords({ ...base, outbox: 2, uploads: { waiting: 3, held: 0 } }, now).line).toBe('Sending 2 changes and uploading 3 new items to the NAS…');
+    expect(statusWords({ ...base, outbox: 2 }, now).line).toBe('Sending 2 changes to the NAS…');
+    expect(statusWords({ ...base, uploads: { waiting: 0, held: 12 } }, now)).toMatchObject({ line: '12 new items wait for your OK to upload', fix: 'conflicts' });
+    expect(statusWords({ ...base, uploads: { waiting: 0, held: 1 } }, now).line).toBe('1 new item waits for your OK to upload');
+    expect(statusWords({ ...base, conflicts: 1, uploads: { waiting: 0, held: 60 } }, now).line).toBe('1 conflict waits for you; 60 new items wait for your OK to upload');
+    // offline: what waits here, uploads included
+    expect(statusWords({ ...base, connection: 'offline', outbox: 1, uploads: { waiting: 2, held: 0 }, error: { code: 'NetworkError', message: 'x' } }, now).line)
+      .toBe("Can't reach 127.0.0.1:45331 right now. 1 change and 2 new items wait here and will be sent when it is back.");
   });
 
   it('never up to date while the mirror folder is still being compared after a start', () => {

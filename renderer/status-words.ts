@@ -4,7 +4,7 @@
  * details (the line's tooltip), never in the line itself. Pure (no DOM).
  */
 import type { AppStatus } from '../app/contract/shapes.js';
-import { trayView } from '../app/tray/tray-state.js';
+import { toResolve, toSend, toSendCount, trayView } from '../app/tray/tray-state.js';
 import { ago, plural } from './format.js';
 
 export interface StatusWords {
@@ -21,7 +21,7 @@ const host = (endpoint: string | null): string => {
 
 export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   const details = [`${plural(s.indexed, 'item', 'items')} in the mirror`, s.endpoint ? `NAS: ${s.endpoint}` : '', s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '', s.error ? `Details: ${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
-  const waiting = s.outbox > 0 ? ` ${plural(s.outbox, 'change waits', 'changes wait')} here and will be sent when it is back.` : ' Search still works.';
+  const waiting = toSendCount(s) > 0 ? ` ${sendingWords(s, 'wait')} here and will be sent when it is back.` : ' Search still works.';
   const last = s.lastCompleteWalk ? `checked ${ago(s.lastCompleteWalk, now)}` : 'not checked yet';
   const say = (line: string, fix: StatusWords['fix'] = null): StatusWords => ({ line, fix, details: details ? `${line}\n${details}` : line });
   if (s.connection === 'auth-error') return say('The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', 'settings');
@@ -49,15 +49,33 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   }
   const v = trayView(s, now);
   if (s.error?.code === 'NasLooksEmpty' && s.heldDeletes > 0) return say('Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', 'conflicts');
-  if (s.conflicts + s.heldDeletes > 0) {
-    const parts = [s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '', s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : ''].filter(Boolean);
-    return say(`${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you`, 'conflicts');
-  }
-  if (s.outbox > 0) return say(`Sending ${plural(s.outbox, 'change', 'changes')} to the NAS…`);
+  if (toResolve(s) > 0) return say(waitsForYou(s), 'conflicts');
+  if (toSendCount(s) > 0) return say(`${sendingWords(s, 'go')} to the NAS…`);
   // never "up to date" before the folder was compared with what the app knows (a change made while it was stopped)
   if (s.checking === true) return say('Checking the mirror folder for changes made while the app was stopped…');
   if (v.state === 'stale') return say(`Not checked recently · ${last}`);
   return say(`Up to date · ${last}`);
+}
+
+/** What waits for the user in Conflicts: "2 conflicts and 1 held delete wait for you; 60 new items wait for your OK to upload". */
+function waitsForYou(s: AppStatus): string {
+  const parts = [s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '', s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : ''].filter(Boolean);
+  const held = parts.length > 0 ? `${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you` : '';
+  const uploads = s.uploads.held > 0 ? `${plural(s.uploads.held, 'new item waits', 'new items wait')} for your OK to upload` : '';
+  return [held, uploads].filter(Boolean).join('; ');
+}
+
+/**
+ * What is still to go to the NAS: new folders and files to create there, and the other
+ * changes. `go`: "Sending 2 changes and uploading 3 new items" (while they go); `wait`: "2
+ * changes and 3 new items wait" (offline).
+ */
+function sendingWords(s: AppStatus, mode: 'go' | 'wait'): string {
+  const { changes, uploads } = toSend(s);
+  const c = changes > 0 ? plural(changes, 'change', 'changes') : '';
+  const u = uploads > 0 ? plural(uploads, 'new item', 'new items') : '';
+  if (mode === 'wait') return `${[c, u].filter(Boolean).join(' and ')} ${changes + uploads === 1 ? 'waits' : 'wait'}`;
+  return [c ? `Sending ${c}` : '', u ? `${c ? 'uploading' : 'Uploading'} ${u}` : ''].filter(Boolean).join(' and ');
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
 import { checkCall, checkCallFrame, checkEvent, checkReply, RemoteError, serve } from './envelope.js';
-import { METHOD_NAMES, type ContractHandlers } from './methods.js';
+import { HELD_UPLOADS_SHOWN, METHOD_NAMES, type ContractHandlers } from './methods.js';
 
 const handlers = Object.fromEntries(METHOD_NAMES.map((m) => [m, async () => ({})])) as unknown as ContractHandlers;
 
@@ -23,6 +23,11 @@ describe('checkCall rejects bad arguments', () => {
     ['resolveHeld', { ids: ['a'], action: 'nuke' }],
     ['resolveHeld', { ids: 'a', action: 'approve' }],
     ['resolveConflicts', { ids: [''], action: 'drop' }],
+    ['resolveUploads', { ids: ['1'] }],
+    ['resolveUploads', { ids: ['1'], upload: 'yes' }],
+    ['resolveUploads', { ids: [''], upload: true }],
+    ['resolveUploads', { ids: '1', upload: true }],
+    ['heldUploads', { all: true }],
     ['setPaused', { paused: 'yes' }],
     ['setToken', { token: 'has space' }],
     ['setToken', { token: '' }],
@@ -38,6 +43,7 @@ describe('checkCall rejects bad arguments', () => {
     expect(checkCall('search', { q: 'hello', limit: 5 }).args).toEqual({ q: 'hello', limit: 5 });
     expect(checkCall('status', undefined).args).toEqual({});
     expect(checkCall('updateSettings', { patch: { paused: true, theme: 'dark' } }).args).toEqual({ patch: { paused: true, theme: 'dark' } });
+    expect(checkCall('resolveUploads', { ids: ['all'], upload: false }).args).toEqual({ ids: ['all'], upload: false });
   });
 });
 
@@ -57,6 +63,29 @@ describe('serve', () => {
   it('carries handler errors as code and message only', async () => {
     const h = { ...handlers, undo: async () => { throw new AppError('PreconditionFailed', 'changed on the NAS'); } };
     expect(await serve(h, 'undo', { id: '1' })).toEqual({ ok: false, error: { code: 'PreconditionFailed', message: 'changed on the NAS' } });
+  });
+});
+
+describe('held uploads', () => {
+  const row = { id: '7', at: '2026-11-27T01:00:00.000Z', path: 'Photos/Trip', folder: true };
+  it('the list and the status carry them, checked on arrival', () => {
+    expect(checkReply('heldUploads', { ok: true, result: { held: [row], total: 1 } })).toEqual({ held: [row], total: 1 });
+    expect(() => checkReply('heldUploads', { ok: true, result: { held: [{ ...row, folder: 'yes' }], total: 1 } })).toThrow();
+    expect(() => checkReply('heldUploads', { ok: true, result: { held: [row] } })).toThrow();
+    expect(() => checkReply('heldUploads', { ok: true, result: { held: Array.from({ length: HELD_UPLOADS_SHOWN + 1 }, () => row), total: HELD_UPLOADS_SHOWN + 1 } })).toThrow();
+    const status = {
+      connection: 'online', endpoint: null, via: null, paused: false, mirrorMissing: false, walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+      outbox: 3, conflicts: 0, heldDeletes: 0, uploads: { waiting: 3, held: 60 }, lastCompleteWalk: null, staleAfterSec: 600, mirrorFolder: null, indexed: 0, error: null,
+    };
+    expect(checkEvent('status', status).payload).toEqual(status);
+    expect(() => checkEvent('status', { ...status, uploads: { waiting: -1, held: 0 } })).toThrow();
+    expect(() => checkEvent('status', { ...status, uploads: undefined })).toThrow();
+  });
+  it('resolveUploads is answered as a bulk result and reaches its handler with its arguments', async () => {
+    let got: unknown;
+    const h = { ...handlers, resolveUploads: async (a: unknown) => { got = a; return { done: 60, failed: [] }; } } as unknown as ContractHandlers;
+    expect(await serve(h, 'resolveUploads', { ids: ['all'], upload: true })).toEqual({ ok: true, result: { done: 60, failed: [] } });
+    expect(got).toEqual({ ids: ['all'], upload: true });
   });
 });
 

@@ -5,7 +5,7 @@
  * these, checked on arrival on both sides. Adding a method here is the only way to add one.
  */
 import {
-  activityEntry, appStatus, bulkResult, conflictEntry, deviceStates, freeResult, heldDelete, listResult, openResult, searchResult,
+  activityEntry, appStatus, bulkResult, conflictEntry, deviceStates, freeResult, heldDelete, heldUpload, listResult, openResult, searchResult,
   settingsPatch, settingsView, setUpArgs,
 } from './shapes.js';
 import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
@@ -14,6 +14,9 @@ import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from '../u
 const id = str({ min: 1, max: 512 });
 const ids = arr(id, 10_000);
 const none = obj({});
+
+/** How many held uploads the window is sent at most (a copy of a whole disk may hold far more; "all" still covers them). */
+export const HELD_UPLOADS_SHOWN = 1000;
 
 /** Requests: `args` is checked where the request arrives, `result` where the answer arrives. */
 export const METHODS = {
@@ -41,6 +44,13 @@ export const METHODS = {
   resolveHeld: { args: obj({ ids, action: oneOf(['approve', 'reject'] as const) }), result: bulkResult },
   /** A held "renamed or deleted?": it was renamed to `to` (one of its candidates): sent as that rename. */
   heldWasRenamed: { args: obj({ id, to: str({ min: 1, max: 65_536 }) }), result: bulkResult },
+  /**
+   * New folders and files held for the user's word before they upload (many at once), oldest
+   * first: at most HELD_UPLOADS_SHOWN of them, `total` in all. A folder's row covers everything in it.
+   */
+  heldUploads: { args: none, result: obj({ held: arr(heldUpload, HELD_UPLOADS_SHOWN), total: int() }) },
+  /** The user's word on held uploads (ids as listed, or ['all']): `upload`, or keep them on this computer only (listed local only). */
+  resolveUploads: { args: obj({ ids, upload: bool() }), result: bulkResult },
   syncNow: { args: none, result: none },
   setPaused: { args: obj({ paused: bool() }), result: none },
   getSettings: { args: none, result: settingsView },

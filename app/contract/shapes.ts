@@ -1,6 +1,6 @@
 /**
  * The data shapes the window and the engine exchange (status, search results, listings,
- * activity, conflicts, held deletes, settings), each a schema so its type and its check
+ * activity, conflicts, held deletes and uploads, settings), each a schema so its type and its check
  * are one thing. The token never appears in any shape sent to the window: settings only
  * say whether one is stored, and where.
  */
@@ -56,6 +56,12 @@ export const appStatus = obj({
   outbox: int(),
   conflicts: int(),
   heldDeletes: int(),
+  /**
+   * New folders and files made in the mirror folder: `waiting` to be created on the NAS (not in
+   * `outbox`, which counts renames, moves and deletes), `held` waiting for the user's word first
+   * (many at once: Conflicts).
+   */
+  uploads: obj({ waiting: int(), held: int() }),
   lastCompleteWalk: nullable(iso),
   staleAfterSec: int(1),
   mirrorFolder: nullable(str({ max: 4096 })),
@@ -101,6 +107,13 @@ export const heldDelete = obj({
   candidates: opt(arr(str({ max: 65_536 }), 16)),
 });
 export type HeldDelete = Infer<typeof heldDelete>;
+
+/**
+ * A new file or folder in the mirror folder that waits for the user's word before it is
+ * uploaded (many at once: a mass upload). A folder's row covers everything inside it.
+ */
+export const heldUpload = obj({ id, at: iso, path: str({ max: 65_536 }), folder: bool() });
+export type HeldUpload = Infer<typeof heldUpload>;
 
 /** Where the NAS is; `none` until the first start's choice ("Connect your NAS" or "Try the demo"). */
 export const SOURCE_KINDS = ['none', 'embedded', 'url', 'device-record'] as const;

@@ -5,7 +5,7 @@ import { notificationsFor, trayMenu, trayView } from './tray-state.js';
 const NOW = Date.parse('2026-11-21T06:00:00Z');
 const ok: AppStatus = {
   connection: 'online', endpoint: 'http://127.0.0.1:1', via: 'url', paused: false, mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 },
   lastCompleteWalk: '2026-11-21T05:59:00Z', staleAfterSec: 3600, mirrorFolder: '/m', indexed: 12, error: null,
 };
 const s = (p: Partial<AppStatus>): AppStatus => ({ ...ok, ...p });
@@ -26,6 +26,11 @@ describe('trayView', () => {
     expect(v.progress).toEqual({ folders: 3, objects: 40 });
     expect(trayView(s({ outbox: 2 }), NOW).state).toBe('syncing');
   });
+  it('says new files in words while they upload, apart from the other changes', () => {
+    expect(trayView(s({ outbox: 0, uploads: { waiting: 3, held: 0 } }), NOW)).toMatchObject({ state: 'syncing', tooltip: 'NAS Mirror: syncing (3 new items to upload)' });
+    expect(trayView(s({ outbox: 2, uploads: { waiting: 1, held: 0 } }), NOW).tooltip).toBe('NAS Mirror: syncing (2 changes to send, 1 new item to upload)');
+    expect(trayView(s({ connection: 'offline', outbox: 0, uploads: { waiting: 4, held: 0 } }), NOW).tooltip).toBe('NAS Mirror: offline, 4 new items to upload');
+  });
   it('says offline, and counts what waits', () => {
     const v = trayView(s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }), NOW);
     expect(v.state).toBe('offline');
@@ -35,6 +40,8 @@ describe('trayView', () => {
     expect(trayView(s({ paused: true, connection: 'offline' }), NOW).state).toBe('paused');
     expect(trayView(s({ paused: true, conflicts: 1 }), NOW).state).toBe('attention');
     expect(trayView(s({ heldDeletes: 3 }), NOW).tooltip).toContain('3 held deletes');
+    // many new files at once wait for the user's word: needs attention, like held deletes
+    expect(trayView(s({ uploads: { waiting: 0, held: 12 } }), NOW)).toMatchObject({ state: 'attention', tooltip: 'NAS Mirror: needs attention (12 new items wait for your OK)' });
     expect(trayView(s({ connection: 'auth-error' }), NOW).state).toBe('attention');
     expect(trayView(s({ mirrorMissing: true }), NOW).state).toBe('attention');
   });
@@ -47,6 +54,8 @@ describe('notificationsFor', () => {
     expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 2 }))).toEqual([]);
     expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 1 }))).toEqual([]);
     expect(notificationsFor(ok, s({ heldDeletes: 60 }))[0]?.title).toBe('60 deletes held');
+    expect(notificationsFor(ok, s({ uploads: { waiting: 0, held: 60 } }))).toMatchObject([{ kind: 'held-uploads', title: '60 new items wait for your OK' }]);
+    expect(notificationsFor(s({ uploads: { waiting: 0, held: 60 } }), s({ uploads: { waiting: 0, held: 60 } }))).toEqual([]);
     expect(notificationsFor(ok, s({ connection: 'auth-error' })).map((n) => n.kind)).toEqual(['auth-error']);
     expect(notificationsFor(s({ connection: 'auth-error' }), s({ connection: 'auth-error' }))).toEqual([]);
   });
@@ -60,5 +69,7 @@ describe('trayMenu', () => {
     const ids2 = trayMenu(trayView(paused, NOW), paused).map((i) => i.id);
     expect(ids2).toContain('resume');
     expect(ids2).toContain('conflicts');
+    const held = s({ conflicts: 1, heldDeletes: 1, uploads: { waiting: 0, held: 60 } });
+    expect(trayMenu(trayView(held, NOW), held).find((i) => i.id === 'conflicts')).toMatchObject({ label: 'Resolve 62 items…' });
   });
 });

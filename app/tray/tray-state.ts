@@ -21,7 +21,7 @@ export interface TrayView {
   paused: boolean;
 }
 
-export type NotificationKind = 'conflicts' | 'held-deletes' | 'auth-error' | 'mirror-missing';
+export type NotificationKind = 'conflicts' | 'held-deletes' | 'held-uploads' | 'auth-error' | 'mirror-missing';
 
 export interface TrayNotification {
   kind: NotificationKind;
@@ -31,6 +31,28 @@ export interface TrayNotification {
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
+/** Everything that waits for the user in Conflicts: conflicts, held deletes, held uploads (the menu's and the window's count). */
+export function toResolve(s: AppStatus): number {
+  return s.conflicts + s.heldDeletes + s.uploads.held;
+}
+
+/**
+ * What is still to go to the NAS, split: new folders and files to create there (`uploads`)
+ * and the other changes (renames, moves, deletes: the outbox).
+ */
+export function toSend(s: AppStatus): { changes: number; uploads: number } {
+  return { changes: s.outbox, uploads: s.uploads.waiting };
+}
+
+/** What is still to send, in the tray's few words ("2 changes to send, 3 new items to upload"). */
+/** Changes and new items still to go to the NAS, in all. */
+export const toSendCount = (s: AppStatus): number => s.outbox + s.uploads.waiting;
+
+function sendText(s: AppStatus, changes: string, uploads: string): string {
+  const t = toSend(s);
+  return [t.changes > 0 ? `${plural(t.changes, 'change', 'changes')} ${changes}` : '', t.uploads > 0 ? `${plural(t.uploads, 'new item', 'new items')} ${uploads}` : ''].filter(Boolean).join(', ');
+}
+
 /** Why the user is needed, or null. */
 function attentionReason(s: AppStatus): string | null {
   if (s.connection === 'auth-error') return 'the NAS no longer accepts the sign-in';
@@ -39,6 +61,7 @@ function attentionReason(s: AppStatus): string | null {
   const parts: string[] = [];
   if (s.conflicts > 0) parts.push(plural(s.conflicts, 'conflict', 'conflicts'));
   if (s.heldDeletes > 0) parts.push(plural(s.heldDeletes, 'held delete', 'held deletes'));
+  if (s.uploads.held > 0) parts.push(`${plural(s.uploads.held, 'new item waits', 'new items wait')} for your OK`);
   return parts.length > 0 ? parts.join(', ') : null;
 }
 
@@ -54,11 +77,11 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
   if (attention !== null) return { ...base, state: 'attention', tooltip: `NAS Mirror: needs attention (${attention})` };
   if (s.paused) return { ...base, state: 'paused', tooltip: 'NAS Mirror: paused' };
   if (s.connection === 'offline') {
-    const queued = s.outbox > 0 ? `, ${plural(s.outbox, 'change', 'changes')} waiting` : '';
+    const queued = toSendCount(s) > 0 ? `, ${sendText(s, 'waiting', 'to upload')}` : '';
     return { ...base, state: 'offline', tooltip: `NAS Mirror: offline${queued}` };
   }
-  if (s.walk.running || s.outbox > 0 || s.checking === true) {
-    const what = s.walk.running ? walkText(s.walk) : s.outbox > 0 ? `${plural(s.outbox, 'change', 'changes')} to send` : 'checking the mirror folder';
+  if (s.walk.running || toSendCount(s) > 0 || s.checking === true) {
+    const what = s.walk.running ? walkText(s.walk) : toSendCount(s) > 0 ? sendText(s, 'to send', 'to upload') : 'checking the mirror folder';
     return { ...base, state: 'syncing', tooltip: `NAS Mirror: syncing (${what})`, progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null };
   }
   if (isStale(s, nowMs)) {
@@ -69,15 +92,16 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
 }
 
 /**
- * The notifications owed when the status goes from `prev` to `next`: a new conflict or held
- * delete (the count went up), an auth error or a missing mirror that just appeared. Nothing
- * is repeated while a condition lasts.
+ * The notifications owed when the status goes from `prev` to `next`: a new conflict, held
+ * delete or held upload (the count went up), an auth error or a missing mirror that just
+ * appeared. Nothing is repeated while a condition lasts.
  */
 export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayNotification[] {
   const out: TrayNotification[] = [];
   const before = {
     conflicts: prev?.conflicts ?? 0,
     held: prev?.heldDeletes ?? 0,
+    heldUploads: prev?.uploads.held ?? 0,
     auth: prev?.connection === 'auth-error',
     missing: prev?.mirrorMissing ?? false,
   };
@@ -96,6 +120,10 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
   if (next.heldDeletes > before.held) {
     const n = next.heldDeletes - before.held;
     out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete waits for you in Conflicts. Nothing was deleted on the NAS yet.' });
+  }
+  if (next.uploads.held > before.heldUploads) {
+    const n = next.uploads.held - before.heldUploads;
+    out.push({ kind: 'held-uploads', title: `${plural(n, 'new item waits', 'new items wait')} for your OK`, body: 'Many new files at once: they wait for you in Conflicts (Upload, or keep them on this computer only). Nothing was uploaded yet.' });
   }
   return out;
 }
@@ -118,7 +146,7 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
     view.paused ? { id: 'resume', label: 'Resume sync', enabled: true } : { id: 'pause', label: 'Pause sync', enabled: true },
     { id: 'activity', label: 'Recent activity', enabled: true },
   ];
-  if (s.conflicts + s.heldDeletes > 0) items.push({ id: 'conflicts', label: `Resolve ${plural(s.conflicts + s.heldDeletes, 'item', 'items')}…`, enabled: true });
+  if (toResolve(s) > 0) items.push({ id: 'conflicts', label: `Resolve ${plural(toResolve(s), 'item', 'items')}…`, enabled: true });
   items.push({ id: 'separator' }, { id: 'quit', label: 'Quit NAS Mirror', enabled: true });
   return items;
 }

@@ -73,7 +73,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
 
   const idleStatus = (): AppStatus => ({
     connection: 'offline', endpoint: null, via: null, paused: false, mirrorMissing: false, walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
-    outbox: 0, conflicts: 0, heldDeletes: 0, lastCompleteWalk: null, staleAfterSec: 600, mirrorFolder: null, indexed: 0, error: { code: 'MirrorSwitching', message: 'starting a new mirror…' },
+    outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 }, lastCompleteWalk: null, staleAfterSec: 600, mirrorFolder: null, indexed: 0, error: { code: 'MirrorSwitching', message: 'starting a new mirror…' },
   });
 
   return {

@@ -4,7 +4,7 @@
  * keychain) and by `nas-mirror run --ui` (settings from the command line). Search, browse and
  * completion never need the engine; actions on the mirror do and say so when it is absent.
  */
-import type { ContractHandlers } from '../../app/contract/methods.js';
+import { HELD_UPLOADS_SHOWN, type ContractHandlers } from '../../app/contract/methods.js';
 import type { AppStatus, OpenResult, SettingsPatch, SettingsView, SetUpArgs } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import type { Engine } from '../engine/engine.js';
@@ -48,7 +48,7 @@ export function engineAppStatus(engine: Engine, store: MirrorStore, via: AppStat
   const e = engine.status();
   return {
     connection: e.connection, endpoint: e.endpoint, via, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
-    walk: e.walk, checking: e.checking, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, lastCompleteWalk: e.lastCompleteWalk,
+    walk: e.walk, checking: e.checking, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, uploads: { waiting: e.uploads.waiting, held: e.uploads.held }, lastCompleteWalk: e.lastCompleteWalk,
     staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
   };
 }
@@ -89,6 +89,11 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     resolveConflicts: async ({ ids, action }) => engineOrThrow().actions.resolveConflicts(ids, action),
     resolveHeld: async ({ ids, action }) => engineOrThrow().actions.resolveHeld(ids, action),
     heldWasRenamed: async ({ id, to }) => engineOrThrow().actions.heldWasRenamed(id, to),
+    heldUploads: async () => {
+      const held = d.engine()?.actions.heldUploads() ?? [];
+      return { held: held.slice(0, HELD_UPLOADS_SHOWN), total: held.length };
+    },
+    resolveUploads: async ({ ids, upload }) => engineOrThrow().actions.resolveUploads(ids, upload),
     syncNow: async () => {
       // answers at once; progress arrives as status events
       void engineOrThrow().syncNow().catch((err: unknown) => d.log.warn('sync now failed', { err }));

@@ -89,13 +89,19 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     const p = session?.problem;
     return {
       connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,
-      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0,
+      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 },
       lastCompleteWalk: store.lastWalk()?.completedAt ?? null, staleAfterSec, mirrorFolder: s.source === 'none' ? null : s.mirrorFolder, indexed: store.count(),
       error: p ? { code: p.code, message: p.message } : session ? null : { code: 'Unavailable', message: 'connecting…' },
     };
   };
   let closed = false;
   const emitStatus = (): void => { if (!closed) hub.emit('status', status()); };
+  // A decision the engine records may change the counts without a status event of its own
+  // (a mass upload held for the user's word): the header follows it, one status per burst.
+  let statusTimer: ReturnType<typeof setTimeout> | undefined;
+  const statusSoon = (): void => {
+    statusTimer ??= setTimeout(() => { statusTimer = undefined; emitStatus(); }, 50);
+  };
 
   const start = async (): Promise<void> => {
     const s = settings.read();
@@ -104,7 +110,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     if (engine) {
       unsubscribe = [
         engine.events.on('status', () => emitStatus()),
-        engine.events.on('activity', () => hub.emit('changed', { what: 'activity' })),
+        engine.events.on('activity', () => { hub.emit('changed', { what: 'activity' }); statusSoon(); }),
         engine.events.on('changed', (c) => hub.emit('changed', c)),
         engine.events.on('notice', (n) => hub.emit('notice', n)),
         engine.events.on('download', (d) => hub.emit('download', d)),
@@ -286,6 +292,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
       await switching;
       await stop();
       closed = true;
+      clearTimeout(statusTimer);
       state.close();
     },
   };

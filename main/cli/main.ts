@@ -36,6 +36,7 @@ const COMMANDS: readonly Entry[] = [
   entry(specs.run, () => import('./commands/run.js')),
   entry(specs.status, () => import('./commands/status.js')),
   entry(specs.held, () => import('./commands/held.js')),
+  entry(specs.uploads, () => import('./commands/uploads.js')),
   entry(specs.conflicts, () => import('./commands/conflicts.js')),
   entry(specs.undo, () => import('./commands/undo.js')),
   entry(specs.log, () => import('./commands/log.js')),

@@ -93,6 +93,16 @@ export const held = defineCommand({
   ],
 });
 
+export const uploads = defineCommand({
+  name: 'uploads', summary: 'new files and folders that wait for your word before they upload (many at once): list them, or decide',
+  positionals: [],
+  options: { state, json },
+  subcommands: [
+    { name: 'approve', summary: 'upload them to the NAS', positionals: [decisionIds], accepts: ['state'] },
+    { name: 'reject', summary: 'keep them on this computer only (listed as local only)', positionals: [decisionIds], accepts: ['state'] },
+  ],
+});
+
 export const conflicts = defineCommand({
   name: 'conflicts', summary: 'changes the NAS did not take: list them, or decide',
   positionals: [],
@@ -167,5 +177,5 @@ export const MIRROR_PROGRAM: ProgramSpec = {
   bin: 'nas-mirror',
   summary: 'Mirror a NAS into a local folder, search and browse it offline, reorganise it.',
   usageLayout: 'inline',
-  commands: [login, sync, search, ls, find, run, status, held, conflicts, undo, log, organize, get, open, pin, unpin, free, du, ui, completion],
+  commands: [login, sync, search, ls, find, run, status, held, uploads, conflicts, undo, log, organize, get, open, pin, unpin, free, du, ui, completion],
 };

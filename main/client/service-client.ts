@@ -290,6 +290,18 @@ export class ServiceClient {
   }
 
   /**
+   * Starts a new version of file `id` (content.md, "Replace a file's content"): readers keep
+   * the old content until the upload is done. `ifMatch`: 412 (`PreconditionFailed`) when the
+   * NAS's version is not that one any more. Starting again restarts the upload from zero.
+   */
+  async startVersion(id: string, opts: { ifMatch: string; mTime?: string; signal?: AbortSignal }): Promise<void> {
+    await this.send('POST', `/files/${encodeURIComponent(id)}/resumable?done=false&truncate=true&offset=0`, {
+      signal: opts.signal, idempotent: false, headers: { 'if-match': opts.ifMatch },
+      body: JSON.stringify(opts.mTime === undefined ? {} : { mTime: opts.mTime }),
+    });
+  }
+
+  /**
    * Appends `bytes` at `offset` to an unfinished upload; `done` finishes it. A wrong offset is
    * 409 with the offset the NAS holds (`detail` of the Conflict error is not parsed here: the
    * caller asks `uploadOffset`). Not retried here: the caller resumes from the NAS's offset.

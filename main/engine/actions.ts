@@ -6,11 +6,11 @@
  */
 import { AppError } from '../../app/errors.js';
 import { inverseOf } from '../../app/model/intent.js';
-import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
+import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete, HeldUpload } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
 import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
 import { safeJoin } from '../local/path-safety.js';
-import { conflictEntries, heldDeletes } from '../local/decision-views.js';
+import { conflictEntries, heldDeletes, heldUploads } from '../local/decision-views.js';
 import type { RequestAction } from '../local/local-store.js';
 import { pathFor, type Core, type Lock } from './core.js';
 import { initRoot } from './mirror-root.js';
@@ -27,6 +27,8 @@ export interface ActionHooks {
   syncNow(): Promise<void>;
   /** Reads the whole mirror folder by place (`reason` for the activity log), not by inode. */
   readByPlace(reason: string): Promise<void>;
+  /** Held uploads were approved: the creator carries them out. */
+  uploadsApproved?(): void;
 }
 
 export class EngineActions {
@@ -67,12 +69,35 @@ export class EngineActions {
   }
 
   localOnly(): { path: string; kind: string; reason: string }[] {
-    const uploading = this.core.creates.inFlight().ids;
+    const going = new Map(this.core.creates.open().flatMap((r) => (r.objectId === null ? [] : [[r.objectId, r.kind] as const])));
     const filled = [...this.core.model.byId.values()].filter((e) => e.filled).map((e) => ({
       path: pathFor(this.core, e.id), kind: 'content',
-      reason: uploading.has(e.id) ? 'new here: being uploaded to the NAS' : 'placeholder filled with local content (its new version is not sent to the NAS yet)',
+      reason: going.get(e.id) === 'file' ? 'new here: being uploaded to the NAS'
+        : going.get(e.id) === 'version' ? 'changed here: its new version is being uploaded to the NAS'
+        : 'changed here: not sent to the NAS (uploads are off, or it waits for your word)',
     }));
     return [...this.core.local.localOnly(this.core.model).map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
+  }
+
+  /** New entries that wait for the user's word before they upload (a mass upload), as the window and the CLI list them. */
+  heldUploads(): HeldUpload[] {
+    return heldUploads(this.core.creates, (id) => this.core.model.pathOf(id));
+  }
+
+  /** The user's word on held uploads (ids as listed, or ['all']): upload them, or keep them here only (listed local only). */
+  async resolveUploads(ids: readonly string[], upload: boolean): Promise<BulkResult> {
+    const res = await this.lock.run(() => {
+      const c = this.core;
+      const rows = c.creates.decide(ids.includes('all') ? 'all' : ids.map(Number), upload);
+      for (const r of rows) {
+        if (!upload) c.local.addLocalOnly({ parent: r.parent, name: r.name }, r.kind, 'not on the NAS: you chose to keep it on this computer only');
+      }
+      if (rows.length) c.activity({ kind: upload ? 'approved' : 'rejected', path: '', summary: `${upload ? 'upload approved for' : 'kept on this computer only:'} ${rows.length} new item(s)`, reason: 'you decided about a mass upload' });
+      return { done: rows.length, failed: ids.filter((i) => i !== 'all' && !rows.some((r) => String(r.seq) === i)).map((id) => ({ id, message: 'no such held upload' })) };
+    });
+    this.hooks.afterChange();
+    if (upload) this.hooks.uploadsApproved?.();
+    return res;
   }
 
   /** ids: held ids, or ['all']. */
@@ -248,6 +273,7 @@ export class EngineActions {
   async handle(action: Exclude<RequestAction, 'pause' | 'resume' | 'sync'>, ids: string[]): Promise<void> {
     switch (action) {
       case 'approve': case 'reject': await this.resolveHeld(ids, action); return;
+      case 'upload': case 'keep-here': await this.resolveUploads(ids, action === 'upload'); return;
       case 'renamed': if (ids.length === 2) await this.heldWasRenamed(ids[0]!, ids[1]!); return;
       case 'reapply': case 'drop': await this.resolveConflicts(ids, action); return;
       case 'undo': for (const id of ids) await this.undo(id); return;

@@ -28,6 +28,7 @@ import type { CreateRow } from '../local/creates-store.js';
 import { absOf } from '../local/placeholders.js';
 import { formatDate } from '../../app/model/dates.js';
 import type { Core, Lock } from './core.js';
+import { Rerun } from './rerun.js';
 import { pathFor } from './core.js';
 
 /** Rows carried out at once. */
@@ -40,7 +41,7 @@ export const STABLE_MS = 2000;
 export interface CreatePort {
   core: Pick<Core, 'root' | 'model' | 'store' | 'applier' | 'local' | 'creates' | 'disk' | 'db' | 'activity' | 'log'>;
   lock: Lock;
-  client: Pick<ServiceClient, 'createFolder' | 'startUpload' | 'putContent' | 'uploadOffset' | 'get' | 'parentAndName' | 'delete'>;
+  client: Pick<ServiceClient, 'createFolder' | 'startUpload' | 'startVersion' | 'putContent' | 'uploadOffset' | 'get' | 'parentAndName' | 'delete'>;
   signal: AbortSignal;
   stopped: () => boolean;
   /** An entry now known under a NAS id (a walk begun before must not read it as deleted). */
@@ -51,13 +52,17 @@ export interface CreatePort {
   schedule: (fn: () => void, ms: number) => void;
   /** Uploads progressed or ended (the window and the status follow). */
   changed: () => void;
+  /** The placeholders follow the model again (a conflicted version put aside: the NAS's comes back at the name). */
+  reconcile: () => void;
 }
 
 type Outcome = 'done' | 'later' | 'failed';
 
 export class Creator {
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runs = new Rerun(() => this.once(), () => this.p.stopped(), (e) => {
+    const err = toAppError(e);
+    this.p.core.log.error('creating new entries on the NAS failed', { code: err.code, message: err.message });
+  });
   private laterQueued = false;
   /** The last failure said per row (the same one again is not said twice). */
   private readonly said = new Map<number, string>();
@@ -68,33 +73,29 @@ export class Creator {
 
   /** Carries out the open rows soon (a run in progress runs once more after). */
   kick(): void {
-    if (this.p.stopped()) return;
-    if (this.running) { this.again = true; return; }
-    this.running = this.loop().finally(() => { this.running = undefined; });
+    this.runs.kick();
   }
 
   /** Resolves once no run is in progress. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    await this.runs.idle();
   }
 
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
-      const rows = this.p.core.creates.open();
-      const outcomes = await pool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
-      if (this.p.stopped()) return;
-      if (outcomes.some((o) => o !== 'done') && !this.laterQueued) {
-        // not stable yet, or the NAS did not answer: tried again (a kick after a walk comes sooner)
-        this.laterQueued = true;
-        this.p.schedule(() => { this.laterQueued = false; this.kick(); }, outcomes.includes('failed') ? 10_000 : STABLE_MS);
-      }
-    } while (this.again && !this.p.stopped());
+  /** One pass over the open rows, a few at a time. */
+  private async once(): Promise<void> {
+    const rows = this.p.core.creates.open();
+    const outcomes = await pool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
+    if (this.p.stopped()) return;
+    if (outcomes.some((o) => o !== 'done') && !this.laterQueued) {
+      // not stable yet, or the NAS did not answer: tried again (a kick after a walk comes sooner)
+      this.laterQueued = true;
+      this.p.schedule(() => { this.laterQueued = false; this.kick(); }, outcomes.includes('failed') ? 10_000 : STABLE_MS);
+    }
   }
 
   private async carryOut(row: CreateRow): Promise<Outcome> {
     try {
-      return row.kind === 'dir' ? await this.folder(row) : await this.file(row);
+      return row.kind === 'dir' ? await this.folder(row) : row.kind === 'file' ? await this.file(row) : await this.version(row);
     } catch (e) {
       const err = toAppError(e);
       if (this.p.stopped() || err.code === 'Cancelled') return 'later';
@@ -228,6 +229,60 @@ export class Creator {
     return this.finish(row, id);
   }
 
+  /**
+   * A file the user changed here: its new version goes up guarded by the eTag of the version
+   * they changed (If-Match). When the NAS changed it too (412), both are kept (keepBoth).
+   */
+  private async version(row: CreateRow): Promise<Outcome> {
+    const { core, client, signal } = this.p;
+    const id = row.objectId!;
+    const start = await this.p.lock.run(() => {
+      const e = core.model.get(id);
+      const st = e?.kind === 'file' ? this.current(id) : undefined;
+      if (!e || !st) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder before its new version was sent'); return undefined; }
+      if (!e.filled) { core.creates.finish(row.seq, 'done', 'it is as the NAS has it again'); return undefined; }
+      return st;
+    });
+    if (start === undefined) return 'done';
+    if (Date.now() - start.mtimeMs < STABLE_MS) return 'later';
+    core.creates.begin(row.seq, 'creating');
+    try {
+      await client.startVersion(id, { ifMatch: row.baseEtag ?? '', mTime: formatDate(start.mtimeMs), signal });
+    } catch (e) {
+      if (e instanceof AppError && e.status === 412) { await this.keepBoth(row, id); return 'done'; }
+      throw e;
+    }
+    core.creates.named(row.seq, id, 0);
+    // (every try starts the version again from zero: bytes from before a restart may be of an older edit)
+    return this.upload(row, id);
+  }
+
+  /**
+   * The NAS changed the file while the user changed it here: both are kept. The user's version
+   * is renamed beside it as "name (conflicted copy YYYY-MM-DD HHMM).ext" (then created on the
+   * NAS as a new file, like any new file), and the NAS version comes back at the name.
+   */
+  private async keepBoth(row: CreateRow, id: string): Promise<void> {
+    const { core } = this.p;
+    await this.p.lock.run(() => {
+      const e = core.model.get(id);
+      const st = e ? this.current(id) : undefined;
+      if (!e || !st) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder'); return; }
+      const copy = conflictedName(e.lname, new Date(), (n) => core.disk.exists(`${st.abs.slice(0, st.abs.length - e.lname.length)}${n}`));
+      const to = `${st.abs.slice(0, st.abs.length - e.lname.length)}${copy}`;
+      core.disk.rename(st.abs, to);
+      core.db.transaction(() => {
+        // the NAS version at the name: placed again as a placeholder by the next reconcile
+        core.model.update(id, { ino: null, filled: false, content: undefined, setag: '' });
+        core.creates.finish(row.seq, 'done', `the NAS changed it too: your version is kept as ${copy}`);
+        core.local.flush(core.model);
+      })();
+      core.activity({ kind: 'conflict', path: pathFor(core, id), summary: `both kept: your version is now "${copy}" beside it`, reason: 'the NAS changed this file while you changed it here (its version moved); nothing of either is lost: your copy goes to the NAS as a new file' });
+    });
+    this.p.reconcile();
+    this.p.changed();
+  }
+
   /** The NAS holds the whole file: this device holds that version (not local content any more). */
   private async finish(row: CreateRow, id: string): Promise<Outcome> {
     const { core, client, signal } = this.p;
@@ -244,7 +299,9 @@ export class Creator {
         core.creates.finish(row.seq, 'done');
         core.local.flush(core.model);
       })();
-      core.activity({ kind: 'uploaded', path: pathFor(core, id), summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`, reason: 'a new file in the mirror folder' });
+      core.activity(row.kind === 'version'
+        ? { kind: 'uploaded', path: pathFor(core, id), summary: `new version uploaded (${o.size ?? 0} bytes): on the NAS now`, reason: 'you changed it on this computer' }
+        : { kind: 'uploaded', path: pathFor(core, id), summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`, reason: 'a new file in the mirror folder' });
     });
     this.p.changed();
     return 'done';
@@ -323,7 +380,7 @@ export class Creator {
         const prefix = `${at === undefined || at === '' ? '' : `${at}/`}${row.name}/`;
         for (const lo of core.local.localOnlyStored()) if (lo.parent === null && lo.name.startsWith(prefix)) core.local.removeLocalOnly(lo);
       }
-      if (kind === 'dir') core.creates.finish(row.seq, 'done');
+      if (kind === 'dir') core.creates.folderDone(row.seq, o.id);
       else core.creates.named(row.seq, o.id, 0);
       core.local.flush(core.model);
     })();
@@ -333,9 +390,17 @@ export class Creator {
     return path;
   }
 
-  /** The file changed while it went up: the unfinished object is dropped, the row starts over (a new upload, the entry bound again). */
+  /**
+   * The file changed while it went up: the row starts over. A new file's unfinished object is
+   * dropped (a new upload, the entry bound again); a version's upload starts again from zero
+   * at the next try (the NAS keeps its version meanwhile).
+   */
   private async startOver(row: CreateRow, id: string, why: string): Promise<void> {
     const { core, client, signal } = this.p;
+    if (row.kind === 'version') {
+      core.creates.again(row.seq, why);
+      return;
+    }
     try {
       await client.delete(id, { signal });
     } catch (e) {
@@ -377,4 +442,16 @@ async function pool<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
   return out;
+}
+
+/** "name (conflicted copy 2026-11-27 0143).ext", with " 2", " 3"... when taken. */
+export function conflictedName(name: string, at: Date, taken: (n: string) => boolean): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const p = (n: number): string => String(n).padStart(2, '0');
+  const stamp = `${at.getFullYear()}-${p(at.getMonth() + 1)}-${p(at.getDate())} ${p(at.getHours())}${p(at.getMinutes())}`;
+  for (let i = 1; ; i++) {
+    const n = `${stem} (conflicted copy ${stamp}${i > 1 ? ` ${i}` : ''})${ext}`;
+    if (!taken(n)) return n;
+  }
 }

@@ -77,7 +77,8 @@ export class Engine {
       notice: (n) => this.events.emit('notice', n),
       queued: () => { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
       kickOutbox: () => this.kickOutbox(),
-      created: () => this.creator.kick(),
+      // the status says "syncing" at once (the upload itself waits for the file to be stable)
+      created: () => { this.creator.kick(); this.emitStatus(); },
       probeIdentity: () => this.probeIdentity(),
     });
     this.offApplier = applier.onChanges((cs) => {
@@ -117,6 +118,7 @@ export class Engine {
       // a folder made on the NAS: what it holds is found (and created) next
       reread: (path) => void this.localSide.onBatch([path]),
       changed: () => { this.events.emit('changed', { what: 'content' }); this.emitStatus(); },
+      reconcile: () => void this.remote.reconcileNow(),
     });
     this.actions = new EngineActions(this.core, this.lock, {
       // the header, the badge and the tray follow at once (they read the status, not the lists)
@@ -124,6 +126,7 @@ export class Engine {
       reconcile: () => this.remote.reconcileEverything(),
       syncNow: () => this.syncNow(),
       readByPlace: async (reason) => { this.localSide.checkIdentity(reason); await this.localSide.fullRescan(); },
+      uploadsApproved: () => this.creator.kick(),
     });
   }
 

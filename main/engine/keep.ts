@@ -17,6 +17,7 @@ import { parseDate } from '../../app/model/dates.js';
 import type { ActivityInput, Core, Lock } from './core.js';
 import { pathFor } from './core.js';
 import type { GetResult } from './downloads.js';
+import { Rerun } from './rerun.js';
 import type { DeviceState } from '../../app/contract/shapes.js';
 
 /** How many pinned files download at once. */
@@ -43,8 +44,10 @@ export interface KeepPort {
 }
 
 export class Keeper {
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runs = new Rerun(() => this.once(), () => this.p.stopped(), (e) => {
+    const err = toAppError(e);
+    this.p.core.log.error('keep on this device failed', { code: err.code, message: err.message });
+  });
   /** The last pass's failures, as said (the same ones again at the next walk are not said twice). */
   private lastFailed = '';
 
@@ -183,26 +186,12 @@ export class Keeper {
 
   /** Downloads what the pins cover and lack, soon (a run in progress runs once more after). */
   kick(): void {
-    if (this.p.stopped()) return;
-    if (this.running) { this.again = true; return; }
-    this.running = this.loop().finally(() => { this.running = undefined; });
+    this.runs.kick();
   }
 
   /** Resolves once no keeper run is in progress. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.once();
-      } catch (e) {
-        const err = toAppError(e);
-        this.p.core.log.error('keep on this device failed', { code: err.code, message: err.message });
-      }
-    } while (this.again && !this.p.stopped());
+    await this.runs.idle();
   }
 
   /** One pass: the files to download, read under the lock, then fetched a few at a time. */

@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import { intentOf } from '../../app/model/intent.js';
-import { scanDirs } from '../local/analyse.js';
-import { pairMoves, type GoneCarry } from '../local/pair-moves.js';
+import { scanDirs, type DirScan } from '../local/analyse.js';
+import { BACKUP, pairMoves, type GoneCarry } from '../local/pair-moves.js';
 import { pairByPlace } from '../local/pair-by-place.js';
 import { UNVERIFIED_INO } from '../local/model.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
@@ -47,6 +47,13 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   const pair = identity.by === 'inode'
     ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs, granularityMs: Math.max(core.identity.mtimeGranularityMs, 2000) })
     : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
+  // Files the user changed here (content of theirs where a placeholder or a download was): their
+  // new version goes to the NAS, guarded by the version they changed (the download's eTag).
+  const edits = new Map<string, string>();
+  const edited = (id: string): void => { const e = model.get(id); if (core.uploads && e?.kind === 'file' && e.state === 'ok') edits.set(id, e.content?.etag ?? e.etag); };
+  for (const r of pair.rebound) if (r.filled && !model.get(r.id)?.filled) edited(r.id);
+  for (const r of pair.replaced) if (r.filled) edited(r.id);
+  for (const f of pair.filled) if (f.filled) edited(f.id);
   // Found at their place: the inode this mount gave them, before anything uses inodes.
   for (const r of pair.rebound) model.rebind(r.id, r.ino, r.filled);
   // A folder deleted here that holds an entry waiting for the user's word (a held delete, a
@@ -85,7 +92,8 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   }
   for (const f of pair.filled) {
     model.update(f.id, { filled: f.filled });
-    activity.push({ kind: f.filled ? 'local-only' : 'emptied', path: pathFor(core, f.id), summary: f.filled ? 'placeholder filled with content: kept local only' : 'placeholder emptied again', reason: 'the service has no upload: content stays local' });
+    if (edits.has(f.id)) activity.push({ kind: 'local-only', path: pathFor(core, f.id), summary: 'changed here: its new version goes to the NAS', reason: 'the file holds content of yours now' });
+    else activity.push({ kind: f.filled ? 'local-only' : 'emptied', path: pathFor(core, f.id), summary: f.filled ? 'placeholder filled with content: kept local only' : 'placeholder emptied again', reason: f.filled ? 'uploads are off: content stays on this computer' : 'its content is gone: a placeholder again' });
   }
   for (const u of pair.unsendable) {
     // Moved into a folder the NAS does not have: put it back (the NAS wins on disk) and keep the intent.
@@ -150,21 +158,34 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   // (also what an earlier batch named as where a held entry may have gone: until the user says, it may be that entry)
   const suspects = new Set(pair.uncertain.flatMap((u) => u.candidates));
   if (core.uploads && pair.localOnly.length) for (const h of core.local.held()) for (const c of h.candidates ?? []) suspects.add(c);
+  // (nor an editor's temporary or backup file, `a~`, `.swp`, `~$doc`, `.~lock`..., as other sync clients skip them)
   const creatable = (lo: (typeof pair.localOnly)[number]): lo is typeof lo & { parent: string; kind: 'dir' | 'file' } =>
-    core.uploads && lo.fresh === true && lo.parent !== undefined && (lo.kind === 'dir' || lo.kind === 'file') && !suspects.has(lo.path);
+    core.uploads && lo.fresh === true && lo.parent !== undefined && (lo.kind === 'dir' || lo.kind === 'file') && !suspects.has(lo.path)
+    && !(lo.kind === 'file' && TEMPORARY.test(lo.name));
   let created = 0;
+  // Many new entries at once (a whole disk copied into the mirror by mistake) wait for the
+  // user's word before anything goes up, like mass deletes: this batch's new entries (with
+  // everything inside new folders) and those of the last minute not started yet.
+  const fresh = pair.localOnly.filter(creatable);
+  const approved = fresh.length ? core.creates.approvedFolders() : new Set<string>();
+  const mass = fresh.length ? massUpload(core, fresh.filter((f) => !insideApproved(core, approved, f.parent)), scans, now) : undefined;
   let seqs: number[] = [];
   core.db.transaction(() => {
     seqs = core.outbox.enqueue(entries);
     for (const w of lists) w();
+    if (mass) core.creates.hold(mass.recent);
+    for (const [id, base] of edits) if (core.creates.addVersion(id, base)) created++;
     // local-only entries: listed for the folders read now, and what left them dropped
     for (const lo of pair.localOnly) {
       if (creatable(lo)) {
-        if (core.creates.add(lo.kind, lo.parent, lo.name)) created++;
-        core.local.addLocalOnly({ parent: lo.parent, name: lo.name }, lo.kind, 'new here: being created on the NAS');
+        const added = core.creates.add(lo.kind, lo.parent, lo.name, mass !== undefined);
+        if (added) created++;
+        const waits = mass !== undefined || (!added && core.creates.isHeld(lo.parent, lo.name));
+        core.local.addLocalOnly({ parent: lo.parent, name: lo.name }, lo.kind, waits ? `new here: waits for your OK to upload${mass ? ` (${mass.why})` : ''}` : 'new here: being created on the NAS');
         continue;
       }
       const why = !core.uploads ? 'not on the NAS: new files stay on this computer (uploads are off)'
+        : lo.fresh === true && TEMPORARY.test(lo.name) ? 'not on the NAS: an editor\'s temporary or backup file (not uploaded)'
         : lo.parent === undefined ? 'not on the NAS: inside a folder the NAS does not have (yet)'
         : 'not on the NAS: it may be an entry of the mirror changed (see held), or a second name of one (a hard link)';
       core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, why);
@@ -181,9 +202,70 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       activity.push({ kind: 'deleted', path: paths.get(op.id)!, summary: `delete queued #${seqs[i]} (${op.objects} object(s))`, reason: op.reason, outboxSeq: seqs[i]! });
     }
   });
+  if (mass) activity.push({ kind: 'held', path: '', summary: `held ${fresh.length} new item(s) for confirmation before uploading`, reason: `${mass.why}: approve to upload them (nas-mirror uploads approve all), or keep them on this computer only (reject)` });
   for (const a of activity) core.activity(a);
   const reread = pair.moves.filter((m) => model.get(m.id)?.kind === 'dir').map((m) => pathFor(core, m.id));
   return { carry: pair.carry, enqueued: entries.length, held: plan.held.length, created, reread };
+}
+
+/** Editors' temporary and backup files (pair-moves' BACKUP, Office's `~$x`, LibreOffice's `.~lock.x#`, partial downloads): never uploaded. */
+const TEMPORARY = new RegExp(`${BACKUP.source}|^~\\$|\\.(part|crdownload)$`, 'i');
+
+/** In (or below) a folder made from a mass upload the user approved: approved with it. */
+function insideApproved(core: LocalBatchPort, approved: ReadonlySet<string>, parent: string): boolean {
+  if (approved.size === 0) return false;
+  for (let cur: string | undefined = parent, guard = 0; cur !== undefined && cur !== '' && guard < 10_000; guard++) {
+    if (approved.has(cur)) return true;
+    cur = core.model.get(cur)?.lparent;
+  }
+  return false;
+}
+
+/** More bytes than this in new files at once wait for the user's word (5 GiB). */
+export const MASS_UPLOAD_BYTES = 5 * 1024 ** 3;
+
+/**
+ * Whether these new entries (and everything inside the new folders, read from the disk: the
+ * walk stops once over a limit) with the rows of the last minute not started yet make a mass
+ * upload: more items than the delete limit's count, or more than MASS_UPLOAD_BYTES. Then the
+ * recent rows to hold too, and why in words.
+ */
+function massUpload(core: LocalBatchPort, fresh: readonly { path: string; kind: string }[], scans: readonly DirScan[], now: number): { recent: number[]; why: string } | undefined {
+  if (fresh.length === 0) return undefined;
+  const limit = core.threshold.count;
+  const recent = core.creates.recentPending(new Date(now - 60_000).toISOString());
+  const sizes = new Map<string, number>();
+  for (const sc of scans) for (const d of sc.entries) sizes.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d.size);
+  let items = recent.length;
+  let bytes = 0;
+  const over = (): boolean => items > limit || bytes > MASS_UPLOAD_BYTES;
+  const stack: string[] = [];
+  for (const f of fresh) {
+    items++;
+    if (f.kind === 'file') bytes += sizes.get(f.path) ?? 0;
+    else stack.push(f.path);
+  }
+  while (stack.length && !over()) {
+    const dir = stack.pop()!;
+    let kids: { name: string; dir: boolean }[];
+    try {
+      kids = core.disk.readdirKinds(safeJoin(core.root, dir.split('/')));
+    } catch {
+      continue; // gone meanwhile: what is there is counted by the batch that finds it
+    }
+    for (const k of kids) {
+      items++;
+      const path = `${dir}/${k.name}`;
+      if (k.dir) stack.push(path);
+      else {
+        try { bytes += Number(core.disk.lstat(safeJoin(core.root, path.split('/'))).size); } catch { /* gone meanwhile */ }
+      }
+      if (over()) break;
+    }
+  }
+  if (!over()) return undefined;
+  const gb = (n: number): string => `${(n / 1024 ** 3).toFixed(1)} GB`;
+  return { recent, why: items > limit ? `more than ${limit} new items at once` : `more than ${gb(MASS_UPLOAD_BYTES)} of new files at once` };
 }
 
 /**

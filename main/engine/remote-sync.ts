@@ -17,7 +17,7 @@ import type { MirrorStore } from '../mirror/store.js';
 import type { Core } from './core.js';
 
 /** What a reconcile uses of the engine's context (the model is replaced when the root first appears). */
-export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'creates' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
+export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'creates' | 'uploads' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
 
 export interface ReconcileResult {
   created: number;
@@ -54,7 +54,8 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     const pins = core.local.pins();
     const pinned = (id: string): boolean => pinOf(model, pins, id) !== undefined;
     const object = (id: string): RemoteObject | undefined => core.store.get(id);
-    followHeldContent({ root: core.root, model, disk: core.disk, object, activity: (a) => core.activity(a), pinned }, only);
+    const edited = (id: string, base: string): boolean => { if (core.uploads) core.creates.addVersion(id, base); return core.uploads; };
+    followHeldContent({ root: core.root, model, disk: core.disk, object, activity: (a) => core.activity(a), pinned, edited }, only);
   }
   const pathsBefore = new Map<string, string>();
   const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;

@@ -8,6 +8,7 @@ import type { Core } from './core.js';
 import { initialState, shownError, statusWord, type EngineState } from './engine-state.js';
 import { LocalStore } from '../local/local-store.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
+import { CreatesStore } from '../local/creates-store.js';
 import { MirrorStore } from '../mirror/store.js';
 import { checkRoot } from './mirror-root.js';
 import { enginePid } from './instance-lock.js';
@@ -31,12 +32,14 @@ export interface EngineStatus {
   heldObjects: number;
   localOnly: number;
   filledPlaceholders: number;
+  /** New folders and files: to create on the NAS (counted in the changes to send), and waiting for the user's word (a mass upload). */
+  uploads: { waiting: number; held: number };
   watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null; notice: string | null };
   error: { code: string; message: string } | null;
 }
 
 /** What the status reads of the engine's context. */
-export type StatusPort = Pick<Core, 'outbox' | 'local' | 'model' | 'store' | 'root'>;
+export type StatusPort = Pick<Core, 'outbox' | 'creates' | 'local' | 'model' | 'store' | 'root'>;
 
 /** The running engine's status: its state machine's views (engine-state.ts) and the stores' counts. */
 export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null }, endpoint: string | null): EngineStatus {
@@ -44,8 +47,10 @@ export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling
   const held = core.local.held();
   const conflicts = core.local.conflicts().length;
   const filled = core.model.filledCount;
+  const up = core.creates.counts();
   const pending = counts.pending + counts.sending;
-  const state = statusWord(s, { outboxPending: pending, conflicts, heldDeletes: held.length });
+  // new entries not on the NAS yet are changes to send too: not "synced" meanwhile
+  const state = statusWord(s, { outboxPending: pending + up.open, conflicts, heldDeletes: held.length + up.held });
   return {
     state,
     connection: s.connection,
@@ -63,6 +68,7 @@ export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: core.local.localOnlyCount() + filled,
     filledPlaceholders: filled,
+    uploads: { waiting: up.open, held: up.held },
     watcher: { polling: s.watcherPolling || watcher.polling, selfTest: watcher.selfTest, notice: s.watcherNotice ?? null },
     error: shownError(s),
   };
@@ -73,6 +79,7 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   const local = new LocalStore(db);
   const outbox = new OutboxStore(db);
   const store = new MirrorStore(db);
+  const up = new CreatesStore(db).counts();
   const counts = outbox.counts();
   const held = local.held();
   const conflicts = local.conflicts().length;
@@ -91,7 +98,7 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   let link: { state: 'offline' | 'auth-error'; message: string } | undefined;
   try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
   return {
-    state: statusWord({ ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending, conflicts, heldDeletes: held.length }),
+    state: statusWord({ ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending + up.open, conflicts, heldDeletes: held.length + up.held }),
     connectionProblem: link?.message ?? null,
     paused,
     mirrorMissing,
@@ -105,6 +112,7 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: local.localOnlyCount() + row.filled,
     filledPlaceholders: row.filled,
+    uploads: { waiting: up.open, held: up.held },
     engineRunning,
     pendingRequests: local.pendingRequests(),
   };

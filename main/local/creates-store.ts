@@ -8,12 +8,16 @@
  *
  *   pending -> creating -> (file: uploading) -> done
  *           -> gone      (the entry left its place before it was created: moved, renamed, deleted)
- *           -> refused   (the NAS will not take it: its name, no content interface; it stays local only)
+ *           -> refused   (the NAS will not take it: its name, no content interface; or the user
+ *                         said no to a mass upload; it stays local only)
+ *   held -> pending (the user approved) | refused (the user said no)
+ *     (many new entries at once wait for the user's word, like mass deletes: `local-batch.ts`)
  */
 import { migrate, type Db } from '../state/db.js';
 
-export type CreateState = 'pending' | 'creating' | 'uploading' | 'done' | 'gone' | 'refused';
-export type CreateKind = 'dir' | 'file';
+export type CreateState = 'held' | 'pending' | 'creating' | 'uploading' | 'done' | 'gone' | 'refused';
+/** A new folder, a new file, or a new version of a file the user changed here (`objectId` is that file). */
+export type CreateKind = 'dir' | 'file' | 'version';
 
 export interface CreateRow {
   seq: number;
@@ -30,6 +34,8 @@ export interface CreateRow {
   attempts: number;
   /** Why it is refused, or the last failure (said once). */
   note: string | null;
+  /** A version: the eTag of the NAS version the user changed (its If-Match). */
+  baseEtag: string | null;
 }
 
 const MIGRATIONS = [
@@ -54,9 +60,13 @@ const MIGRATIONS = [
       `);
     },
   },
+  { version: 2, up: (db: Db): void => { db.exec('ALTER TABLE local_creates ADD COLUMN base_etag TEXT; CREATE INDEX local_creates_object ON local_creates(object_id, state);'); } },
 ];
 
-const COLS = 'seq, at, kind, parent, name, object_id AS objectId, offset, state, attempts, note';
+/** The note of a row the user approved (a held mass upload): what is inside that folder is approved with it. */
+const APPROVED = 'approved by you';
+
+const COLS = 'seq, at, kind, parent, name, object_id AS objectId, offset, state, attempts, note, base_etag AS baseEtag';
 const OPEN = "('pending', 'creating', 'uploading')";
 
 export class CreatesStore {
@@ -64,12 +74,52 @@ export class CreatesStore {
     migrate(db, 'creates', MIGRATIONS);
   }
 
-  /** Records a new entry to create, unless one is open at that place already. Call in the batch's transaction. True when added. */
-  add(kind: CreateKind, parent: string, name: string): boolean {
-    const open = this.db.prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ${OPEN}`).get(parent, name);
+  /** Records a new entry to create (`held`: waiting for the user's word), unless one is open or held at that place already. Call in the batch's transaction. True when added. */
+  add(kind: CreateKind, parent: string, name: string, held = false): boolean {
+    const open = this.db.prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading')`).get(parent, name);
     if (open) return false;
-    this.db.prepare("INSERT INTO local_creates (at, kind, parent, name, state) VALUES (?, ?, ?, ?, 'pending')").run(new Date().toISOString(), kind, parent, name);
+    this.db.prepare('INSERT INTO local_creates (at, kind, parent, name, state) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), kind, parent, name, held ? 'held' : 'pending');
     return true;
+  }
+
+  /** Records a new version of file `objectId` to upload (the user changed it here), unless one is open for it already. True when added. */
+  addVersion(objectId: string, baseEtag: string): boolean {
+    const open = this.db.prepare(`SELECT 1 FROM local_creates WHERE object_id = ? AND kind = 'version' AND state IN ${OPEN}`).get(objectId);
+    if (open) return false;
+    this.db.prepare("INSERT INTO local_creates (at, kind, parent, name, object_id, state, base_etag) VALUES (?, 'version', '', '', ?, 'pending', ?)").run(new Date().toISOString(), objectId, baseEtag);
+    return true;
+  }
+
+  /** Rows recorded since `sinceIso` and not started yet (a copy into the mirror arrives over several batches). */
+  recentPending(sinceIso: string): number[] {
+    // (not rows the user approved: they were asked about once)
+    return (this.db.prepare(`SELECT seq FROM local_creates WHERE state = 'pending' AND attempts = 0 AND at >= ? AND coalesce(note, '') <> '${APPROVED}'`).all(sinceIso) as { seq: number }[]).map((r) => r.seq);
+  }
+
+  /** Holds rows not started yet (they join a mass upload that waits for the user's word). */
+  hold(seqs: readonly number[]): void {
+    const up = this.db.prepare(`UPDATE local_creates SET state = 'held' WHERE seq = ? AND state = 'pending' AND attempts = 0 AND coalesce(note, '') <> '${APPROVED}'`);
+    for (const s of seqs) up.run(s);
+  }
+
+  /** A row at this place waits for the user's word. */
+  isHeld(parent: string, name: string): boolean {
+    return this.db.prepare("SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state = 'held'").get(parent, name) !== undefined;
+  }
+
+  /** The rows waiting for the user's word, oldest first. */
+  held(): CreateRow[] {
+    return this.db.prepare(`SELECT ${COLS} FROM local_creates WHERE state = 'held' ORDER BY seq`).all() as CreateRow[];
+  }
+
+  /** The user's word on held rows (`all`: every one): approve -> pending, reject -> refused (kept here, local only). Returns the rows decided. */
+  decide(seqs: readonly number[] | 'all', approve: boolean): CreateRow[] {
+    const rows = this.held().filter((r) => seqs === 'all' || seqs.includes(r.seq));
+    const up = approve
+      ? this.db.prepare(`UPDATE local_creates SET state = 'pending', note = '${APPROVED}' WHERE seq = ?`)
+      : this.db.prepare("UPDATE local_creates SET state = 'refused', note = 'you chose to keep it on this computer only' WHERE seq = ?");
+    for (const r of rows) up.run(r.seq);
+    return rows;
   }
 
   /** The rows still to carry out, oldest first. */
@@ -84,7 +134,7 @@ export class CreatesStore {
   /** Open rows' places ("parent\0name") and NAS ids: what a walk must not place as a new NAS object meanwhile. */
   inFlight(): { places: Set<string>; ids: Set<string> } {
     const rows = this.db.prepare(`SELECT parent, name, object_id AS objectId FROM local_creates WHERE state IN ${OPEN}`).all() as { parent: string; name: string; objectId: string | null }[];
-    return { places: new Set(rows.map((r) => `${r.parent}\0${r.name}`)), ids: new Set(rows.flatMap((r) => (r.objectId === null ? [] : [r.objectId]))) };
+    return { places: new Set(rows.filter((r) => r.name !== '').map((r) => `${r.parent}\0${r.name}`)), ids: new Set(rows.flatMap((r) => (r.objectId === null ? [] : [r.objectId]))) };
   }
 
   /** Refused rows (listed as local only with their reason). */
@@ -99,7 +149,7 @@ export class CreatesStore {
 
   /** The NAS named the new object (and holds `offset` bytes of it). */
   named(seq: number, objectId: string, offset = 0): void {
-    this.db.prepare("UPDATE local_creates SET object_id = ?, offset = ?, state = CASE kind WHEN 'file' THEN 'uploading' ELSE state END WHERE seq = ?").run(objectId, offset, seq);
+    this.db.prepare("UPDATE local_creates SET object_id = ?, offset = ?, state = CASE kind WHEN 'dir' THEN state ELSE 'uploading' END WHERE seq = ?").run(objectId, offset, seq);
   }
 
   /** Bytes the NAS confirmed. */
@@ -112,6 +162,21 @@ export class CreatesStore {
     this.db.prepare("UPDATE local_creates SET object_id = NULL, offset = 0, state = 'pending', note = ? WHERE seq = ?").run(note, seq);
   }
 
+  /** A folder made on the NAS: done, with its id (its note kept: an approved folder's contents are approved too). */
+  folderDone(seq: number, objectId: string): void {
+    this.db.prepare("UPDATE local_creates SET object_id = ?, state = 'done' WHERE seq = ?").run(objectId, seq);
+  }
+
+  /** The NAS ids of folders made from rows the user approved: what is found inside them is not held again. */
+  approvedFolders(): Set<string> {
+    return new Set((this.db.prepare(`SELECT object_id AS id FROM local_creates WHERE kind = 'dir' AND state = 'done' AND note = '${APPROVED}' AND object_id IS NOT NULL`).all() as { id: string }[]).map((r) => r.id));
+  }
+
+  /** Tried again from the start, the object kept (a version: its upload starts over at the next try). */
+  again(seq: number, note: string): void {
+    this.db.prepare("UPDATE local_creates SET offset = 0, state = 'pending', note = ? WHERE seq = ?").run(note, seq);
+  }
+
   finish(seq: number, state: 'done' | 'gone' | 'refused', note: string | null = null): void {
     this.db.prepare('UPDATE local_creates SET state = ?, note = ? WHERE seq = ?').run(state, note, seq);
   }
@@ -121,8 +186,8 @@ export class CreatesStore {
     this.db.prepare(`UPDATE local_creates SET state = 'gone', note = 'its folder left' WHERE parent = ? AND state IN ${OPEN}`).run(parent);
   }
 
-  counts(): { open: number; uploading: number; refused: number } {
-    const r = this.db.prepare(`SELECT sum(state IN ${OPEN}) AS open, sum(state = 'uploading') AS uploading, sum(state = 'refused') AS refused FROM local_creates`).get() as { open: number | null; uploading: number | null; refused: number | null };
-    return { open: r.open ?? 0, uploading: r.uploading ?? 0, refused: r.refused ?? 0 };
+  counts(): { open: number; uploading: number; held: number; refused: number } {
+    const r = this.db.prepare(`SELECT sum(state IN ${OPEN}) AS open, sum(state = 'uploading') AS uploading, sum(state = 'held') AS held, sum(state = 'refused') AS refused FROM local_creates`).get() as Record<'open' | 'uploading' | 'held' | 'refused', number | null>;
+    return { open: r.open ?? 0, uploading: r.uploading ?? 0, held: r.held ?? 0, refused: r.refused ?? 0 };
   }
 }

@@ -3,7 +3,8 @@
  * conflicts and held deletes. The window gets exactly these (engine actions), and so does
  * `nas-mirror conflicts|held --json`: one mapping from the stored rows, never the rows.
  */
-import type { ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
+import type { ConflictEntry, HeldDelete, HeldUpload } from '../../app/contract/shapes.js';
+import type { CreatesStore } from './creates-store.js';
 import type { LocalStore } from './local-store.js';
 
 export function conflictEntries(local: LocalStore): ConflictEntry[] {
@@ -18,4 +19,15 @@ export function heldDeletes(local: LocalStore, rootId: string): HeldDelete[] {
     reason: h.reason.slice(0, 4096),
     ...(h.candidates ? { candidates: h.candidates.slice(0, 16) } : {}),
   }));
+}
+
+/**
+ * New entries waiting for the user's word before they upload; `pathOf` gives a folder's path
+ * by its id (the model when the engine runs; the stored rows for the command line).
+ */
+export function heldUploads(creates: CreatesStore, pathOf: (id: string) => string | undefined): HeldUpload[] {
+  return creates.held().map((r) => {
+    const dir = pathOf(r.parent);
+    return { id: String(r.seq), at: r.at, path: dir === undefined || dir === '' ? r.name : `${dir}/${r.name}`, folder: r.kind === 'dir' };
+  });
 }

@@ -26,6 +26,12 @@ export interface FollowPort {
   activity: (a: ActivityInput) => void;
   /** Whether a file is kept on this device (pinned): a new version of it is downloaded over it, never emptied. */
   pinned?: (id: string) => boolean;
+  /**
+   * The user changed a downloaded file that the NAS changed too: with uploads on, its version
+   * goes up guarded by `baseEtag` (the one downloaded), and the NAS's answer (412) keeps both
+   * (engine/creates.ts). True when it was taken (then it is not "kept here, local only").
+   */
+  edited?: (id: string, baseEtag: string) => boolean;
 }
 
 /** What happened to one file (tests, logs). */
@@ -63,6 +69,10 @@ function followOne(p: FollowPort, e: LocalEntry, c: HeldContent, o: RemoteObject
   const emptied = asLeft && abs !== undefined ? emptyIfUnchanged(abs, e, parseDate(o.mTime)) : undefined;
   if (emptied === undefined) {
     p.model.update(e.id, { filled: true, content: undefined });
+    if (p.edited?.(e.id, c.etag) === true) {
+      p.activity({ kind: 'local-only', path, summary: 'changed on the NAS and on this computer: both are kept', reason: `NAS eTag ${c.etag} -> ${o.eTag}; your version goes to the NAS beside it as a conflicted copy` });
+      return 'kept-edit';
+    }
     p.activity({ kind: 'local-only', path, summary: 'changed on the NAS and on this computer: your version is kept here (local only)', reason: `NAS eTag ${c.etag} -> ${o.eTag}; the file is not as downloaded` });
     return 'kept-edit';
   }

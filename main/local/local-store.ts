@@ -203,7 +203,7 @@ const keyOf = (p: LocalOnlyPlace): [string, string] => ('path' in p ? [LITERAL_P
 
 export type RequestAction =
   | 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize' | 'get'
-  | 'pin' | 'unpin' | 'free';
+  | 'pin' | 'unpin' | 'free' | 'upload' | 'keep-here';
 
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
@@ -420,6 +420,21 @@ export class LocalStore {
       cur = hit.id;
     }
     return cur;
+  }
+
+  /** The local path of an entry from the stored rows (the command line, without the model): '' for the root; undefined when unknown. */
+  pathOfStored(id: string): string | undefined {
+    const q = this.db.prepare('SELECT lparent, lname FROM local_entries WHERE id = ?');
+    const segs: string[] = [];
+    let cur = id;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const r = q.get(cur) as { lparent: string; lname: string } | undefined;
+      if (!r) return undefined;
+      if (r.lparent === '') return segs.reverse().join('/');
+      segs.push(r.lname);
+      cur = r.lparent;
+    }
+    return undefined;
   }
 
   /** What an entry holds, as stored: the user's content (`filled`), a downloaded version, or neither (a placeholder). */

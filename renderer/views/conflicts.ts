@@ -1,10 +1,11 @@
 /**
- * Conflicts and held deletes, each a table with headers, a button pair per row and bulk
- * buttons for the selected rows: a conflict keeps mine (sent again) or keeps the NAS
+ * Conflicts, held deletes and held uploads, each a table with headers, a button pair per row
+ * and bulk buttons for the selected rows: a conflict keeps mine (sent again) or keeps the NAS
  * version; a held delete is deleted from the NAS (after a confirmation naming how many
- * items go) or kept (placeholders back). Nothing happens without an explicit click.
+ * items go) or kept (placeholders back); a held upload (many new files at once) is uploaded
+ * or kept on this computer only. Nothing happens without an explicit click.
  */
-import type { BulkResult, ConflictEntry, HeldDelete } from '../../app/contract/shapes.js';
+import type { BulkResult, ConflictEntry, HeldDelete, HeldUpload } from '../../app/contract/shapes.js';
 import { confirmDialog } from '../confirm.js';
 import { button, el, replace } from '../dom.js';
 import { formatCount, formatDate, plural, realPlurals } from '../format.js';
@@ -28,6 +29,8 @@ interface Action {
 function section<T extends { id: string }>(opts: {
   id: string; title: string; emptyText: string; intro: string; headers: string[];
   actions: Action[];
+  /** Said under the table (hidden until filled). */
+  note?: HTMLElement;
   name: (item: T) => string;
   cells: (item: T) => HTMLElement[];
 }): Section<T> {
@@ -38,7 +41,7 @@ function section<T extends { id: string }>(opts: {
   const bar = el('div', { class: 'bulk-bar' }, el('label', { for: all.id, class: 'select-all' }, all, ' Select all'), ...buttons);
   const head = el('thead', {}, el('tr', {}, el('th', { class: 'check' }, el('span', { class: 'sr-only' }, 'Select')), ...opts.headers.map((h) => el('th', { scope: 'col' }, h)), el('th', { scope: 'col', class: 'actions' }, el('span', { class: 'sr-only' }, 'Actions'))));
   const table = el('table', { class: 'listing', id: `${opts.id}-table` }, head, tbody);
-  const root = el('section', { class: 'panel', id: opts.id, 'aria-labelledby': `${opts.id}-h` }, el('h2', { id: `${opts.id}-h` }, opts.title), el('p', { class: 'intro' }, opts.intro), bar, el('div', { class: 'table-wrap' }, table), empty);
+  const root = el('section', { class: 'panel', id: opts.id, 'aria-labelledby': `${opts.id}-h` }, el('h2', { id: `${opts.id}-h` }, opts.title), el('p', { class: 'intro' }, opts.intro), bar, el('div', { class: 'table-wrap' }, table), opts.note ?? null, empty);
 
   const boxes = (): HTMLInputElement[] => [...tbody.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
   const sync = (): void => {
@@ -150,17 +153,46 @@ export function conflictsView(ctx: UiContext): View {
     ],
   });
 
+  // a held upload's list may be cut short (a whole disk copied in): every row selected is then "all"
+  let uploadsCut = false;
+  let heldUploadCount = 0;
+  const resolveUploads = (upload: boolean) => (ids: string[]): Promise<void> => call(async () => {
+    const all = uploadsCut && ids.length === heldUploadCount;
+    report(await ctx.client.call('resolveUploads', { ids: all ? ['all'] : ids, upload }), upload ? 'Upload approved' : 'Kept on this computer only');
+  });
+  const uploadsMore = el('p', { class: 'intro', id: 'uploads-more', hidden: true });
+  const uploads = section<HeldUpload>({
+    id: 'uploads', title: 'New files waiting for your OK', emptyText: 'No new files are waiting.', headers: ['New here', 'What', 'Since'],
+    intro: 'You added more new files at once than your limit (the delete limit in Settings, or 5 GB), so nothing goes to the NAS until you say so. A folder\'s row covers everything in it. Kept on this computer only, they stay in your mirror folder and are not uploaded.',
+    actions: [
+      { label: 'Upload', bulk: 'Upload the selected', key: 'upload', run: resolveUploads(true) },
+      { label: 'Keep on this computer only', bulk: 'Keep the selected on this computer only', key: 'keep-here', className: 'secondary', run: resolveUploads(false) },
+    ],
+    name: (u) => base(u.path),
+    cells: (u) => [
+      el('td', {}, el('span', { class: `ico ${u.folder ? 'folder' : 'file'}`, 'aria-hidden': 'true' }), el('span', { class: 'name' }, base(u.path)), el('div', { class: 'entry-path' }, `in ${folderOf(`/${u.path}`)}`)),
+      el('td', {}, u.folder ? 'folder, with everything in it' : 'file'),
+      el('td', {}, el('time', { datetime: u.at }, formatDate(u.at))),
+    ],
+    note: uploadsMore,
+  });
+
   const emptyNas = emptyNasPanel(confirm, (id, action) => call(async () => report(await ctx.client.call('resolveHeld', { ids: [id], action }), action === 'approve' ? 'The next check removes the placeholders' : 'Kept')));
-  const root = el('section', { class: 'view conflicts-view', 'aria-label': 'Conflicts and held deletes' }, emptyNas.root, conflicts.root, held.root, confirm.root);
+  const root = el('section', { class: 'view conflicts-view', 'aria-label': 'Conflicts, held deletes and held uploads' }, emptyNas.root, conflicts.root, held.root, uploads.root, confirm.root);
 
   const load = async (): Promise<void> => {
     try {
-      const r = await ctx.client.call('conflicts', {});
+      const [r, up] = await Promise.all([ctx.client.call('conflicts', {}), ctx.client.call('heldUploads', {})]);
       // a NAS that looks empty has its own panel, in its own words
       heldItems = r.held.filter((h) => h.cause !== 'nas-looks-empty');
       emptyNas.render(r.held.find((h) => h.cause === 'nas-looks-empty'));
       conflicts.render(r.conflicts);
       held.render(heldItems);
+      heldUploadCount = up.held.length;
+      uploadsCut = up.total > up.held.length;
+      uploads.render(up.held);
+      uploadsMore.hidden = !uploadsCut;
+      uploadsMore.textContent = uploadsCut ? `Showing the first ${formatCount(up.held.length)} of ${formatCount(up.total)}: with every row selected, your choice covers all ${formatCount(up.total)}.` : '';
     } catch (e) {
       ctx.toast(messageOf(e), 'error');
     }

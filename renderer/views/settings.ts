@@ -8,6 +8,7 @@
  * when it worked.
  */
 import type { SettingsPatch, SettingsView } from '../../app/contract/shapes.js';
+import { toResolve, toSendCount } from '../../app/tray/tray-state.js';
 import { button, el, field, replace } from '../dom.js';
 import { fieldErrors, fieldOf, sentence } from '../field-errors.js';
 import { plural } from '../format.js';
@@ -217,7 +218,7 @@ export function settingsView(ctx: UiContext): View {
 
   const confirmNewMirror = (): void => {
     const st = ctx.status();
-    dialog.open(current, st?.outbox ?? 0, (st?.conflicts ?? 0) + (st?.heldDeletes ?? 0));
+    dialog.open(current, st ? toSendCount(st) : 0, st ? toResolve(st) : 0);
   };
 
   return {

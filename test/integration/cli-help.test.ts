@@ -21,7 +21,7 @@ const run = async (bin: string, ...args: string[]): Promise<{ code: number; out:
   }
 };
 
-const MIRROR = ['login', 'sync', 'search', 'ls', 'find', 'run', 'status', 'held', 'conflicts', 'undo', 'log', 'organize', 'get', 'open', 'pin', 'unpin', 'free', 'du', 'ui', 'completion'];
+const MIRROR = ['login', 'sync', 'search', 'ls', 'find', 'run', 'status', 'held', 'uploads', 'conflicts', 'undo', 'log', 'organize', 'get', 'open', 'pin', 'unpin', 'free', 'du', 'ui', 'completion'];
 const SERVICE = ['serve', 'user', 'token', 'grant', 'import', 'demo', 'completion'];
 
 describe('--help and --version', () => {

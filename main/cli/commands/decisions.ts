@@ -13,8 +13,10 @@ export interface DecisionList<T extends { id: string }> {
   name: string;
   /** What one item is called: singular, plural. */
   noun: [string, string];
-  /** The two decisions (approve/reject, reapply/drop). */
-  actions: readonly [RequestAction, RequestAction];
+  /** The two decisions (approve/reject, reapply/drop): the subcommands. */
+  actions: readonly [string, string];
+  /** The engine requests they queue, when not the same words. */
+  requests?: readonly [RequestAction, RequestAction];
   list(local: LocalStore): T[];
   /** One line of the text listing (tab-separated, id first). */
   line(item: T): string;
@@ -46,7 +48,7 @@ export function decisionCommand<T extends { id: string }>(d: DecisionList<T>): C
         io.stderr.write(`nas-mirror ${d.name}: no ${d.noun[0]} ${unknown.join(', ')} (see "nas-mirror ${d.name}")\n`);
         return 1;
       }
-      local.request(act, ids);
+      local.request(d.requests ? d.requests[d.actions.indexOf(act)]! : act as RequestAction, ids);
       const n = ids.includes('all') ? items.length : ids.length;
       io.stdout.write(`${act} queued for ${ids.includes('all') ? 'all ' : ''}${n} ${n === 1 ? d.noun[0] : d.noun[1]}; the engine carries it out\n`);
       return 0;

@@ -24,6 +24,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       `changes to send:     ${s.outbox.pending} (${s.outbox.done} sent so far)`,
       `conflicts:           ${s.conflicts}`,
       `held deletes:        ${s.heldDeletes} (${s.heldObjects} objects)`,
+      `new to upload:       ${s.uploads.waiting}${s.uploads.held ? ` (and ${s.uploads.held} waiting for your word: nas-mirror uploads)` : ''}`,
       `local only:          ${s.localOnly} (${s.filledPlaceholders} filled placeholders)`,
       ...(s.pendingRequests ? [`requests waiting:    ${s.pendingRequests} (the engine carries them out when it runs)`] : []),
     ].join('\n') + '\n');

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { heldDelete } from '../../../app/contract/shapes.js';
+import { heldDelete, heldUpload } from '../../../app/contract/shapes.js';
 import { arr } from '../../../app/util/schema.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
@@ -35,4 +35,19 @@ describe('command line -> running engine', () => {
     expect(await cli('held', '--state', r.state, 'approve', 'all')).toBe('no held deletes: nothing to approve\n');
     expect(await cli('conflicts', '--state', r.state, 'drop', 'all')).toMatch(/^no conflicts: nothing to drop\n$/);
   }, 60_000);
+
+  it('`uploads` lists new files held before uploading; `uploads approve all` (another process) uploads them; status says so', async () => {
+    let docs = '';
+    rig = await startRig((svc, root) => { docs = svc.admin.createFolder(root, 'Docs').id; }, { threshold: { count: 50, percent: 10 } });
+    const r = rig;
+    mkdirSync(join(r.mirror, 'Docs', 'Scans'));
+    for (let i = 0; i < 55; i++) writeFileSync(join(r.mirror, 'Docs', 'Scans', `p${i}.pdf`), `p${i}`);
+    await waitFor(() => r.engine.status().uploads.held === 1, 'the folder held');
+    expect(await cli('uploads', '--state', r.state)).toBe('1\tfolder (and what it holds)\tDocs/Scans\n');
+    expect(arr(heldUpload).parse(JSON.parse(await cli('uploads', '--state', r.state, '--json')))).toMatchObject([{ path: 'Docs/Scans', folder: true }]);
+    expect(await cli('status', '--state', r.state)).toMatch(/new to upload: {7}0 \(and 1 waiting for your word: nas-mirror uploads\)/);
+    expect(await cli('uploads', '--state', r.state, 'approve', 'all')).toContain('queued');
+    await waitFor(async () => { const d = (await r.nasChildren(docs)).get('Scans'); return d !== undefined && (await r.nasChildren(d.id)).size === 55 && r.engine.status().uploads.waiting === 0; }, 'all on the NAS', 60_000);
+    expect(await cli('uploads', '--state', r.state, 'reject', 'all')).toBe('no held uploads: nothing to reject\n');
+  }, 90_000);
 });

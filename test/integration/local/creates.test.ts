@@ -4,7 +4,7 @@
  * real watcher.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CHUNK_BYTES } from '../../../main/engine/creates.js';
@@ -73,6 +73,67 @@ describe('local folder: new folders and files are created on the NAS', () => {
     expect((await nasBytes(r, id)).equals(data)).toBe(true);
     expect([...(await r.nasChildren(docs)).keys()]).toEqual(['video.mp4']);
     expect(r.svc.requests().filter((q) => q.method === 'POST' && q.path.includes('/files/resumable')).length).toBe(1);
+  });
+
+  it('many new files at once wait for the user\'s word (like mass deletes): approved, they upload; a dropped folder of many is held as one row, and rejected it stays here', async () => {
+    let docs = '';
+    rig = await startRig((svc, root) => { docs = svc.admin.createFolder(root, 'Docs').id; });
+    const r = rig; // the harness's delete limit: 50
+    r.mark();
+    for (let i = 0; i < 60; i++) writeFileSync(join(r.mirror, 'Docs', `scan ${i}.pdf`), `page ${i}`);
+    await waitFor(() => r.engine.status().uploads.held === 60, '60 uploads held');
+    expect(r.count('POST', '/files/resumable')).toBe(0);
+    expect(r.engine.status()).toMatchObject({ state: 'needs-attention', uploads: { held: 60 } });
+    expect(r.engine.actions.heldUploads().map((h) => h.path)).toContain('Docs/scan 7.pdf');
+    expect(r.engine.actions.localOnly().find((l) => l.path === 'Docs/scan 7.pdf')?.reason).toMatch(/waits for your OK to upload/);
+    expect(await r.engine.actions.resolveUploads(['all'], true)).toMatchObject({ done: 60 });
+    await waitFor(async () => (await r.nasChildren(docs)).size === 60 && r.engine.status().uploads.waiting === 0, 'all 60 on the NAS', 60_000);
+    expect(r.count('POST', '/files/resumable')).toBe(60);
+
+    // a folder dropped in with 70 files: its one row is held (what it holds waits with it)
+    mkdirSync(join(r.mirror, 'Docs', 'Old disk'));
+    for (let i = 0; i < 70; i++) writeFileSync(join(r.mirror, 'Docs', 'Old disk', `f${i}.bin`), 'x');
+    await waitFor(() => r.engine.actions.heldUploads().some((h) => h.path === 'Docs/Old disk' && h.folder), 'the folder held');
+    expect(r.engine.actions.heldUploads()).toHaveLength(1);
+    await r.engine.actions.resolveUploads(['all'], false);
+    await waitFor(() => r.engine.actions.localOnly().some((l) => l.path === 'Docs/Old disk' && /keep it on this computer only/.test(l.reason)), 'kept here, listed');
+    expect(r.engine.status().uploads).toEqual({ waiting: 0, held: 0 });
+    expect((await r.nasChildren(docs)).has('Old disk')).toBe(false);
+  });
+
+  it('a file changed here: its new version goes up (If-Match the version changed); when the NAS changed it too, both are kept, nothing lost', async () => {
+    const ids: Record<string, string> = {};
+    let docs = '';
+    rig = await startRig((svc, root) => {
+      docs = svc.admin.createFolder(root, 'Docs').id;
+      ids['a'] = svc.admin.createFile(docs, 'report.txt', { content: Buffer.from('v1 from the NAS'), mTime: Date.parse('2021-03-04T05:06:07Z') }).id;
+      ids['b'] = svc.admin.createFile(docs, 'plan.txt', { content: Buffer.from('plan v1'), mTime: Date.parse('2021-03-04T05:06:07Z') }).id;
+    });
+    const r = rig;
+    const file = join(r.mirror, 'Docs', 'report.txt');
+    await r.engine.download(ids['a']!);
+    writeFileSync(file, 'v2, edited here');
+    await waitFor(async () => r.engine.core.creates.counts().open === 0 && (await nasBytes(r, ids['a']!)).toString() === 'v2, edited here', 'the new version on the NAS');
+    expect(r.engine.deviceStates([ids['a']!]).get(ids['a']!)).toBe('here');
+    expect(r.engine.actions.localOnly()).toEqual([]);
+    expect(r.engine.status().conflicts).toBe(0);
+
+    // both sides: the NAS gets a new version while the engine is stopped and the user edits theirs
+    await r.engine.download(ids['b']!);
+    await r.engine.stop();
+    const e = r.svc.admin.get(ids['b']!)!;
+    await r.client.startVersion(ids['b']!, { ifMatch: e.eTag });
+    await r.client.putContent(ids['b']!, 0, Buffer.from('plan v2 by someone else'), true);
+    writeFileSync(join(r.mirror, 'Docs', 'plan.txt'), 'plan v2 mine');
+    await r.restart();
+    const copyOf = async (): Promise<[string, { id: string }] | undefined> => [...(await r.nasChildren(docs))].find(([n]) => n.startsWith('plan (conflicted copy '));
+    await waitFor(async () => (await copyOf()) !== undefined && r.engine.core.creates.counts().open === 0, 'the conflicted copy on the NAS', 30_000);
+    const [copyName, copy] = (await copyOf())!;
+    expect(copyName).toMatch(/^plan \(conflicted copy \d{4}-\d{2}-\d{2} \d{4}\)\.txt$/);
+    expect((await nasBytes(r, copy.id)).toString()).toBe('plan v2 mine');
+    expect((await nasBytes(r, ids['b']!)).toString()).toBe('plan v2 by someone else');
+    await waitFor(() => existsSync(join(r.mirror, 'Docs', 'plan.txt')) && readFileSync(join(r.mirror, 'Docs', copyName), 'utf8') === 'plan v2 mine', 'both on disk');
+    expect(r.engine.actions.activity().some((a) => a.kind === 'conflict' && a.summary.includes('both kept'))).toBe(true);
   });
 
   it('a file still being written goes up once stable, with its final content; with uploads off a new file stays here, listed', async () => {
