@@ -5,6 +5,8 @@
  * JSON (`--log-json`). A line that is not such JSON passes through unchanged.
  */
 
+import { realPlurals } from '../util/human.js';
+
 /** Fields shown in their own place (time, what, where, why), not as `key=value`. */
 const PLACED = new Set(['t', 'level', 'component', 'msg', 'path', 'summary', 'reason']);
 
@@ -36,7 +38,7 @@ export function humanLine(jsonLine: string): string {
   const level = rec['level'];
   const what = `${level === 'error' ? 'error: ' : level === 'warn' ? 'warning: ' : ''}${text(rec['msg'] ?? '')}`;
   const path = typeof rec['path'] === 'string' && rec['path'] !== '' ? rec['path'] : undefined;
-  const summary = rec['summary'] !== undefined && rec['summary'] !== '' ? text(rec['summary']) : undefined;
+  const summary = rec['summary'] !== undefined && rec['summary'] !== '' ? realPlurals(text(rec['summary'])) : undefined;
   const reason = rec['reason'] !== undefined && rec['reason'] !== '' ? text(rec['reason']) : undefined;
   const where = [path, summary].filter((x) => x !== undefined).join(': ');
   const extra = Object.entries(rec).filter(([k, v]) => !PLACED.has(k) && v !== undefined).map(([k, v]) => {

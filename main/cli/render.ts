@@ -2,6 +2,7 @@
  * Human output of the offline commands: tables, highlighted fragments (ANSI inverse on a
  * TTY, [brackets] otherwise), sizes and dates. Pure string building.
  */
+import { formatSize } from '../../app/util/human.js';
 import type { Fragment, RemoteObject } from '../../app/model/remote-object.js';
 import { isFolder } from '../../app/model/remote-object.js';
 
@@ -24,12 +25,9 @@ export function kindOf(o: RemoteObject): string {
   return isFolder(o) ? 'folder' : humanSize(o.size);
 }
 
+/** Sizes written as the window writes them (app/util/human.ts): "414 MB", "4.2 MB", "512 B". */
 export function humanSize(n: number | undefined): string {
-  if (typeof n !== 'number') return '';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n, u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+  return typeof n === 'number' ? formatSize(n) : '';
 }
 
 /**

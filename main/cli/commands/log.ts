@@ -1,4 +1,5 @@
 /** `nas-mirror log --state DIR [--limit N] [--json]`: the activity log, newest first: every decision with its reason. */
+import { realPlurals } from '../../../app/util/human.js';
 import { LocalStore } from '../../local/local-store.js';
 import { OutboxStore } from '../../outbox/outbox-store.js';
 import type { CommandOf } from '../io.js';
@@ -17,7 +18,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
     }
-    for (const a of rows) io.stdout.write(`${a.seq}\t${a.at}\t${a.kind}${a.undoable ? ' (undoable)' : ''}\t${a.path}\t${a.summary}\t-- ${a.reason}\n`);
+    for (const a of rows) io.stdout.write(`${a.seq}\t${a.at}\t${a.kind}${a.undoable ? ' (undoable)' : ''}\t${a.path}\t${realPlurals(a.summary)}\t-- ${a.reason}\n`);
     return 0;
   } finally {
     db.close();
