@@ -5,6 +5,7 @@
  * pause, a pause outranks being offline, offline outranks work in progress, and "synced"
  * is only said when the last complete walk is recent.
  */
+import { plural } from '../util/human.js';
 import type { AppStatus } from '../contract/shapes.js';
 import { walkIsStale } from './stale.js';
 
@@ -29,7 +30,6 @@ export interface TrayNotification {
   body: string;
 }
 
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 /** Everything that waits for the user in Conflicts: conflicts, held deletes, held uploads (the menu's and the window's count). */
 export function toResolve(s: AppStatus): number {
