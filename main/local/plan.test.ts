@@ -58,6 +58,18 @@ describe('planBatch: cycles through a delete (the planner gap the pipeline prope
     });
   }
 
+  it('a rename of a folder the NAS moved elsewhere, whose placeholder has not followed yet, is a rename, not a move back (soak seed 4041)', () => {
+    const model = modelOf([['A', 'dir', 'R', 'A'], ['P', 'dir', 'R', 'P'], ['F', 'dir', 'A', 'F']]);
+    // the NAS moved F into P; the disk still has it in A (its placeholder's move failed: renamed meanwhile)
+    model.update('F', { rparent: 'P' });
+    const ops = planBatch(model, [mv('F', 'A', 'F renamed')], [], { count: 1000, percent: 100 }).ops;
+    expect(ops).toEqual([expect.objectContaining({ op: 'patch', id: 'F', name: 'F renamed' })]);
+    expect(ops[0]).not.toHaveProperty('parentID');
+    // moved here by the user: a move (to another folder than the one it was in)
+    const moved = planBatch(model, [mv('F', 'R', 'F')], [], { count: 1000, percent: 100 }).ops;
+    expect(moved).toEqual([expect.objectContaining({ op: 'patch', id: 'F', parentID: 'R' })]);
+  });
+
   it('the same, one level down (the soak\'s first counterexample)', () => {
     // n1/n3/n5 -> n2, the file n2 -> n1/n3, n1/n3 deleted
     expectEveryOrder([['o1', 'dir', 'R', 'n1'], ['o2', 'file', 'R', 'n2'], ['o3', 'dir', 'o1', 'n3'], ['o5', 'dir', 'o3', 'n5']], [mv('o5', 'R', 'n2'), mv('o2', 'o1', 'n3')], ['o3'], { o1: 'R/n1', o2: 'o1/n3', o5: 'R/n2' });

@@ -57,7 +57,10 @@ export function planBatch(model: LocalModel, moves: readonly Move[], deletes: re
     const newName = remoteNameFor(m.toName, localFromName, e.rname);
     const op: PatchOp = { op: 'patch', id: m.id, fromName: e.rname, fromParent: e.rparent, reason: m.reason };
     if (newName !== e.rname) op.name = newName;
-    if (m.toParent !== e.rparent) op.parentID = m.toParent;
+    // Moved only when the user moved it here: a local folder other than the one it was in. Where
+    // the NAS moved it and the disk has not followed yet (the placeholder's move failed: the
+    // user renamed it meanwhile), staying in its old folder is not a move back (soak seed 4041).
+    if (m.toParent !== e.rparent && m.toParent !== e.lparent) op.parentID = m.toParent;
     if (op.name === undefined && op.parentID === undefined) continue;
     patches.push(op);
   }

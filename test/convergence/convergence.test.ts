@@ -42,6 +42,9 @@ const FIXED: FixedSeed[] = [
   // E: a folder the user moved into a folder the NAS then deletes (the delete waits for the move's
   // answer; the store forgets only what the NAS held in the deleted folder)
   { seed: 506, flavors: ['kill9', 'link-down', 'stop', 'nas-restart'] },
+  // G: the NAS moved a folder while the user renamed it (its placeholder's move failed on the
+  // rename), then renamed it again: the second rename was sent as a move back (soak, s22)
+  { seed: 4041, quirks: 'real-device', flavors: ['live'] },
 ];
 
 /**
