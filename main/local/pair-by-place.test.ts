@@ -172,6 +172,25 @@ describe('pairByPlace (cases)', () => {
     expect(r.uncertain).toEqual([]);
   });
 
+  it('two folders of two items and one that traded names are a swap too (soak seed 4049); of one item each, the place wins', () => {
+    const trade = (na: number, nb: number): [string, string][] => {
+      const nodes: Node[] = [
+        { id: 'A', kind: 'dir', parent: 'R', name: 'Radiohead', time: T0 },
+        { id: 'B', kind: 'dir', parent: 'R', name: 'Yann Tiersen', time: T0 },
+        ...Array.from({ length: na }, (_, i): Node => ({ id: `a${i}`, kind: 'dir', parent: 'A', name: `Album a${i}`, time: T0 })),
+        ...Array.from({ length: nb }, (_, i): Node => ({ id: `b${i}`, kind: 'dir', parent: 'B', name: `Album b${i}`, time: T0 })),
+      ];
+      const disk = nodes.map((n) => (n.id === 'A' ? { ...n, name: 'Yann Tiersen' } : n.id === 'B' ? { ...n, name: 'Radiohead' } : n));
+      const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
+      expect(r.deletes).toEqual([]);
+      return r.moves.map((m): [string, string] => [m.id, m.toParent === 'R' ? m.toName : `into ${m.toParent}`]).sort();
+    };
+    expect(trade(2, 1)).toEqual([['A', 'Yann Tiersen'], ['B', 'Radiohead']]);
+    expect(trade(1, 2)).toEqual([['A', 'Yann Tiersen'], ['B', 'Radiohead']]);
+    // one item each: "the folders swapped" or "their items swapped" (docs/sync-engine.md, known limits)
+    expect(trade(1, 1)).toEqual([['a0', 'into B'], ['b0', 'into A']]);
+  });
+
   it('two folders that traded names, one of them then moved away: each is found by its contents, nothing inside moves', () => {
     const nodes: Node[] = [
       { id: 'P', kind: 'dir', parent: 'R', name: 'Party', time: T0 },

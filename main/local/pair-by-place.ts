@@ -199,10 +199,10 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
    * items only (one says too little); items renamed in place count by their NAS time.
    */
   const kidsOf = (id: string): LocalEntry[] => model.children(id).map((k) => model.get(k)!).filter((k) => k.state === 'ok' && k.ino !== null);
-  /** Folder paths (other than `path`) holding what `e` held, when nothing of it is at `path`. */
-  const elsewhere = (e: LocalEntry, path: string): Set<string> | undefined => {
+  /** Folder paths (other than `path`) holding what `e` held (at least `min` items), when nothing of it is at `path`. */
+  const elsewhere = (e: LocalEntry, path: string, min = 2): Set<string> | undefined => {
     const kids = kidsOf(e.id);
-    if (kids.length < 2) return undefined;
+    if (kids.length < min) return undefined;
     // the common case, cheap: something it held is there by name
     const names = new Set((byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
     if (kids.some((k) => names.has(nfc(k.lname)))) return undefined;
@@ -226,13 +226,17 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
   const gone = (): LocalEntry[] => (goneDirs ??= [...model.byId.values()].filter((d) => d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !byPath.has(model.pathOf(d.id) ?? '')));
   const notThatFolder = (e: LocalEntry, path: string): boolean => {
     if (e.kind !== 'dir' || !byPath.has(path)) return false;
-    const other = elsewhere(e, path);
+    const other = elsewhere(e, path, 1);
     if (!other) return false;
-    // the trade is mutual: the folder at one of those places holds what was here, and none of its own
+    // the trade is mutual: the folder at one of those places holds what was here, and none of its
+    // own; three items in all at least (two folders of one item each say too little: their
+    // items may as well have traded folders; soak seed 4049: two items and one were read as moves)
+    const mine = kidsOf(e.id).length;
     for (const q of other) {
       const f = folderAt(q);
-      if (f && f.id !== e.id && elsewhere(f, q)?.has(path)) return true;
+      if (f && f.id !== e.id && mine + kidsOf(f.id).length >= 3 && elsewhere(f, q, 1)?.has(path)) return true;
     }
+    if (mine < 2) return false;
     // or the folder here holds most of what a folder gone from its own place held (a trade,
     // then one of the two moved away): it is that folder, found by its contents
     const names = new Set((byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
