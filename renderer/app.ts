@@ -5,7 +5,7 @@
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
-import { toResolve, trayView } from '../app/tray/tray-state.js';
+import { connectionWord, toResolve, trayView } from '../app/tray/tray-state.js';
 import { button, el, replace } from './dom.js';
 import { statusWords, walkPercent } from './status-words.js';
 import { realPlurals } from './format.js';
@@ -21,7 +21,6 @@ import { browserNotifier } from './notify.js';
 import { organizeView } from './views/organize.js';
 import { storageView } from './views/storage.js';
 
-const BADGE: Record<AppStatus['connection'], string> = { online: 'Online', offline: 'Offline', 'auth-error': 'Sign-in failed', unconfigured: 'Not set up' };
 
 export function startApp(root: HTMLElement, client: ContractClient, opts: { notify?: boolean } = {}): { setLink(up: boolean): void } {
   let status: AppStatus | null = null;
@@ -148,7 +147,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     if (prev !== s) notify(prev, s);
     status = s;
     const v = trayView(s, Date.now());
-    badge.textContent = BADGE[s.connection];
+    badge.textContent = connectionWord(s);
     badge.dataset['conn'] = s.connection;
     document.body.dataset['tray'] = v.state;
     const words = statusWords(s);

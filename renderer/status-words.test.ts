@@ -25,9 +25,17 @@ describe('the header in words', () => {
     // a NAS answering 503 is still the NAS
     expect(statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'service unavailable' } }, now).line).toMatch(/^Can't reach 127\.0\.0\.1:45331/);
   });
+  it('a NAS that hangs (requests time out) is "not answering", even while a walk waits on it (issue 25 point 3)', () => {
+    const hung = { ...base, connection: 'offline' as const, error: { code: 'Timeout', message: 'the NAS is not answering (no reply within the request timeout); retrying' } };
+    expect(statusWords({ ...hung, outbox: 1 }, now).line).toBe("127.0.0.1:45331 is not answering: retrying. 1 change waits here and will be sent when it is back.");
+    expect(statusWords({ ...hung, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('127.0.0.1:45331 is not answering: retrying. Search still works.');
+    expect(statusWords({ ...hung, endpoint: null }, now).line).toBe('The NAS is not answering: retrying. Search still works.');
+  });
   it('a refused sign-in or token and a missing one point to Settings', () => {
     expect(statusWords({ ...base, connection: 'auth-error', error: { code: 'Unauthorized', message: 'Unauthorized' } }, now)).toMatchObject({ line: 'The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', fix: 'settings' });
-    expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' } }, now)).toMatchObject({ line: 'Not signed in to this NAS yet: sign in (or paste an access token) in Settings.', fix: 'settings' });
+    expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' } }, now)).toMatchObject({ line: 'Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there).', fix: 'settings' });
+    // no keychain on this desktop: the sign-in is gone after a restart, and the line says why
+    expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS (this desktop has no keychain: a sign-in lasts until the app quits): use "Sign in" in Settings' } }, now).line).toBe('Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits.');
   });
   it('walks: starting, counts, a percent when the last walk says what to expect; plurals right', () => {
     expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: starting…');

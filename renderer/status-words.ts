@@ -4,7 +4,7 @@
  * details (the line's tooltip), never in the line itself. Pure (no DOM).
  */
 import type { AppStatus } from '../app/contract/shapes.js';
-import { toResolve, toSend, toSendCount, trayView } from '../app/tray/tray-state.js';
+import { notAnswering, toResolve, toSend, toSendCount, trayView } from '../app/tray/tray-state.js';
 import { ago, plural } from './format.js';
 
 export interface StatusWords {
@@ -28,11 +28,15 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   if (s.connection === 'unconfigured') {
     const m = s.error?.message ?? '';
     if (/^not set up yet/.test(m)) return say('Not set up yet: connect your NAS or try the demo.', 'settings');
-    if (s.error?.code === 'Unauthorized') return say('Not signed in to this NAS yet: sign in (or paste an access token) in Settings.', 'settings');
+    if (s.error?.code === 'Unauthorized') {
+      const why = /no keychain/.test(m) ? ' This desktop has no keychain, so a sign-in lasts until the app quits.' : '';
+      return say(`Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there).${why}`, 'settings');
+    }
     return say(m ? `${m[0]!.toUpperCase()}${m.slice(1)}` : 'Not set up yet.', 'settings');
   }
   if (s.mirrorMissing) return say('The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.', 'settings');
-  if (s.walk.running) {
+  // a walk that gets no answer is not "Reading the NAS: starting…" beside "Offline": the link's words win
+  if (s.walk.running && !(s.connection === 'offline' && s.error !== null)) {
     if (s.walk.objects === 0) return say('Reading the NAS: starting…');
     const pct = walkPercent(s);
     const placed = s.walk.placed > 0 ? `, ${plural(s.walk.placed, 'placeholder', 'placeholders')} placed` : '';
@@ -45,6 +49,8 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
     // the app's own pauses, not the NAS's (main/host/engine-client.ts, main/api/core.ts)
     if (s.error?.code === 'EngineRestarting') return say(`The sync engine stopped and is starting again: nothing is lost.${waiting}`);
     if (s.error?.code === 'MirrorSwitching') return say('Starting a new mirror…');
+    // the link is up but the NAS accepts and says nothing (hung, stopped): not "can't reach", and the retries are said
+    if (notAnswering(s)) return say(`${s.endpoint ? host(s.endpoint) : 'The NAS'} is not answering: retrying.${waiting}`);
     return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
   }
   const v = trayView(s, now);

@@ -18,7 +18,7 @@ export const ACTIVITY_KINDS = [
   // changes made on the NAS, applied to the mirror
   'remote-added', 'remote-renamed', 'remote-moved', 'remote-removed', 'remote-metadata', 'refused',
   // the app itself
-  'paused', 'resumed', 'restored', 'mirror-moved', 'watcher', 'recognised', 'error',
+  'paused', 'resumed', 'restored', 'mirror-moved', 'nas-moved', 'watcher', 'recognised', 'error',
   'other',
 ] as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AppStatus } from '../contract/shapes.js';
-import { notificationsFor, trayMenu, trayView } from './tray-state.js';
+import { connectionWord, notificationsFor, trayMenu, trayView } from './tray-state.js';
 
 const NOW = Date.parse('2026-11-21T06:00:00Z');
 const ok: AppStatus = {
@@ -35,6 +35,18 @@ describe('trayView', () => {
     const v = trayView(s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }), NOW);
     expect(v.state).toBe('offline');
     expect(v.tooltip).toContain('2 changes waiting');
+  });
+  it('one word for the link in the badge and the tray: not answering, not signed in, not set up (issue 25 points 3 and 5)', () => {
+    const hung = s({ connection: 'offline', outbox: 1, error: { code: 'Timeout', message: 'the NAS is not answering (no reply within the request timeout); retrying' } });
+    expect(connectionWord(hung)).toBe('Not answering');
+    expect(trayView(hung, NOW)).toMatchObject({ state: 'offline', tooltip: 'NAS Mirror: NAS not answering, retrying, 1 change waiting' });
+    expect(connectionWord(s({ connection: 'offline', error: { code: 'NetworkError', message: 'ECONNREFUSED' } }))).toBe('Offline');
+    const noSignIn = s({ connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS' } });
+    expect(connectionWord(noSignIn)).toBe('Not signed in');
+    expect(trayView(noSignIn, NOW).tooltip).toBe('NAS Mirror: needs attention (not signed in to this NAS yet)');
+    const nothing = s({ connection: 'unconfigured', error: { code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' } });
+    expect(connectionWord(nothing)).toBe('Not set up');
+    expect(trayView(nothing, NOW).tooltip).toBe('NAS Mirror: needs attention (not set up yet)');
   });
   it('ranks attention over paused over offline', () => {
     expect(trayView(s({ paused: true, connection: 'offline' }), NOW).state).toBe('paused');

@@ -31,6 +31,23 @@ export interface TrayNotification {
 }
 
 
+/** No NAS configured at all (the first start), as against a NAS configured without a sign-in. */
+const notSetUp = (s: AppStatus): boolean => s.connection === 'unconfigured' && s.error?.code !== 'Unauthorized';
+
+/** The link is up but the NAS says nothing: its requests time out (a hung or stopped NAS). */
+export const notAnswering = (s: AppStatus): boolean => s.connection === 'offline' && s.error?.code === 'Timeout';
+
+/**
+ * The connection in one or two words (the window's badge): the same word as the tray's and
+ * the header line's ("Not signed in" when only the sign-in is missing, "Not answering" when
+ * requests time out), never "Not set up" for a NAS that is configured.
+ */
+export function connectionWord(s: AppStatus): string {
+  if (s.connection === 'unconfigured') return notSetUp(s) ? 'Not set up' : 'Not signed in';
+  if (notAnswering(s)) return 'Not answering';
+  return s.connection === 'online' ? 'Online' : s.connection === 'offline' ? 'Offline' : 'Sign-in failed';
+}
+
 /** Everything that waits for the user in Conflicts: conflicts, held deletes, held uploads (the menu's and the window's count). */
 export function toResolve(s: AppStatus): number {
   return s.conflicts + s.heldDeletes + s.uploads.held;
@@ -57,7 +74,7 @@ function sendText(s: AppStatus, changes: string, uploads: string): string {
 function attentionReason(s: AppStatus): string | null {
   if (s.connection === 'auth-error') return 'the NAS no longer accepts the sign-in';
   if (s.mirrorMissing) return 'the mirror folder is missing; sync is paused';
-  if (s.connection === 'unconfigured') return 'not set up yet';
+  if (s.connection === 'unconfigured') return notSetUp(s) ? 'not set up yet' : 'not signed in to this NAS yet';
   const parts: string[] = [];
   if (s.conflicts > 0) parts.push(plural(s.conflicts, 'conflict', 'conflicts'));
   if (s.heldDeletes > 0) parts.push(plural(s.heldDeletes, 'held delete', 'held deletes'));
@@ -78,7 +95,7 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
   if (s.paused) return { ...base, state: 'paused', tooltip: 'NAS Mirror: paused' };
   if (s.connection === 'offline') {
     const queued = toSendCount(s) > 0 ? `, ${sendText(s, 'waiting', 'to upload')}` : '';
-    return { ...base, state: 'offline', tooltip: `NAS Mirror: offline${queued}` };
+    return { ...base, state: 'offline', tooltip: `NAS Mirror: ${notAnswering(s) ? 'NAS not answering, retrying' : 'offline'}${queued}` };
   }
   if (s.walk.running || toSendCount(s) > 0 || s.checking === true) {
     const what = s.walk.running ? walkText(s.walk) : toSendCount(s) > 0 ? sendText(s, 'to send', 'to upload') : 'checking the mirror folder';

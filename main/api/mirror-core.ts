@@ -22,6 +22,7 @@ import type { CoreOptions } from './core-types.js';
 import type { EventHub } from './event-hub.js';
 import { createHandlers, engineAppStatus, type SettingsProvider } from './handlers.js';
 import { moveMirrorFolder } from './move-mirror.js';
+import { sameNasElsewhere } from './nas-moved.js';
 import { listPreviousMirrors } from './previous-mirrors.js';
 import { accountFor, openSession, storeCredential, tokenFor, type Session, type SessionDeps } from './session.js';
 import { checkSetUp } from './set-up.js';
@@ -203,7 +204,13 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
       if ((patch.source !== undefined && patch.source !== before.source) || (patch.location !== undefined && patch.location !== before.location)) {
         // the first address given to a state folder binds it; after that, another NAS is a new mirror
         const bound = before.source === 'embedded' || before.location !== '';
-        if (bound && !unbound()) throw new AppError('BadConfig', 'this mirror belongs to another NAS: use "Start a new mirror" below to mirror a different one (nothing of this mirror is lost)', { field: 'location' });
+        // ... but the same NAS at a new address is recognised by its root, never by its URL: the mirror and the sign-in stay
+        if (bound && !unbound()) {
+          const moved = await sameNasElsewhere(deps, before, { ...before, source: patch.source ?? before.source, location: patch.location ?? before.location }, store.root()!.id);
+          if (!moved) throw new AppError('BadConfig', 'this mirror belongs to another NAS: use "Start a new mirror" below to mirror a different one (nothing of this mirror is lost)', { field: 'location' });
+          new LocalStore(db).addActivity({ kind: 'nas-moved', path: '', summary: `The NAS is now at ${moved.to}`, reason: `the same NAS as at ${moved.from} (the same root): the mirror and the sign-in are kept, as changed in Settings` });
+          hub.emit('changed', { what: 'activity' });
+        }
       }
       const { paused, mirrorFolder, ...rest } = patch;
       if (mirrorFolder !== undefined && mirrorFolder !== before.mirrorFolder) {

@@ -20,6 +20,7 @@ import type { MirrorStore } from '../mirror/store.js';
 import { LocalStore } from '../local/local-store.js';
 import { checkMirrorFolder } from '../settings/folders.js';
 import { createEngine } from './compose.js';
+import { rootAt } from './nas-identity.js';
 import type { Engine } from '../engine/engine.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { Db } from '../state/db.js';
@@ -95,6 +96,37 @@ export async function storeCredential(deps: SessionDeps, account: string, value:
   return 'memory';
 }
 
+/** The state db's note of the account the mirror was last synced as (its NAS's first address then). */
+const ACCOUNT_META = 'nasAccount';
+
+/**
+ * No sign-in for this address, but one for the address the mirror was synced from (the device
+ * record was edited, the NAS got another address): when the NAS there has the mirrored root,
+ * it is the same NAS, and its sign-in is kept for the new address (one line in Activity).
+ */
+async function signInOfMovedNas(deps: SessionDeps, acc: { account: string; candidates: Candidate[] }, transport: HttpTransport): Promise<string | undefined> {
+  const local = new LocalStore(deps.db);
+  const was = local.meta(ACCOUNT_META);
+  const root = deps.store.root();
+  if (!was || was === acc.account || !root) return undefined;
+  const stored = await tokenFor(deps, was);
+  if (stored === undefined) return undefined;
+  const same = await rootAt(acc.candidates, stored, transport, (v) => storeCredential(deps, was, v).then(() => undefined)).catch(() => null);
+  if (same !== root.id) return undefined;
+  const current = (await tokenFor(deps, was)) ?? stored;
+  await storeCredential(deps, acc.account, current);
+  await forgetCredential(deps, was);
+  local.addActivity({ kind: 'nas-moved', path: '', summary: `The NAS is now at ${acc.account}`, reason: `the same NAS as at ${was} (the same root), found at the address its device record now gives: the mirror and the sign-in are kept` });
+  deps.log.info('NAS moved', { summary: `the same NAS, now at ${acc.account} (was ${was})` });
+  return current;
+}
+
+/** Forgets an account's credential (memory and keychain): once moved to a new address, the old one keeps no copy. */
+export async function forgetCredential(deps: SessionDeps, account: string): Promise<void> {
+  deps.memoryTokens.delete(account);
+  if (deps.keychain.kind === 'os') await deps.keychain.delete(account).catch((e: unknown) => { deps.log.warn('keychain delete failed', { err: e }); return false; });
+}
+
 /** Starts a session for the settings; never throws (a failure is the session's `problem`). */
 export async function openSession(deps: SessionDeps, s: Settings): Promise<Session> {
   const transport = new HttpTransport();
@@ -126,14 +158,17 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
       via = 'embedded';
     } else {
       const acc = await accountFor(s, transport);
-      const t = acc ? await tokenFor(deps, acc.account) : undefined;
-      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' });
+      const t = acc ? ((await tokenFor(deps, acc.account)) ?? (await signInOfMovedNas(deps, acc, transport))) : undefined;
+      // the NAS is configured, only the sign-in is missing: say so (never "not set up"), and why it is gone when there is no keychain
+      const noKeychain = deps.keychain.kind === 'memory' ? ' (this desktop has no keychain: a sign-in lasts until the app quits)' : '';
+      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: `not signed in to this NAS${noKeychain}: use "Sign in" in Settings (or paste an access token there)` });
       const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
       token = auth.token;
       clientTransport = auth.transport;
       const signedIn = auth.signedIn;
       if (signedIn) secrets = () => signedIn.secrets();
       const conn = await connect(acc.candidates, clientTransport, token);
+      new LocalStore(deps.db).setMeta(ACCOUNT_META, acc.account);
       baseUrl = conn.baseUrl;
       via = conn.via;
       // The address is checked again on errors and periodically (LAN down, proxy up, and back).

@@ -15,6 +15,7 @@ import { loadDevice, type Candidate } from '../connection/device.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { EventHub } from './event-hub.js';
 import type { DesktopPort } from './ports.js';
+import { whyNoAnswer } from './nas-identity.js';
 import { accountFor, storeCredential, type SessionDeps } from './session.js';
 
 export interface SignInFlow {
@@ -35,6 +36,23 @@ async function accountAt(location: string, transport: HttpTransport): Promise<{ 
   return account ? { account, candidates } : null;
 }
 
+/** Throws, in words, when nothing answers at `baseUrl` (before the browser is sent to its login page). */
+async function answers(transport: HttpTransport, baseUrl: string): Promise<void> {
+  try {
+    await transport.request({ method: 'GET', url: `${baseUrl}/sdk/v2/filesSearch/parents?ids=root&limit=1&pageToken=`, headers: { accept: 'application/json' }, timeoutMs: 5000 });
+  } catch (e) {
+    throw noAnswer(toAppError(e), baseUrl);
+  }
+}
+
+/** A request's failure as the sign-in says it: no answer in words (and no dead page opened); any other error as it is. */
+function noAnswer(err: AppError, where: string): AppError {
+  if (err.code !== 'NetworkError' && err.code !== 'Timeout') return err;
+  // connect() with several addresses says why each failed: the words are for the one address probed here
+  const why = where.includes(' or ') ? '' : ` (${whyNoAnswer(err)})`;
+  return new AppError('NetworkError', `the NAS does not answer at ${where}${why}: check the address and that the NAS is on. Its sign-in page was not opened`, { field: 'location', cause: err });
+}
+
 export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; desktop: DesktopPort; hub: EventHub; restart: () => Promise<void> }): SignInFlow {
   let pending: SignIn | null = null;
   return {
@@ -49,8 +67,10 @@ export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; des
         const acc = location !== undefined ? await accountAt(location, transport) : await accountFor(s, transport);
         if (!acc) throw new AppError('BadConfig', 'no NAS address: enter it first', { field: 'location' });
         account = acc.account;
-        // Any HTTP answer (a 401 without a token) says the address works.
-        baseUrl = (await connect(acc.candidates, transport, '')).baseUrl;
+        // Any HTTP answer (a 401 without a token) says the address works; none: say why here, and open no dead page
+        const where = acc.candidates.map((c) => c.baseUrl).join(' or ');
+        baseUrl = (await connect(acc.candidates, transport, '').catch((e: unknown) => { throw noAnswer(toAppError(e), where); })).baseUrl;
+        await answers(transport, baseUrl);
         pending?.cancel();
         si = await startSignIn({ baseUrl, transport });
       } catch (e) {

@@ -55,7 +55,7 @@ export class StateKeeper {
     }
     const auth = s.connection === 'auth-error';
     this.log.warn(s.connection, { summary: auth ? `the NAS refused the token (${e?.message ?? ''})` : `the NAS is not reachable (${e?.message ?? ''}); changes wait in the outbox`, reason: e?.code ?? '' });
-    this.local.setMeta('connection', JSON.stringify({ state: s.connection, message: e?.message ?? '' }));
+    this.local.setMeta('connection', JSON.stringify({ state: s.connection, message: e?.message ?? '', code: e?.code ?? '' }));
   }
 }
 
@@ -66,7 +66,8 @@ export class StateKeeper {
  */
 export function attemptEvent(a: AttemptEvent): EngineEvent | undefined {
   if (a.error === 'NetworkError' || a.error === 'Timeout') {
-    const what = a.error === 'Timeout' ? 'the request timed out' : 'the connection failed';
+    // a timeout is a NAS that takes connections and says nothing (hung, stopped): "not answering", not "unreachable"
+    const what = a.error === 'Timeout' ? 'the NAS is not answering (no reply within the request timeout)' : 'the connection failed';
     return { type: 'link-failed', error: { code: a.error, message: `${what}; retrying` } };
   }
   if (a.status === undefined) return undefined;

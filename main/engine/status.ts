@@ -75,7 +75,7 @@ export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling
 }
 
 /** Status from the state db alone (the engine may not be running). */
-export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: number | null; pendingRequests: number; connectionProblem: string | null } {
+export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: number | null; pendingRequests: number; connectionProblem: string | null; notAnswering: boolean } {
   const local = new LocalStore(db);
   const outbox = new OutboxStore(db);
   const store = new MirrorStore(db);
@@ -95,11 +95,13 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   // a running engine that has not compared the folder with the model yet is not synced
   const checking = engineRunning !== null && local.meta('localCheck') === 'pending';
   // what the running engine last saw of the NAS (main/engine/engine.ts announce)
-  let link: { state: 'offline' | 'auth-error'; message: string } | undefined;
+  let link: { state: 'offline' | 'auth-error'; message: string; code?: string } | undefined;
   try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
   return {
     state: statusWord({ ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending + up.open, conflicts, heldDeletes: held.length + up.held }),
     connectionProblem: link?.message ?? null,
+    // the NAS takes connections and replies nothing (its requests time out): said as such, as the window does
+    notAnswering: link?.state === 'offline' && link.code === 'Timeout',
     paused,
     mirrorMissing,
     mirrorFolder: mirrorDir ?? null,

@@ -204,7 +204,8 @@ export function settingsView(ctx: UiContext): View {
       const link = el('a', { href: url, target: '_blank', rel: 'noopener' }, 'open it again');
       replace(signInState, el('span', {}, 'Sign in on the NAS\'s page in your browser, then come back here (', link, ').'));
     } catch (e) {
-      replace(signInState, '');
+      // why (the NAS does not answer at that address...) stays beside the button, not only in a toast
+      replace(signInState, sentence(messageOf(e)));
       ctx.toast(sentence(messageOf(e)), 'error');
     }
   };

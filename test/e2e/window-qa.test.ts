@@ -256,11 +256,13 @@ describe('the window, by hand', () => {
     const p2 = await browser.newPage();
     try {
       await p2.goto(server2.url);
-      await poll(() => p2.locator('#state-line').textContent()).toBe('Not signed in to this NAS yet: sign in (or paste an access token) in Settings.');
+      // a NAS is configured, only the sign-in is missing (no keychain here): never "Not set up"
+      await poll(() => p2.locator('#state-line').textContent()).toBe('Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits.');
+      expect(await p2.locator('#conn-badge').textContent()).toBe('Not signed in');
       // the raw reason is one hover away, and the way to fix it one click
       expect(await p2.locator('#state-line').getAttribute('title')).toMatch(/Details: Unauthorized: not signed in to this NAS/);
       // search says there is nothing yet, and why, with the way to Settings (not "Type to search 0 files")
-      await poll(() => p2.locator('#search-hint').textContent()).toBe('Nothing is mirrored yet. Not signed in to this NAS yet: sign in (or paste an access token) in Settings. Open Settings');
+      await poll(() => p2.locator('#search-hint').textContent()).toBe('Nothing is mirrored yet. Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits. Open Settings');
       await p2.click('#state-fix');
       await poll(() => p2.locator('#view-settings').isVisible()).toBe(true);
     } finally {

@@ -15,7 +15,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       return 0;
     }
     io.stdout.write([
-      `state:               ${s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
+      `state:               ${s.notAnswering ? 'not answering' : s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
       `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
       `mirror folder:       ${s.mirrorFolder ?? '(none: this state folder was only synced, never run with --dir)'}`,
       `mirrored:            ${count(store.count(), 'object')}${s.mirrorFolder ? ` (${count(s.objects, 'placeholder')} on disk)` : ''}`,
