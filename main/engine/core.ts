@@ -53,9 +53,11 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
   const store = opts.store ?? new MirrorStore(db);
   const local = new LocalStore(db);
   const rootId = store.root()?.id ?? '';
-  return {
-    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db), creates: new CreatesStore(db),
-    model: rootId ? local.loadModel(rootId) : new LocalModel(''),
+  const creates = new CreatesStore(db);
+  const model = rootId ? local.loadModel(rootId) : new LocalModel('');
+  const core: Core = {
+    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db), creates,
+    model,
     traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
     identity: { ...STABLE_DISK, ...opts.identity },
     disk: opts.disk ?? realDisk,
@@ -65,6 +67,29 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
     log: opts.log,
     activity,
   };
+  // Where a held "renamed or deleted?" entry may have gone, when the NAS deleted that entry: it
+  // may be that entry renamed here, not a new one of the user's (soak seed 5007: an empty folder
+  // renamed while stopped, deleted on the NAS meanwhile, was created on the NAS again). Local only.
+  local.heldDropped = (candidates) => {
+    for (const path of candidates) {
+      const segs = path.split('/');
+      const name = segs.pop()!;
+      const parent = idAtPath(core.model, segs);
+      if (parent !== undefined) creates.refuse(parent, name, `it may be an entry the NAS deleted, renamed here meanwhile (${path}): kept here, not created again on the NAS`);
+    }
+  };
+  return core;
+}
+
+/** The id of the folder at these local segments in the model, if any. */
+function idAtPath(model: LocalModel, segs: readonly string[]): string | undefined {
+  let cur = model.rootId;
+  for (const seg of segs) {
+    const next = model.children(cur).find((k) => model.get(k)?.lname.normalize('NFC') === seg.normalize('NFC'));
+    if (next === undefined) return undefined;
+    cur = next;
+  }
+  return cur === '' ? undefined : cur;
 }
 
 /** A promise-chain mutex: one model-mutating step at a time. */

@@ -178,6 +178,11 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     // local-only entries: listed for the folders read now, and what left them dropped
     for (const lo of pair.localOnly) {
       if (creatable(lo)) {
+        const refused = core.creates.refusedAt(lo.parent, lo.name);
+        if (refused !== undefined) {
+          core.local.addLocalOnly({ parent: lo.parent, name: lo.name }, lo.kind, `not on the NAS: ${refused}`);
+          continue;
+        }
         const added = core.creates.add(lo.kind, lo.parent, lo.name, mass !== undefined);
         if (added) created++;
         const waits = mass !== undefined || (!added && core.creates.isHeld(lo.parent, lo.name));

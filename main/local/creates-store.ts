@@ -102,6 +102,23 @@ export class CreatesStore {
     for (const s of seqs) up.run(s);
   }
 
+  /**
+   * Records a place whose entry is not to be created (it may be an entry the NAS deleted,
+   * renamed here while it was stopped): it stays local only, with `note`. Nothing when a row is
+   * open or refused there already.
+   */
+  refuse(parent: string, name: string, note: string): void {
+    const there = this.db.prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading', 'refused')`).get(parent, name);
+    if (there) return;
+    this.db.prepare("INSERT INTO local_creates (at, kind, parent, name, state, note) VALUES (?, 'file', ?, ?, 'refused', ?)").run(new Date().toISOString(), parent, name, note);
+  }
+
+  /** Why the entry at this place is not created (a refused row), if so. */
+  refusedAt(parent: string, name: string): string | undefined {
+    const r = this.db.prepare("SELECT note FROM local_creates WHERE parent = ? AND name = ? AND state = 'refused' ORDER BY seq DESC LIMIT 1").get(parent, name) as { note: string | null } | undefined;
+    return r ? r.note ?? 'not created on the NAS' : undefined;
+  }
+
   /** A row at this place waits for the user's word. */
   isHeld(parent: string, name: string): boolean {
     return this.db.prepare("SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state = 'held'").get(parent, name) !== undefined;

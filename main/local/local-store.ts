@@ -212,6 +212,9 @@ type RawEntryRow = [string, number, string, string, string | null, number, strin
 const STATES: readonly EntryState[] = ['ok', 'held', 'deleting'];
 
 export class LocalStore {
+  /** Told the candidates of a held "renamed or deleted?" that left with its entry (flush). */
+  heldDropped: ((candidates: readonly string[]) => void) | undefined;
+
   constructor(readonly db: Db) {
     migrate(db, 'local', LOCAL_MIGRATIONS);
   }
@@ -270,6 +273,8 @@ export class LocalStore {
     const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
     // ...and its held row: nothing is left to decide about an entry the model no longer has.
     const delHeld = this.db.prepare('DELETE FROM local_held WHERE id = ?');
+    const heldCandidates = this.db.prepare('SELECT candidates FROM local_held WHERE id = ?');
+    const dropped: string[][] = [];
     this.db.transaction(() => {
       for (const id of ids) {
         const e = m.get(id);
@@ -277,10 +282,15 @@ export class LocalStore {
         else {
           del.run(id);
           delLocalOnly.run(id);
+          const c = candidatesOf((heldCandidates.get(id) as { candidates: string | null } | undefined)?.candidates ?? null);
+          if (c) dropped.push(c);
           delHeld.run(id);
         }
       }
     })();
+    // a "renamed or deleted?" dropped because its entry left (the NAS deleted it): where it may
+    // have gone is no new entry of the user's to create on the NAS (engine/core.ts)
+    for (const c of dropped) this.heldDropped?.(c);
   }
 
   meta(key: string): string | undefined {

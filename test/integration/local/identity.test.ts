@@ -115,6 +115,24 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     expect(r.engine.status()).toMatchObject({ state: 'synced', heldDeletes: 0, localOnly: 0 });
   });
 
+  it('an empty folder renamed while stopped that the NAS deleted meanwhile: held, then dropped with its entry; its new name is not created on the NAS (soak seed 5007)', async () => {
+    const ids: Ids = {};
+    rig = await startRig((svc, root) => { seed(svc, root, ids); ids['Empty'] = svc.admin.createFolder(ids['Music']!, 'Empty').id; }, unstable);
+    const r = rig;
+    await r.engine.stop();
+    renameSync(join(r.mirror, 'Music', 'Empty'), join(r.mirror, 'Music', 'Empty renamed'));
+    await r.client.delete(ids['Empty']!);
+    r.mark();
+    await r.restart(unstable);
+    await r.engine.syncNow();
+    await waitFor(() => r.engine.actions.localOnly().some((l) => l.path === 'Music/Empty renamed'), 'listed local only');
+    await r.engine.fullRescan();
+    await r.engine.creator.idle();
+    expect(r.count('POST')).toBe(0);
+    expect((await r.nasChildren(ids['Music']!)).has('Empty renamed')).toBe(false);
+    expect(r.engine.actions.localOnly().find((l) => l.path === 'Music/Empty renamed')?.reason).toMatch(/may be an entry the NAS deleted/);
+  });
+
   it('a disappearance that could be one of two appearances is held ("renamed or deleted?"), never guessed', async () => {
     const ids: Ids = {};
     rig = await startRig((svc, root) => seed(svc, root, ids), unstable);
