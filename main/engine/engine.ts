@@ -70,6 +70,7 @@ export class Engine {
       core: this.core, lock: this.lock, client: opts.client, plans, signal: this.abort.signal,
       stopped, state: () => this.state, report, healthy, failed,
       indexChanged: () => this.events.emit('changed', { what: 'index' }),
+      localChanged: (dirs) => { this.timers.schedule(() => void this.localSide.onBatch(dirs), 0); },
     });
     this.localSide = new LocalRounds({
       core: this.core, lock: this.lock, watcherOptions: opts.watcher, stopped, report, healthy, schedule, failed,

@@ -32,6 +32,8 @@ const BIG_WALK = 50_000;
 
 /** What the remote side uses of the engine. */
 export interface RemotePort {
+  /** Folders (paths) where the disk changed and was not read yet: the local side reads them. */
+  localChanged?(dirs: readonly string[]): void;
   /** The model is replaced here when the NAS root first appears. */
   readonly core: ReconcilePort & Pick<Core, 'applier' | 'threshold' | 'model'>;
   readonly lock: Lock;
@@ -172,6 +174,8 @@ export class RemoteRounds {
     }
     c.model.takeTouched(); // the reconcile's own changes are not news
     this.p.plans.settle(slice, r.retry, stale, withRetries);
+    // the disk changed where a placeholder was to move (not read yet): the local side reads it first
+    if (r.reread) this.p.localChanged?.(r.reread);
     if (r.diskError) this.p.report({ type: 'disk-error', step: 'write', error: { code: r.diskError.code, message: r.diskError.message } });
     else this.p.report({ type: 'disk-ok', step: 'write' });
     this.tally.placed += r.created;

@@ -30,6 +30,8 @@ export interface ReconcileResult {
   retry: string[];
   /** The disk refused a write (EIO, EACCES, ENOSPC...): said in the status; nothing was lost, it is tried again. */
   diskError?: AppError | undefined;
+  /** Folders (paths) where the disk changed and was not read yet (an entry's place holds another): the local side reads them. */
+  reread?: string[];
 }
 
 /**
@@ -108,7 +110,8 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   }
   const bad = rep.failed.find((f) => f.errno !== undefined);
   const diskError = bad && new AppError('DiskError', `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`, { detail: bad.errno });
-  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry, diskError };
+  const reread = [...new Set(rep.foreign.map((id) => model.pathOf(model.get(id)?.lparent ?? '') ?? ''))];
+  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry, diskError, ...(reread.length ? { reread } : {}) };
 }
 
 /** One activity line for the placeholders a walk (or a reconcile) placed. */

@@ -15,7 +15,7 @@ import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
 import { diskErrno, diskError, errnoOf, isAbsent, realDisk, type Disk } from './disk.js';
 import { RESERVED_DIR } from './local-names.js';
-import type { LocalModel } from './model.js';
+import { UNVERIFIED_INO, type LocalModel } from './model.js';
 import { childPath, safeDirOnDisk, safeJoinOnDisk } from './path-safety.js';
 import type { RemotePlan } from './remote-plan.js';
 
@@ -29,6 +29,8 @@ export interface WriteReport {
   failed: { id: string; reason: string; errno?: string | undefined }[];
   /** Folders (ids) whose entries this changed: their stamps must be taken again. */
   touchedDirs: Set<string>;
+  /** Ids whose place holds another entry than theirs (the disk changed there, not read yet): their folders are to be read. */
+  foreign: string[];
 }
 
 export const stagingDir = (root: string): string => join(root, RESERVED_DIR, 'staging');
@@ -67,7 +69,7 @@ export function idOfStaged(name: string): string | undefined {
 }
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set() };
+  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), foreign: [] };
   disk.mkdir(stagingDir(root), true);
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
@@ -80,6 +82,16 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       const from = absOf(root, model, id, undefined, disk);
       if (!from) continue;
       const to = join(stagingDir(root), stagedName(id));
+      // What is at its place must be the entry itself: the user may have changed the disk there
+      // while the engine was stopped, not read yet (two files that traded names, one then
+      // deleted: the NAS renaming one must not carry the other's file along; soak seed 6000)
+      const known = model.get(id)?.ino;
+      const at = known !== null && known !== undefined && known !== UNVERIFIED_INO ? lstatBig(from, disk) : undefined;
+      if (at && at.ino.toString() !== known) {
+        rep.failed.push({ id, reason: `${from} is not the entry the mirror placed there (changed on disk, not read yet): left as it is, read again` });
+        rep.foreign.push(id);
+        continue;
+      }
       try {
         disk.rename(from, to);
         staged.set(id, to);

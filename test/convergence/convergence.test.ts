@@ -45,6 +45,9 @@ const FIXED: FixedSeed[] = [
   // G: the NAS moved a folder while the user renamed it (its placeholder's move failed on the
   // rename), then renamed it again: the second rename was sent as a move back (soak, s22)
   { seed: 4041, quirks: 'real-device', flavors: ['live'] },
+  // H2: two files traded names and one was deleted, then the engine stopped; the NAS renamed one:
+  // its placeholder's move carried the OTHER file along (by path), which was then deleted (soak, s22)
+  { seed: 6000, flavors: ['stop'] },
 ];
 
 /**
