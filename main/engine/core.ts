@@ -40,6 +40,12 @@ export interface Core {
   holdMs: number;
   /** New entries in the mirror folder are created on the NAS (EngineOptions.uploads). */
   uploads: boolean;
+  /**
+   * Inodes of entries the NAS deleted that were not where the model had them (renamed or moved
+   * here while the NAS deleted them) -> until when: not new entries, never created on the NAS
+   * (soak seeds 7000, 7002). In memory, for minutes: an inode number is reused once freed.
+   */
+  tombstones: Map<string, number>;
   log: Logger;
   /** Records a decision in the activity log (and tells listeners). */
   activity(a: ActivityInput): void;
@@ -64,6 +70,7 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
     threshold: opts.threshold ?? DEFAULT_THRESHOLD,
     holdMs: opts.holdMs ?? 1000,
     uploads: opts.uploads ?? true,
+    tombstones: new Map(),
     log: opts.log,
     activity,
   };

@@ -18,7 +18,7 @@ import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
 /** What a local batch uses of the engine's context. */
-export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'creates' | 'uploads' | 'db' | 'activity' | 'log' | 'identity'>;
+export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'creates' | 'uploads' | 'tombstones' | 'db' | 'activity' | 'log' | 'identity'>;
 
 export interface BatchResult {
   carry: GoneCarry[];
@@ -159,9 +159,22 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   const suspects = new Set(pair.uncertain.flatMap((u) => u.candidates));
   if (core.uploads && pair.localOnly.length) for (const h of core.local.held()) for (const c of h.candidates ?? []) suspects.add(c);
   // (nor an editor's temporary or backup file, `a~`, `.swp`, `~$doc`, `.~lock`..., as other sync clients skip them)
+  // (nor an entry the NAS deleted while it was renamed or moved here: its inode is a tombstone)
+  const inoAt = new Map<string, string>();
+  if (core.tombstones.size && pair.localOnly.length) {
+    for (const [ino, until] of core.tombstones) if (until < now) core.tombstones.delete(ino);
+    for (const sc of scans) for (const d of sc.entries) inoAt.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d.ino);
+  }
+  const deletedOnNas = (path: string): boolean => { const ino = inoAt.get(path); return ino !== undefined && core.tombstones.has(ino); };
+  // (nor what looks like placeholders: an empty file, a folder holding only empty files: a copy
+  // of placeholders, or placeholders of a folder the NAS deleted while it was renamed here;
+  // soak seeds 7000, 7002. An empty folder is created: files are moved into new folders.)
+  const sizeAt = new Map<string, number>();
+  for (const sc of scans) for (const d of sc.entries) sizeAt.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d.size);
+  const placeholderLike = (lo: { path: string; kind: string }): boolean => (lo.kind === 'file' ? (sizeAt.get(lo.path) ?? 0) === 0 : onlyEmptyFiles(core, lo.path));
   const creatable = (lo: (typeof pair.localOnly)[number]): lo is typeof lo & { parent: string; kind: 'dir' | 'file' } =>
     core.uploads && lo.fresh === true && lo.parent !== undefined && (lo.kind === 'dir' || lo.kind === 'file') && !suspects.has(lo.path)
-    && !(lo.kind === 'file' && TEMPORARY.test(lo.name));
+    && !(lo.kind === 'file' && TEMPORARY.test(lo.name)) && !deletedOnNas(lo.path) && !placeholderLike(lo);
   let created = 0;
   // Many new entries at once (a whole disk copied into the mirror by mistake) wait for the
   // user's word before anything goes up, like mass deletes: this batch's new entries (with
@@ -191,6 +204,8 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       }
       const why = !core.uploads ? 'not on the NAS: new files stay on this computer (uploads are off)'
         : lo.fresh === true && TEMPORARY.test(lo.name) ? 'not on the NAS: an editor\'s temporary or backup file (not uploaded)'
+        : deletedOnNas(lo.path) ? 'not on the NAS: it was deleted there while you renamed or moved it here (kept here, not created again)'
+        : lo.fresh === true && lo.parent !== undefined && placeholderLike(lo) ? `not on the NAS: ${lo.kind === 'file' ? 'an empty file' : 'a folder holding only empty files'} looks like placeholders (a copy of some, or of a folder the NAS deleted): not uploaded; content put in it goes up`
         : lo.parent === undefined ? 'not on the NAS: inside a folder the NAS does not have (yet)'
         : 'not on the NAS: it may be an entry of the mirror changed (see held), or a second name of one (a hard link)';
       core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, why);
@@ -224,6 +239,37 @@ function insideApproved(core: LocalBatchPort, approved: ReadonlySet<string>, par
     cur = core.model.get(cur)?.lparent;
   }
   return false;
+}
+
+/**
+ * A folder holding files, every one of them empty (read on the disk, up to 10,000 entries; more
+ * is not "only placeholders"): what a copy of placeholders, or a renamed placeholder folder,
+ * looks like. An empty folder is not (a new folder to move files into).
+ */
+function onlyEmptyFiles(core: LocalBatchPort, path: string): boolean {
+  const stack = [path];
+  let files = 0;
+  for (let seen = 0; stack.length && seen < 10_000;) {
+    const dir = stack.pop()!;
+    let kids: { name: string; dir: boolean }[];
+    try {
+      kids = core.disk.readdirKinds(safeJoin(core.root, dir.split('/')));
+    } catch {
+      return false;
+    }
+    for (const k of kids) {
+      seen++;
+      const p = `${dir}/${k.name}`;
+      if (k.dir) { stack.push(p); continue; }
+      try {
+        if (Number(core.disk.lstat(safeJoin(core.root, p.split('/'))).size) > 0) return false;
+      } catch {
+        return false;
+      }
+      files++;
+    }
+  }
+  return files > 0 && stack.length === 0;
 }
 
 /** More bytes than this in new files at once wait for the user's word (5 GiB). */

@@ -17,7 +17,7 @@ import type { MirrorStore } from '../mirror/store.js';
 import type { Core } from './core.js';
 
 /** What a reconcile uses of the engine's context (the model is replaced when the root first appears). */
-export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'creates' | 'uploads' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
+export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'creates' | 'uploads' | 'tombstones' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
 
 export interface ReconcileResult {
   created: number;
@@ -65,6 +65,8 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}), ...(creating.size ? { creating } : {}) });
   for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
   const rep = writePlaceholders(core.root, model, plan, core.disk);
+  const until = Date.now() + 10 * 60_000;
+  for (const ino of rep.tombstones) core.tombstones.set(ino, until);
   let added = 0;
   let refused = 0;
   for (const n of plan.notes) {

@@ -31,6 +31,11 @@ export interface WriteReport {
   touchedDirs: Set<string>;
   /** Ids whose place holds another entry than theirs (the disk changed there, not read yet): their folders are to be read. */
   foreign: string[];
+  /**
+   * Inodes of entries the NAS deleted that were not at their place to be removed (renamed or
+   * moved here, not read yet): wherever they are, they are not new entries of the user's.
+   */
+  tombstones: string[];
 }
 
 export const stagingDir = (root: string): string => join(root, RESERVED_DIR, 'staging');
@@ -69,7 +74,7 @@ export function idOfStaged(name: string): string | undefined {
 }
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), foreign: [] };
+  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), foreign: [], tombstones: [] };
   disk.mkdir(stagingDir(root), true);
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
@@ -129,6 +134,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     const gone = new Set<string>();
     const ours = (ino: string): string | undefined => { const e = model.byIno(ino); return e && e.state === 'ok' ? model.pathOf(e.id) : undefined; };
     if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone, ours);
+    for (const ino of known.keys()) if (!gone.has(ino) && ino !== UNVERIFIED_INO) rep.tombstones.push(ino);
     rep.touchedDirs.add(model.get(id)!.lparent);
     if (rep.failed.length === failedBefore) {
       for (const s of sub) model.remove(s);
