@@ -204,7 +204,10 @@ export class CreatesStore {
   }
 
   counts(): { open: number; uploading: number; held: number; refused: number } {
-    const r = this.db.prepare(`SELECT sum(state IN ${OPEN}) AS open, sum(state = 'uploading') AS uploading, sum(state = 'held') AS held, sum(state = 'refused') AS refused FROM local_creates`).get() as Record<'open' | 'uploading' | 'held' | 'refused', number | null>;
-    return { open: r.open ?? 0, uploading: r.uploading ?? 0, held: r.held ?? 0, refused: r.refused ?? 0 };
+    // by the state index: the done rows (every upload ever made) are not read (bench:content: a
+    // full scan per status took 33 s of a 60 s upload of 10,000 files)
+    const rows = this.db.prepare("SELECT state, count(*) AS n FROM local_creates WHERE state IN ('held', 'pending', 'creating', 'uploading', 'refused') GROUP BY state").all() as { state: CreateState; n: number }[];
+    const n = (st: CreateState): number => rows.find((r) => r.state === st)?.n ?? 0;
+    return { open: n('pending') + n('creating') + n('uploading'), uploading: n('uploading'), held: n('held'), refused: n('refused') };
   }
 }
