@@ -156,6 +156,7 @@ export class Creator {
   private async file(row: CreateRow): Promise<Outcome> {
     const { core, client, signal } = this.p;
     let id = row.objectId ?? undefined;
+    let fresh = false;
     if (id === undefined) {
       const here = await this.p.lock.run(() => this.placeOf(row, 'file'));
       if (here === undefined) return 'done';
@@ -165,6 +166,7 @@ export class Creator {
         core.creates.begin(row.seq, 'creating');
         try {
           id = await client.startUpload(row.parent, row.name, { mTime: formatDate(here.mtimeMs), signal });
+          fresh = true;
         } catch (e) {
           if (!(e instanceof AppError && e.status === 409)) throw e;
           await this.refuse(row, 'the NAS already has a file of that name in that folder: yours stays here, not sent over it');
@@ -176,15 +178,16 @@ export class Creator {
       if (ok === undefined) return 'done';
       core.creates.named(row.seq, id, 0);
     }
-    return this.upload(row, id);
+    // an upload started just now holds nothing yet: no request to ask where it is
+    return this.upload(row, id, fresh ? 0 : undefined);
   }
 
   /** Sends the bytes of the bound file `id` from where the NAS is; finishes the upload. */
-  private async upload(row: CreateRow, id: string): Promise<Outcome> {
+  private async upload(row: CreateRow, id: string, known?: number): Promise<Outcome> {
     const { core, client, signal } = this.p;
     let offset: number;
     try {
-      offset = await client.uploadOffset(id, { signal });
+      offset = known ?? await client.uploadOffset(id, { signal });
     } catch (e) {
       // not unfinished any more: finished by an earlier run whose end was not written
       if (e instanceof AppError && e.status === 404) return this.finish(row, id);
@@ -254,7 +257,7 @@ export class Creator {
     }
     core.creates.named(row.seq, id, 0);
     // (every try starts the version again from zero: bytes from before a restart may be of an older edit)
-    return this.upload(row, id);
+    return this.upload(row, id, 0);
   }
 
   /**
