@@ -124,3 +124,9 @@ function checkCount(defs: readonly PositionalSpec[], got: readonly string[]): vo
     throw new UsageError(defs.length === 0 ? `no argument is taken here, got ${extra}` : `too many arguments: ${extra} (quote a value that holds spaces)`, 'BadArguments');
   }
 }
+
+/** `--help` or `-h` before any `--`: the command's help is asked for, whatever else is there. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}

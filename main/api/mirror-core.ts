@@ -97,12 +97,6 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
   };
   let closed = false;
   const emitStatus = (): void => { if (!closed) hub.emit('status', status()); };
-  // A decision the engine records may change the counts without a status event of its own
-  // (a mass upload held for the user's word): the header follows it, one status per burst.
-  let statusTimer: ReturnType<typeof setTimeout> | undefined;
-  const statusSoon = (): void => {
-    statusTimer ??= setTimeout(() => { statusTimer = undefined; emitStatus(); }, 50);
-  };
 
   const start = async (): Promise<void> => {
     const s = settings.read();
@@ -111,7 +105,7 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     if (engine) {
       unsubscribe = [
         engine.events.on('status', () => emitStatus()),
-        engine.events.on('activity', () => { hub.emit('changed', { what: 'activity' }); statusSoon(); }),
+        engine.events.on('activity', () => hub.emit('changed', { what: 'activity' })),
         engine.events.on('changed', (c) => hub.emit('changed', c)),
         engine.events.on('notice', (n) => hub.emit('notice', n)),
         engine.events.on('download', (d) => hub.emit('download', d)),
@@ -299,7 +293,6 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
       await switching;
       await stop();
       closed = true;
-      clearTimeout(statusTimer);
       state.close();
     },
   };

@@ -9,6 +9,7 @@ import type { CommandSpec } from '../../app/cli/command-spec.js';
 
 export { UsageError } from '../../app/cli/command-spec.js';
 export type { Args } from '../../app/cli/args.js';
+export { wantsHelp } from '../../app/cli/args.js';
 
 /** The words as tokens: never throws (strict mode is ours, in `interpret`). */
 export function tokensOf(spec: CommandSpec, argv: readonly string[]): ArgToken[] {
@@ -19,8 +20,3 @@ export function parseCommand<O extends string>(spec: CommandSpec<O>, argv: reado
   return interpret(spec, tokensOf(spec, argv));
 }
 
-/** `--help` or `-h` before any `--`: the command's help is asked for, whatever else is there. */
-export function wantsHelp(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
-}

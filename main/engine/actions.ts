@@ -55,17 +55,13 @@ export class EngineActions {
     const c = this.core;
     const segs = path.split('/');
     const name = segs.pop()!;
-    const at = (parent: string, n: string, dirOnly: boolean): string | undefined => c.model.children(parent).find((k) => {
+    const parent = c.model.dirAt(segs)?.id;
+    if (parent === undefined) return undefined;
+    const taken = c.model.children(parent).find((k) => {
       const x = c.model.get(k)!;
-      return (!dirOnly || x.kind === 'dir') && x.state === 'ok' && x.ino !== null && x.lname.normalize('NFC') === n.normalize('NFC');
+      return x.state === 'ok' && x.ino !== null && x.lname.normalize('NFC') === name.normalize('NFC');
     });
-    let parent = c.model.rootId;
-    for (const seg of segs) {
-      const next = at(parent, seg, true);
-      if (next === undefined) return undefined;
-      parent = next;
-    }
-    return { parent, name, taken: at(parent, name, false) };
+    return { parent, name, taken };
   }
 
   localOnly(): { path: string; kind: string; reason: string }[] {

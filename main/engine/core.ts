@@ -81,23 +81,13 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
     for (const path of candidates) {
       const segs = path.split('/');
       const name = segs.pop()!;
-      const parent = idAtPath(core.model, segs);
+      const parent = core.model.dirAt(segs)?.id;
       if (parent !== undefined) creates.refuse(parent, name, `it may be an entry the NAS deleted, renamed here meanwhile (${path}): kept here, not created again on the NAS`);
     }
   };
   return core;
 }
 
-/** The id of the folder at these local segments in the model, if any. */
-function idAtPath(model: LocalModel, segs: readonly string[]): string | undefined {
-  let cur = model.rootId;
-  for (const seg of segs) {
-    const next = model.children(cur).find((k) => model.get(k)?.lname.normalize('NFC') === seg.normalize('NFC'));
-    if (next === undefined) return undefined;
-    cur = next;
-  }
-  return cur === '' ? undefined : cur;
-}
 
 /** A promise-chain mutex: one model-mutating step at a time. */
 export class Lock {

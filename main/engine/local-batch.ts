@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import { intentOf } from '../../app/model/intent.js';
-import { scanDirs, type DirScan } from '../local/analyse.js';
-import { BACKUP, pairMoves, type GoneCarry } from '../local/pair-moves.js';
+import { scanDirs, type DiskEntry } from '../local/analyse.js';
+import { BACKUP, pairMoves, type GoneCarry, type LocalOnlyFind } from '../local/pair-moves.js';
 import { pairByPlace } from '../local/pair-by-place.js';
 import { UNVERIFIED_INO } from '../local/model.js';
 import { planBatch, type PatchOp } from '../local/plan.js';
@@ -160,28 +160,36 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   if (core.uploads && pair.localOnly.length) for (const h of core.local.held()) for (const c of h.candidates ?? []) suspects.add(c);
   // (nor an editor's temporary or backup file, `a~`, `.swp`, `~$doc`, `.~lock`..., as other sync clients skip them)
   // (nor an entry the NAS deleted while it was renamed or moved here: its inode is a tombstone)
-  const inoAt = new Map<string, string>();
-  if (core.tombstones.size && pair.localOnly.length) {
-    for (const [ino, until] of core.tombstones) if (until < now) core.tombstones.delete(ino);
-    for (const sc of scans) for (const d of sc.entries) inoAt.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d.ino);
-  }
-  const deletedOnNas = (path: string): boolean => { const ino = inoAt.get(path); return ino !== undefined && core.tombstones.has(ino); };
   // (nor what looks like placeholders: an empty file, a folder holding only empty files: a copy
   // of placeholders, or placeholders of a folder the NAS deleted while it was renamed here;
   // soak seeds 7000, 7002. An empty folder is created: files are moved into new folders.)
-  const sizeAt = new Map<string, number>();
-  for (const sc of scans) for (const d of sc.entries) sizeAt.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d.size);
-  const placeholderLike = (lo: { path: string; kind: string }): boolean => (lo.kind === 'file' ? (sizeAt.get(lo.path) ?? 0) === 0 : onlyEmptyFiles(core, lo.path));
-  const creatable = (lo: (typeof pair.localOnly)[number]): lo is typeof lo & { parent: string; kind: 'dir' | 'file' } =>
+  // The scans' entries by path: built only for a batch that found new entries (not for every read).
+  const entryAt = new Map<string, DiskEntry>();
+  if (core.uploads && pair.localOnly.length) {
+    for (const [ino, until] of core.tombstones) if (until < now) core.tombstones.delete(ino);
+    for (const sc of scans) for (const d of sc.entries) entryAt.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d);
+  }
+  const deletedOnNas = (path: string): boolean => { const ino = entryAt.get(path)?.ino; return ino !== undefined && core.tombstones.has(ino); };
+  const placeholderLikeAt = new Map<string, boolean>();
+  const placeholderLike = (lo: { path: string; kind: string }): boolean => {
+    let v = placeholderLikeAt.get(lo.path);
+    if (v === undefined) placeholderLikeAt.set(lo.path, (v = lo.kind === 'file' ? (entryAt.get(lo.path)?.size ?? 0) === 0 : onlyEmptyFiles(core, lo.path)));
+    return v;
+  };
+  type Creatable = LocalOnlyFind & { parent: string; kind: 'dir' | 'file' };
+  const isCreatable = (lo: LocalOnlyFind): lo is Creatable =>
     core.uploads && lo.fresh === true && lo.parent !== undefined && (lo.kind === 'dir' || lo.kind === 'file') && !suspects.has(lo.path)
     && !(lo.kind === 'file' && TEMPORARY.test(lo.name)) && !deletedOnNas(lo.path) && !placeholderLike(lo);
+  // decided once per entry (a folder's test reads the disk below it)
+  const fresh = pair.localOnly.filter(isCreatable);
+  const freshSet = new Set<LocalOnlyFind>(fresh);
+  const creatable = (lo: LocalOnlyFind): lo is Creatable => freshSet.has(lo);
   let created = 0;
   // Many new entries at once (a whole disk copied into the mirror by mistake) wait for the
   // user's word before anything goes up, like mass deletes: this batch's new entries (with
   // everything inside new folders) and those of the last minute not started yet.
-  const fresh = pair.localOnly.filter(creatable);
   const approved = fresh.length ? core.creates.approvedFolders() : new Set<string>();
-  const mass = fresh.length ? massUpload(core, fresh.filter((f) => !insideApproved(core, approved, f.parent)), scans, now) : undefined;
+  const mass = fresh.length ? massUpload(core, fresh.filter((f) => !insideApproved(core, approved, f.parent)), entryAt, now) : undefined;
   let seqs: number[] = [];
   core.db.transaction(() => {
     seqs = core.outbox.enqueue(entries);
@@ -247,29 +255,41 @@ function insideApproved(core: LocalBatchPort, approved: ReadonlySet<string>, par
  * looks like. An empty folder is not (a new folder to move files into).
  */
 function onlyEmptyFiles(core: LocalBatchPort, path: string): boolean {
-  const stack = [path];
   let files = 0;
-  for (let seen = 0; stack.length && seen < 10_000;) {
+  let seen = 0;
+  for (const e of below(core, path)) {
+    if (e.size === undefined || ++seen > 10_000) return false;
+    if (e.dir) continue;
+    if (e.size > 0) return false;
+    files++;
+  }
+  return files > 0;
+}
+
+/**
+ * What is below folder `path` on the disk, depth first, read as it is asked for: each entry's
+ * path, kind and size (a file's lstat; `size` undefined: a folder that cannot be read, or a
+ * file gone meanwhile).
+ */
+function* below(core: LocalBatchPort, path: string): Generator<{ path: string; dir: boolean; size: number | undefined }> {
+  const stack = [path];
+  while (stack.length) {
     const dir = stack.pop()!;
     let kids: { name: string; dir: boolean }[];
     try {
       kids = core.disk.readdirKinds(safeJoin(core.root, dir.split('/')));
     } catch {
-      return false;
+      yield { path: dir, dir: true, size: undefined };
+      continue;
     }
     for (const k of kids) {
-      seen++;
       const p = `${dir}/${k.name}`;
-      if (k.dir) { stack.push(p); continue; }
-      try {
-        if (Number(core.disk.lstat(safeJoin(core.root, p.split('/'))).size) > 0) return false;
-      } catch {
-        return false;
-      }
-      files++;
+      if (k.dir) { stack.push(p); yield { path: p, dir: true, size: 0 }; continue; }
+      let size: number | undefined;
+      try { size = Number(core.disk.lstat(safeJoin(core.root, p.split('/'))).size); } catch { size = undefined; }
+      yield { path: p, dir: false, size };
     }
   }
-  return files > 0 && stack.length === 0;
 }
 
 /** More bytes than this in new files at once wait for the user's word (5 GiB). */
@@ -281,37 +301,22 @@ export const MASS_UPLOAD_BYTES = 5 * 1024 ** 3;
  * upload: more items than the delete limit's count, or more than MASS_UPLOAD_BYTES. Then the
  * recent rows to hold too, and why in words.
  */
-function massUpload(core: LocalBatchPort, fresh: readonly { path: string; kind: string }[], scans: readonly DirScan[], now: number): { recent: number[]; why: string } | undefined {
+function massUpload(core: LocalBatchPort, fresh: readonly { path: string; kind: string }[], entryAt: ReadonlyMap<string, DiskEntry>, now: number): { recent: number[]; why: string } | undefined {
   if (fresh.length === 0) return undefined;
   const limit = core.threshold.count;
   const recent = core.creates.recentPending(new Date(now - 60_000).toISOString());
-  const sizes = new Map<string, number>();
-  for (const sc of scans) for (const d of sc.entries) sizes.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d.size);
-  let items = recent.length;
+  let items = recent.length + fresh.length;
   let bytes = 0;
   const over = (): boolean => items > limit || bytes > MASS_UPLOAD_BYTES;
-  const stack: string[] = [];
+  for (const f of fresh) if (f.kind === 'file') bytes += entryAt.get(f.path)?.size ?? 0;
   for (const f of fresh) {
-    items++;
-    if (f.kind === 'file') bytes += sizes.get(f.path) ?? 0;
-    else stack.push(f.path);
-  }
-  while (stack.length && !over()) {
-    const dir = stack.pop()!;
-    let kids: { name: string; dir: boolean }[];
-    try {
-      kids = core.disk.readdirKinds(safeJoin(core.root, dir.split('/')));
-    } catch {
-      continue; // gone meanwhile: what is there is counted by the batch that finds it
-    }
-    for (const k of kids) {
-      items++;
-      const path = `${dir}/${k.name}`;
-      if (k.dir) stack.push(path);
-      else {
-        try { bytes += Number(core.disk.lstat(safeJoin(core.root, path.split('/'))).size); } catch { /* gone meanwhile */ }
-      }
+    if (f.kind !== 'dir') continue;
+    for (const e of below(core, f.path)) {
       if (over()) break;
+      // (a folder that cannot be read is counted by the batch that finds what is in it)
+      if (e.path === f.path || (e.dir && e.size === undefined)) continue;
+      items++;
+      bytes += e.size ?? 0;
     }
   }
   if (!over()) return undefined;

@@ -272,8 +272,8 @@ export class LocalStore {
     // A folder gone from the model takes its local-only rows (what it held on disk went with it, or was kept as a literal row).
     const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
     // ...and its held row: nothing is left to decide about an entry the model no longer has.
-    const delHeld = this.db.prepare('DELETE FROM local_held WHERE id = ?');
-    const heldCandidates = this.db.prepare('SELECT candidates FROM local_held WHERE id = ?');
+    // (what a dropped "renamed or deleted?" named as where it may have gone, in the same statement)
+    const delHeld = this.db.prepare('DELETE FROM local_held WHERE id = ? RETURNING candidates');
     const dropped: string[][] = [];
     this.db.transaction(() => {
       for (const id of ids) {
@@ -282,9 +282,8 @@ export class LocalStore {
         else {
           del.run(id);
           delLocalOnly.run(id);
-          const c = candidatesOf((heldCandidates.get(id) as { candidates: string | null } | undefined)?.candidates ?? null);
+          const c = candidatesOf((delHeld.get(id) as { candidates: string | null } | undefined)?.candidates ?? null);
           if (c) dropped.push(c);
-          delHeld.run(id);
         }
       }
     })();

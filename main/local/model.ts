@@ -275,6 +275,21 @@ export class LocalModel {
     return e !== undefined && e.ino === ino ? e : this.byIno(ino);
   }
 
+  /** The folder on disk at these local path segments ([] = the root), by NFC name: placed and not held or deleting. */
+  dirAt(segments: readonly string[]): LocalEntry | undefined {
+    let cur = this.byId.get(this.rootId);
+    for (const seg of segments) {
+      const name = seg.normalize('NFC');
+      let next: LocalEntry | undefined;
+      for (const k of this.kids.get(cur?.id ?? '') ?? []) {
+        const e = this.byId.get(k);
+        if (e && e.kind === 'dir' && e.state === 'ok' && e.ino !== null && e.lname.normalize('NFC') === name) { next = e; break; }
+      }
+      if (!(cur = next)) return undefined;
+    }
+    return cur;
+  }
+
   /** The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path if its inode matches (while the inode index is not built), else the index's. */
   dirByIno(path: string, ino: string): LocalEntry | undefined {
     if (this.inoIdx) return this.byIno(ino);

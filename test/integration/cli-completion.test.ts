@@ -3,23 +3,15 @@
  * completion bash|zsh` print scripts generated from the same definitions as --help. The bash
  * script is loaded into a real bash and asked, as bash asks it, what completes a line.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBin } from '../support/run-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const run = async (bin: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-  try {
-    const r = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', bin), ...args], { cwd: ROOT });
-    return { code: 0, out: r.stdout, err: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: x.code ?? 1, out: x.stdout ?? '', err: x.stderr ?? '' };
-  }
-};
+const run = runBin;
 const hasShell = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 
 let dir: string;

@@ -3,23 +3,14 @@
  * `--help` and `-h` with its usage on stdout and exit 0, before checking its other arguments;
  * `--version` prints the version of package.json. Spawned as a user runs them.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runBin } from '../support/run-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const run = async (bin: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-  try {
-    const r = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', bin), ...args], { cwd: ROOT });
-    return { code: 0, out: r.stdout, err: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: x.code ?? 1, out: x.stdout ?? '', err: x.stderr ?? '' };
-  }
-};
+const run = runBin;
 
 const MIRROR = ['login', 'sync', 'search', 'ls', 'find', 'run', 'status', 'held', 'uploads', 'conflicts', 'undo', 'log', 'organize', 'get', 'open', 'pin', 'unpin', 'free', 'du', 'ui', 'completion'];
 const SERVICE = ['serve', 'user', 'token', 'grant', 'import', 'demo', 'completion'];

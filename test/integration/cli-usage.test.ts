@@ -4,22 +4,10 @@
  * --help with its own usage; every option --help lists is one the parser takes. Spawned as
  * a user runs them.
  */
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/run-cli.js';
+import { runBin, runCli } from '../support/run-cli.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const run = async (bin: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-  try {
-    const r = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', bin), ...args], { cwd: ROOT });
-    return { code: 0, out: r.stdout, err: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: x.code ?? 1, out: x.stdout ?? '', err: x.stderr ?? '' };
-  }
-};
+const run = runBin;
 
 describe('usage errors name what is wrong and print the usage line', () => {
   it('nas-mirror', async () => {

@@ -3,7 +3,10 @@
  * code and everything it printed. `token` goes in NAS_TOKEN; `stdin` is what is typed (none by
  * default); `onStdout` sees the output so far each time it grows (to act on a printed link).
  */
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import { main } from '../../main/cli/main.js';
 
 export interface CliRun {
@@ -24,3 +27,16 @@ export async function runCli(argv: readonly string[], opts: { token?: string; en
   });
   return { code, out, err };
 }
+
+/** Runs a bin of the repo (`nas-mirror.js`, `nas-service.js`) as its own process, as a user runs it: exit code and output. */
+export async function runBin(bin: string, ...args: string[]): Promise<CliRun> {
+  try {
+    const r = await promisify(execFile)(process.execPath, [join(REPO, 'bin', bin), ...args], { cwd: REPO });
+    return { code: 0, out: r.stdout, err: r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: x.code ?? 1, out: x.stdout ?? '', err: x.stderr ?? '' };
+  }
+}
+
+const REPO = resolve(import.meta.dirname, '../..');
