@@ -104,7 +104,7 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
   recordStamps(core.root, model, rep.touchedDirs, core.disk);
   core.local.flush(model);
-  const retry = [...rep.failed.map((f) => f.id), ...plan.deferred];
+  const retry = [...rep.failed.map((f) => f.id), ...plan.deferred, ...plan.waiting];
   // objects whose folder the model does not have yet (a partial plan met the child first)
   if (only) {
     const refusedNow = new Set(plan.notes.filter((n) => n.kind === 'refused').map((n) => n.id));

@@ -197,3 +197,33 @@ describe('a folder the NAS deletes holding a placeholder the user just moved in 
     expect(tree(root)).toEqual(['A/', 'A/X/', 'A/X/x1.txt']);
   });
 });
+
+describe('a cycle: the user moved A into B while the NAS moved B into A (seed 7006)', () => {
+  it('B waits while the move of A is unanswered (it cannot go into its own child), then lands once the NAS put A back', () => {
+    const root = join(base, `c${n++}`);
+    mkdirSync(root);
+    const objs = new Map<string, RemoteObject>([
+      ['a', obj('a', 'R', 'A', true)], ['b', obj('b', 'R', 'B', true)], ['b1', obj('b1', 'b', 'b1.txt', false)],
+    ]);
+    const model = new LocalModel('R');
+    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
+      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending, traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+    expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
+    // the user moves A into B (its PATCH waits in the outbox)
+    renameSync(join(root, 'A'), join(root, 'B', 'A'));
+    model.update('a', { lparent: 'b' });
+    // someone moves B into A on the NAS
+    objs.set('b', obj('b', 'a', 'B', true, 2));
+    const first = plan(new Set(['a']), new Set(['b']));
+    expect(first.placements).toEqual([]);
+    expect(first.waiting).toEqual(['b']);
+    expect(writePlaceholders(root, model, first).failed).toEqual([]);
+    // the NAS refuses the user's move (400): A's conflict puts it back where the NAS has it;
+    // the reconcile that follows plans A and the waiting B together
+    const again = plan(new Set(), new Set(['a', ...first.waiting]));
+    expect(again.waiting).toEqual([]);
+    expect(writePlaceholders(root, model, again).failed).toEqual([]);
+    expect(tree(root)).toEqual(['A/', 'A/B/', 'A/B/b1.txt']);
+  });
+});

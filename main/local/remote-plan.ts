@@ -37,6 +37,11 @@ export interface RemotePlan {
   deferred: string[];
   /** Files whose mtime must be set. */
   touch: string[];
+  /**
+   * Ids not placed because their folder chain loops through an entry the user holds in place
+   * (the user moved A into B while the NAS moved B into A): planned again once that is answered.
+   */
+  waiting: string[];
   notes: RemoteChangeNote[];
   /** The remote base of each entry updated here, as it was (to undo it if the disk step fails). */
   baseBefore: Map<string, Pick<LocalEntry, 'rname' | 'rparent' | 'etag' | 'setag' | 'mtime'>>;
@@ -175,15 +180,21 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
 
   // 3. Placements, parents first; only under a live placed-or-placing folder.
   const live = new Map<string, boolean>();
+  // being decided (a chain that meets one of these again loops) / decided false because of a loop
+  const visiting = new Set<string>();
+  const loops = new Set<string>();
   const isLive = (id: string): boolean => {
     if (id === rootId) return true;
     const c = live.get(id);
     if (c !== undefined) return c;
-    live.set(id, false);
+    if (visiting.has(id)) { loops.add(id); return false; }
+    visiting.add(id);
     const e = model.get(id);
     const d = desired.get(id);
     const parent = d ? d.parent : e?.lparent;
     const v = !!e && e.state === 'ok' && !removed.has(id) && parent !== undefined && model.get(parent)?.kind !== 'file' && isLive(parent) && !(parent !== rootId && !model.get(parent));
+    visiting.delete(id);
+    if (!v && parent !== undefined && loops.has(parent)) loops.add(id);
     live.set(id, v);
     return v;
   };
@@ -193,9 +204,13 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     for (let cur = id; cur !== rootId && n < 10_000; n++) cur = desired.get(cur)?.parent ?? model.get(cur)?.lparent ?? rootId;
     return n;
   };
+  const waiting: string[] = [];
   for (const [id, d] of desired) {
     const e = model.get(id)!;
-    if (!isLive(id)) continue;
+    if (!isLive(id)) {
+      if (loops.has(id)) waiting.push(id);
+      continue;
+    }
     if (e.ino === null) placements.push({ id, parent: d.parent, name: d.name, how: 'create' });
     else if (e.lparent !== d.parent || e.lname !== d.name) placements.push({ id, parent: d.parent, name: d.name, how: 'move' });
   }
@@ -203,7 +218,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   placements.sort((a, b) => depth.get(a.id)! - depth.get(b.id)!);
   const touch: string[] = [];
   for (const n of notes) if (n.kind === 'metadata' && model.get(n.id)?.kind === 'file' && !addedIds.has(n.id)) touch.push(n.id);
-  return { placements, removals, deferred, touch, notes, baseBefore };
+  return { placements, removals, deferred, touch, notes, baseBefore, waiting };
 }
 
 function hasChain(id: string, remote: ReadonlyMap<string, RemoteObject>, model: LocalModel, rootId: string): boolean {

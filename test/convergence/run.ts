@@ -19,7 +19,7 @@
  * what was done, for a scenario to be written from it.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkRound, expectedPaths } from './check.js';
@@ -141,6 +141,9 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
       if (violations.length) {
         const errors = engine.stderr().split('\n').filter((l) => l.includes('"level":"error"')).slice(-5);
         const last = tail(engine.stderr(), 12).split('\n').map((l) => `  ${l.slice(0, 400)}`);
+        // the whole stderr of this run, for a replay's investigation
+        const dump = process.env['CONVERGENCE_STDERR'];
+        if (dump) writeFileSync(dump, engine.stderr());
         result.failure = fail(round, plan.flavor, violations, [...world.log, ...(errors.length ? ['engine errors logged:', ...errors] : []), 'the engine\'s stderr ended with:', ...last, 'plan:', ...plan.steps.map((st) => `  ${describeStep(st, start)}`)], s.view.status);
         break;
       }
