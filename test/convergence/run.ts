@@ -141,9 +141,9 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
       if (violations.length) {
         const errors = engine.stderr().split('\n').filter((l) => l.includes('"level":"error"')).slice(-5);
         const last = tail(engine.stderr(), 12).split('\n').map((l) => `  ${l.slice(0, 400)}`);
-        // the whole stderr of this run, for a replay's investigation
+        // the whole stderr of this run, for the investigation (CONVERGENCE_STDERR=/tmp/conv: /tmp/conv-SEED-rROUND.txt)
         const dump = process.env['CONVERGENCE_STDERR'];
-        if (dump) writeFileSync(dump, engine.stderr());
+        if (dump) writeFileSync(`${dump}-${o.seed}-r${round}.txt`, engine.stderr());
         result.failure = fail(round, plan.flavor, violations, [...world.log, ...(errors.length ? ['engine errors logged:', ...errors] : []), 'the engine\'s stderr ended with:', ...last, 'plan:', ...plan.steps.map((st) => `  ${describeStep(st, start)}`)], s.view.status);
         break;
       }
