@@ -203,7 +203,7 @@ export class EngineActions {
             const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
             const known = new Map<string, string>();
             for (const d of [e.id, ...c.model.descendants(e.id)]) { const x = c.model.get(d); if (x?.ino) known.set(x.ino, x.kind); }
-            const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), foreign: [], tombstones: [] };
+            const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), reread: new Set(), tombstones: [] };
             if (abs) removeTree(c.root, abs, known, rep, c.disk);
             for (const kl of rep.keptLocal) c.local.addLocalOnly({ path: kl.to }, 'moved', kl.reason);
             c.model.update(e.id, { state: 'deleting' });

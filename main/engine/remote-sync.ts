@@ -112,7 +112,7 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   }
   const bad = rep.failed.find((f) => f.errno !== undefined);
   const diskError = bad && new AppError('DiskError', `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`, { detail: bad.errno });
-  const reread = [...new Set(rep.foreign.map((id) => model.pathOf(model.get(id)?.lparent ?? '') ?? ''))];
+  const reread = [...new Set([...rep.reread].map((id) => model.pathOf(id) ?? ''))];
   return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry, diskError, ...(reread.length ? { reread } : {}) };
 }
 

@@ -227,3 +227,30 @@ describe('a cycle: the user moved A into B while the NAS moved B into A (seed 70
     expect(tree(root)).toEqual(['A/', 'A/B/', 'A/B/b1.txt']);
   });
 });
+
+describe('a NAS rename onto a name the user gave another placeholder, not read yet (seed 8003)', () => {
+  it('fails without touching either, and says which folders to read (the user\'s rename is taken in from there)', () => {
+    const root = join(base, `r${n++}`);
+    mkdirSync(root);
+    const objs = new Map<string, RemoteObject>([
+      ['d', obj('d', 'R', 'D', true)], ['e', obj('e', 'R', 'E', true)], ['x', obj('x', 'd', 'x.txt', false)], ['y', obj('y', 'e', 'y.txt', false)],
+    ]);
+    const model = new LocalModel('R');
+    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
+      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending: new Set(), traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+    expect(writePlaceholders(root, model, plan()).failed).toEqual([]);
+    // the user moves x.txt into E as z.txt (no news of it yet); someone renames y.txt to z.txt on the NAS
+    renameSync(join(root, 'D', 'x.txt'), join(root, 'E', 'z.txt'));
+    objs.set('y', obj('y', 'e', 'z.txt', false, 2));
+    const rep = writePlaceholders(root, model, plan(new Set(['y'])));
+    expect(rep.failed.map((f) => f.id)).toEqual(['y']);
+    expect([...rep.reread].sort()).toEqual(['d', 'e']);
+    expect(tree(root)).toEqual(['D/', 'E/', 'E/y.txt', 'E/z.txt']);
+    // a placeholder at the place the model has it (an ordinary name clash) asks for no read
+    const again = writePlaceholders(root, model, plan(new Set(['y'])));
+    expect(again.reread.size).toBe(2);
+    model.update('x', { lparent: 'e', lname: 'z.txt' });
+    expect(writePlaceholders(root, model, plan(new Set(['y']))).reread.size).toBe(0);
+  });
+});

@@ -29,8 +29,8 @@ export interface WriteReport {
   failed: { id: string; reason: string; errno?: string | undefined }[];
   /** Folders (ids) whose entries this changed: their stamps must be taken again. */
   touchedDirs: Set<string>;
-  /** Ids whose place holds another entry than theirs (the disk changed there, not read yet): their folders are to be read. */
-  foreign: string[];
+  /** Folders (ids) where the disk changed and was not read yet (an entry's place holds another; a placeholder found elsewhere): the local side reads them. */
+  reread: Set<string>;
   /**
    * Inodes of entries the NAS deleted that were not at their place to be removed (renamed or
    * moved here, not read yet): wherever they are, they are not new entries of the user's.
@@ -74,7 +74,7 @@ export function idOfStaged(name: string): string | undefined {
 }
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), foreign: [], tombstones: [] };
+  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), reread: new Set(), tombstones: [] };
   disk.mkdir(stagingDir(root), true);
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
@@ -94,7 +94,7 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       const at = known !== null && known !== undefined && known !== UNVERIFIED_INO ? lstatBig(from, disk) : undefined;
       if (at && at.ino.toString() !== known) {
         rep.failed.push({ id, reason: `${from} is not the entry the mirror placed there (changed on disk, not read yet): left as it is, read again` });
-        rep.foreign.push(id);
+        rep.reread.add(model.get(id)!.lparent);
         continue;
       }
       try {
@@ -208,9 +208,13 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
         // a move, or a create that found its name taken: look at what is there first
         const existing = lstatBig(target, disk);
         if (existing) {
-          if (model.byIno(existing.ino.toString())) {
+          const other = model.byIno(existing.ino.toString());
+          if (other) {
             // Another mirrored entry is still there: never move a tracked placeholder aside.
             rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
+            // Not where the model has it: the user moved it here, not read yet (news lost, or
+            // not come yet). Both folders are read, so the move is taken in (soak seed 8003).
+            if (absOf(root, model, other.id, undefined, disk) !== target) rep.reread.add(other.lparent).add(p.parent);
             if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
             continue;
           }

@@ -15,7 +15,7 @@ import type { LocalModel } from './model.js';
 import { idOfStaged, keepLocal, stagingDir, unstage, type WriteReport } from './placeholders.js';
 
 export function recoverStaging(root: string, model: LocalModel, disk: Disk): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), foreign: [], tombstones: [] };
+  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), reread: new Set(), tombstones: [] };
   const dir = stagingDir(root);
   let names: string[];
   try {
