@@ -90,7 +90,11 @@ export class AppError extends Error {
    * `retry` overrides the code's class when this error knows better (a response refused for
    * its size is `fatal`: asking again brings the same bytes).
    */
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; status?: number; detail?: string; field?: string; retry?: RetryClass; delivery?: Delivery } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { cause?: unknown; status?: number; detail?: string; field?: string; retry?: RetryClass; delivery?: Delivery } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
@@ -103,7 +107,9 @@ export class AppError extends Error {
 
   /** The boundary form: `{code, message}`. */
   toJSON(): { code: ErrorCode; message: string; detail?: string } {
-    return this.detail === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, detail: this.detail };
+    return this.detail === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, detail: this.detail };
   }
 }
 

@@ -38,7 +38,10 @@ export function writeSmallFiles(dir: string, count: number): Map<string, number>
   const pool = randomFillSync(Buffer.alloc(MiB));
   const sizes = new Map<string, number>();
   let seed = 12345;
-  const next = (): number => { seed = (seed * 1103515245 + 12345) >>> 0; return seed; };
+  const next = (): number => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed;
+  };
   for (let i = 0; i < count; i++) {
     const size = 4096 + (next() % (60 * 1024 + 1));
     const at = next() % (pool.length - size);
@@ -58,7 +61,13 @@ export interface Nas {
 }
 
 /** A curl config file (mode 0600: it holds the token) and the time of `curl -K` on it. */
-async function curl(cfgPath: string, lines: readonly string[], extra: readonly string[], what: string, timeoutMs: number): Promise<{ ms: number; stdout: string }> {
+async function curl(
+  cfgPath: string,
+  lines: readonly string[],
+  extra: readonly string[],
+  what: string,
+  timeoutMs: number,
+): Promise<{ ms: number; stdout: string }> {
   writeFileSync(cfgPath, lines.join('\n') + '\n', { mode: 0o600 });
   const r = await runOk('curl', ['--silent', '--show-error', '--fail', ...extra, '--config', cfgPath], { timeoutMs, what });
   return { ms: r.ms, stdout: r.stdout };
@@ -68,7 +77,14 @@ const auth = (nas: Nas): string => `header = ${q(`Authorization: Bearer ${nas.to
 const contentUrl = (nas: Nas, id: string): string => `${nas.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`;
 
 /** `curl` of files' content (`GET files/<id>/content`) into `outDir`, `parallel` at once over one process. */
-export async function curlDownload(nas: Nas, files: readonly { id: string; name: string }[], outDir: string, parallel: number, cfgPath: string, timeoutMs: number): Promise<number> {
+export async function curlDownload(
+  nas: Nas,
+  files: readonly { id: string; name: string }[],
+  outDir: string,
+  parallel: number,
+  cfgPath: string,
+  timeoutMs: number,
+): Promise<number> {
   mkdirSync(outDir, { recursive: true });
   const lines = [auth(nas)];
   for (const f of files) lines.push(`url = ${q(contentUrl(nas, f.id))}`, `output = ${q(join(outDir, f.name))}`);
@@ -81,16 +97,26 @@ export async function curlDownload(nas: Nas, files: readonly { id: string; name:
  * `{name, parentID}` (the id from `Location`), then one `PUT .../resumable/content?offset=0&done=true`
  * of the whole file (`curl -T`). Both steps for every file, `parallel` at once; the time of both.
  */
-export async function curlUpload(nas: Nas, parentId: string, files: readonly { path: string; name: string }[], parallel: number, cfgPath: string, timeoutMs: number): Promise<number> {
+export async function curlUpload(
+  nas: Nas,
+  parentId: string,
+  files: readonly { path: string; name: string }[],
+  parallel: number,
+  cfgPath: string,
+  timeoutMs: number,
+): Promise<number> {
   const par = files.length > 1 ? ['--parallel', '--parallel-immediate', '--parallel-max', String(parallel)] : [];
   const create: string[] = [];
   files.forEach((f, i) => {
     if (i > 0) create.push('next');
     // the name rides in the query too, so each answer's Location is matched to its file
     create.push(
-      auth(nas), `url = ${q(`${nas.baseUrl}/sdk/v2/files/resumable?done=false&n=${encodeURIComponent(f.name)}`)}`,
-      `header = ${q('Content-Type: application/json')}`, `data-binary = ${q(JSON.stringify({ name: f.name, parentID: parentId }))}`,
-      'output = "/dev/null"', `write-out = ${q('%{url} %header{location}\\n')}`,
+      auth(nas),
+      `url = ${q(`${nas.baseUrl}/sdk/v2/files/resumable?done=false&n=${encodeURIComponent(f.name)}`)}`,
+      `header = ${q('Content-Type: application/json')}`,
+      `data-binary = ${q(JSON.stringify({ name: f.name, parentID: parentId }))}`,
+      'output = "/dev/null"',
+      `write-out = ${q('%{url} %header{location}\\n')}`,
     );
   });
   const made = await curl(cfgPath, create, par, `curl POST files/resumable x${files.length}`, timeoutMs);
@@ -104,8 +130,11 @@ export async function curlUpload(nas: Nas, parentId: string, files: readonly { p
   files.forEach((f, i) => {
     if (i > 0) put.push('next');
     put.push(
-      auth(nas), `url = ${q(`${nas.baseUrl}/sdk/v2/files/${encodeURIComponent(ids.get(f.name)!)}/resumable/content?offset=0&done=true`)}`,
-      `header = ${q('Content-Type: application/octet-stream')}`, `upload-file = ${q(f.path)}`, 'output = "/dev/null"',
+      auth(nas),
+      `url = ${q(`${nas.baseUrl}/sdk/v2/files/${encodeURIComponent(ids.get(f.name)!)}/resumable/content?offset=0&done=true`)}`,
+      `header = ${q('Content-Type: application/octet-stream')}`,
+      `upload-file = ${q(f.path)}`,
+      'output = "/dev/null"',
     );
   });
   const sent = await curl(cfgPath, put, par, `curl PUT resumable/content x${files.length}`, timeoutMs);
@@ -137,9 +166,15 @@ export async function listAll(nas: Nas, folderId: string): Promise<NasFile[]> {
 }
 
 /** A NAS call answered with JSON (`POST files` for a folder, `GET files/root`). */
-export async function nasJson<T>(nas: Nas, method: string, path: string, body?: unknown): Promise<{ status: number; location: string | null; body: T | undefined }> {
+export async function nasJson<T>(
+  nas: Nas,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; location: string | null; body: T | undefined }> {
   const r = await fetch(`${nas.baseUrl}/sdk/v2${path}`, {
-    method, headers: { authorization: `Bearer ${nas.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method,
+    headers: { authorization: `Bearer ${nas.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await r.text();
@@ -169,7 +204,8 @@ export function fullGc(): void {
   gc();
 }
 
-const statusKb = (field: 'VmRSS' | 'VmHWM'): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);
+const statusKb = (field: 'VmRSS' | 'VmHWM'): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);
 
 export interface RssGrowth {
   /** RSS when the meter started (after a full collection), MB. */
@@ -187,10 +223,16 @@ export interface RssGrowth {
 export async function meterRss<T>(fn: () => Promise<T>): Promise<{ value: T; rss: RssGrowth }> {
   fullGc();
   let resetOk = true;
-  try { writeFileSync('/proc/self/clear_refs', '5'); } catch { resetOk = false; }
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    resetOk = false;
+  }
   const before = process.memoryUsage.rss();
   let most = before;
-  const timer = setInterval(() => { most = Math.max(most, process.memoryUsage.rss()); }, 100);
+  const timer = setInterval(() => {
+    most = Math.max(most, process.memoryUsage.rss());
+  }, 100);
   try {
     const value = await fn();
     most = Math.max(most, process.memoryUsage.rss());
@@ -234,7 +276,9 @@ export class GaugeTransport implements Transport {
     this.kinds = {};
   }
 
-  close(): void { this.inner.close(); }
+  close(): void {
+    this.inner.close();
+  }
 }
 
 /** `fn` under V8's CPU profiler when `dir` is set: the profile written to `dir/<name>.cpuprofile` (open it in Chrome's DevTools). */

@@ -12,7 +12,21 @@
  * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row).
  * Table to stdout, bench/results/content.json.
  */
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ServiceClient } from '../main/client/service-client.js';
@@ -22,7 +36,23 @@ import { KEEP_CONCURRENCY } from '../main/engine/keep.js';
 import { DEFAULT_THRESHOLD } from '../main/local/plan.js';
 import { createLogger, silentLogger } from '../main/log/logger.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
-import { cpTimed, curlDownload, curlUpload, GaugeTransport, listAll, makeFolder, meterRss, MiB, nasJson, profiled, writeBigFile, writeSmallFiles, type Nas, type NasFile, type RssGrowth } from './content-probe.js';
+import {
+  cpTimed,
+  curlDownload,
+  curlUpload,
+  GaugeTransport,
+  listAll,
+  makeFolder,
+  meterRss,
+  MiB,
+  nasJson,
+  profiled,
+  writeBigFile,
+  writeSmallFiles,
+  type Nas,
+  type NasFile,
+  type RssGrowth,
+} from './content-probe.js';
 import { killAll, machineLoad, ROOT, runOk, sleep, track, withTimeout } from './scale-probe.js';
 
 const num = (name: string, dflt: number): number => {
@@ -32,7 +62,9 @@ const num = (name: string, dflt: number): number => {
 };
 const BIG_BYTES = Math.round(num('CONTENT_BIG_MB', 1024) * MiB);
 const SMALL = Math.round(num('CONTENT_SMALL', 10_000));
-const say = (msg: string): void => { process.stderr.write(`[content ${new Date().toISOString().slice(11, 19)}] ${msg}\n`); };
+const say = (msg: string): void => {
+  process.stderr.write(`[content ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+};
 /** Targets of the issue: the engine's time over curl's, and RSS growth while moving the big file. */
 const TARGET = { bigRatio: 1.3, smallRatio: 2, bigRssMb: 50 } as const;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
@@ -68,7 +100,9 @@ function pickTmp(dataBytes: number): string {
   try {
     const s = statfsSync('/dev/shm');
     if (s.bavail * s.bsize > need && freemem() > need) return '/dev/shm';
-  } catch { /* no /dev/shm */ }
+  } catch {
+    /* no /dev/shm */
+  }
   return tmpdir();
 }
 
@@ -78,9 +112,12 @@ function fsOf(dir: string): string {
   try {
     for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
       const [, mount, type] = line.split(' ');
-      if (mount && type && (dir === mount || dir.startsWith(mount.endsWith('/') ? mount : `${mount}/`)) && mount.length > best.mount.length) best = { mount, type };
+      if (mount && type && (dir === mount || dir.startsWith(mount.endsWith('/') ? mount : `${mount}/`)) && mount.length > best.mount.length)
+        best = { mount, type };
     }
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   return `${best.type} at ${best.mount || '?'}`;
 }
 
@@ -149,9 +186,28 @@ interface Rig {
   rows: Row[];
 }
 
-const rowOf = (direction: Row['direction'], item: Row['item'], contender: Row['contender'], files: number, bytes: number, ms: number): Row => ({
-  direction, item, contender, files, bytes, sec: r2(ms / 1000), mibPerSec: Math.round(bytes / MiB / (ms / 1000)), load: machineLoad(),
-  requests: contender !== 'curl' ? {} : direction === 'download' ? { 'GET /files/:id/content': files } : { 'POST /files/resumable': files, 'PUT /files/:id/resumable/content': files },
+const rowOf = (
+  direction: Row['direction'],
+  item: Row['item'],
+  contender: Row['contender'],
+  files: number,
+  bytes: number,
+  ms: number,
+): Row => ({
+  direction,
+  item,
+  contender,
+  files,
+  bytes,
+  sec: r2(ms / 1000),
+  mibPerSec: Math.round(bytes / MiB / (ms / 1000)),
+  load: machineLoad(),
+  requests:
+    contender !== 'curl'
+      ? {}
+      : direction === 'download'
+        ? { 'GET /files/:id/content': files }
+        : { 'POST /files/resumable': files, 'PUT /files/:id/resumable/content': files },
   ...(contender === 'curl' ? { mostInFlight: files === 1 ? 1 : direction === 'download' ? KEEP_CONCURRENCY : CREATE_CONCURRENCY } : {}),
 });
 
@@ -159,11 +215,18 @@ const rowOf = (direction: Row['direction'], item: Row['item'], contender: Row['c
  * The engine's row: `run` (resolving with its time in ms) with the RSS meter on and the
  * engine's requests counted.
  */
-async function engineRow(r: Rig, direction: Row['direction'], item: Row['item'], run: () => Promise<{ ms: number; noticedMs?: number | undefined }>): Promise<Row> {
+async function engineRow(
+  r: Rig,
+  direction: Row['direction'],
+  item: Row['item'],
+  run: () => Promise<{ ms: number; noticedMs?: number | undefined }>,
+): Promise<Row> {
   const [files, bytes] = item === 'big' ? [1, BIG_BYTES] : [SMALL, r.smallBytes];
   r.gauge.reset();
   let events = 0;
-  const off = r.engine.events.on('status', () => { events++; });
+  const off = r.engine.events.on('status', () => {
+    events++;
+  });
   const { value, rss } = await meterRss(() => profiled(process.env['CONTENT_PROFILE'], `${direction}-${item}`, run)).finally(off);
   const ks = Object.entries(r.gauge.kinds);
   let best = Infinity;
@@ -173,24 +236,38 @@ async function engineRow(r: Rig, direction: Row['direction'], item: Row['item'],
     best = Math.min(best, performance.now() - t);
   }
   return {
-    ...rowOf(direction, item, 'engine', files, bytes, value.ms), rss, mostInFlight: r.gauge.most, statusBuilt: { events, ms: r2(best) },
-    requests: Object.fromEntries(ks.map(([k, v]) => [k, v.n])), requestMs: Object.fromEntries(ks.map(([k, v]) => [k, Math.round(v.ms)])),
+    ...rowOf(direction, item, 'engine', files, bytes, value.ms),
+    rss,
+    mostInFlight: r.gauge.most,
+    statusBuilt: { events, ms: r2(best) },
+    requests: Object.fromEntries(ks.map(([k, v]) => [k, v.n])),
+    requestMs: Object.fromEntries(ks.map(([k, v]) => [k, Math.round(v.ms)])),
     ...(value.noticedMs === undefined ? {} : { noticedSec: r2(value.noticedMs / 1000) }),
   };
 }
 
 /** Writes the data, imports the download library into the NAS, serves it, starts the engine (first walk done). */
 async function setUp(base: string): Promise<Rig> {
-  const dir = { src: join(base, 'src'), nas: join(base, 'nas'), stage: join(base, 'stage'), floor: join(base, 'floor'), mirror: join(base, 'mirror'), state: join(base, 'state') };
+  const dir = {
+    src: join(base, 'src'),
+    nas: join(base, 'nas'),
+    stage: join(base, 'stage'),
+    floor: join(base, 'floor'),
+    mirror: join(base, 'mirror'),
+    state: join(base, 'state'),
+  };
   for (const p of [dir.src, dir.stage, dir.floor]) mkdirSync(p, { recursive: true });
-  const bigSrc = join(dir.src, 'big.bin'), smallSrc = join(dir.src, 'small');
+  const bigSrc = join(dir.src, 'big.bin'),
+    smallSrc = join(dir.src, 'small');
   writeBigFile(bigSrc, BIG_BYTES);
   const sizes = writeSmallFiles(smallSrc, SMALL);
-  const nasCli = (...args: string[]): Promise<{ stdout: string }> => runOk(process.execPath, ['bin/nas-service.js', ...args], { timeoutMs: 600_000, what: `nas-service ${args[0]}` });
+  const nasCli = (...args: string[]): Promise<{ stdout: string }> =>
+    runOk(process.execPath, ['bin/nas-service.js', ...args], { timeoutMs: 600_000, what: `nas-service ${args[0]}` });
   // user demo: the engine's, with the download library; user floor: curl's uploads, unseen by the engine
   for (const u of ['demo', 'floor']) await nasCli('user', 'add', u, '--data', dir.nas);
   await nasCli('import', dir.src, '--user', 'demo', '--data', dir.nas);
-  const token = async (u: string): Promise<string> => (await nasCli('token', u, '--scope', 'nas_read_write', '--data', dir.nas)).stdout.trim();
+  const token = async (u: string): Promise<string> =>
+    (await nasCli('token', u, '--scope', 'nas_read_write', '--data', dir.nas)).stdout.trim();
   const svc = await spawnServiceProcess(dir.nas);
   track(svc.child);
   const nas: Nas = { baseUrl: svc.baseUrl, token: await token('demo') };
@@ -198,19 +275,39 @@ async function setUp(base: string): Promise<Rig> {
   const rootOf = async (n: Nas): Promise<string> => (await nasJson<{ id: string }>(n, 'GET', '/files/root')).body!.id;
   const [root, floorRoot] = [await rootOf(nas), await rootOf(floorNas)];
   const top = await listAll(nas, root);
-  const bigId = top.find((f) => f.name === 'big.bin')!.id, smallId = top.find((f) => f.name === 'small')!.id;
+  const bigId = top.find((f) => f.name === 'big.bin')!.id,
+    smallId = top.find((f) => f.name === 'small')!.id;
   const smallFiles = (await listAll(nas, smallId)).map((f) => ({ id: f.id, name: f.name }));
   say(`NAS at ${svc.baseUrl}: big.bin, small/ with ${smallFiles.length} files; ${machineLoad()}`);
   // the engine as the app makes it, but in this process; the mass-upload guard above this run's counts (else it waits for the user's word)
   const gauge = new GaugeTransport();
   const client = new ServiceClient({ baseUrl: svc.baseUrl, token: nas.token, transport: gauge });
   const engine = new Engine({
-    stateDir: dir.state, mirrorDir: dir.mirror, client, log: process.env['CONTENT_LOG'] ? createLogger('engine') : silentLogger,
+    stateDir: dir.state,
+    mirrorDir: dir.mirror,
+    client,
+    log: process.env['CONTENT_LOG'] ? createLogger('engine') : silentLogger,
     threshold: { ...DEFAULT_THRESHOLD, count: Math.max(DEFAULT_THRESHOLD.count, 2 * SMALL + 100) },
   });
   const rig: Rig = {
-    dir, bigSrc, smallSrc, sizes, smallBytes: [...sizes.values()].reduce((a, b) => a + b, 0), svc, nas, root, floorNas, floorRoot,
-    bigId, smallId, smallFiles, client, gauge, engine, cfg: join(base, 'curl.cfg'), rows: [],
+    dir,
+    bigSrc,
+    smallSrc,
+    sizes,
+    smallBytes: [...sizes.values()].reduce((a, b) => a + b, 0),
+    svc,
+    nas,
+    root,
+    floorNas,
+    floorRoot,
+    bigId,
+    smallId,
+    smallFiles,
+    client,
+    gauge,
+    engine,
+    cfg: join(base, 'curl.cfg'),
+    rows: [],
   };
   const t0 = performance.now();
   try {
@@ -228,7 +325,9 @@ async function setUp(base: string): Promise<Rig> {
 }
 
 type Step = (what: string, fn: () => Promise<void>) => Promise<void>;
-const fresh = (p: string): void => { rmSync(p, { recursive: true, force: true }); };
+const fresh = (p: string): void => {
+  rmSync(p, { recursive: true, force: true });
+};
 
 /** Open of the big file, Keep on the small files' folder; each after its cp and curl. */
 async function measureDownloads(r: Rig, step: Step): Promise<void> {
@@ -253,7 +352,16 @@ async function measureDownloads(r: Rig, step: Step): Promise<void> {
     rows.push(row);
   });
   await step('download small: cp -r', async () => {
-    rows.push(rowOf('download', 'small', 'cp', SMALL, r.smallBytes, await cpTimed(r.smallSrc, join(dir.floor, 'small'), budget(r.smallBytes, SMALL))));
+    rows.push(
+      rowOf(
+        'download',
+        'small',
+        'cp',
+        SMALL,
+        r.smallBytes,
+        await cpTimed(r.smallSrc, join(dir.floor, 'small'), budget(r.smallBytes, SMALL)),
+      ),
+    );
     fresh(join(dir.floor, 'small'));
   });
   await step('download small: curl', async () => {
@@ -265,11 +373,20 @@ async function measureDownloads(r: Rig, step: Step): Promise<void> {
   await step('download small: engine (Keep on the folder)', async () => {
     // done when every file's download said so (counting events costs the engine nothing; deviceSpace walks every downloaded file)
     let done = 0;
-    const off = e.events.on('download', (p) => { if (p.state === 'done') done++; });
+    const off = e.events.on('download', (p) => {
+      if (p.state === 'done') done++;
+    });
     const row = await engineRow(r, 'download', 'small', async () => {
       const s = performance.now();
       await e.pin(r.smallId);
-      return { ms: await until(s, () => done >= SMALL && e.deviceSpace(r.smallId).files === SMALL, budget(r.smallBytes, SMALL), 'Keep on this device') };
+      return {
+        ms: await until(
+          s,
+          () => done >= SMALL && e.deviceSpace(r.smallId).files === SMALL,
+          budget(r.smallBytes, SMALL),
+          'Keep on this device',
+        ),
+      };
     }).finally(off);
     await e.pins.idle();
     if (!sameSizes(join(dir.mirror, 'small'), r.sizes)) throw new Error('the kept folder does not hold every file at its size');
@@ -291,13 +408,20 @@ async function uploaded(r: Rig, from: string, to: string, item: Row['item'], nas
     let noticedMs: number | undefined;
     const s = performance.now();
     renameSync(from, to);
-    const ms = await until(s, async () => {
-      const c = e.core.creates.counts();
-      if (c.held > 0 || c.refused > refused) throw new Error(`the creates journal holds ${c.held} row(s) for the user's word, ${c.refused - refused} refused`);
-      if (noticedMs === undefined && c.open > 0) noticedMs = performance.now() - s;
-      return c.open === 0 && (await nasHas());
-      // counts() reads every row of the journal: for the small files, polled every 200 ms (its cost is the engine's too)
-    }, item === 'big' ? budget(BIG_BYTES, 1) : budget(r.smallBytes, SMALL), 'uploads', item === 'big' ? 20 : 200);
+    const ms = await until(
+      s,
+      async () => {
+        const c = e.core.creates.counts();
+        if (c.held > 0 || c.refused > refused)
+          throw new Error(`the creates journal holds ${c.held} row(s) for the user's word, ${c.refused - refused} refused`);
+        if (noticedMs === undefined && c.open > 0) noticedMs = performance.now() - s;
+        return c.open === 0 && (await nasHas());
+        // counts() reads every row of the journal: for the small files, polled every 200 ms (its cost is the engine's too)
+      },
+      item === 'big' ? budget(BIG_BYTES, 1) : budget(r.smallBytes, SMALL),
+      'uploads',
+      item === 'big' ? 20 : 200,
+    );
     return { ms, noticedMs };
   });
 }
@@ -311,46 +435,78 @@ async function measureUploads(r: Rig, step: Step): Promise<void> {
   await step('upload big: curl', async () => {
     const folder = await makeFolder(r.floorNas, r.floorRoot, 'big-up');
     const ms = await curlUpload(r.floorNas, folder, [{ path: r.bigSrc, name: 'big-up.bin' }], 1, r.cfg, budget(BIG_BYTES, 1));
-    if (!finished(await listAll(r.floorNas, folder), new Map([['big-up.bin', BIG_BYTES]]))) throw new Error('the NAS does not hold curl\'s upload');
+    if (!finished(await listAll(r.floorNas, folder), new Map([['big-up.bin', BIG_BYTES]])))
+      throw new Error("the NAS does not hold curl's upload");
     rows.push(rowOf('upload', 'big', 'curl', 1, BIG_BYTES, ms));
   });
   await step('upload big: engine (file moved into the mirror folder)', async () => {
     const want = new Map([['big-up.bin', BIG_BYTES]]);
-    rows.push(await uploaded(r, join(dir.stage, 'big-up.bin'), join(dir.mirror, 'big-up.bin'), 'big', async () => finished(await listAll(r.nas, r.root), want)));
+    rows.push(
+      await uploaded(r, join(dir.stage, 'big-up.bin'), join(dir.mirror, 'big-up.bin'), 'big', async () =>
+        finished(await listAll(r.nas, r.root), want),
+      ),
+    );
   });
   await step('upload small: cp -r (stages the folder)', async () => {
-    rows.push(rowOf('upload', 'small', 'cp', SMALL, r.smallBytes, await cpTimed(r.smallSrc, join(dir.stage, 'small-up'), budget(r.smallBytes, SMALL))));
+    rows.push(
+      rowOf(
+        'upload',
+        'small',
+        'cp',
+        SMALL,
+        r.smallBytes,
+        await cpTimed(r.smallSrc, join(dir.stage, 'small-up'), budget(r.smallBytes, SMALL)),
+      ),
+    );
   });
   await step('upload small: curl', async () => {
     const folder = await makeFolder(r.floorNas, r.floorRoot, 'small-up');
     const files = [...r.sizes.keys()].map((name) => ({ name, path: join(r.smallSrc, name) }));
     const ms = await curlUpload(r.floorNas, folder, files, CREATE_CONCURRENCY, r.cfg, budget(r.smallBytes, SMALL));
-    if (!finished(await listAll(r.floorNas, folder), r.sizes)) throw new Error('the NAS does not hold every one of curl\'s uploads');
+    if (!finished(await listAll(r.floorNas, folder), r.sizes)) throw new Error("the NAS does not hold every one of curl's uploads");
     rows.push(rowOf('upload', 'small', 'curl', SMALL, r.smallBytes, ms));
   });
   await step('upload small: engine (folder moved into the mirror folder)', async () => {
-    rows.push(await uploaded(r, join(dir.stage, 'small-up'), join(dir.mirror, 'small-up'), 'small', async () => {
-      const folder = (await listAll(r.nas, r.root)).find((f) => f.name === 'small-up');
-      return folder !== undefined && finished(await listAll(r.nas, folder.id), r.sizes);
-    }));
+    rows.push(
+      await uploaded(r, join(dir.stage, 'small-up'), join(dir.mirror, 'small-up'), 'small', async () => {
+        const folder = (await listAll(r.nas, r.root)).find((f) => f.name === 'small-up');
+        return folder !== undefined && finished(await listAll(r.nas, folder.id), r.sizes);
+      }),
+    );
   });
 }
 
 const mark = (ok: boolean): string => (ok ? ' ✓' : ' ✗');
 
 function renderTable(rows: readonly Row[], errors: readonly string[], temp: string): string {
-  const what = (r: Row): string => `${r.direction}: ${r.item === 'big' ? `1 file of ${Math.round(r.bytes / MiB)} MiB` : `${r.files.toLocaleString('en')} files, ${Math.round(r.bytes / MiB)} MiB`}`;
-  const contender = (r: Row): string => r.contender === 'cp' ? (r.item === 'big' ? '`cp`' : '`cp -r`')
-    : r.contender === 'curl' ? (r.direction === 'download' ? '`curl` (floor)' : '`curl` POST + PUT (floor)')
-    : r.direction === 'download' ? (r.item === 'big' ? 'engine: Open (`Engine.download`)' : 'engine: Keep on the folder')
-    : `engine: ${r.item === 'big' ? 'file' : 'folder'} moved into the mirror -> journal empty, NAS has all`;
-  const lines = ['| transfer | contender | s | MiB/s | × curl (target) | requests per file (most at once) | RSS growth: sampled (kernel peak) |', '|---|---|---|---|---|---|---|'];
+  const what = (r: Row): string =>
+    `${r.direction}: ${r.item === 'big' ? `1 file of ${Math.round(r.bytes / MiB)} MiB` : `${r.files.toLocaleString('en')} files, ${Math.round(r.bytes / MiB)} MiB`}`;
+  const contender = (r: Row): string =>
+    r.contender === 'cp'
+      ? r.item === 'big'
+        ? '`cp`'
+        : '`cp -r`'
+      : r.contender === 'curl'
+        ? r.direction === 'download'
+          ? '`curl` (floor)'
+          : '`curl` POST + PUT (floor)'
+        : r.direction === 'download'
+          ? r.item === 'big'
+            ? 'engine: Open (`Engine.download`)'
+            : 'engine: Keep on the folder'
+          : `engine: ${r.item === 'big' ? 'file' : 'folder'} moved into the mirror -> journal empty, NAS has all`;
+  const lines = [
+    '| transfer | contender | s | MiB/s | × curl (target) | requests per file (most at once) | RSS growth: sampled (kernel peak) |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const r of rows) {
     const curl = rows.find((x) => x.direction === r.direction && x.item === r.item && x.contender === 'curl');
     const target = r.item === 'big' ? TARGET.bigRatio : TARGET.smallRatio;
     const ratio = curl ? r2(r.sec / curl.sec) : undefined;
     const x = ratio === undefined ? '-' : r.contender === 'engine' ? `${ratio}${mark(ratio <= target)} (≤ ${target})` : String(ratio);
-    const rss = !r.rss ? '' : `+${r.rss.sampledMb} MB (+${r.rss.peakMb})${r.item === 'big' ? `${mark(Math.max(r.rss.sampledMb, r.rss.peakMb) <= TARGET.bigRssMb)} (≤ ${TARGET.bigRssMb})` : ''}`;
+    const rss = !r.rss
+      ? ''
+      : `+${r.rss.sampledMb} MB (+${r.rss.peakMb})${r.item === 'big' ? `${mark(Math.max(r.rss.sampledMb, r.rss.peakMb) <= TARGET.bigRssMb)} (≤ ${TARGET.bigRssMb})` : ''}`;
     const sec = r.noticedSec === undefined ? String(r.sec) : `${r.sec} (in the journal at ${r.noticedSec})`;
     const reqs = Object.values(r.requests).reduce((a, b) => a + b, 0);
     const perFile = r.contender === 'cp' ? '' : `${r2(reqs / r.files)}${r.mostInFlight === undefined ? '' : ` (${r.mostInFlight})`}`;
@@ -362,7 +518,10 @@ function renderTable(rows: readonly Row[], errors: readonly string[], temp: stri
 
 /** The temp folder of this run, removed at the end, on failure and on Ctrl-C. */
 let base: string | undefined;
-const removeBase = (): void => { if (base) rmSync(base, { recursive: true, force: true, maxRetries: 5 }); base = undefined; };
+const removeBase = (): void => {
+  if (base) rmSync(base, { recursive: true, force: true, maxRetries: 5 });
+  base = undefined;
+};
 
 async function main(): Promise<void> {
   const smallMean = 4096 + 30 * 1024;
@@ -372,7 +531,9 @@ async function main(): Promise<void> {
   const errors: string[] = [];
   const step: Step = async (what, fn) => {
     say(`${what}...`);
-    try { await fn(); } catch (e) {
+    try {
+      await fn();
+    } catch (e) {
       const msg = `${what}: ${e instanceof Error ? e.message : String(e)}`;
       say(`FAILED ${msg}`);
       errors.push(msg);
@@ -386,10 +547,15 @@ async function main(): Promise<void> {
     const out = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30) },
-      temp, engine: 'in the bench process (its RSS is this process\'s); the service in its own process',
-      bigBytes: BIG_BYTES, smallFiles: SMALL, smallBytes: rig.smallBytes,
-      concurrency: { keep: KEEP_CONCURRENCY, creates: CREATE_CONCURRENCY }, targets: TARGET,
-      rows: rig.rows, errors,
+      temp,
+      engine: "in the bench process (its RSS is this process's); the service in its own process",
+      bigBytes: BIG_BYTES,
+      smallFiles: SMALL,
+      smallBytes: rig.smallBytes,
+      concurrency: { keep: KEEP_CONCURRENCY, creates: CREATE_CONCURRENCY },
+      targets: TARGET,
+      rows: rig.rows,
+      errors,
     };
     mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
     writeFileSync(join(ROOT, 'bench', 'results', 'content.json'), JSON.stringify(out, null, 2) + '\n');
@@ -405,7 +571,10 @@ async function main(): Promise<void> {
 
 const cleanup = (sig: NodeJS.Signals): void => {
   say(`${sig}: killing the service, removing the temp folder`);
-  void killAll().then(() => { removeBase(); process.exit(130); });
+  void killAll().then(() => {
+    removeBase();
+    process.exit(130);
+  });
 };
 process.once('SIGINT', cleanup);
 process.once('SIGTERM', cleanup);

@@ -30,12 +30,22 @@ export function fillDemoMirror(store: MirrorStore, objects: number): void {
   for (const o of generateDemo({ objects, seed: 1 })) {
     ids[o.key] = o.id;
     const r: RemoteObject = {
-      id: o.id, parentID: o.parentKey < 0 ? rootId : ids[o.parentKey]!, eTag: `e${o.key}`, mimeType: o.dir ? FOLDER_MIME : o.mime, name: o.name,
-      mTime: formatDate(o.mtime), cTime: formatDate(o.ctime), hidden: o.hidden,
-      ...(o.dir ? {} : { size: o.size }), ...(o.image ? { image: o.image } : {}),
+      id: o.id,
+      parentID: o.parentKey < 0 ? rootId : ids[o.parentKey]!,
+      eTag: `e${o.key}`,
+      mimeType: o.dir ? FOLDER_MIME : o.mime,
+      name: o.name,
+      mTime: formatDate(o.mtime),
+      cTime: formatDate(o.ctime),
+      hidden: o.hidden,
+      ...(o.dir ? {} : { size: o.size }),
+      ...(o.image ? { image: o.image } : {}),
     };
     batch.push({ kind: 'added', after: r });
-    if (batch.length === 20_000) { store.apply(batch); batch = []; }
+    if (batch.length === 20_000) {
+      store.apply(batch);
+      batch = [];
+    }
   }
   store.apply(batch);
   store.endBulkFill();

@@ -23,11 +23,23 @@ import { demoStore } from './demo-store.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-const heap = (): number => { gc(); gc(); return process.memoryUsage().heapUsed; };
+const heap = (): number => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
 
 const QUERIES = [
-  'IMG ext:jpg', 'IMG kind:photo date:2019', 'a kind:video size:>500mb', 'holiday camera:canon', 'report kind:doc date:2015..2020',
-  'e in:"Photos"', 'ext:pdf', 'kind:audio size:<2mb', 'camera:nikon date:2018-06', 'x ext:nope',
+  'IMG ext:jpg',
+  'IMG kind:photo date:2019',
+  'a kind:video size:>500mb',
+  'holiday camera:canon',
+  'report kind:doc date:2015..2020',
+  'e in:"Photos"',
+  'ext:pdf',
+  'kind:audio size:<2mb',
+  'camera:nikon date:2018-06',
+  'x ext:nope',
 ];
 
 const pct = (xs: number[], p: number): number => {
@@ -52,12 +64,22 @@ export interface FilterBenchResult {
    * longest the loop was held while `filtersReady` built what the query uses.
    */
   queries: { q: string; hits: number; p50: number; p99: number; firstMs: number; readyMaxHoldMs: number }[];
-  storage: { openMs: number; openMaxHoldMs: number; drillMs: number; reopenMs: number; folders: number; apply1000Ms: number; reopenAfterChangesMs: number };
+  storage: {
+    openMs: number;
+    openMaxHoldMs: number;
+    drillMs: number;
+    reopenMs: number;
+    folders: number;
+    apply1000Ms: number;
+    reopenAfterChangesMs: number;
+  };
 }
 
 /** Runs `work` while a ticker on the event loop records the longest gap between two of its turns. */
 async function holding<T>(work: () => Promise<T>): Promise<{ value: T; maxHoldMs: number }> {
-  let last = performance.now(), maxHoldMs = 0, running = true;
+  let last = performance.now(),
+    maxHoldMs = 0,
+    running = true;
   const tick = (): void => {
     const now = performance.now();
     maxHoldMs = Math.max(maxHoldMs, now - last);
@@ -93,16 +115,27 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
         // as the API does before each filtered query: what the query will use, built in chunks that yield
         const { maxHoldMs: readyMaxHoldMs } = await holding(() => filtersReady(index, q));
         const times: number[] = [];
-        let hits = 0, firstMs = 0;
+        let hits = 0,
+          firstMs = 0;
         for (let i = 0; i < reps + 1; i++) {
           const t = performance.now();
           hits = searchFiltered(index, q, { limit: 20 }).matches.length;
           if (i > 0) times.push(performance.now() - t);
           else firstMs = performance.now() - t; // the first run builds what is cached per facts version (a sparse filter's kept list)
         }
-        queries.push({ q, hits, p50: r2(pct(times, 50)), p99: r2(pct(times, 99)), firstMs: r2(firstMs), readyMaxHoldMs: r2(readyMaxHoldMs) });
+        queries.push({
+          q,
+          hits,
+          p50: r2(pct(times, 50)),
+          p99: r2(pct(times, 99)),
+          firstMs: r2(firstMs),
+          readyMaxHoldMs: r2(readyMaxHoldMs),
+        });
       }
-      const agg = new StorageAggregates(() => facts, async () => facts);
+      const agg = new StorageAggregates(
+        () => facts,
+        async () => facts,
+      );
       t0 = performance.now();
       const { value: top, maxHoldMs: openMaxHoldMs } = await holding(() => agg.viewReady());
       const openMs = performance.now() - t0;
@@ -131,8 +164,23 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
       await agg.viewReady();
       const reopenAfterChangesMs = performance.now() - t0;
       out.push({
-        objects: n, factsBuildMs: r2(factsBuildMs), factsMaxHoldMs: r2(factsMaxHoldMs), factsMB: r2(factsMB), numbersMs: r2(numbersMs), numbersMaxHoldMs: r2(numbersMaxHoldMs), load: { start: r2(loadStart), end: r2(loadavg()[0]!) }, queries,
-        storage: { openMs: r2(openMs), openMaxHoldMs: r2(openMaxHoldMs), drillMs: r2(drillMs), reopenMs: r2(reopenMs), folders, apply1000Ms: r2(apply1000Ms), reopenAfterChangesMs: r2(reopenAfterChangesMs) },
+        objects: n,
+        factsBuildMs: r2(factsBuildMs),
+        factsMaxHoldMs: r2(factsMaxHoldMs),
+        factsMB: r2(factsMB),
+        numbersMs: r2(numbersMs),
+        numbersMaxHoldMs: r2(numbersMaxHoldMs),
+        load: { start: r2(loadStart), end: r2(loadavg()[0]!) },
+        queries,
+        storage: {
+          openMs: r2(openMs),
+          openMaxHoldMs: r2(openMaxHoldMs),
+          drillMs: r2(drillMs),
+          reopenMs: r2(reopenMs),
+          folders,
+          apply1000Ms: r2(apply1000Ms),
+          reopenAfterChangesMs: r2(reopenAfterChangesMs),
+        },
       });
       db.close();
     } finally {
@@ -145,10 +193,17 @@ export async function runFilterBench(sizes: readonly number[], reps: number): Pr
 export function printFilterBench(results: readonly FilterBenchResult[]): void {
   for (const r of results) {
     process.stdout.write(`\n(load average ${r.load.start} -> ${r.load.end})`);
-    process.stdout.write(`\nsearch operators at ${r.objects.toLocaleString('en')} objects: object facts built in ${r.factsBuildMs} ms in chunks, the event loop held ${r.factsMaxHoldMs} ms at most (~${r.factsMB.toFixed(0)} MB heap); text engine numbers mapped in ${r.numbersMs} ms, loop held ${r.numbersMaxHoldMs} ms at most\n`);
-    process.stdout.write('| query | hits (page of 20) | p50 ms | p99 ms | first run ms | filtersReady: loop held ms |\n|---|---|---|---|---|---|\n');
-    for (const q of r.queries) process.stdout.write(`| \`${q.q}\` | ${q.hits} | ${q.p50} | ${q.p99} | ${q.firstMs} | ${q.readyMaxHoldMs} |\n`);
-    process.stdout.write(`storage view: open ${r.storage.openMs} ms, loop held ${r.storage.openMaxHoldMs} ms at most (all ${r.storage.folders.toLocaleString('en')} folder totals + root view), drill-down ${r.storage.drillMs} ms, re-open unchanged ${r.storage.reopenMs} ms; 1,000 moves applied (store, index, facts, totals) in ${r.storage.apply1000Ms} ms, then re-open ${r.storage.reopenAfterChangesMs} ms\n`);
+    process.stdout.write(
+      `\nsearch operators at ${r.objects.toLocaleString('en')} objects: object facts built in ${r.factsBuildMs} ms in chunks, the event loop held ${r.factsMaxHoldMs} ms at most (~${r.factsMB.toFixed(0)} MB heap); text engine numbers mapped in ${r.numbersMs} ms, loop held ${r.numbersMaxHoldMs} ms at most\n`,
+    );
+    process.stdout.write(
+      '| query | hits (page of 20) | p50 ms | p99 ms | first run ms | filtersReady: loop held ms |\n|---|---|---|---|---|---|\n',
+    );
+    for (const q of r.queries)
+      process.stdout.write(`| \`${q.q}\` | ${q.hits} | ${q.p50} | ${q.p99} | ${q.firstMs} | ${q.readyMaxHoldMs} |\n`);
+    process.stdout.write(
+      `storage view: open ${r.storage.openMs} ms, loop held ${r.storage.openMaxHoldMs} ms at most (all ${r.storage.folders.toLocaleString('en')} folder totals + root view), drill-down ${r.storage.drillMs} ms, re-open unchanged ${r.storage.reopenMs} ms; 1,000 moves applied (store, index, facts, totals) in ${r.storage.apply1000Ms} ms, then re-open ${r.storage.reopenAfterChangesMs} ms\n`,
+    );
   }
 }
 
@@ -164,7 +219,9 @@ if (isMain) {
     const prev = JSON.parse(readFileSync(file, 'utf8')) as { earlier?: unknown[] } & Record<string, unknown>;
     const { earlier: older, ...last } = prev;
     earlier = [last, ...(older ?? [])];
-  } catch { /* no earlier run */ }
+  } catch {
+    /* no earlier run */
+  }
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, results, earlier }, null, 2) + '\n');
   printFilterBench(results);
 }

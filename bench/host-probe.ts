@@ -25,19 +25,32 @@ import { say } from './scale-probe.js';
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
 export interface HostRun {
-  mode: 'in-process' | 'own-process'; walkSec: number; objects: number; load: string;
+  mode: 'in-process' | 'own-process';
+  walkSec: number;
+  objects: number;
+  load: string;
   /** This process (the parent): the whole run, and the walk alone (after the engine answered ready). */
-  loopMaxMs: number; loopP99Ms: number; timerLateMaxMs: number; walkLoopMaxMs: number; walkLoopP99Ms: number;
+  loopMaxMs: number;
+  loopP99Ms: number;
+  timerLateMaxMs: number;
+  walkLoopMaxMs: number;
+  walkLoopP99Ms: number;
   /** An idle Node process meanwhile: how much of a stall is the shared machine's, not ours. */
-  controlMaxMs: number; controlP99Ms: number;
+  controlMaxMs: number;
+  controlP99Ms: number;
 }
 
 /** An idle child measuring its own event-loop delay until asked (the machine's share of a stall). */
 function startControl(): { stop(): Promise<{ max: number; p99: number }> } {
-  const code = "const h=require('node:perf_hooks').monitorEventLoopDelay({resolution:5});h.enable();process.on('message',()=>{h.disable();process.send({max:h.max/1e6,p99:h.percentile(99)/1e6},()=>process.exit(0));});";
+  const code =
+    "const h=require('node:perf_hooks').monitorEventLoopDelay({resolution:5});h.enable();process.on('message',()=>{h.disable();process.send({max:h.max/1e6,p99:h.percentile(99)/1e6},()=>process.exit(0));});";
   const c = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return {
-    stop: () => new Promise((resolve) => { c.once('message', (m) => resolve(m as { max: number; p99: number })); c.send('stop'); }),
+    stop: () =>
+      new Promise((resolve) => {
+        c.once('message', (m) => resolve(m as { max: number; p99: number }));
+        c.send('stop');
+      }),
   };
 }
 
@@ -48,7 +61,14 @@ export async function measureHost(mode: 'in-process' | 'own-process', baseUrl: s
   new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: mirror }).update({ source: 'url', location: baseUrl, mirrorFolder: mirror });
   db.close();
   const tokens = new Map([[baseUrl, token]]);
-  const keychain: Keychain = { kind: 'os', get: async (a) => tokens.get(a), set: async (a, t) => { tokens.set(a, t); }, delete: async (a) => tokens.delete(a) };
+  const keychain: Keychain = {
+    kind: 'os',
+    get: async (a) => tokens.get(a),
+    set: async (a, t) => {
+      tokens.set(a, t);
+    },
+    delete: async (a) => tokens.delete(a),
+  };
   const desktop = { open: async () => undefined, reveal: async () => undefined };
   const load = `load ${loadavg()[0]!.toFixed(2)}`;
   const control = startControl();
@@ -56,20 +76,38 @@ export async function measureHost(mode: 'in-process' | 'own-process', baseUrl: s
   const walkLag = monitorEventLoopDelay({ resolution: 5 });
   let late = 0;
   let last = performance.now();
-  const tick = setInterval(() => { const now = performance.now(); late = Math.max(late, now - last - 20); last = now; }, 20);
+  const tick = setInterval(() => {
+    const now = performance.now();
+    late = Math.max(late, now - last - 20);
+    last = now;
+  }, 20);
   lag.enable();
   const t0 = performance.now();
   let core: Core | undefined;
   try {
-    core = mode === 'in-process'
-      ? await startCore({ dataDir, log: silentLogger, keychain, desktop, loginItem: noLoginItem })
-      : await hostEngine({ spawn: forkEngine(), start: { dataDir, logLevel: 'none' }, keychain, desktop, loginItem: noLoginItem, log: silentLogger });
+    core =
+      mode === 'in-process'
+        ? await startCore({ dataDir, log: silentLogger, keychain, desktop, loginItem: noLoginItem })
+        : await hostEngine({
+            spawn: forkEngine(),
+            start: { dataDir, logLevel: 'none' },
+            keychain,
+            desktop,
+            loginItem: noLoginItem,
+            log: silentLogger,
+          });
     const c = core;
     walkLag.enable();
     const done = (s: AppStatus): boolean => s.lastCompleteWalk !== null && !s.walk.running && s.walk.placed >= s.indexed && s.indexed > 0;
     await new Promise<void>((resolve, reject) => {
       const deadline = setTimeout(() => reject(new Error('the first walk did not finish in 20 min')), 20 * 60_000);
-      const check = setInterval(() => { if (done(c.status())) { clearInterval(check); clearTimeout(deadline); resolve(); } }, 100);
+      const check = setInterval(() => {
+        if (done(c.status())) {
+          clearInterval(check);
+          clearTimeout(deadline);
+          resolve();
+        }
+      }, 100);
     });
     const walkSec = r1((performance.now() - t0) / 1000);
     lag.disable();
@@ -77,9 +115,17 @@ export async function measureHost(mode: 'in-process' | 'own-process', baseUrl: s
     clearInterval(tick);
     const ctl = await control.stop();
     const run: HostRun = {
-      mode, walkSec, objects: c.status().indexed, load,
-      loopMaxMs: r1(lag.max / 1e6), loopP99Ms: r1(lag.percentile(99) / 1e6), timerLateMaxMs: r1(late), walkLoopMaxMs: r1(walkLag.max / 1e6), walkLoopP99Ms: r1(walkLag.percentile(99) / 1e6),
-      controlMaxMs: r1(ctl.max), controlP99Ms: r1(ctl.p99),
+      mode,
+      walkSec,
+      objects: c.status().indexed,
+      load,
+      loopMaxMs: r1(lag.max / 1e6),
+      loopP99Ms: r1(lag.percentile(99) / 1e6),
+      timerLateMaxMs: r1(late),
+      walkLoopMaxMs: r1(walkLag.max / 1e6),
+      walkLoopP99Ms: r1(walkLag.percentile(99) / 1e6),
+      controlMaxMs: r1(ctl.max),
+      controlP99Ms: r1(ctl.p99),
     };
     say(`${mode}: ${JSON.stringify(run)}`);
     return run;
@@ -90,4 +136,3 @@ export async function measureHost(mode: 'in-process' | 'own-process', baseUrl: s
     await core?.close();
   }
 }
-

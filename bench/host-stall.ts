@@ -15,14 +15,24 @@ import { measureHost, type HostRun } from './host-probe.js';
 import { ROOT, runOk, say } from './scale-probe.js';
 
 const N = Number(process.env['HOST_BENCH_SIZE'] ?? 100_000);
-const MODES = (process.env['HOST_BENCH_MODES'] ?? 'in-process,own-process').split(',').filter((m): m is HostRun['mode'] => m === 'in-process' || m === 'own-process');
+const MODES = (process.env['HOST_BENCH_MODES'] ?? 'in-process,own-process')
+  .split(',')
+  .filter((m): m is HostRun['mode'] => m === 'in-process' || m === 'own-process');
 
 const base = mkdtempSync(join(tmpdir(), 'nm-host-bench-'));
 try {
   const nas = join(base, 'nas');
   say(`demo library of ${N} objects...`);
-  await runOk(process.execPath, ['bin/nas-service.js', 'demo', '--data', nas, '--objects', String(N)], { timeoutMs: 30 * 60_000, what: 'nas-service demo' });
-  const token = (await runOk(process.execPath, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nas], { timeoutMs: 120_000, what: 'nas-service token' })).stdout.trim();
+  await runOk(process.execPath, ['bin/nas-service.js', 'demo', '--data', nas, '--objects', String(N)], {
+    timeoutMs: 30 * 60_000,
+    what: 'nas-service demo',
+  });
+  const token = (
+    await runOk(process.execPath, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nas], {
+      timeoutMs: 120_000,
+      what: 'nas-service token',
+    })
+  ).stdout.trim();
   const svc = await spawnServiceProcess(nas, 0, 300_000);
   const runs: HostRun[] = [];
   try {
@@ -33,7 +43,9 @@ try {
   const out = { date: new Date().toISOString(), objects: N, cpus: cpus().length, runs };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'host-stall.json'), JSON.stringify(out, null, 2) + '\n');
-  process.stdout.write(`| engine | start + first walk to placed | parent event-loop delay, whole run: max (p99) | same, the walk only | 20 ms timer worst lateness | idle control process meanwhile: max (p99) |\n|---|---|---|---|---|---|\n${runs.map((r) => `| ${r.mode} | ${r.walkSec} s | ${r.loopMaxMs} ms (${r.loopP99Ms} ms) | ${r.walkLoopMaxMs} ms (${r.walkLoopP99Ms} ms) | ${r.timerLateMaxMs} ms | ${r.controlMaxMs} ms (${r.controlP99Ms} ms) |`).join('\n')}\n`);
+  process.stdout.write(
+    `| engine | start + first walk to placed | parent event-loop delay, whole run: max (p99) | same, the walk only | 20 ms timer worst lateness | idle control process meanwhile: max (p99) |\n|---|---|---|---|---|---|\n${runs.map((r) => `| ${r.mode} | ${r.walkSec} s | ${r.loopMaxMs} ms (${r.loopP99Ms} ms) | ${r.walkLoopMaxMs} ms (${r.walkLoopP99Ms} ms) | ${r.timerLateMaxMs} ms | ${r.controlMaxMs} ms (${r.controlP99Ms} ms) |`).join('\n')}\n`,
+  );
 } finally {
   rmSync(base, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -49,7 +49,8 @@ function docsOf(n: number): IndexDoc[] {
 }
 
 function mem(): number {
-  gc(); gc();
+  gc();
+  gc();
   const m = process.memoryUsage();
   return m.heapUsed + m.external;
 }
@@ -73,8 +74,14 @@ function querySets(docs: readonly IndexDoc[]): Map<string, string[]> {
       }
       const ok = [...exact.entries()].filter(([t]) => t.trim() === t && !t.includes('"'));
       ok.sort((a, b) => b[1] - a[1]);
-      out.set(`${L} frequent`, ok.slice(0, 20).map((e) => e[0]));
-      out.set(`${L} rare`, ok.slice(-20).map((e) => e[0]));
+      out.set(
+        `${L} frequent`,
+        ok.slice(0, 20).map((e) => e[0]),
+      );
+      out.set(
+        `${L} rare`,
+        ok.slice(-20).map((e) => e[0]),
+      );
       continue;
     }
     const counts = new Map<string, number>();
@@ -87,7 +94,10 @@ function querySets(docs: readonly IndexDoc[]): Map<string, string[]> {
       counts.set(t, (counts.get(t) ?? 0) + 1);
     }
     const byCount = [...counts.entries()].sort((a, b) => b[1] - a[1]);
-    out.set(`${L} frequent`, byCount.slice(0, 20).map((e) => e[0]));
+    out.set(
+      `${L} frequent`,
+      byCount.slice(0, 20).map((e) => e[0]),
+    );
     // rare: substrings of random names with the fewest occurrences in the whole library
     const cands = new Map<string, number>();
     for (let guard = 0; cands.size < 300 && guard < 100_000; guard++) {
@@ -100,7 +110,10 @@ function querySets(docs: readonly IndexDoc[]): Map<string, string[]> {
       for (let p = all.indexOf(t); p >= 0 && n <= 50; p = all.indexOf(t, p + 1)) n++;
       cands.set(t, n);
     }
-    const rare = [...cands.entries()].sort((a, b) => a[1] - b[1]).slice(0, 20).map((e) => e[0]);
+    const rare = [...cands.entries()]
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, 20)
+      .map((e) => e[0]);
     out.set(`${L} rare`, rare);
   }
   return out;
@@ -152,13 +165,37 @@ function fts5(docs: IndexDoc[], dir: string): { engine: Engine; close: () => voi
     CREATE VIRTUAL TABLE fts USING fts5(fname, fmake, fmodel, fmime, content='docs', content_rowid='n', tokenize="trigram case_sensitive 1");`);
   const ins = db.prepare('INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?)');
   db.transaction(() => {
-    docs.forEach((d, i) => ins.run(i, d.id, d.name, d.cameraMake ?? null, d.cameraModel ?? null, d.mimeType, foldCase(d.name), d.cameraMake === undefined ? null : foldCase(d.cameraMake), d.cameraModel === undefined ? null : foldCase(d.cameraModel), foldCase(d.mimeType)));
+    docs.forEach((d, i) =>
+      ins.run(
+        i,
+        d.id,
+        d.name,
+        d.cameraMake ?? null,
+        d.cameraModel ?? null,
+        d.mimeType,
+        foldCase(d.name),
+        d.cameraMake === undefined ? null : foldCase(d.cameraMake),
+        d.cameraModel === undefined ? null : foldCase(d.cameraModel),
+        foldCase(d.mimeType),
+      ),
+    );
   })();
   db.exec("INSERT INTO fts(fts) VALUES ('rebuild')");
-  type Row = { id: string; name: string; make: string | null; model: string | null; mime: string; fname: string; fmake: string | null; fmodel: string | null; fmime: string };
+  type Row = {
+    id: string;
+    name: string;
+    make: string | null;
+    model: string | null;
+    mime: string;
+    fname: string;
+    fmake: string | null;
+    fmodel: string | null;
+    fmime: string;
+  };
   const cand = (r: Row): Candidate<string> => ({
     doc: { id: r.id, name: r.name, cameraMake: r.make ?? undefined, cameraModel: r.model ?? undefined, mimeType: r.mime },
-    folded: [r.fname, r.fmake ?? undefined, r.fmodel ?? undefined, r.fmime], value: r.id,
+    folded: [r.fname, r.fmake ?? undefined, r.fmodel ?? undefined, r.fmime],
+    value: r.id,
   });
   const cols = 'd.id, d.name, d.make, d.model, d.mime, d.fname, d.fmake, d.fmodel, d.fmime';
   const engine: Engine = {
@@ -170,9 +207,13 @@ function fts5(docs: IndexDoc[], dir: string): { engine: Engine; close: () => voi
         rows = db.prepare(`SELECT ${cols} FROM fts JOIN docs d ON d.n = fts.rowid WHERE fts MATCH ?`).iterate(match) as Iterable<Row>;
       } else {
         const t = q.folded[0]!;
-        rows = db.prepare(`SELECT ${cols} FROM docs d WHERE instr(fname, @t) OR instr(fmake, @t) OR instr(fmodel, @t) OR instr(fmime, @t)`).iterate({ t }) as Iterable<Row>;
+        rows = db
+          .prepare(`SELECT ${cols} FROM docs d WHERE instr(fname, @t) OR instr(fmake, @t) OR instr(fmodel, @t) OR instr(fmime, @t)`)
+          .iterate({ t }) as Iterable<Row>;
       }
-      const c = (function* () { for (const r of rows) yield cand(r); })();
+      const c = (function* () {
+        for (const r of rows) yield cand(r);
+      })();
       return selectPage(c, q, LIMIT, null);
     },
   };
@@ -186,15 +227,28 @@ function trigrams(s: string): string[] {
 }
 
 function minisearchTri(docs: IndexDoc[]): { engine: Engine; json: () => string } {
-  const ms = new MiniSearch<{ n: number; text: string }>({ idField: 'n', fields: ['text'], tokenize: (s) => trigrams(s), processTerm: (t) => t });
+  const ms = new MiniSearch<{ n: number; text: string }>({
+    idField: 'n',
+    fields: ['text'],
+    tokenize: (s) => trigrams(s),
+    processTerm: (t) => t,
+  });
   ms.addAll(docs.map((d, n) => ({ n, text: foldCase([d.name, d.cameraMake ?? '', d.cameraModel ?? '', d.mimeType].join('\u0000')) })));
   const naive = new NaiveEngine(docs);
   const engine: Engine = {
     page(q) {
       const long = q.folded.filter((t) => t.length >= 3);
       if (!long.length) return naive.page(q, LIMIT, null);
-      const hits = ms.search({ combineWith: 'AND', queries: long.map((t) => ({ queries: trigrams(t), combineWith: 'AND' })) } as unknown as string, { tokenize: (s: string) => [s], processTerm: (t: string) => t });
-      const c = (function* () { for (const h of hits) { const d = docs[h.id as number]!; yield { doc: d, value: d.id }; } })();
+      const hits = ms.search(
+        { combineWith: 'AND', queries: long.map((t) => ({ queries: trigrams(t), combineWith: 'AND' })) } as unknown as string,
+        { tokenize: (s: string) => [s], processTerm: (t: string) => t },
+      );
+      const c = (function* () {
+        for (const h of hits) {
+          const d = docs[h.id as number]!;
+          yield { doc: d, value: d.id };
+        }
+      })();
       return selectPage(c, q, LIMIT, null);
     },
   };
@@ -207,7 +261,17 @@ async function main(): Promise<void> {
   try {
     for (const n of SIZES) {
       const sets = querySets(docsOf(n));
-      process.stderr.write(`\n== ${n} objects; queries: ${[...sets].map(([k, v]) => `${k}: ${v.slice(0, 3).map((x) => JSON.stringify(x)).join(' ')}`).join('; ')}\n`);
+      process.stderr.write(
+        `\n== ${n} objects; queries: ${[...sets]
+          .map(
+            ([k, v]) =>
+              `${k}: ${v
+                .slice(0, 3)
+                .map((x) => JSON.stringify(x))
+                .join(' ')}`,
+          )
+          .join('; ')}\n`,
+      );
 
       // (d) ours
       {
@@ -238,7 +302,19 @@ async function main(): Promise<void> {
         engine.upsert(changes);
         const apply1000Ms = performance.now() - t0;
         const after = latencies({ page: (q) => e.page(q, LIMIT, null) }, new Map([...sets].filter(([k]) => k.startsWith('3 '))));
-        results.push({ approach: 'ours', objects: n, buildMs, memoryMB, diskMB, readyMs, apply1000Ms, latency, note: `3-char p50 with 1000 changes in the overlay: ${Object.values(after).map((x) => x.p50).join('/')} ms` });
+        results.push({
+          approach: 'ours',
+          objects: n,
+          buildMs,
+          memoryMB,
+          diskMB,
+          readyMs,
+          apply1000Ms,
+          latency,
+          note: `3-char p50 with 1000 changes in the overlay: ${Object.values(after)
+            .map((x) => x.p50)
+            .join('/')} ms`,
+        });
         void base;
       }
       // ours, memory measured alone (fresh load, nothing else alive)
@@ -260,7 +336,16 @@ async function main(): Promise<void> {
         docs = null;
         const memoryMB = (mem() - m0) / 1e6;
         const latency = latencies({ page: (q) => engine.page(q, LIMIT, null) }, sets, n > 100_000 ? 1 : REPS);
-        results.push({ approach: 'naive scan', objects: n, buildMs, memoryMB, diskMB: null, readyMs: buildMs, latency, note: 'ready = rebuild' });
+        results.push({
+          approach: 'naive scan',
+          objects: n,
+          buildMs,
+          memoryMB,
+          diskMB: null,
+          readyMs: buildMs,
+          latency,
+          note: 'ready = rebuild',
+        });
       }
       // (b) FTS5
       {
@@ -276,7 +361,16 @@ async function main(): Promise<void> {
         db.prepare('SELECT count(*) FROM docs').get();
         const readyMs = performance.now() - t1;
         db.close();
-        results.push({ approach: 'sqlite fts5 trigram', objects: n, buildMs, memoryMB: 0, diskMB, readyMs, latency, note: 'memory off the JS heap (page cache)' });
+        results.push({
+          approach: 'sqlite fts5 trigram',
+          objects: n,
+          buildMs,
+          memoryMB: 0,
+          diskMB,
+          readyMs,
+          latency,
+          note: 'memory off the JS heap (page cache)',
+        });
       }
       // (c) minisearch over trigrams: 100k only
       if (n <= 100_000) {
@@ -292,33 +386,76 @@ async function main(): Promise<void> {
         const t1 = performance.now();
         MiniSearch.loadJSON(json, { idField: 'n', fields: ['text'], tokenize: (s: string) => trigrams(s), processTerm: (t: string) => t });
         const readyMs = performance.now() - t1;
-        results.push({ approach: 'minisearch trigrams', objects: n, buildMs, memoryMB, diskMB: json.length / 1e6, readyMs, latency, note: 'includes a naive engine for 1-2 char queries' });
+        results.push({
+          approach: 'minisearch trigrams',
+          objects: n,
+          buildMs,
+          memoryMB,
+          diskMB: json.length / 1e6,
+          readyMs,
+          latency,
+          note: 'includes a naive engine for 1-2 char queries',
+        });
       } else {
-        results.push({ approach: 'minisearch trigrams', objects: n, buildMs: NaN, memoryMB: NaN, diskMB: null, readyMs: null, latency: {}, note: 'not run: about 1.3 GB at 1M (research note); 100k only' });
+        results.push({
+          approach: 'minisearch trigrams',
+          objects: n,
+          buildMs: NaN,
+          memoryMB: NaN,
+          diskMB: null,
+          readyMs: null,
+          latency: {},
+          note: 'not run: about 1.3 GB at 1M (research note); 100k only',
+        });
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/index.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, limit: LIMIT, reps: REPS, results }, null, 2) + '\n');
+  writeFileSync(
+    'bench/results/index.json',
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, limit: LIMIT, reps: REPS, results }, null, 2) + '\n',
+  );
   printTable(results);
   // search operators and the storage view over the same sizes (an OfflineIndex on a filled store)
   const filters = await runFilterBench(SIZES, REPS);
-  writeFileSync('bench/results/filters.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, results: filters }, null, 2) + '\n');
+  writeFileSync(
+    'bench/results/filters.json',
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, results: filters }, null, 2) + '\n',
+  );
   printFilterBench(filters);
 }
 
 function printTable(results: Result[]): void {
   const groups = LENGTHS.flatMap((L) => [`${L} frequent`, `${L} rare`]);
   const f = (x: number | null | undefined, d = 1): string => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
-  const head = ['objects', 'approach', 'build s', 'mem MB', 'disk MB', 'ready ms', ...groups.map((g) => `${g.replace(' frequent', 'f').replace(' rare', 'r')} p50/p99`)];
-  const rows = results.map((r) => [String(r.objects), r.approach, f(r.buildMs / 1000, 2), f(r.memoryMB, 0), f(r.diskMB, 0), f(r.readyMs, 0),
-    ...groups.map((g) => (r.latency[g] ? `${f(r.latency[g]!.p50, 2)}/${f(r.latency[g]!.p99, 1)}` : '-'))]);
+  const head = [
+    'objects',
+    'approach',
+    'build s',
+    'mem MB',
+    'disk MB',
+    'ready ms',
+    ...groups.map((g) => `${g.replace(' frequent', 'f').replace(' rare', 'r')} p50/p99`),
+  ];
+  const rows = results.map((r) => [
+    String(r.objects),
+    r.approach,
+    f(r.buildMs / 1000, 2),
+    f(r.memoryMB, 0),
+    f(r.diskMB, 0),
+    f(r.readyMs, 0),
+    ...groups.map((g) => (r.latency[g] ? `${f(r.latency[g]!.p50, 2)}/${f(r.latency[g]!.p99, 1)}` : '-')),
+  ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string => '| ' + cells.map((c, i) => c.padEnd(w[i]!)).join(' | ') + ' |';
-  process.stdout.write('\nfirst page of 20, latency in ms\n' + [line(head), line(w.map((x) => '-'.repeat(x))), ...rows.map(line)].join('\n') + '\n');
-  for (const r of results) if (r.apply1000Ms !== undefined) process.stdout.write(`ours at ${r.objects}: 1000 remote changes applied in ${r.apply1000Ms.toFixed(1)} ms; ${r.note}\n`);
+  process.stdout.write(
+    '\nfirst page of 20, latency in ms\n' + [line(head), line(w.map((x) => '-'.repeat(x))), ...rows.map(line)].join('\n') + '\n',
+  );
+  for (const r of results)
+    if (r.apply1000Ms !== undefined)
+      process.stdout.write(`ours at ${r.objects}: 1000 remote changes applied in ${r.apply1000Ms.toFixed(1)} ms; ${r.note}\n`);
 }
 
 await main();

@@ -28,7 +28,14 @@ const until = async (c: () => boolean, ms = 120_000): Promise<void> => {
   }
 };
 
-interface Setup { svc: TestService; engine: Engine; mirror: string; base: string; net: { offline: boolean }; client: ServiceClient }
+interface Setup {
+  svc: TestService;
+  engine: Engine;
+  mirror: string;
+  base: string;
+  net: { offline: boolean };
+  client: ServiceClient;
+}
 
 async function setup(seed: (svc: TestService, root: string) => void): Promise<Setup> {
   const svc = await startTestService();
@@ -38,7 +45,15 @@ async function setup(seed: (svc: TestService, root: string) => void): Promise<Se
   const net = { offline: false };
   const transport = new FaultTransport(new HttpTransport(), () => (net.offline ? { kind: 'reset-before' } : undefined));
   const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), transport, retries: 0 });
-  const engine = new Engine({ stateDir: join(base, 'state'), mirrorDir: mirror, client, log: silentLogger, rewalkMs: 0, rescanMs: 0, threshold: { count: 50, percent: 10 } });
+  const engine = new Engine({
+    stateDir: join(base, 'state'),
+    mirrorDir: mirror,
+    client,
+    log: silentLogger,
+    rewalkMs: 0,
+    rescanMs: 0,
+    threshold: { count: 50, percent: 10 },
+  });
   await engine.start();
   return { svc, engine, mirror, base, net, client };
 }
@@ -55,7 +70,9 @@ async function main(): Promise<void> {
   // 1. Single renames, one at a time.
   {
     const ids: string[] = [];
-    const s = await setup((svc, root) => { for (let i = 0; i < RENAMES; i++) ids.push(svc.admin.createFile(root, `f${i}`).id); });
+    const s = await setup((svc, root) => {
+      for (let i = 0; i < RENAMES; i++) ids.push(svc.admin.createFile(root, `f${i}`).id);
+    });
     const lat: number[] = [];
     for (let i = 0; i < RENAMES; i++) {
       const t0 = performance.now();
@@ -63,13 +80,22 @@ async function main(): Promise<void> {
       await until(() => s.svc.admin.get(ids[i]!)!.name === `g${i}`);
       lat.push(performance.now() - t0);
     }
-    results['renameToNas204'] = { n: RENAMES, p50Ms: Math.round(pct(lat, 50)), p99Ms: Math.round(pct(lat, 99)), maxMs: Math.round(Math.max(...lat)), targetP50Ms: 1000 };
+    results['renameToNas204'] = {
+      n: RENAMES,
+      p50Ms: Math.round(pct(lat, 50)),
+      p99Ms: Math.round(pct(lat, 99)),
+      maxMs: Math.round(Math.max(...lat)),
+      targetP50Ms: 1000,
+    };
     await teardown(s);
   }
   // 2. 1,000 offline renames, replayed after reconnect.
   {
     const ids: string[] = [];
-    const s = await setup((svc, root) => { const f = svc.admin.createFolder(root, 'F'); for (let i = 0; i < 1000; i++) ids.push(svc.admin.createFile(f.id, `o${i}`).id); });
+    const s = await setup((svc, root) => {
+      const f = svc.admin.createFolder(root, 'F');
+      for (let i = 0; i < 1000; i++) ids.push(svc.admin.createFile(f.id, `o${i}`).id);
+    });
     s.net.offline = true;
     for (let i = 0; i < 1000; i++) renameSync(join(s.mirror, 'F', `o${i}`), join(s.mirror, 'F', `r${i}`));
     await until(() => s.engine.status().outbox.pending === 1000);
@@ -80,7 +106,10 @@ async function main(): Promise<void> {
     await until(() => s.engine.status().outbox.pending === 0);
     const ms = performance.now() - t0;
     const ok = ids.every((id, i) => s.svc.admin.get(id)!.name === `r${i}`);
-    const posts = s.svc.requests().slice(before).filter((r) => r.method === 'POST').length;
+    const posts = s.svc
+      .requests()
+      .slice(before)
+      .filter((r) => r.method === 'POST').length;
     results['offlineRenamesReplay'] = { renames: 1000, seconds: +(ms / 1000).toFixed(2), patches: posts, allApplied: ok, targetSeconds: 5 };
     await teardown(s);
   }
@@ -89,7 +118,10 @@ async function main(): Promise<void> {
     let big = '';
     const s = await setup((svc, root) => {
       big = svc.admin.createFolder(root, 'Big').id;
-      for (let d = 0; d < 100; d++) { const sub = svc.admin.createFolder(big, `sub${d}`).id; for (let f = 0; f < 99; f++) svc.admin.createFile(sub, `file${f}`); }
+      for (let d = 0; d < 100; d++) {
+        const sub = svc.admin.createFolder(big, `sub${d}`).id;
+        for (let f = 0; f < 99; f++) svc.admin.createFile(sub, `file${f}`);
+      }
     });
     const before = s.svc.requests().length;
     const t0 = performance.now();
@@ -98,7 +130,10 @@ async function main(): Promise<void> {
     const ms = performance.now() - t0;
     await s.engine.fullRescan();
     await s.engine.drainOutbox();
-    const writes = s.svc.requests().slice(before).filter((r) => r.method !== 'GET').length;
+    const writes = s.svc
+      .requests()
+      .slice(before)
+      .filter((r) => r.method !== 'GET').length;
     results['folderRename10k'] = { descendants: 10_000, requestsSent: writes, seconds: +(ms / 1000).toFixed(2), mustBe: 1 };
     await teardown(s);
   }

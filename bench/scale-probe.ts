@@ -14,7 +14,9 @@ import { dirname, join, parse, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const say = (msg: string): void => { process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}\n`); };
+export const say = (msg: string): void => {
+  process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+};
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 export const pct = (xs: readonly number[], p: number): number => {
   if (xs.length === 0) return NaN;
@@ -24,7 +26,13 @@ export const pct = (xs: readonly number[], p: number): number => {
 
 /** Load average and CPU/IO pressure (some, avg10): how busy the shared machine is. */
 export const machineLoad = (): string => {
-  const some = (kind: string): string => { try { return /some avg10=([\d.]+)/.exec(readFileSync(`/proc/pressure/${kind}`, 'utf8'))?.[1] ?? '?'; } catch { return '?'; } };
+  const some = (kind: string): string => {
+    try {
+      return /some avg10=([\d.]+)/.exec(readFileSync(`/proc/pressure/${kind}`, 'utf8'))?.[1] ?? '?';
+    } catch {
+      return '?';
+    }
+  };
   return `load ${loadavg()[0]!.toFixed(2)}, cpu pressure ${some('cpu')} %, io pressure ${some('io')} %`;
 };
 
@@ -41,40 +49,77 @@ export function killAll(): Promise<void> {
   for (const c of children) {
     if (c.pid === undefined || c.exitCode !== null || c.signalCode !== null) continue;
     waits.push(new Promise((r) => c.once('exit', () => r())));
-    try { process.kill(-c.pid, 'SIGKILL'); } catch { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+    try {
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      try {
+        c.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   }
   children.clear();
-  return withTimeout(Promise.all(waits).then(() => undefined), 5000, 'killing the children').catch(() => undefined);
+  return withTimeout(
+    Promise.all(waits).then(() => undefined),
+    5000,
+    'killing the children',
+  ).catch(() => undefined);
 }
 
 /** Rejects with "<what> timed out after N s" unless `p` settles first. */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} timed out after ${Math.round(ms / 1000)} s`)), ms); });
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${Math.round(ms / 1000)} s`)), ms);
+  });
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-export interface Ran { ms: number; code: number | null; stdout: string; stderr: string }
+export interface Ran {
+  ms: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a command to its end (own process group, killed on timeout); wall time from spawn to exit. */
-export function runTimed(cmd: string, args: readonly string[], o: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): Promise<Ran> {
+export function runTimed(
+  cmd: string,
+  args: readonly string[],
+  o: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string },
+): Promise<Ran> {
   const t0 = performance.now();
   const c = track(spawn(cmd, args, { cwd: ROOT, env: o.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
-  let stdout = '', stderr = '';
-  c.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-  c.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-20_000); });
+  let stdout = '',
+    stderr = '';
+  c.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  c.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-20_000);
+  });
   const done = new Promise<Ran>((res, rej) => {
     c.once('error', rej);
     c.once('close', (code) => res({ ms: performance.now() - t0, code, stdout, stderr }));
   });
   return withTimeout(done, o.timeoutMs, o.what).catch((e: unknown) => {
-    if (c.pid !== undefined) try { process.kill(-c.pid, 'SIGKILL'); } catch { /* gone */ }
+    if (c.pid !== undefined)
+      try {
+        process.kill(-c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     throw e;
   });
 }
 
 /** Same, and throws (with the command's stderr tail) unless it exits 0. */
-export async function runOk(cmd: string, args: readonly string[], o: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): Promise<Ran> {
+export async function runOk(
+  cmd: string,
+  args: readonly string[],
+  o: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string },
+): Promise<Ran> {
   const r = await runTimed(cmd, args, o);
   if (r.code !== 0) throw new Error(`${o.what} exited with ${r.code}: ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
   return r;
@@ -89,7 +134,10 @@ const statFields = (pid: number): string[] => {
   return s.slice(s.lastIndexOf(')') + 2).split(' '); // [0] = state (field 3)
 };
 /** utime + stime of the process in clock ticks. */
-export const cpuTicks = (pid: number): number => { const f = statFields(pid); return Number(f[11]) + Number(f[12]); };
+export const cpuTicks = (pid: number): number => {
+  const f = statFields(pid);
+  return Number(f[11]) + Number(f[12]);
+};
 /** Peak resident set (VmHWM) in kB. */
 export function peakRssKb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -99,7 +147,11 @@ export function peakRssKb(pid: number): number {
 export function inotifyWatches(pid: number): number {
   let n = 0;
   for (const fd of readdirSync(`/proc/${pid}/fdinfo`)) {
-    try { n += (readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm) ?? []).length; } catch { /* fd closed meanwhile */ }
+    try {
+      n += (readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm) ?? []).length;
+    } catch {
+      /* fd closed meanwhile */
+    }
   }
   return n;
 }
@@ -112,10 +164,18 @@ export function descendants(pid: number): { pid: number; ppid: number; comm: str
       const s = readFileSync(`/proc/${d}/stat`, 'utf8');
       const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
       all.push({ pid: Number(d), ppid: Number(statFields(Number(d))[1]), comm });
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   }
   const out: { pid: number; ppid: number; comm: string; depth: number }[] = [];
-  const walk = (p: number, depth: number): void => { for (const c of all) if (c.ppid === p) { out.push({ ...c, depth }); walk(c.pid, depth + 1); } };
+  const walk = (p: number, depth: number): void => {
+    for (const c of all)
+      if (c.ppid === p) {
+        out.push({ ...c, depth });
+        walk(c.pid, depth + 1);
+      }
+  };
   walk(pid, 1);
   return out;
 }
@@ -146,18 +206,39 @@ export interface EngineChild {
  * checkout whose `bin/nas-mirror.js` runs (another version's worktree; default this one);
  * `o.onLine`: every line the engine writes to stderr.
  */
-export async function startEngine(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number, onWindow?: (url: string) => void, o: { root?: string; onLine?: (line: string) => void } = {}): Promise<EngineChild> {
+export async function startEngine(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  onWindow?: (url: string) => void,
+  o: { root?: string; onLine?: (line: string) => void } = {},
+): Promise<EngineChild> {
   const t0 = performance.now();
   const root = o.root ?? ROOT;
-  const c = track(spawn(process.execPath, [join(root, 'bin/nas-mirror.js'), ...args], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const c = track(
+    spawn(process.execPath, [join(root, 'bin/nas-mirror.js'), ...args], {
+      cwd: root,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const lines: string[] = [];
-  let out = '', partial = '', windowUrl: string | undefined, windowMs: number | undefined, peak = 0;
+  let out = '',
+    partial = '',
+    windowUrl: string | undefined,
+    windowMs: number | undefined,
+    peak = 0;
   const exited = new Promise<void>((r) => c.once('exit', () => r()));
   const ready = new Promise<number>((res, rej) => {
     c.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = windowUrl === undefined ? /window: (http:\/\/\S+)/.exec(out) : null;
-      if (m) { windowUrl = m[1]!; windowMs = performance.now() - t0; onWindow?.(windowUrl); }
+      if (m) {
+        windowUrl = m[1]!;
+        windowMs = performance.now() - t0;
+        onWindow?.(windowUrl);
+      }
     });
     c.stderr!.on('data', (d: Buffer) => {
       const parts = (partial + d.toString()).split('\n');
@@ -169,17 +250,29 @@ export async function startEngine(args: readonly string[], env: NodeJS.ProcessEn
         if (l.startsWith('watching ')) res(performance.now() - t0);
       }
     });
-    c.once('exit', (code, sig) => rej(new Error(`nas-mirror run exited (${code ?? sig}) before "watching": ${lines.slice(-5).join(' | ')}`)));
+    c.once('exit', (code, sig) =>
+      rej(new Error(`nas-mirror run exited (${code ?? sig}) before "watching": ${lines.slice(-5).join(' | ')}`)),
+    );
   });
   let enginePid = c.pid!;
-  const sample = (): void => { try { peak = Math.max(peak, peakRssKb(enginePid)); } catch { /* exited */ } };
+  const sample = (): void => {
+    try {
+      peak = Math.max(peak, peakRssKb(enginePid));
+    } catch {
+      /* exited */
+    }
+  };
   const sampler = setInterval(sample, 250);
   void exited.then(() => clearInterval(sampler));
   let readyMs: number;
   try {
     readyMs = await withTimeout(ready, timeoutMs, `nas-mirror run to "watching"`);
   } catch (e) {
-    try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
     throw new Error(`${e instanceof Error ? e.message : String(e)}; last engine lines: ${lines.slice(-5).join(' | ')}`);
   }
   const tree = descendants(c.pid!);
@@ -192,7 +285,10 @@ export async function startEngine(args: readonly string[], env: NodeJS.ProcessEn
     readyMs,
     windowUrl,
     windowMs,
-    peakKb: () => { sample(); return peak; },
+    peakKb: () => {
+      sample();
+      return peak;
+    },
     async stop(ms) {
       const t = performance.now();
       sample();
@@ -201,19 +297,36 @@ export async function startEngine(args: readonly string[], env: NodeJS.ProcessEn
         await withTimeout(exited, ms, 'nas-mirror run stop');
         return { ms: performance.now() - t, clean: c.exitCode === 0 };
       } catch {
-        try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ }
+        try {
+          process.kill(-c.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
         await exited;
         return { ms: performance.now() - t, clean: false };
       }
     },
-    async kill9() { sample(); try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } await exited; },
+    async kill9() {
+      sample();
+      try {
+        process.kill(-c.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+      await exited;
+    },
     tail: () => lines.join('\n'),
   };
 }
 
 // ---- latency of a server's cheapest GET, as a stall meter ----
 
-export interface Stalls { n: number; p50: number; p99: number; max: number }
+export interface Stalls {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
 
 /**
  * GETs `url` one request at a time, a new one every `everyMs` (at once when the previous took
@@ -224,15 +337,19 @@ export function pollLatency(url: string, everyMs: number): { stop: () => Promise
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const samples: number[] = [];
   let running = true;
-  const once = (): Promise<void> => new Promise((res) => {
-    const t = performance.now();
-    const req = get(url, { agent }, (r) => {
-      r.resume();
-      r.on('end', () => { samples.push(performance.now() - t); res(); });
-      r.on('error', () => res());
+  const once = (): Promise<void> =>
+    new Promise((res) => {
+      const t = performance.now();
+      const req = get(url, { agent }, (r) => {
+        r.resume();
+        r.on('end', () => {
+          samples.push(performance.now() - t);
+          res();
+        });
+        r.on('error', () => res());
+      });
+      req.on('error', () => res()); // the server closing at the end
     });
-    req.on('error', () => res()); // the server closing at the end
-  });
   const loop = (async () => {
     while (running) {
       const t = performance.now();
@@ -257,21 +374,43 @@ export function pollLatency(url: string, everyMs: number): { stop: () => Promise
  * its latencies are the meter's floor on this machine (scheduler delays, the bench's own lag).
  */
 export async function startControlServer(): Promise<{ url: string; stop: () => void }> {
-  const code = "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); })";
+  const code =
+    "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); })";
   const c = track(spawn(process.execPath, ['-e', code], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] }));
-  const port = await withTimeout(new Promise<string>((res) => {
-    let out = '';
-    c.stdout!.on('data', (d: Buffer) => { out += d.toString(); const m = /port (\d+)/.exec(out); if (m) res(m[1]!); });
-  }), 10_000, 'the control server');
-  return { url: `http://127.0.0.1:${port}/`, stop: () => { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } } };
+  const port = await withTimeout(
+    new Promise<string>((res) => {
+      let out = '';
+      c.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /port (\d+)/.exec(out);
+        if (m) res(m[1]!);
+      });
+    }),
+    10_000,
+    'the control server',
+  );
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    stop: () => {
+      try {
+        process.kill(-c.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    },
+  };
 }
 
 // ---- local rename -> NAS ----
 
 export interface RenameStats {
-  n: number; p50: number; max: number; failed: number;
+  n: number;
+  p50: number;
+  max: number;
+  failed: number;
   /** Renames made while `status` said a walk runs, and of those confirmed, how many with the walk still running then. */
-  duringWalk?: number; walkStillRunning?: number;
+  duringWalk?: number;
+  walkStillRunning?: number;
 }
 export type NasApi = ReturnType<typeof nasApi>;
 
@@ -279,7 +418,10 @@ export type NasApi = ReturnType<typeof nasApi>;
 export function nasApi(base: string, token: string) {
   const getJson = async (path: string): Promise<{ status: number; body?: { id: string; name: string } }> => {
     const r = await fetch(`${base}/sdk/v2${path}`, { headers: { authorization: `Bearer ${token}` } });
-    return { status: r.status, body: r.status === 200 ? (await r.json()) as { id: string; name: string } : (await r.arrayBuffer(), undefined) };
+    return {
+      status: r.status,
+      body: r.status === 200 ? ((await r.json()) as { id: string; name: string }) : (await r.arrayBuffer(), undefined),
+    };
   };
   const ids = new Map<string, string>();
   return {
@@ -325,7 +467,10 @@ export function pickFiles(mirror: string, count: number): string[] {
       if (e.name.startsWith('.')) continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) queue.push(r);
-      else if (e.isFile() && !took && out.length < count) { out.push(r); took = true; }
+      else if (e.isFile() && !took && out.length < count) {
+        out.push(r);
+        took = true;
+      }
     }
   }
   return out;
@@ -336,12 +481,23 @@ export function pickFiles(mirror: string, count: number): string[] {
  * name (GET every 10 ms). `walk.start` runs ahead of each rename (starts a walk, says whether it
  * runs); `walk.running` after the NAS confirmed.
  */
-export async function renames(mirror: string, nas: NasApi, files: string[], tag: string, walk?: { start: () => Promise<boolean>; running: () => Promise<boolean> }): Promise<RenameStats> {
+export async function renames(
+  mirror: string,
+  nas: NasApi,
+  files: string[],
+  tag: string,
+  walk?: { start: () => Promise<boolean>; running: () => Promise<boolean> },
+): Promise<RenameStats> {
   const times: number[] = [];
-  let failed = 0, during = 0, still = 0;
+  let failed = 0,
+    during = 0,
+    still = 0;
   for (const [i, rel] of files.entries()) {
     const id = await nas.idOf(rel);
-    if (!id) { failed++; continue; }
+    if (!id) {
+      failed++;
+      continue;
+    }
     const p = parse(rel);
     const newName = `${p.name} ${tag}${i}${p.ext}`;
     if (walk && (await walk.start())) during++;
@@ -349,14 +505,23 @@ export async function renames(mirror: string, nas: NasApi, files: string[], tag:
     renameSync(join(mirror, rel), join(mirror, p.dir, newName));
     let ok = false;
     while (performance.now() - t < 30_000) {
-      if ((await nas.getJson(`/files/${encodeURIComponent(id)}`)).body?.name === newName) { ok = true; break; }
+      if ((await nas.getJson(`/files/${encodeURIComponent(id)}`)).body?.name === newName) {
+        ok = true;
+        break;
+      }
       await sleep(10);
     }
-    if (ok) times.push(performance.now() - t); else failed++;
+    if (ok) times.push(performance.now() - t);
+    else failed++;
     if (walk && ok && (await walk.running())) still++;
     files[i] = p.dir ? `${p.dir}/${newName}` : newName;
   }
   const s = (ms: number): number => Math.round(ms) / 1000;
-  return { n: times.length, p50: s(pct(times, 50)), max: s(times.length ? Math.max(...times) : NaN), failed, ...(walk ? { duringWalk: during, walkStillRunning: still } : {}) };
+  return {
+    n: times.length,
+    p50: s(pct(times, 50)),
+    max: s(times.length ? Math.max(...times) : NaN),
+    failed,
+    ...(walk ? { duringWalk: during, walkStillRunning: still } : {}),
+  };
 }
-

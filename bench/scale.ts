@@ -20,9 +20,35 @@ import { engineEnv } from '../main/host/engine-env.js';
 import { measureHost, type HostRun } from './host-probe.js';
 import { spawnServiceProcess, type ServiceProcess } from '../server/testing.js';
 import { removeWorktrees, worktree, type Checkout } from './worktree.js';
-import { CLK_TCK, cpuTicks, inotifyWatches, killAll, machineLoad, track, nasApi, startControlServer, pickFiles, pollLatency, renames, ROOT, runOk, say, sleep, startEngine, uiCall, withTimeout, type EngineChild, type RenameStats, type Stalls, type Status } from './scale-probe.js';
+import {
+  CLK_TCK,
+  cpuTicks,
+  inotifyWatches,
+  killAll,
+  machineLoad,
+  track,
+  nasApi,
+  startControlServer,
+  pickFiles,
+  pollLatency,
+  renames,
+  ROOT,
+  runOk,
+  say,
+  sleep,
+  startEngine,
+  uiCall,
+  withTimeout,
+  type EngineChild,
+  type RenameStats,
+  type Stalls,
+  type Status,
+} from './scale-probe.js';
 
-const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+const SIZES = (process.env['SCALE_SIZES'] ?? '100000,1000000')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => n > 0);
 // 70 s: the engine re-walks every 60 s, so one periodic round falls inside the window.
 const IDLE_SEC = Number(process.env['SCALE_IDLE_SEC'] ?? 70);
 const RENAMES = Number(process.env['SCALE_RENAMES'] ?? 10);
@@ -38,12 +64,36 @@ export interface SizeResult {
   /** Which code ran the engine: 'now' (this checkout) or 'before' (SCALE_BEFORE), and its commit. */
   version: 'now' | 'before';
   commit: string;
-  nasFolders?: number; mirrorFolders?: number;
-  demoSec?: number; floorRuns?: { cpSec: number[]; findSec: number[] }; walkAloneSec?: number; walkAloneInternalSec?: number; cpSec?: number; findSec?: number; findEntries?: number;
-  first?: { readySec: number; windowSec?: number; peakRssMb: number; watches: number; stallsMs?: Stalls; controlMs?: Stalls; benchLagMaxMs: number; processTree: string };
-  idle?: { windowSec: number; engineCpuPct: number; serviceCpuPct: number; rewalk: 'completed' | 'running at the end' | 'none'; settleSec: number };
-  renameIdle?: RenameStats; renameRewalk?: RenameStats;
-  stopSec?: number; stopClean?: boolean;
+  nasFolders?: number;
+  mirrorFolders?: number;
+  demoSec?: number;
+  floorRuns?: { cpSec: number[]; findSec: number[] };
+  walkAloneSec?: number;
+  walkAloneInternalSec?: number;
+  cpSec?: number;
+  findSec?: number;
+  findEntries?: number;
+  first?: {
+    readySec: number;
+    windowSec?: number;
+    peakRssMb: number;
+    watches: number;
+    stallsMs?: Stalls;
+    controlMs?: Stalls;
+    benchLagMaxMs: number;
+    processTree: string;
+  };
+  idle?: {
+    windowSec: number;
+    engineCpuPct: number;
+    serviceCpuPct: number;
+    rewalk: 'completed' | 'running at the end' | 'none';
+    settleSec: number;
+  };
+  renameIdle?: RenameStats;
+  renameRewalk?: RenameStats;
+  stopSec?: number;
+  stopClean?: boolean;
   restart?: { readySec: number; watches: number; peakRssMb: number; stallsMs?: Stalls; controlMs?: Stalls };
   restartAfterKill9?: { readySec: number; watches: number; peakRssMb: number };
   /** Browser mode (`nas-mirror ui`, `npm start` without Electron): this process as the UI server's, the engine forked. */
@@ -53,59 +103,118 @@ export interface SizeResult {
   errors: string[];
 }
 
-
 /** A step's timeout: `minSec`, or `perMillionSec` scaled to the size, whichever is larger. */
-const budget = (n: number, minSec: number, perMillionSec: number): number => FIXED_TIMEOUT ?? Math.max(minSec, (n / 1e6) * perMillionSec) * 1000;
+const budget = (n: number, minSec: number, perMillionSec: number): number =>
+  FIXED_TIMEOUT ?? Math.max(minSec, (n / 1e6) * perMillionSec) * 1000;
 
-async function measureSize(n: number, base: string, code: Checkout & { version: SizeResult['version'] }, floors: boolean): Promise<SizeResult> {
+async function measureSize(
+  n: number,
+  base: string,
+  code: Checkout & { version: SizeResult['version'] },
+  floors: boolean,
+): Promise<SizeResult> {
   const res: SizeResult = { objects: n, version: code.version, commit: code.commit, load: {}, errors: [] };
   const mirrorCli = join(code.root, 'bin/nas-mirror.js');
   const part = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
     say(`${n}: ${what}...`);
     res.load[what] = machineLoad();
-    try { await fn(); return true; } catch (e) {
+    try {
+      await fn();
+      return true;
+    } catch (e) {
       const msg = `${what}: ${e instanceof Error ? e.message : String(e)}`;
       say(`${n}: FAILED ${msg}`);
       res.errors.push(msg);
       return false;
     }
   };
-  const nasDir = join(base, 'nas'), mirror = join(base, 'mirror'), state = join(base, 'state');
+  const nasDir = join(base, 'nas'),
+    mirror = join(base, 'mirror'),
+    state = join(base, 'state');
   let svc: ServiceProcess | undefined;
   let token = '';
   // the CLI's engine with the environment the app gives its engine process (main/host/engine-env.ts)
   const env = (): NodeJS.ProcessEnv => engineEnv({ ...process.env, NAS_TOKEN: token });
   try {
-    if (!(await part('demo library', async () => {
-      const r = await runOk(NODE, ['bin/nas-service.js', 'demo', '--data', nasDir, '--objects', String(n)], { timeoutMs: budget(n, 60, 900), what: 'nas-service demo' });
-      res.demoSec = sec(r.ms);
-      token = (await runOk(NODE, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nasDir], { timeoutMs: budget(n, 60, 600), what: 'nas-service token' })).stdout.trim();
-      svc = await spawnServiceProcess(nasDir, 0, budget(n, 60, 600));
-      track(svc.child); // killed with the others on Ctrl-C
-    }))) return res;
+    if (
+      !(await part('demo library', async () => {
+        const r = await runOk(NODE, ['bin/nas-service.js', 'demo', '--data', nasDir, '--objects', String(n)], {
+          timeoutMs: budget(n, 60, 900),
+          what: 'nas-service demo',
+        });
+        res.demoSec = sec(r.ms);
+        token = (
+          await runOk(NODE, ['bin/nas-service.js', 'token', 'demo', '--scope', 'nas_read_write', '--data', nasDir], {
+            timeoutMs: budget(n, 60, 600),
+            what: 'nas-service token',
+          })
+        ).stdout.trim();
+        svc = await spawnServiceProcess(nasDir, 0, budget(n, 60, 600));
+        track(svc.child); // killed with the others on Ctrl-C
+      }))
+    )
+      return res;
     const url = svc!.baseUrl;
     const control = await startControlServer();
     const nas = nasApi(url, token);
 
     await part('walk alone (sync --once)', async () => {
-      const r = await runOk(NODE, [mirrorCli, 'sync', '--device', url, '--state', join(base, 'walk-state'), '--token-env', 'NAS_TOKEN', '--once'], { env: env(), timeoutMs: budget(n, 120, 1200), what: 'nas-mirror sync --once' });
+      const r = await runOk(
+        NODE,
+        [mirrorCli, 'sync', '--device', url, '--state', join(base, 'walk-state'), '--token-env', 'NAS_TOKEN', '--once'],
+        { env: env(), timeoutMs: budget(n, 120, 1200), what: 'nas-mirror sync --once' },
+      );
       res.walkAloneSec = sec(r.ms);
       const m = /(\d+) objects in (\d+) folders.* in ([\d.]+) s/.exec(r.stdout);
-      if (m) { res.nasFolders = Number(m[2]); res.walkAloneInternalSec = Number(m[3]); }
+      if (m) {
+        res.nasFolders = Number(m[2]);
+        res.walkAloneInternalSec = Number(m[3]);
+      }
     });
 
-    if (floors) await part('browser mode: UI-server process stall during a first walk (engine in its own process)', async () => {
-      res.browserMode = await withTimeout(measureHost('own-process', url, token, join(base, 'browser-mode')), budget(n, 180, 1800), 'browser mode first walk');
-    });
+    if (floors)
+      await part('browser mode: UI-server process stall during a first walk (engine in its own process)', async () => {
+        res.browserMode = await withTimeout(
+          measureHost('own-process', url, token, join(base, 'browser-mode')),
+          budget(n, 180, 1800),
+          'browser mode first walk',
+        );
+      });
 
-    const runArgs = (extra: string[] = []): string[] => ['run', '--device', url, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--ui', '--ui-port', '0', ...extra];
+    const runArgs = (extra: string[] = []): string[] => [
+      'run',
+      '--device',
+      url,
+      '--state',
+      state,
+      '--dir',
+      mirror,
+      '--token-env',
+      'NAS_TOKEN',
+      '--ui',
+      '--ui-port',
+      '0',
+      ...extra,
+    ];
     /** Starts the engine; the window's GET is polled every 20 ms from its URL to `watching`. */
-    const start = async (what: string, timeoutMs: number): Promise<{ eng: EngineChild; stalls?: Stalls; control?: Stalls; benchLagMaxMs: number }> => {
+    const start = async (
+      what: string,
+      timeoutMs: number,
+    ): Promise<{ eng: EngineChild; stalls?: Stalls; control?: Stalls; benchLagMaxMs: number }> => {
       let poller: ReturnType<typeof pollLatency> | undefined, controlPoller: ReturnType<typeof pollLatency> | undefined;
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
       try {
-        const eng = await startEngine(runArgs(), env(), timeoutMs, (u) => { poller = pollLatency(u, 20); controlPoller = pollLatency(control.url, 20); }, { root: code.root });
+        const eng = await startEngine(
+          runArgs(),
+          env(),
+          timeoutMs,
+          (u) => {
+            poller = pollLatency(u, 20);
+            controlPoller = pollLatency(control.url, 20);
+          },
+          { root: code.root },
+        );
         const stalls = await poller?.stop();
         const ctl = await controlPoller?.stop();
         say(`${n}: ${what} ready in ${sec(eng.readyMs)} s`);
@@ -118,12 +227,24 @@ async function measureSize(n: number, base: string, code: Checkout & { version: 
     };
 
     let eng: EngineChild | undefined;
-    if (await part('first run to ready', async () => {
-      const s = await start('first run', budget(n, 180, 1800));
-      eng = s.eng;
-      res.first = { readySec: sec(eng.readyMs), windowSec: eng.windowMs === undefined ? undefined : sec(eng.windowMs), peakRssMb: 0, watches: inotifyWatches(eng.pid), stallsMs: s.stalls, controlMs: s.control, benchLagMaxMs: s.benchLagMaxMs, processTree: eng.tree };
-      if (!eng.windowUrl) res.errors.push('the window URL was not printed: no stall figure');
-    }) && eng) {
+    if (
+      (await part('first run to ready', async () => {
+        const s = await start('first run', budget(n, 180, 1800));
+        eng = s.eng;
+        res.first = {
+          readySec: sec(eng.readyMs),
+          windowSec: eng.windowMs === undefined ? undefined : sec(eng.windowMs),
+          peakRssMb: 0,
+          watches: inotifyWatches(eng.pid),
+          stallsMs: s.stalls,
+          controlMs: s.control,
+          benchLagMaxMs: s.benchLagMaxMs,
+          processTree: eng.tree,
+        };
+        if (!eng.windowUrl) res.errors.push('the window URL was not printed: no stall figure');
+      })) &&
+      eng
+    ) {
       const e = eng;
       await part(`idle CPU over ${IDLE_SEC} s`, async () => {
         // The first run's own tail (the index catching up with the walk in its worker) is not
@@ -141,7 +262,13 @@ async function measureSize(n: number, base: string, code: Checkout & { version: 
         await sleep(IDLE_SEC * 1000);
         const [c1, s1, wall] = [cpuTicks(e.pid), cpuTicks(svc!.child.pid!), (performance.now() - t0) / 1000];
         const after = await uiCall<Status>(e.windowUrl!, 'status');
-        res.idle = { windowSec: r1(wall), engineCpuPct: r1(((c1 - c0) / CLK_TCK / wall) * 100), serviceCpuPct: r1(((s1 - s0) / CLK_TCK / wall) * 100), rewalk: before.lastCompleteWalk !== after.lastCompleteWalk ? 'completed' : after.walk.running ? 'running at the end' : 'none', settleSec };
+        res.idle = {
+          windowSec: r1(wall),
+          engineCpuPct: r1(((c1 - c0) / CLK_TCK / wall) * 100),
+          serviceCpuPct: r1(((s1 - s0) / CLK_TCK / wall) * 100),
+          rewalk: before.lastCompleteWalk !== after.lastCompleteWalk ? 'completed' : after.walk.running ? 'running at the end' : 'none',
+          settleSec,
+        };
       });
       const files = pickFiles(mirror, RENAMES * 2);
       await part(`${RENAMES} local renames -> NAS`, async () => {
@@ -158,7 +285,11 @@ async function measureSize(n: number, base: string, code: Checkout & { version: 
           }
           return false;
         };
-        res.renameRewalk = await withTimeout(renames(mirror, nas, files.slice(RENAMES), 'w', { start, running }), 60_000 * RENAMES, 'renames during a re-walk');
+        res.renameRewalk = await withTimeout(
+          renames(mirror, nas, files.slice(RENAMES), 'w', { start, running }),
+          60_000 * RENAMES,
+          'renames during a re-walk',
+        );
       });
       res.first!.peakRssMb = Math.round(e.peakKb() / 1024);
       await part('stop (SIGTERM)', async () => {
@@ -171,47 +302,66 @@ async function measureSize(n: number, base: string, code: Checkout & { version: 
 
     if (!floors) await runOk('sync', [], { timeoutMs: budget(n, 60, 600), what: 'sync' });
     else if (!res.first) res.errors.push('no finished placeholder tree: the cp -r and find floors were skipped');
-    else await part('folders, cp -r and find of the placeholder tree', async () => {
-      const ex = (await runOk('sh', ['-c', 'find "$1" -path "$1/.nas-mirror" -prune -o -type d -print | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find -type d' })).stdout.trim();
-      res.mirrorFolders = Number(ex);
-      const entries = readdirSync(mirror).filter((x) => x !== '.nas-mirror').map((x) => join(mirror, x));
-      // a copy per rep, removed with the rest at the end (see `bases`: nothing big is deleted mid-run)
-      const dest = (rep: number): string => join(base, `cp-${rep}`);
-      // best of two each: the machine is shared, a floor should not carry someone else's load
-      // (a second rep that fails or times out keeps the first one's figure; the error is listed)
-      const cps: number[] = [], finds: number[] = [];
-      const keep = (): void => {
-        res.cpSec = cps.length ? sec(Math.min(...cps)) : undefined;
-        res.findSec = finds.length ? sec(Math.min(...finds)) : undefined;
-        res.floorRuns = { cpSec: cps.map(sec), findSec: finds.map(sec) };
-      };
-      try {
-        for (let rep = 0; rep < 2; rep++) {
-          mkdirSync(dest(rep));
-          cps.push((await runOk('cp', ['-r', ...entries, dest(rep)], { timeoutMs: budget(n, 120, 1800), what: 'cp -r' })).ms);
-          keep();
-          const f = await runOk('sh', ['-c', 'find "$1" | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find | wc -l' });
-          finds.push(f.ms);
-          res.findEntries = Number(f.stdout.trim());
-          keep();
+    else
+      await part('folders, cp -r and find of the placeholder tree', async () => {
+        const ex = (
+          await runOk('sh', ['-c', 'find "$1" -path "$1/.nas-mirror" -prune -o -type d -print | wc -l', 'sh', mirror], {
+            timeoutMs: budget(n, 60, 600),
+            what: 'find -type d',
+          })
+        ).stdout.trim();
+        res.mirrorFolders = Number(ex);
+        const entries = readdirSync(mirror)
+          .filter((x) => x !== '.nas-mirror')
+          .map((x) => join(mirror, x));
+        // a copy per rep, removed with the rest at the end (see `bases`: nothing big is deleted mid-run)
+        const dest = (rep: number): string => join(base, `cp-${rep}`);
+        // best of two each: the machine is shared, a floor should not carry someone else's load
+        // (a second rep that fails or times out keeps the first one's figure; the error is listed)
+        const cps: number[] = [],
+          finds: number[] = [];
+        const keep = (): void => {
+          res.cpSec = cps.length ? sec(Math.min(...cps)) : undefined;
+          res.findSec = finds.length ? sec(Math.min(...finds)) : undefined;
+          res.floorRuns = { cpSec: cps.map(sec), findSec: finds.map(sec) };
+        };
+        try {
+          for (let rep = 0; rep < 2; rep++) {
+            mkdirSync(dest(rep));
+            cps.push((await runOk('cp', ['-r', ...entries, dest(rep)], { timeoutMs: budget(n, 120, 1800), what: 'cp -r' })).ms);
+            keep();
+            const f = await runOk('sh', ['-c', 'find "$1" | wc -l', 'sh', mirror], { timeoutMs: budget(n, 60, 600), what: 'find | wc -l' });
+            finds.push(f.ms);
+            res.findEntries = Number(f.stdout.trim());
+            keep();
+          }
+        } finally {
+          // the copies' writeback is flushed here, not during the restart timed next
+          await runOk('sync', [], { timeoutMs: budget(n, 60, 600), what: 'sync' });
         }
-      } finally {
-        // the copies' writeback is flushed here, not during the restart timed next
-        await runOk('sync', [], { timeoutMs: budget(n, 60, 600), what: 'sync' });
-      }
-    });
+      });
 
     if (res.first) {
       await part('restart to ready (after SIGTERM)', async () => {
         const s = await start('restart', budget(n, 60, 900));
         eng = s.eng;
-        res.restart = { readySec: sec(s.eng.readyMs), watches: inotifyWatches(s.eng.pid), peakRssMb: Math.round(s.eng.peakKb() / 1024), stallsMs: s.stalls, controlMs: s.control };
+        res.restart = {
+          readySec: sec(s.eng.readyMs),
+          watches: inotifyWatches(s.eng.pid),
+          peakRssMb: Math.round(s.eng.peakKb() / 1024),
+          stallsMs: s.stalls,
+          controlMs: s.control,
+        };
         await s.eng.kill9();
       });
       await part('restart to ready (after kill -9)', async () => {
         const s = await start('restart after kill -9', budget(n, 60, 900));
         eng = s.eng;
-        res.restartAfterKill9 = { readySec: sec(s.eng.readyMs), watches: inotifyWatches(s.eng.pid), peakRssMb: Math.round(s.eng.peakKb() / 1024) };
+        res.restartAfterKill9 = {
+          readySec: sec(s.eng.readyMs),
+          watches: inotifyWatches(s.eng.pid),
+          peakRssMb: Math.round(s.eng.peakKb() / 1024),
+        };
         await s.eng.stop(budget(n, 30, 300));
       });
     }
@@ -232,34 +382,101 @@ const fmt = (x: number | undefined, unit: string): string => (x === undefined ||
 
 function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
   // the floors are measured once per size (with this checkout): the other version's column uses them too
-  const floorOf = (r: SizeResult): SizeResult => (r.cpSec !== undefined ? r : rs.find((x) => x.objects === r.objects && x.cpSec !== undefined) ?? r);
+  const floorOf = (r: SizeResult): SizeResult =>
+    r.cpSec !== undefined ? r : (rs.find((x) => x.objects === r.objects && x.cpSec !== undefined) ?? r);
   const rows: [string, (r: SizeResult) => string][] = [
-    ['objects / NAS folders / mirror folders (find -type d)', (r) => `${r.objects} / ${fmt(r.nasFolders, '')} / ${fmt(r.mirrorFolders, '')}`],
+    [
+      'objects / NAS folders / mirror folders (find -type d)',
+      (r) => `${r.objects} / ${fmt(r.nasFolders, '')} / ${fmt(r.mirrorFolders, '')}`,
+    ],
     ['floor: walk alone (`sync --once`, wall)', (r) => `${fmt(r.walkAloneSec, ' s')} (${fmt(r.walkAloneInternalSec, ' s')} inside)`],
     ['floor: `cp -r` of the placeholder tree (best of 2)', (r) => fmt(r.cpSec, ' s')],
     ['floor: `find DIR \\| wc -l` (best of 2)', (r) => `${fmt(r.findSec, ' s')} (${fmt(r.findEntries, '')} entries)`],
-    ['first run to ready (`watching`)', (r) => {
-      if (!r.first) return '✗ not ready';
-      const f = floorOf(r);
-      const floor = f.walkAloneSec !== undefined && f.cpSec !== undefined ? 1.5 * (f.walkAloneSec + f.cpSec) : undefined;
-      const cap = Math.min(floor ?? Infinity, targets(r.objects).readyCapSec);
-      return `${r.first.readySec} s${mark(cap === Infinity ? undefined : r.first.readySec <= cap)} (≤ ${floor === undefined ? '?' : r1(floor)} s = 1.5×(walk + cp)${targets(r.objects).readyCapSec < Infinity ? ', ≤ 180 s' : ''})`;
-    }],
-    ['engine peak RSS (VmHWM, first run)', (r) => (r.first ? `${r.first.peakRssMb} MB${mark(r.first.peakRssMb <= targets(r.objects).rssMb)} (≤ ${targets(r.objects).rssMb})` : '-')],
-    ['inotify watches at ready', (r) => (r.first ? `${r.first.watches}${mark(r.mirrorFolders === undefined ? undefined : r.first.watches <= r.mirrorFolders + 64)} (≤ folders + 64)` : '-')],
-    ['UI server GET during the first walk: max (p99, n)', (r) => (r.first?.stallsMs ? `${r.first.stallsMs.max} ms${mark(r.first.stallsMs.max <= 50)} (${r.first.stallsMs.p99} ms, ${r.first.stallsMs.n}) (≤ 50)` : '-')],
-    ['same GET of an idle control process meanwhile: max (p99)', (r) => (r.first?.controlMs ? `${r.first.controlMs.max} ms (${r.first.controlMs.p99} ms)` : '-')],
-    ['browser mode (engine in its own process): UI-server process event-loop delay during a first walk: max (p99); idle control meanwhile', (r) => (r.browserMode ? `${r.browserMode.walkLoopMaxMs} ms${mark(r.browserMode.walkLoopMaxMs <= 50)} (${r.browserMode.walkLoopP99Ms} ms); control ${r.browserMode.controlMaxMs} ms (${r.browserMode.controlP99Ms} ms) (≤ 50)` : '-')],
-    ['idle CPU of the engine (window, re-walk in it?)', (r) => (r.idle ? `${r.idle.engineCpuPct} %${mark(r.idle.engineCpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct}; ${r.idle.windowSec} s from ${r.idle.settleSec} s after ready, re-walk: ${r.idle.rewalk})` : '-')],
-    ['restart to ready, nothing changed (SIGTERM)', (r) => (r.restart ? `${r.restart.readySec} s${mark(r.restart.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
-    ['restart to ready after kill -9', (r) => (r.restartAfterKill9 ? `${r.restartAfterKill9.readySec} s${mark(r.restartAfterKill9.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})` : '-')],
-    ['local rename -> NAS: p50 (max, n)', (r) => (r.renameIdle ? `${r.renameIdle.p50} s${mark(r.renameIdle.p50 <= 0.5)} (${r.renameIdle.max} s, ${r.renameIdle.n}${r.renameIdle.failed ? `, ${r.renameIdle.failed} failed` : ''}) (≤ 0.5)` : '-')],
-    ['same, during a re-walk: p50 (max, n, walk running at rename / at NAS confirm)', (r) => (r.renameRewalk ? `${r.renameRewalk.p50} s${mark(r.renameRewalk.p50 <= 0.5)} (${r.renameRewalk.max} s, ${r.renameRewalk.n}, ${r.renameRewalk.duringWalk} / ${r.renameRewalk.walkStillRunning}${r.renameRewalk.failed ? `, ${r.renameRewalk.failed} failed` : ''}) (≤ 0.5)` : '-')],
+    [
+      'first run to ready (`watching`)',
+      (r) => {
+        if (!r.first) return '✗ not ready';
+        const f = floorOf(r);
+        const floor = f.walkAloneSec !== undefined && f.cpSec !== undefined ? 1.5 * (f.walkAloneSec + f.cpSec) : undefined;
+        const cap = Math.min(floor ?? Infinity, targets(r.objects).readyCapSec);
+        return `${r.first.readySec} s${mark(cap === Infinity ? undefined : r.first.readySec <= cap)} (≤ ${floor === undefined ? '?' : r1(floor)} s = 1.5×(walk + cp)${targets(r.objects).readyCapSec < Infinity ? ', ≤ 180 s' : ''})`;
+      },
+    ],
+    [
+      'engine peak RSS (VmHWM, first run)',
+      (r) =>
+        r.first ? `${r.first.peakRssMb} MB${mark(r.first.peakRssMb <= targets(r.objects).rssMb)} (≤ ${targets(r.objects).rssMb})` : '-',
+    ],
+    [
+      'inotify watches at ready',
+      (r) =>
+        r.first
+          ? `${r.first.watches}${mark(r.mirrorFolders === undefined ? undefined : r.first.watches <= r.mirrorFolders + 64)} (≤ folders + 64)`
+          : '-',
+    ],
+    [
+      'UI server GET during the first walk: max (p99, n)',
+      (r) =>
+        r.first?.stallsMs
+          ? `${r.first.stallsMs.max} ms${mark(r.first.stallsMs.max <= 50)} (${r.first.stallsMs.p99} ms, ${r.first.stallsMs.n}) (≤ 50)`
+          : '-',
+    ],
+    [
+      'same GET of an idle control process meanwhile: max (p99)',
+      (r) => (r.first?.controlMs ? `${r.first.controlMs.max} ms (${r.first.controlMs.p99} ms)` : '-'),
+    ],
+    [
+      'browser mode (engine in its own process): UI-server process event-loop delay during a first walk: max (p99); idle control meanwhile',
+      (r) =>
+        r.browserMode
+          ? `${r.browserMode.walkLoopMaxMs} ms${mark(r.browserMode.walkLoopMaxMs <= 50)} (${r.browserMode.walkLoopP99Ms} ms); control ${r.browserMode.controlMaxMs} ms (${r.browserMode.controlP99Ms} ms) (≤ 50)`
+          : '-',
+    ],
+    [
+      'idle CPU of the engine (window, re-walk in it?)',
+      (r) =>
+        r.idle
+          ? `${r.idle.engineCpuPct} %${mark(r.idle.engineCpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct}; ${r.idle.windowSec} s from ${r.idle.settleSec} s after ready, re-walk: ${r.idle.rewalk})`
+          : '-',
+    ],
+    [
+      'restart to ready, nothing changed (SIGTERM)',
+      (r) =>
+        r.restart
+          ? `${r.restart.readySec} s${mark(r.restart.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})`
+          : '-',
+    ],
+    [
+      'restart to ready after kill -9',
+      (r) =>
+        r.restartAfterKill9
+          ? `${r.restartAfterKill9.readySec} s${mark(r.restartAfterKill9.readySec <= targets(r.objects).restartSec)} (≤ ${targets(r.objects).restartSec})`
+          : '-',
+    ],
+    [
+      'local rename -> NAS: p50 (max, n)',
+      (r) =>
+        r.renameIdle
+          ? `${r.renameIdle.p50} s${mark(r.renameIdle.p50 <= 0.5)} (${r.renameIdle.max} s, ${r.renameIdle.n}${r.renameIdle.failed ? `, ${r.renameIdle.failed} failed` : ''}) (≤ 0.5)`
+          : '-',
+    ],
+    [
+      'same, during a re-walk: p50 (max, n, walk running at rename / at NAS confirm)',
+      (r) =>
+        r.renameRewalk
+          ? `${r.renameRewalk.p50} s${mark(r.renameRewalk.p50 <= 0.5)} (${r.renameRewalk.max} s, ${r.renameRewalk.n}, ${r.renameRewalk.duringWalk} / ${r.renameRewalk.walkStillRunning}${r.renameRewalk.failed ? `, ${r.renameRewalk.failed} failed` : ''}) (≤ 0.5)`
+          : '-',
+    ],
   ];
   const head = `| figure | ${rs.map((r) => `${r.objects}${BEFORE ? ` ${r.version}` : ''}`).join(' | ')} |\n|---|${rs.map(() => '---|').join('')}`;
   const body = rows.map(([label, f]) => `| ${label} | ${rs.map(f).join(' | ')} |`).join('\n');
   const errors = rs.flatMap((r) => r.errors.map((e) => `- ${r.objects}: ${e}`)).join('\n');
-  const load = rs.map((r) => `- ${r.objects}: at the first run ${r.load['first run to ready'] ?? '?'}; at cp -r ${r.load['folders, cp -r and find of the placeholder tree'] ?? '?'}`).join('\n');
+  const load = rs
+    .map(
+      (r) =>
+        `- ${r.objects}: at the first run ${r.load['first run to ready'] ?? '?'}; at cp -r ${r.load['folders, cp -r and find of the placeholder tree'] ?? '?'}`,
+    )
+    .join('\n');
   return `${head}\n${body}\n\nEvery CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`). The machine meanwhile (2 cores shared):\n${load}${errors ? `\n\nErrors:\n${errors}` : ''}`;
 }
 
@@ -276,13 +493,20 @@ function tempFilesystem(dir: string): { mount: string; device: string; type: str
       const [device, mount, type] = line.split(' ');
       if (!device || !mount || !type) continue;
       const m = mount.replace(/\\040/g, ' ');
-      if ((real === m || real.startsWith(m.endsWith('/') ? m : `${m}/`)) && m.length >= best.mount.length) best = { mount: m, device, type };
+      if ((real === m || real.startsWith(m.endsWith('/') ? m : `${m}/`)) && m.length >= best.mount.length)
+        best = { mount: m, device, type };
     }
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   let journal: boolean | null = null;
   if (best.type === 'ext4') {
     const dev = best.device.split('/').pop() ?? '';
-    try { journal = readdirSync('/proc/fs/jbd2').some((j) => j.startsWith(`${dev}-`)); } catch { journal = false; }
+    try {
+      journal = readdirSync('/proc/fs/jbd2').some((j) => j.startsWith(`${dev}-`));
+    } catch {
+      journal = false;
+    }
   }
   return { ...best, journal };
 }
@@ -305,13 +529,20 @@ const removeBases = (): void => {
 async function main(): Promise<void> {
   say(`sizes ${SIZES.join(', ')}; idle window ${IDLE_SEC} s; ${RENAMES} renames each; temp under ${TMP}`);
   const fs = tempFilesystem(TMP);
-  say(`temp filesystem: ${fs.type} on ${fs.device} at ${fs.mount}${fs.journal === null ? '' : fs.journal ? ', with a journal' : ', WITHOUT a journal'}`);
-  if (fs.journal === false) say('WARNING: ext4 without a journal makes every create after a mass delete scan the recently deleted inodes (quadratic; a desktop\'s ext4 has a journal). Put SCALE_TMP on a journaled filesystem: bench/README.md, "bench:scale".');
+  say(
+    `temp filesystem: ${fs.type} on ${fs.device} at ${fs.mount}${fs.journal === null ? '' : fs.journal ? ', with a journal' : ', WITHOUT a journal'}`,
+  );
+  if (fs.journal === false)
+    say(
+      'WARNING: ext4 without a journal makes every create after a mass delete scan the recently deleted inodes (quadratic; a desktop\'s ext4 has a journal). Put SCALE_TMP on a journaled filesystem: bench/README.md, "bench:scale".',
+    );
   await ensureRenderer(); // a stale window bundle would otherwise be rebuilt inside the first run's time
   const cliStart = await runOk(NODE, ['bin/nas-mirror.js', '--help'], { timeoutMs: 60_000, what: 'nas-mirror --help' });
   const results: SizeResult[] = [];
   const now = { ...worktree('.', ''), version: 'now' as const };
-  const codes = BEFORE ? [{ ...worktree(BEFORE, join(mkdtempSync(join(TMP, 'nm-scale-code-')), 'before')), version: 'before' as const }, now] : [now];
+  const codes = BEFORE
+    ? [{ ...worktree(BEFORE, join(mkdtempSync(join(TMP, 'nm-scale-code-')), 'before')), version: 'before' as const }, now]
+    : [now];
   if (BEFORE) say(`before: ${codes[0]!.commit}; now: ${now.commit}`);
   for (const n of SIZES) {
     for (const code of codes) {
@@ -329,7 +560,12 @@ async function main(): Promise<void> {
   const out = {
     date: new Date().toISOString(),
     tempFilesystem: fs,
-    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30), inotifyMaxUserWatches: Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim()) },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model ?? '',
+      memGb: Math.round(totalmem() / 2 ** 30),
+      inotifyMaxUserWatches: Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim()),
+    },
     cliStartSec: sec(cliStart.ms),
     idleWindowSec: IDLE_SEC,
     ...(BEFORE ? { before: codes[0]!.commit } : {}),

@@ -49,7 +49,10 @@ const CONTENDERS: Record<string, (db: Db, store: MirrorStore) => number> = {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** CPU time of this process (user + system), ms: steadier than wall time on a shared machine. */
-const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 const results: { size: number; contender: string; medianMs: number; minMs: number; medianCpuMs: number; runsMs: number[] }[] = [];
 for (const size of SIZES) {
@@ -65,7 +68,8 @@ for (const size of SIZES) {
     for (let round = 0; round < ROUNDS; round++) {
       // every contender once per round, in turn, so the machine's load falls on all alike
       for (const [name, read] of Object.entries(CONTENDERS)) {
-        const t = performance.now(), c = cpuMs();
+        const t = performance.now(),
+          c = cpuMs();
         const n = read(db, store);
         runs.get(name)!.push(performance.now() - t);
         cpu.get(name)!.push(cpuMs() - c);
@@ -73,13 +77,24 @@ for (const size of SIZES) {
       }
     }
     db.close();
-    for (const [contender, ms] of runs) results.push({ size, contender, medianMs: median(ms), minMs: Math.min(...ms), medianCpuMs: median(cpu.get(contender)!), runsMs: ms.map((x) => Math.round(x)) });
+    for (const [contender, ms] of runs)
+      results.push({
+        size,
+        contender,
+        medianMs: median(ms),
+        minMs: Math.min(...ms),
+        medianCpuMs: median(cpu.get(contender)!),
+        runsMs: ms.map((x) => Math.round(x)),
+      });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 process.stdout.write('| rows | reading every row | median ms | best ms | median CPU ms |\n|---|---|---|---|---|\n');
-for (const r of results) process.stdout.write(`| ${r.size.toLocaleString('en')} | ${r.contender} | ${r.medianMs.toFixed(0)} | ${r.minMs.toFixed(0)} | ${r.medianCpuMs.toFixed(0)} |\n`);
+for (const r of results)
+  process.stdout.write(
+    `| ${r.size.toLocaleString('en')} | ${r.contender} | ${r.medianMs.toFixed(0)} | ${r.minMs.toFixed(0)} | ${r.medianCpuMs.toFixed(0)} |\n`,
+  );
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/store-read.json', JSON.stringify({ at: new Date().toISOString(), rounds: ROUNDS, results }, null, 2));

@@ -23,7 +23,10 @@ import { launchChromium } from '../test/e2e/harness.js';
 
 const OBJECTS = Number(process.env['BENCH_OBJECTS'] ?? 100_000);
 const QUERIES = ['a', 'ho', 'img', 'holiday', '2019', 'new york', 'budget 2010', 'zzzq', 'canon', 'ski'];
-const pct = (xs: number[], p: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!; };
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
 const round = (x: number): number => Math.round(x * 10) / 10;
 
 async function main(): Promise<void> {
@@ -33,11 +36,23 @@ async function main(): Promise<void> {
   const db = openStateDb(dataDir);
   new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({ source: 'url', location: svc.baseUrl });
   db.close();
-  const mk = () => startCore({ dataDir, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+  const mk = () =>
+    startCore({
+      dataDir,
+      log: silentLogger,
+      noKeychain: true,
+      loginItem: noLoginItem,
+      desktop: { open: async () => undefined, reveal: async () => undefined },
+    });
   let t0 = performance.now();
   let core = await mk();
   // the window watches the first walk (a screenshot of its progress goes to test-artifacts/e2e/walking.png)
-  const watchServer = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
+  const watchServer = await startUiServer({
+    handlers: core.handlers,
+    events: core.events,
+    assetsDir: await ensureRenderer(),
+    log: silentLogger,
+  });
   const watcher = await launchChromium(profile);
   const watchPage = await watcher.newPage();
   await watchPage.goto(watchServer.url);
@@ -58,20 +73,37 @@ async function main(): Promise<void> {
   t0 = performance.now();
   core = await mk(); // restart: the saved index is loaded, no rebuild
   const restartMs = performance.now() - t0;
-  const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
+  const server = await startUiServer({
+    handlers: core.handlers,
+    events: core.events,
+    assetsDir: await ensureRenderer(),
+    log: silentLogger,
+  });
 
   // (1) contract round trips over the WebSocket
   const ws = new WebSocket(server.url.replace('http:', 'ws:') + 'ws', { origin: `http://127.0.0.1:${server.port}` });
   await new Promise((r) => ws.once('open', r));
   let id = 0;
-  const call = (method: string, args: unknown): Promise<void> => new Promise((resolve) => {
-    const my = ++id;
-    const on = (d: WebSocket.RawData): void => { const f = JSON.parse(d.toString()) as { id?: number }; if (f.id === my) { ws.off('message', on); resolve(); } };
-    ws.on('message', on);
-    ws.send(JSON.stringify({ type: 'call', id: my, method, args }));
-  });
+  const call = (method: string, args: unknown): Promise<void> =>
+    new Promise((resolve) => {
+      const my = ++id;
+      const on = (d: WebSocket.RawData): void => {
+        const f = JSON.parse(d.toString()) as { id?: number };
+        if (f.id === my) {
+          ws.off('message', on);
+          resolve();
+        }
+      };
+      ws.on('message', on);
+      ws.send(JSON.stringify({ type: 'call', id: my, method, args }));
+    });
   const wsTimes: number[] = [];
-  for (let rep = 0; rep < 5; rep++) for (const q of QUERIES) { const t = performance.now(); await call('search', { q, limit: 50 }); wsTimes.push(performance.now() - t); }
+  for (let rep = 0; rep < 5; rep++)
+    for (const q of QUERIES) {
+      const t = performance.now();
+      await call('search', { q, limit: 50 });
+      wsTimes.push(performance.now() - t);
+    }
   ws.close();
 
   // (2) keystroke to results on screen, in Chromium
@@ -91,7 +123,10 @@ async function main(): Promise<void> {
         // the view replaces #search-meta's children when the results are rendered
         const meta = document.getElementById('search-meta')!;
         const done = new Promise<void>((resolve) => {
-          const obs = new MutationObserver(() => { obs.disconnect(); resolve(); });
+          const obs = new MutationObserver(() => {
+            obs.disconnect();
+            resolve();
+          });
           obs.observe(meta, { childList: true });
         });
         const t = performance.now();
@@ -115,8 +150,19 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     firstWalkSeconds: round(firstWalkS),
     restartToReadyMs: round(restartMs),
-    searchOverWebSocketMs: { n: wsTimes.length, p50: round(pct(wsTimes, 50)), p95: round(pct(wsTimes, 95)), max: round(Math.max(...wsTimes)) },
-    keystrokeToResultsMs: { n: screenTimes.length, p50: round(pct(screenTimes, 50)), p95: round(pct(screenTimes, 95)), max: round(Math.max(...screenTimes)), includesDebounceMs: 60 },
+    searchOverWebSocketMs: {
+      n: wsTimes.length,
+      p50: round(pct(wsTimes, 50)),
+      p95: round(pct(wsTimes, 95)),
+      max: round(Math.max(...wsTimes)),
+    },
+    keystrokeToResultsMs: {
+      n: screenTimes.length,
+      p50: round(pct(screenTimes, 50)),
+      p95: round(pct(screenTimes, 95)),
+      max: round(Math.max(...screenTimes)),
+      includesDebounceMs: 60,
+    },
     queries: QUERIES,
   };
   console.log(JSON.stringify(result, null, 2));

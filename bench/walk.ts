@@ -24,19 +24,34 @@ const FOLDERS = Math.round(OBJECTS / 20);
 async function rawCrawl(baseUrl: string, token: string): Promise<{ ms: number; objects: number; pages: number }> {
   const t = new HttpTransport({ maxSockets: CONC });
   const t0 = performance.now();
-  const rootRes = await t.request({ method: 'GET', url: `${baseUrl}/sdk/v2/files/root`, headers: { authorization: `Bearer ${token}` }, timeoutMs: 30_000 });
+  const rootRes = await t.request({
+    method: 'GET',
+    url: `${baseUrl}/sdk/v2/files/root`,
+    headers: { authorization: `Bearer ${token}` },
+    timeoutMs: 30_000,
+  });
   const queue = [(JSON.parse(rootRes.body) as { id: string }).id];
-  let objects = 0, pages = 0, active = 0;
+  let objects = 0,
+    pages = 0,
+    active = 0;
   await new Promise<void>((resolve, reject) => {
     const pump = (): void => {
-      if (queue.length === 0 && active === 0) { resolve(); return; }
+      if (queue.length === 0 && active === 0) {
+        resolve();
+        return;
+      }
       while (active < CONC && queue.length) {
         const id = queue.shift()!;
         active++;
         void (async () => {
           let token2 = '';
           for (;;) {
-            const res = await t.request({ method: 'GET', url: `${baseUrl}/sdk/v2/filesSearch/parents?ids=${encodeURIComponent(id)}&limit=1000&pageToken=${encodeURIComponent(token2)}`, headers: { authorization: `Bearer ${token}` }, timeoutMs: 30_000 });
+            const res = await t.request({
+              method: 'GET',
+              url: `${baseUrl}/sdk/v2/filesSearch/parents?ids=${encodeURIComponent(id)}&limit=1000&pageToken=${encodeURIComponent(token2)}`,
+              headers: { authorization: `Bearer ${token}` },
+              timeoutMs: 30_000,
+            });
             const page = JSON.parse(res.body) as { pageToken: string; files: { id: string; mimeType: string }[] };
             pages++;
             for (const f of page.files) {
@@ -46,7 +61,10 @@ async function rawCrawl(baseUrl: string, token: string): Promise<{ ms: number; o
             if (!page.pageToken) break;
             token2 = page.pageToken;
           }
-        })().then(() => { active--; pump(); }, reject);
+        })().then(() => {
+          active--;
+          pump();
+        }, reject);
       }
     };
     pump();
@@ -65,12 +83,18 @@ async function main(): Promise<void> {
     const tops: string[] = [];
     for (let i = 0; i < 50; i++) tops.push(svc.admin.createFolder('root', `Top ${i}`).id);
     const leaves: string[] = [];
-    for (let i = 0; leaves.length + tops.length < FOLDERS; i++) leaves.push(svc.admin.createFolder(tops[i % tops.length]!, `Folder ${i}`).id);
+    for (let i = 0; leaves.length + tops.length < FOLDERS; i++)
+      leaves.push(svc.admin.createFolder(tops[i % tops.length]!, `Folder ${i}`).id);
     const perLeaf = Math.floor((OBJECTS - tops.length - leaves.length) / leaves.length);
     let made = tops.length + leaves.length;
     for (const [j, f] of leaves.entries()) {
       const count = j === leaves.length - 1 ? OBJECTS - made : perLeaf;
-      for (let k = 0; k < count; k++) svc.admin.createFile(f, `IMG_${String(k).padStart(4, '0')} ${j}.JPG`, { size: k, mimeType: 'image/jpeg', image: { cameraMake: 'Canon', cameraModel: 'EOS R6', width: 10, height: 10 } });
+      for (let k = 0; k < count; k++)
+        svc.admin.createFile(f, `IMG_${String(k).padStart(4, '0')} ${j}.JPG`, {
+          size: k,
+          mimeType: 'image/jpeg',
+          image: { cameraMake: 'Canon', cameraModel: 'EOS R6', width: 10, height: 10 },
+        });
       made += count;
     }
     await svc.stop({ keepData: true });
@@ -101,7 +125,14 @@ async function main(): Promise<void> {
           const again = await syncOnce(client, store, applier, { concurrency: CONC });
           const ms = performance.now() - t1;
           const after = (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
-          rewalk = { ms, added: again.added, updated: again.updated, removed: again.removed, dbWrites: after - before, generationChanged: store.generation() !== gen };
+          rewalk = {
+            ms,
+            added: again.added,
+            updated: again.updated,
+            removed: again.removed,
+            dbWrites: after - before,
+            generationChanged: store.generation() !== gen,
+          };
         }
         client.close();
         db.close();
@@ -124,10 +155,16 @@ async function main(): Promise<void> {
       }
       const best = (a: number[]): number => Math.min(...a);
       const result = {
-        date: new Date().toISOString(), objects: OBJECTS, folders: FOLDERS, concurrency: CONC,
-        rawCrawlMs: raw.map(Math.round), walkMs: walks.map((w) => Math.round(w.ms)),
+        date: new Date().toISOString(),
+        objects: OBJECTS,
+        folders: FOLDERS,
+        concurrency: CONC,
+        rawCrawlMs: raw.map(Math.round),
+        walkMs: walks.map((w) => Math.round(w.ms)),
         ratio: Math.round((best(walks.map((w) => w.ms)) / best(raw)) * 100) / 100,
-        walkObjects: walks[0]!.objects, withIndexMs: Math.round(withIndexMs), rewalk,
+        walkObjects: walks[0]!.objects,
+        withIndexMs: Math.round(withIndexMs),
+        rewalk,
       };
       mkdirSync('bench/results', { recursive: true });
       writeFileSync('bench/results/walk.json', JSON.stringify(result, null, 2) + '\n');

@@ -29,6 +29,10 @@ export function worktree(ref: string, dir: string): Checkout {
 
 export function removeWorktrees(): void {
   for (const w of made.splice(0)) {
-    try { git(['worktree', 'remove', '--force', w]); } catch (e) { say(`WARNING: git worktree remove ${w}: ${e instanceof Error ? e.message : String(e)}`); }
+    try {
+      git(['worktree', 'remove', '--force', w]);
+    } catch (e) {
+      say(`WARNING: git worktree remove ${w}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 }

@@ -39,27 +39,46 @@ function electronBinary() {
     const p = join(pkgDir, 'dist', readFileSync(pathFile, 'utf8').trim());
     if (existsSync(p)) return { path: p };
   }
-  if (process.env.NAS_MIRROR_NO_ELECTRON_DOWNLOAD) return { reason: "Electron's binary is not downloaded and NAS_MIRROR_NO_ELECTRON_DOWNLOAD is set" };
+  if (process.env.NAS_MIRROR_NO_ELECTRON_DOWNLOAD)
+    return { reason: "Electron's binary is not downloaded and NAS_MIRROR_NO_ELECTRON_DOWNLOAD is set" };
   const version = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
   if (!retryElectron) {
     try {
       const before = JSON.parse(readFileSync(FAILED, 'utf8'));
-      if (before.version === version) return { reason: `downloading its binary failed on ${before.at.slice(0, 10)} (${before.why}); "npm start -- --retry-electron" tries again` };
-    } catch { /* never failed, or another version: try */ }
+      if (before.version === version)
+        return {
+          reason: `downloading its binary failed on ${before.at.slice(0, 10)} (${before.why}); "npm start -- --retry-electron" tries again`,
+        };
+    } catch {
+      /* never failed, or another version: try */
+    }
   }
   // electron >= 42 downloads its binary on first require, printing the downloader's stack
   // trace when offline; run its installer here instead, keeping only its first error line.
   process.stderr.write("Downloading Electron's binary (first start only)…\n");
-  const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { cwd: pkgDir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], {
+    cwd: pkgDir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (existsSync(pathFile)) {
     const p = join(pkgDir, 'dist', readFileSync(pathFile, 'utf8').trim());
-    if (existsSync(p)) { rmSync(FAILED, { force: true }); return { path: p }; }
+    if (existsSync(p)) {
+      rmSync(FAILED, { force: true });
+      return { path: p };
+    }
   }
-  const why = (r.stderr ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('at ')) ?? `exit ${r.status}`;
+  const why =
+    (r.stderr ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '' && !l.startsWith('at ')) ?? `exit ${r.status}`;
   try {
     mkdirSync(dirname(FAILED), { recursive: true });
     writeFileSync(FAILED, JSON.stringify({ version, at: new Date().toISOString(), why }));
-  } catch { /* remembering is a courtesy */ }
+  } catch {
+    /* remembering is a courtesy */
+  }
   return { reason: `its binary is not installed and could not be downloaded: ${why} (offline?)` };
 }
 
@@ -97,12 +116,21 @@ if (electron.path) {
   await buildApp();
   const nativeDir = await electronNatives();
   const child = spawn(electron.path, [ROOT, ...args], { stdio: 'inherit', env: { ...process.env, NAS_MIRROR_NATIVE_DIR: nativeDir } });
-  child.on('exit', (code, signal) => { process.exitCode = code ?? (signal ? 1 : 0); });
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 1 : 0);
+  });
 } else {
-  process.stderr.write(`Electron is not available here (${electron.reason}).\nRunning the same engine headless; the window opens in your browser instead.\n`);
+  process.stderr.write(
+    `Electron is not available here (${electron.reason}).\nRunning the same engine headless; the window opens in your browser instead.\n`,
+  );
   const { register } = await import('tsx/esm/api');
   register();
   const { main } = await import('../main/cli/main.ts');
   const rest = args.filter((a) => a !== '--headless');
-  process.exitCode = await main(['ui', ...rest], { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+  process.exitCode = await main(['ui', ...rest], {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+  });
 }

@@ -53,43 +53,74 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
     case 'undo': {
       // an Organize batch's undo is one entry with no path: its words come from the batch
       const m = /^undo of organized (\d+) objects?: (.*?): (\d+) inverse patch/.exec(s);
-      if (m) return { text: `Undid the Organize batch of ${plural(Number(m[1]), 'item', 'items')} (${m[2]}): ${plural(Number(m[3]), 'change goes', 'changes go')} back on the NAS`, group: 'mine' };
+      if (m)
+        return {
+          text: `Undid the Organize batch of ${plural(Number(m[1]), 'item', 'items')} (${m[2]}): ${plural(Number(m[3]), 'change goes', 'changes go')} back on the NAS`,
+          group: 'mine',
+        };
       return { text: `Undid a change to ${q(name)}`, group: 'mine' };
     }
     case 'organized': {
       const m = /^organized (\d+) objects?: (.*?) \(queued/.exec(s);
       return { text: m ? `Organized ${plural(Number(m[1]), 'item', 'items')}: ${m[2]}` : s, group: 'mine' };
     }
-    case 'sent': return { text: `Done on the NAS: ${q(name)}`, group: 'mine' };
+    case 'sent':
+      return { text: `Done on the NAS: ${q(name)}`, group: 'mine' };
     case 'conflict':
       return /^moved back to/.test(s)
         ? { text: `Moved ${q(name)} back: the folder it went to exists only on this computer`, group: 'needs-you' }
         : { text: `The NAS changed ${q(name)} too: your change waits in Conflicts`, group: 'needs-you' };
     case 'held': {
       const n = Number(/held (\d+)/.exec(s)?.[1] ?? '0');
-      if (/before uploading/.test(s)) return { text: `${plural(n, 'new item waits', 'new items wait')} for your OK before uploading (many at once): decide in Conflicts`, group: 'needs-you' };
-      if (/renamed or deleted\?/.test(s)) return { text: `${plural(n, 'item is', 'items are')} gone from the mirror folder and a new one appeared: renamed or deleted? Choose in Conflicts`, group: 'needs-you' };
-      return { text: `${plural(n, 'delete waits', 'deletes wait')} for your confirmation in Conflicts (more than your limit at once)`, group: 'needs-you' };
+      if (/before uploading/.test(s))
+        return {
+          text: `${plural(n, 'new item waits', 'new items wait')} for your OK before uploading (many at once): decide in Conflicts`,
+          group: 'needs-you',
+        };
+      if (/renamed or deleted\?/.test(s))
+        return {
+          text: `${plural(n, 'item is', 'items are')} gone from the mirror folder and a new one appeared: renamed or deleted? Choose in Conflicts`,
+          group: 'needs-you',
+        };
+      return {
+        text: `${plural(n, 'delete waits', 'deletes wait')} for your confirmation in Conflicts (more than your limit at once)`,
+        group: 'needs-you',
+      };
     }
     case 'approved':
-      if (/^upload approved/.test(s)) return { text: capital(realPlurals(s.replace(/^upload approved for/, 'You approved uploading'))), group: 'mine' };
+      if (/^upload approved/.test(s))
+        return { text: capital(realPlurals(s.replace(/^upload approved for/, 'You approved uploading'))), group: 'mine' };
       return { text: `You approved deleting ${q(name)} from the NAS`, group: 'mine' };
     case 'rejected':
-      if (/^kept on this computer only/.test(s)) return { text: `You kept ${realPlurals(s.replace(/^kept on this computer only: /, ''))} on this computer only`, group: 'mine' };
+      if (/^kept on this computer only/.test(s))
+        return { text: `You kept ${realPlurals(s.replace(/^kept on this computer only: /, ''))} on this computer only`, group: 'mine' };
       return { text: `You kept ${q(name)}: the delete was cancelled and the placeholders are back`, group: 'mine' };
-    case 'dropped': return { text: `You kept the NAS version of ${q(name)}`, group: 'mine' };
-    case 'reapplied': return { text: `You kept your version of ${q(name)}: sent to the NAS again`, group: 'mine' };
-    case 'replaced': return { text: `${q(name)} was saved in place by an app (nothing to change on the NAS)`, group: 'app' };
-    case 'local-only': return { text: `${q(name)} has content of its own: it stays on this computer only`, group: 'app' };
-    case 'emptied': return { text: `${q(name)} is an empty placeholder again`, group: 'app' };
-    case 'downloaded': return { text: `Downloaded ${q(name)}: it is on this computer now`, group: 'app' };
-    case 'remote-content': return { text: `Changed on the NAS: ${q(name)} is a placeholder of the new version again`, group: 'nas' };
-    case 'created': return { text: `New folder ${q(name)} created on the NAS`, group: 'mine' };
-    case 'uploaded': return { text: `New file ${q(name)} uploaded to the NAS`, group: 'mine' };
-    case 'pinned': return { text: `You asked to keep ${q(name)} on this computer: it downloads and stays current`, group: 'mine' };
-    case 'unpinned': return { text: `${q(name)} is no longer kept on this computer (what is here stays until you free it)`, group: 'mine' };
-    case 'kept': return { text: capital(realPlurals(s)), group: 'app' };
-    case 'freed': return { text: freedWords(s, name), group: 'mine' };
+    case 'dropped':
+      return { text: `You kept the NAS version of ${q(name)}`, group: 'mine' };
+    case 'reapplied':
+      return { text: `You kept your version of ${q(name)}: sent to the NAS again`, group: 'mine' };
+    case 'replaced':
+      return { text: `${q(name)} was saved in place by an app (nothing to change on the NAS)`, group: 'app' };
+    case 'local-only':
+      return { text: `${q(name)} has content of its own: it stays on this computer only`, group: 'app' };
+    case 'emptied':
+      return { text: `${q(name)} is an empty placeholder again`, group: 'app' };
+    case 'downloaded':
+      return { text: `Downloaded ${q(name)}: it is on this computer now`, group: 'app' };
+    case 'remote-content':
+      return { text: `Changed on the NAS: ${q(name)} is a placeholder of the new version again`, group: 'nas' };
+    case 'created':
+      return { text: `New folder ${q(name)} created on the NAS`, group: 'mine' };
+    case 'uploaded':
+      return { text: `New file ${q(name)} uploaded to the NAS`, group: 'mine' };
+    case 'pinned':
+      return { text: `You asked to keep ${q(name)} on this computer: it downloads and stays current`, group: 'mine' };
+    case 'unpinned':
+      return { text: `${q(name)} is no longer kept on this computer (what is here stays until you free it)`, group: 'mine' };
+    case 'kept':
+      return { text: capital(realPlurals(s)), group: 'app' };
+    case 'freed':
+      return { text: freedWords(s, name), group: 'mine' };
     case 'remote-added': {
       const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
       return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };
@@ -98,23 +129,37 @@ function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
       const m = /^(.*) -> (.*)$/.exec(s);
       return { text: m ? `Renamed on the NAS: ${q(base(m[1]!))} to ${q(base(m[2]!))}` : `Renamed on the NAS: ${q(name)}`, group: 'nas' };
     }
-    case 'remote-moved': return { text: `Moved on the NAS: ${q(name)} to ${dir(e.path)}`, group: 'nas' };
-    case 'remote-removed': return { text: `Deleted on the NAS: ${q(base(s.replace(/^removed placeholder /, '')))}`, group: 'nas' };
-    case 'refused': return { text: 'Skipped an item from the NAS whose name cannot exist on this computer', group: 'problem' };
-    case 'paused': return { text: 'Sync paused: the mirror folder is missing or empty; nothing is deleted', group: 'problem' };
-    case 'resumed': return { text: 'The mirror folder is back: sync resumed', group: 'app' };
-    case 'restored': return { text: 'The mirror folder was rebuilt from what the app knows; nothing was deleted', group: 'app' };
+    case 'remote-moved':
+      return { text: `Moved on the NAS: ${q(name)} to ${dir(e.path)}`, group: 'nas' };
+    case 'remote-removed':
+      return { text: `Deleted on the NAS: ${q(base(s.replace(/^removed placeholder /, '')))}`, group: 'nas' };
+    case 'refused':
+      return { text: 'Skipped an item from the NAS whose name cannot exist on this computer', group: 'problem' };
+    case 'paused':
+      return { text: 'Sync paused: the mirror folder is missing or empty; nothing is deleted', group: 'problem' };
+    case 'resumed':
+      return { text: 'The mirror folder is back: sync resumed', group: 'app' };
+    case 'restored':
+      return { text: 'The mirror folder was rebuilt from what the app knows; nothing was deleted', group: 'app' };
     case 'recognised': {
       const n = Number(/recognised (\d+)/.exec(s)?.[1] ?? '0');
-      return { text: `Recognised ${plural(n, 'item', 'items')} of the mirror folder by name after the disk changed (nothing sent for them)`, group: 'app' };
+      return {
+        text: `Recognised ${plural(n, 'item', 'items')} of the mirror folder by name after the disk changed (nothing sent for them)`,
+        group: 'app',
+      };
     }
     case 'watcher':
-      return /passed/.test(s) ? { text: 'Watching the mirror folder for changes', group: 'app' }
-        : /polling/.test(s) ? { text: 'Watching the mirror folder by checking it regularly', group: 'app' }
-        : { text: 'Changes in the mirror folder are found by regular checks (the watcher did not answer)', group: 'problem' };
-    case 'error': return { text: `Something went wrong: ${realPlurals(s)}`, group: 'problem' };
-    case 'mirror-moved': return { text: capital(realPlurals(s)), group: 'app' };
-    default: return { text: capital(realPlurals(s)), group: 'app' };
+      return /passed/.test(s)
+        ? { text: 'Watching the mirror folder for changes', group: 'app' }
+        : /polling/.test(s)
+          ? { text: 'Watching the mirror folder by checking it regularly', group: 'app' }
+          : { text: 'Changes in the mirror folder are found by regular checks (the watcher did not answer)', group: 'problem' };
+    case 'error':
+      return { text: `Something went wrong: ${realPlurals(s)}`, group: 'problem' };
+    case 'mirror-moved':
+      return { text: capital(realPlurals(s)), group: 'app' };
+    default:
+      return { text: capital(realPlurals(s)), group: 'app' };
   }
 }
 
@@ -131,12 +176,25 @@ function freedWords(s: string, name: string): string {
 }
 
 /** Kinds whose runs (same kind, one after the other) read as one line. */
-const ROUTINE: ReadonlySet<ActivityKind> = new Set<ActivityKind>(['replaced', 'local-only', 'emptied', 'remote-added', 'remote-removed', 'refused', 'watcher', 'error']);
+const ROUTINE: ReadonlySet<ActivityKind> = new Set<ActivityKind>([
+  'replaced',
+  'local-only',
+  'emptied',
+  'remote-added',
+  'remote-removed',
+  'refused',
+  'watcher',
+  'error',
+]);
 
 /** The entries (newest first) as lines (newest first). */
 export function activityLines(entries: readonly ActivityEntry[]): ActivityLine[] {
   const sent = new Map<string, ActivityEntry>();
-  for (const e of entries) if (e.kind === 'sent') { const n = seqOf(e.summary); if (n) sent.set(n, e); }
+  for (const e of entries)
+    if (e.kind === 'sent') {
+      const n = seqOf(e.summary);
+      if (n) sent.set(n, e);
+    }
   const folded = new Set<ActivityEntry>();
   const out: ActivityLine[] = [];
   for (const e of entries) {
@@ -148,14 +206,19 @@ export function activityLines(entries: readonly ActivityEntry[]): ActivityLine[]
     const done = n ? sent.get(n) : undefined;
     if (done) folded.add(done);
     const last = out[out.length - 1];
-    if (last && ROUTINE.has(e.kind) && last.entry.kind === e.kind) { last.raw.push(e); continue; }
+    if (last && ROUTINE.has(e.kind) && last.entry.kind === e.kind) {
+      last.raw.push(e);
+      continue;
+    }
     out.push({ entry: e, text: w.text, group: w.group, state: n ? (done ? 'done' : 'waiting') : null, raw: done ? [e, done] : [e] });
   }
   // a "sent" with no change of its own in the list (older than the list): its own line
-  for (const e of entries) if (e.kind === 'sent' && !folded.has(e)) out.push({ entry: e, text: words(e).text, group: 'mine', state: 'done', raw: [e] });
+  for (const e of entries)
+    if (e.kind === 'sent' && !folded.has(e)) out.push({ entry: e, text: words(e).text, group: 'mine', state: 'done', raw: [e] });
   out.sort((a, b) => (a.entry.at < b.entry.at ? 1 : a.entry.at > b.entry.at ? -1 : 0));
   for (const l of out) {
-    if (l.raw.length > 1 && ROUTINE.has(l.entry.kind)) l.text = `${l.text} (and ${plural(l.raw.length - 1, 'more like it', 'more like it')})`;
+    if (l.raw.length > 1 && ROUTINE.has(l.entry.kind))
+      l.text = `${l.text} (and ${plural(l.raw.length - 1, 'more like it', 'more like it')})`;
   }
   return out;
 }

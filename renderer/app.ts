@@ -21,7 +21,6 @@ import { browserNotifier } from './notify.js';
 import { organizeView } from './views/organize.js';
 import { storageView } from './views/storage.js';
 
-
 export function startApp(root: HTMLElement, client: ContractClient, opts: { notify?: boolean } = {}): { setLink(up: boolean): void } {
   let status: AppStatus | null = null;
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
@@ -31,7 +30,11 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   let fixWanted = false;
   const fixBtn = button('Settings', () => show(fixView), { id: 'state-fix', class: 'small link', hidden: true });
   const bar = el('div', { class: 'bar' });
-  const progress = el('div', { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Reading the NAS', hidden: true }, bar);
+  const progress = el(
+    'div',
+    { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Reading the NAS', hidden: true },
+    bar,
+  );
   const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
 
@@ -51,12 +54,25 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   };
 
   const views: Record<ViewId, View> = {
-    search: searchView(ctx), browse: browseView(ctx), organize: organizeView(ctx), storage: storageView(ctx), activity: activityView(ctx), conflicts: conflictsView(ctx), settings: settingsView(ctx),
+    search: searchView(ctx),
+    browse: browseView(ctx),
+    organize: organizeView(ctx),
+    storage: storageView(ctx),
+    activity: activityView(ctx),
+    conflicts: conflictsView(ctx),
+    settings: settingsView(ctx),
   };
   const tabs = new Map<ViewId, HTMLButtonElement>();
   const nav = el('nav', { class: 'tabs', role: 'tablist', 'aria-label': 'Views' });
   VIEW_IDS.forEach((id, i) => {
-    const b = button(views[id].title, () => { show(id); focusView(id); }, { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` });
+    const b = button(
+      views[id].title,
+      () => {
+        show(id);
+        focusView(id);
+      },
+      { role: 'tab', id: `tab-${id}`, 'aria-controls': `view-${id}`, title: `${views[id].title} (Alt+${i + 1})` },
+    );
     tabs.set(id, b);
     nav.append(b);
     views[id].root.id = `view-${id}`;
@@ -66,31 +82,61 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   nav.addEventListener('keydown', (ev) => {
     const i = VIEW_IDS.findIndex((id) => tabs.get(id) === document.activeElement);
     if (i < 0) return;
-    const next = ev.key === 'ArrowRight' ? (i + 1) % VIEW_IDS.length : ev.key === 'ArrowLeft' ? (i + VIEW_IDS.length - 1) % VIEW_IDS.length : -1;
-    if (next >= 0) { ev.preventDefault(); show(VIEW_IDS[next]!); tabs.get(VIEW_IDS[next]!)?.focus(); }
+    const next =
+      ev.key === 'ArrowRight' ? (i + 1) % VIEW_IDS.length : ev.key === 'ArrowLeft' ? (i + VIEW_IDS.length - 1) % VIEW_IDS.length : -1;
+    if (next >= 0) {
+      ev.preventDefault();
+      show(VIEW_IDS[next]!);
+      tabs.get(VIEW_IDS[next]!)?.focus();
+    }
   });
 
-  const syncBtn = button('Sync now', () => {
-    client.call('syncNow', {}).then(() => ctx.toast('Walking the NAS now…')).catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
-  }, { id: 'sync-now', class: 'small' });
-  const pauseBtn = button('Pause', () => {
-    const paused = !(status?.paused ?? false);
-    client.call('setPaused', { paused }).then(refreshStatus).catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
-  }, { id: 'pause-toggle', class: 'small', 'aria-pressed': 'false' });
-  const header = el('header', { class: 'top' },
+  const syncBtn = button(
+    'Sync now',
+    () => {
+      client
+        .call('syncNow', {})
+        .then(() => ctx.toast('Walking the NAS now…'))
+        .catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
+    },
+    { id: 'sync-now', class: 'small' },
+  );
+  const pauseBtn = button(
+    'Pause',
+    () => {
+      const paused = !(status?.paused ?? false);
+      client
+        .call('setPaused', { paused })
+        .then(refreshStatus)
+        .catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
+    },
+    { id: 'pause-toggle', class: 'small', 'aria-pressed': 'false' },
+  );
+  const header = el(
+    'header',
+    { class: 'top' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }), el('h1', {}, 'NAS Mirror')),
-    nav, el('div', { class: 'status', id: 'header-status' }, badge, syncBtn, pauseBtn),
+    nav,
+    el('div', { class: 'status', id: 'header-status' }, badge, syncBtn, pauseBtn),
     // the state line has a row of its own: whole at every width, never cut by the tabs
-    el('div', { class: 'state-row', id: 'state-row' }, stateLine, fixBtn));
+    el('div', { class: 'state-row', id: 'state-row' }, stateLine, fixBtn),
+  );
   const main = el('main', { id: 'main' }, ...VIEW_IDS.map((id) => views[id].root));
   // First start (or a new mirror): the welcome replaces the views until a choice works.
   /** Set-up checks asked so far: an answer to an older one (or one asked before a choice landed) is stale. */
   let setUpAsked = 0;
-  const welcome = welcomeView(ctx, () => { setUpAsked++; setUpMode(false); show('search'); refreshStatus(); });
+  const welcome = welcomeView(ctx, () => {
+    setUpAsked++;
+    setUpMode(false);
+    show('search');
+    refreshStatus();
+  });
   const welcomeMain = el('main', { id: 'welcome-main' }, welcome.root);
   replace(root, linkBanner, header, progress, main, welcomeMain, toasts, opener.root);
   // what sticks under the header (progress bar, search field) follows its height as it wraps
-  new ResizeObserver(() => document.documentElement.style.setProperty('--header-h', `${Math.round(header.getBoundingClientRect().height)}px`)).observe(header);
+  new ResizeObserver(() =>
+    document.documentElement.style.setProperty('--header-h', `${Math.round(header.getBoundingClientRect().height)}px`),
+  ).observe(header);
   let settingUp = false;
   function setUpMode(on: boolean): void {
     settingUp = on;
@@ -104,17 +150,20 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   }
   function checkSetUp(): void {
     const asked = ++setUpAsked;
-    client.call('getSettings', {}).then((s) => {
-      // (a stale "not set up" put the welcome back over a mirror just set up, for good)
-      if (asked !== setUpAsked) return;
-      applyTheme(s.theme);
-      const need = s.source === 'none';
-      if (need) welcome.show(s, !settingUp);
-      if (need !== settingUp) {
-        setUpMode(need);
-        if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();
-      }
-    }).catch(() => undefined);
+    client
+      .call('getSettings', {})
+      .then((s) => {
+        // (a stale "not set up" put the welcome back over a mirror just set up, for good)
+        if (asked !== setUpAsked) return;
+        applyTheme(s.theme);
+        const need = s.source === 'none';
+        if (need) welcome.show(s, !settingUp);
+        if (need !== settingUp) {
+          setUpMode(need);
+          if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();
+        }
+      })
+      .catch(() => undefined);
   }
 
   let currentView: ViewId = 'search';
@@ -136,7 +185,10 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     setTimeout(() => {
       if (v.focus) v.focus();
       else if (id === 'search') document.getElementById('search-input')?.focus();
-      else { v.root.setAttribute('tabindex', '-1'); v.root.focus({ preventScroll: true }); }
+      else {
+        v.root.setAttribute('tabindex', '-1');
+        v.root.focus({ preventScroll: true });
+      }
     }, 0);
   }
 
@@ -163,17 +215,27 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     pauseBtn.setAttribute('aria-pressed', String(s.paused));
     syncBtn.disabled = s.paused || s.walk.running || s.connection === 'unconfigured';
     // walks report progress by polling: the engine emits status at their start and end
-    if (s.walk.running && !walkPoll) walkPoll = setTimeout(() => { walkPoll = undefined; refreshStatus(); }, 1000);
+    if (s.walk.running && !walkPoll)
+      walkPoll = setTimeout(() => {
+        walkPoll = undefined;
+        refreshStatus();
+      }, 1000);
     if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
     // a re-walk knows roughly how much to expect (the last walk's size): a bar with a figure
     const pct = walkPercent(s);
     progress.classList.toggle('known', pct !== null);
-    if (pct === null) { progress.removeAttribute('aria-valuenow'); bar.style.removeProperty('width'); }
-    else { progress.setAttribute('aria-valuenow', String(pct)); bar.style.width = `${pct}%`; }
+    if (pct === null) {
+      progress.removeAttribute('aria-valuenow');
+      bar.style.removeProperty('width');
+    } else {
+      progress.setAttribute('aria-valuenow', String(pct));
+      bar.style.width = `${pct}%`;
+    }
     const n = toResolve(s);
     const tab = tabs.get('conflicts');
     if (tab) replace(tab, 'Conflicts', n > 0 ? el('span', { class: 'count', id: 'conflict-count' }, n) : null);
-    if (prev && (prev.conflicts !== s.conflicts || prev.heldDeletes !== s.heldDeletes || prev.uploads.held !== s.uploads.held)) views.conflicts.refresh?.('conflicts');
+    if (prev && (prev.conflicts !== s.conflicts || prev.heldDeletes !== s.heldDeletes || prev.uploads.held !== s.uploads.held))
+      views.conflicts.refresh?.('conflicts');
     if (currentView === 'search') views.search.refresh?.('status');
   };
 
@@ -186,13 +248,30 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
 
   document.addEventListener('keydown', (ev) => {
     if (settingUp) return;
-    if (ev.altKey && /^[1-7]$/.test(ev.key)) { ev.preventDefault(); const id = VIEW_IDS[Number(ev.key) - 1]!; show(id); focusView(id); }
-    else if (ev.key === '/' && !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)) { ev.preventDefault(); show('search'); }
+    if (ev.altKey && /^[1-7]$/.test(ev.key)) {
+      ev.preventDefault();
+      const id = VIEW_IDS[Number(ev.key) - 1]!;
+      show(id);
+      focusView(id);
+    } else if (
+      ev.key === '/' &&
+      !(ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement || ev.target instanceof HTMLSelectElement)
+    ) {
+      ev.preventDefault();
+      show('search');
+    }
   });
 
   // "checked 5s ago" stays true between status events
-  setInterval(() => { if (status) renderStatus(status); }, 5000);
-  function refreshStatus(): void { client.call('status', {}).then(renderStatus).catch(() => undefined); }
+  setInterval(() => {
+    if (status) renderStatus(status);
+  }, 5000);
+  function refreshStatus(): void {
+    client
+      .call('status', {})
+      .then(renderStatus)
+      .catch(() => undefined);
+  }
   checkSetUp();
   refreshStatus();
   const hash = location.hash.replace(/^#/, '') as ViewId;
@@ -201,7 +280,11 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     setLink(up) {
       linkBanner.hidden = up;
       // a set-up may have finished (or a mirror been swapped) while the link was down
-      if (up) { checkSetUp(); refreshStatus(); views[currentView].activate(); }
+      if (up) {
+        checkSetUp();
+        refreshStatus();
+        views[currentView].activate();
+      }
     },
   };
 }

@@ -15,9 +15,22 @@ export function confirmDialog(id: string, tone: 'danger' | 'primary' = 'danger')
   const title = el('h2', { id: `${id}-title` });
   const body = el('p', { id: `${id}-body` });
   let answer: (v: boolean) => void = () => undefined;
-  const yes = button('', () => { answer(true); root.close(); }, { id: `${id}-yes`, class: tone });
+  const yes = button(
+    '',
+    () => {
+      answer(true);
+      root.close();
+    },
+    { id: `${id}-yes`, class: tone },
+  );
   const no = button('Cancel', () => root.close(), { id: `${id}-no` });
-  const root = el('dialog', { id, 'aria-labelledby': title.id, 'aria-describedby': body.id }, title, body, el('div', { class: 'row' }, yes, no));
+  const root = el(
+    'dialog',
+    { id, 'aria-labelledby': title.id, 'aria-describedby': body.id },
+    title,
+    body,
+    el('div', { class: 'row' }, yes, no),
+  );
   root.addEventListener('close', () => answer(false));
   return {
     root,
@@ -26,7 +39,10 @@ export function confirmDialog(id: string, tone: 'danger' | 'primary' = 'danger')
       replace(body, b);
       replace(yes, y);
       return new Promise<boolean>((resolve) => {
-        answer = (v) => { answer = () => undefined; resolve(v); };
+        answer = (v) => {
+          answer = () => undefined;
+          resolve(v);
+        };
         root.showModal();
         no.focus();
       });

@@ -41,22 +41,35 @@ export async function fillMarks(client: ContractClient, root: ParentNode, ids: r
 
 /** Keep, unpin or free one file or folder; a toast says what happened. */
 export async function keepAction(
-  client: ContractClient, what: 'pin' | 'unpin' | 'free', id: string, name: string, toast: (m: string, level?: 'info' | 'error') => void,
+  client: ContractClient,
+  what: 'pin' | 'unpin' | 'free',
+  id: string,
+  name: string,
+  toast: (m: string, level?: 'info' | 'error') => void,
 ): Promise<void> {
   try {
     if (what === 'pin') {
       const { files } = await client.call('pin', { id });
-      toast(files > 0 ? `Keeping “${name}” on this device: downloading ${plural(files, 'file', 'files')}.` : `“${name}” is kept on this device.`);
+      toast(
+        files > 0
+          ? `Keeping “${name}” on this device: downloading ${plural(files, 'file', 'files')}.`
+          : `“${name}” is kept on this device.`,
+      );
     } else if (what === 'unpin') {
       await client.call('unpin', { id });
       toast(`“${name}” is no longer kept current here; what is downloaded stays until you free it.`);
     } else {
       const r = await client.call('free', { id });
       const one = r.kept.length === 1;
-      const names = r.kept.slice(0, 3).map((k) => k.path).join(', ');
+      const names = r.kept
+        .slice(0, 3)
+        .map((k) => k.path)
+        .join(', ');
       const stay = one ? 'stays as it is' : 'stay as they are';
       const kept = r.kept.length ? ` ${plural(r.kept.length, 'file', 'files')} you changed ${stay}: ${names}.` : '';
-      toast(`Freed ${formatSize(r.bytes)}: ${r.freed === 1 ? '1 file is a placeholder' : `${plural(r.freed, 'file', 'files')} are placeholders`} again.${kept}`);
+      toast(
+        `Freed ${formatSize(r.bytes)}: ${r.freed === 1 ? '1 file is a placeholder' : `${plural(r.freed, 'file', 'files')} are placeholders`} again.${kept}`,
+      );
     }
   } catch (e) {
     toast(realPlurals(e instanceof Error ? e.message : String(e)), 'error');

@@ -21,7 +21,10 @@ export function fieldErrors(): FieldErrors {
       const name = control.getAttribute('name') ?? control.id;
       slots.set(name, { control, slot });
       // an edit takes the message away: it was about the old value
-      control.addEventListener('input', () => { replace(slot); control.removeAttribute('aria-invalid'); });
+      control.addEventListener('input', () => {
+        replace(slot);
+        control.removeAttribute('aria-invalid');
+      });
       control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), slot.id].filter(Boolean).join(' '));
       return slot;
     },
@@ -33,7 +36,10 @@ export function fieldErrors(): FieldErrors {
       return true;
     },
     clear() {
-      for (const { control, slot } of slots.values()) { replace(slot); control.removeAttribute('aria-invalid'); }
+      for (const { control, slot } of slots.values()) {
+        replace(slot);
+        control.removeAttribute('aria-invalid');
+      }
     },
   };
 }

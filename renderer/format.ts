@@ -56,7 +56,14 @@ export function joinPath(folder: string, name: string): string {
 export function iconClass(o: { mimeType: string }, folder: boolean): string {
   if (folder) return 'ico folder';
   const m = o.mimeType;
-  const kind = m.startsWith('image/') ? 'image' : m.startsWith('video/') ? 'video' : m.startsWith('audio/') ? 'audio'
-    : /pdf|text|document|msword|sheet|presentation/.test(m) ? 'doc' : '';
+  const kind = m.startsWith('image/')
+    ? 'image'
+    : m.startsWith('video/')
+      ? 'video'
+      : m.startsWith('audio/')
+        ? 'audio'
+        : /pdf|text|document|msword|sheet|presentation/.test(m)
+          ? 'doc'
+          : '';
   return `ico file ${kind}`.trim();
 }

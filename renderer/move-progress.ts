@@ -24,9 +24,12 @@ export function moveProgress(client: ContractClient): HTMLElement {
     root.hidden = p.phase === 'done';
     bar.max = Math.max(1, p.total);
     bar.value = p.phase === 'copying' ? p.done : p.phase === 'counting' ? 0 : bar.max;
-    replace(line, p.phase === 'copying'
-      ? `${WORDS.copying}: ${formatCount(p.done)} of ${plural(p.total, 'item', 'items')} (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)}). The old folder stays the mirror until the copy is complete.`
-      : WORDS[p.phase]);
+    replace(
+      line,
+      p.phase === 'copying'
+        ? `${WORDS.copying}: ${formatCount(p.done)} of ${plural(p.total, 'item', 'items')} (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)}). The old folder stays the mirror until the copy is complete.`
+        : WORDS[p.phase],
+    );
   });
   return root;
 }

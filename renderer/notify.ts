@@ -10,13 +10,22 @@ import { notificationsFor } from '../app/tray/tray-state.js';
 export function browserNotifier(show: (view: 'conflicts' | 'settings') => void): (prev: AppStatus | null, next: AppStatus) => void {
   if (typeof Notification === 'undefined') return () => undefined;
   if (Notification.permission === 'default') {
-    document.addEventListener('click', () => { void Notification.requestPermission().catch(() => undefined); }, { once: true });
+    document.addEventListener(
+      'click',
+      () => {
+        void Notification.requestPermission().catch(() => undefined);
+      },
+      { once: true },
+    );
   }
   return (prev, next) => {
     if (prev === null || Notification.permission !== 'granted') return;
     for (const n of notificationsFor(prev, next)) {
       const note = new Notification(n.title, { body: n.body, tag: `nas-mirror-${n.kind}` });
-      note.onclick = () => { window.focus(); show(n.kind === 'auth-error' || n.kind === 'mirror-missing' ? 'settings' : 'conflicts'); };
+      note.onclick = () => {
+        window.focus();
+        show(n.kind === 'auth-error' || n.kind === 'mirror-missing' ? 'settings' : 'conflicts');
+      };
     }
   };
 }

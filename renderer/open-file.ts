@@ -29,7 +29,10 @@ export function fileOpener(client: ContractClient, toast: (m: string, level?: 'i
   client.on('download', (p) => {
     const name = opening.get(p.id);
     if (name === undefined) return;
-    if (p.state !== 'downloading') { status.hidden = true; return; }
+    if (p.state !== 'downloading') {
+      status.hidden = true;
+      return;
+    }
     const pct = p.total > 0 ? Math.floor((p.bytes / p.total) * 100) : 0;
     replace(status, `Downloading “${name}”… ${pct}% of ${formatSize(p.total)}`);
     status.hidden = false;
@@ -37,17 +40,39 @@ export function fileOpener(client: ContractClient, toast: (m: string, level?: 'i
 
   const explain = (id: string, name: string, onNas: NonNullable<OpenResult['onNas']>): void => {
     replace(title, `“${name}” is on the NAS`);
-    replace(body,
-      el('p', {}, `This computer holds a placeholder for it: an empty file with its name and date, standing for the real one${onNas.size !== undefined ? ` (${formatSize(onNas.size)})` : ''}, which stays on the NAS. It cannot be downloaded: ${onNas.reason ?? 'the NAS did not send it'}.`),
+    replace(
+      body,
+      el(
+        'p',
+        {},
+        `This computer holds a placeholder for it: an empty file with its name and date, standing for the real one${onNas.size !== undefined ? ` (${formatSize(onNas.size)})` : ''}, which stays on the NAS. It cannot be downloaded: ${onNas.reason ?? 'the NAS did not send it'}.`,
+      ),
       el('p', {}, 'On the NAS: ', el('code', { id: 'on-nas-path' }, onNas.path)),
-      el('p', { class: 'hint' }, 'You can still rename, move or delete the placeholder: the change is made on the NAS.'));
+      el('p', { class: 'hint' }, 'You can still rename, move or delete the placeholder: the change is made on the NAS.'),
+    );
     const close = button('Close', () => root.close(), { id: 'on-nas-close' });
-    replace(actions,
-      button('Show in folder', () => { root.close(); client.call('reveal', { id }).catch(fail); }, { id: 'on-nas-reveal', class: 'primary' }),
-      button('Copy NAS path', () => {
-        navigator.clipboard.writeText(onNas.path).then(() => toast('NAS path copied.'), () => toast(`Could not copy; the path is ${onNas.path}`, 'error'));
-      }, { id: 'on-nas-copy' }),
-      close);
+    replace(
+      actions,
+      button(
+        'Show in folder',
+        () => {
+          root.close();
+          client.call('reveal', { id }).catch(fail);
+        },
+        { id: 'on-nas-reveal', class: 'primary' },
+      ),
+      button(
+        'Copy NAS path',
+        () => {
+          navigator.clipboard.writeText(onNas.path).then(
+            () => toast('NAS path copied.'),
+            () => toast(`Could not copy; the path is ${onNas.path}`, 'error'),
+          );
+        },
+        { id: 'on-nas-copy' },
+      ),
+      close,
+    );
     root.showModal();
     close.focus();
   };

@@ -17,9 +17,18 @@ export function previousMirrorsList(ctx: UiContext, id: string): { root: HTMLEle
   const list = el('ul', { class: 'previous-list' });
   const root = el('div', { id, class: 'previous', hidden: true }, el('h3', {}, 'Earlier mirrors (kept)'), list, ask.root);
   const reopen = async (p: SettingsView['previousMirrors'][number], current: SettingsView, b: HTMLButtonElement): Promise<void> => {
-    const now = current.source === 'none' ? 'Nothing is mirrored now, so nothing needs putting aside.'
-      : `The current mirror (${current.mirrorFolder}) is put aside first, like "Start a new mirror": its folder stays where it is and its state is kept under "previous". Nothing is deleted, here or on the NAS.`;
-    if (!(await ask.ask(`Reopen the mirror of ${p.nas} in ${p.mirrorFolder}?`, `${now} Then this mirror carries on where it stopped, with its changes waiting, conflicts and activity.`, 'Reopen'))) return;
+    const now =
+      current.source === 'none'
+        ? 'Nothing is mirrored now, so nothing needs putting aside.'
+        : `The current mirror (${current.mirrorFolder}) is put aside first, like "Start a new mirror": its folder stays where it is and its state is kept under "previous". Nothing is deleted, here or on the NAS.`;
+    if (
+      !(await ask.ask(
+        `Reopen the mirror of ${p.nas} in ${p.mirrorFolder}?`,
+        `${now} Then this mirror carries on where it stopped, with its changes waiting, conflicts and activity.`,
+        'Reopen',
+      ))
+    )
+      return;
     b.disabled = true;
     try {
       await ctx.client.call('reopenMirror', { keptIn: p.keptIn });
@@ -34,13 +43,22 @@ export function previousMirrorsList(ctx: UiContext, id: string): { root: HTMLEle
     root,
     show(s) {
       root.hidden = s.previousMirrors.length === 0;
-      replace(list, ...s.previousMirrors.map((p) => {
-        const b = button('Reopen', () => void reopen(p, s, b), { class: 'small', 'aria-label': `Reopen the mirror of ${p.nas} in ${p.mirrorFolder}` });
-        return el('li', { 'data-kept-in': p.keptIn },
-          el('div', {}, el('span', { class: 'entry-path' }, p.mirrorFolder), ` — ${p.nas}, put aside ${formatDate(p.at)}.`),
-          el('div', { class: 'hint' }, 'Its state is kept in ', el('code', {}, p.keptIn), '.'),
-          b);
-      }));
+      replace(
+        list,
+        ...s.previousMirrors.map((p) => {
+          const b = button('Reopen', () => void reopen(p, s, b), {
+            class: 'small',
+            'aria-label': `Reopen the mirror of ${p.nas} in ${p.mirrorFolder}`,
+          });
+          return el(
+            'li',
+            { 'data-kept-in': p.keptIn },
+            el('div', {}, el('span', { class: 'entry-path' }, p.mirrorFolder), ` — ${p.nas}, put aside ${formatDate(p.at)}.`),
+            el('div', { class: 'hint' }, 'Its state is kept in ', el('code', {}, p.keptIn), '.'),
+            b,
+          );
+        }),
+      );
     },
   };
 }

@@ -6,77 +6,197 @@ import { statusWords } from './status-words.js';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 const base: AppStatus = {
-  connection: 'online', endpoint: 'http://127.0.0.1:45331', via: 'url', paused: false, mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 },
-  lastCompleteWalk: '2026-01-01T11:59:50Z', staleAfterSec: 600, mirrorFolder: '/home/u/NAS', indexed: 1200, error: null,
+  connection: 'online',
+  endpoint: 'http://127.0.0.1:45331',
+  via: 'url',
+  paused: false,
+  mirrorMissing: false,
+  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+  outbox: 0,
+  conflicts: 0,
+  heldDeletes: 0,
+  uploads: { waiting: 0, held: 0 },
+  lastCompleteWalk: '2026-01-01T11:59:50Z',
+  staleAfterSec: 600,
+  mirrorFolder: '/home/u/NAS',
+  indexed: 1200,
+  error: null,
 };
 
 describe('the header in words', () => {
   it('offline: the host, what waits, the raw error only in the details', () => {
-    const w = statusWords({ ...base, connection: 'offline', outbox: 1, error: { code: 'NetworkError', message: 'POST 127.0.0.1:45331: ECONNREFUSED' } }, now);
+    const w = statusWords(
+      { ...base, connection: 'offline', outbox: 1, error: { code: 'NetworkError', message: 'POST 127.0.0.1:45331: ECONNREFUSED' } },
+      now,
+    );
     expect(w.line).toBe("Can't reach 127.0.0.1:45331 right now. 1 change waits here and will be sent when it is back.");
     expect(w.line).not.toMatch(/ECONNREFUSED/);
     expect(w.details).toMatch(/ECONNREFUSED/);
   });
   it("the app's own pauses are said as such, not as an unreachable NAS", () => {
-    const crashed = statusWords({ ...base, connection: 'offline', error: { code: 'EngineRestarting', message: 'the sync engine stopped unexpectedly (ended by SIGKILL); starting it again in 1 s (nothing is lost: pending changes are saved)' } }, now);
+    const crashed = statusWords(
+      {
+        ...base,
+        connection: 'offline',
+        error: {
+          code: 'EngineRestarting',
+          message:
+            'the sync engine stopped unexpectedly (ended by SIGKILL); starting it again in 1 s (nothing is lost: pending changes are saved)',
+        },
+      },
+      now,
+    );
     expect(crashed.line).toBe('The sync engine stopped and is starting again: nothing is lost. Search still works.');
-    expect(statusWords({ ...base, connection: 'offline', error: { code: 'MirrorSwitching', message: 'starting a new mirror…' } }, now).line).toBe('Starting a new mirror…');
+    expect(
+      statusWords({ ...base, connection: 'offline', error: { code: 'MirrorSwitching', message: 'starting a new mirror…' } }, now).line,
+    ).toBe('Starting a new mirror…');
     // a NAS answering 503 is still the NAS
-    expect(statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'service unavailable' } }, now).line).toMatch(/^Can't reach 127\.0\.0\.1:45331/);
+    expect(
+      statusWords({ ...base, connection: 'offline', error: { code: 'Unavailable', message: 'service unavailable' } }, now).line,
+    ).toMatch(/^Can't reach 127\.0\.0\.1:45331/);
   });
   it('a NAS that hangs (requests time out) is "not answering", even while a walk waits on it (issue 25 point 3)', () => {
-    const hung = { ...base, connection: 'offline' as const, error: { code: 'Timeout', message: 'the NAS is not answering (no reply within the request timeout); retrying' } };
-    expect(statusWords({ ...hung, outbox: 1 }, now).line).toBe("127.0.0.1:45331 is not answering: retrying. 1 change waits here and will be sent when it is back.");
-    expect(statusWords({ ...hung, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('127.0.0.1:45331 is not answering: retrying. Search still works.');
+    const hung = {
+      ...base,
+      connection: 'offline' as const,
+      error: { code: 'Timeout', message: 'the NAS is not answering (no reply within the request timeout); retrying' },
+    };
+    expect(statusWords({ ...hung, outbox: 1 }, now).line).toBe(
+      '127.0.0.1:45331 is not answering: retrying. 1 change waits here and will be sent when it is back.',
+    );
+    expect(statusWords({ ...hung, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe(
+      '127.0.0.1:45331 is not answering: retrying. Search still works.',
+    );
     expect(statusWords({ ...hung, endpoint: null }, now).line).toBe('The NAS is not answering: retrying. Search still works.');
   });
   it('a refused sign-in or token and a missing one point to Settings', () => {
-    expect(statusWords({ ...base, connection: 'auth-error', error: { code: 'Unauthorized', message: 'Unauthorized' } }, now)).toMatchObject({ line: 'The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', fix: 'settings' });
-    expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' } }, now)).toMatchObject({ line: 'Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there).', fix: 'settings' });
+    expect(statusWords({ ...base, connection: 'auth-error', error: { code: 'Unauthorized', message: 'Unauthorized' } }, now)).toMatchObject(
+      { line: 'The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', fix: 'settings' },
+    );
+    expect(
+      statusWords(
+        {
+          ...base,
+          connection: 'unconfigured',
+          error: { code: 'Unauthorized', message: 'not signed in to this NAS: use "Sign in" in Settings (or paste an access token there)' },
+        },
+        now,
+      ),
+    ).toMatchObject({
+      line: 'Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there).',
+      fix: 'settings',
+    });
     // no keychain on this desktop: the sign-in is gone after a restart, and the line says why
-    expect(statusWords({ ...base, connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS (this desktop has no keychain: a sign-in lasts until the app quits): use "Sign in" in Settings' } }, now).line).toBe('Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits.');
+    expect(
+      statusWords(
+        {
+          ...base,
+          connection: 'unconfigured',
+          error: {
+            code: 'Unauthorized',
+            message:
+              'not signed in to this NAS (this desktop has no keychain: a sign-in lasts until the app quits): use "Sign in" in Settings',
+          },
+        },
+        now,
+      ).line,
+    ).toBe(
+      'Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits.',
+    );
   });
   it('walks: starting, counts, a percent when the last walk says what to expect; plurals right', () => {
-    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: starting…');
-    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: 1 folder, 1 item so far');
-    expect(statusWords({ ...base, walk: { running: true, folders: 20, objects: 600, placed: 0, rate: 0, startedAt: null } }, now).line).toBe('Reading the NAS: 20 folders, 600 items (about 50 %)');
-    expect(statusWords({ ...base, lastCompleteWalk: null, walk: { running: true, folders: 3, objects: 2500, placed: 1200, rate: 1500, startedAt: null } }, now).line).toBe('Reading the NAS: 3 folders, 2,500 items, 1,200 placeholders placed at 1,500/s so far');
+    expect(
+      statusWords(
+        { ...base, lastCompleteWalk: null, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } },
+        now,
+      ).line,
+    ).toBe('Reading the NAS: starting…');
+    expect(
+      statusWords(
+        { ...base, lastCompleteWalk: null, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } },
+        now,
+      ).line,
+    ).toBe('Reading the NAS: 1 folder, 1 item so far');
+    expect(
+      statusWords({ ...base, walk: { running: true, folders: 20, objects: 600, placed: 0, rate: 0, startedAt: null } }, now).line,
+    ).toBe('Reading the NAS: 20 folders, 600 items (about 50 %)');
+    expect(
+      statusWords(
+        { ...base, lastCompleteWalk: null, walk: { running: true, folders: 3, objects: 2500, placed: 1200, rate: 1500, startedAt: null } },
+        now,
+      ).line,
+    ).toBe('Reading the NAS: 3 folders, 2,500 items, 1,200 placeholders placed at 1,500/s so far');
   });
   it('what waits for the user, and up to date', () => {
     expect(statusWords({ ...base, heldDeletes: 1 }, now)).toMatchObject({ line: '1 held delete waits for you', fix: 'conflicts' });
     expect(statusWords({ ...base, conflicts: 2, heldDeletes: 1 }, now).line).toBe('2 conflicts and 1 held delete wait for you');
     // a NAS that looks empty is said as such, not as an ordinary held delete
-    expect(statusWords({ ...base, heldDeletes: 1, error: { code: 'NasLooksEmpty', message: 'the NAS now looks empty' } }, now)).toMatchObject({ line: 'Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', fix: 'conflicts' });
+    expect(
+      statusWords({ ...base, heldDeletes: 1, error: { code: 'NasLooksEmpty', message: 'the NAS now looks empty' } }, now),
+    ).toMatchObject({
+      line: 'Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.',
+      fix: 'conflicts',
+    });
     expect(statusWords(base, now).line).toBe('Up to date · checked 10s ago');
   });
 
   it('new files: uploading in words while they go, and waiting for your OK when many came at once', () => {
-    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 3, held: 0 } }, now)).toMatchObject({ line: 'Uploading 3 new items to the NAS…', fix: null });
+    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 3, held: 0 } }, now)).toMatchObject({
+      line: 'Uploading 3 new items to the NAS…',
+      fix: null,
+    });
     expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 1, held: 0 } }, now).line).toBe('Uploading 1 new item to the NAS…');
-    expect(statusWords({ ...base, outbox: 2, uploads: { waiting: 3, held: 0 } }, now).line).toBe('Sending 2 changes and uploading 3 new items to the NAS…');
+    expect(statusWords({ ...base, outbox: 2, uploads: { waiting: 3, held: 0 } }, now).line).toBe(
+      'Sending 2 changes and uploading 3 new items to the NAS…',
+    );
     expect(statusWords({ ...base, outbox: 2 }, now).line).toBe('Sending 2 changes to the NAS…');
-    expect(statusWords({ ...base, uploads: { waiting: 0, held: 12 } }, now)).toMatchObject({ line: '12 new items wait for your OK to upload', fix: 'conflicts' });
+    expect(statusWords({ ...base, uploads: { waiting: 0, held: 12 } }, now)).toMatchObject({
+      line: '12 new items wait for your OK to upload',
+      fix: 'conflicts',
+    });
     expect(statusWords({ ...base, uploads: { waiting: 0, held: 1 } }, now).line).toBe('1 new item waits for your OK to upload');
-    expect(statusWords({ ...base, conflicts: 1, uploads: { waiting: 0, held: 60 } }, now).line).toBe('1 conflict waits for you; 60 new items wait for your OK to upload');
+    expect(statusWords({ ...base, conflicts: 1, uploads: { waiting: 0, held: 60 } }, now).line).toBe(
+      '1 conflict waits for you; 60 new items wait for your OK to upload',
+    );
     // offline: what waits here, uploads included
-    expect(statusWords({ ...base, connection: 'offline', outbox: 1, uploads: { waiting: 2, held: 0 }, error: { code: 'NetworkError', message: 'x' } }, now).line)
-      .toBe("Can't reach 127.0.0.1:45331 right now. 1 change and 2 new items wait here and will be sent when it is back.");
+    expect(
+      statusWords(
+        { ...base, connection: 'offline', outbox: 1, uploads: { waiting: 2, held: 0 }, error: { code: 'NetworkError', message: 'x' } },
+        now,
+      ).line,
+    ).toBe("Can't reach 127.0.0.1:45331 right now. 1 change and 2 new items wait here and will be sent when it is back.");
   });
 
   it('never up to date while the mirror folder is still being compared after a start', () => {
-    expect(statusWords({ ...base, checking: true }, now).line).toBe('Checking the mirror folder for changes made while the app was stopped…');
+    expect(statusWords({ ...base, checking: true }, now).line).toBe(
+      'Checking the mirror folder for changes made while the app was stopped…',
+    );
     expect(statusWords({ ...base, checking: false }, now).line).toBe('Up to date · checked 10s ago');
   });
 });
 
-const entry = (seq: number, kind: ActivityKind, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({ id: String(seq), at: new Date(now + seq * 1000).toISOString(), kind, path, summary, reason, undoable });
+const entry = (seq: number, kind: ActivityKind, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({
+  id: String(seq),
+  at: new Date(now + seq * 1000).toISOString(),
+  kind,
+  path,
+  summary,
+  reason,
+  undoable,
+});
 
 describe('activity in words', () => {
   it('a rename and its send are one line, done on the NAS; the engine words stay in the details', () => {
     const lines = activityLines([
       entry(2, 'sent', '/Trips/Rome trip 2009.mp4', 'NAS patch #4 applied (local)', 'If-Match "Ag"; new eTag "BA"'),
-      entry(1, 'renamed', '/Trips/Rome trip 2009.mp4', 'renamed: /Trips/Trip to Rome 2009.mp4 -> /Trips/Rome trip 2009.mp4 (queued #4)', 'inode 2328917 matched (file)', true),
+      entry(
+        1,
+        'renamed',
+        '/Trips/Rome trip 2009.mp4',
+        'renamed: /Trips/Trip to Rome 2009.mp4 -> /Trips/Rome trip 2009.mp4 (queued #4)',
+        'inode 2328917 matched (file)',
+        true,
+      ),
     ]);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ text: 'Renamed “Trip to Rome 2009.mp4” to “Rome trip 2009.mp4”', state: 'done', group: 'mine' });
@@ -84,7 +204,13 @@ describe('activity in words', () => {
   });
   it("an Organize batch and its undo: the batch's own words, and no 'waiting' that never ends", () => {
     const lines = activityLines([
-      entry(2, 'undo', '', 'undo of organized 3 objects: rename "{year} {name}": 3 inverse patches queued (#8..#10)', 'you asked to undo the batch'),
+      entry(
+        2,
+        'undo',
+        '',
+        'undo of organized 3 objects: rename "{year} {name}": 3 inverse patches queued (#8..#10)',
+        'you asked to undo the batch',
+      ),
       entry(1, 'organized', '', 'organized 3 objects: rename "{year} {name}" (queued #5..#7)', 'you applied an Organize plan'),
     ]);
     expect(lines.map((l) => [l.text, l.state])).toEqual([
@@ -93,7 +219,11 @@ describe('activity in words', () => {
     ]);
   });
   it('a run of files saved in place by an app is one line', () => {
-    const lines = activityLines(Array.from({ length: 113 }, (_, i) => entry(200 - i, 'replaced', `/a/f${i}`, 'content replaced in place (atomic save): no remote change')));
+    const lines = activityLines(
+      Array.from({ length: 113 }, (_, i) =>
+        entry(200 - i, 'replaced', `/a/f${i}`, 'content replaced in place (atomic save): no remote change'),
+      ),
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0]!.text).toBe('“f0” was saved in place by an app (nothing to change on the NAS) (and 112 more like it)');
   });

@@ -16,15 +16,31 @@ export interface StatusWords {
 
 const host = (endpoint: string | null): string => {
   if (!endpoint) return 'the NAS';
-  try { return new URL(endpoint).host; } catch { return endpoint; }
+  try {
+    return new URL(endpoint).host;
+  } catch {
+    return endpoint;
+  }
 };
 
 export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
-  const details = [`${plural(s.indexed, 'item', 'items')} in the mirror`, s.endpoint ? `NAS: ${s.endpoint}` : '', s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '', s.error ? `Details: ${s.error.code}: ${s.error.message}` : ''].filter(Boolean).join('\n');
+  const details = [
+    `${plural(s.indexed, 'item', 'items')} in the mirror`,
+    s.endpoint ? `NAS: ${s.endpoint}` : '',
+    s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '',
+    s.error ? `Details: ${s.error.code}: ${s.error.message}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   const waiting = toSendCount(s) > 0 ? ` ${sendingWords(s, 'wait')} here and will be sent when it is back.` : ' Search still works.';
   const last = s.lastCompleteWalk ? `checked ${ago(s.lastCompleteWalk, now)}` : 'not checked yet';
-  const say = (line: string, fix: StatusWords['fix'] = null): StatusWords => ({ line, fix, details: details ? `${line}\n${details}` : line });
-  if (s.connection === 'auth-error') return say('The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', 'settings');
+  const say = (line: string, fix: StatusWords['fix'] = null): StatusWords => ({
+    line,
+    fix,
+    details: details ? `${line}\n${details}` : line,
+  });
+  if (s.connection === 'auth-error')
+    return say('The NAS no longer accepts the sign-in: choose Sign in in Settings (or paste a new access token there).', 'settings');
   if (s.connection === 'unconfigured') {
     const m = s.error?.message ?? '';
     if (/^not set up yet/.test(m)) return say('Not set up yet: connect your NAS or try the demo.', 'settings');
@@ -34,14 +50,20 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
     }
     return say(m ? `${m[0]!.toUpperCase()}${m.slice(1)}` : 'Not set up yet.', 'settings');
   }
-  if (s.mirrorMissing) return say('The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.', 'settings');
+  if (s.mirrorMissing)
+    return say(
+      'The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.',
+      'settings',
+    );
   // a walk that gets no answer is not "Reading the NAS: starting…" beside "Offline": the link's words win
   if (s.walk.running && !(s.connection === 'offline' && s.error !== null)) {
     if (s.walk.objects === 0) return say('Reading the NAS: starting…');
     const pct = walkPercent(s);
     const placed = s.walk.placed > 0 ? `, ${plural(s.walk.placed, 'placeholder', 'placeholders')} placed` : '';
     const rate = s.walk.rate > 0 ? ` at ${s.walk.rate.toLocaleString('en-US')}/s` : '';
-    return say(`Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')}${placed}${rate}${pct === null ? ' so far' : ` (about ${pct} %)`}`);
+    return say(
+      `Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')}${placed}${rate}${pct === null ? ' so far' : ` (about ${pct} %)`}`,
+    );
   }
   if (s.paused) return say(`Paused: nothing is sent to the NAS until you resume · ${last}`);
   if (s.connection === 'offline') {
@@ -54,7 +76,8 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
     return say(`Can't reach ${host(s.endpoint)} right now.${waiting}`);
   }
   const v = trayView(s, now);
-  if (s.error?.code === 'NasLooksEmpty' && s.heldDeletes > 0) return say('Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', 'conflicts');
+  if (s.error?.code === 'NasLooksEmpty' && s.heldDeletes > 0)
+    return say('Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', 'conflicts');
   if (toResolve(s) > 0) return say(waitsForYou(s), 'conflicts');
   if (toSendCount(s) > 0) return say(`${sendingWords(s, 'go')} to the NAS…`);
   // never "up to date" before the folder was compared with what the app knows (a change made while it was stopped)
@@ -65,7 +88,10 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
 
 /** What waits for the user in Conflicts: "2 conflicts and 1 held delete wait for you; 60 new items wait for your OK to upload". */
 function waitsForYou(s: AppStatus): string {
-  const parts = [s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '', s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : ''].filter(Boolean);
+  const parts = [
+    s.conflicts > 0 ? plural(s.conflicts, 'conflict', 'conflicts') : '',
+    s.heldDeletes > 0 ? plural(s.heldDeletes, 'held delete', 'held deletes') : '',
+  ].filter(Boolean);
   const held = parts.length > 0 ? `${parts.join(' and ')} ${s.conflicts + s.heldDeletes === 1 ? 'waits' : 'wait'} for you` : '';
   const uploads = s.uploads.held > 0 ? `${plural(s.uploads.held, 'new item waits', 'new items wait')} for your OK to upload` : '';
   return [held, uploads].filter(Boolean).join('; ');

@@ -69,7 +69,12 @@ export function socketClient(url: string, onLink: LinkListener): ContractClient 
     if (open) return open;
     open = new Promise<WebSocket>((resolve, reject) => {
       const sock = new WebSocket(url);
-      sock.addEventListener('open', () => { ws = sock; delay = 250; onLink(true); resolve(sock); });
+      sock.addEventListener('open', () => {
+        ws = sock;
+        delay = 250;
+        onLink(true);
+        resolve(sock);
+      });
       sock.addEventListener('message', (m) => onMessage(m.data));
       sock.addEventListener('close', () => {
         const wasOpen = ws === sock;
@@ -79,7 +84,9 @@ export function socketClient(url: string, onLink: LinkListener): ContractClient 
         pending.clear();
         onLink(false);
         if (!wasOpen) reject(new Error('cannot reach the engine'));
-        setTimeout(() => { connect().catch(() => undefined); }, delay);
+        setTimeout(() => {
+          connect().catch(() => undefined);
+        }, delay);
         delay = Math.min(delay * 2, 5000);
       });
     });
@@ -89,7 +96,11 @@ export function socketClient(url: string, onLink: LinkListener): ContractClient 
   const onMessage = (data: unknown): void => {
     if (typeof data !== 'string') return;
     let frame: unknown;
-    try { frame = JSON.parse(data); } catch { return; }
+    try {
+      frame = JSON.parse(data);
+    } catch {
+      return;
+    }
     if (typeof frame !== 'object' || frame === null) return;
     const f = frame as Record<string, unknown>;
     if (f['type'] === 'event') events.emit(f['event'], f['payload']);
@@ -97,7 +108,11 @@ export function socketClient(url: string, onLink: LinkListener): ContractClient 
       const p = pending.get(f['id']);
       if (!p) return;
       pending.delete(f['id']);
-      try { p.resolve(checkReply(p.method, f)); } catch (e) { p.reject(e); }
+      try {
+        p.resolve(checkReply(p.method, f));
+      } catch (e) {
+        p.reject(e);
+      }
     }
   };
 

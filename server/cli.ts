@@ -29,7 +29,11 @@ import { appVersion } from './version.js';
 const openStore = (dir: string): Store => new Store(openServiceDb(dir));
 /** For commands that read or add to a library: a folder without one is an error, and stays untouched. */
 const openExistingStore = (dir: string): Store => {
-  if (!existsSync(join(dir, 'service.db'))) throw new AppError('NotFound', `no service data in ${dir}: create it first with "nas-service demo --data ${dir}" (or serve, or user add)`);
+  if (!existsSync(join(dir, 'service.db')))
+    throw new AppError(
+      'NotFound',
+      `no service data in ${dir}: create it first with "nas-service demo --data ${dir}" (or serve, or user add)`,
+    );
   return openStore(dir);
 };
 
@@ -42,7 +46,8 @@ async function readSecret(what: string, example: string): Promise<string> {
   if (v === '') throw new UsageError(`no ${what} on stdin`);
   return v;
 }
-const readPassword = (): Promise<string> => readSecret('password', 'printf %s "$PW" | nas-service user add NAME --password-stdin --data DIR');
+const readPassword = (): Promise<string> =>
+  readSecret('password', 'printf %s "$PW" | nas-service user add NAME --password-stdin --data DIR');
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -52,7 +57,11 @@ async function serve(argv: readonly string[]): Promise<number> {
   const p = parseCommand(specs.serve, argv);
   const port = p.int('port', { min: 0, max: 65535 }) ?? 0;
   // The HTTP side is loaded only to serve: the admin commands start faster without it.
-  const [{ startService }, { DEFAULT_TOKEN_TTL_SEC }, { parseQuirks }] = await Promise.all([import('./service.js'), import('./http/app.js'), import('./quirks/quirks.js')]);
+  const [{ startService }, { DEFAULT_TOKEN_TTL_SEC }, { parseQuirks }] = await Promise.all([
+    import('./service.js'),
+    import('./http/app.js'),
+    import('./quirks/quirks.js'),
+  ]);
   const tokenTtlSec = p.int('token-ttl', { min: 1, max: 365 * 86400 }) ?? DEFAULT_TOKEN_TTL_SEC;
   let quirks: Set<Quirk> | undefined;
   const named = p.str('quirks');
@@ -62,8 +71,18 @@ async function serve(argv: readonly string[]): Promise<number> {
     throw new UsageError(e instanceof Error ? e.message : String(e), 'BadValue');
   }
   // lines for a person at a terminal; JSON lines (a file, a program) with --log-json
-  const log = createLogger('service', p.flag('log-json') ? (l) => process.stderr.write(l) : (l) => process.stderr.write(humanLine(l.replace(/\n$/, ''))));
-  const svc = await startService({ dataDir: p.need('data'), host: p.str('host') ?? '127.0.0.1', port, log, tokenTtlSec, ...(quirks ? { quirks, quirkOptions: { periodic: true } } : {}) });
+  const log = createLogger(
+    'service',
+    p.flag('log-json') ? (l) => process.stderr.write(l) : (l) => process.stderr.write(humanLine(l.replace(/\n$/, ''))),
+  );
+  const svc = await startService({
+    dataDir: p.need('data'),
+    host: p.str('host') ?? '127.0.0.1',
+    port,
+    log,
+    tokenTtlSec,
+    ...(quirks ? { quirks, quirkOptions: { periodic: true } } : {}),
+  });
   if (quirks) process.stderr.write(`quirks: ${[...quirks].join(', ')}\n`);
   await new Promise<void>((res) => {
     const onSignal = (sig: string): void => {
@@ -103,7 +122,11 @@ async function token(argv: readonly string[]): Promise<number> {
   if (p.sub === 'revoke') {
     const secret = await readSecret('token', 'printf %s "$TOKEN" | nas-service token revoke --token-stdin --data DIR');
     const store = openExistingStore(p.need('data'));
-    try { revokeToken(store, secret); } finally { store.db.close(); }
+    try {
+      revokeToken(store, secret);
+    } finally {
+      store.db.close();
+    }
     write('revoked: that token (and, for a sign-in, every token of it) no longer works\n');
     return 0;
   }
@@ -120,9 +143,11 @@ async function token(argv: readonly string[]): Promise<number> {
 async function grantCmd(argv: readonly string[]): Promise<number> {
   const p = parseCommand(specs.grant, argv);
   const [name, id, perm] = p.positionals as [string, string, string];
-  if (!(PERM_NAMES as readonly string[]).includes(perm)) throw new UsageError('the permission must be ReadFile, WriteFile or FileOwner', 'BadValue');
+  if (!(PERM_NAMES as readonly string[]).includes(perm))
+    throw new UsageError('the permission must be ReadFile, WriteFile or FileOwner', 'BadValue');
   const store = openExistingStore(p.need('data'));
-  if (!store.byId(id)) throw new AppError('NotFound', `no object with id "${id}" (ids are in the listings: curl .../filesSearch/parents?ids=root)`);
+  if (!store.byId(id))
+    throw new AppError('NotFound', `no object with id "${id}" (ids are in the listings: curl .../filesSearch/parents?ids=root)`);
   grant(store, name, id, perm as PermName);
   store.markTreeChanged();
   store.db.close();
@@ -175,7 +200,10 @@ const COMMANDS: readonly { spec: CommandSpec; run: (argv: readonly string[]) => 
 
 /** The form the words name (a subcommand, or the command), for its help and usage line. */
 const formIn = (spec: CommandSpec, argv: readonly string[]) =>
-  formOf(spec, tokensOf(spec, argv).flatMap((t) => (t.kind === 'positional' ? [t.value] : [])));
+  formOf(
+    spec,
+    tokensOf(spec, argv).flatMap((t) => (t.kind === 'positional' ? [t.value] : [])),
+  );
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -188,7 +216,11 @@ async function main(argv: readonly string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const cmd = COMMANDS.find((c) => c.spec.name === name);
-  if (cmd === undefined) throw new UsageError(`unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"\n${programHelp(SERVICE_PROGRAM)}`, 'UnknownCommand');
+  if (cmd === undefined)
+    throw new UsageError(
+      `unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"\n${programHelp(SERVICE_PROGRAM)}`,
+      'UnknownCommand',
+    );
   // every command and subcommand answers --help with its own usage (before its other arguments are checked)
   if (wantsHelp(rest)) {
     const form = formIn(cmd.spec, rest);
@@ -200,12 +232,17 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     const form = formIn(cmd.spec, rest);
-    throw new UsageError(`${name}: ${e.message}\n${usageBlock(SERVICE_PROGRAM, cmd.spec, form === undefined ? undefined : [form]).trimEnd()}`, e.code);
+    throw new UsageError(
+      `${name}: ${e.message}\n${usageBlock(SERVICE_PROGRAM, cmd.spec, form === undefined ? undefined : [form]).trimEnd()}`,
+      e.code,
+    );
   }
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (e: unknown) => {
     if (e instanceof UsageError) {
       process.stderr.write(`nas-service: ${e.message}\n`);

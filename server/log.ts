@@ -16,7 +16,11 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
 const redact = (line: string): string => line.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1[redacted]');
 
 /** A JSON-lines logger; `min` defaults to NAS_SERVICE_LOG_LEVEL or `info`. */
-export function createLogger(component: string, write: (line: string) => void = (l) => process.stderr.write(l), min: Level = (process.env['NAS_SERVICE_LOG_LEVEL'] as Level | undefined) ?? 'info'): Logger {
+export function createLogger(
+  component: string,
+  write: (line: string) => void = (l) => process.stderr.write(l),
+  min: Level = (process.env['NAS_SERVICE_LOG_LEVEL'] as Level | undefined) ?? 'info',
+): Logger {
   const emit = (level: Level, msg: string, fields?: Record<string, unknown>): void => {
     if (ORDER[level] < ORDER[min]) return;
     const rec = { t: new Date().toISOString(), level, component, msg, ...fields };

@@ -62,8 +62,14 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const expiry = new UploadExpiry(uploads, log, opts.uploadTtlMs);
   let stopping = false;
   const plain = createApp({
-    store, log, onAsyncDelete: () => jobs.kick(), onRequest: opts.onRequest, stopping: () => stopping, tokenTtlSec: opts.tokenTtlSec,
-    content, uploads,
+    store,
+    log,
+    onAsyncDelete: () => jobs.kick(),
+    onRequest: opts.onRequest,
+    stopping: () => stopping,
+    tokenTtlSec: opts.tokenTtlSec,
+    content,
+    uploads,
   });
   const quirky = opts.quirks && opts.quirks.size > 0 ? withQuirks(plain, store, opts.quirks, opts.quirkOptions) : undefined;
   const app = quirky?.handler ?? plain;
@@ -71,13 +77,19 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
   const server = createServer({ keepAliveTimeout: 5000, requestTimeout: 0, headersTimeout: 20_000 }, app);
   server.setTimeout(60_000);
   server.on('clientError', (_e, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n');
+    if (socket.writable)
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"Bad Request"}\r\n',
+      );
     else socket.destroy();
   });
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -92,7 +104,9 @@ export async function startService(opts: ServiceOptions, existing?: Store): Prom
       const lan = lanSwitch(server, host, port);
       control = { ...control, lanDown: lan.down, lanUp: lan.up };
       if (opts.quirkOptions?.periodic) {
-        flapTimer = setInterval(() => { void lan.down().then(() => setTimeout(() => void lan.up(), 30_000).unref()); }, 180_000);
+        flapTimer = setInterval(() => {
+          void lan.down().then(() => setTimeout(() => void lan.up(), 30_000).unref());
+        }, 180_000);
         flapTimer.unref();
       }
     }

@@ -89,11 +89,17 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   if (opts.demo) loadDemo(store, 'demo', opts.demo);
   const log: { method: string; path: string }[] = [];
   const disk = opts.diskRoom === undefined ? undefined : roomLimitedDisk(opts.diskRoom);
-  const service = await startService({
-    dataDir, tokenTtlSec: opts.tokenTtlSec, uploadTtlMs: opts.uploadTtlMs, contentDisk: disk,
-    ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}),
-    onRequest: (method, path) => log.push({ method, path }),
-  }, store);
+  const service = await startService(
+    {
+      dataDir,
+      tokenTtlSec: opts.tokenTtlSec,
+      uploadTtlMs: opts.uploadTtlMs,
+      contentDisk: disk,
+      ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}),
+      onRequest: (method, path) => log.push({ method, path }),
+    },
+    store,
+  );
   const rowOf = (id: string): number => {
     if (id === 'root') return userByName(store, 'demo')!.root;
     const r = store.byId(id);
@@ -120,7 +126,9 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
         if (!u) throw new Error(`no user ${user}`);
         return store.index.ids[u.root]!;
       },
-      addUser: (name) => { addUser(store, name); },
+      addUser: (name) => {
+        addUser(store, name);
+      },
       setPassword: (user, password) => setPassword(store, user, password),
       grant: (user, id, perm) => grant(store, user, id, perm),
       get: (id) => {
@@ -146,16 +154,30 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
  * its form with a user name and password (or presses Cancel), and gives back where the
  * service redirects (the app's loopback URL with `code` or `error`), without following it.
  */
-export async function browserSignIn(authorizeUrl: string, user: string, password: string, action: 'allow' | 'deny' = 'allow'): Promise<{ status: number; location: string | null; html: string }> {
+export async function browserSignIn(
+  authorizeUrl: string,
+  user: string,
+  password: string,
+  action: 'allow' | 'deny' = 'allow',
+): Promise<{ status: number; location: string | null; html: string }> {
   const page = await fetch(authorizeUrl);
   const html = await page.text();
   if (page.status !== 200) return { status: page.status, location: null, html };
   const form = new URLSearchParams();
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) form.set(m[1]!, m[2]!.replace(/&#(\d+);/g, (_x, n: string) => String.fromCharCode(Number(n))));
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    form.set(
+      m[1]!,
+      m[2]!.replace(/&#(\d+);/g, (_x, n: string) => String.fromCharCode(Number(n))),
+    );
   form.set('username', user);
   form.set('password', password);
   form.set('action', action);
-  const res = await fetch(new URL('authorize', authorizeUrl), { method: 'POST', body: form, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await fetch(new URL('authorize', authorizeUrl), {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   return { status: res.status, location: res.headers.get('location'), html: await res.text() };
 }
 
@@ -175,13 +197,22 @@ export interface ServiceProcess {
  * (a 1M-object library takes seconds to load: raise `timeoutMs` for those).
  */
 export function spawnServiceProcess(dataDir: string, port = 0, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/nas-service.js'), 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/nas-service.js'), 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   return new Promise((resolveP, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`service did not start: ${err}`)); }, timeoutMs);
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start: ${err}`));
+    }, timeoutMs);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -190,11 +221,20 @@ export function spawnServiceProcess(dataDir: string, port = 0, timeoutMs = 60_00
         resolveP({
           baseUrl: m[1]!,
           child,
-          stop: async () => { child.kill('SIGTERM'); return exited; },
-          kill9: async () => { child.kill('SIGKILL'); await exited; },
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+          kill9: async () => {
+            child.kill('SIGKILL');
+            await exited;
+          },
         });
       }
     });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`service exited with ${code}: ${err}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}: ${err}`));
+    });
   });
 }

@@ -16,22 +16,44 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 
-interface Step { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; if?: string }
-interface Job { 'runs-on': string; steps: Step[]; needs?: string; strategy?: { matrix: { include: Record<string, string>[] } } }
-interface Workflow { name: string; on: Record<string, unknown>; jobs: Record<string, Job> }
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  if?: string;
+}
+interface Job {
+  'runs-on': string;
+  steps: Step[];
+  needs?: string;
+  strategy?: { matrix: { include: Record<string, string>[] } };
+}
+interface Workflow {
+  name: string;
+  on: Record<string, unknown>;
+  jobs: Record<string, Job>;
+}
 interface BuilderConfig {
-  directories: { output: string }; extraMetadata: { main: string }; files: string[];
-  linux: { target: string[]; icon: string }; win: { target: string[]; icon: string }; mac: { target: string[]; icon: string };
+  directories: { output: string };
+  extraMetadata: { main: string };
+  files: string[];
+  linux: { target: string[]; icon: string };
+  win: { target: string[]; icon: string };
+  mac: { target: string[]; icon: string };
 }
 
 const wf = load(readFileSync('.github/workflows/release.yml', 'utf8')) as Workflow;
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string>; main: string };
 const builder = load(readFileSync('electron-builder.yml', 'utf8')) as BuilderConfig;
 /** Every `run` line of every job, with the matrix's values put in (each matrix entry once). */
-const runLines = (): string[] => Object.values(wf.jobs).flatMap((job) => {
-  const entries = job.strategy?.matrix.include ?? [{}];
-  return job.steps.flatMap((s) => (s.run ? entries.map((m) => s.run!.replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, k: string) => m[k] ?? '')) : []));
-});
+const runLines = (): string[] =>
+  Object.values(wf.jobs).flatMap((job) => {
+    const entries = job.strategy?.matrix.include ?? [{}];
+    return job.steps.flatMap((s) =>
+      s.run ? entries.map((m) => s.run!.replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, k: string) => m[k] ?? '')) : [],
+    );
+  });
 
 describe('.github/workflows/release.yml', () => {
   it('runs on version tags and by hand, on Linux, Windows and macOS', () => {
@@ -83,7 +105,8 @@ describe('.github/workflows/release.yml', () => {
   it('agrees with the packaging config: output folder, targets, icons, the bundles it packs', () => {
     expect(builder.directories.output).toBe('release');
     const build = wf.jobs['build']!;
-    for (const m of build.strategy!.matrix.include) for (const a of m['artifacts']!.trim().split('\n')) expect(a.trim()).toMatch(/^release\/\*\.\w+$/);
+    for (const m of build.strategy!.matrix.include)
+      for (const a of m['artifacts']!.trim().split('\n')) expect(a.trim()).toMatch(/^release\/\*\.\w+$/);
     expect(builder.linux.target).toEqual(['AppImage', 'deb']);
     expect(builder.win.target).toEqual(['nsis']);
     expect(builder.mac.target).toEqual(['dmg']);
@@ -91,12 +114,19 @@ describe('.github/workflows/release.yml', () => {
     // the packed app starts from the main-process bundle that build/bundle.mjs writes into dist/
     expect(builder.extraMetadata.main).toBe(pkg.main);
     expect(builder.files).toContain('dist/**/*');
-    expect(readFileSync('build/bundle.mjs', 'utf8')).toContain(`outfile: join(ROOT, ${pkg.main.split('/').map((p) => `'${p}'`).join(', ')})`);
+    expect(readFileSync('build/bundle.mjs', 'utf8')).toContain(
+      `outfile: join(ROOT, ${pkg.main
+        .split('/')
+        .map((p) => `'${p}'`)
+        .join(', ')})`,
+    );
   });
 
-  it('runs the smoke script\'s window steps against browser mode: demo taken, searched, clean stop', () => {
+  it("runs the smoke script's window steps against browser mode: demo taken, searched, clean stop", () => {
     const r = spawnSync(process.execPath, ['test/electron-smoke/smoke.mjs', '--headless'], {
-      env: { ...process.env, NAS_MIRROR_DEMO_OBJECTS: '300', NAS_MIRROR_VERBOSE: '1' }, encoding: 'utf8', timeout: 330_000,
+      env: { ...process.env, NAS_MIRROR_DEMO_OBJECTS: '300', NAS_MIRROR_VERBOSE: '1' },
+      encoding: 'utf8',
+      timeout: 330_000,
     });
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/smoke \(browser mode\): window opened, \d+ results for "IMG", stopped with exit code 0/);

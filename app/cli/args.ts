@@ -8,7 +8,13 @@ import { UsageError, type CommandSpec, type FormSpec, type OptionSpec, type Posi
 
 /** One token of `util.parseArgs({ tokens: true })`, the fields read here. */
 export type ArgToken =
-  | { readonly kind: 'option'; readonly name: string; readonly rawName: string; readonly value: string | undefined; readonly inlineValue: boolean | undefined }
+  | {
+      readonly kind: 'option';
+      readonly name: string;
+      readonly rawName: string;
+      readonly value: string | undefined;
+      readonly inlineValue: boolean | undefined;
+    }
   | { readonly kind: 'positional'; readonly value: string }
   | { readonly kind: 'option-terminator' };
 
@@ -54,7 +60,8 @@ export class Args<O extends string = string> {
     if (v === undefined) return undefined;
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
     if (range === undefined && Number.isNaN(n)) throw new UsageError(`--${name} must be a positive integer`, 'BadValue');
-    if (range !== undefined && !(n >= range.min && n <= range.max)) throw new UsageError(`--${name} must be an integer from ${range.min} to ${range.max}`, 'BadValue');
+    if (range !== undefined && !(n >= range.min && n <= range.max))
+      throw new UsageError(`--${name} must be an integer from ${range.min} to ${range.max}`, 'BadValue');
     return n;
   }
 }
@@ -66,7 +73,9 @@ export function formOf<O extends string>(spec: CommandSpec<O>, positionals: read
 }
 
 /** The options a form takes. */
-export const acceptedOptions = <O extends string>(spec: CommandSpec<O>, form: FormSpec<O>): O[] => [...(form.accepts ?? (Object.keys(spec.options) as O[]))];
+export const acceptedOptions = <O extends string>(spec: CommandSpec<O>, form: FormSpec<O>): O[] => [
+  ...(form.accepts ?? (Object.keys(spec.options) as O[])),
+];
 
 /** Whether a form cannot do without an option. */
 export const isRequired = (spec: CommandSpec, form: FormSpec, name: string): boolean => {
@@ -96,7 +105,10 @@ export function interpret<O extends string>(spec: CommandSpec<O>, tokens: readon
     }
     // `--state --json`: the next word is another option, not the value (`--objects=-5` says a dash is meant)
     if (t.value === undefined || (!t.inlineValue && /^-./.test(t.value))) {
-      throw new UsageError(`${t.rawName} needs a value (${opt.value})${t.value === undefined ? '' : `; to give one starting with "-", write ${t.rawName}=${t.value}`}`, 'MissingValue');
+      throw new UsageError(
+        `${t.rawName} needs a value (${opt.value})${t.value === undefined ? '' : `; to give one starting with "-", write ${t.rawName}=${t.value}`}`,
+        'MissingValue',
+      );
     }
     values.set(t.name, t.value);
   }
@@ -120,8 +132,14 @@ function checkCount(defs: readonly PositionalSpec[], got: readonly string[]): vo
     throw new UsageError(`give the ${missing.name}: ${missing.description}`, 'BadArguments');
   }
   if (!variadic && got.length > defs.length) {
-    const extra = got.slice(defs.length).map((g) => JSON.stringify(g)).join(' ');
-    throw new UsageError(defs.length === 0 ? `no argument is taken here, got ${extra}` : `too many arguments: ${extra} (quote a value that holds spaces)`, 'BadArguments');
+    const extra = got
+      .slice(defs.length)
+      .map((g) => JSON.stringify(g))
+      .join(' ');
+    throw new UsageError(
+      defs.length === 0 ? `no argument is taken here, got ${extra}` : `too many arguments: ${extra} (quote a value that holds spaces)`,
+      'BadArguments',
+    );
   }
 }
 

@@ -75,7 +75,8 @@ export interface ProgramSpec {
 }
 
 /** What is wrong with a command line, for a message and exit 2. */
-export type UsageCode = 'UnknownCommand' | 'UnknownOption' | 'MissingValue' | 'UnexpectedValue' | 'MissingOption' | 'BadValue' | 'BadArguments';
+export type UsageCode =
+  'UnknownCommand' | 'UnknownOption' | 'MissingValue' | 'UnexpectedValue' | 'MissingOption' | 'BadValue' | 'BadArguments';
 
 /** A usage error (exit 2): a typed code and a message saying what to change. */
 export class UsageError extends Error {

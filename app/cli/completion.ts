@@ -36,13 +36,18 @@ function bashScript(program: ProgramSpec): string {
   const options: string[] = [];
   const positionals: string[] = [];
   for (const spec of program.commands) {
-    const valued = Object.entries(spec.options).filter(([, o]) => o.type === 'string').map(([n]) => `--${n}`);
+    const valued = Object.entries(spec.options)
+      .filter(([, o]) => o.type === 'string')
+      .map(([n]) => `--${n}`);
     const subs = (spec.subcommands ?? []).map((s) => s.name);
     perCommand.push(`    ${sq(spec.name)}) valued=${sq(` ${valued.join(' ')} `)}; subs=${sq(` ${subs.join(' ')} `)} ;;`);
-    for (const [n, o] of Object.entries(spec.options)) if (o.type === 'string') values.push(`    ${sq(`${spec.name} --${n}`)}) ${bashValues(o.complete) || ':'} ;;`);
+    for (const [n, o] of Object.entries(spec.options))
+      if (o.type === 'string') values.push(`    ${sq(`${spec.name} --${n}`)}) ${bashValues(o.complete) || ':'} ;;`);
     for (const form of formsOf(spec)) {
       const key = formKey(spec, form);
-      options.push(`    ${sq(key)}) COMPREPLY=( $(compgen -W ${sq([...entries(spec, form).map(([n]) => `--${n}`), '--help'].join(' '))} -- "$cur") ) ;;`);
+      options.push(
+        `    ${sq(key)}) COMPREPLY=( $(compgen -W ${sq([...entries(spec, form).map(([n]) => `--${n}`), '--help'].join(' '))} -- "$cur") ) ;;`,
+      );
       form.positionals.forEach((p, i) => {
         const subsHere = form === spec && i === 0 && subs.length > 0 ? `COMPREPLY=( $(compgen -W ${sq(subs.join(' '))} -- "$cur") ); ` : '';
         positionals.push(`    ${sq(`${key}:${i}`)}) ${subsHere}${bashValues(p.complete) || ':'} ;;`);
@@ -50,7 +55,8 @@ function bashScript(program: ProgramSpec): string {
       const last = form.positionals[form.positionals.length - 1];
       if (last?.variadic === true) positionals.push(`    ${sq(`${key}:`)}*) ${bashValues(last.complete) || ':'} ;;`);
     }
-    if (subs.length > 0 && (spec.abstract === true || spec.positionals.length === 0)) positionals.push(`    ${sq(`${spec.name}:0`)}) COMPREPLY=( $(compgen -W ${sq(subs.join(' '))} -- "$cur") ) ;;`);
+    if (subs.length > 0 && (spec.abstract === true || spec.positionals.length === 0))
+      positionals.push(`    ${sq(`${spec.name}:0`)}) COMPREPLY=( $(compgen -W ${sq(subs.join(' '))} -- "$cur") ) ;;`);
   }
   return `# bash completion for ${program.bin}, generated from its command definitions (the same as --help).
 # Load it: source <(${program.bin} completion bash)
@@ -100,7 +106,11 @@ complete -F ${fn} ${program.bin}
 }
 
 /** zsh: text inside `[...]` of an _arguments spec, in single quotes. */
-const zshDesc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/[[\]]/g, (m) => `\\${m}`).replace(/'/g, `'\\''`);
+const zshDesc = (s: string): string =>
+  s
+    .replace(/\\/g, '\\\\')
+    .replace(/[[\]]/g, (m) => `\\${m}`)
+    .replace(/'/g, `'\\''`);
 
 const zshAction = (c: Completion | undefined): string => {
   if (c === undefined) return ' ';
@@ -115,9 +125,11 @@ const zshPositional = (p: PositionalSpec): string => {
 };
 
 function zshArguments(spec: CommandSpec, form: FormSpec, withSubs: readonly string[]): string {
-  const specs = entries(spec, form).map(([n, o]) => (o.type === 'string'
-    ? `'--${n}=[${zshDesc(o.description)}]:${zshDesc(o.value)}:${zshAction(o.complete)}'`
-    : `'--${n}[${zshDesc(o.description)}]'`));
+  const specs = entries(spec, form).map(([n, o]) =>
+    o.type === 'string'
+      ? `'--${n}=[${zshDesc(o.description)}]:${zshDesc(o.value)}:${zshAction(o.complete)}'`
+      : `'--${n}[${zshDesc(o.description)}]'`,
+  );
   specs.push(`'(- *)'{-h,--help}'[show this help]'`);
   const pos = [...form.positionals];
   if (withSubs.length > 0) {
@@ -136,8 +148,10 @@ function zshScript(program: ProgramSpec): string {
   for (const spec of program.commands) {
     const subs = (spec.subcommands ?? []).map((s) => s.name);
     if (subs.length > 0) subCases.push(`    ${sq(spec.name)}) [[ \${words[2]} == (${subs.join('|')}) ]] && sub=\${words[2]} ;;`);
-    for (const form of formsOf(spec)) cases.push(`    ${sq(formKey(spec, form))}) ${zshArguments(spec, form, form === spec ? subs : [])} ;;`);
-    if (spec.abstract === true) cases.push(`    ${sq(spec.name)}) _arguments -s : '(- *)'{-h,--help}'[show this help]' ':subcommand:(${subs.join(' ')})' ;;`);
+    for (const form of formsOf(spec))
+      cases.push(`    ${sq(formKey(spec, form))}) ${zshArguments(spec, form, form === spec ? subs : [])} ;;`);
+    if (spec.abstract === true)
+      cases.push(`    ${sq(spec.name)}) _arguments -s : '(- *)'{-h,--help}'[show this help]' ':subcommand:(${subs.join(' ')})' ;;`);
   }
   return `#compdef ${program.bin}
 # zsh completion for ${program.bin}, generated from its command definitions (the same as --help).

@@ -19,7 +19,8 @@ const optionsOf = (spec: CommandSpec, form: FormSpec): [string, OptionSpec][] =>
 /** One form's usage: `nas-mirror held approve ID... [--state DIR]`. */
 export function formUsage(program: ProgramSpec, spec: CommandSpec, form: FormSpec): string {
   const words = [program.bin, spec.name, ...(form === spec ? [] : [form.name]), ...form.positionals.map(positional)];
-  for (const [name, o] of optionsOf(spec, form)) words.push(isRequired(spec, form, name) ? optionWord(name, o) : `[${optionWord(name, o)}]`);
+  for (const [name, o] of optionsOf(spec, form))
+    words.push(isRequired(spec, form, name) ? optionWord(name, o) : `[${optionWord(name, o)}]`);
   return words.join(' ');
 }
 
@@ -46,7 +47,8 @@ export function commandHelp(program: ProgramSpec, spec: CommandSpec, form?: Form
   const parts = [usageBlock(program, spec, forms), `\n${shown.summary}\n`];
   const args = new Map<string, string>();
   for (const f of forms) for (const p of f.positionals) if (!args.has(p.name)) args.set(p.name, p.description);
-  if (form === undefined && spec.subcommands?.length) parts.push(`\nsubcommands:\n${columns(spec.subcommands.map((s) => [s.name, s.summary]))}`);
+  if (form === undefined && spec.subcommands?.length)
+    parts.push(`\nsubcommands:\n${columns(spec.subcommands.map((s) => [s.name, s.summary]))}`);
   if (args.size > 0) parts.push(`\narguments:\n${columns([...args])}`);
   const names = new Set(forms.flatMap((f) => acceptedOptions(spec, f)));
   const rows: [string, string][] = [...names].map((n) => {
@@ -63,6 +65,8 @@ export function commandHelp(program: ProgramSpec, spec: CommandSpec, form?: Form
 /** `BIN --help`: every command with its one line. */
 export function programHelp(program: ProgramSpec): string {
   const rows = program.commands.map((c): [string, string] => [`${program.bin} ${c.name}`, c.summary]);
-  return `usage: ${program.bin} <command> [options]\n\n${program.summary}\n\n${columns(rows)}\n`
-    + `"${program.bin} <command> --help" shows a command's arguments and options; "${program.bin} --version" the version.\n`;
+  return (
+    `usage: ${program.bin} <command> [options]\n\n${program.summary}\n\n${columns(rows)}\n` +
+    `"${program.bin} <command> --help" shows a command's arguments and options; "${program.bin} --version" the version.\n`
+  );
 }

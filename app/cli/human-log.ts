@@ -15,7 +15,8 @@ const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]
 
 const text = (v: unknown): string => {
   if (typeof v === 'string') return v;
-  if (v !== null && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') return (v as { message: string }).message;
+  if (v !== null && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string')
+    return (v as { message: string }).message;
   return JSON.stringify(v) ?? String(v);
 };
 
@@ -41,10 +42,15 @@ export function humanLine(jsonLine: string): string {
   const summary = rec['summary'] !== undefined && rec['summary'] !== '' ? realPlurals(text(rec['summary'])) : undefined;
   const reason = rec['reason'] !== undefined && rec['reason'] !== '' ? text(rec['reason']) : undefined;
   const where = [path, summary].filter((x) => x !== undefined).join(': ');
-  const extra = Object.entries(rec).filter(([k, v]) => !PLACED.has(k) && v !== undefined).map(([k, v]) => {
-    const s = text(v);
-    return `${k}=${/\s/.test(s) || s === '' ? JSON.stringify(s) : s}`;
-  });
+  const extra = Object.entries(rec)
+    .filter(([k, v]) => !PLACED.has(k) && v !== undefined)
+    .map(([k, v]) => {
+      const s = text(v);
+      return `${k}=${/\s/.test(s) || s === '' ? JSON.stringify(s) : s}`;
+    });
   const rest = [where, ...extra].filter((x) => x !== '').join('  ');
-  return printable(`${clock(rec['t'])} ${what.padEnd(8)} ${rest}${reason !== undefined && reason !== summary ? ` (${reason})` : ''}`.trimEnd()) + '\n';
+  return (
+    printable(`${clock(rec['t'])} ${what.padEnd(8)} ${rest}${reason !== undefined && reason !== summary ? ` (${reason})` : ''}`.trimEnd()) +
+    '\n'
+  );
 }

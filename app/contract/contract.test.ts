@@ -42,7 +42,9 @@ describe('checkCall rejects bad arguments', () => {
   it('accepts good ones and drops nothing declared', () => {
     expect(checkCall('search', { q: 'hello', limit: 5 }).args).toEqual({ q: 'hello', limit: 5 });
     expect(checkCall('status', undefined).args).toEqual({});
-    expect(checkCall('updateSettings', { patch: { paused: true, theme: 'dark' } }).args).toEqual({ patch: { paused: true, theme: 'dark' } });
+    expect(checkCall('updateSettings', { patch: { paused: true, theme: 'dark' } }).args).toEqual({
+      patch: { paused: true, theme: 'dark' },
+    });
     expect(checkCall('resolveUploads', { ids: ['all'], upload: false }).args).toEqual({ ids: ['all'], upload: false });
   });
 });
@@ -50,7 +52,13 @@ describe('checkCall rejects bad arguments', () => {
 describe('serve', () => {
   it('never calls a handler with bad arguments and answers {code, message}', async () => {
     let called = false;
-    const h = { ...handlers, search: async () => { called = true; return { pageToken: '', matches: [] }; } };
+    const h = {
+      ...handlers,
+      search: async () => {
+        called = true;
+        return { pageToken: '', matches: [] };
+      },
+    };
     const r = await serve(h, 'search', { q: 42 });
     expect(called).toBe(false);
     expect(r).toEqual({ ok: false, error: { code: 'BadRequest', message: 'args.q: expected a string' } });
@@ -61,8 +69,16 @@ describe('serve', () => {
     expect(r.ok).toBe(false);
   });
   it('carries handler errors as code and message only', async () => {
-    const h = { ...handlers, undo: async () => { throw new AppError('PreconditionFailed', 'changed on the NAS'); } };
-    expect(await serve(h, 'undo', { id: '1' })).toEqual({ ok: false, error: { code: 'PreconditionFailed', message: 'changed on the NAS' } });
+    const h = {
+      ...handlers,
+      undo: async () => {
+        throw new AppError('PreconditionFailed', 'changed on the NAS');
+      },
+    };
+    expect(await serve(h, 'undo', { id: '1' })).toEqual({
+      ok: false,
+      error: { code: 'PreconditionFailed', message: 'changed on the NAS' },
+    });
   });
 });
 
@@ -72,10 +88,28 @@ describe('held uploads', () => {
     expect(checkReply('heldUploads', { ok: true, result: { held: [row], total: 1 } })).toEqual({ held: [row], total: 1 });
     expect(() => checkReply('heldUploads', { ok: true, result: { held: [{ ...row, folder: 'yes' }], total: 1 } })).toThrow();
     expect(() => checkReply('heldUploads', { ok: true, result: { held: [row] } })).toThrow();
-    expect(() => checkReply('heldUploads', { ok: true, result: { held: Array.from({ length: HELD_UPLOADS_SHOWN + 1 }, () => row), total: HELD_UPLOADS_SHOWN + 1 } })).toThrow();
+    expect(() =>
+      checkReply('heldUploads', {
+        ok: true,
+        result: { held: Array.from({ length: HELD_UPLOADS_SHOWN + 1 }, () => row), total: HELD_UPLOADS_SHOWN + 1 },
+      }),
+    ).toThrow();
     const status = {
-      connection: 'online', endpoint: null, via: null, paused: false, mirrorMissing: false, walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
-      outbox: 3, conflicts: 0, heldDeletes: 0, uploads: { waiting: 3, held: 60 }, lastCompleteWalk: null, staleAfterSec: 600, mirrorFolder: null, indexed: 0, error: null,
+      connection: 'online',
+      endpoint: null,
+      via: null,
+      paused: false,
+      mirrorMissing: false,
+      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+      outbox: 3,
+      conflicts: 0,
+      heldDeletes: 0,
+      uploads: { waiting: 3, held: 60 },
+      lastCompleteWalk: null,
+      staleAfterSec: 600,
+      mirrorFolder: null,
+      indexed: 0,
+      error: null,
     };
     expect(checkEvent('status', status).payload).toEqual(status);
     expect(() => checkEvent('status', { ...status, uploads: { waiting: -1, held: 0 } })).toThrow();
@@ -83,7 +117,13 @@ describe('held uploads', () => {
   });
   it('resolveUploads is answered as a bulk result and reaches its handler with its arguments', async () => {
     let got: unknown;
-    const h = { ...handlers, resolveUploads: async (a: unknown) => { got = a; return { done: 60, failed: [] }; } } as unknown as ContractHandlers;
+    const h = {
+      ...handlers,
+      resolveUploads: async (a: unknown) => {
+        got = a;
+        return { done: 60, failed: [] };
+      },
+    } as unknown as ContractHandlers;
     expect(await serve(h, 'resolveUploads', { ids: ['all'], upload: true })).toEqual({ ok: true, result: { done: 60, failed: [] } });
     expect(got).toEqual({ ids: ['all'], upload: true });
   });

@@ -5,7 +5,17 @@
  * both ends can trust what they receive. Errors cross as `{code, message}` only.
  */
 import { AppError, toAppError } from '../errors.js';
-import { EVENTS, METHODS, isEventName, isMethod, type ContractHandlers, type EventName, type EventPayload, type Method, type Result } from './methods.js';
+import {
+  EVENTS,
+  METHODS,
+  isEventName,
+  isMethod,
+  type ContractHandlers,
+  type EventName,
+  type EventPayload,
+  type Method,
+  type Result,
+} from './methods.js';
 
 export interface WireError {
   code: string;
@@ -45,7 +55,10 @@ export async function serve(handlers: ContractHandlers, method: unknown, args: u
     try {
       return { ok: true, result: METHODS[call.method].result.parse(result, 'result') };
     } catch (e) {
-      return { ok: false, error: { code: 'Internal', message: `the engine produced a bad ${call.method} result: ${toAppError(e).message}` } };
+      return {
+        ok: false,
+        error: { code: 'Internal', message: `the engine produced a bad ${call.method} result: ${toAppError(e).message}` },
+      };
     }
   } catch (e) {
     return { ok: false, error: wireError(e) };
@@ -81,13 +94,18 @@ export function checkEvent(event: unknown, payload: unknown): { event: EventName
 export function checkCallFrame(raw: unknown): CallFrame {
   if (!isObject(raw) || raw['type'] !== 'call') throw new AppError('BadRequest', 'expected a call frame');
   const id = raw['id'];
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) throw new AppError('BadRequest', 'call id must be a non-negative integer');
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
+    throw new AppError('BadRequest', 'call id must be a non-negative integer');
   return { type: 'call', id, method: String(raw['method']), args: raw['args'] };
 }
 
 /** An error reported by the other side, with its code. */
 export class RemoteError extends Error {
-  constructor(readonly code: string, message: string, readonly field?: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'RemoteError';
   }

@@ -5,8 +5,20 @@
  * these, checked on arrival on both sides. Adding a method here is the only way to add one.
  */
 import {
-  activityEntry, appStatus, bulkResult, conflictEntry, deviceStates, freeResult, heldDelete, heldUpload, listResult, openResult, searchResult,
-  settingsPatch, settingsView, setUpArgs,
+  activityEntry,
+  appStatus,
+  bulkResult,
+  conflictEntry,
+  deviceStates,
+  freeResult,
+  heldDelete,
+  heldUpload,
+  listResult,
+  openResult,
+  searchResult,
+  settingsPatch,
+  settingsView,
+  setUpArgs,
 } from './shapes.js';
 import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from '../util/schema.js';
@@ -21,8 +33,14 @@ export const HELD_UPLOADS_SHOWN = 1000;
 /** Requests: `args` is checked where the request arrives, `result` where the answer arrives. */
 export const METHODS = {
   status: { args: none, result: appStatus },
-  search: { args: obj({ q: str({ min: 1, max: 1024 }), limit: opt(int(1, 1000)), pageToken: opt(str({ max: 4096 })) }), result: searchResult },
-  suggest: { args: obj({ prefix: str({ min: 1, max: 256 }), limit: opt(int(1, 50)) }), result: obj({ words: arr(str({ max: 1024 }), 50) }) },
+  search: {
+    args: obj({ q: str({ min: 1, max: 1024 }), limit: opt(int(1, 1000)), pageToken: opt(str({ max: 4096 })) }),
+    result: searchResult,
+  },
+  suggest: {
+    args: obj({ prefix: str({ min: 1, max: 256 }), limit: opt(int(1, 50)) }),
+    result: obj({ words: arr(str({ max: 1024 }), 50) }),
+  },
   didYouMean: { args: obj({ q: str({ min: 1, max: 1024 }) }), result: obj({ suggestion: nullable(str({ max: 1024 })) }) },
   list: { args: obj({ folderId: id, pageToken: opt(str({ max: 4096 })) }), result: listResult },
   open: { args: obj({ id }), result: openResult },
@@ -88,13 +106,20 @@ export const EVENTS = {
   notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
   /** A file's download for "Open" (bytes so far of its size), then `done` or `failed` with why. */
   download: obj({
-    id, path: str({ max: 65_536 }), bytes: int(), total: int(),
-    state: oneOf(['downloading', 'done', 'failed'] as const), message: opt(str({ max: 4096 })),
+    id,
+    path: str({ max: 65_536 }),
+    bytes: int(),
+    total: int(),
+    state: oneOf(['downloading', 'done', 'failed'] as const),
+    message: opt(str({ max: 4096 })),
   }),
   /** A move of the mirror folder to another disk, while it copies (`main/mirror-move/`). */
   mirrorMove: obj({
     phase: oneOf(['counting', 'copying', 'verifying', 'switching', 'removing-old', 'done'] as const),
-    done: int(), total: int(), bytes: int(), totalBytes: int(),
+    done: int(),
+    total: int(),
+    bytes: int(),
+    totalBytes: int(),
   }),
 } as const;
 

@@ -31,7 +31,8 @@ export const organizeArgs: Schema<Infer<typeof organizeFields>> = {
     const a = organizeFields.parse(v, path);
     const where = (k: string): string => (path ? `${path}.${k}` : k);
     if (a.q !== undefined && a.ids !== undefined) throw new AppError('BadRequest', `${path || 'value'}: give either q or ids, not both`);
-    if (a.q === undefined && a.ids === undefined) throw new AppError('BadRequest', `${path || 'value'}: give q (a search) or ids (objects)`);
+    if (a.q === undefined && a.ids === undefined)
+      throw new AppError('BadRequest', `${path || 'value'}: give q (a search) or ids (objects)`);
     if (a.ids !== undefined && a.ids.length === 0) throw new AppError('BadRequest', `${where('ids')}: empty (pick at least one object)`);
     return a;
   },
@@ -73,7 +74,11 @@ export const organizePlan = obj({
 });
 export type OrganizePlan = Infer<typeof organizePlan>;
 
-export const organizeOutcome = obj({ activityId: nullable(str({ max: 32 })), queued: int(), skipped: arr(obj({ id, message: str({ max: 4096 }) }), MAX_ORGANIZE) });
+export const organizeOutcome = obj({
+  activityId: nullable(str({ max: 32 })),
+  queued: int(),
+  skipped: arr(obj({ id, message: str({ max: 4096 }) }), MAX_ORGANIZE),
+});
 export type OrganizeOutcome = Infer<typeof organizeOutcome>;
 
 const bucket = obj({ key: str({ max: 64 }), bytes: num(), files: int() });

@@ -20,11 +20,21 @@ const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_
 
 /** One search match, plus the NAS path of the folder holding it ("/" for the root). */
 /** `pending`: a change of the user's to this object not yet on the NAS, in words (the result shows the NAS's name meanwhile). */
-export const searchHit = obj({ file: remoteObject, fragments: arr(fragment, 16), path: str({ max: 65_536 }), pending: opt(str({ max: 70_000 })) });
+export const searchHit = obj({
+  file: remoteObject,
+  fragments: arr(fragment, 16),
+  path: str({ max: 65_536 }),
+  pending: opt(str({ max: 70_000 })),
+});
 export type SearchHit = Infer<typeof searchHit>;
 
 /** `offlineOnly`: the query used operators (ext:, kind:, in:...) the NAS does not have. */
-export const searchResult = obj({ pageToken: str({ max: 4096 }), matches: arr(searchHit, 1000), total: opt(int()), offlineOnly: opt(bool()) });
+export const searchResult = obj({
+  pageToken: str({ max: 4096 }),
+  matches: arr(searchHit, 1000),
+  total: opt(int()),
+  offlineOnly: opt(bool()),
+});
 export type SearchResult = Infer<typeof searchResult>;
 
 const crumb = obj({ id, name: str({ max: 1024 }) });
@@ -102,7 +112,13 @@ export type ConflictEntry = Infer<typeof conflictEntry>;
  * ids are not valid: `candidates` are the choices). `cause` is optional: older engines omit it.
  */
 export const heldDelete = obj({
-  id, at: iso, path: str({ max: 65_536 }), folder: bool(), objects: int(), cause: opt(oneOf(['threshold', 'nas-looks-empty', 'renamed-or-deleted'] as const)), reason: str({ max: 4096 }),
+  id,
+  at: iso,
+  path: str({ max: 65_536 }),
+  folder: bool(),
+  objects: int(),
+  cause: opt(oneOf(['threshold', 'nas-looks-empty', 'renamed-or-deleted'] as const)),
+  reason: str({ max: 4096 }),
   /** 'renamed-or-deleted': the new entries it may have become (the "it was renamed to" choice). */
   candidates: opt(arr(str({ max: 65_536 }), 16)),
 });

@@ -70,8 +70,13 @@ export function cameraOf(o: Pick<RemoteObject, 'image'>): string {
 export function factOf(o: RemoteObject): Fact {
   const kind = kindOfMime(o.mimeType);
   return {
-    id: o.id, parent: o.parentID, name: o.name, kind, ext: extOf(o),
+    id: o.id,
+    parent: o.parentID,
+    name: o.name,
+    kind,
+    ext: extOf(o),
     size: kind !== 'folder' && typeof o.size === 'number' && o.size > 0 ? o.size : 0,
-    day: dateOf(o).day, camera: foldCase(cameraOf(o)),
+    day: dateOf(o).day,
+    camera: foldCase(cameraOf(o)),
   };
 }

@@ -38,11 +38,27 @@ describe('parseFilters', () => {
   });
 
   it('reads back any folder path it quoted: ", \\, spaces, non-ASCII, leading and trailing spaces', () => {
-    const names = ['say "hi"', 'back\\slash', 'ends with \\', '"', '\\"', 'two  spaces', ' padded ', 'Fotos ÄÖÜ', '写真 2019', 'emoji 📷', 'in:"x"', 'ext:jpg'];
+    const names = [
+      'say "hi"',
+      'back\\slash',
+      'ends with \\',
+      '"',
+      '\\"',
+      'two  spaces',
+      ' padded ',
+      'Fotos ÄÖÜ',
+      '写真 2019',
+      'emoji 📷',
+      'in:"x"',
+      'ext:jpg',
+    ];
     for (const name of names) {
       const q = `holiday ${quoteOperator('in', `Photos/${name}`)} ext:jpg`;
       const p = parse(q);
-      expect(p.filters.map((f) => f.op), q).toEqual(['in', 'ext']);
+      expect(
+        p.filters.map((f) => f.op),
+        q,
+      ).toEqual(['in', 'ext']);
       expect(p.filters[0], q).toMatchObject({ op: 'in', path: `Photos/${name}` });
       expect(p.text).toBe('holiday');
       expect(withoutFilter(q, p, 0)).toBe('holiday ext:jpg');
@@ -50,15 +66,33 @@ describe('parseFilters', () => {
     expect(quoteOperator('in', 'a "b" \\c')).toBe('in:"a \\"b\\" \\\\c"');
     // typed by hand: a backslash before anything else is kept
     expect(parse('in:"C:\\Photos"').filters[0]).toMatchObject({ path: 'C:\\Photos' });
-    fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => !s.includes('/') && !s.includes('\0')), { minLength: 1, maxLength: 4 }), (segs) => {
-      const path = segs.join('/');
-      const p = parseFilters(`x ${quoteOperator('in', path)} y`);
-      return p.ok && p.query.text.replace(/\s+/gu, ' ') === 'x y' && p.query.filters[0]!.op === 'in' && (p.query.filters[0] as { path: string }).path === path;
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => !s.includes('/') && !s.includes('\0')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (segs) => {
+          const path = segs.join('/');
+          const p = parseFilters(`x ${quoteOperator('in', path)} y`);
+          return (
+            p.ok &&
+            p.query.text.replace(/\s+/gu, ' ') === 'x y' &&
+            p.query.filters[0]!.op === 'in' &&
+            (p.query.filters[0] as { path: string }).path === path
+          );
+        },
+      ),
+    );
   });
 
   it('says what is wrong', () => {
-    for (const [q, msg] of [['size:big', /not a size/], ['date:2019-13', /not a date/], ['kind:pdf', /not a kind/], ['ext:', /needs a value/]] as const) {
+    for (const [q, msg] of [
+      ['size:big', /not a size/],
+      ['date:2019-13', /not a date/],
+      ['kind:pdf', /not a kind/],
+      ['ext:', /needs a value/],
+    ] as const) {
       const p = parseFilters(q);
       expect(p.ok).toBe(false);
       if (!p.ok) expect(p.message).toMatch(msg);
@@ -66,7 +100,18 @@ describe('parseFilters', () => {
   });
 
   it('tests facts', () => {
-    const f = factOf({ id: '1', parentID: 'p', eTag: 'e', mimeType: 'image/jpeg', name: 'a.JPG', mTime: '2021-02-03T00:00:00Z', cTime: '', hidden: 'none', size: 2048, image: { date: '2019:06:07 10:00:00', cameraMake: 'Canon', cameraModel: 'EOS' } });
+    const f = factOf({
+      id: '1',
+      parentID: 'p',
+      eTag: 'e',
+      mimeType: 'image/jpeg',
+      name: 'a.JPG',
+      mTime: '2021-02-03T00:00:00Z',
+      cTime: '',
+      hidden: 'none',
+      size: 2048,
+      image: { date: '2019:06:07 10:00:00', cameraMake: 'Canon', cameraModel: 'EOS' },
+    });
     expect(f).toMatchObject({ kind: 'photo', ext: 'jpg', day: 20190607, camera: 'canon eos', size: 2048 });
     const under = (): boolean => true;
     expect(passes(f, parse('ext:jpg size:<=2kb date:2019 camera:eos kind:photo in:x').filters, ['x'], under)).toBe(true);

@@ -33,15 +33,39 @@ export interface FilteredQuery {
 export type FilterParse = { ok: true; query: FilteredQuery } | { ok: false; message: string };
 
 const KIND_ALIASES: Record<string, ObjectKind> = {
-  photo: 'photo', photos: 'photo', image: 'photo', images: 'photo', picture: 'photo',
-  video: 'video', videos: 'video', movie: 'video',
-  audio: 'audio', music: 'audio', sound: 'audio',
-  doc: 'doc', docs: 'doc', document: 'doc', documents: 'doc',
-  folder: 'folder', folders: 'folder', dir: 'folder',
+  photo: 'photo',
+  photos: 'photo',
+  image: 'photo',
+  images: 'photo',
+  picture: 'photo',
+  video: 'video',
+  videos: 'video',
+  movie: 'video',
+  audio: 'audio',
+  music: 'audio',
+  sound: 'audio',
+  doc: 'doc',
+  docs: 'doc',
+  document: 'doc',
+  documents: 'doc',
+  folder: 'folder',
+  folders: 'folder',
+  dir: 'folder',
   other: 'other',
 };
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+};
 const OP_RE = /^(ext|kind|in|size|date|camera):/i;
 
 /** Splits a query into plain text and filters; never throws. */
@@ -51,7 +75,10 @@ export function parseFilters(q: string): FilterParse {
   let i = 0;
   while (i < q.length) {
     const c = q[i]!;
-    if (/\s/u.test(c)) { i++; continue; }
+    if (/\s/u.test(c)) {
+      i++;
+      continue;
+    }
     if (c === '"') {
       const end = q.indexOf('"', i + 1);
       i = end < 0 ? q.length : end + 1;
@@ -83,7 +110,10 @@ export function parseFilters(q: string): FilterParse {
   }
   let text = '';
   let at = 0;
-  for (const s of spans) { text += q.slice(at, s.start) + ' '; at = s.end; }
+  for (const s of spans) {
+    text += q.slice(at, s.start) + ' ';
+    at = s.end;
+  }
   text = (text + q.slice(at)).trim();
   return { ok: true, query: { text: filters.length ? text : q, filters, spans } };
 }
@@ -123,9 +153,25 @@ function parseOne(op: Operator, value: string, raw: string): Filter | string {
   const v = value.trim();
   if (v === '' && (op !== 'in' || value === '')) return `${op}: needs a value (for example ${EXAMPLES[op]})`;
   // a folder name may be or begin or end with spaces: the path is taken as written, not trimmed
-  if (op === 'in') return { op, raw, path: value.split('/').filter((s) => s !== '').join('/') };
+  if (op === 'in')
+    return {
+      op,
+      raw,
+      path: value
+        .split('/')
+        .filter((s) => s !== '')
+        .join('/'),
+    };
   switch (op) {
-    case 'ext': return { op, raw, exts: v.split(/[|,]/).map((e) => e.replace(/^\./, '').toLowerCase()).filter((e) => e !== '') };
+    case 'ext':
+      return {
+        op,
+        raw,
+        exts: v
+          .split(/[|,]/)
+          .map((e) => e.replace(/^\./, '').toLowerCase())
+          .filter((e) => e !== ''),
+      };
     case 'kind': {
       const kinds: ObjectKind[] = [];
       for (const k of v.toLowerCase().split(/[|,]/)) {
@@ -135,14 +181,22 @@ function parseOne(op: Operator, value: string, raw: string): Filter | string {
       }
       return { op, raw, kinds };
     }
-    case 'camera': return { op, raw, text: foldCase(v) };
-    case 'size': return sizeFilter(v, raw);
-    case 'date': return dateFilter(v, raw);
+    case 'camera':
+      return { op, raw, text: foldCase(v) };
+    case 'size':
+      return sizeFilter(v, raw);
+    case 'date':
+      return dateFilter(v, raw);
   }
 }
 
 const EXAMPLES: Record<Operator, string> = {
-  ext: 'ext:jpg', kind: 'kind:photo', in: 'in:"Photos/2019"', size: 'size:>100mb', date: 'date:2019-05..2019-08', camera: 'camera:canon',
+  ext: 'ext:jpg',
+  kind: 'kind:photo',
+  in: 'in:"Photos/2019"',
+  size: 'size:>100mb',
+  date: 'date:2019-05..2019-08',
+  camera: 'camera:canon',
 };
 
 function bytes(s: string): number | undefined {
@@ -155,18 +209,25 @@ function sizeFilter(v: string, raw: string): Filter | string {
   const bad = `size:${v} is not a size: use size:>100mb, size:<=2gb or size:10mb..1gb (units b, kb, mb, gb, tb; 1 kb = 1024 bytes)`;
   const range = /^(.+)\.\.(.+)$/.exec(v);
   if (range) {
-    const a = bytes(range[1]!), b = bytes(range[2]!);
+    const a = bytes(range[1]!),
+      b = bytes(range[2]!);
     return a === undefined || b === undefined ? bad : { op: 'size', raw, min: a, max: b };
   }
   const m = /^(>=|<=|>|<|=)?(.+)$/.exec(v)!;
   const n = bytes(m[2]!);
   if (n === undefined) return bad;
   switch (m[1]) {
-    case '>': return { op: 'size', raw, min: n + 1, max: Infinity };
-    case '>=': case undefined: return { op: 'size', raw, min: n, max: Infinity };
-    case '<': return { op: 'size', raw, min: 0, max: n - 1 };
-    case '<=': return { op: 'size', raw, min: 0, max: n };
-    default: return { op: 'size', raw, min: n, max: n };
+    case '>':
+      return { op: 'size', raw, min: n + 1, max: Infinity };
+    case '>=':
+    case undefined:
+      return { op: 'size', raw, min: n, max: Infinity };
+    case '<':
+      return { op: 'size', raw, min: 0, max: n - 1 };
+    case '<=':
+      return { op: 'size', raw, min: 0, max: n };
+    default:
+      return { op: 'size', raw, min: n, max: n };
   }
 }
 
@@ -187,18 +248,24 @@ function dateFilter(v: string, raw: string): Filter | string {
   const bad = `date:${v} is not a date: use date:2019, date:2019-05, date:2019-05-03, date:2019-05..2019-08, date:>2019 or date:<2020-01`;
   const range = /^(.+)\.\.(.+)$/.exec(v);
   if (range) {
-    const a = dayBounds(range[1]!), b = dayBounds(range[2]!);
+    const a = dayBounds(range[1]!),
+      b = dayBounds(range[2]!);
     return a && b ? { op: 'date', raw, from: a[0], to: b[1] } : bad;
   }
   const m = /^(>=|<=|>|<)?(.+)$/.exec(v)!;
   const b = dayBounds(m[2]!);
   if (!b) return bad;
   switch (m[1]) {
-    case '>': return { op: 'date', raw, from: b[1] + 1, to: 99_991_231 };
-    case '>=': return { op: 'date', raw, from: b[0], to: 99_991_231 };
-    case '<': return { op: 'date', raw, from: 1, to: b[0] - 1 };
-    case '<=': return { op: 'date', raw, from: 1, to: b[1] };
-    default: return { op: 'date', raw, from: b[0], to: b[1] };
+    case '>':
+      return { op: 'date', raw, from: b[1] + 1, to: 99_991_231 };
+    case '>=':
+      return { op: 'date', raw, from: b[0], to: 99_991_231 };
+    case '<':
+      return { op: 'date', raw, from: 1, to: b[0] - 1 };
+    case '<=':
+      return { op: 'date', raw, from: 1, to: b[1] };
+    default:
+      return { op: 'date', raw, from: b[0], to: b[1] };
   }
 }
 
@@ -206,16 +273,33 @@ function dateFilter(v: string, raw: string): Filter | string {
  * True when the fact passes every filter. `under(id, folderId)` says whether an object is
  * below a folder; `inFolders` holds the folder id each `in:` filter resolved to, in order.
  */
-export function passes(f: Fact, filters: readonly Filter[], inFolders: readonly string[], under: (id: string, folderId: string) => boolean): boolean {
+export function passes(
+  f: Fact,
+  filters: readonly Filter[],
+  inFolders: readonly string[],
+  under: (id: string, folderId: string) => boolean,
+): boolean {
   let k = 0;
   for (const x of filters) {
     switch (x.op) {
-      case 'ext': if (!x.exts.includes(f.ext)) return false; break;
-      case 'kind': if (!x.kinds.includes(f.kind)) return false; break;
-      case 'size': if (f.kind === 'folder' || f.size < x.min || f.size > x.max) return false; break;
-      case 'date': if (f.day === 0 || f.day < x.from || f.day > x.to) return false; break;
-      case 'camera': if (f.camera === '' || !f.camera.includes(x.text)) return false; break;
-      case 'in': if (!under(f.id, inFolders[k++]!)) return false; break;
+      case 'ext':
+        if (!x.exts.includes(f.ext)) return false;
+        break;
+      case 'kind':
+        if (!x.kinds.includes(f.kind)) return false;
+        break;
+      case 'size':
+        if (f.kind === 'folder' || f.size < x.min || f.size > x.max) return false;
+        break;
+      case 'date':
+        if (f.day === 0 || f.day < x.from || f.day > x.to) return false;
+        break;
+      case 'camera':
+        if (f.camera === '' || !f.camera.includes(x.text)) return false;
+        break;
+      case 'in':
+        if (!under(f.id, inFolders[k++]!)) return false;
+        break;
     }
   }
   return true;
@@ -224,16 +308,23 @@ export function passes(f: Fact, filters: readonly Filter[], inFolders: readonly 
 /** A short label for a chip: `ext: jpg`, `size: > 100 MB`... */
 export function describeFilter(f: Filter): string {
   switch (f.op) {
-    case 'ext': return `ext: ${f.exts.join(' | ')}`;
-    case 'kind': return `kind: ${f.kinds.join(' | ')}`;
-    case 'in': return `in: /${f.path}`;
-    case 'camera': return `camera: ${f.text}`;
-    case 'size': return `size: ${f.max === Infinity ? `≥ ${human(f.min)}` : f.min === 0 ? `≤ ${human(f.max)}` : `${human(f.min)} – ${human(f.max)}`}`;
-    case 'date': return `date: ${f.to === 99_991_231 ? `from ${iso(f.from)}` : f.from === 1 ? `until ${iso(f.to)}` : `${iso(f.from)} – ${iso(f.to)}`}`;
+    case 'ext':
+      return `ext: ${f.exts.join(' | ')}`;
+    case 'kind':
+      return `kind: ${f.kinds.join(' | ')}`;
+    case 'in':
+      return `in: /${f.path}`;
+    case 'camera':
+      return `camera: ${f.text}`;
+    case 'size':
+      return `size: ${f.max === Infinity ? `≥ ${human(f.min)}` : f.min === 0 ? `≤ ${human(f.max)}` : `${human(f.min)} – ${human(f.max)}`}`;
+    case 'date':
+      return `date: ${f.to === 99_991_231 ? `from ${iso(f.from)}` : f.from === 1 ? `until ${iso(f.to)}` : `${iso(f.from)} – ${iso(f.to)}`}`;
   }
 }
 
-const iso = (d: number): string => `${String(Math.floor(d / 10_000)).padStart(4, '0')}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}`;
+const iso = (d: number): string =>
+  `${String(Math.floor(d / 10_000)).padStart(4, '0')}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}`;
 
 /** Bytes for people (1024-based, as `size:` reads them): the app's one size format. */
 export function human(n: number): string {

@@ -5,20 +5,50 @@
  */
 export const ACTIVITY_KINDS = [
   // the user's changes on disk, queued for the NAS
-  'renamed', 'moved', 'deleted', 'held',
+  'renamed',
+  'moved',
+  'deleted',
+  'held',
   // what the NAS answered, and what the user decided about it
-  'sent', 'conflict', 'approved', 'rejected', 'dropped', 'reapplied', 'undo', 'organized',
+  'sent',
+  'conflict',
+  'approved',
+  'rejected',
+  'dropped',
+  'reapplied',
+  'undo',
+  'organized',
   // local facts with no NAS change
-  'replaced', 'local-only', 'emptied',
+  'replaced',
+  'local-only',
+  'emptied',
   // content on this device: a NAS version downloaded, or a downloaded file back to a placeholder;
   // kept on this device (pinned, unpinned, the keeper's downloads) and freed
-  'downloaded', 'remote-content', 'pinned', 'unpinned', 'kept', 'freed',
+  'downloaded',
+  'remote-content',
+  'pinned',
+  'unpinned',
+  'kept',
+  'freed',
   // new folders and files made in the mirror folder, created on the NAS
-  'created', 'uploaded',
+  'created',
+  'uploaded',
   // changes made on the NAS, applied to the mirror
-  'remote-added', 'remote-renamed', 'remote-moved', 'remote-removed', 'remote-metadata', 'refused',
+  'remote-added',
+  'remote-renamed',
+  'remote-moved',
+  'remote-removed',
+  'remote-metadata',
+  'refused',
   // the app itself
-  'paused', 'resumed', 'restored', 'mirror-moved', 'nas-moved', 'watcher', 'recognised', 'error',
+  'paused',
+  'resumed',
+  'restored',
+  'mirror-moved',
+  'nas-moved',
+  'watcher',
+  'recognised',
+  'error',
   'other',
 ] as const;
 

@@ -10,7 +10,14 @@ const id = str({ min: 1, max: 512 });
 const name = str({ min: 1, max: 1024 });
 
 /** Rename and/or move (one PATCH): `name` and `parentID` present only when they change. */
-export const patchIntentSchema = obj({ op: lit('patch'), id, name: opt(name), parentID: opt(id), fromName: str({ max: 1024 }), fromParent: str({ max: 512 }) });
+export const patchIntentSchema = obj({
+  op: lit('patch'),
+  id,
+  name: opt(name),
+  parentID: opt(id),
+  fromName: str({ max: 1024 }),
+  fromParent: str({ max: 512 }),
+});
 export type PatchIntent = Infer<typeof patchIntentSchema>;
 
 /** Delete (the object and whatever it holds). */

@@ -11,7 +11,8 @@ export function nameProblem(name: unknown): string | undefined {
   if (name.includes('/')) return 'name must not contain "/"';
   if (name.includes('\0')) return 'name must not contain NUL';
   if (name === '.' || name === '..') return 'name must not be "." or ".."';
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(name)) return 'name is not valid Unicode (lone surrogate)';
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(name))
+    return 'name is not valid Unicode (lone surrogate)';
   return undefined;
 }
 
@@ -28,8 +29,10 @@ export function utf8Length(s: string): number {
     const c = s.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) { n += 4; i++; }
-    else n += 3;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
   }
   return n;
 }

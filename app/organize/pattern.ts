@@ -10,7 +10,11 @@ import type { RemoteObject } from '../model/remote-object.js';
 import { FOLDER_MIME } from '../model/remote-object.js';
 import { cameraOf } from '../filters/facts.js';
 
-type Part = { lit: string } | { token: 'name' | 'ext' | 'extLower' | 'camera' | 'parent' } | { token: 'date'; fmt: string } | { token: 'counter'; width: number };
+type Part =
+  | { lit: string }
+  | { token: 'name' | 'ext' | 'extLower' | 'camera' | 'parent' }
+  | { token: 'date'; fmt: string }
+  | { token: 'counter'; width: number };
 
 export interface Pattern {
   readonly source: string;
@@ -32,12 +36,22 @@ export function parsePattern(source: string): { ok: true; pattern: Pattern } | {
     else if (name === 'ext' && arg === 'lower') parts.push({ token: 'extLower' });
     else if (name === 'camera' && arg === undefined) parts.push({ token: 'camera' });
     else if (name === 'parent' && arg === undefined) parts.push({ token: 'parent' });
-    else if (name === 'date' && arg !== undefined && /^[YMDhms\-_ .:/]+$/.test(arg) && /YY|MM|DD|hh|mm|ss/.test(arg)) parts.push({ token: 'date', fmt: arg });
-    else if (name === 'counter' && (arg === undefined || /^[1-9]$/.test(arg))) parts.push({ token: 'counter', width: arg === undefined ? 1 : Number(arg) });
+    else if (name === 'date' && arg !== undefined && /^[YMDhms\-_ .:/]+$/.test(arg) && /YY|MM|DD|hh|mm|ss/.test(arg))
+      parts.push({ token: 'date', fmt: arg });
+    else if (name === 'counter' && (arg === undefined || /^[1-9]$/.test(arg)))
+      parts.push({ token: 'counter', width: arg === undefined ? 1 : Number(arg) });
     else return { ok: false, message: `{${m[1]}} is not a token: use ${TOKEN_HELP}` };
   }
   if (at < source.length) parts.push({ lit: source.slice(at) });
-  if (/[{}]/.test(parts.filter((p): p is { lit: string } => 'lit' in p).map((p) => p.lit).join(''))) return { ok: false, message: 'an unmatched { or } in the pattern' };
+  if (
+    /[{}]/.test(
+      parts
+        .filter((p): p is { lit: string } => 'lit' in p)
+        .map((p) => p.lit)
+        .join(''),
+    )
+  )
+    return { ok: false, message: 'an unmatched { or } in the pattern' };
   if (parts.length === 0) return { ok: false, message: 'the pattern is empty' };
   return { ok: true, pattern: { source, parts } };
 }
@@ -48,8 +62,12 @@ function splitToken(t: string): [string, string | undefined] {
 }
 
 /** Date fields of an object: capture date when present, else mTime (UTC). */
-export function dateFields(o: Pick<RemoteObject, 'mTime' | 'image'>): Record<'YYYY' | 'MM' | 'DD' | 'hh' | 'mm' | 'ss', string> | undefined {
-  const m = /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(o.image?.date ?? '') ?? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(o.mTime);
+export function dateFields(
+  o: Pick<RemoteObject, 'mTime' | 'image'>,
+): Record<'YYYY' | 'MM' | 'DD' | 'hh' | 'mm' | 'ss', string> | undefined {
+  const m =
+    /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(o.image?.date ?? '') ??
+    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/.exec(o.mTime);
   return m ? { YYYY: m[1]!, MM: m[2]!, DD: m[3]!, hh: m[4]!, mm: m[5]!, ss: m[6]! } : undefined;
 }
 
@@ -66,15 +84,32 @@ export function fill(p: Pattern, o: RemoteObject, counter: number, parentName: s
   const date = dateFields(o);
   let out = '';
   for (const part of p.parts) {
-    if ('lit' in part) { out += part.lit; continue; }
+    if ('lit' in part) {
+      out += part.lit;
+      continue;
+    }
     switch (part.token) {
-      case 'name': out += base; break;
-      case 'ext': out += ext; break;
-      case 'extLower': out += ext.toLowerCase(); break;
-      case 'camera': out += (cameraOf(o) || 'unknown camera').replace(/\//g, '-'); break;
-      case 'parent': out += parentName; break;
-      case 'date': out += date ? formatDate(part.fmt, date) : 'undated'; break;
-      case 'counter': out += String(counter).padStart(part.width, '0'); break;
+      case 'name':
+        out += base;
+        break;
+      case 'ext':
+        out += ext;
+        break;
+      case 'extLower':
+        out += ext.toLowerCase();
+        break;
+      case 'camera':
+        out += (cameraOf(o) || 'unknown camera').replace(/\//g, '-');
+        break;
+      case 'parent':
+        out += parentName;
+        break;
+      case 'date':
+        out += date ? formatDate(part.fmt, date) : 'undated';
+        break;
+      case 'counter':
+        out += String(counter).padStart(part.width, '0');
+        break;
     }
   }
   // "a." when the object has no extension: drop the dangling dot

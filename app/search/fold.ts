@@ -7,7 +7,10 @@
 
 const BMP_FOLD = new Uint16Array(0x10000);
 for (let c = 0; c < 0x10000; c++) {
-  if (c >= 0xd800 && c <= 0xdfff) { BMP_FOLD[c] = c; continue; }
+  if (c >= 0xd800 && c <= 0xdfff) {
+    BMP_FOLD[c] = c;
+    continue;
+  }
   const lower = String.fromCharCode(c).toLowerCase();
   BMP_FOLD[c] = lower.length === 1 ? lower.charCodeAt(0) : c;
 }
@@ -33,7 +36,10 @@ export function foldCase(s: string): string {
   let ascii = true;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x80 || (c >= 0x41 && c <= 0x5a)) { ascii = false; break; }
+    if (c >= 0x80 || (c >= 0x41 && c <= 0x5a)) {
+      ascii = false;
+      break;
+    }
   }
   if (ascii) return s;
   let out = '';
@@ -71,7 +77,6 @@ export function isWordAt(s: string, i: number): boolean {
 export function isWordBefore(s: string, i: number): boolean {
   if (i <= 0) return false;
   const c = s.charCodeAt(i - 1);
-  if (c >= 0xdc00 && c <= 0xdfff && i >= 2) return isWordAt(s, i - 2) ;
+  if (c >= 0xdc00 && c <= 0xdfff && i >= 2) return isWordAt(s, i - 2);
   return isWordAt(s, i - 1);
 }
-

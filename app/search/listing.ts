@@ -36,10 +36,14 @@ export function cursorOf(o: ListingSortable, order: ListingOrder): ListingCursor
 
 function sortValue(o: ListingSortable, order: ListingOrder): number | null {
   switch (order.by) {
-    case 'name': return null;
-    case 'mTime': return o.mTimeMs;
-    case 'cTime': return o.cTimeMs;
-    case 'size': return o.size;
+    case 'name':
+      return null;
+    case 'mTime':
+      return o.mTimeMs;
+    case 'cTime':
+      return o.cTimeMs;
+    case 'size':
+      return o.size;
   }
 }
 
@@ -48,7 +52,7 @@ function sortValue(o: ListingSortable, order: ListingOrder): number | null {
  * (value, name, id), so `desc` is exactly the reverse of `asc`.
  */
 export function compareCursors(a: ListingCursor, b: ListingCursor, order: ListingOrder): number {
-  const c = ((a.value ?? 0) - (b.value ?? 0)) || compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id);
+  const c = (a.value ?? 0) - (b.value ?? 0) || compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id);
   return order.dir === 'asc' ? c : -c;
 }
 

@@ -42,7 +42,10 @@ export function matchDoc(doc: SearchDoc, query: ParsedQuery, folded?: readonly (
     let found = false;
     for (let k = 0; k < FIELD_COUNT; k++) {
       const v = f[k];
-      if (v !== undefined && v.includes(term)) { found = true; break; }
+      if (v !== undefined && v.includes(term)) {
+        found = true;
+        break;
+      }
     }
     if (!found) return undefined;
   }
@@ -63,7 +66,10 @@ export function matchDoc(doc: SearchDoc, query: ParsedQuery, folded?: readonly (
     if (k === 0) nameWordStart = locations.some((l) => !isWordBefore(text, l.index));
     fragments.push({ text, locations });
   }
-  return { key: { field: firstField, wordStart: nameWordStart, index: firstIndex, nameLength: doc.name.length, name: doc.name, id: doc.id }, fragments };
+  return {
+    key: { field: firstField, wordStart: nameWordStart, index: firstIndex, nameLength: doc.name.length, name: doc.name, id: doc.id },
+    fragments,
+  };
 }
 
 /**

@@ -26,7 +26,8 @@ export class NaiveEngine {
 
   /** Adds or replaces docs by id. */
   upsert(docs: readonly SearchDoc[]): void {
-    for (const d of docs) this.docs.set(d.id, { doc: d, folded: [foldCase(d.name), foldOpt(d.cameraMake), foldOpt(d.cameraModel), foldCase(d.mimeType)] });
+    for (const d of docs)
+      this.docs.set(d.id, { doc: d, folded: [foldCase(d.name), foldOpt(d.cameraMake), foldOpt(d.cameraModel), foldCase(d.mimeType)] });
   }
 
   remove(ids: readonly string[]): void {
@@ -39,7 +40,10 @@ export class NaiveEngine {
         // quick reject before the full match
         let ok = true;
         for (const t of query.folded) {
-          if (!e.folded.some((f) => f !== undefined && f.includes(t))) { ok = false; break; }
+          if (!e.folded.some((f) => f !== undefined && f.includes(t))) {
+            ok = false;
+            break;
+          }
         }
         if (ok) yield { doc: e.doc, folded: e.folded, value: e.doc.id };
       }

@@ -20,10 +20,12 @@ export interface SortKey {
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    const x = a.charCodeAt(i),
+      y = b.charCodeAt(i);
     if (x === y) continue;
     // Surrogates (D800-DFFF) encode code points above FFFF: they sort after E000-FFFF.
-    const xs = x >= 0xd800 && x <= 0xdfff, ys = y >= 0xd800 && y <= 0xdfff;
+    const xs = x >= 0xd800 && x <= 0xdfff,
+      ys = y >= 0xd800 && y <= 0xdfff;
     if (xs !== ys) return xs ? 1 : -1;
     return x - y;
   }

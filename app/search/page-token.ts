@@ -18,7 +18,8 @@ export function decodeSearchToken(token: string): SortKey | null | undefined {
   const v = decodeOpaque(token.slice(1));
   if (!Array.isArray(v) || v.length !== 6) return undefined;
   const [field, ws, index, nameLength, name, id] = v as unknown[];
-  if (!isNat(field) || (ws !== 0 && ws !== 1) || !isNat(index) || !isNat(nameLength) || typeof name !== 'string' || typeof id !== 'string') return undefined;
+  if (!isNat(field) || (ws !== 0 && ws !== 1) || !isNat(index) || !isNat(nameLength) || typeof name !== 'string' || typeof id !== 'string')
+    return undefined;
   return { field, wordStart: ws === 1, index, nameLength, name, id };
 }
 

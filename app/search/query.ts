@@ -22,7 +22,10 @@ export function parseQuery(q: string): QueryResult {
   let i = 0;
   while (i < q.length) {
     const c = q[i]!;
-    if (/\s/u.test(c)) { i++; continue; }
+    if (/\s/u.test(c)) {
+      i++;
+      continue;
+    }
     if (c === '"') {
       const end = q.indexOf('"', i + 1);
       const stop = end < 0 ? q.length : end;

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LIST_IDS, parseLimit, parseListingIds, parseListingRequest, parseSearchRequest } from './requests.js';
 
 const msg = (f: () => unknown): string => {
-  try { f(); } catch (e) { return (e as Error).message; }
+  try {
+    f();
+  } catch (e) {
+    return (e as Error).message;
+  }
   return 'no error';
 };
 
@@ -20,14 +24,20 @@ describe('request validation shared by the service and the offline index', () =>
     expect(parseLimit('', 20, 1000)).toBe(20);
     expect(parseLimit('5000', 20, 1000)).toBe(1000);
     expect(parseLimit(5000, 20, 1000)).toBe(1000);
-    for (const bad of ['0', '-1', '1.5', 'x', '1234567890', 0, -1, 1.5, NaN]) expect(msg(() => parseLimit(bad, 20, 1000)), String(bad)).toBe('limit must be a positive integer');
+    for (const bad of ['0', '-1', '1.5', 'x', '1234567890', 0, -1, 1.5, NaN])
+      expect(
+        msg(() => parseLimit(bad, 20, 1000)),
+        String(bad),
+      ).toBe('limit must be a positive integer');
   });
 
   it('checks a listing in the service order with the service messages', () => {
     expect(parseListingRequest({})).toEqual({ order: { by: 'name', dir: 'asc' }, limit: 1000, after: null, hide: undefined });
     expect(parseListingRequest({ hidden: 'none' }).hide).toBeUndefined();
     expect(parseListingRequest({ hidden: 'mac' }).hide).toBe('mac');
-    expect(msg(() => parseListingRequest({ orderBy: 'size', order: 'up', limit: 'x' }))).toBe('orderBy must be name, mTime, cTime or size and order asc or desc');
+    expect(msg(() => parseListingRequest({ orderBy: 'size', order: 'up', limit: 'x' }))).toBe(
+      'orderBy must be name, mTime, cTime or size and order asc or desc',
+    );
     expect(msg(() => parseListingRequest({ limit: 'x', pageToken: '!' }))).toBe('limit must be a positive integer');
     expect(msg(() => parseListingRequest({ pageToken: '!' }))).toBe('pageToken is not valid for this listing');
     expect(msg(() => parseListingRequest({ hidden: 'dos' }))).toBe('hidden must be mac, linux, windows or none');

@@ -52,14 +52,21 @@ export interface ListingRequest {
 }
 
 /** The options of a listing (everything but `ids`), checked in the service's order. */
-export function parseListingRequest(o: { orderBy?: string | null | undefined; order?: string | null | undefined; limit?: string | number | null | undefined; pageToken?: string | null | undefined; hidden?: string | null | undefined }): ListingRequest {
+export function parseListingRequest(o: {
+  orderBy?: string | null | undefined;
+  order?: string | null | undefined;
+  limit?: string | number | null | undefined;
+  pageToken?: string | null | undefined;
+  hidden?: string | null | undefined;
+}): ListingRequest {
   const order = parseListingOrder(o.orderBy ?? undefined, o.order ?? undefined);
   if (!order) throw badRequest('orderBy must be name, mTime, cTime or size and order asc or desc');
   const limit = parseLimit(o.limit, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT);
   const after = decodeListingToken(o.pageToken ?? '', order);
   if (after === undefined) throw badRequest('pageToken is not valid for this listing');
   const hidden = o.hidden ?? '';
-  if (hidden !== '' && !(HIDDEN_VALUES as readonly string[]).includes(hidden)) throw badRequest('hidden must be mac, linux, windows or none');
+  if (hidden !== '' && !(HIDDEN_VALUES as readonly string[]).includes(hidden))
+    throw badRequest('hidden must be mac, linux, windows or none');
   return { order, limit, after, hide: hidden === '' || hidden === 'none' ? undefined : hidden };
 }
 
@@ -70,7 +77,11 @@ export interface SearchRequest {
 }
 
 /** A text search's `q`, `limit` and `pageToken` (search.md rules 1 and 8). */
-export function parseSearchRequest(q: string | null | undefined, limit: string | number | null | undefined, pageToken: string | null | undefined): SearchRequest {
+export function parseSearchRequest(
+  q: string | null | undefined,
+  limit: string | number | null | undefined,
+  pageToken: string | null | undefined,
+): SearchRequest {
   if (q === null || q === undefined) throw badRequest('q is required');
   const parsed = parseQuery(q);
   if (!parsed.ok) throw badRequest(parsed.message);

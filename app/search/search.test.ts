@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { type SortKey, compareCodePoints, compareKeys, decodeListingToken, decodeSearchToken, encodeListingToken, encodeSearchToken, foldCase, locate, matchDoc, parseQuery, selectPage, type SearchDoc } from './index.js';
+import {
+  type SortKey,
+  compareCodePoints,
+  compareKeys,
+  decodeListingToken,
+  decodeSearchToken,
+  encodeListingToken,
+  encodeSearchToken,
+  foldCase,
+  locate,
+  matchDoc,
+  parseQuery,
+  selectPage,
+  type SearchDoc,
+} from './index.js';
 
 const doc = (name: string, extra: Partial<SearchDoc> = {}): SearchDoc => ({ id: name, name, mimeType: 'text/plain', ...extra });
 const q = (s: string) => {
@@ -18,9 +32,25 @@ describe('search.md worked examples', () => {
     ['rom', doc('Holiday in Rome 2019.mp4'), 0, [{ index: 11, length: 4 }]],
     ['x.wd.dir', { id: 'd', name: 'Photos', mimeType: 'application/x.wd.dir' }, 0, [{ index: 12, length: 8 }]],
     ['canon', doc('IMG_1.JPG', { cameraMake: 'Canon' }), 0, [{ index: 0, length: 5 }]],
-    ['holiday rome', doc('Holiday in Rome 2019.mp4'), 0, [{ index: 0, length: 7 }, { index: 11, length: 4 }]],
+    [
+      'holiday rome',
+      doc('Holiday in Rome 2019.mp4'),
+      0,
+      [
+        { index: 0, length: 7 },
+        { index: 11, length: 4 },
+      ],
+    ],
     ['"in rome"', doc('Holiday in Rome 2019.mp4'), 0, [{ index: 8, length: 7 }]],
-    ['aa', doc('aaaa aa'), 0, [{ index: 0, length: 4 }, { index: 5, length: 2 }]],
+    [
+      'aa',
+      doc('aaaa aa'),
+      0,
+      [
+        { index: 0, length: 4 },
+        { index: 5, length: 2 },
+      ],
+    ],
   ];
   it.each(cases)('%s', (query, d, fragIndex, locations) => {
     const m = matchDoc(d, q(query));
@@ -30,7 +60,12 @@ describe('search.md worked examples', () => {
 
   it('orders hello.txt, helloworld.txt, world hello.txt', () => {
     const docs = ['world hello.txt', 'helloworld.txt', 'hello.txt'].map((n) => doc(n));
-    const page = selectPage(docs.map((d) => ({ doc: d, value: d.name })), q('hello'), 20, null);
+    const page = selectPage(
+      docs.map((d) => ({ doc: d, value: d.name })),
+      q('hello'),
+      20,
+      null,
+    );
     expect(page.items.map((i) => i.value)).toEqual(['hello.txt', 'helloworld.txt', 'world hello.txt']);
     expect(page.pageToken).toBe('');
   });
@@ -88,21 +123,26 @@ describe('properties', () => {
   const str = fc.array(alphabet, { minLength: 1, maxLength: 12 }).map((a) => a.join(''));
   it('paging through every page equals one big page', () => {
     fc.assert(
-      fc.property(fc.array(str, { minLength: 1, maxLength: 40 }), fc.array(alphabet, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 5 }), (names, term, limit) => {
-        const query = parseQuery(term.join('').trim() || 'a');
-        if (!query.ok) return;
-        const cands = names.map((n, i) => ({ doc: { id: `id${i}`, name: n, mimeType: 'text/plain' }, value: i }));
-        const all = selectPage(cands, query.query, 1000, null).items.map((i) => i.value);
-        const paged: number[] = [];
-        let after: SortKey | null = null;
-        for (let guard = 0; guard < 100; guard++) {
-          const p: { items: { value: number }[]; pageToken: string } = selectPage(cands, query.query, limit, after);
-          paged.push(...p.items.map((i) => i.value));
-          if (p.pageToken === '') break;
-          after = decodeSearchToken(p.pageToken)!;
-        }
-        expect(paged).toEqual(all);
-      }),
+      fc.property(
+        fc.array(str, { minLength: 1, maxLength: 40 }),
+        fc.array(alphabet, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 5 }),
+        (names, term, limit) => {
+          const query = parseQuery(term.join('').trim() || 'a');
+          if (!query.ok) return;
+          const cands = names.map((n, i) => ({ doc: { id: `id${i}`, name: n, mimeType: 'text/plain' }, value: i }));
+          const all = selectPage(cands, query.query, 1000, null).items.map((i) => i.value);
+          const paged: number[] = [];
+          let after: SortKey | null = null;
+          for (let guard = 0; guard < 100; guard++) {
+            const p: { items: { value: number }[]; pageToken: string } = selectPage(cands, query.query, limit, after);
+            paged.push(...p.items.map((i) => i.value));
+            if (p.pageToken === '') break;
+            after = decodeSearchToken(p.pageToken)!;
+          }
+          expect(paged).toEqual(all);
+        },
+      ),
     );
   });
   it('every location is a slice of the text that matches a term or extends one', () => {
@@ -125,10 +165,12 @@ describe('code point order of names (names above U+FFFF, handled here once)', ()
     const chars = ['a', 'B', '\uE000', '\uFFFF', '😀', '𝒜', 'z', 'é', '\uD7FF', ''];
     const word = (): string => Array.from({ length: Math.floor(r() * 4) }, () => chars[Math.floor(r() * chars.length)]).join('');
     for (let i = 0; i < 3000; i++) {
-      const a = word(), b = word();
+      const a = word(),
+        b = word();
       const want = Math.sign(compareCodePoints(a, b));
       expect(Math.sign(compareNames(a, b)), `${a} ${b}`).toBe(want);
-      const ka = codePointOrderKey(a), kb = codePointOrderKey(b);
+      const ka = codePointOrderKey(a),
+        kb = codePointOrderKey(b);
       expect(ka.length).toBe(a.length);
       expect(ka < kb ? -1 : ka > kb ? 1 : 0, `${a} ${b}`).toBe(want);
     }

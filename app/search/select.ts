@@ -31,7 +31,8 @@ export class TopK<T> {
 
   push(key: SortKey, value: T): void {
     if (!this.accepts(key)) return;
-    let lo = 0, hi = this.items.length;
+    let lo = 0,
+      hi = this.items.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (compareKeys(this.items[mid]!.key, key) <= 0) lo = mid + 1;

@@ -4,9 +4,21 @@ import { connectionWord, notificationsFor, trayMenu, trayView } from './tray-sta
 
 const NOW = Date.parse('2026-11-21T06:00:00Z');
 const ok: AppStatus = {
-  connection: 'online', endpoint: 'http://127.0.0.1:1', via: 'url', paused: false, mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 },
-  lastCompleteWalk: '2026-11-21T05:59:00Z', staleAfterSec: 3600, mirrorFolder: '/m', indexed: 12, error: null,
+  connection: 'online',
+  endpoint: 'http://127.0.0.1:1',
+  via: 'url',
+  paused: false,
+  mirrorMissing: false,
+  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+  outbox: 0,
+  conflicts: 0,
+  heldDeletes: 0,
+  uploads: { waiting: 0, held: 0 },
+  lastCompleteWalk: '2026-11-21T05:59:00Z',
+  staleAfterSec: 3600,
+  mirrorFolder: '/m',
+  indexed: 12,
+  error: null,
 };
 const s = (p: Partial<AppStatus>): AppStatus => ({ ...ok, ...p });
 
@@ -14,7 +26,10 @@ describe('trayView', () => {
   it('says synced only when everything is fine and recent', () => {
     expect(trayView(ok, NOW).state).toBe('synced');
     // not before the mirror folder was compared with what the app knows since the start
-    expect(trayView({ ...ok, checking: true }, NOW)).toMatchObject({ state: 'syncing', tooltip: 'NAS Mirror: syncing (checking the mirror folder)' });
+    expect(trayView({ ...ok, checking: true }, NOW)).toMatchObject({
+      state: 'syncing',
+      tooltip: 'NAS Mirror: syncing (checking the mirror folder)',
+    });
   });
   it('says stale when the last complete walk is too old or never happened', () => {
     expect(trayView(s({ lastCompleteWalk: '2026-11-21T04:00:00Z' }), NOW).state).toBe('stale');
@@ -27,24 +42,41 @@ describe('trayView', () => {
     expect(trayView(s({ outbox: 2 }), NOW).state).toBe('syncing');
   });
   it('says new files in words while they upload, apart from the other changes', () => {
-    expect(trayView(s({ outbox: 0, uploads: { waiting: 3, held: 0 } }), NOW)).toMatchObject({ state: 'syncing', tooltip: 'NAS Mirror: syncing (3 new items to upload)' });
-    expect(trayView(s({ outbox: 2, uploads: { waiting: 1, held: 0 } }), NOW).tooltip).toBe('NAS Mirror: syncing (2 changes to send, 1 new item to upload)');
-    expect(trayView(s({ connection: 'offline', outbox: 0, uploads: { waiting: 4, held: 0 } }), NOW).tooltip).toBe('NAS Mirror: offline, 4 new items to upload');
+    expect(trayView(s({ outbox: 0, uploads: { waiting: 3, held: 0 } }), NOW)).toMatchObject({
+      state: 'syncing',
+      tooltip: 'NAS Mirror: syncing (3 new items to upload)',
+    });
+    expect(trayView(s({ outbox: 2, uploads: { waiting: 1, held: 0 } }), NOW).tooltip).toBe(
+      'NAS Mirror: syncing (2 changes to send, 1 new item to upload)',
+    );
+    expect(trayView(s({ connection: 'offline', outbox: 0, uploads: { waiting: 4, held: 0 } }), NOW).tooltip).toBe(
+      'NAS Mirror: offline, 4 new items to upload',
+    );
   });
   it('says offline, and counts what waits', () => {
-    const v = trayView(s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }), NOW);
+    const v = trayView(
+      s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }),
+      NOW,
+    );
     expect(v.state).toBe('offline');
     expect(v.tooltip).toContain('2 changes waiting');
   });
   it('one word for the link in the badge and the tray: not answering, not signed in, not set up (issue 25 points 3 and 5)', () => {
-    const hung = s({ connection: 'offline', outbox: 1, error: { code: 'Timeout', message: 'the NAS is not answering (no reply within the request timeout); retrying' } });
+    const hung = s({
+      connection: 'offline',
+      outbox: 1,
+      error: { code: 'Timeout', message: 'the NAS is not answering (no reply within the request timeout); retrying' },
+    });
     expect(connectionWord(hung)).toBe('Not answering');
     expect(trayView(hung, NOW)).toMatchObject({ state: 'offline', tooltip: 'NAS Mirror: NAS not answering, retrying, 1 change waiting' });
     expect(connectionWord(s({ connection: 'offline', error: { code: 'NetworkError', message: 'ECONNREFUSED' } }))).toBe('Offline');
     const noSignIn = s({ connection: 'unconfigured', error: { code: 'Unauthorized', message: 'not signed in to this NAS' } });
     expect(connectionWord(noSignIn)).toBe('Not signed in');
     expect(trayView(noSignIn, NOW).tooltip).toBe('NAS Mirror: needs attention (not signed in to this NAS yet)');
-    const nothing = s({ connection: 'unconfigured', error: { code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' } });
+    const nothing = s({
+      connection: 'unconfigured',
+      error: { code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' },
+    });
     expect(connectionWord(nothing)).toBe('Not set up');
     expect(trayView(nothing, NOW).tooltip).toBe('NAS Mirror: needs attention (not set up yet)');
   });
@@ -53,7 +85,10 @@ describe('trayView', () => {
     expect(trayView(s({ paused: true, conflicts: 1 }), NOW).state).toBe('attention');
     expect(trayView(s({ heldDeletes: 3 }), NOW).tooltip).toContain('3 held deletes');
     // many new files at once wait for the user's word: needs attention, like held deletes
-    expect(trayView(s({ uploads: { waiting: 0, held: 12 } }), NOW)).toMatchObject({ state: 'attention', tooltip: 'NAS Mirror: needs attention (12 new items wait for your OK)' });
+    expect(trayView(s({ uploads: { waiting: 0, held: 12 } }), NOW)).toMatchObject({
+      state: 'attention',
+      tooltip: 'NAS Mirror: needs attention (12 new items wait for your OK)',
+    });
     expect(trayView(s({ connection: 'auth-error' }), NOW).state).toBe('attention');
     expect(trayView(s({ mirrorMissing: true }), NOW).state).toBe('attention');
   });
@@ -66,7 +101,9 @@ describe('notificationsFor', () => {
     expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 2 }))).toEqual([]);
     expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 1 }))).toEqual([]);
     expect(notificationsFor(ok, s({ heldDeletes: 60 }))[0]?.title).toBe('60 deletes held');
-    expect(notificationsFor(ok, s({ uploads: { waiting: 0, held: 60 } }))).toMatchObject([{ kind: 'held-uploads', title: '60 new items wait for your OK' }]);
+    expect(notificationsFor(ok, s({ uploads: { waiting: 0, held: 60 } }))).toMatchObject([
+      { kind: 'held-uploads', title: '60 new items wait for your OK' },
+    ]);
     expect(notificationsFor(s({ uploads: { waiting: 0, held: 60 } }), s({ uploads: { waiting: 0, held: 60 } }))).toEqual([]);
     expect(notificationsFor(ok, s({ connection: 'auth-error' })).map((n) => n.kind)).toEqual(['auth-error']);
     expect(notificationsFor(s({ connection: 'auth-error' }), s({ connection: 'auth-error' }))).toEqual([]);

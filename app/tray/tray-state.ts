@@ -30,7 +30,6 @@ export interface TrayNotification {
   body: string;
 }
 
-
 /** No NAS configured at all (the first start), as against a NAS configured without a sign-in. */
 const notSetUp = (s: AppStatus): boolean => s.connection === 'unconfigured' && s.error?.code !== 'Unauthorized';
 
@@ -67,7 +66,12 @@ export const toSendCount = (s: AppStatus): number => s.outbox + s.uploads.waitin
 
 function sendText(s: AppStatus, changes: string, uploads: string): string {
   const t = toSend(s);
-  return [t.changes > 0 ? `${plural(t.changes, 'change', 'changes')} ${changes}` : '', t.uploads > 0 ? `${plural(t.uploads, 'new item', 'new items')} ${uploads}` : ''].filter(Boolean).join(', ');
+  return [
+    t.changes > 0 ? `${plural(t.changes, 'change', 'changes')} ${changes}` : '',
+    t.uploads > 0 ? `${plural(t.uploads, 'new item', 'new items')} ${uploads}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** Why the user is needed, or null. */
@@ -98,8 +102,17 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
     return { ...base, state: 'offline', tooltip: `NAS Mirror: ${notAnswering(s) ? 'NAS not answering, retrying' : 'offline'}${queued}` };
   }
   if (s.walk.running || toSendCount(s) > 0 || s.checking === true) {
-    const what = s.walk.running ? walkText(s.walk) : toSendCount(s) > 0 ? sendText(s, 'to send', 'to upload') : 'checking the mirror folder';
-    return { ...base, state: 'syncing', tooltip: `NAS Mirror: syncing (${what})`, progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null };
+    const what = s.walk.running
+      ? walkText(s.walk)
+      : toSendCount(s) > 0
+        ? sendText(s, 'to send', 'to upload')
+        : 'checking the mirror folder';
+    return {
+      ...base,
+      state: 'syncing',
+      tooltip: `NAS Mirror: syncing (${what})`,
+      progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null,
+    };
   }
   if (isStale(s, nowMs)) {
     const when = s.lastCompleteWalk === null ? 'never completed' : `last complete walk ${s.lastCompleteWalk}`;
@@ -125,22 +138,42 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
   if (next.connection === 'auth-error' && !before.auth) {
     // The plain reason (e.g. "the refresh token is unknown or was revoked") comes from the engine.
     const why = next.error?.message ? ` (${next.error.message})` : '';
-    out.push({ kind: 'auth-error', title: 'NAS Mirror needs you to sign in again', body: `The NAS no longer accepts the sign-in${why}. Open Settings and choose Sign in; changes wait until then.` });
+    out.push({
+      kind: 'auth-error',
+      title: 'NAS Mirror needs you to sign in again',
+      body: `The NAS no longer accepts the sign-in${why}. Open Settings and choose Sign in; changes wait until then.`,
+    });
   }
   if (next.mirrorMissing && !before.missing) {
-    out.push({ kind: 'mirror-missing', title: 'Mirror folder missing', body: 'Sync is paused until the mirror folder is back; nothing was deleted.' });
+    out.push({
+      kind: 'mirror-missing',
+      title: 'Mirror folder missing',
+      body: 'Sync is paused until the mirror folder is back; nothing was deleted.',
+    });
   }
   if (next.conflicts > before.conflicts) {
     const n = next.conflicts - before.conflicts;
-    out.push({ kind: 'conflicts', title: plural(n, 'new conflict', 'new conflicts'), body: 'The NAS changed what you changed here. Open Conflicts to keep yours or the NAS version.' });
+    out.push({
+      kind: 'conflicts',
+      title: plural(n, 'new conflict', 'new conflicts'),
+      body: 'The NAS changed what you changed here. Open Conflicts to keep yours or the NAS version.',
+    });
   }
   if (next.heldDeletes > before.held) {
     const n = next.heldDeletes - before.held;
-    out.push({ kind: 'held-deletes', title: plural(n, 'delete held', 'deletes held'), body: 'A large delete waits for you in Conflicts. Nothing was deleted on the NAS yet.' });
+    out.push({
+      kind: 'held-deletes',
+      title: plural(n, 'delete held', 'deletes held'),
+      body: 'A large delete waits for you in Conflicts. Nothing was deleted on the NAS yet.',
+    });
   }
   if (next.uploads.held > before.heldUploads) {
     const n = next.uploads.held - before.heldUploads;
-    out.push({ kind: 'held-uploads', title: `${plural(n, 'new item waits', 'new items wait')} for your OK`, body: 'Many new files at once: they wait for you in Conflicts (Upload, or keep them on this computer only). Nothing was uploaded yet.' });
+    out.push({
+      kind: 'held-uploads',
+      title: `${plural(n, 'new item waits', 'new items wait')} for your OK`,
+      body: 'Many new files at once: they wait for you in Conflicts (Upload, or keep them on this computer only). Nothing was uploaded yet.',
+    });
   }
   return out;
 }
@@ -148,7 +181,11 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
 /** The tray menu, in order; `id`s are what the shell dispatches on. */
 export type TrayMenuItem =
   | { id: 'status'; label: string; enabled: false }
-  | { id: 'open' | 'search' | 'open-mirror' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit'; label: string; enabled: boolean }
+  | {
+      id: 'open' | 'search' | 'open-mirror' | 'sync-now' | 'pause' | 'resume' | 'activity' | 'conflicts' | 'quit';
+      label: string;
+      enabled: boolean;
+    }
   | { id: 'separator' };
 
 /** The whole menu lives in the context menu (Linux AppIndicator ignores clicks). */

@@ -8,7 +8,8 @@ export function bytesToBase64url(bytes: ArrayLike<number>): string {
   let out = '';
   for (let i = 0; i < bytes.length; i += 3) {
     const b0 = bytes[i] ?? 0;
-    const has1 = i + 1 < bytes.length, has2 = i + 2 < bytes.length;
+    const has1 = i + 1 < bytes.length,
+      has2 = i + 2 < bytes.length;
     const n = (b0 << 16) | ((has1 ? bytes[i + 1]! : 0) << 8) | (has2 ? bytes[i + 2]! : 0);
     out += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]!;
     if (has1) out += ALPHABET[(n >> 6) & 63]!;
@@ -21,7 +22,8 @@ export function bytesToBase64url(bytes: ArrayLike<number>): string {
 export function base64urlToBytes(s: string): number[] | undefined {
   if (s.length % 4 === 1) return undefined;
   const bytes: number[] = [];
-  let acc = 0, bits = 0;
+  let acc = 0,
+    bits = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     const v = c < 128 ? LOOKUP[c]! : -1;
@@ -52,14 +54,22 @@ export function utf8Encode(s: string): number[] {
 /** Strict UTF-8 decode; undefined on malformed input. */
 export function utf8Decode(bytes: number[]): string | undefined {
   let out = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i]!;
     let cp: number, n: number;
-    if (b < 0x80) { cp = b; n = 1; }
-    else if (b >= 0xc2 && b < 0xe0) { cp = b & 31; n = 2; }
-    else if (b >= 0xe0 && b < 0xf0) { cp = b & 15; n = 3; }
-    else if (b >= 0xf0 && b < 0xf5) { cp = b & 7; n = 4; }
-    else return undefined;
+    if (b < 0x80) {
+      cp = b;
+      n = 1;
+    } else if (b >= 0xc2 && b < 0xe0) {
+      cp = b & 31;
+      n = 2;
+    } else if (b >= 0xe0 && b < 0xf0) {
+      cp = b & 15;
+      n = 3;
+    } else if (b >= 0xf0 && b < 0xf5) {
+      cp = b & 7;
+      n = 4;
+    } else return undefined;
     if (i + n > bytes.length) return undefined;
     for (let k = 1; k < n; k++) {
       const c = bytes[i + k]!;

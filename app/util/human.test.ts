@@ -19,10 +19,14 @@ describe('human formats', () => {
 
   it('turns "(s)" plurals into real ones', () => {
     expect(realPlurals('kept on this device: downloaded 3 file(s)')).toBe('kept on this device: downloaded 3 files');
-    expect(realPlurals('freed 10 bytes: 1 file(s) are placeholders again; 2 file(s) you changed kept')).toBe('freed 10 bytes: 1 file is placeholders again; 2 files you changed kept');
+    expect(realPlurals('freed 10 bytes: 1 file(s) are placeholders again; 2 file(s) you changed kept')).toBe(
+      'freed 10 bytes: 1 file is placeholders again; 2 files you changed kept',
+    );
     expect(realPlurals('held 1 delete(s) for confirmation')).toBe('held 1 delete for confirmation');
     expect(realPlurals('placed 1200 new placeholder(s)')).toBe('placed 1,200 new placeholders');
-    expect(realPlurals('keep on this device: 2 download(s) failed; entry(s) box(s)')).toBe('keep on this device: 2 downloads failed; entries boxes');
+    expect(realPlurals('keep on this device: 2 download(s) failed; entry(s) box(s)')).toBe(
+      'keep on this device: 2 downloads failed; entries boxes',
+    );
     expect(realPlurals('only http(s) pages')).toBe('only http(s) pages');
   });
 });

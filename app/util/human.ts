@@ -27,7 +27,10 @@ export function formatSize(bytes: number | undefined): string {
   if (bytes === undefined || !Number.isFinite(bytes)) return '';
   let v = Math.max(0, bytes);
   let i = 0;
-  while (v >= 1024 && i < UNITS.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
   if (i === 0) return `${formatCount(v)} B`;
   // 9.96 rounds to "10.0": written as 10, like any other value from 10 up
   const text = v < 10 && Number(v.toFixed(1)) < 10 ? v.toFixed(1) : formatCount(Math.round(v));
@@ -42,11 +45,14 @@ export function formatSize(bytes: number | undefined): string {
  */
 export function realPlurals(text: string): string {
   return text
-    .replace(/\b(\d+) ((?:[A-Za-z-]+ )?)([A-Za-z]+)\(s\)( are\b| were\b)?/g, (_all, n: string, adjective: string, word: string, verb: string | undefined) => {
-      const one = Number(n) === 1;
-      const agreed = verb === undefined ? '' : one ? (verb === ' are' ? ' is' : ' was') : verb;
-      return `${formatCount(Number(n))} ${adjective}${one ? word : pluralOf(word)}${agreed}`;
-    })
+    .replace(
+      /\b(\d+) ((?:[A-Za-z-]+ )?)([A-Za-z]+)\(s\)( are\b| were\b)?/g,
+      (_all, n: string, adjective: string, word: string, verb: string | undefined) => {
+        const one = Number(n) === 1;
+        const agreed = verb === undefined ? '' : one ? (verb === ' are' ? ' is' : ' was') : verb;
+        return `${formatCount(Number(n))} ${adjective}${one ? word : pluralOf(word)}${agreed}`;
+      },
+    )
     .replace(/\b([A-Za-z]+)\(s\)/g, (all, word: string) => (/^https?$/i.test(word) ? all : pluralOf(word)));
 }
 

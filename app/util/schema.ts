@@ -30,7 +30,8 @@ const fail = (path: string, what: string): never => {
  * a value that passes (the hot path: every object of a walk, every row read back).
  */
 const under = (path: string, e: unknown): never => {
-  if (path && e instanceof AppError && e.code === 'BadRequest') throw new AppError('BadRequest', e.message.startsWith('[') ? path + e.message : `${path}.${e.message}`);
+  if (path && e instanceof AppError && e.code === 'BadRequest')
+    throw new AppError('BadRequest', e.message.startsWith('[') ? path + e.message : `${path}.${e.message}`);
   throw e;
 };
 
@@ -42,7 +43,9 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 
 /** A string of `min`..`max` UTF-16 code units (default 0..4096), optionally matching `pattern`. */
 export function str(opts: { min?: number; max?: number; pattern?: RegExp } = {}): Schema<string> {
-  const min = opts.min ?? 0, max = opts.max ?? 4096, pattern = opts.pattern;
+  const min = opts.min ?? 0,
+    max = opts.max ?? 4096,
+    pattern = opts.pattern;
   return {
     describe: 'string',
     test: (v): v is string => typeof v === 'string' && v.length >= min && v.length <= max && (pattern === undefined || pattern.test(v)),
@@ -123,7 +126,11 @@ export function arr<T>(of: Schema<T>, max = 10_000): Schema<T[]> {
 
 /** `T | null`. */
 export function nullable<T>(of: Schema<T>): Schema<T | null> {
-  return { describe: `${of.describe}|null`, parse: (v, path = '') => (v === null ? null : of.parse(v, path)), test: (v): v is T | null => v === null || of.test(v) };
+  return {
+    describe: `${of.describe}|null`,
+    parse: (v, path = '') => (v === null ? null : of.parse(v, path)),
+    test: (v): v is T | null => v === null || of.test(v),
+  };
 }
 
 /** Marks an object property as optional (absent or undefined). */
@@ -133,7 +140,13 @@ export interface Optional<T> extends Schema<T | undefined> {
   readonly of: Schema<T>;
 }
 export function opt<T>(of: Schema<T>): Optional<T> {
-  return { optional: true, of, describe: `${of.describe}?`, parse: (v, path = '') => (v === undefined ? undefined : of.parse(v, path)), test: (v): v is T | undefined => v === undefined || of.test(v) };
+  return {
+    optional: true,
+    of,
+    describe: `${of.describe}?`,
+    parse: (v, path = '') => (v === undefined ? undefined : of.parse(v, path)),
+    test: (v): v is T | undefined => v === undefined || of.test(v),
+  };
 }
 
 type Shape = Record<string, Schema<unknown>>;
@@ -153,7 +166,9 @@ export function obj<S extends Shape>(shape: S, opts: { open?: boolean } = {}): S
   const open = opts.open === true;
   // `test` walks the keys the value has (a row has ~10 of the ~20 declared) and calls the
   // present value's own check (no `opt` wrapper); it counts the required keys it met
-  const checks = new Map<string, { s: Schema<unknown>; required: boolean }>(entries.map(([k, s]) => ('optional' in s ? [k, { s: (s as Optional<unknown>).of, required: false }] : [k, { s, required: true }])));
+  const checks = new Map<string, { s: Schema<unknown>; required: boolean }>(
+    entries.map(([k, s]) => ('optional' in s ? [k, { s: (s as Optional<unknown>).of, required: false }] : [k, { s, required: true }])),
+  );
   const required = entries.filter(([, s]) => !('optional' in s)).length;
   return {
     describe: 'object',
@@ -179,7 +194,8 @@ export function obj<S extends Shape>(shape: S, opts: { open?: boolean } = {}): S
     parse(v, path = '') {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
       if (!open) {
-        for (const k of Object.keys(v)) if (!Object.prototype.hasOwnProperty.call(shape, k)) fail(path ? `${path}.${k}` : k, 'unknown field');
+        for (const k of Object.keys(v))
+          if (!Object.prototype.hasOwnProperty.call(shape, k)) fail(path ? `${path}.${k}` : k, 'unknown field');
       }
       let out: Record<string, unknown> = open ? v : {};
       try {
@@ -203,7 +219,10 @@ export function obj<S extends Shape>(shape: S, opts: { open?: boolean } = {}): S
 }
 
 /** A union discriminated by a `kind` string field. */
-export function tagged<const M extends Record<string, Schema<object>>>(field: string, members: M): Schema<{ [K in keyof M]: Infer<M[K]> }[keyof M]> {
+export function tagged<const M extends Record<string, Schema<object>>>(
+  field: string,
+  members: M,
+): Schema<{ [K in keyof M]: Infer<M[K]> }[keyof M]> {
   return {
     describe: `union by ${field}`,
     test: (v): v is { [K in keyof M]: Infer<M[K]> }[keyof M] => {
@@ -214,7 +233,8 @@ export function tagged<const M extends Record<string, Schema<object>>>(field: st
     parse(v, path = '') {
       if (!isPlainObject(v)) return fail(path, 'expected an object');
       const tag = v[field];
-      if (typeof tag !== 'string' || !Object.prototype.hasOwnProperty.call(members, tag)) return fail(path ? `${path}.${field}` : field, `expected one of ${Object.keys(members).join(', ')}`);
+      if (typeof tag !== 'string' || !Object.prototype.hasOwnProperty.call(members, tag))
+        return fail(path ? `${path}.${field}` : field, `expected one of ${Object.keys(members).join(', ')}`);
       return members[tag]!.parse(v, path) as { [K in keyof M]: Infer<M[K]> }[keyof M];
     },
   };

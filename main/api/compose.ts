@@ -48,7 +48,10 @@ export async function openMirrorState(stateDir: string): Promise<MirrorState> {
  * catches up at once; once it has, the engine's free memory goes back to the system
  * (release-memory.ts) before the quiet time between rounds.
  */
-export function createEngine(state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'> & Partial<Pick<MirrorState, 'opened'>>, opts: Omit<EngineOptions, 'stateDir' | 'db' | 'store' | 'applier'>): Engine {
+export function createEngine(
+  state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'> & Partial<Pick<MirrorState, 'opened'>>,
+  opts: Omit<EngineOptions, 'stateDir' | 'db' | 'store' | 'applier'>,
+): Engine {
   const engine = new Engine({ ...opts, stateDir: state.stateDir, db: state.db, store: state.store, applier: state.applier });
   const opened = state.opened;
   if (opened) {

@@ -46,10 +46,21 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
       let carry: Parameters<typeof openMirrorCore>[0]['carry'];
       try {
         if (s.source === 'none') dropEmptyState(opts.dataDir);
-        else putMirrorAside(opts.dataDir, { mirrorFolder: s.mirrorFolder, nas: s.source === 'embedded' ? 'the built-in demo NAS' : s.location });
+        else
+          putMirrorAside(opts.dataDir, {
+            mirrorFolder: s.mirrorFolder,
+            nas: s.source === 'embedded' ? 'the built-in demo NAS' : s.location,
+          });
         opts.log.info('mirror put aside', { mirrorFolder: s.mirrorFolder, reopening: back?.keptIn });
         if (back) restoreMirror(opts.dataDir, back);
-        else carry = { theme: s.theme, syncIntervalSec: s.syncIntervalSec, deleteThresholdCount: s.deleteThresholdCount, deleteThresholdPercent: s.deleteThresholdPercent, startAtLogin: s.startAtLogin };
+        else
+          carry = {
+            theme: s.theme,
+            syncIntervalSec: s.syncIntervalSec,
+            deleteThresholdCount: s.deleteThresholdCount,
+            deleteThresholdPercent: s.deleteThresholdPercent,
+            startAtLogin: s.startAtLogin,
+          };
       } finally {
         // a fresh state, the one brought back (or, if the files could not move, the same one again): never no core
         current = await openMirrorCore({ opts, hub, keychain, memoryTokens, ...(carry ? { carry } : {}) });
@@ -68,12 +79,29 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     reopenMirror: ({ keptIn }: { keptIn: string }) => swapMirror(keptIn),
   };
 
-  const handlers = Object.fromEntries(METHOD_NAMES.map((m: Method) => [m,
-    special[m] ?? (async (args: never) => ((await live()).handlers[m] as (a: never) => Promise<unknown>)(args))])) as unknown as ContractHandlers;
+  const handlers = Object.fromEntries(
+    METHOD_NAMES.map((m: Method) => [
+      m,
+      special[m] ?? (async (args: never) => ((await live()).handlers[m] as (a: never) => Promise<unknown>)(args)),
+    ]),
+  ) as unknown as ContractHandlers;
 
   const idleStatus = (): AppStatus => ({
-    connection: 'offline', endpoint: null, via: null, paused: false, mirrorMissing: false, walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
-    outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 }, lastCompleteWalk: null, staleAfterSec: 600, mirrorFolder: null, indexed: 0, error: { code: 'MirrorSwitching', message: 'starting a new mirror…' },
+    connection: 'offline',
+    endpoint: null,
+    via: null,
+    paused: false,
+    mirrorMissing: false,
+    walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+    outbox: 0,
+    conflicts: 0,
+    heldDeletes: 0,
+    uploads: { waiting: 0, held: 0 },
+    lastCompleteWalk: null,
+    staleAfterSec: 600,
+    mirrorFolder: null,
+    indexed: 0,
+    error: { code: 'MirrorSwitching', message: 'starting a new mirror…' },
   });
 
   return {

@@ -11,7 +11,10 @@ function launch(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { detached: true, stdio: 'ignore' });
     child.once('error', reject);
-    child.once('spawn', () => { child.unref(); resolve(); });
+    child.once('spawn', () => {
+      child.unref();
+      resolve();
+    });
   });
 }
 

@@ -47,9 +47,22 @@ export interface HandlerDeps {
 export function engineAppStatus(engine: Engine, store: MirrorStore, via: AppStatus['via'], staleAfterSec: number): AppStatus {
   const e = engine.status();
   return {
-    connection: e.connection, endpoint: e.endpoint, via, paused: e.paused, mirrorMissing: e.mirrorMissing !== null,
-    walk: e.walk, checking: e.checking, outbox: e.outbox.pending, conflicts: e.conflicts, heldDeletes: e.heldDeletes, uploads: { waiting: e.uploads.waiting, held: e.uploads.held }, lastCompleteWalk: e.lastCompleteWalk,
-    staleAfterSec, mirrorFolder: e.mirrorFolder, indexed: store.count(), error: e.error,
+    connection: e.connection,
+    endpoint: e.endpoint,
+    via,
+    paused: e.paused,
+    mirrorMissing: e.mirrorMissing !== null,
+    walk: e.walk,
+    checking: e.checking,
+    outbox: e.outbox.pending,
+    conflicts: e.conflicts,
+    heldDeletes: e.heldDeletes,
+    uploads: { waiting: e.uploads.waiting, held: e.uploads.held },
+    lastCompleteWalk: e.lastCompleteWalk,
+    staleAfterSec,
+    mirrorFolder: e.mirrorFolder,
+    indexed: store.count(),
+    error: e.error,
   };
 }
 
@@ -59,7 +72,9 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     if (!e) throw new AppError('Unavailable', d.whyNoEngine());
     return e;
   };
-  const appOnly = (): never => { throw new AppError('BadRequest', 'in "nas-mirror run" the NAS and the mirror folder come from the command line'); };
+  const appOnly = (): never => {
+    throw new AppError('BadRequest', 'in "nas-mirror run" the NAS and the mirror folder come from the command line');
+  };
   const localPath = (id: string): string => {
     const e = engineOrThrow();
     const p = absOf(e.core.root, e.core.model, id);
@@ -73,9 +88,15 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
     open: async ({ id }) => openOrExplain(engineOrThrow(), d, id),
-    reveal: async ({ id }) => { await d.desktop.reveal(localPath(id)); return {}; },
+    reveal: async ({ id }) => {
+      await d.desktop.reveal(localPath(id));
+      return {};
+    },
     pin: async ({ id }) => engineOrThrow().pin(id),
-    unpin: async ({ id }) => { await engineOrThrow().unpin(id); return {}; },
+    unpin: async ({ id }) => {
+      await engineOrThrow().unpin(id);
+      return {};
+    },
     free: async ({ id }) => engineOrThrow().free(id),
     deviceSpace: async ({ folderId }) => {
       const e = d.engine();
@@ -84,7 +105,10 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     },
     deviceStates: async ({ ids }) => ({ states: [...(d.engine()?.deviceStates(ids) ?? new Map())].map(([id, state]) => ({ id, state })) }),
     activity: async ({ limit }) => ({ entries: d.engine()?.actions.activity(limit ?? 200) ?? [] }),
-    undo: async ({ id }) => { await engineOrThrow().actions.undo(id); return {}; },
+    undo: async ({ id }) => {
+      await engineOrThrow().actions.undo(id);
+      return {};
+    },
     conflicts: async () => d.engine()?.actions.conflicts() ?? { conflicts: [], held: [] },
     resolveConflicts: async ({ ids, action }) => engineOrThrow().actions.resolveConflicts(ids, action),
     resolveHeld: async ({ ids, action }) => engineOrThrow().actions.resolveHeld(ids, action),
@@ -96,10 +120,15 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     resolveUploads: async ({ ids, upload }) => engineOrThrow().actions.resolveUploads(ids, upload),
     syncNow: async () => {
       // answers at once; progress arrives as status events
-      void engineOrThrow().syncNow().catch((err: unknown) => d.log.warn('sync now failed', { err }));
+      void engineOrThrow()
+        .syncNow()
+        .catch((err: unknown) => d.log.warn('sync now failed', { err }));
       return {};
     },
-    setPaused: async ({ paused }) => { await d.settings.setPaused(paused); return {}; },
+    setPaused: async ({ paused }) => {
+      await d.settings.setPaused(paused);
+      return {};
+    },
     getSettings: async () => d.settings.view(),
     updateSettings: async ({ patch }) => d.settings.update(patch),
     setToken: async ({ token }) => d.settings.setToken(token),
@@ -134,7 +163,10 @@ async function openOrExplain(engine: Engine, d: HandlerDeps, id: string): Promis
     const names = d.store.pathOf(id);
     const size = d.store.get(id)?.size;
     const name = engine.core.model.get(id)?.rname ?? id;
-    return { opened: false, onNas: { path: names ? `/${names.join('/')}` : `/${name}`, ...(size !== undefined ? { size } : {}), reason: e.message } };
+    return {
+      opened: false,
+      onNas: { path: names ? `/${names.join('/')}` : `/${name}`, ...(size !== undefined ? { size } : {}), reason: e.message },
+    };
   }
   await d.desktop.open(got.path);
   return { opened: true, ...(got.downloaded ? { downloaded: true } : {}) };
@@ -151,10 +183,15 @@ function pendingWords(engine: Engine | null): (id: string) => string | undefined
   return (id) => {
     const last = outbox.unsettledFor(id).at(-1)?.intent;
     if (!last) return undefined;
-    const words = last.op === 'delete' ? 'deleted here' : [
-      last.name !== undefined ? `renamed here to “${last.name}”` : '',
-      last.parentID !== undefined ? `moved here into ${model.pathOf(last.parentID) || 'the top folder'}` : '',
-    ].filter(Boolean).join(' and ');
+    const words =
+      last.op === 'delete'
+        ? 'deleted here'
+        : [
+            last.name !== undefined ? `renamed here to “${last.name}”` : '',
+            last.parentID !== undefined ? `moved here into ${model.pathOf(last.parentID) || 'the top folder'}` : '',
+          ]
+            .filter(Boolean)
+            .join(' and ');
     return words ? `${words[0]!.toUpperCase()}${words.slice(1)}: waits to be sent to the NAS` : undefined;
   };
 }

@@ -72,10 +72,22 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     if (d.carry) settings.update(d.carry);
   }
   const deps: SessionDeps = {
-    stateDir, embeddedDir, db, store, applier, opened, keychain, memoryTokens: d.memoryTokens, log,
+    stateDir,
+    embeddedDir,
+    db,
+    store,
+    applier,
+    opened,
+    keychain,
+    memoryTokens: d.memoryTokens,
+    log,
     service: opts.service ?? { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
-    demoObjects: opts.demoObjects, engine: opts.engine,
-    notice: (message) => { hub.emit('notice', { level: 'warn', message }); emitStatus(); },
+    demoObjects: opts.demoObjects,
+    engine: opts.engine,
+    notice: (message) => {
+      hub.emit('notice', { level: 'warn', message });
+      emitStatus();
+    },
   };
 
   let session: Session | null = null;
@@ -89,14 +101,27 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     if (engine) return { ...engineAppStatus(engine, store, session?.via ?? null, staleAfterSec), endpoint: session?.endpoint ?? null };
     const p = session?.problem;
     return {
-      connection: p?.connection ?? 'offline', endpoint: session?.endpoint ?? null, via: session?.via ?? null, paused: s.paused, mirrorMissing: false,
-      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null }, outbox: 0, conflicts: 0, heldDeletes: 0, uploads: { waiting: 0, held: 0 },
-      lastCompleteWalk: store.lastWalk()?.completedAt ?? null, staleAfterSec, mirrorFolder: s.source === 'none' ? null : s.mirrorFolder, indexed: store.count(),
+      connection: p?.connection ?? 'offline',
+      endpoint: session?.endpoint ?? null,
+      via: session?.via ?? null,
+      paused: s.paused,
+      mirrorMissing: false,
+      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+      outbox: 0,
+      conflicts: 0,
+      heldDeletes: 0,
+      uploads: { waiting: 0, held: 0 },
+      lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
+      staleAfterSec,
+      mirrorFolder: s.source === 'none' ? null : s.mirrorFolder,
+      indexed: store.count(),
       error: p ? { code: p.code, message: p.message } : session ? null : { code: 'Unavailable', message: 'connecting…' },
     };
   };
   let closed = false;
-  const emitStatus = (): void => { if (!closed) hub.emit('status', status()); };
+  const emitStatus = (): void => {
+    if (!closed) hub.emit('status', status());
+  };
 
   const start = async (): Promise<void> => {
     const s = settings.read();
@@ -111,10 +136,13 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
         engine.events.on('download', (d) => hub.emit('download', d)),
       ];
       if (engine.state.paused !== s.paused) await engine.setPaused(s.paused);
-      void engine.start().catch((e: unknown) => {
-        log.error('engine failed to start', { err: e });
-        hub.emit('notice', { level: 'error', message: `sync could not start: ${e instanceof Error ? e.message : String(e)}` });
-      }).finally(emitStatus);
+      void engine
+        .start()
+        .catch((e: unknown) => {
+          log.error('engine failed to start', { err: e });
+          hub.emit('notice', { level: 'error', message: `sync could not start: ${e instanceof Error ? e.message : String(e)}` });
+        })
+        .finally(emitStatus);
     }
     emitStatus();
   };
@@ -126,14 +154,25 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     await s?.close();
     await opened.save().catch((e: unknown) => log.warn('saving the offline index failed', { err: e }));
   };
-  const restart = (): Promise<void> => (switching = switching.then(async () => { await stop(); await start(); }));
+  const restart = (): Promise<void> =>
+    (switching = switching.then(async () => {
+      await stop();
+      await start();
+    }));
   /** Runs `fn` with no session (engine stopped), then starts one again whatever happened. */
   const withoutSession = <T>(fn: () => T | Promise<T>): Promise<T> => {
     const run = switching.then(async () => {
       await stop();
-      try { return await fn(); } finally { await start(); }
+      try {
+        return await fn();
+      } finally {
+        await start();
+      }
     });
-    switching = run.then(() => undefined, () => undefined);
+    switching = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   };
 
@@ -156,9 +195,15 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     }
     const e = session?.engine;
     return {
-      ...s, paused: e ? e.state.paused : s.paused, token, signedIn, keychainAvailable: keychain.kind === 'os',
-      startAtLogin: opts.loginItem.supported ? opts.loginItem.get() : false, startAtLoginSupported: opts.loginItem.supported,
-      newMirrorFolder: freeMirrorFolder(mirrorBase(opts.dataDir)), previousMirrors: listPreviousMirrors(opts.dataDir),
+      ...s,
+      paused: e ? e.state.paused : s.paused,
+      token,
+      signedIn,
+      keychainAvailable: keychain.kind === 'os',
+      startAtLogin: opts.loginItem.supported ? opts.loginItem.get() : false,
+      startAtLoginSupported: opts.loginItem.supported,
+      newMirrorFolder: freeMirrorFolder(mirrorBase(opts.dataDir)),
+      previousMirrors: listPreviousMirrors(opts.dataDir),
     };
   };
 
@@ -188,21 +233,40 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
 
   const provider: SettingsProvider = {
     signIn(location) {
-      if (location !== undefined && !unbound()) throw new AppError('BadConfig', 'this mirror is already set up: sign in from Settings', { field: 'location' });
+      if (location !== undefined && !unbound())
+        throw new AppError('BadConfig', 'this mirror is already set up: sign in from Settings', { field: 'location' });
       return signIn.start(location);
     },
     view,
     setPaused,
     async update(patch) {
       const before = settings.read();
-      if ((patch.source !== undefined && patch.source !== before.source) || (patch.location !== undefined && patch.location !== before.location)) {
+      if (
+        (patch.source !== undefined && patch.source !== before.source) ||
+        (patch.location !== undefined && patch.location !== before.location)
+      ) {
         // the first address given to a state folder binds it; after that, another NAS is a new mirror
         const bound = before.source === 'embedded' || before.location !== '';
         // ... but the same NAS at a new address is recognised by its root, never by its URL: the mirror and the sign-in stay
         if (bound && !unbound()) {
-          const moved = await sameNasElsewhere(deps, before, { ...before, source: patch.source ?? before.source, location: patch.location ?? before.location }, store.root()!.id);
-          if (!moved) throw new AppError('BadConfig', 'this mirror belongs to another NAS: use "Start a new mirror" below to mirror a different one (nothing of this mirror is lost)', { field: 'location' });
-          new LocalStore(db).addActivity({ kind: 'nas-moved', path: '', summary: `The NAS is now at ${moved.to}`, reason: `the same NAS as at ${moved.from} (the same root): the mirror and the sign-in are kept, as changed in Settings` });
+          const moved = await sameNasElsewhere(
+            deps,
+            before,
+            { ...before, source: patch.source ?? before.source, location: patch.location ?? before.location },
+            store.root()!.id,
+          );
+          if (!moved)
+            throw new AppError(
+              'BadConfig',
+              'this mirror belongs to another NAS: use "Start a new mirror" below to mirror a different one (nothing of this mirror is lost)',
+              { field: 'location' },
+            );
+          new LocalStore(db).addActivity({
+            kind: 'nas-moved',
+            path: '',
+            summary: `The NAS is now at ${moved.to}`,
+            reason: `the same NAS as at ${moved.from} (the same root): the mirror and the sign-in are kept, as changed in Settings`,
+          });
           hub.emit('changed', { what: 'activity' });
         }
       }
@@ -220,7 +284,8 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     },
     async setToken(token) {
       const s = settings.read();
-      if (s.source === 'embedded' || s.source === 'none') throw new AppError('BadRequest', 'the built-in demo NAS needs no token: choose a NAS address first', { field: 'token' });
+      if (s.source === 'embedded' || s.source === 'none')
+        throw new AppError('BadRequest', 'the built-in demo NAS needs no token: choose a NAS address first', { field: 'token' });
       const transport = new HttpTransport();
       let account: string;
       try {
@@ -244,7 +309,9 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
           const stored = await tokenFor(deps, acc.account);
           const c = stored === undefined ? undefined : decodeCredential(stored);
           if (c?.kind === 'refresh') {
-            await revoke(transport, session?.endpoint ?? acc.candidates[0]!.baseUrl, c.refreshToken).catch((e: unknown) => log.warn('revoking the sign-in failed', { err: e }));
+            await revoke(transport, session?.endpoint ?? acc.candidates[0]!.baseUrl, c.refreshToken).catch((e: unknown) =>
+              log.warn('revoking the sign-in failed', { err: e }),
+            );
           }
           deps.memoryTokens.delete(acc.account);
           if (keychain.kind === 'os') await keychain.delete(acc.account).catch(() => false);
@@ -256,10 +323,13 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
       return view();
     },
     async setUp(args) {
-      if (!unbound()) throw new AppError('BadConfig', 'this mirror is already set up: use "Start a new mirror" in Settings to mirror another NAS');
+      if (!unbound())
+        throw new AppError('BadConfig', 'this mirror is already set up: use "Start a new mirror" in Settings to mirror another NAS');
       const mirrorFolder = (args.mirrorFolder ?? '').trim() || freeMirrorFolder(mirrorBase(opts.dataDir));
       const chosen = await checkSetUp(args, {
-        stateDir, mirrorFolder, storedToken: (account) => tokenFor(deps, account),
+        stateDir,
+        mirrorFolder,
+        storedToken: (account) => tokenFor(deps, account),
         persist: (account, encoded) => storeCredential(deps, account, encoded).then(() => undefined),
       });
       if (chosen.token) await storeToken(chosen.account, chosen.token);
@@ -270,16 +340,23 @@ export async function openMirrorCore(d: MirrorCoreDeps): Promise<MirrorCore> {
     },
     async moveMirror(to) {
       const from = settings.read().mirrorFolder;
-      await withoutSession(() => moveMirrorFolder({ db, stateDir, from, to, mirrored: !unbound(), settings, onProgress: (p) => hub.emit('mirrorMove', p) }));
+      await withoutSession(() =>
+        moveMirrorFolder({ db, stateDir, from, to, mirrored: !unbound(), settings, onProgress: (p) => hub.emit('mirrorMove', p) }),
+      );
       hub.emit('changed', { what: 'settings' });
       hub.emit('changed', { what: 'activity' });
       return view();
     },
   };
   const handlers = createHandlers({
-    index: () => opened.index, store, engine: () => session?.engine ?? null,
+    index: () => opened.index,
+    store,
+    engine: () => session?.engine ?? null,
     whyNoEngine: () => session?.problem?.message ?? 'sync is not running yet',
-    status, desktop: opts.desktop, settings: provider, log,
+    status,
+    desktop: opts.desktop,
+    settings: provider,
+    log,
   });
 
   await start();

@@ -34,21 +34,36 @@ export interface MoveMirror {
 export async function moveMirrorFolder(m: MoveMirror): Promise<void> {
   const to = m.to.trim();
   const field = { field: 'mirrorFolder' };
-  const fail = (message: string, cause?: unknown): never => { throw new AppError('BadConfig', message, { ...field, cause }); };
+  const fail = (message: string, cause?: unknown): never => {
+    throw new AppError('BadConfig', message, { ...field, cause });
+  };
   if (resolve(to) === resolve(m.from)) return;
   const local = new LocalStore(m.db);
   if (!m.mirrored || !existsSync(m.from)) {
     if (m.mirrored) fail(`the current mirror folder ${m.from} is missing: put it back (or reconnect its disk) before moving it`);
-    try { checkMirrorFolder(m.stateDir, to); } catch (e) { fail(e instanceof Error ? e.message : String(e), e); }
+    try {
+      checkMirrorFolder(m.stateDir, to);
+    } catch (e) {
+      fail(e instanceof Error ? e.message : String(e), e);
+    }
     m.settings.update({ mirrorFolder: to });
     return;
   }
   dropUncommittedCopy(m.db); // an earlier move to another disk, interrupted after its copy
-  try { checkMirrorFolder(m.stateDir, to, { fresh: true }); } catch (e) { fail(e instanceof Error ? e.message : String(e), e); }
+  try {
+    checkMirrorFolder(m.stateDir, to, { fresh: true });
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e), e);
+  }
   const commit = (how: string): void => {
     local.setMeta('mirrorDir', to);
     m.settings.update({ mirrorFolder: to });
-    local.addActivity({ kind: 'mirror-moved', path: '', summary: `Mirror folder moved to ${to}`, reason: `moved from ${m.from} as asked in Settings (${how}); every placeholder and local file came along` });
+    local.addActivity({
+      kind: 'mirror-moved',
+      path: '',
+      summary: `Mirror folder moved to ${to}`,
+      reason: `moved from ${m.from} as asked in Settings (${how}); every placeholder and local file came along`,
+    });
   };
   try {
     rmdirSync(to); // created empty by the check; the rename puts the mirror in its place
@@ -60,11 +75,28 @@ export async function moveMirrorFolder(m: MoveMirror): Promise<void> {
     if (rootId === undefined) fail(`nothing is mirrored in ${m.from} yet (nothing was changed)`);
     let oldRemoved = false;
     try {
-      ({ oldRemoved } = await moveAcrossDisks({ db: m.db, from: m.from, to, rootId: rootId!, onProgress: m.onProgress, beforeEntry: m.beforeEntry, commit: () => commit('copied to another disk, checked, then the old copy removed') }));
+      ({ oldRemoved } = await moveAcrossDisks({
+        db: m.db,
+        from: m.from,
+        to,
+        rootId: rootId!,
+        onProgress: m.onProgress,
+        beforeEntry: m.beforeEntry,
+        commit: () => commit('copied to another disk, checked, then the old copy removed'),
+      }));
     } catch (err) {
-      fail(`the mirror folder could not be copied to ${to}: ${err instanceof Error ? err.message : String(err)} (nothing was changed: the mirror is still in ${m.from})`, err);
+      fail(
+        `the mirror folder could not be copied to ${to}: ${err instanceof Error ? err.message : String(err)} (nothing was changed: the mirror is still in ${m.from})`,
+        err,
+      );
     }
-    if (!oldRemoved) local.addActivity({ kind: 'mirror-moved', path: '', summary: `The old mirror folder ${m.from} could not be removed`, reason: 'the mirror now lives in its new place; the old folder is only a leftover copy: delete it by hand' });
+    if (!oldRemoved)
+      local.addActivity({
+        kind: 'mirror-moved',
+        path: '',
+        summary: `The old mirror folder ${m.from} could not be removed`,
+        reason: 'the mirror now lives in its new place; the old folder is only a leftover copy: delete it by hand',
+      });
     return;
   }
   commit('renamed on the same disk');

@@ -25,7 +25,12 @@ export function whyNoAnswer(e: AppError): string {
  * refresh token goes to `persist`); null when it does not take that sign-in (another NAS).
  * Throws, in words, when nothing answers there.
  */
-export async function rootAt(candidates: readonly Candidate[], stored: string, transport: HttpTransport, persist: (encoded: string) => Promise<void>): Promise<string | null> {
+export async function rootAt(
+  candidates: readonly Candidate[],
+  stored: string,
+  transport: HttpTransport,
+  persist: (encoded: string) => Promise<void>,
+): Promise<string | null> {
   const auth = authFor(stored, transport, persist);
   try {
     const conn = await connect(candidates, auth.transport, auth.token, { lanTimeoutMs: 3000, proxyTimeoutMs: 5000 });
@@ -34,7 +39,11 @@ export async function rootAt(candidates: readonly Candidate[], stored: string, t
   } catch (e) {
     const err = toAppError(e);
     if (err.code === 'Unauthorized' || err.code === 'Forbidden' || err.code === 'NotFound') return null;
-    const what = err.code === 'NetworkError' || err.code === 'Timeout' ? `does not answer (${whyNoAnswer(err)})` : 'does not answer as a NAS does';
-    throw new AppError('BadConfig', `${candidates[0]?.baseUrl ?? 'the NAS'} ${what}: nothing was changed; check the address`, { field: 'location', cause: e });
+    const what =
+      err.code === 'NetworkError' || err.code === 'Timeout' ? `does not answer (${whyNoAnswer(err)})` : 'does not answer as a NAS does';
+    throw new AppError('BadConfig', `${candidates[0]?.baseUrl ?? 'the NAS'} ${what}: nothing was changed; check the address`, {
+      field: 'location',
+      cause: e,
+    });
   }
 }

@@ -19,7 +19,14 @@ const aggregates = new WeakMap<OfflineIndex, StorageAggregates>();
 /** The storage aggregates of an index (one per index, kept across calls). */
 export function storageOf(index: OfflineIndex): StorageAggregates {
   let a = aggregates.get(index);
-  if (!a) aggregates.set(index, (a = new StorageAggregates(() => index.facts(), () => index.factsReady())));
+  if (!a)
+    aggregates.set(
+      index,
+      (a = new StorageAggregates(
+        () => index.facts(),
+        () => index.factsReady(),
+      )),
+    );
   return a;
 }
 
@@ -28,7 +35,9 @@ export async function applyOrganize(engine: Engine, index: OfflineIndex, args: O
   await index.factsReady();
   const items = itemsOf(index, buildPlan(index, args));
   if (items.length === 0) throw new AppError('BadRequest', 'nothing to change: every item is unchanged or flagged in the preview');
-  const out = await engine.locked(() => enqueueBatch(engine.core, { q: sourceOf(args), rename: args.rename || null, move: args.move || null }, items));
+  const out = await engine.locked(() =>
+    enqueueBatch(engine.core, { q: sourceOf(args), rename: args.rename || null, move: args.move || null }, items),
+  );
   engine.kickOutbox();
   engine.events.emit('changed', { what: 'activity' });
   return out;
@@ -37,7 +46,10 @@ export async function applyOrganize(engine: Engine, index: OfflineIndex, args: O
 export function organizeHandlers(index: () => OfflineIndex, engine: () => Engine): OrganizeHandlers {
   return {
     // the facts are built in chunks that yield to the event loop (seconds at 1M objects), then kept
-    organizePreview: async (args) => { await index().factsReady(); return buildPlan(index(), args); },
+    organizePreview: async (args) => {
+      await index().factsReady();
+      return buildPlan(index(), args);
+    },
     organizeApply: async (args) => applyOrganize(engine(), index(), args),
     storage: async ({ folderId }) => storageOf(index()).viewReady(folderId),
   };

@@ -33,13 +33,20 @@ export function putMirrorAside(dataDir: string, about: { mirrorFolder: string; n
 export function listPreviousMirrors(dataDir: string): PreviousMirror[] {
   const dir = join(dataDir, 'previous');
   let names: string[];
-  try { names = readdirSync(dir); } catch { return []; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
   const out: PreviousMirror[] = [];
   for (const n of names.sort().reverse().slice(0, 100)) {
     try {
       const v = JSON.parse(readFileSync(join(dir, n, 'about.json'), 'utf8')) as Partial<PreviousMirror>;
-      if (typeof v.mirrorFolder === 'string' && typeof v.nas === 'string' && typeof v.at === 'string') out.push({ keptIn: join(dir, n), mirrorFolder: v.mirrorFolder, nas: v.nas, at: v.at });
-    } catch { /* not ours */ }
+      if (typeof v.mirrorFolder === 'string' && typeof v.nas === 'string' && typeof v.at === 'string')
+        out.push({ keptIn: join(dir, n), mirrorFolder: v.mirrorFolder, nas: v.nas, at: v.at });
+    } catch {
+      /* not ours */
+    }
   }
   return out;
 }
@@ -57,10 +64,16 @@ export function previousMirror(dataDir: string, keptIn: string): PreviousMirror 
  * in previous/ is removed once empty (about.json was only the label).
  */
 export function restoreMirror(dataDir: string, p: PreviousMirror): void {
-  for (const f of STATE_FILES) if (existsSync(join(dataDir, f))) throw new AppError('Conflict', `the data folder still holds ${f}: the current mirror was not put aside`);
+  for (const f of STATE_FILES)
+    if (existsSync(join(dataDir, f)))
+      throw new AppError('Conflict', `the data folder still holds ${f}: the current mirror was not put aside`);
   for (const f of STATE_FILES) if (existsSync(join(p.keptIn, f))) renameSync(join(p.keptIn, f), join(dataDir, f));
   unlinkSync(join(p.keptIn, 'about.json'));
-  try { rmdirSync(p.keptIn); } catch { /* something else in it: left as it is */ }
+  try {
+    rmdirSync(p.keptIn);
+  } catch {
+    /* something else in it: left as it is */
+  }
 }
 
 /** A state that holds no mirror (nothing chosen at the first start): its files go, it has nothing to keep. */

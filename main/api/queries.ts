@@ -18,7 +18,14 @@ export function folderPath(store: MirrorStore, folderId: string): string {
   return names === undefined ? '(unknown)' : `/${names.join('/')}`;
 }
 
-export async function searchWithPaths(index: OfflineIndex, store: MirrorStore, q: string, limit?: number, pageToken?: string, pendingOf: (id: string) => string | undefined = () => undefined): Promise<SearchResult> {
+export async function searchWithPaths(
+  index: OfflineIndex,
+  store: MirrorStore,
+  q: string,
+  limit?: number,
+  pageToken?: string,
+  pendingOf: (id: string) => string | undefined = () => undefined,
+): Promise<SearchResult> {
   // operators (ext:, kind:, in:, size:, date:, camera:) narrow the service's answer offline
   await filtersReady(index, q); // the first one builds the object facts in chunks, never blocking the loop
   const page = searchFiltered(index, q, { limit, pageToken });
@@ -54,5 +61,10 @@ export function browse(index: OfflineIndex, store: MirrorStore, folderId: string
     if (!parent) break;
     cur = parent;
   }
-  return { folder: { id: folder.id, name: folder.id === root.id ? 'NAS' : folder.name, path: folderPath(store, folder.id) }, crumbs, files, pageToken: page.pageToken };
+  return {
+    folder: { id: folder.id, name: folder.id === root.id ? 'NAS' : folder.name, path: folderPath(store, folder.id) },
+    crumbs,
+    files,
+    pageToken: page.pageToken,
+  };
 }

@@ -61,7 +61,10 @@ export interface Session {
 export async function accountFor(s: Settings, transport: HttpTransport): Promise<{ account: string; candidates: Candidate[] } | null> {
   if (s.source === 'embedded' || s.source === 'none') return null;
   if (!s.location.trim()) throw new AppError('BadConfig', 'set the NAS address (a base URL or a device record) first');
-  const candidates = s.source === 'url' ? [{ via: 'url' as const, baseUrl: s.location.trim().replace(/\/+$/, '') }] : await loadDevice(s.location, transport);
+  const candidates =
+    s.source === 'url'
+      ? [{ via: 'url' as const, baseUrl: s.location.trim().replace(/\/+$/, '') }]
+      : await loadDevice(s.location, transport);
   const account = candidates[0]?.baseUrl;
   if (!account) throw new AppError('BadConfig', 'the device record names no address');
   return { account, candidates };
@@ -104,19 +107,30 @@ const ACCOUNT_META = 'nasAccount';
  * record was edited, the NAS got another address): when the NAS there has the mirrored root,
  * it is the same NAS, and its sign-in is kept for the new address (one line in Activity).
  */
-async function signInOfMovedNas(deps: SessionDeps, acc: { account: string; candidates: Candidate[] }, transport: HttpTransport): Promise<string | undefined> {
+async function signInOfMovedNas(
+  deps: SessionDeps,
+  acc: { account: string; candidates: Candidate[] },
+  transport: HttpTransport,
+): Promise<string | undefined> {
   const local = new LocalStore(deps.db);
   const was = local.meta(ACCOUNT_META);
   const root = deps.store.root();
   if (!was || was === acc.account || !root) return undefined;
   const stored = await tokenFor(deps, was);
   if (stored === undefined) return undefined;
-  const same = await rootAt(acc.candidates, stored, transport, (v) => storeCredential(deps, was, v).then(() => undefined)).catch(() => null);
+  const same = await rootAt(acc.candidates, stored, transport, (v) => storeCredential(deps, was, v).then(() => undefined)).catch(
+    () => null,
+  );
   if (same !== root.id) return undefined;
   const current = (await tokenFor(deps, was)) ?? stored;
   await storeCredential(deps, acc.account, current);
   await forgetCredential(deps, was);
-  local.addActivity({ kind: 'nas-moved', path: '', summary: `The NAS is now at ${acc.account}`, reason: `the same NAS as at ${was} (the same root), found at the address its device record now gives: the mirror and the sign-in are kept` });
+  local.addActivity({
+    kind: 'nas-moved',
+    path: '',
+    summary: `The NAS is now at ${acc.account}`,
+    reason: `the same NAS as at ${was} (the same root), found at the address its device record now gives: the mirror and the sign-in are kept`,
+  });
   deps.log.info('NAS moved', { summary: `the same NAS, now at ${acc.account} (was ${was})` });
   return current;
 }
@@ -124,7 +138,11 @@ async function signInOfMovedNas(deps: SessionDeps, acc: { account: string; candi
 /** Forgets an account's credential (memory and keychain): once moved to a new address, the old one keeps no copy. */
 export async function forgetCredential(deps: SessionDeps, account: string): Promise<void> {
   deps.memoryTokens.delete(account);
-  if (deps.keychain.kind === 'os') await deps.keychain.delete(account).catch((e: unknown) => { deps.log.warn('keychain delete failed', { err: e }); return false; });
+  if (deps.keychain.kind === 'os')
+    await deps.keychain.delete(account).catch((e: unknown) => {
+      deps.log.warn('keychain delete failed', { err: e });
+      return false;
+    });
 }
 
 /** Starts a session for the settings; never throws (a failure is the session's `problem`). */
@@ -132,10 +150,17 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
   const transport = new HttpTransport();
   let embedded: EmbeddedService | null = null;
   const idle = (problem: Session['problem'], via: Via | null = null, endpoint: string | null = null): Session => ({
-    engine: null, via, endpoint, problem,
-    async close() { transport.close(); await embedded?.stop(); },
+    engine: null,
+    via,
+    endpoint,
+    problem,
+    async close() {
+      transport.close();
+      await embedded?.stop();
+    },
   });
-  if (s.source === 'none') return idle({ connection: 'unconfigured', code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' });
+  if (s.source === 'none')
+    return idle({ connection: 'unconfigured', code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' });
   // The saved mirror folder, checked with the command line's rules before any engine touches
   // it (a folder under /proc would spin a recursive mkdir forever). A mirror whose folder
   // vanished is left to the engine, which pauses rather than recreate it.
@@ -153,7 +178,12 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
   let secrets: (() => string[]) | undefined;
   try {
     if (s.source === 'embedded') {
-      embedded = await startEmbeddedService({ dataDir: deps.embeddedDir, service: deps.service, log: deps.log.child('embedded'), demoObjects: deps.demoObjects });
+      embedded = await startEmbeddedService({
+        dataDir: deps.embeddedDir,
+        service: deps.service,
+        log: deps.log.child('embedded'),
+        demoObjects: deps.demoObjects,
+      });
       ({ baseUrl, token } = embedded);
       via = 'embedded';
     } else {
@@ -161,7 +191,12 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
       const t = acc ? ((await tokenFor(deps, acc.account)) ?? (await signInOfMovedNas(deps, acc, transport))) : undefined;
       // the NAS is configured, only the sign-in is missing: say so (never "not set up"), and why it is gone when there is no keychain
       const noKeychain = deps.keychain.kind === 'memory' ? ' (this desktop has no keychain: a sign-in lasts until the app quits)' : '';
-      if (!acc || !t) return idle({ connection: 'unconfigured', code: 'Unauthorized', message: `not signed in to this NAS${noKeychain}: use "Sign in" in Settings (or paste an access token there)` });
+      if (!acc || !t)
+        return idle({
+          connection: 'unconfigured',
+          code: 'Unauthorized',
+          message: `not signed in to this NAS${noKeychain}: use "Sign in" in Settings (or paste an access token there)`,
+        });
       const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
       token = auth.token;
       clientTransport = auth.transport;
@@ -175,7 +210,10 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
       const authed = clientTransport;
       failover = new FailoverTransport(authed, baseUrl, conn, acc.candidates[0]!.via, {
         recheck: () => connect(acc.candidates, authed, token),
-        onSwitch: (c) => { deps.log.info('address', { summary: `now ${c.description}` }); deps.notice?.(`Now ${c.description}.`); },
+        onSwitch: (c) => {
+          deps.log.info('address', { summary: `now ${c.description}` });
+          deps.notice?.(`Now ${c.description}.`);
+        },
       });
       clientTransport = failover;
     }
@@ -183,10 +221,23 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     const err = toAppError(e);
     await embedded?.stop();
     embedded = null;
-    return idle({ connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline', code: err.code, message: err.message });
+    return idle({
+      connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline',
+      code: err.code,
+      message: err.message,
+    });
   }
   new LocalStore(deps.db).setMeta('mirrorDir', s.mirrorFolder);
-  const client = new ServiceClient({ baseUrl, token, transport: clientTransport, ...(secrets ? { secrets } : {}), onWarning: (m) => { deps.log.warn('NAS quirk', { summary: m }); deps.notice?.(m); } });
+  const client = new ServiceClient({
+    baseUrl,
+    token,
+    transport: clientTransport,
+    ...(secrets ? { secrets } : {}),
+    onWarning: (m) => {
+      deps.log.warn('NAS quirk', { summary: m });
+      deps.notice?.(m);
+    },
+  });
   const engine = createEngine(deps, {
     mirrorDir: s.mirrorFolder,
     client,
@@ -198,10 +249,15 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
   });
   const fo = failover;
   return {
-    engine, problem: null,
+    engine,
+    problem: null,
     // the address in use now (it may change during the session)
-    get via(): Via { return fo ? fo.connection.via : via; },
-    get endpoint(): string { return fo ? fo.connection.baseUrl : baseUrl; },
+    get via(): Via {
+      return fo ? fo.connection.via : via;
+    },
+    get endpoint(): string {
+      return fo ? fo.connection.baseUrl : baseUrl;
+    },
     async close() {
       await engine.stop();
       fo?.close();

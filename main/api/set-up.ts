@@ -39,14 +39,23 @@ export interface SetUpDeps {
 }
 
 export async function checkSetUp(args: SetUpArgs, o: SetUpDeps): Promise<SetUpChoice> {
-  try { checkMirrorFolder(o.stateDir, o.mirrorFolder, { fresh: true }); } catch (e) { throw fieldError('mirrorFolder', e); }
+  try {
+    checkMirrorFolder(o.stateDir, o.mirrorFolder, { fresh: true });
+  } catch (e) {
+    throw fieldError('mirrorFolder', e);
+  }
   if (args.choice === 'demo') return { source: 'embedded', location: '', account: '', token: undefined };
   const location = (args.location ?? '').trim();
-  if (!location) throw new AppError('BadConfig', 'enter the NAS address (http://…) or the path of its device record', { field: 'location' });
+  if (!location)
+    throw new AppError('BadConfig', 'enter the NAS address (http://…) or the path of its device record', { field: 'location' });
   const transport = new HttpTransport();
   try {
     let candidates;
-    try { candidates = await loadDevice(location, transport); } catch (e) { throw fieldError('location', e); }
+    try {
+      candidates = await loadDevice(location, transport);
+    } catch (e) {
+      throw fieldError('location', e);
+    }
     const account = candidates[0]?.baseUrl;
     if (!account) throw new AppError('BadConfig', 'the device record names no address', { field: 'location' });
     const stored = args.token ?? (await o.storedToken(account));
@@ -54,14 +63,23 @@ export async function checkSetUp(args: SetUpArgs, o: SetUpDeps): Promise<SetUpCh
     const signedIn = args.token === undefined && decodeCredential(stored).kind === 'refresh';
     const { token, transport: authed } = authFor(stored, transport, (v) => o.persist(account, v));
     let baseUrl: string;
-    try { ({ baseUrl } = await connect(candidates, authed, token)); } catch (e) { throw fieldError(signedIn && toAppError(e).code === 'Unauthorized' ? 'token' : 'location', e); }
+    try {
+      ({ baseUrl } = await connect(candidates, authed, token));
+    } catch (e) {
+      throw fieldError(signedIn && toAppError(e).code === 'Unauthorized' ? 'token' : 'location', e);
+    }
     try {
       await new ServiceClient({ baseUrl, token, transport: authed }).list('root', { limit: 1 });
     } catch (e) {
       const err = toAppError(e);
-      if (signedIn && (err.code === 'Unauthorized' || err.code === 'Forbidden')) throw new AppError('BadConfig', 'the NAS no longer accepts the sign-in: sign in again', { field: 'token', cause: e });
-      if (err.code === 'Unauthorized' || err.code === 'Forbidden') throw new AppError('BadConfig', 'the NAS refused this token: check it, or make a new one on the NAS', { field: 'token', cause: e });
-      throw new AppError('BadConfig', `the NAS at ${baseUrl} does not answer (${err.message}): check the address and that the NAS is on`, { field: 'location', cause: e });
+      if (signedIn && (err.code === 'Unauthorized' || err.code === 'Forbidden'))
+        throw new AppError('BadConfig', 'the NAS no longer accepts the sign-in: sign in again', { field: 'token', cause: e });
+      if (err.code === 'Unauthorized' || err.code === 'Forbidden')
+        throw new AppError('BadConfig', 'the NAS refused this token: check it, or make a new one on the NAS', { field: 'token', cause: e });
+      throw new AppError('BadConfig', `the NAS at ${baseUrl} does not answer (${err.message}): check the address and that the NAS is on`, {
+        field: 'location',
+        cause: e,
+      });
     }
     const via = candidates.length === 1 && candidates[0]?.via === 'url' ? 'url' : 'device-record';
     return { source: via, location, account, token: args.token };

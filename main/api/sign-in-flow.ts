@@ -39,7 +39,12 @@ async function accountAt(location: string, transport: HttpTransport): Promise<{ 
 /** Throws, in words, when nothing answers at `baseUrl` (before the browser is sent to its login page). */
 async function answers(transport: HttpTransport, baseUrl: string): Promise<void> {
   try {
-    await transport.request({ method: 'GET', url: `${baseUrl}/sdk/v2/filesSearch/parents?ids=root&limit=1&pageToken=`, headers: { accept: 'application/json' }, timeoutMs: 5000 });
+    await transport.request({
+      method: 'GET',
+      url: `${baseUrl}/sdk/v2/filesSearch/parents?ids=root&limit=1&pageToken=`,
+      headers: { accept: 'application/json' },
+      timeoutMs: 5000,
+    });
   } catch (e) {
     throw noAnswer(toAppError(e), baseUrl);
   }
@@ -50,15 +55,26 @@ function noAnswer(err: AppError, where: string): AppError {
   if (err.code !== 'NetworkError' && err.code !== 'Timeout') return err;
   // connect() with several addresses says why each failed: the words are for the one address probed here
   const why = where.includes(' or ') ? '' : ` (${whyNoAnswer(err)})`;
-  return new AppError('NetworkError', `the NAS does not answer at ${where}${why}: check the address and that the NAS is on. Its sign-in page was not opened`, { field: 'location', cause: err });
+  return new AppError(
+    'NetworkError',
+    `the NAS does not answer at ${where}${why}: check the address and that the NAS is on. Its sign-in page was not opened`,
+    { field: 'location', cause: err },
+  );
 }
 
-export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; desktop: DesktopPort; hub: EventHub; restart: () => Promise<void> }): SignInFlow {
+export function signInFlow(o: {
+  deps: SessionDeps;
+  settings: () => Settings;
+  desktop: DesktopPort;
+  hub: EventHub;
+  restart: () => Promise<void>;
+}): SignInFlow {
   let pending: SignIn | null = null;
   return {
     async start(location) {
       const s = o.settings();
-      if (location === undefined && s.source === 'embedded') throw new AppError('BadRequest', 'the built-in demo NAS needs no sign-in: choose a NAS address first');
+      if (location === undefined && s.source === 'embedded')
+        throw new AppError('BadRequest', 'the built-in demo NAS needs no sign-in: choose a NAS address first');
       const transport = new HttpTransport();
       let si: SignIn;
       let account: string;
@@ -69,7 +85,11 @@ export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; des
         account = acc.account;
         // Any HTTP answer (a 401 without a token) says the address works; none: say why here, and open no dead page
         const where = acc.candidates.map((c) => c.baseUrl).join(' or ');
-        baseUrl = (await connect(acc.candidates, transport, '').catch((e: unknown) => { throw noAnswer(toAppError(e), where); })).baseUrl;
+        baseUrl = (
+          await connect(acc.candidates, transport, '').catch((e: unknown) => {
+            throw noAnswer(toAppError(e), where);
+          })
+        ).baseUrl;
         await answers(transport, baseUrl);
         pending?.cancel();
         si = await startSignIn({ baseUrl, transport });
@@ -78,20 +98,28 @@ export function signInFlow(o: { deps: SessionDeps; settings: () => Settings; des
         throw e;
       }
       pending = si;
-      void si.done.then(async (t) => {
-        o.deps.memoryTokens.delete(account);
-        const where = await storeCredential(o.deps, account, encodeRefresh(t.refreshToken));
-        o.hub.emit('notice', { level: 'info', message: `Signed in to ${baseUrl}${where === 'memory' ? ' (no keychain: the sign-in lasts until the app quits)' : ''}.` });
-        await o.restart();
-        o.hub.emit('changed', { what: 'settings' });
-      }, (e: unknown) => {
-        const err = toAppError(e);
-        if (pending !== si && err.code === 'Cancelled') return; // replaced by a newer sign-in
-        o.hub.emit('notice', { level: err.code === 'Cancelled' ? 'info' : 'error', message: `Not signed in: ${err.message}` });
-      }).finally(() => {
-        if (pending === si) pending = null;
-        transport.close();
-      });
+      void si.done
+        .then(
+          async (t) => {
+            o.deps.memoryTokens.delete(account);
+            const where = await storeCredential(o.deps, account, encodeRefresh(t.refreshToken));
+            o.hub.emit('notice', {
+              level: 'info',
+              message: `Signed in to ${baseUrl}${where === 'memory' ? ' (no keychain: the sign-in lasts until the app quits)' : ''}.`,
+            });
+            await o.restart();
+            o.hub.emit('changed', { what: 'settings' });
+          },
+          (e: unknown) => {
+            const err = toAppError(e);
+            if (pending !== si && err.code === 'Cancelled') return; // replaced by a newer sign-in
+            o.hub.emit('notice', { level: err.code === 'Cancelled' ? 'info' : 'error', message: `Not signed in: ${err.message}` });
+          },
+        )
+        .finally(() => {
+          if (pending === si) pending = null;
+          transport.close();
+        });
       let opened = false;
       if (o.desktop.openExternal) {
         try {

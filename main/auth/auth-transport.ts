@@ -24,7 +24,10 @@ export class AuthTransport implements Transport {
   /** Requests sent again after a 401 and a renewal (tests, logs). */
   retriedAfter401 = 0;
 
-  constructor(private readonly inner: Transport, private readonly token: RefreshingToken) {}
+  constructor(
+    private readonly inner: Transport,
+    private readonly token: RefreshingToken,
+  ) {}
 
   async request(req: TransportRequest): Promise<TransportResponse> {
     const base = baseOfRequest(req.url);

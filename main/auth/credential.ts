@@ -32,6 +32,11 @@ export interface ClientAuth {
 export function authFor(stored: string, transport: Transport, persist: (encoded: string) => Promise<void>, first?: Tokens): ClientAuth {
   const c = decodeCredential(stored);
   if (c.kind === 'token') return { transport, token: c.token };
-  const signedIn = new RefreshingToken({ refreshToken: c.refreshToken, transport, persist: (r) => persist(encodeRefresh(r)), ...(first ? { initial: first } : {}) });
+  const signedIn = new RefreshingToken({
+    refreshToken: c.refreshToken,
+    transport,
+    persist: (r) => persist(encodeRefresh(r)),
+    ...(first ? { initial: first } : {}),
+  });
   return { transport: new AuthTransport(transport, signedIn), token: '', signedIn };
 }

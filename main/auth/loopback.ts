@@ -26,28 +26,43 @@ const PATH = '/callback';
 function html(res: ServerResponse, status: number, title: string, text: string): void {
   const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:30rem;margin:4rem auto;padding:0 1rem}</style></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p></body></html>`;
-  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  });
   res.end(body);
 }
 
 export async function startLoopback(state: string, timeoutMs = 10 * 60_000): Promise<LoopbackReceiver> {
   let resolve!: (r: Redirect) => void;
   let reject!: (e: AppError) => void;
-  const redirect = new Promise<Redirect>((res, rej) => { resolve = res; reject = rej; });
+  const redirect = new Promise<Redirect>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   redirect.catch(() => undefined);
   let done = false;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== PATH) return html(res, 404, 'Not found', 'Nothing here.');
     if (done) return html(res, 410, 'Already done', 'This sign-in is already finished; you can close this tab.');
-    if (url.searchParams.get('state') !== state) return html(res, 400, 'Sign-in refused', 'This answer does not belong to the sign-in NAS Mirror started. Start again from the app.');
+    if (url.searchParams.get('state') !== state)
+      return html(res, 400, 'Sign-in refused', 'This answer does not belong to the sign-in NAS Mirror started. Start again from the app.');
     done = true;
     const error = url.searchParams.get('error');
     const code = url.searchParams.get('code');
     if (error !== null || code === null || code === '') {
       html(res, 200, 'Sign-in cancelled', 'NAS Mirror is not signed in. You can close this tab.');
       finish();
-      reject(new AppError(error === 'access_denied' ? 'Cancelled' : 'Unauthorized', error === 'access_denied' ? 'the sign-in was cancelled on the NAS' : `the NAS did not sign you in (${error ?? 'no code'})`));
+      reject(
+        new AppError(
+          error === 'access_denied' ? 'Cancelled' : 'Unauthorized',
+          error === 'access_denied' ? 'the sign-in was cancelled on the NAS' : `the NAS did not sign you in (${error ?? 'no code'})`,
+        ),
+      );
       return;
     }
     resolve({
@@ -60,9 +75,15 @@ export async function startLoopback(state: string, timeoutMs = 10 * 60_000): Pro
   });
   await new Promise<void>((res, rej) => {
     server.once('error', rej);
-    server.listen(0, '127.0.0.1', () => { server.off('error', rej); res(); });
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', rej);
+      res();
+    });
   });
-  const timer = setTimeout(() => { reject(new AppError('Timeout', 'no answer from the sign-in page within 10 minutes: start again')); finish(); }, timeoutMs);
+  const timer = setTimeout(() => {
+    reject(new AppError('Timeout', 'no answer from the sign-in page within 10 minutes: start again'));
+    finish();
+  }, timeoutMs);
   timer.unref();
   function finish(): void {
     clearTimeout(timer);

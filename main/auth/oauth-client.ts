@@ -22,10 +22,18 @@ export function newPkce(): Pkce {
 }
 
 /** The login page's URL for an authorization request with a loopback redirect. */
-export function authorizeUrl(baseUrl: string, a: { redirectUri: string; state: string; challenge: string; clientId?: string; scope?: string }): string {
+export function authorizeUrl(
+  baseUrl: string,
+  a: { redirectUri: string; state: string; challenge: string; clientId?: string; scope?: string },
+): string {
   const q = new URLSearchParams({
-    response_type: 'code', client_id: a.clientId ?? CLIENT_ID, redirect_uri: a.redirectUri, state: a.state,
-    code_challenge: a.challenge, code_challenge_method: 'S256', scope: a.scope ?? 'nas_read_write',
+    response_type: 'code',
+    client_id: a.clientId ?? CLIENT_ID,
+    redirect_uri: a.redirectUri,
+    state: a.state,
+    code_challenge: a.challenge,
+    code_challenge_method: 'S256',
+    scope: a.scope ?? 'nas_read_write',
   });
   return `${baseUrl.replace(/\/+$/, '')}${OAUTH_PATHS.authorize}?${q}`;
 }
@@ -39,9 +47,17 @@ export interface Tokens {
   receivedAt: number;
 }
 
-async function tokenCall(transport: Transport, baseUrl: string, path: string, form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function tokenCall(
+  transport: Transport,
+  baseUrl: string,
+  path: string,
+  form: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await transport.request({
-    method: 'POST', url: `${baseUrl.replace(/\/+$/, '')}${path}`, timeoutMs: 30_000, body: new URLSearchParams(form).toString(),
+    method: 'POST',
+    url: `${baseUrl.replace(/\/+$/, '')}${path}`,
+    timeoutMs: 30_000,
+    body: new URLSearchParams(form).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
   });
   let body: Record<string, unknown> = {};
@@ -63,16 +79,36 @@ async function grant(transport: Transport, baseUrl: string, form: Record<string,
   const { status, body } = await tokenCall(transport, baseUrl, OAUTH_PATHS.token, form);
   if (status === 200) {
     const { access_token: a, refresh_token: r, expires_in: e } = body;
-    if (typeof a !== 'string' || a === '' || typeof r !== 'string' || r === '') throw new AppError('BadResponse', 'the NAS answered the sign-in without an access and a refresh token');
+    if (typeof a !== 'string' || a === '' || typeof r !== 'string' || r === '')
+      throw new AppError('BadResponse', 'the NAS answered the sign-in without an access and a refresh token');
     return { accessToken: a, refreshToken: r, expiresIn: typeof e === 'number' && e > 0 ? e : 3600, receivedAt: Date.now() };
   }
-  const reason = typeof body['error_description'] === 'string' ? body['error_description'] : typeof body['error'] === 'string' ? body['error'] : `HTTP ${status}`;
+  const reason =
+    typeof body['error_description'] === 'string'
+      ? body['error_description']
+      : typeof body['error'] === 'string'
+        ? body['error']
+        : `HTTP ${status}`;
   if (status === 400 || status === 401) throw new AppError('Unauthorized', reason, { status });
-  throw new AppError(status === 429 ? 'RateLimited' : status >= 500 ? 'Unavailable' : 'BadResponse', `the NAS could not renew the sign-in now (${reason})`, { status, delivery: NOT_SENT });
+  throw new AppError(
+    status === 429 ? 'RateLimited' : status >= 500 ? 'Unavailable' : 'BadResponse',
+    `the NAS could not renew the sign-in now (${reason})`,
+    { status, delivery: NOT_SENT },
+  );
 }
 
-export function exchangeCode(transport: Transport, baseUrl: string, a: { code: string; redirectUri: string; verifier: string; clientId?: string }): Promise<Tokens> {
-  return grant(transport, baseUrl, { grant_type: 'authorization_code', code: a.code, redirect_uri: a.redirectUri, code_verifier: a.verifier, client_id: a.clientId ?? CLIENT_ID });
+export function exchangeCode(
+  transport: Transport,
+  baseUrl: string,
+  a: { code: string; redirectUri: string; verifier: string; clientId?: string },
+): Promise<Tokens> {
+  return grant(transport, baseUrl, {
+    grant_type: 'authorization_code',
+    code: a.code,
+    redirect_uri: a.redirectUri,
+    code_verifier: a.verifier,
+    client_id: a.clientId ?? CLIENT_ID,
+  });
 }
 
 export function refresh(transport: Transport, baseUrl: string, refreshToken: string, clientId = CLIENT_ID): Promise<Tokens> {

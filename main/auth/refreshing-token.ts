@@ -68,7 +68,9 @@ export class RefreshingToken {
   }
 
   private renew(baseUrl: string): Promise<string> {
-    this.inflight ??= this.doRenew(baseUrl).finally(() => { this.inflight = undefined; });
+    this.inflight ??= this.doRenew(baseUrl).finally(() => {
+      this.inflight = undefined;
+    });
     return this.inflight;
   }
 

@@ -21,7 +21,12 @@ export async function startSignIn(o: { baseUrl: string; transport: Transport; ti
   const state = randomBytes(16).toString('base64url');
   const pkce = newPkce();
   const loop = await startLoopback(state, o.timeoutMs);
-  const url = authorizeUrl(o.baseUrl, { redirectUri: loop.redirectUri, state, challenge: pkce.challenge, ...(o.scope ? { scope: o.scope } : {}) });
+  const url = authorizeUrl(o.baseUrl, {
+    redirectUri: loop.redirectUri,
+    state,
+    challenge: pkce.challenge,
+    ...(o.scope ? { scope: o.scope } : {}),
+  });
   const done = loop.redirect.then(async (r) => {
     try {
       const t = await exchangeCode(o.transport, o.baseUrl, { code: r.code, redirectUri: loop.redirectUri, verifier: pkce.verifier });

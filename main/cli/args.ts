@@ -19,4 +19,3 @@ export function tokensOf(spec: CommandSpec, argv: readonly string[]): ArgToken[]
 export function parseCommand<O extends string>(spec: CommandSpec<O>, argv: readonly string[]): Args<O> {
   return interpret(spec, tokensOf(spec, argv));
 }
-

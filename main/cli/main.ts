@@ -53,7 +53,10 @@ const COMMANDS: readonly Entry[] = [
 
 /** The form the words name (a subcommand, or the command), for its help and usage line. */
 const formIn = (spec: CommandSpec, argv: readonly string[]) =>
-  formOf(spec, tokensOf(spec, argv).flatMap((t) => (t.kind === 'positional' ? [t.value] : [])));
+  formOf(
+    spec,
+    tokensOf(spec, argv).flatMap((t) => (t.kind === 'positional' ? [t.value] : [])),
+  );
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
@@ -99,6 +102,11 @@ if (isEntry) {
   };
   process.stdout.on('error', quietOnEpipe);
   process.stderr.on('error', quietOnEpipe);
-  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+  const code = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+  });
   process.exitCode = code;
 }

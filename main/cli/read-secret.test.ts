@@ -5,12 +5,25 @@ import { canReadSilently, readSecretLine, type TtyInput } from './read-secret.js
 
 function fakeTty(): { stdin: TtyInput & PassThrough; modes: boolean[] } {
   const modes: boolean[] = [];
-  const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (m: boolean) => { modes.push(m); } });
+  const stdin = Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode: (m: boolean) => {
+      modes.push(m);
+    },
+  });
   return { stdin, modes };
 }
 function sink(): { out: Writable; text: () => string } {
   let s = '';
-  return { out: new Writable({ write(c: Buffer, _e, cb) { s += c.toString(); cb(); } }), text: () => s };
+  return {
+    out: new Writable({
+      write(c: Buffer, _e, cb) {
+        s += c.toString();
+        cb();
+      },
+    }),
+    text: () => s,
+  };
 }
 
 describe('readSecretLine', () => {

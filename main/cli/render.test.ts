@@ -13,8 +13,16 @@ describe('displayWidth / table', () => {
   });
 
   it('aligns the next column after wide names', () => {
-    const out = table([['NAME', 'KIND'], ['Photos', 'folder'], ['家族写真', 'folder'], ['🎉 Party', 'folder']]).trimEnd().split('\n');
-    const col = (line: string): number => displayWidth(line.slice(0, line.lastIndexOf('folder') === -1 ? line.indexOf('KIND') : line.lastIndexOf('folder')));
+    const out = table([
+      ['NAME', 'KIND'],
+      ['Photos', 'folder'],
+      ['家族写真', 'folder'],
+      ['🎉 Party', 'folder'],
+    ])
+      .trimEnd()
+      .split('\n');
+    const col = (line: string): number =>
+      displayWidth(line.slice(0, line.lastIndexOf('folder') === -1 ? line.indexOf('KIND') : line.lastIndexOf('folder')));
     expect(new Set(out.map(col)).size).toBe(1);
   });
 });

@@ -39,7 +39,12 @@ export function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s.replace(/\x1b\[\d+m/g, '')) {
     if (/[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f]/u.test(ch)) continue;
-    w += /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u.test(ch) && !/[\u00a9\u00ae\u2000-\u2bff]/u.test(ch) ? 2 : 1;
+    w +=
+      /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u.test(
+        ch,
+      ) && !/[\u00a9\u00ae\u2000-\u2bff]/u.test(ch)
+        ? 2
+        : 1;
   }
   return w;
 }
@@ -48,7 +53,10 @@ export function displayWidth(s: string): number {
 export function table(rows: string[][]): string {
   const vis = displayWidth;
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, vis(c)); });
+  for (const r of rows)
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, vis(c));
+    });
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - vis(c)))).join('  ')).join('\n') + '\n';
 }
 

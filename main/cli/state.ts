@@ -27,9 +27,12 @@ export function stateDirOf(given: string | undefined, env: NodeJS.ProcessEnv): s
 export function openExistingState(given: string | undefined, env: NodeJS.ProcessEnv): { db: Db; store: MirrorStore; dir: string } {
   const dir = stateDirOf(given, env);
   if (!existsSync(join(dir, 'state.db'))) {
-    throw new AppError('BadConfig', given === undefined
-      ? `no mirror in ${dir} (the app's data folder): set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR`
-      : `no mirror in ${dir}: run "nas-mirror sync --device ... --state ${given} --once" first`);
+    throw new AppError(
+      'BadConfig',
+      given === undefined
+        ? `no mirror in ${dir} (the app's data folder): set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR`
+        : `no mirror in ${dir}: run "nas-mirror sync --device ... --state ${given} --once" first`,
+    );
   }
   const db = openStateDb(dir);
   return { db, store: new MirrorStore(db), dir };
@@ -39,16 +42,25 @@ export function openExistingState(given: string | undefined, env: NodeJS.Process
 export const accountOf = (candidates: readonly Candidate[]): string => candidates[0]?.baseUrl ?? '';
 
 /** The token: from `--token-env VAR` when given, else from the OS keychain. */
-export async function resolveToken(env: NodeJS.ProcessEnv, tokenEnv: string | undefined, candidates: readonly Candidate[]): Promise<string> {
+export async function resolveToken(
+  env: NodeJS.ProcessEnv,
+  tokenEnv: string | undefined,
+  candidates: readonly Candidate[],
+): Promise<string> {
   if (tokenEnv !== undefined) {
     const t = env[tokenEnv];
     if (t === undefined || t.trim() === '') throw new AppError('BadConfig', `the environment variable ${tokenEnv} is empty or not set`);
     return t.trim();
   }
   const kc = await openKeychain();
-  if (kc.kind === 'memory') throw new AppError('NoKeychain', `${kc.reason ?? 'no OS keychain'}; pass the token with --token-env VAR instead`);
+  if (kc.kind === 'memory')
+    throw new AppError('NoKeychain', `${kc.reason ?? 'no OS keychain'}; pass the token with --token-env VAR instead`);
   const t = await kc.get(accountOf(candidates));
-  if (!t) throw new AppError('Unauthorized', `no token stored for ${accountOf(candidates)}: run "nas-mirror login --device ..." or pass --token-env VAR`);
+  if (!t)
+    throw new AppError(
+      'Unauthorized',
+      `no token stored for ${accountOf(candidates)}: run "nas-mirror login --device ..." or pass --token-env VAR`,
+    );
   return t;
 }
 
@@ -57,7 +69,12 @@ export async function resolveToken(env: NodeJS.ProcessEnv, tokenEnv: string | un
  * `nas-mirror login` stored: a pasted token, or a sign-in whose refresh token is renewed
  * (and each rotated one written back to the keychain) while the command runs.
  */
-export async function resolveAuth(env: NodeJS.ProcessEnv, tokenEnv: string | undefined, candidates: readonly Candidate[], transport: Transport): Promise<ClientAuth> {
+export async function resolveAuth(
+  env: NodeJS.ProcessEnv,
+  tokenEnv: string | undefined,
+  candidates: readonly Candidate[],
+  transport: Transport,
+): Promise<ClientAuth> {
   const stored = await resolveToken(env, tokenEnv, candidates);
   if (tokenEnv !== undefined) return { transport, token: stored };
   const kc = await openKeychain();

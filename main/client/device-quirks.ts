@@ -39,7 +39,9 @@ export class DeviceQuirks {
   search(page: SearchPage, asked: number): SearchPage {
     const last = page.matches.length < asked;
     const matches = page.matches.filter((m) => m.file.parentID !== '' && !isTrashed(m.file));
-    return matches.length === page.matches.length && !(last && page.pageToken !== '') ? page : { pageToken: last ? '' : page.pageToken, matches };
+    return matches.length === page.matches.length && !(last && page.pageToken !== '')
+      ? page
+      : { pageToken: last ? '' : page.pageToken, matches };
   }
 
   private isGone(id: string): boolean {

@@ -21,9 +21,11 @@ export type FaultPlan = (req: TransportRequest, n: number) => Fault | undefined;
 export function randomFaults(seed: number, rate: number, faults: readonly Fault[]): FaultPlan {
   let s = seed >>> 0 || 1;
   const rnd = (): number => {
-    s ^= s << 13; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
     s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
+    s ^= s << 5;
+    s >>>= 0;
     return s / 0x1_0000_0000;
   };
   return () => (rnd() < rate ? faults[Math.floor(rnd() * faults.length)] : undefined);
@@ -49,7 +51,10 @@ export class FaultTransport implements Transport {
   /** Requests seen, and faults injected, by kind. */
   readonly stats = { requests: 0, faults: 0 };
 
-  constructor(private readonly inner: Transport, private plan: FaultPlan) {}
+  constructor(
+    private readonly inner: Transport,
+    private plan: FaultPlan,
+  ) {}
 
   setPlan(plan: FaultPlan): void {
     this.plan = plan;

@@ -24,8 +24,17 @@ export class Limiter {
 
 export const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(new AppError('Cancelled', 'cancelled')); return; }
-    const t = setTimeout(() => { signal?.removeEventListener('abort', on); resolve(); }, ms);
-    const on = (): void => { clearTimeout(t); reject(new AppError('Cancelled', 'cancelled')); };
+    if (signal?.aborted) {
+      reject(new AppError('Cancelled', 'cancelled'));
+      return;
+    }
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', on);
+      resolve();
+    }, ms);
+    const on = (): void => {
+      clearTimeout(t);
+      reject(new AppError('Cancelled', 'cancelled'));
+    };
     signal?.addEventListener('abort', on, { once: true });
   });

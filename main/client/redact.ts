@@ -9,7 +9,13 @@ export const REDACTED = '[redacted]';
 
 /** The forms a secret may be echoed in. */
 function formsOf(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), Buffer.from(secret).toString('base64').replace(/=+$/, ''), Buffer.from(secret).toString('base64url')]);
+  const forms = new Set([
+    secret,
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+    Buffer.from(secret).toString('base64').replace(/=+$/, ''),
+    Buffer.from(secret).toString('base64url'),
+  ]);
   return [...forms].filter((f) => f.length >= 6).sort((a, b) => b.length - a.length);
 }
 
@@ -28,5 +34,8 @@ export function redactError(e: AppError, secrets: readonly string[]): AppError {
   const message = redactSecrets(e.message, secrets);
   const detail = e.detail === undefined ? undefined : redactSecrets(e.detail, secrets);
   if (message === e.message && detail === e.detail) return e;
-  return new AppError(e.code, message, { ...(e.status !== undefined ? { status: e.status } : {}), ...(detail !== undefined ? { detail } : {}) });
+  return new AppError(e.code, message, {
+    ...(e.status !== undefined ? { status: e.status } : {}),
+    ...(detail !== undefined ? { detail } : {}),
+  });
 }

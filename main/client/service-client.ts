@@ -94,8 +94,15 @@ export interface ConditionalOptions {
 }
 
 const STATUS_CODES: Record<number, ErrorCode> = {
-  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict',
-  412: 'PreconditionFailed', 413: 'PayloadTooLarge', 429: 'RateLimited', 503: 'Unavailable',
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  412: 'PreconditionFailed',
+  413: 'PayloadTooLarge',
+  429: 'RateLimited',
+  503: 'Unavailable',
 };
 
 /** Seconds or an HTTP date -> milliseconds; undefined when absent or unreadable. */
@@ -143,7 +150,11 @@ export class ServiceClient {
   private attempted(e: AttemptEvent): void {
     this.opts.onAttempt?.(e);
     for (const l of this.observers) {
-      try { l(e); } catch { /* an observer's failure is its own */ }
+      try {
+        l(e);
+      } catch {
+        /* an observer's failure is its own */
+      }
     }
   }
 
@@ -166,13 +177,21 @@ export class ServiceClient {
    * earlier answer) an unchanged page comes back as `notModified` with no body (304). The
    * page's ETag is returned either way, to send next time.
    */
-  async listIfChanged(folderId: string, opts: ListOptions & { ifNoneMatch?: string }): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: CheckedListing }> {
+  async listIfChanged(
+    folderId: string,
+    opts: ListOptions & { ifNoneMatch?: string },
+  ): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: CheckedListing }> {
     const q = new URLSearchParams();
     q.set('ids', folderId);
     q.set('limit', String(opts.limit ?? 1000));
     q.set('pageToken', opts.pageToken ?? '');
     const headers: Record<string, string> = opts.ifNoneMatch !== undefined ? { 'if-none-match': opts.ifNoneMatch } : {};
-    const res = await this.send('GET', `/filesSearch/parents?${q}`, { signal: opts.signal, idempotent: true, headers, notModifiedOk: true });
+    const res = await this.send('GET', `/filesSearch/parents?${q}`, {
+      signal: opts.signal,
+      idempotent: true,
+      headers,
+      notModifiedOk: true,
+    });
     const etag = res.headers['etag'];
     if (res.status === 304) return { notModified: true, etag: etag ?? opts.ifNoneMatch };
     return { notModified: false, etag, page: this.cleanListing(this.quirked(this.parsed(() => parseListing(parseJson(res.body))))) };
@@ -188,7 +207,11 @@ export class ServiceClient {
       yield page;
       if (page.pageToken === '' || page.pageToken === token) return;
       // a cycle of page tokens, or a listing that never ends: refused, never followed forever
-      if (sent.has(page.pageToken) || sent.size >= MAX_PAGES) throw new AppError('BadResponse', `listing of ${typeof ids === 'string' ? ids : ids.join(',')} ${sent.has(page.pageToken) ? 'repeats an earlier page token' : `takes more than ${MAX_PAGES} pages`}`);
+      if (sent.has(page.pageToken) || sent.size >= MAX_PAGES)
+        throw new AppError(
+          'BadResponse',
+          `listing of ${typeof ids === 'string' ? ids : ids.join(',')} ${sent.has(page.pageToken) ? 'repeats an earlier page token' : `takes more than ${MAX_PAGES} pages`}`,
+        );
       token = page.pageToken;
     }
   }
@@ -212,14 +235,20 @@ export class ServiceClient {
     if (opts.pageToken !== undefined) q.set('pageToken', opts.pageToken);
     if (opts.fields) q.set('fields', opts.fields.join(','));
     const res = await this.send('GET', `/filesSearch/text?${q}`, { signal: opts.signal, idempotent: true });
-    return this.quirks.search(this.parsed(() => parseSearch(parseJson(res.body), opts.fields !== undefined)), opts.limit ?? DEFAULT_SEARCH_LIMIT);
+    return this.quirks.search(
+      this.parsed(() => parseSearch(parseJson(res.body), opts.fields !== undefined)),
+      opts.limit ?? DEFAULT_SEARCH_LIMIT,
+    );
   }
 
   /** Patches metadata; the new eTag when the service sent one. */
   async patch(id: string, body: PatchBody, opts: ConditionalOptions = {}): Promise<{ eTag: string | undefined }> {
     await this.guardIfMatch(id, opts);
     const res = await this.send('POST', `/files/${encodeURIComponent(id)}/patch`, {
-      signal: opts.signal, idempotent: false, body: JSON.stringify(body), headers: conditional(opts),
+      signal: opts.signal,
+      idempotent: false,
+      body: JSON.stringify(body),
+      headers: conditional(opts),
     });
     return { eTag: res.headers['etag'] };
   }
@@ -227,7 +256,11 @@ export class ServiceClient {
   /** Deletes: `deleted` (204) or `accepted` (202, a non-empty folder deleted in the background). */
   async delete(id: string, opts: ConditionalOptions = {}): Promise<'deleted' | 'accepted'> {
     await this.guardIfMatch(id, opts);
-    const res = await this.send('DELETE', `/files/${encodeURIComponent(id)}`, { signal: opts.signal, idempotent: false, headers: conditional(opts) });
+    const res = await this.send('DELETE', `/files/${encodeURIComponent(id)}`, {
+      signal: opts.signal,
+      idempotent: false,
+      headers: conditional(opts),
+    });
     if (res.status === 202) this.quirks.deletedInBackground(id);
     return res.status === 202 ? 'accepted' : 'deleted';
   }
@@ -243,7 +276,11 @@ export class ServiceClient {
     if (this.quirks.ifMatch === 'unknown') await this.probeIfMatch(id, opts.signal);
     if (this.quirks.ifMatch !== 'ignored') return;
     const current = await this.get(id, { signal: opts.signal });
-    if (current.eTag !== opts.ifMatch) throw new AppError('PreconditionFailed', 'Precondition Failed', { status: 412, detail: 'the object changed on the NAS (re-read before sending: this NAS ignores If-Match)' });
+    if (current.eTag !== opts.ifMatch)
+      throw new AppError('PreconditionFailed', 'Precondition Failed', {
+        status: 412,
+        detail: 'the object changed on the NAS (re-read before sending: this NAS ignores If-Match)',
+      });
   }
 
   /**
@@ -253,15 +290,23 @@ export class ServiceClient {
    */
   private async probeIfMatch(id: string, signal: AbortSignal | undefined): Promise<void> {
     const headers = { 'if-match': '"nas-mirror-if-match-probe"' };
-    for (const [method, path] of [['PATCH', `/files/${encodeURIComponent(id)}`], ['POST', `/files/${encodeURIComponent(id)}/patch`]] as const) {
+    for (const [method, path] of [
+      ['PATCH', `/files/${encodeURIComponent(id)}`],
+      ['POST', `/files/${encodeURIComponent(id)}/patch`],
+    ] as const) {
       try {
         await this.send(method, path, { signal, idempotent: true, body: '{}', headers });
         this.quirks.ifMatch = 'ignored';
-        this.opts.onWarning?.('this NAS ignores If-Match: every rename, move or delete now re-reads the object first, so a change made on the NAS meanwhile is still never overwritten');
+        this.opts.onWarning?.(
+          'this NAS ignores If-Match: every rename, move or delete now re-reads the object first, so a change made on the NAS meanwhile is still never overwritten',
+        );
         return;
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        if (e.code === 'PreconditionFailed') { this.quirks.ifMatch = 'honoured'; return; }
+        if (e.code === 'PreconditionFailed') {
+          this.quirks.ifMatch = 'honoured';
+          return;
+        }
         if (e.status !== 405) return; // 404, offline...: not known yet; the real request says what it says
       }
     }
@@ -274,7 +319,8 @@ export class ServiceClient {
    */
   async createFolder(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
     const res = await this.send('POST', '/files', {
-      signal: opts.signal, idempotent: false,
+      signal: opts.signal,
+      idempotent: false,
       body: JSON.stringify({ name, parentID, mimeType: FOLDER_MIME, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }),
     });
     return this.locationId(res, 'POST files');
@@ -283,7 +329,8 @@ export class ServiceClient {
   /** Starts a file's resumable upload (content.md, "Create a file"): the new object's id, from `Location`. A taken name is 409. */
   async startUpload(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
     const res = await this.send('POST', '/files/resumable?done=false', {
-      signal: opts.signal, idempotent: false,
+      signal: opts.signal,
+      idempotent: false,
       body: JSON.stringify({ name, parentID, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }),
     });
     return this.locationId(res, 'POST files/resumable');
@@ -296,7 +343,9 @@ export class ServiceClient {
    */
   async startVersion(id: string, opts: { ifMatch: string; mTime?: string; signal?: AbortSignal }): Promise<void> {
     await this.send('POST', `/files/${encodeURIComponent(id)}/resumable?done=false&truncate=true&offset=0`, {
-      signal: opts.signal, idempotent: false, headers: { 'if-match': opts.ifMatch },
+      signal: opts.signal,
+      idempotent: false,
+      headers: { 'if-match': opts.ifMatch },
       body: JSON.stringify(opts.mTime === undefined ? {} : { mTime: opts.mTime }),
     });
   }
@@ -308,7 +357,11 @@ export class ServiceClient {
    */
   async putContent(id: string, offset: number, bytes: Buffer, done: boolean, opts: { signal?: AbortSignal } = {}): Promise<void> {
     await this.send('PUT', `/files/${encodeURIComponent(id)}/resumable/content?offset=${offset}&done=${done}`, {
-      signal: opts.signal, idempotent: false, body: bytes, headers: { 'content-type': 'application/octet-stream' }, retries: 0,
+      signal: opts.signal,
+      idempotent: false,
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+      retries: 0,
     });
   }
 
@@ -317,7 +370,8 @@ export class ServiceClient {
     const res = await this.send('GET', `/files/${encodeURIComponent(id)}/resumable`, { signal: opts.signal, idempotent: true });
     const v = this.parsed(() => parseJson(res.body)) as { offset?: unknown } | null;
     const n = v?.offset;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new AppError('BadResponse', 'the NAS answered an upload offset that is not a byte count', { retry: 'fatal' });
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+      throw new AppError('BadResponse', 'the NAS answered an upload offset that is not a byte count', { retry: 'fatal' });
     return n;
   }
 
@@ -336,7 +390,11 @@ export class ServiceClient {
    * where the bytes stopped, with the client's backoff (a try that moved bytes does not count).
    * 416 (nothing left past the offset) is an answer, not an error: the caller checks the total.
    */
-  async readContent(id: string, target: ContentTarget, opts: { ifRange?: string | undefined; signal?: AbortSignal | undefined } = {}): Promise<ContentRead> {
+  async readContent(
+    id: string,
+    target: ContentTarget,
+    opts: { ifRange?: string | undefined; signal?: AbortSignal | undefined } = {},
+  ): Promise<ContentRead> {
     const path = `/files/${encodeURIComponent(id)}/content`;
     for (let attempt = 0; ; attempt++) {
       const from = target.offset();
@@ -352,7 +410,10 @@ export class ServiceClient {
           read.eTag = h['etag'];
           if (status === 206) {
             const cr = contentRangeOf(h['content-range']);
-            if (!cr || cr.start !== from) throw new AppError('BadResponse', `the NAS answered a range from ${cr?.start ?? '?'} for bytes from ${from}`, { retry: 'fatal' });
+            if (!cr || cr.start !== from)
+              throw new AppError('BadResponse', `the NAS answered a range from ${cr?.start ?? '?'} for bytes from ${from}`, {
+                retry: 'fatal',
+              });
             read.total = cr.total;
           } else {
             const n = Number(h['content-length']);
@@ -364,7 +425,8 @@ export class ServiceClient {
       };
       try {
         const res = await this.send('GET', path, { signal: opts.signal, idempotent: true, headers, sink, alsoOk: [416], retries: 0 });
-        if (res.status === 416) return { status: 416, eTag: res.headers['etag'], total: contentRangeOf(res.headers['content-range'])?.total };
+        if (res.status === 416)
+          return { status: 416, eTag: res.headers['etag'], total: contentRangeOf(res.headers['content-range'])?.total };
         return read;
       } catch (e) {
         if (!(e instanceof AppError) || e.retry !== 'backoff' || opts.signal?.aborted) throw e;
@@ -390,7 +452,13 @@ export class ServiceClient {
   private cleanListing(l: CheckedListing): CheckedListing {
     if (!l.invalid) return l;
     const secrets = [this.token(), ...(this.opts.secrets?.() ?? [])];
-    return { ...l, invalid: l.invalid.map((v) => ({ id: v.id === undefined ? undefined : redactSecrets(v.id, secrets), reason: redactSecrets(v.reason, secrets) })) };
+    return {
+      ...l,
+      invalid: l.invalid.map((v) => ({
+        id: v.id === undefined ? undefined : redactSecrets(v.id, secrets),
+        reason: redactSecrets(v.reason, secrets),
+      })),
+    };
   }
 
   private token(): string {
@@ -423,24 +491,44 @@ export class ServiceClient {
       try {
         const res = await this.limiter.run(() =>
           this.transport.request({
-            method, url, timeoutMs: this.o.timeoutMs, signal: a.signal, body: a.body, ...(a.sink ? { sink: a.sink } : {}),
-            headers: { authorization: `Bearer ${this.token()}`, accept: 'application/json', ...(a.body !== undefined ? { 'content-type': 'application/json' } : {}), ...a.headers },
+            method,
+            url,
+            timeoutMs: this.o.timeoutMs,
+            signal: a.signal,
+            body: a.body,
+            ...(a.sink ? { sink: a.sink } : {}),
+            headers: {
+              authorization: `Bearer ${this.token()}`,
+              accept: 'application/json',
+              ...(a.body !== undefined ? { 'content-type': 'application/json' } : {}),
+              ...a.headers,
+            },
           }),
         );
         this.attempted({ method, path: path.split('?')[0]!, attempt, status: res.status });
-        if ((res.status >= 200 && res.status < 300) || (res.status === 304 && a.notModifiedOk === true) || a.alsoOk?.includes(res.status)) return res;
+        if ((res.status >= 200 && res.status < 300) || (res.status === 304 && a.notModifiedOk === true) || a.alsoOk?.includes(res.status))
+          return res;
         err = statusError(res);
         retryAfterMs = parseRetryAfter(res.headers['retry-after']);
         // Definitely not applied: 429 and 503 (service refusing). Any other 5xx may have applied.
         const safe = a.idempotent || res.status === 429 || res.status === 503;
-        if (!safe && res.status >= 500) throw new AppError(err.code, err.message, { status: res.status, ...(err.detail !== undefined ? { detail: err.detail } : {}), delivery: OUTCOME_UNKNOWN });
+        if (!safe && res.status >= 500)
+          throw new AppError(err.code, err.message, {
+            status: res.status,
+            ...(err.detail !== undefined ? { detail: err.detail } : {}),
+            delivery: OUTCOME_UNKNOWN,
+          });
         if (err.retry !== 'backoff') throw err;
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
         if (e.code === 'Cancelled' || a.signal?.aborted) throw new AppError('Cancelled', 'cancelled', { cause: e });
         if (e.retry !== 'backoff') throw e;
         this.attempted({ method, path: path.split('?')[0]!, attempt, error: e.code });
-        if (!a.idempotent && e.delivery !== NOT_SENT) throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, { cause: e, delivery: OUTCOME_UNKNOWN });
+        if (!a.idempotent && e.delivery !== NOT_SENT)
+          throw new AppError(e.code, `${e.message} (the ${method} may or may not have been applied)`, {
+            cause: e,
+            delivery: OUTCOME_UNKNOWN,
+          });
         err = e;
       }
       if (attempt >= (a.retries ?? this.o.retries)) throw err;
@@ -485,5 +573,9 @@ function statusError(res: TransportResponse): AppError {
   }
   const code: ErrorCode = STATUS_CODES[res.status] ?? (res.status >= 500 ? 'ServerError' : 'BadResponse');
   // a status the service does not use (3xx, an unknown 4xx) is an answer, not an outage: asking again brings it again
-  return new AppError(code, message, { status: res.status, ...(detail !== undefined ? { detail } : {}), ...(res.status < 500 && STATUS_CODES[res.status] === undefined ? { retry: 'fatal' as const } : {}) });
+  return new AppError(code, message, {
+    status: res.status,
+    ...(detail !== undefined ? { detail } : {}),
+    ...(res.status < 500 && STATUS_CODES[res.status] === undefined ? { retry: 'fatal' as const } : {}),
+  });
 }

@@ -95,7 +95,12 @@ export class HttpTransport implements Transport {
       const headers: Record<string, string> = { ...req.headers };
       if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
       const r = mod.request(url, { method: req.method, headers, agent });
-      const timedOut = (): void => fail(new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, { delivery: connected ? MAYBE_SENT : NOT_SENT }));
+      const timedOut = (): void =>
+        fail(
+          new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, {
+            delivery: connected ? MAYBE_SENT : NOT_SENT,
+          }),
+        );
       let timer = setTimeout(timedOut, req.timeoutMs);
       const onAbort = (): void => fail(new AppError('Cancelled', 'request cancelled', { delivery: connected ? MAYBE_SENT : NOT_SENT }));
       const cleanup = (): void => {
@@ -110,17 +115,28 @@ export class HttpTransport implements Transport {
       r.on('socket', (s) => {
         // A reused keep-alive socket is already connected.
         if (!s.connecting) connected = true;
-        else s.once('connect', () => { connected = true; });
+        else
+          s.once('connect', () => {
+            connected = true;
+          });
       });
       r.on('error', (e: NodeJS.ErrnoException) => {
         // A reset on a reused socket may come before the server read anything, but we cannot know.
         const before = !connected || e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN';
-        fail(new AppError('NetworkError', `${req.method} ${url.host}: ${e.code ?? e.message}`, { cause: e, delivery: before ? NOT_SENT : MAYBE_SENT }));
+        fail(
+          new AppError('NetworkError', `${req.method} ${url.host}: ${e.code ?? e.message}`, {
+            cause: e,
+            delivery: before ? NOT_SENT : MAYBE_SENT,
+          }),
+        );
       });
       r.on('response', (res) => {
         const sink = req.sink;
         if (sink && (res.statusCode === 200 || res.statusCode === 206)) {
-          const idle = (): void => { clearTimeout(timer); timer = setTimeout(timedOut, req.timeoutMs); };
+          const idle = (): void => {
+            clearTimeout(timer);
+            timer = setTimeout(timedOut, req.timeoutMs);
+          };
           streamTo(res, sink, url.host, idle, fail, (status, headers) => {
             if (settled) return;
             settled = true;
@@ -131,15 +147,31 @@ export class HttpTransport implements Transport {
         }
         const chunks: Buffer[] = [];
         let size = 0;
-        const tooLarge = (): void => fail(new AppError('BadResponse', `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`, { detail: TOO_LARGE, retry: 'fatal' }));
+        const tooLarge = (): void =>
+          fail(
+            new AppError(
+              'BadResponse',
+              `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`,
+              { detail: TOO_LARGE, retry: 'fatal' },
+            ),
+          );
         const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > this.maxBytes) { tooLarge(); return; }
+        if (Number.isFinite(declared) && declared > this.maxBytes) {
+          tooLarge();
+          return;
+        }
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > this.maxBytes) { chunks.length = 0; tooLarge(); return; }
+          if (size > this.maxBytes) {
+            chunks.length = 0;
+            tooLarge();
+            return;
+          }
           chunks.push(c);
         });
-        res.on('error', (e) => fail(new AppError('NetworkError', `response from ${url.host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })));
+        res.on('error', (e) =>
+          fail(new AppError('NetworkError', `response from ${url.host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })),
+        );
         res.on('aborted', () => fail(new AppError('NetworkError', `response from ${url.host} aborted`, { delivery: MAYBE_SENT })));
         res.on('end', () => {
           if (settled) return;
@@ -169,8 +201,14 @@ function headersOf(res: http.IncomingMessage): Record<string, string | undefined
  * socket, never memory); `idle` restarts the timeout at each chunk. A sink error or a broken
  * answer fails the request (what the sink wrote stays written: the caller resumes from there).
  */
-function streamTo(res: http.IncomingMessage, sink: BodySink, host: string, idle: () => void, fail: (e: AppError) => void,
-  done: (status: number, headers: Record<string, string | undefined>) => void): void {
+function streamTo(
+  res: http.IncomingMessage,
+  sink: BodySink,
+  host: string,
+  idle: () => void,
+  fail: (e: AppError) => void,
+  done: (status: number, headers: Record<string, string | undefined>) => void,
+): void {
   const headers = headersOf(res);
   const status = res.statusCode ?? 0;
   let failed = false;
@@ -183,16 +221,26 @@ function streamTo(res: http.IncomingMessage, sink: BodySink, host: string, idle:
     fail(e instanceof AppError ? e : new AppError('DiskError', `writing the download failed: ${(e as Error).message}`, { cause: e }));
   };
   res.pause();
-  writing = Promise.resolve(sink.begin(status, headers)).then(() => { if (!failed) res.resume(); }, broke);
+  writing = Promise.resolve(sink.begin(status, headers)).then(() => {
+    if (!failed) res.resume();
+  }, broke);
   res.on('data', (c: Buffer) => {
     idle();
     res.pause();
-    writing = writing.then(() => (failed ? undefined : sink.write(c))).then(() => { if (!failed && !ended) res.resume(); }, broke);
+    writing = writing
+      .then(() => (failed ? undefined : sink.write(c)))
+      .then(() => {
+        if (!failed && !ended) res.resume();
+      }, broke);
   });
-  res.on('error', (e) => broke(new AppError('NetworkError', `response from ${host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })));
+  res.on('error', (e) =>
+    broke(new AppError('NetworkError', `response from ${host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })),
+  );
   res.on('aborted', () => broke(new AppError('NetworkError', `response from ${host} aborted`, { delivery: MAYBE_SENT })));
   res.on('end', () => {
     ended = true;
-    void writing.then(() => { if (!failed) done(status, headers); });
+    void writing.then(() => {
+      if (!failed) done(status, headers);
+    });
   });
 }

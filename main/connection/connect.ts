@@ -18,7 +18,12 @@ export interface Connection {
 
 const VIA_TEXT: Record<Candidate['via'], string> = { lan: 'the LAN address', proxy: 'the proxy URL', url: 'the given URL' };
 
-export async function connect(candidates: readonly Candidate[], transport: Transport, token: string, opts: { lanTimeoutMs?: number; proxyTimeoutMs?: number } = {}): Promise<Connection> {
+export async function connect(
+  candidates: readonly Candidate[],
+  transport: Transport,
+  token: string,
+  opts: { lanTimeoutMs?: number; proxyTimeoutMs?: number } = {},
+): Promise<Connection> {
   const skipped: Connection['skipped'] = [];
   for (const c of candidates) {
     if (candidates.length === 1) return { baseUrl: c.baseUrl, via: c.via, description: `using ${VIA_TEXT[c.via]} ${c.baseUrl}`, skipped };
@@ -29,7 +34,8 @@ export async function connect(candidates: readonly Candidate[], transport: Trans
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
         timeoutMs: c.via === 'lan' ? (opts.lanTimeoutMs ?? 1500) : (opts.proxyTimeoutMs ?? 10_000),
       });
-      if (res.status === 404 && !res.body.includes('"message"')) throw new AppError('BadResponse', 'not the service (404 without a service error body)');
+      if (res.status === 404 && !res.body.includes('"message"'))
+        throw new AppError('BadResponse', 'not the service (404 without a service error body)');
       return { baseUrl: c.baseUrl, via: c.via, description: `using ${VIA_TEXT[c.via]} ${c.baseUrl}`, skipped };
     } catch (e) {
       // A refused sign-in (main/auth) is about the user, not the address: no other address helps.

@@ -37,7 +37,8 @@ export function parseDeviceRecord(text: string): DeviceRecord {
   const out: DeviceRecord['network'] = {};
   if (typeof n['internalDNSName'] === 'string' && n['internalDNSName']) out.internalDNSName = n['internalDNSName'];
   if (typeof n['proxyURL'] === 'string' && n['proxyURL']) out.proxyURL = n['proxyURL'];
-  if (!out.internalDNSName && !out.proxyURL) throw new AppError('BadConfig', 'the device record has neither network.internalDNSName nor network.proxyURL');
+  if (!out.internalDNSName && !out.proxyURL)
+    throw new AppError('BadConfig', 'the device record has neither network.internalDNSName nor network.proxyURL');
   return { ...(v as object), network: out };
 }
 
@@ -73,7 +74,14 @@ export async function loadDevice(spec: string, transport: Transport): Promise<Ca
     text = await readFile(s, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder, not a file' : (code ?? String(e));
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder, not a file'
+            : (code ?? String(e));
     throw new AppError('BadConfig', `cannot read the device record ${s}: ${why}`, { cause: e });
   }
   return candidatesOf(parseDeviceRecord(text));

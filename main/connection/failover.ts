@@ -28,9 +28,17 @@ export class FailoverTransport implements Transport {
   /** Switches so far (tests, logs). */
   switches = 0;
 
-  constructor(private readonly inner: Transport, private readonly logicalBase: string, initial: Connection, private readonly preferred: Candidate['via'], private readonly o: FailoverOptions) {
+  constructor(
+    private readonly inner: Transport,
+    private readonly logicalBase: string,
+    initial: Connection,
+    private readonly preferred: Candidate['via'],
+    private readonly o: FailoverOptions,
+  ) {
     this.current = initial;
-    this.timer = setInterval(() => { if (this.current.via !== this.preferred) void this.check(); }, o.periodMs ?? 300_000);
+    this.timer = setInterval(() => {
+      if (this.current.via !== this.preferred) void this.check();
+    }, o.periodMs ?? 300_000);
     this.timer.unref();
   }
 
@@ -55,17 +63,22 @@ export class FailoverTransport implements Transport {
 
   /** Checks the candidates again (one check at a time); undefined when none answers. */
   check(): Promise<Connection | undefined> {
-    this.checking ??= this.o.recheck().then(
-      (c) => {
-        if (c.baseUrl !== this.current.baseUrl) {
-          this.current = c;
-          this.switches++;
-          this.o.onSwitch?.(c);
-        }
-        return c;
-      },
-      () => undefined,
-    ).finally(() => { this.checking = undefined; });
+    this.checking ??= this.o
+      .recheck()
+      .then(
+        (c) => {
+          if (c.baseUrl !== this.current.baseUrl) {
+            this.current = c;
+            this.switches++;
+            this.o.onSwitch?.(c);
+          }
+          return c;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        this.checking = undefined;
+      });
     return this.checking;
   }
 

@@ -11,7 +11,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('startEmbeddedService', () => {
   it('runs the reference service as a child with the demo library and a working token', async () => {
-    const svc = await startEmbeddedService({ dataDir: dir, service: { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] }, log: silentLogger, demoObjects: 50 });
+    const svc = await startEmbeddedService({
+      dataDir: dir,
+      service: { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
+      log: silentLogger,
+      demoObjects: 50,
+    });
     try {
       expect(svc.created).toBe(true);
       expect(svc.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -24,7 +29,12 @@ describe('startEmbeddedService', () => {
     } finally {
       await svc.stop();
     }
-    const again = await startEmbeddedService({ dataDir: dir, service: { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] }, log: silentLogger, demoObjects: 50 });
+    const again = await startEmbeddedService({
+      dataDir: dir,
+      service: { command: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'nas-service.js')] },
+      log: silentLogger,
+      demoObjects: 50,
+    });
     expect(again.created).toBe(false);
     await again.stop();
   }, 60_000);

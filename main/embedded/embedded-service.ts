@@ -40,11 +40,19 @@ const MARKER = '.demo-ready';
 function run(cmd: ServiceCommand, args: string[], timeoutMs = 120_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd.command, [...cmd.args, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...cmd.env } });
-    let out = '', err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    let out = '',
+      err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', (e) => { clearTimeout(timer); reject(new AppError('Internal', `cannot start the reference service: ${e.message}`, { cause: e })); });
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new AppError('Internal', `cannot start the reference service: ${e.message}`, { cause: e }));
+    });
     child.once('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);
@@ -75,15 +83,29 @@ export async function startEmbeddedService(opts: EmbeddedOptions): Promise<Embed
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new AppError('Timeout', 'the reference service did not start in time')); }, 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new AppError('Timeout', 'the reference service did not start in time'));
+    }, 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
-    child.stderr!.on('data', (d: Buffer) => { for (const line of d.toString().split('\n')) if (line.trim()) log.debug('service', { line: line.slice(0, 500) }); });
-    child.once('error', (e) => { clearTimeout(timer); reject(new AppError('Internal', `cannot start the reference service: ${e.message}`)); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new AppError('Unavailable', `the reference service exited (${code}) before listening`)); });
+    child.stderr!.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line.trim()) log.debug('service', { line: line.slice(0, 500) });
+    });
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new AppError('Internal', `cannot start the reference service: ${e.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new AppError('Unavailable', `the reference service exited (${code}) before listening`));
+    });
   });
   log.info('embedded service listening', { baseUrl });
 
@@ -96,7 +118,10 @@ export async function startEmbeddedService(opts: EmbeddedOptions): Promise<Embed
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => { clearTimeout(kill); resolve(); });
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.kill('SIGTERM');
       });
       return stopped;

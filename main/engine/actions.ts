@@ -32,13 +32,27 @@ export interface ActionHooks {
 }
 
 export class EngineActions {
-  constructor(private readonly core: Core, private readonly lock: Lock, private readonly hooks: ActionHooks) {}
+  constructor(
+    private readonly core: Core,
+    private readonly lock: Lock,
+    private readonly hooks: ActionHooks,
+  ) {}
 
   activity(limit = 200): ActivityEntry[] {
     return this.core.local.activity(limit).map((a) => ({
-      id: String(a.seq), at: a.at, kind: a.kind, path: a.path, summary: a.summary, reason: a.reason,
-      undoable: a.kind === 'organized' ? batchUndoable(this.core.db, a)
-        : a.outboxSeq !== null && !a.undone && (a.kind === 'renamed' || a.kind === 'moved') && this.core.outbox.get(a.outboxSeq)?.state === 'done',
+      id: String(a.seq),
+      at: a.at,
+      kind: a.kind,
+      path: a.path,
+      summary: a.summary,
+      reason: a.reason,
+      undoable:
+        a.kind === 'organized'
+          ? batchUndoable(this.core.db, a)
+          : a.outboxSeq !== null &&
+            !a.undone &&
+            (a.kind === 'renamed' || a.kind === 'moved') &&
+            this.core.outbox.get(a.outboxSeq)?.state === 'done',
     }));
   }
 
@@ -46,7 +60,17 @@ export class EngineActions {
     return {
       conflicts: conflictEntries(this.core.local),
       // a place another item has taken since (the user chose it for another) is no longer a choice
-      held: heldDeletes(this.core.local, this.core.model.rootId).map((h) => (h.candidates ? { ...h, candidates: h.candidates.filter((p) => { const at = this.placeOf(p); return at !== undefined && at.taken === undefined; }) } : h)),
+      held: heldDeletes(this.core.local, this.core.model.rootId).map((h) =>
+        h.candidates
+          ? {
+              ...h,
+              candidates: h.candidates.filter((p) => {
+                const at = this.placeOf(p);
+                return at !== undefined && at.taken === undefined;
+              }),
+            }
+          : h,
+      ),
     };
   }
 
@@ -66,12 +90,18 @@ export class EngineActions {
 
   localOnly(): { path: string; kind: string; reason: string }[] {
     const going = new Map(this.core.creates.open().flatMap((r) => (r.objectId === null ? [] : [[r.objectId, r.kind] as const])));
-    const filled = [...this.core.model.byId.values()].filter((e) => e.filled).map((e) => ({
-      path: pathFor(this.core, e.id), kind: 'content',
-      reason: going.get(e.id) === 'file' ? 'new here: being uploaded to the NAS'
-        : going.get(e.id) === 'version' ? 'changed here: its new version is being uploaded to the NAS'
-        : 'changed here: not sent to the NAS (uploads are off, or it waits for your word)',
-    }));
+    const filled = [...this.core.model.byId.values()]
+      .filter((e) => e.filled)
+      .map((e) => ({
+        path: pathFor(this.core, e.id),
+        kind: 'content',
+        reason:
+          going.get(e.id) === 'file'
+            ? 'new here: being uploaded to the NAS'
+            : going.get(e.id) === 'version'
+              ? 'changed here: its new version is being uploaded to the NAS'
+              : 'changed here: not sent to the NAS (uploads are off, or it waits for your word)',
+      }));
     return [...this.core.local.localOnly(this.core.model).map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
   }
 
@@ -86,10 +116,22 @@ export class EngineActions {
       const c = this.core;
       const rows = c.creates.decide(ids.includes('all') ? 'all' : ids.map(Number), upload);
       for (const r of rows) {
-        if (!upload) c.local.addLocalOnly({ parent: r.parent, name: r.name }, r.kind, 'not on the NAS: you chose to keep it on this computer only');
+        if (!upload)
+          c.local.addLocalOnly({ parent: r.parent, name: r.name }, r.kind, 'not on the NAS: you chose to keep it on this computer only');
       }
-      if (rows.length) c.activity({ kind: upload ? 'approved' : 'rejected', path: '', summary: `${upload ? 'upload approved for' : 'kept on this computer only:'} ${rows.length} new item(s)`, reason: 'you decided about a mass upload' });
-      return { done: rows.length, failed: ids.filter((i) => i !== 'all' && !rows.some((r) => String(r.seq) === i)).map((id) => ({ id, message: 'no such held upload' })) };
+      if (rows.length)
+        c.activity({
+          kind: upload ? 'approved' : 'rejected',
+          path: '',
+          summary: `${upload ? 'upload approved for' : 'kept on this computer only:'} ${rows.length} new item(s)`,
+          reason: 'you decided about a mass upload',
+        });
+      return {
+        done: rows.length,
+        failed: ids
+          .filter((i) => i !== 'all' && !rows.some((r) => String(r.seq) === i))
+          .map((id) => ({ id, message: 'no such held upload' })),
+      };
     });
     this.hooks.afterChange();
     if (upload) this.hooks.uploadsApproved?.();
@@ -106,24 +148,53 @@ export class EngineActions {
       const out: BulkResult = { done: 0, failed: [] };
       for (const id of want) {
         const h = held.find((x) => x.id === id);
-        if (h && id === c.model.rootId) { resolveEmptyNas(c, h.path, action); out.done++; emptyNas = action; continue; }
+        if (h && id === c.model.rootId) {
+          resolveEmptyNas(c, h.path, action);
+          out.done++;
+          emptyNas = action;
+          continue;
+        }
         const e = c.model.get(id);
-        if (!h) { out.failed.push({ id, message: 'no such held delete' }); continue; }
+        if (!h) {
+          out.failed.push({ id, message: 'no such held delete' });
+          continue;
+        }
         // (a row left by an older version for an entry that is gone: nothing is left to decide)
-        if (!e) { c.local.removeHeld(id); out.done++; continue; }
+        if (!e) {
+          c.local.removeHeld(id);
+          out.done++;
+          continue;
+        }
         c.db.transaction(() => {
           if (action === 'approve') {
             c.model.update(id, { state: 'deleting' });
-            const [seq] = c.outbox.enqueue([{ intent: { op: 'delete', id, fromName: e.rname, fromParent: e.rparent }, origin: 'approve', path: h.path, reason: 'held delete approved by you' }]);
+            const [seq] = c.outbox.enqueue([
+              {
+                intent: { op: 'delete', id, fromName: e.rname, fromParent: e.rparent },
+                origin: 'approve',
+                path: h.path,
+                reason: 'held delete approved by you',
+              },
+            ]);
             c.local.removeHeld(id);
-            c.activity({ kind: 'approved', path: h.path, summary: `delete approved (queued #${seq})`, reason: 'you approved a held delete' });
+            c.activity({
+              kind: 'approved',
+              path: h.path,
+              summary: `delete approved (queued #${seq})`,
+              reason: 'you approved a held delete',
+            });
           } else {
             // what it holds comes back with it, with any held entry below it (nothing is deleted)
             for (const d of [id, ...c.model.descendants(id)]) {
               c.model.update(d, { ino: null, state: 'ok' });
               c.local.removeHeld(d);
             }
-            c.activity({ kind: 'rejected', path: h.path, summary: 'delete rejected: placeholders restored', reason: 'you rejected a held delete; nothing is deleted on the NAS' });
+            c.activity({
+              kind: 'rejected',
+              path: h.path,
+              summary: 'delete rejected: placeholders restored',
+              reason: 'you rejected a held delete; nothing is deleted on the NAS',
+            });
           }
           c.local.flush(c.model);
         })();
@@ -161,18 +232,33 @@ export class EngineActions {
       let seq: number | undefined;
       c.db.transaction(() => {
         c.model.update(id, { state: 'ok', lparent: parent, lname: name, ino: st.ino.toString() });
-        const intent = { op: 'patch' as const, id, fromName: e.rname, fromParent: e.rparent, ...(name !== e.rname ? { name } : {}), ...(parent !== e.rparent ? { parentID: parent } : {}) };
-        if (intent.name !== undefined || intent.parentID !== undefined) [seq] = c.outbox.enqueue([{ intent, origin: 'approve', path: to, reason: `you said ${h.path} was renamed to ${to}` }]);
+        const intent = {
+          op: 'patch' as const,
+          id,
+          fromName: e.rname,
+          fromParent: e.rparent,
+          ...(name !== e.rname ? { name } : {}),
+          ...(parent !== e.rparent ? { parentID: parent } : {}),
+        };
+        if (intent.name !== undefined || intent.parentID !== undefined)
+          [seq] = c.outbox.enqueue([{ intent, origin: 'approve', path: to, reason: `you said ${h.path} was renamed to ${to}` }]);
         c.local.removeHeld(id);
         c.local.removeLocalOnly({ parent, name });
         c.local.flush(c.model);
       })();
-      c.activity({ kind: parent !== e.lparent ? 'moved' : 'renamed', path: to, summary: `renamed: ${h.path} -> ${to}${seq !== undefined ? ` (queued #${seq})` : ''}`, reason: 'you chose "it was renamed" for a held disappearance', ...(seq !== undefined ? { outboxSeq: seq } : {}) });
+      c.activity({
+        kind: parent !== e.lparent ? 'moved' : 'renamed',
+        path: to,
+        summary: `renamed: ${h.path} -> ${to}${seq !== undefined ? ` (queued #${seq})` : ''}`,
+        reason: 'you chose "it was renamed" for a held disappearance',
+        ...(seq !== undefined ? { outboxSeq: seq } : {}),
+      });
       return { done: 1, failed: [] };
     });
     // what a folder held is looked for under it by place (what moved elsewhere is paired, what
     // is missing deleted under the threshold, what was added local only), before the disk follows
-    if (res.done && this.core.model.get(id)?.kind === 'dir') await this.hooks.readByPlace(`you said ${to} is the folder that was ${this.core.model.get(id)!.rname}`);
+    if (res.done && this.core.model.get(id)?.kind === 'dir')
+      await this.hooks.readByPlace(`you said ${to} is the folder that was ${this.core.model.get(id)!.rname}`);
     await this.hooks.reconcile();
     this.hooks.afterChange();
     return res;
@@ -186,32 +272,73 @@ export class EngineActions {
       const out: BulkResult = { done: 0, failed: [] };
       for (const id of want) {
         const k = all.find((x) => String(x.seq) === id);
-        if (!k) { out.failed.push({ id, message: 'no such conflict' }); continue; }
+        if (!k) {
+          out.failed.push({ id, message: 'no such conflict' });
+          continue;
+        }
         if (action === 'drop') {
           c.local.removeConflict(k.seq);
-          c.activity({ kind: 'dropped', path: k.path, summary: `dropped: ${k.intent}`, reason: 'you dropped a conflict; the NAS version stays' });
+          c.activity({
+            kind: 'dropped',
+            path: k.path,
+            summary: `dropped: ${k.intent}`,
+            reason: 'you dropped a conflict; the NAS version stays',
+          });
           out.done++;
           continue;
         }
         const op = k.op;
         const e = c.model.get(k.objectId);
-        if (op.op === 'unsendable') { out.failed.push({ id, message: 'this change cannot be sent to the NAS' }); continue; }
-        if (!e || e.state !== 'ok') { out.failed.push({ id, message: 'the object is no longer on the NAS' }); continue; }
-        if (op.op === 'patch' && op.parentID !== undefined && !c.model.get(op.parentID)) { out.failed.push({ id, message: 'the target folder is no longer on the NAS' }); continue; }
+        if (op.op === 'unsendable') {
+          out.failed.push({ id, message: 'this change cannot be sent to the NAS' });
+          continue;
+        }
+        if (!e || e.state !== 'ok') {
+          out.failed.push({ id, message: 'the object is no longer on the NAS' });
+          continue;
+        }
+        if (op.op === 'patch' && op.parentID !== undefined && !c.model.get(op.parentID)) {
+          out.failed.push({ id, message: 'the target folder is no longer on the NAS' });
+          continue;
+        }
         c.db.transaction(() => {
           if (op.op === 'delete') {
             const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
             const known = new Map<string, string>();
-            for (const d of [e.id, ...c.model.descendants(e.id)]) { const x = c.model.get(d); if (x?.ino) known.set(x.ino, x.kind); }
-            const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), reread: new Set(), tombstones: [] };
+            for (const d of [e.id, ...c.model.descendants(e.id)]) {
+              const x = c.model.get(d);
+              if (x?.ino) known.set(x.ino, x.kind);
+            }
+            const rep: WriteReport = {
+              created: 0,
+              moved: 0,
+              removed: 0,
+              keptLocal: [],
+              failed: [],
+              touchedDirs: new Set(),
+              reread: new Set(),
+              tombstones: [],
+            };
             if (abs) removeTree(c.root, abs, known, rep, c.disk);
             for (const kl of rep.keptLocal) c.local.addLocalOnly({ path: kl.to }, 'moved', kl.reason);
             c.model.update(e.id, { state: 'deleting' });
           }
-          const [seq] = c.outbox.enqueue([{ intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent }, origin: 'reapply', path: k.path, reason: 'conflict re-applied by you' }]);
+          const [seq] = c.outbox.enqueue([
+            {
+              intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent },
+              origin: 'reapply',
+              path: k.path,
+              reason: 'conflict re-applied by you',
+            },
+          ]);
           c.local.removeConflict(k.seq);
           c.local.flush(c.model);
-          c.activity({ kind: 'reapplied', path: k.path, summary: `re-applied: ${k.intent} (queued #${seq})`, reason: 'you chose to re-apply your change over the NAS version' });
+          c.activity({
+            kind: 'reapplied',
+            path: k.path,
+            summary: `re-applied: ${k.intent} (queued #${seq})`,
+            reason: 'you chose to re-apply your change over the NAS version',
+          });
         })();
         out.done++;
       }
@@ -226,18 +353,33 @@ export class EngineActions {
     await this.lock.run(() => {
       const c = this.core;
       const a = c.local.activityBySeq(Number(activityId));
-      if (a?.kind === 'organized') { undoBatch(c, a); return; }
-      if (!a || a.outboxSeq === null || (a.kind !== 'renamed' && a.kind !== 'moved')) throw new AppError('BadRequest', `activity ${activityId} is not a rename or move`);
+      if (a?.kind === 'organized') {
+        undoBatch(c, a);
+        return;
+      }
+      if (!a || a.outboxSeq === null || (a.kind !== 'renamed' && a.kind !== 'moved'))
+        throw new AppError('BadRequest', `activity ${activityId} is not a rename or move`);
       if (a.undone) throw new AppError('BadRequest', `activity ${activityId} was already undone`);
       const ent = c.outbox.get(a.outboxSeq);
-      if (!ent || ent.intent.op !== 'patch' || ent.state !== 'done') throw new AppError('BadRequest', `operation ${activityId} has not been applied on the NAS (${ent?.state ?? 'unknown'})`);
+      if (!ent || ent.intent.op !== 'patch' || ent.state !== 'done')
+        throw new AppError('BadRequest', `operation ${activityId} has not been applied on the NAS (${ent?.state ?? 'unknown'})`);
       const e = c.model.get(ent.intent.id);
       if (!e || e.state !== 'ok') throw new AppError('BadRequest', 'the object is no longer on the NAS');
-      const [seq] = c.outbox.enqueue([{
-        intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }), origin: 'undo', path: pathFor(c, e.id), reason: `undo of #${ent.seq}`,
-      }]);
+      const [seq] = c.outbox.enqueue([
+        {
+          intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }),
+          origin: 'undo',
+          path: pathFor(c, e.id),
+          reason: `undo of #${ent.seq}`,
+        },
+      ]);
       c.local.markUndone(a.seq);
-      c.activity({ kind: 'undo', path: pathFor(c, e.id), summary: `undo of ${a.summary} (queued #${seq})`, reason: 'you asked to undo; the inverse patch carries If-Match like any other' });
+      c.activity({
+        kind: 'undo',
+        path: pathFor(c, e.id),
+        summary: `undo of ${a.summary} (queued #${seq})`,
+        reason: 'you asked to undo; the inverse patch carries If-Match like any other',
+      });
     });
     this.hooks.afterChange();
   }
@@ -260,20 +402,44 @@ export class EngineActions {
       const rootIno = lstatBig(c.root, c.disk)?.ino.toString() ?? null;
       if (c.model.get(c.model.rootId)) c.model.update(c.model.rootId, { ino: rootIno });
       c.local.flush(c.model);
-      c.activity({ kind: 'restored', path: '', summary: 'mirror folder restored from the stored state', reason: 'you resumed sync after the folder vanished or was emptied; nothing was deleted on the NAS' });
+      c.activity({
+        kind: 'restored',
+        path: '',
+        summary: 'mirror folder restored from the stored state',
+        reason: 'you resumed sync after the folder vanished or was emptied; nothing was deleted on the NAS',
+      });
     });
     await this.hooks.reconcile();
   }
 
-  /** Carries out one request queued by the command line (the engine's own: pause, resume, sync, are the engine's). */
-  async handle(action: Exclude<RequestAction, 'pause' | 'resume' | 'sync'>, ids: string[]): Promise<void> {
+  /** Carries out one request queued by the command line (pause, resume, sync and content requests are the engine's own). */
+  async handle(
+    action: Exclude<RequestAction, 'pause' | 'resume' | 'sync' | 'get' | 'pin' | 'unpin' | 'free'>,
+    ids: string[],
+  ): Promise<void> {
     switch (action) {
-      case 'approve': case 'reject': await this.resolveHeld(ids, action); return;
-      case 'upload': case 'keep-here': await this.resolveUploads(ids, action === 'upload'); return;
-      case 'renamed': if (ids.length === 2) await this.heldWasRenamed(ids[0]!, ids[1]!); return;
-      case 'reapply': case 'drop': await this.resolveConflicts(ids, action); return;
-      case 'undo': for (const id of ids) await this.undo(id); return;
-      case 'organize': for (const id of ids) await this.lock.run(() => applySaved(this.core, Number(id))); this.hooks.afterChange(); return;
+      case 'approve':
+      case 'reject':
+        await this.resolveHeld(ids, action);
+        return;
+      case 'upload':
+      case 'keep-here':
+        await this.resolveUploads(ids, action === 'upload');
+        return;
+      case 'renamed':
+        if (ids.length === 2) await this.heldWasRenamed(ids[0]!, ids[1]!);
+        return;
+      case 'reapply':
+      case 'drop':
+        await this.resolveConflicts(ids, action);
+        return;
+      case 'undo':
+        for (const id of ids) await this.undo(id);
+        return;
+      case 'organize':
+        for (const id of ids) await this.lock.run(() => applySaved(this.core, Number(id)));
+        this.hooks.afterChange();
+        return;
     }
   }
 }
@@ -285,7 +451,13 @@ export const EMPTY_NAS_PATH = '/ (the NAS now looks empty)';
 export function holdEmptyNas(c: Pick<Core, 'model' | 'local' | 'activity' | 'store'>, e: AppError): void {
   const rootId = c.model.rootId;
   if (!rootId || c.local.held().some((h) => h.id === rootId)) return;
-  c.local.addHeld({ id: rootId, path: EMPTY_NAS_PATH, folder: true, objects: c.store.count(), reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them' });
+  c.local.addHeld({
+    id: rootId,
+    path: EMPTY_NAS_PATH,
+    folder: true,
+    objects: c.store.count(),
+    reason: 'the NAS now looks empty: approve to remove every placeholder, reject to keep them',
+  });
   c.activity({ kind: 'held', path: '', summary: 'the NAS now looks empty: removals held for your confirmation', reason: e.message });
 }
 
@@ -294,8 +466,18 @@ function resolveEmptyNas(c: Core, path: string, action: 'approve' | 'reject'): v
   c.local.removeHeld(c.model.rootId);
   if (action === 'approve') {
     c.local.setMeta('allowEmptyNas', '1');
-    c.activity({ kind: 'approved', path, summary: 'empty NAS approved: the next walk removes the placeholders', reason: 'you approved the removals of a NAS that looks empty' });
+    c.activity({
+      kind: 'approved',
+      path,
+      summary: 'empty NAS approved: the next walk removes the placeholders',
+      reason: 'you approved the removals of a NAS that looks empty',
+    });
   } else {
-    c.activity({ kind: 'rejected', path, summary: 'empty NAS rejected: the placeholders stay', reason: 'you rejected the removals of a NAS that looks empty; nothing is removed' });
+    c.activity({
+      kind: 'rejected',
+      path,
+      summary: 'empty NAS rejected: the placeholders stay',
+      reason: 'you rejected the removals of a NAS that looks empty; nothing is removed',
+    });
   }
 }

@@ -52,7 +52,10 @@ export interface Core {
 }
 
 /** The engine's context from its options: the stores on one state db, the model as stored. */
-export type CoreOptions = Pick<EngineOptions, 'db' | 'stateDir' | 'store' | 'mirrorDir' | 'applier' | 'traits' | 'identity' | 'disk' | 'threshold' | 'holdMs' | 'uploads' | 'log'>;
+export type CoreOptions = Pick<
+  EngineOptions,
+  'db' | 'stateDir' | 'store' | 'mirrorDir' | 'applier' | 'traits' | 'identity' | 'disk' | 'threshold' | 'holdMs' | 'uploads' | 'log'
+>;
 
 export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void): Core {
   const db = opts.db ?? openStateDb(opts.stateDir);
@@ -62,7 +65,13 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
   const creates = new CreatesStore(db);
   const model = rootId ? local.loadModel(rootId) : new LocalModel('');
   const core: Core = {
-    root: opts.mirrorDir, db, store, applier: opts.applier ?? new ChangeApplier(store), local, outbox: new OutboxStore(db), creates,
+    root: opts.mirrorDir,
+    db,
+    store,
+    applier: opts.applier ?? new ChangeApplier(store),
+    local,
+    outbox: new OutboxStore(db),
+    creates,
     model,
     traits: opts.traits ?? { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 },
     identity: { ...STABLE_DISK, ...opts.identity },
@@ -82,12 +91,16 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
       const segs = path.split('/');
       const name = segs.pop()!;
       const parent = core.model.dirAt(segs)?.id;
-      if (parent !== undefined) creates.refuse(parent, name, `it may be an entry the NAS deleted, renamed here meanwhile (${path}): kept here, not created again on the NAS`);
+      if (parent !== undefined)
+        creates.refuse(
+          parent,
+          name,
+          `it may be an entry the NAS deleted, renamed here meanwhile (${path}): kept here, not created again on the NAS`,
+        );
     }
   };
   return core;
 }
-
 
 /** A promise-chain mutex: one model-mutating step at a time. */
 export class Lock {

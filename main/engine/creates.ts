@@ -41,7 +41,10 @@ export const STABLE_MS = 2000;
 export interface CreatePort {
   core: Pick<Core, 'root' | 'model' | 'store' | 'applier' | 'local' | 'creates' | 'disk' | 'db' | 'activity' | 'log'>;
   lock: Lock;
-  client: Pick<ServiceClient, 'createFolder' | 'startUpload' | 'startVersion' | 'putContent' | 'uploadOffset' | 'get' | 'parentAndName' | 'delete'>;
+  client: Pick<
+    ServiceClient,
+    'createFolder' | 'startUpload' | 'startVersion' | 'putContent' | 'uploadOffset' | 'get' | 'parentAndName' | 'delete'
+  >;
   signal: AbortSignal;
   stopped: () => boolean;
   /** An entry now known under a NAS id (a walk begun before must not read it as deleted). */
@@ -59,10 +62,14 @@ export interface CreatePort {
 type Outcome = 'done' | 'later' | 'failed';
 
 export class Creator {
-  private readonly runs = new Rerun(() => this.once(), () => this.p.stopped(), (e) => {
-    const err = toAppError(e);
-    this.p.core.log.error('creating new entries on the NAS failed', { code: err.code, message: err.message });
-  });
+  private readonly runs = new Rerun(
+    () => this.once(),
+    () => this.p.stopped(),
+    (e) => {
+      const err = toAppError(e);
+      this.p.core.log.error('creating new entries on the NAS failed', { code: err.code, message: err.message });
+    },
+  );
   private laterQueued = false;
   /** The last failure said per row (the same one again is not said twice). */
   private readonly said = new Map<number, string>();
@@ -89,7 +96,13 @@ export class Creator {
     if (outcomes.some((o) => o !== 'done') && !this.laterQueued) {
       // not stable yet, or the NAS did not answer: tried again (a kick after a walk comes sooner)
       this.laterQueued = true;
-      this.p.schedule(() => { this.laterQueued = false; this.kick(); }, outcomes.includes('failed') ? 10_000 : STABLE_MS);
+      this.p.schedule(
+        () => {
+          this.laterQueued = false;
+          this.kick();
+        },
+        outcomes.includes('failed') ? 10_000 : STABLE_MS,
+      );
     }
   }
 
@@ -100,7 +113,10 @@ export class Creator {
       const err = toAppError(e);
       if (this.p.stopped() || err.code === 'Cancelled') return 'later';
       if (err.status === 404 || err.status === 405 || err.status === 400 || err.status === 403) {
-        const why = err.status === 404 || err.status === 405 ? 'the NAS has no content interface (it cannot create files or folders)' : `the NAS refused it: ${err.message}`;
+        const why =
+          err.status === 404 || err.status === 405
+            ? 'the NAS has no content interface (it cannot create files or folders)'
+            : `the NAS refused it: ${err.message}`;
         await this.refuse(row, why);
         return 'done';
       }
@@ -143,7 +159,10 @@ export class Creator {
         // the NAS has that name: a folder is the same folder (made by someone else meanwhile, or
         // by us with the answer lost); a file is not: this folder stays local only
         id = await this.findOurs(row, 'dir');
-        if (id === undefined) { await this.refuse(row, 'the NAS has a file of that name in that folder'); return 'done'; }
+        if (id === undefined) {
+          await this.refuse(row, 'the NAS has a file of that name in that folder');
+          return 'done';
+        }
       }
     }
     const o = await client.get(id, { signal });
@@ -187,14 +206,17 @@ export class Creator {
     const { core, client, signal } = this.p;
     let offset: number;
     try {
-      offset = known ?? await client.uploadOffset(id, { signal });
+      offset = known ?? (await client.uploadOffset(id, { signal }));
     } catch (e) {
       // not unfinished any more: finished by an earlier run whose end was not written
       if (e instanceof AppError && e.status === 404) return this.finish(row, id);
       throw e;
     }
     const start = await this.p.lock.run(() => this.current(id));
-    if (start === undefined) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder before it was sent'); return 'done'; }
+    if (start === undefined) {
+      core.creates.finish(row.seq, 'gone', 'it left the mirror folder before it was sent');
+      return 'done';
+    }
     if (Date.now() - start.mtimeMs < STABLE_MS) return 'later';
     if (offset > start.size) {
       // the NAS holds more than the file has: it changed meanwhile; start over
@@ -207,20 +229,29 @@ export class Creator {
     for (;;) {
       if (this.p.stopped()) return 'later';
       const now = await this.p.lock.run(() => this.current(id));
-      if (now === undefined) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder while it was sent'); return 'done'; }
+      if (now === undefined) {
+        core.creates.finish(row.seq, 'gone', 'it left the mirror folder while it was sent');
+        return 'done';
+      }
       if (now.size !== start.size || now.mtimeMs !== start.mtimeMs) {
         await this.startOver(row, id, 'the file changed while it was sent');
         return 'later';
       }
       const n = Math.min(CHUNK_BYTES, start.size - offset);
       const bytes = n > 0 ? core.disk.readChunk(now.abs, offset, n) : Buffer.alloc(0);
-      if (bytes.length !== n) { await this.startOver(row, id, 'the file got shorter while it was sent'); return 'later'; }
+      if (bytes.length !== n) {
+        await this.startOver(row, id, 'the file got shorter while it was sent');
+        return 'later';
+      }
       const last = offset + n >= start.size;
       try {
         await client.putContent(id, offset, bytes, last, { signal });
       } catch (e) {
         // the NAS holds another offset (a request of ours it took without us hearing): go on from there
-        if (e instanceof AppError && e.status === 409) { offset = await client.uploadOffset(id, { signal }); continue; }
+        if (e instanceof AppError && e.status === 409) {
+          offset = await client.uploadOffset(id, { signal });
+          continue;
+        }
         throw e;
       }
       offset += n;
@@ -242,8 +273,14 @@ export class Creator {
     const start = await this.p.lock.run(() => {
       const e = core.model.get(id);
       const st = e?.kind === 'file' ? this.current(id) : undefined;
-      if (!e || !st) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder before its new version was sent'); return undefined; }
-      if (!e.filled) { core.creates.finish(row.seq, 'done', 'it is as the NAS has it again'); return undefined; }
+      if (!e || !st) {
+        core.creates.finish(row.seq, 'gone', 'it left the mirror folder before its new version was sent');
+        return undefined;
+      }
+      if (!e.filled) {
+        core.creates.finish(row.seq, 'done', 'it is as the NAS has it again');
+        return undefined;
+      }
       return st;
     });
     if (start === undefined) return 'done';
@@ -252,7 +289,10 @@ export class Creator {
     try {
       await client.startVersion(id, { ifMatch: row.baseEtag ?? '', mTime: formatDate(start.mtimeMs), signal });
     } catch (e) {
-      if (e instanceof AppError && e.status === 412) { await this.keepBoth(row, id); return 'done'; }
+      if (e instanceof AppError && e.status === 412) {
+        await this.keepBoth(row, id);
+        return 'done';
+      }
       throw e;
     }
     core.creates.named(row.seq, id, 0);
@@ -270,7 +310,10 @@ export class Creator {
     await this.p.lock.run(() => {
       const e = core.model.get(id);
       const st = e ? this.current(id) : undefined;
-      if (!e || !st) { core.creates.finish(row.seq, 'gone', 'it left the mirror folder'); return; }
+      if (!e || !st) {
+        core.creates.finish(row.seq, 'gone', 'it left the mirror folder');
+        return;
+      }
       const copy = conflictedName(e.lname, new Date(), (n) => core.disk.exists(`${st.abs.slice(0, st.abs.length - e.lname.length)}${n}`));
       const to = `${st.abs.slice(0, st.abs.length - e.lname.length)}${copy}`;
       core.disk.rename(st.abs, to);
@@ -280,7 +323,13 @@ export class Creator {
         core.creates.finish(row.seq, 'done', `the NAS changed it too: your version is kept as ${copy}`);
         core.local.flush(core.model);
       })();
-      core.activity({ kind: 'conflict', path: pathFor(core, id), summary: `both kept: your version is now "${copy}" beside it`, reason: 'the NAS changed this file while you changed it here (its version moved); nothing of either is lost: your copy goes to the NAS as a new file' });
+      core.activity({
+        kind: 'conflict',
+        path: pathFor(core, id),
+        summary: `both kept: your version is now "${copy}" beside it`,
+        reason:
+          'the NAS changed this file while you changed it here (its version moved); nothing of either is lost: your copy goes to the NAS as a new file',
+      });
     });
     this.p.reconcile();
     this.p.changed();
@@ -295,16 +344,34 @@ export class Creator {
       const st = e ? this.current(id) : undefined;
       core.db.transaction(() => {
         if (e && st && st.size === o.size) {
-          core.model.update(id, { etag: o.eTag, setag: o.eTag, mtime: o.mTime, filled: false, content: { etag: o.eTag, nasMtime: o.mTime, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } });
+          core.model.update(id, {
+            etag: o.eTag,
+            setag: o.eTag,
+            mtime: o.mTime,
+            filled: false,
+            content: { etag: o.eTag, nasMtime: o.mTime, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino },
+          });
         } else if (e) core.model.update(id, { etag: o.eTag, setag: o.eTag, mtime: o.mTime });
         const before = core.store.get(id);
         if (before) core.applier.apply([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]);
         core.creates.finish(row.seq, 'done');
         core.local.flush(core.model);
       })();
-      core.activity(row.kind === 'version'
-        ? { kind: 'uploaded', path: pathFor(core, id), summary: `new version uploaded (${o.size ?? 0} bytes): on the NAS now`, reason: 'you changed it on this computer' }
-        : { kind: 'uploaded', path: pathFor(core, id), summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`, reason: 'a new file in the mirror folder' });
+      core.activity(
+        row.kind === 'version'
+          ? {
+              kind: 'uploaded',
+              path: pathFor(core, id),
+              summary: `new version uploaded (${o.size ?? 0} bytes): on the NAS now`,
+              reason: 'you changed it on this computer',
+            }
+          : {
+              kind: 'uploaded',
+              path: pathFor(core, id),
+              summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`,
+              reason: 'a new file in the mirror folder',
+            },
+      );
     });
     this.p.changed();
     return 'done';
@@ -371,8 +438,18 @@ export class Creator {
     }
     core.db.transaction(() => {
       core.model.put({
-        id: o.id, kind, lparent: row.parent, lname: row.name, ino: here.ino, filled: kind === 'file', rparent: o.parentID, rname: o.name,
-        etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok',
+        id: o.id,
+        kind,
+        lparent: row.parent,
+        lname: row.name,
+        ino: here.ino,
+        filled: kind === 'file',
+        rparent: o.parentID,
+        rname: o.name,
+        etag: o.eTag,
+        mtime: o.mTime,
+        setag: o.eTag,
+        state: 'ok',
       });
       if (!core.store.get(o.id)) core.applier.apply([{ kind: 'added', after: o }]);
       core.store.forgetListings([row.parent]);
@@ -389,7 +466,8 @@ export class Creator {
     })();
     this.p.bound(o.id);
     const path = pathFor(core, o.id);
-    if (kind === 'dir') core.activity({ kind: 'created', path, summary: 'folder created on the NAS', reason: 'a new folder in the mirror folder' });
+    if (kind === 'dir')
+      core.activity({ kind: 'created', path, summary: 'folder created on the NAS', reason: 'a new folder in the mirror folder' });
     return path;
   }
 
@@ -427,7 +505,12 @@ export class Creator {
       core.creates.finish(row.seq, 'refused', why);
       core.local.addLocalOnly({ parent: row.parent, name: row.name }, row.kind, `not on the NAS: ${why}`);
       const dir = core.model.pathOf(row.parent);
-      core.activity({ kind: 'local-only', path: dir === undefined || dir === '' ? row.name : `${dir}/${row.name}`, summary: 'kept local only: not created on the NAS', reason: why });
+      core.activity({
+        kind: 'local-only',
+        path: dir === undefined || dir === '' ? row.name : `${dir}/${row.name}`,
+        summary: 'kept local only: not created on the NAS',
+        reason: why,
+      });
     });
     this.p.changed();
   }

@@ -71,8 +71,14 @@ export class Downloads {
     };
     this.p.progress({ id, path, bytes: 0, total: want.size, state: 'downloading' });
     try {
-      const partial = await fetchContent({ root: this.p.core.root, client: this.p.client, records: this.p.core.local, want, signal: this.p.signal, progress: tell })
-        .catch((e: unknown) => this.explain(id, e));
+      const partial = await fetchContent({
+        root: this.p.core.root,
+        client: this.p.client,
+        records: this.p.core.local,
+        want,
+        signal: this.p.signal,
+        progress: tell,
+      }).catch((e: unknown) => this.explain(id, e));
       const done = await this.p.lock.run(() => this.commit(want, partial));
       this.p.progress({ id, path, bytes: want.size, total: want.size, state: 'done' });
       return done;
@@ -113,7 +119,10 @@ export class Downloads {
     const still = core.store.get(want.id);
     if (!still || still.eTag !== want.etag) {
       dropPartial(partial, core.local, want.id);
-      throw new AppError('ContentMismatch', 'the file changed on the NAS while it downloaded: nothing was replaced; try again after the next sync');
+      throw new AppError(
+        'ContentMismatch',
+        'the file changed on the NAS while it downloaded: nothing was replaced; try again after the next sync',
+      );
     }
     let r: ReturnType<typeof commitDownload>;
     try {
@@ -126,7 +135,12 @@ export class Downloads {
     const parent = core.model.get(want.id)!.lparent;
     recordStamps(core.root, core.model, new Set([parent]), core.disk);
     core.local.flush(core.model);
-    core.activity({ kind: 'downloaded', path: pathFor(core, want.id), summary: `downloaded ${r.content.size} bytes`, reason: `NAS version ${want.etag}, size and eTag checked; nothing sent to the NAS` });
+    core.activity({
+      kind: 'downloaded',
+      path: pathFor(core, want.id),
+      summary: `downloaded ${r.content.size} bytes`,
+      reason: `NAS version ${want.etag}, size and eTag checked; nothing sent to the NAS`,
+    });
     return { path: r.path, downloaded: true };
   }
 
@@ -137,7 +151,10 @@ export class Downloads {
   private async explain(id: string, e: unknown): Promise<never> {
     const err = toAppError(e);
     if (err.status !== 404 && err.status !== 405) throw err;
-    const listed = await this.p.client.get(id).then(() => true, () => false);
+    const listed = await this.p.client.get(id).then(
+      () => true,
+      () => false,
+    );
     if (!listed) throw new AppError('NotFound', 'this file is not on the NAS any more', { cause: err });
     const { local } = this.p.core;
     if (local.meta('noContentInterface') === undefined) {
@@ -148,7 +165,8 @@ export class Downloads {
   }
 }
 
-export const NO_CONTENT_INTERFACE = 'this NAS does not serve file content (it answered 404/405 to a content read): files can be renamed, moved and searched here, but opened only on the NAS itself';
+export const NO_CONTENT_INTERFACE =
+  'this NAS does not serve file content (it answered 404/405 to a content read): files can be renamed, moved and searched here, but opened only on the NAS itself';
 
 /** The partial file of a download in progress (the command line reads its size as progress). */
 export const partialPathOf = (root: string, id: string): string => join(downloadsDir(root), partialFileOf(id));

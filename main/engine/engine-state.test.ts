@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../app/errors.js';
 import {
-  AUTH_RETRY_MS, BACKOFF_MAX_MS, canSend, initialState, isStale, reduce, retryDelayMs, shownError, staleAfterSec, statusWord,
-  type EngineEvent, type EngineState, type StoreFacts,
+  AUTH_RETRY_MS,
+  BACKOFF_MAX_MS,
+  canSend,
+  initialState,
+  isStale,
+  reduce,
+  retryDelayMs,
+  shownError,
+  staleAfterSec,
+  statusWord,
+  type EngineEvent,
+  type EngineState,
+  type StoreFacts,
 } from './engine-state.js';
 
 const NONE: StoreFacts = { outboxPending: 0, conflicts: 0, heldDeletes: 0 };
@@ -40,7 +51,11 @@ describe('engine state: the link', () => {
   });
 
   it('a send the NAS answered with something retrying cannot fix (418) backs off without calling the NAS unreachable', () => {
-    const s = run(online, { type: 'send-failed', error: { code: 'BadRequest', message: 'I am a teapot' } }, { type: 'send-failed', error: { code: 'BadRequest', message: 'I am a teapot' } });
+    const s = run(
+      online,
+      { type: 'send-failed', error: { code: 'BadRequest', message: 'I am a teapot' } },
+      { type: 'send-failed', error: { code: 'BadRequest', message: 'I am a teapot' } },
+    );
     expect(s.connection).toBe('online');
     expect(s.sendFailures).toBe(2);
     expect(retryDelayMs(s, 0.5)).toBe(2000);
@@ -66,7 +81,11 @@ describe('engine state: walks', () => {
   });
 
   it('a walk the NAS answered with refused data is said as such, never as offline; the next good walk clears it', () => {
-    const bad = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: { code: 'BadResponse', message: 'invalid objects' } });
+    const bad = run(
+      online,
+      { type: 'walk-started', at: 0 },
+      { type: 'walk-finished', error: { code: 'BadResponse', message: 'invalid objects' } },
+    );
     expect(bad.connection).toBe('online');
     expect(shownError(bad)?.code).toBe('BadResponse');
     const good = run(bad, { type: 'walk-started', at: 1 }, { type: 'walk-finished', error: undefined });
@@ -75,14 +94,23 @@ describe('engine state: walks', () => {
 
   it('the error shown is plain data even when the event carried an AppError (the status is checked as plain data)', () => {
     const e = new AppError('NasLooksEmpty', 'the NAS now looks empty');
-    const held = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: e }, { type: 'disk-error', step: 'write', error: new AppError('DiskError', 'EIO') });
+    const held = run(
+      online,
+      { type: 'walk-started', at: 0 },
+      { type: 'walk-finished', error: e },
+      { type: 'disk-error', step: 'write', error: new AppError('DiskError', 'EIO') },
+    );
     expect(Object.getPrototypeOf(shownError(held))).toBe(Object.prototype);
     expect(Object.getPrototypeOf(held.refused)).toBe(Object.prototype);
     expect(held.refused).toEqual({ code: 'NasLooksEmpty', message: 'the NAS now looks empty' });
   });
 
-  it('a walk that failed on the app\'s own state (a locked or damaged database) is said as such, never as offline', () => {
-    const s = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: { code: 'Internal', message: 'database is locked' } });
+  it("a walk that failed on the app's own state (a locked or damaged database) is said as such, never as offline", () => {
+    const s = run(
+      online,
+      { type: 'walk-started', at: 0 },
+      { type: 'walk-finished', error: { code: 'Internal', message: 'database is locked' } },
+    );
     expect(s.connection).toBe('online');
     expect(statusWord(s, NONE)).toBe('synced');
     expect(shownError(s)).toEqual({ code: 'Internal', message: 'database is locked' });
@@ -91,7 +119,11 @@ describe('engine state: walks', () => {
   });
 
   it('a walk the engine cancelled (quitting) says nothing of the link: not "offline"', () => {
-    const s = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-finished', error: { code: 'Cancelled', message: 'walk cancelled' } });
+    const s = run(
+      online,
+      { type: 'walk-started', at: 0 },
+      { type: 'walk-finished', error: { code: 'Cancelled', message: 'walk cancelled' } },
+    );
     expect(s.connection).toBe('online');
     expect(s.walk.running).toBe(false);
     expect(shownError(s)).toBeNull();
@@ -119,7 +151,13 @@ describe('engine state: outbox backoff', () => {
   });
 
   it('resets when any request is answered again', () => {
-    const s = run(online, { type: 'send-failed', error: net }, { type: 'send-failed', error: net }, { type: 'reachable' }, { type: 'send-failed', error: net });
+    const s = run(
+      online,
+      { type: 'send-failed', error: net },
+      { type: 'send-failed', error: net },
+      { type: 'reachable' },
+      { type: 'send-failed', error: net },
+    );
     expect(retryDelayMs(s, 0.5)).toBe(1000);
   });
 
@@ -162,7 +200,11 @@ describe('engine state: the folder, pause, disk', () => {
   });
 
   it('a disk error is shown before anything else until a batch reads the disk', () => {
-    const s = run(online, { type: 'link-failed', error: net }, { type: 'disk-error', step: 'scan', error: { code: 'DiskError', message: 'EIO' } });
+    const s = run(
+      online,
+      { type: 'link-failed', error: net },
+      { type: 'disk-error', step: 'scan', error: { code: 'DiskError', message: 'EIO' } },
+    );
     expect(shownError(s)?.code).toBe('DiskError');
     expect(shownError(reduce(s, { type: 'disk-ok', step: 'scan' }))?.code).toBe('NetworkError');
   });

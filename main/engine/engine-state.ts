@@ -88,20 +88,35 @@ export const NO_WALK: WalkView = { running: false, folders: 0, objects: 0, place
 
 export function initialState(paused: boolean, localChecked = false): EngineState {
   return {
-    paused, mirrorMissing: undefined, connection: 'offline', linkError: undefined, refused: undefined, diskError: undefined, diskStep: undefined,
-    walk: NO_WALK, watcherPolling: false, watcherNotice: undefined, sendFailures: 0, authWait: false, localChecked,
+    paused,
+    mirrorMissing: undefined,
+    connection: 'offline',
+    linkError: undefined,
+    refused: undefined,
+    diskError: undefined,
+    diskStep: undefined,
+    walk: NO_WALK,
+    watcherPolling: false,
+    watcherNotice: undefined,
+    sendFailures: 0,
+    authWait: false,
+    localChecked,
   };
 }
 
 const answered = (s: EngineState): EngineState =>
-  s.connection === 'online' && s.linkError === undefined && s.sendFailures === 0 && !s.authWait ? s
+  s.connection === 'online' && s.linkError === undefined && s.sendFailures === 0 && !s.authWait
+    ? s
     : { ...s, connection: 'online', linkError: undefined, sendFailures: 0, authWait: false };
 
 /** A plain copy: events may carry an AppError, and the status is checked as plain data. */
 const problem = (e: Problem): Problem => ({ code: e.code, message: e.message });
 
-const linkFailed = (s: EngineState, error: Problem): EngineState =>
-  ({ ...s, connection: isAuth(error.code) ? 'auth-error' : 'offline', linkError: problem(error) });
+const linkFailed = (s: EngineState, error: Problem): EngineState => ({
+  ...s,
+  connection: isAuth(error.code) ? 'auth-error' : 'offline',
+  linkError: problem(error),
+});
 
 /** The next state. Returns `s` itself when nothing changed. */
 export function reduce(s: EngineState, ev: EngineEvent): EngineState {

@@ -67,19 +67,42 @@ export class Engine {
     const stopped = (): boolean => this.stopped;
     const schedule = (fn: () => void, ms: number): void => this.timers.schedule(fn, ms);
     this.remote = new RemoteRounds({
-      core: this.core, lock: this.lock, client: opts.client, plans, signal: this.abort.signal,
-      stopped, state: () => this.state, report, healthy, failed,
+      core: this.core,
+      lock: this.lock,
+      client: opts.client,
+      plans,
+      signal: this.abort.signal,
+      stopped,
+      state: () => this.state,
+      report,
+      healthy,
+      failed,
       indexChanged: () => this.events.emit('changed', { what: 'index' }),
-      localChanged: (dirs) => { this.timers.schedule(() => void this.localSide.onBatch(dirs), 0); },
+      localChanged: (dirs) => {
+        this.timers.schedule(() => void this.localSide.onBatch(dirs), 0);
+      },
     });
     this.localSide = new LocalRounds({
-      core: this.core, lock: this.lock, watcherOptions: opts.watcher, stopped, report, healthy, schedule, failed,
+      core: this.core,
+      lock: this.lock,
+      watcherOptions: opts.watcher,
+      stopped,
+      report,
+      healthy,
+      schedule,
+      failed,
       recheckHealth: () => this.timers.schedule(() => void this.healthTick(), 2000),
       notice: (n) => this.events.emit('notice', n),
-      queued: () => { this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
+      queued: () => {
+        this.events.emit('changed', { what: 'conflicts' });
+        this.emitStatus();
+      },
       kickOutbox: () => this.kickOutbox(),
       // the status says "syncing" at once (the upload itself waits for the file to be stable)
-      created: () => { this.creator.kick(); this.emitStatus(); },
+      created: () => {
+        this.creator.kick();
+        this.emitStatus();
+      },
       probeIdentity: () => this.probeIdentity(),
     });
     this.offApplier = applier.onChanges((cs) => {
@@ -94,39 +117,68 @@ export class Engine {
       if (ev) this.keeper.dispatch(ev);
     });
     this.pump = new OutboxPump({
-      settle: this.core, lock: this.lock, client: opts.client, report, failed, schedule,
+      settle: this.core,
+      lock: this.lock,
+      client: opts.client,
+      report,
+      failed,
+      schedule,
       canSend: () => !this.stopped && canSend(this.state),
       retryDelay: () => retryDelayMs(this.state, Math.random()),
       settled: (id) => this.remote.settled(id),
       ranThrough: async ({ follow, sent }) => {
         if (follow) await this.remote.reconcileNow();
-        if (sent) { this.emitStatus(); this.events.emit('changed', { what: 'activity' }); }
+        if (sent) {
+          this.emitStatus();
+          this.events.emit('changed', { what: 'activity' });
+        }
       },
     });
     this.downloads = new Downloads({
-      core: this.core, lock: this.lock, client: opts.client, signal: this.abort.signal,
+      core: this.core,
+      lock: this.lock,
+      client: opts.client,
+      signal: this.abort.signal,
       progress: (p) => this.events.emit('download', p),
       notice: (n) => this.events.emit('notice', n),
     });
     this.pins = new Keeper({
-      core: this.core, lock: this.lock, get: (id) => this.downloads.get(id), stopped,
+      core: this.core,
+      lock: this.lock,
+      get: (id) => this.downloads.get(id),
+      stopped,
       changed: () => this.events.emit('changed', { what: 'content' }),
     });
     this.creator = new Creator({
-      core: this.core, lock: this.lock, client: opts.client, signal: this.abort.signal, stopped, schedule,
+      core: this.core,
+      lock: this.lock,
+      client: opts.client,
+      signal: this.abort.signal,
+      stopped,
+      schedule,
       // a walk begun before the NAS named it must not read it as deleted there
       bound: (id) => this.remote.settled(id),
       // a folder made on the NAS: what it holds is found (and created) next
       reread: (path) => void this.localSide.onBatch([path]),
-      changed: () => { this.events.emit('changed', { what: 'content' }); this.emitStatus(); },
+      changed: () => {
+        this.events.emit('changed', { what: 'content' });
+        this.emitStatus();
+      },
       reconcile: () => void this.remote.reconcileNow(),
     });
     this.actions = new EngineActions(this.core, this.lock, {
       // the header, the badge and the tray follow at once (they read the status, not the lists)
-      afterChange: () => { this.kickOutbox(); this.events.emit('changed', { what: 'conflicts' }); this.emitStatus(); },
+      afterChange: () => {
+        this.kickOutbox();
+        this.events.emit('changed', { what: 'conflicts' });
+        this.emitStatus();
+      },
       reconcile: () => this.remote.reconcileEverything(),
       syncNow: () => this.syncNow(),
-      readByPlace: async (reason) => { this.localSide.checkIdentity(reason); await this.localSide.fullRescan(); },
+      readByPlace: async (reason) => {
+        this.localSide.checkIdentity(reason);
+        await this.localSide.fullRescan();
+      },
       uploadsApproved: () => this.creator.kick(),
     });
   }
@@ -139,7 +191,15 @@ export class Engine {
   private recordActivity(a: ActivityInput): void {
     const seq = this.core.local.addActivity(a);
     this.opts.log.info(a.kind, { path: a.path, summary: a.summary, reason: a.reason });
-    this.events.emit('activity', { id: String(seq), at: new Date().toISOString(), kind: a.kind, path: a.path, summary: a.summary, reason: a.reason, undoable: a.outboxSeq !== undefined && (a.kind === 'renamed' || a.kind === 'moved') });
+    this.events.emit('activity', {
+      id: String(seq),
+      at: new Date().toISOString(),
+      kind: a.kind,
+      path: a.path,
+      summary: a.summary,
+      reason: a.reason,
+      undoable: a.outboxSeq !== undefined && (a.kind === 'renamed' || a.kind === 'moved'),
+    });
   }
 
   /**
@@ -240,14 +300,26 @@ export class Engine {
     const ok = await this.remote.walkOnce();
     // pinned files: new versions and files added under pinned folders come down now (not after
     // a walk that could not reach the NAS: their downloads would fail the same way)
-    if (ok) { this.pins.kick(); this.creator.kick(); }
+    if (ok) {
+      this.pins.kick();
+      this.creator.kick();
+    }
     return ok;
   }
 
   private startTimers(): void {
     const t = this.timers;
     t.started = true;
-    t.rewalkLoop(this.opts.rewalkMs ?? 60_000, () => this.remote.lastWalkCpuMs, () => this.walkOnce().then(() => this.kickOutbox(), (e: unknown) => this.failed('walk', e)), () => this.remote.lastWalkUnreachable);
+    t.rewalkLoop(
+      this.opts.rewalkMs ?? 60_000,
+      () => this.remote.lastWalkCpuMs,
+      () =>
+        this.walkOnce().then(
+          () => this.kickOutbox(),
+          (e: unknown) => this.failed('walk', e),
+        ),
+      () => this.remote.lastWalkUnreachable,
+    );
     t.every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
     t.every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
     t.every(this.opts.requestPollMs ?? 500, () => void this.processRequests());
@@ -262,10 +334,14 @@ export class Engine {
         else if (r.action === 'get') for (const id of r.ids) void this.download(id).catch(() => undefined);
         else if (r.action === 'pin' || r.action === 'unpin' || r.action === 'free') {
           for (const id of r.ids) await this.keepRequest(r.action, id);
-        }
-        else await this.actions.handle(r.action, r.ids);
+        } else await this.actions.handle(r.action, r.ids);
       } catch (e) {
-        this.core.activity({ kind: 'error', path: '', summary: `request ${r.action} failed`, reason: e instanceof Error ? e.message : String(e) });
+        this.core.activity({
+          kind: 'error',
+          path: '',
+          summary: `request ${r.action} failed`,
+          reason: e instanceof Error ? e.message : String(e),
+        });
       }
     }
   }
@@ -279,8 +355,16 @@ export class Engine {
       return await this.downloads.get(id);
     } catch (e) {
       const err = toAppError(e);
-      if (this.stopped) throw new AppError('Cancelled', 'the engine stopped before the download ended; it resumes from where it stopped at the next Open', { cause: err });
-      this.core.activity({ kind: 'error', path: this.core.model.pathOf(id) ?? `(${id})`, summary: 'download failed', reason: `${err.code}: ${err.message}` });
+      if (this.stopped)
+        throw new AppError('Cancelled', 'the engine stopped before the download ended; it resumes from where it stopped at the next Open', {
+          cause: err,
+        });
+      this.core.activity({
+        kind: 'error',
+        path: this.core.model.pathOf(id) ?? `(${id})`,
+        summary: 'download failed',
+        reason: `${err.code}: ${err.message}`,
+      });
       throw err;
     }
   }
@@ -328,7 +412,12 @@ export class Engine {
 
   /** The mirror folder's health: a vanished or emptied folder pauses sync (nothing is deleted). */
   private async checkHealth(): Promise<boolean> {
-    return checkMirrorHealth(this.core, this.state.mirrorMissing, (ev) => this.keeper.dispatch(ev), (n) => this.events.emit('notice', n));
+    return checkMirrorHealth(
+      this.core,
+      this.state.mirrorMissing,
+      (ev) => this.keeper.dispatch(ev),
+      (n) => this.events.emit('notice', n),
+    );
   }
 
   private async healthTick(): Promise<void> {
@@ -395,12 +484,20 @@ export class Engine {
   async setPaused(paused: boolean): Promise<void> {
     this.core.local.setMeta('paused', paused ? '1' : '0');
     this.keeper.dispatch({ type: 'paused', paused });
-    this.core.activity({ kind: paused ? 'paused' : 'resumed', path: '', summary: paused ? 'sync paused by you' : 'sync resumed by you', reason: 'user request' });
+    this.core.activity({
+      kind: paused ? 'paused' : 'resumed',
+      path: '',
+      summary: paused ? 'sync paused by you' : 'sync resumed by you',
+      reason: 'user request',
+    });
     if (!paused && this.state.mirrorMissing !== undefined) {
       await this.localSide.closeWatcher();
       await this.actions.restoreMirror();
     }
-    if (!paused) { this.kickOutbox(); void this.healthTick(); }
+    if (!paused) {
+      this.kickOutbox();
+      void this.healthTick();
+    }
     this.emitStatus();
   }
 

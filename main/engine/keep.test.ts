@@ -21,15 +21,35 @@ import { Lock } from './core.js';
 import { KEEP_CONCURRENCY, Keeper } from './keep.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const T0 = '2021-01-01T00:00:00.000Z';
 const entry = (id: string, kind: 'file' | 'dir', lparent: string): LocalEntry => ({
-  id, kind, lparent, lname: id, ino: `i-${id}`, filled: false, rparent: lparent, rname: id,
-  etag: `"${id}"`, mtime: T0, setag: `"${id}"`, state: 'ok',
+  id,
+  kind,
+  lparent,
+  lname: id,
+  ino: `i-${id}`,
+  filled: false,
+  rparent: lparent,
+  rname: id,
+  etag: `"${id}"`,
+  mtime: T0,
+  setag: `"${id}"`,
+  state: 'ok',
 });
 const obj = (id: string): RemoteObject => ({
-  id, parentID: 'Docs', eTag: `"${id}"`, mimeType: 'application/octet-stream', name: id, mTime: T0, cTime: T0, hidden: 'none', size: 10,
+  id,
+  parentID: 'Docs',
+  eTag: `"${id}"`,
+  mimeType: 'application/octet-stream',
+  name: id,
+  mTime: T0,
+  cTime: T0,
+  hidden: 'none',
+  size: 10,
 });
 
 type Get = (id: string) => Promise<{ path: string; downloaded: boolean }>;
@@ -45,7 +65,10 @@ function world(get: Get): { keeper: Keeper; acts: ActivityInput[]; local: LocalS
   const acts: ActivityInput[] = [];
   const keeper = new Keeper({
     core: { root: dir, model, store, local, disk: realDisk, activity: (a) => acts.push(a), log: silentLogger },
-    lock: new Lock(), get, stopped: () => false, changed: () => undefined,
+    lock: new Lock(),
+    get,
+    stopped: () => false,
+    changed: () => undefined,
   });
   return { keeper, acts, local };
 }
@@ -78,7 +101,10 @@ describe('Keeper', () => {
 
   it('a NAS without the content interface stops the pass, with no error line of its own', async () => {
     let calls = 0;
-    const { keeper, acts } = world(async () => { calls++; throw new AppError('NoContentInterface', 'no content here'); });
+    const { keeper, acts } = world(async () => {
+      calls++;
+      throw new AppError('NoContentInterface', 'no content here');
+    });
     await keeper.pin('Docs');
     await keeper.idle();
     expect(calls).toBeLessThanOrEqual(KEEP_CONCURRENCY);
@@ -88,8 +114,14 @@ describe('Keeper', () => {
   it('unpinned meanwhile: what was not begun is not downloaded; unpinning a file kept through its folder is refused', async () => {
     const asked: string[] = [];
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
-    const { keeper, local } = world(async (id) => { asked.push(id); await gate; return { path: id, downloaded: true }; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const { keeper, local } = world(async (id) => {
+      asked.push(id);
+      await gate;
+      return { path: id, downloaded: true };
+    });
     await keeper.pin('Docs');
     const inside = { code: 'Conflict', message: expect.stringContaining('through the folder Docs') };
     await expect(keeper.unpin('f1')).rejects.toMatchObject(inside);

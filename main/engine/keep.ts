@@ -44,10 +44,14 @@ export interface KeepPort {
 }
 
 export class Keeper {
-  private readonly runs = new Rerun(() => this.once(), () => this.p.stopped(), (e) => {
-    const err = toAppError(e);
-    this.p.core.log.error('keep on this device failed', { code: err.code, message: err.message });
-  });
+  private readonly runs = new Rerun(
+    () => this.once(),
+    () => this.p.stopped(),
+    (e) => {
+      const err = toAppError(e);
+      this.p.core.log.error('keep on this device failed', { code: err.code, message: err.message });
+    },
+  );
   /** The last pass's failures, as said (the same ones again at the next walk are not said twice). */
   private lastFailed = '';
 
@@ -62,7 +66,9 @@ export class Keeper {
       core.local.addPin(id);
       const n = wantedFiles(core.model, new Set([id]), (x) => core.store.get(x)).length;
       core.activity({
-        kind: 'pinned', path: pathFor(core, id), summary: `kept on this device: ${n} file(s) to download`,
+        kind: 'pinned',
+        path: pathFor(core, id),
+        summary: `kept on this device: ${n} file(s) to download`,
         reason: 'you asked to keep it on this device',
       });
       return n;
@@ -112,11 +118,15 @@ export class Keeper {
     for (const x of ids) this.freeOne(x, out);
     core.local.flush(core.model);
     const n = out.kept.length;
-    const names = `${out.kept.slice(0, 5).map((k) => k.path).join(', ')}${n > 5 ? ', ...' : ''}`;
+    const names = `${out.kept
+      .slice(0, 5)
+      .map((k) => k.path)
+      .join(', ')}${n > 5 ? ', ...' : ''}`;
     const summary = `freed ${out.bytes} bytes: ${out.freed} file(s) are placeholders again`;
     const reason = 'you asked to free up space; the NAS keeps every file, nothing was sent to it';
     core.activity({
-      kind: 'freed', path: pathFor(core, id),
+      kind: 'freed',
+      path: pathFor(core, id),
       summary: n ? `${summary}; ${n} file(s) you changed kept as they are` : summary,
       reason: n ? `${reason}; kept as they are (changed on this computer): ${names}` : reason,
     });

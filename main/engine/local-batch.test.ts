@@ -34,12 +34,28 @@ function world(): Core {
     writeFileSync(join(root, f), '');
     utimesSync(join(root, f), t, t);
   }
-  const core = openCore({ stateDir: join(base, 'state'), mirrorDir: root, log: silentLogger, holdMs: HOLD_MS, threshold: { count: 50, percent: 100 } }, () => undefined);
+  const core = openCore(
+    { stateDir: join(base, 'state'), mirrorDir: root, log: silentLogger, holdMs: HOLD_MS, threshold: { count: 50, percent: 100 } },
+    () => undefined,
+  );
   cores.push(core);
   core.model = new LocalModel('R');
   const ino = (rel: string): string => lstatSync(join(root, rel), { bigint: true }).ino.toString();
   const put = (id: string, kind: LocalEntry['kind'], parent: string, name: string, rel: string): void =>
-    core.model.put({ id, kind, lparent: parent, lname: name, ino: ino(rel), filled: false, rparent: parent, rname: name, etag: `"${id}"`, mtime: NAS_TIME, setag: `"${id}"`, state: 'ok' });
+    core.model.put({
+      id,
+      kind,
+      lparent: parent,
+      lname: name,
+      ino: ino(rel),
+      filled: false,
+      rparent: parent,
+      rname: name,
+      etag: `"${id}"`,
+      mtime: NAS_TIME,
+      setag: `"${id}"`,
+      state: 'ok',
+    });
   put('R', 'dir', '', '', '');
   put('F', 'dir', 'R', 'F', 'F');
   put('G', 'dir', 'R', 'G', 'G');

@@ -18,7 +18,23 @@ import type { NewEntry } from '../outbox/outbox-store.js';
 import { pathFor, type Core } from './core.js';
 
 /** What a local batch uses of the engine's context. */
-export type LocalBatchPort = Pick<Core, 'root' | 'model' | 'disk' | 'holdMs' | 'threshold' | 'local' | 'outbox' | 'creates' | 'uploads' | 'tombstones' | 'db' | 'activity' | 'log' | 'identity'>;
+export type LocalBatchPort = Pick<
+  Core,
+  | 'root'
+  | 'model'
+  | 'disk'
+  | 'holdMs'
+  | 'threshold'
+  | 'local'
+  | 'outbox'
+  | 'creates'
+  | 'uploads'
+  | 'tombstones'
+  | 'db'
+  | 'activity'
+  | 'log'
+  | 'identity'
+>;
 
 export interface BatchResult {
   carry: GoneCarry[];
@@ -41,16 +57,26 @@ export interface BatchResult {
  */
 export type Identity = { by: 'inode' } | { by: 'place'; granularityMs: number; why: string };
 
-export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], carried: readonly GoneCarry[], now = Date.now(), identity: Identity = { by: 'inode' }): BatchResult {
+export function runLocalBatch(
+  core: LocalBatchPort,
+  dirs: readonly string[],
+  carried: readonly GoneCarry[],
+  now = Date.now(),
+  identity: Identity = { by: 'inode' },
+): BatchResult {
   const { model } = core;
   const scans = scanDirs(core.root, dirs, now, core.disk);
-  const pair = identity.by === 'inode'
-    ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs, granularityMs: Math.max(core.identity.mtimeGranularityMs, 2000) })
-    : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
+  const pair =
+    identity.by === 'inode'
+      ? pairMoves({ model, scans, carried, now, holdMs: core.holdMs, granularityMs: Math.max(core.identity.mtimeGranularityMs, 2000) })
+      : pairByPlace({ model, scans, granularityMs: identity.granularityMs, why: identity.why });
   // Files the user changed here (content of theirs where a placeholder or a download was): their
   // new version goes to the NAS, guarded by the version they changed (the download's eTag).
   const edits = new Map<string, string>();
-  const edited = (id: string): void => { const e = model.get(id); if (core.uploads && e?.kind === 'file' && e.state === 'ok') edits.set(id, e.content?.etag ?? e.etag); };
+  const edited = (id: string): void => {
+    const e = model.get(id);
+    if (core.uploads && e?.kind === 'file' && e.state === 'ok') edits.set(id, e.content?.etag ?? e.etag);
+  };
   for (const r of pair.rebound) if (r.filled && !model.get(r.id)?.filled) edited(r.id);
   for (const r of pair.replaced) if (r.filled) edited(r.id);
   for (const f of pair.filled) if (f.filled) edited(f.id);
@@ -60,13 +86,19 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   // "renamed or deleted?") is held too: deleting it on the NAS would take that entry along
   // before the user chose.
   const undecided = new Set(pair.uncertain.map((u) => u.id));
-  const undecidedIn = (id: string): string | undefined => model.descendants(id).find((d) => undecided.has(d) || model.get(d)!.state === 'held');
+  const undecidedIn = (id: string): string | undefined =>
+    model.descendants(id).find((d) => undecided.has(d) || model.get(d)!.state === 'held');
   const waiting = new Map<string, string>();
   for (const d of pair.deletes) {
     const u = undecidedIn(d);
     if (u !== undefined) waiting.set(d, u);
   }
-  const plan = planBatch(model, pair.moves, pair.deletes.filter((d) => !waiting.has(d)), core.threshold);
+  const plan = planBatch(
+    model,
+    pair.moves,
+    pair.deletes.filter((d) => !waiting.has(d)),
+    core.threshold,
+  );
   const paths = new Map<string, string>();
   for (const m of pair.moves) paths.set(m.id, pathFor(core, m.id));
   for (const d of pair.deletes) paths.set(d, pathFor(core, d));
@@ -88,12 +120,29 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   }
   for (const r of pair.replaced) {
     model.update(r.id, { ino: r.ino, filled: r.filled });
-    activity.push({ kind: 'replaced', path: pathFor(core, r.id), summary: 'content replaced in place (atomic save): no remote change', reason: `same name and kind, new inode ${r.ino}${r.filled ? '; holds local content now (local only)' : ''}` });
+    activity.push({
+      kind: 'replaced',
+      path: pathFor(core, r.id),
+      summary: 'content replaced in place (atomic save): no remote change',
+      reason: `same name and kind, new inode ${r.ino}${r.filled ? '; holds local content now (local only)' : ''}`,
+    });
   }
   for (const f of pair.filled) {
     model.update(f.id, { filled: f.filled });
-    if (edits.has(f.id)) activity.push({ kind: 'local-only', path: pathFor(core, f.id), summary: 'changed here: its new version goes to the NAS', reason: 'the file holds content of yours now' });
-    else activity.push({ kind: f.filled ? 'local-only' : 'emptied', path: pathFor(core, f.id), summary: f.filled ? 'placeholder filled with content: kept local only' : 'placeholder emptied again', reason: f.filled ? 'uploads are off: content stays on this computer' : 'its content is gone: a placeholder again' });
+    if (edits.has(f.id))
+      activity.push({
+        kind: 'local-only',
+        path: pathFor(core, f.id),
+        summary: 'changed here: its new version goes to the NAS',
+        reason: 'the file holds content of yours now',
+      });
+    else
+      activity.push({
+        kind: f.filled ? 'local-only' : 'emptied',
+        path: pathFor(core, f.id),
+        summary: f.filled ? 'placeholder filled with content: kept local only' : 'placeholder emptied again',
+        reason: f.filled ? 'uploads are off: content stays on this computer' : 'its content is gone: a placeholder again',
+      });
   }
   for (const u of pair.unsendable) {
     // Moved into a folder the NAS does not have: put it back (the NAS wins on disk) and keep the intent.
@@ -107,22 +156,59 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       stayed = errnoOf(err);
       core.log.warn('put back failed', { path: u.path, reason: (err as Error).message });
     }
-    lists.push(() => core.local.addConflict({ objectId: u.id, path: u.path, intent: `move into ${u.path}`, remote: `${e.rname} in its NAS folder`, reason: 'the target folder exists only locally (the NAS cannot create folders)', op: { op: 'unsendable', id: u.id, to: u.path } }));
-    activity.push({ kind: 'conflict', path: u.path, summary: stayed === undefined ? `moved back to ${pathFor(core, u.id)}` : `left in ${u.path}: the disk refused to move it back (${stayed})`, reason: 'moved into a folder that exists only locally: the NAS cannot take it' });
+    lists.push(() =>
+      core.local.addConflict({
+        objectId: u.id,
+        path: u.path,
+        intent: `move into ${u.path}`,
+        remote: `${e.rname} in its NAS folder`,
+        reason: 'the target folder exists only locally (the NAS cannot create folders)',
+        op: { op: 'unsendable', id: u.id, to: u.path },
+      }),
+    );
+    activity.push({
+      kind: 'conflict',
+      path: u.path,
+      summary:
+        stayed === undefined ? `moved back to ${pathFor(core, u.id)}` : `left in ${u.path}: the disk refused to move it back (${stayed})`,
+      reason: 'moved into a folder that exists only locally: the NAS cannot take it',
+    });
   }
   if (plan.held.length) {
     for (const h of plan.held) {
       model.update(h.id, { state: 'held' });
-      const row = { id: h.id, path: paths.get(h.id)!, folder: model.get(h.id)!.kind === 'dir', objects: h.objects, reason: `this batch deletes ${plan.deleteObjects} objects, over the limit of ${plan.limit}` };
+      const row = {
+        id: h.id,
+        path: paths.get(h.id)!,
+        folder: model.get(h.id)!.kind === 'dir',
+        objects: h.objects,
+        reason: `this batch deletes ${plan.deleteObjects} objects, over the limit of ${plan.limit}`,
+      };
       lists.push(() => core.local.addHeld(row));
     }
-    activity.push({ kind: 'held', path: '', summary: `held ${plan.held.length} delete(s) for confirmation`, reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})` });
+    activity.push({
+      kind: 'held',
+      path: '',
+      summary: `held ${plan.held.length} delete(s) for confirmation`,
+      reason: `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})`,
+    });
   }
   for (const [id, u] of waiting) {
-    const row = { id, path: paths.get(id)!, folder: model.get(id)!.kind === 'dir', objects: 1 + model.descendants(id).length, reason: `it held ${pathFor(core, u)}, which waits for your choice: deleting this folder on the NAS would delete that too (Delete deletes the folder with everything in it; Keep puts it back)` };
+    const row = {
+      id,
+      path: paths.get(id)!,
+      folder: model.get(id)!.kind === 'dir',
+      objects: 1 + model.descendants(id).length,
+      reason: `it held ${pathFor(core, u)}, which waits for your choice: deleting this folder on the NAS would delete that too (Delete deletes the folder with everything in it; Keep puts it back)`,
+    };
     model.update(id, { state: 'held' });
     lists.push(() => core.local.addHeld(row));
-    activity.push({ kind: 'held', path: row.path, summary: 'held a folder delete: it holds an entry that waits for your choice', reason: row.reason });
+    activity.push({
+      kind: 'held',
+      path: row.path,
+      summary: 'held a folder delete: it holds an entry that waits for your choice',
+      reason: row.reason,
+    });
   }
   if (identity.by === 'place') {
     // What is gone keeps no inode of another mount: no later pairing may find it by one (a
@@ -137,13 +223,30 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
       const path = pathFor(core, u.id);
       const objects = 1 + (e.kind === 'dir' ? model.descendants(u.id).length : 0);
       model.update(u.id, { state: 'held' });
-      const row = { id: u.id, path, folder: e.kind === 'dir', objects, candidates: u.candidates, reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose` };
+      const row = {
+        id: u.id,
+        path,
+        folder: e.kind === 'dir',
+        objects,
+        candidates: u.candidates,
+        reason: `not sure whether ${path} was renamed (to ${u.candidates.join(' or ')}) or deleted: nothing is sent until you choose`,
+      };
       lists.push(() => core.local.addHeld(row));
     }
-    activity.push({ kind: 'held', path: '', summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`, reason: `${identity.by === 'place' ? identity.why : 'a file id reused by the disk, or an entry renamed and changed'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (It was renamed, Delete on the NAS, or Keep to put it back)` });
+    activity.push({
+      kind: 'held',
+      path: '',
+      summary: `held ${pair.uncertain.length} disappearance(s): renamed or deleted?`,
+      reason: `${identity.by === 'place' ? identity.why : 'a file id reused by the disk, or an entry renamed and changed'}: an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; nothing is sent until you choose (It was renamed, Delete on the NAS, or Keep to put it back)`,
+    });
   }
   if (pair.rebound.length && identity.by === 'place') {
-    activity.push({ kind: 'recognised', path: '', summary: `recognised ${pair.rebound.length} entr${pair.rebound.length === 1 ? 'y' : 'ies'} by place`, reason: `${identity.why}: every entry at its place is the same entry whatever its file id; nothing sent for them` });
+    activity.push({
+      kind: 'recognised',
+      path: '',
+      summary: `recognised ${pair.rebound.length} entr${pair.rebound.length === 1 ? 'y' : 'ies'} by place`,
+      reason: `${identity.why}: every entry at its place is the same entry whatever its file id; nothing sent for them`,
+    });
   }
   // Folders read now match the model: keep their stamps, except where something is still
   // unresolved (a disappearance within its hold) and must be read again after a restart.
@@ -169,17 +272,27 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     for (const [ino, until] of core.tombstones) if (until < now) core.tombstones.delete(ino);
     for (const sc of scans) for (const d of sc.entries) entryAt.set(sc.path === '' ? d.name : `${sc.path}/${d.name}`, d);
   }
-  const deletedOnNas = (path: string): boolean => { const ino = entryAt.get(path)?.ino; return ino !== undefined && core.tombstones.has(ino); };
+  const deletedOnNas = (path: string): boolean => {
+    const ino = entryAt.get(path)?.ino;
+    return ino !== undefined && core.tombstones.has(ino);
+  };
   const placeholderLikeAt = new Map<string, boolean>();
   const placeholderLike = (lo: { path: string; kind: string }): boolean => {
     let v = placeholderLikeAt.get(lo.path);
-    if (v === undefined) placeholderLikeAt.set(lo.path, (v = lo.kind === 'file' ? (entryAt.get(lo.path)?.size ?? 0) === 0 : onlyEmptyFiles(core, lo.path)));
+    if (v === undefined)
+      placeholderLikeAt.set(lo.path, (v = lo.kind === 'file' ? (entryAt.get(lo.path)?.size ?? 0) === 0 : onlyEmptyFiles(core, lo.path)));
     return v;
   };
   type Creatable = LocalOnlyFind & { parent: string; kind: 'dir' | 'file' };
   const isCreatable = (lo: LocalOnlyFind): lo is Creatable =>
-    core.uploads && lo.fresh === true && lo.parent !== undefined && (lo.kind === 'dir' || lo.kind === 'file') && !suspects.has(lo.path)
-    && !(lo.kind === 'file' && TEMPORARY.test(lo.name)) && !deletedOnNas(lo.path) && !placeholderLike(lo);
+    core.uploads &&
+    lo.fresh === true &&
+    lo.parent !== undefined &&
+    (lo.kind === 'dir' || lo.kind === 'file') &&
+    !suspects.has(lo.path) &&
+    !(lo.kind === 'file' && TEMPORARY.test(lo.name)) &&
+    !deletedOnNas(lo.path) &&
+    !placeholderLike(lo);
   // decided once per entry (a folder's test reads the disk below it)
   const fresh = pair.localOnly.filter(isCreatable);
   const freshSet = new Set<LocalOnlyFind>(fresh);
@@ -189,7 +302,14 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
   // user's word before anything goes up, like mass deletes: this batch's new entries (with
   // everything inside new folders) and those of the last minute not started yet.
   const approved = fresh.length ? core.creates.approvedFolders() : new Set<string>();
-  const mass = fresh.length ? massUpload(core, fresh.filter((f) => !insideApproved(core, approved, f.parent)), entryAt, now) : undefined;
+  const mass = fresh.length
+    ? massUpload(
+        core,
+        fresh.filter((f) => !insideApproved(core, approved, f.parent)),
+        entryAt,
+        now,
+      )
+    : undefined;
   let seqs: number[] = [];
   core.db.transaction(() => {
     seqs = core.outbox.enqueue(entries);
@@ -207,15 +327,24 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
         const added = core.creates.add(lo.kind, lo.parent, lo.name, mass !== undefined);
         if (added) created++;
         const waits = mass !== undefined || (!added && core.creates.isHeld(lo.parent, lo.name));
-        core.local.addLocalOnly({ parent: lo.parent, name: lo.name }, lo.kind, waits ? `new here: waits for your OK to upload${mass ? ` (${mass.why})` : ''}` : 'new here: being created on the NAS');
+        core.local.addLocalOnly(
+          { parent: lo.parent, name: lo.name },
+          lo.kind,
+          waits ? `new here: waits for your OK to upload${mass ? ` (${mass.why})` : ''}` : 'new here: being created on the NAS',
+        );
         continue;
       }
-      const why = !core.uploads ? 'not on the NAS: new files stay on this computer (uploads are off)'
-        : lo.fresh === true && TEMPORARY.test(lo.name) ? 'not on the NAS: an editor\'s temporary or backup file (not uploaded)'
-        : deletedOnNas(lo.path) ? 'not on the NAS: it was deleted there while you renamed or moved it here (kept here, not created again)'
-        : lo.fresh === true && lo.parent !== undefined && placeholderLike(lo) ? `not on the NAS: ${lo.kind === 'file' ? 'an empty file' : 'a folder holding only empty files'} looks like placeholders (a copy of some, or of a folder the NAS deleted): not uploaded; content put in it goes up`
-        : lo.parent === undefined ? 'not on the NAS: inside a folder the NAS does not have (yet)'
-        : 'not on the NAS: it may be an entry of the mirror changed (see held), or a second name of one (a hard link)';
+      const why = !core.uploads
+        ? 'not on the NAS: new files stay on this computer (uploads are off)'
+        : lo.fresh === true && TEMPORARY.test(lo.name)
+          ? "not on the NAS: an editor's temporary or backup file (not uploaded)"
+          : deletedOnNas(lo.path)
+            ? 'not on the NAS: it was deleted there while you renamed or moved it here (kept here, not created again)'
+            : lo.fresh === true && lo.parent !== undefined && placeholderLike(lo)
+              ? `not on the NAS: ${lo.kind === 'file' ? 'an empty file' : 'a folder holding only empty files'} looks like placeholders (a copy of some, or of a folder the NAS deleted): not uploaded; content put in it goes up`
+              : lo.parent === undefined
+                ? 'not on the NAS: inside a folder the NAS does not have (yet)'
+                : 'not on the NAS: it may be an entry of the mirror changed (see held), or a second name of one (a hard link)';
       core.local.addLocalOnly(lo.parent === undefined ? { path: lo.path } : { parent: lo.parent, name: lo.name }, lo.kind, why);
     }
     pruneLocalOnly(core, scans, pair.folders, pair.localOnly);
@@ -225,12 +354,30 @@ export function runLocalBatch(core: LocalBatchPort, dirs: readonly string[], car
     const p = op as PatchOp;
     if (op.op === 'patch') {
       const what = p.parentID !== undefined && p.name !== undefined ? 'renamed and moved' : p.parentID !== undefined ? 'moved' : 'renamed';
-      activity.push({ kind: what === 'renamed' ? 'renamed' : 'moved', path: pathFor(core, op.id), summary: `${what}: ${paths.get(op.id) ?? ''} -> ${pathFor(core, op.id)} (queued #${seqs[i]})`, reason: op.reason, outboxSeq: seqs[i]! });
+      activity.push({
+        kind: what === 'renamed' ? 'renamed' : 'moved',
+        path: pathFor(core, op.id),
+        summary: `${what}: ${paths.get(op.id) ?? ''} -> ${pathFor(core, op.id)} (queued #${seqs[i]})`,
+        reason: op.reason,
+        outboxSeq: seqs[i]!,
+      });
     } else {
-      activity.push({ kind: 'deleted', path: paths.get(op.id)!, summary: `delete queued #${seqs[i]} (${op.objects} object(s))`, reason: op.reason, outboxSeq: seqs[i]! });
+      activity.push({
+        kind: 'deleted',
+        path: paths.get(op.id)!,
+        summary: `delete queued #${seqs[i]} (${op.objects} object(s))`,
+        reason: op.reason,
+        outboxSeq: seqs[i]!,
+      });
     }
   });
-  if (mass) activity.push({ kind: 'held', path: '', summary: `held ${fresh.length} new item(s) for confirmation before uploading`, reason: `${mass.why}: approve to upload them (nas-mirror uploads approve all), or keep them on this computer only (reject)` });
+  if (mass)
+    activity.push({
+      kind: 'held',
+      path: '',
+      summary: `held ${fresh.length} new item(s) for confirmation before uploading`,
+      reason: `${mass.why}: approve to upload them (nas-mirror uploads approve all), or keep them on this computer only (reject)`,
+    });
   for (const a of activity) core.activity(a);
   const reread = pair.moves.filter((m) => model.get(m.id)?.kind === 'dir').map((m) => pathFor(core, m.id));
   return { carry: pair.carry, enqueued: entries.length, held: plan.held.length, created, reread };
@@ -284,9 +431,17 @@ function* below(core: LocalBatchPort, path: string): Generator<{ path: string; d
     }
     for (const k of kids) {
       const p = `${dir}/${k.name}`;
-      if (k.dir) { stack.push(p); yield { path: p, dir: true, size: 0 }; continue; }
+      if (k.dir) {
+        stack.push(p);
+        yield { path: p, dir: true, size: 0 };
+        continue;
+      }
       let size: number | undefined;
-      try { size = Number(core.disk.lstat(safeJoin(core.root, p.split('/'))).size); } catch { size = undefined; }
+      try {
+        size = Number(core.disk.lstat(safeJoin(core.root, p.split('/'))).size);
+      } catch {
+        size = undefined;
+      }
       yield { path: p, dir: false, size };
     }
   }
@@ -301,7 +456,12 @@ export const MASS_UPLOAD_BYTES = 5 * 1024 ** 3;
  * upload: more items than the delete limit's count, or more than MASS_UPLOAD_BYTES. Then the
  * recent rows to hold too, and why in words.
  */
-function massUpload(core: LocalBatchPort, fresh: readonly { path: string; kind: string }[], entryAt: ReadonlyMap<string, DiskEntry>, now: number): { recent: number[]; why: string } | undefined {
+function massUpload(
+  core: LocalBatchPort,
+  fresh: readonly { path: string; kind: string }[],
+  entryAt: ReadonlyMap<string, DiskEntry>,
+  now: number,
+): { recent: number[]; why: string } | undefined {
   if (fresh.length === 0) return undefined;
   const limit = core.threshold.count;
   const recent = core.creates.recentPending(new Date(now - 60_000).toISOString());
@@ -321,7 +481,10 @@ function massUpload(core: LocalBatchPort, fresh: readonly { path: string; kind: 
   }
   if (!over()) return undefined;
   const gb = (n: number): string => `${(n / 1024 ** 3).toFixed(1)} GB`;
-  return { recent, why: items > limit ? `more than ${limit} new items at once` : `more than ${gb(MASS_UPLOAD_BYTES)} of new files at once` };
+  return {
+    recent,
+    why: items > limit ? `more than ${limit} new items at once` : `more than ${gb(MASS_UPLOAD_BYTES)} of new files at once`,
+  };
 }
 
 /**
@@ -330,7 +493,12 @@ function massUpload(core: LocalBatchPort, fresh: readonly { path: string; kind: 
  * nothing); a folder (or one above it) deleted locally, held or deleting, took it along. A
  * row at a literal path goes when the disk no longer has it, or its folder was read without it.
  */
-function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk' | 'model'>, scans: readonly { path: string }[], folders: readonly { id: string }[], finds: readonly { path: string; parent: string | undefined; name: string }[]): void {
+function pruneLocalOnly(
+  core: Pick<Core, 'root' | 'local' | 'disk' | 'model'>,
+  scans: readonly { path: string }[],
+  folders: readonly { id: string }[],
+  finds: readonly { path: string; parent: string | undefined; name: string }[],
+): void {
   const { model } = core;
   // The folders read, as the pairing recognised them (by inode, or by place).
   const readIds = new Set(folders.map((f) => f.id).filter((id) => id === model.rootId || model.get(id)?.state === 'ok'));
@@ -349,8 +517,9 @@ function pruneLocalOnly(core: Pick<Core, 'root' | 'local' | 'disk' | 'model'>, s
     if (r.parent === null) {
       // Kept in the local-only area (not watched), or in a folder the model does not know.
       const i = r.name.lastIndexOf('/');
-      const gone = !core.disk.exists(join(core.root, ...r.name.split('/')))
-        || (r.kind !== 'moved' && readPaths.has(i < 0 ? '' : r.name.slice(0, i)) && !present.has(`\0${r.name}`));
+      const gone =
+        !core.disk.exists(join(core.root, ...r.name.split('/'))) ||
+        (r.kind !== 'moved' && readPaths.has(i < 0 ? '' : r.name.slice(0, i)) && !present.has(`\0${r.name}`));
       if (gone) core.local.removeLocalOnly(r);
       continue;
     }

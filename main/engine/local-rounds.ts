@@ -75,7 +75,8 @@ export class LocalRounds {
     else if (!placed) this.placeWhy = undefined;
     else if (!c.identity.stableIds) this.placeWhy = `the disk is ${c.identity.fsType}, whose file ids change at each mount`;
     else if (stored === undefined) this.placeWhy = 'the file ids were not yet tied to this disk (first start of this version)';
-    else if (stored !== c.identity.key) this.placeWhy = 'the mirror folder\'s disk changed since the last run (remounted, restored from a copy, or another disk)';
+    else if (stored !== c.identity.key)
+      this.placeWhy = "the mirror folder's disk changed since the last run (remounted, restored from a copy, or another disk)";
     else this.placeWhy = undefined;
     if (this.placeWhy === undefined) this.trustNow();
     else c.local.setMeta('localCheck', 'pending');
@@ -125,7 +126,10 @@ export class LocalRounds {
   async checkDirs(): Promise<void> {
     const c = this.p.core;
     if (!c.model.rootId || this.p.stopped()) return;
-    if (this.placeWhy !== undefined || !c.identity.dirMtimeOnRename) { await this.fullRescan(); return; }
+    if (this.placeWhy !== undefined || !c.identity.dirMtimeOnRename) {
+      await this.fullRescan();
+      return;
+    }
     const dirs = await this.p.lock.run(() => changedDirs(c.root, c.model, c.disk));
     if (!dirs.length || (await this.onBatch(dirs))) this.checked();
   }
@@ -139,19 +143,39 @@ export class LocalRounds {
   /** Periodic: the watcher's self-test again, then every folder's stamp whatever it says. */
   async periodicCheck(): Promise<void> {
     const ok = this.watcher ? await this.watcher.selfTest() : true;
-    if (!ok) this.p.core.activity({ kind: 'watcher', path: '', summary: 'watcher self-test FAILED', reason: 'no event for a probe file within 5 s: relying on periodic checks' });
+    if (!ok)
+      this.p.core.activity({
+        kind: 'watcher',
+        path: '',
+        summary: 'watcher self-test FAILED',
+        reason: 'no event for a probe file within 5 s: relying on periodic checks',
+      });
     await this.checkDirs();
   }
 
   async startWatching(): Promise<void> {
     if (this.watcher || this.p.stopped()) return;
     const c = this.p.core;
-    const w = new LocalWatcher(c.root, (dirs) => void this.onBatch(dirs), c.log.child('watch'), (n) => {
-      if (n.kind === 'restarted') { void this.fullRescan(); return; }
-      if (n.kind === 'polling') this.p.report({ type: 'watcher-polling', reason: n.reason });
-      c.activity({ kind: 'watcher', path: '', summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error', reason: n.kind === 'polling' ? n.reason : n.message });
-      this.p.notice({ level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
-    }, { ...this.p.watcherOptions, disk: c.disk });
+    const w = new LocalWatcher(
+      c.root,
+      (dirs) => void this.onBatch(dirs),
+      c.log.child('watch'),
+      (n) => {
+        if (n.kind === 'restarted') {
+          void this.fullRescan();
+          return;
+        }
+        if (n.kind === 'polling') this.p.report({ type: 'watcher-polling', reason: n.reason });
+        c.activity({
+          kind: 'watcher',
+          path: '',
+          summary: n.kind === 'polling' ? 'watching by polling' : 'watcher error',
+          reason: n.kind === 'polling' ? n.reason : n.message,
+        });
+        this.p.notice({ level: 'warn', message: n.kind === 'polling' ? n.reason : n.message });
+      },
+      { ...this.p.watcherOptions, disk: c.disk },
+    );
     this.watcher = w;
     await w.start();
     if (this.p.stopped() || this.watcher !== w) {
@@ -163,7 +187,12 @@ export class LocalRounds {
     w.ensureWatched(knownDirs(c.model));
     const ok = await w.selfTest();
     if (this.p.stopped()) return;
-    c.activity({ kind: 'watcher', path: '', summary: ok ? 'watcher self-test passed' : 'watcher self-test FAILED', reason: ok ? 'a probe file was seen' : 'no event for a probe file within 5 s: relying on periodic rescans' });
+    c.activity({
+      kind: 'watcher',
+      path: '',
+      summary: ok ? 'watcher self-test passed' : 'watcher self-test FAILED',
+      reason: ok ? 'a probe file was seen' : 'no event for a probe file within 5 s: relying on periodic rescans',
+    });
     if (!ok) this.p.schedule(() => void this.fullRescan(), 10_000);
   }
 
@@ -202,7 +231,7 @@ export class LocalRounds {
       // changed while we watched (remounted, restored): no inode is trusted until re-read by place.
       if (this.placeWhy === undefined && this.sentinel !== undefined && this.markerIno() !== this.sentinel) {
         c.identity = this.p.probeIdentity();
-        this.placeWhy = 'the mirror folder\'s disk changed while it was watched (remounted or restored)';
+        this.placeWhy = "the mirror folder's disk changed while it was watched (remounted or restored)";
         this.p.report({ type: 'local-check', done: false });
       }
       let batchDirs: string[];
@@ -213,7 +242,10 @@ export class LocalRounds {
         identity = { by: 'place', granularityMs: c.identity.mtimeGranularityMs, why: this.placeWhy };
         this.carry = [];
       } else {
-        const extra = this.carry.map((g) => { const e = c.model.get(g.id); return e ? (c.model.pathOf(e.lparent) ?? '') : ''; });
+        const extra = this.carry.map((g) => {
+          const e = c.model.get(g.id);
+          return e ? (c.model.pathOf(e.lparent) ?? '') : '';
+        });
         // Before a disappearance can become a delete, or when a folder we were pointed at is gone
         // (renamed: the watcher still names its old path), read every folder whose stamp moved
         // (every folder where stamps cannot see a rename inside): the missing entry may sit in a
@@ -231,7 +263,8 @@ export class LocalRounds {
       } catch (e) {
         // Nothing was written (one transaction); the folders are read again by the next rescan.
         // A disk that cannot be read (EIO, EACCES...) is said in the status until a batch reads it.
-        if (e instanceof AppError && e.code === 'DiskError') this.p.report({ type: 'disk-error', step: 'scan', error: { code: e.code, message: e.message } });
+        if (e instanceof AppError && e.code === 'DiskError')
+          this.p.report({ type: 'disk-error', step: 'scan', error: { code: e.code, message: e.message } });
         this.p.failed('local batch', e);
         this.p.schedule(() => void this.fullRescan(), 5000);
         return false;

@@ -32,7 +32,11 @@ export function reservedDirProblem(root: string, disk: Disk = realDisk): string 
     }
     if (st.isSymbolicLink()) {
       let to = '?';
-      try { to = disk.readlink(abs); } catch { /* unreadable link */ }
+      try {
+        to = disk.readlink(abs);
+      } catch {
+        /* unreadable link */
+      }
       return `${rel} in the mirror folder is a link (to ${to}): the client writes nothing through a link; replace it with a real folder to resume`;
     }
     if (!st.isDirectory()) return `${rel} in the mirror folder is not a folder: replace it with a real folder to resume`;
@@ -48,7 +52,10 @@ export function initRoot(root: string, disk: Disk = realDisk): void {
     disk.mkdir(join(root, RESERVED_DIR), true);
     disk.writeFile(markerPath(root), 'This folder is a NAS Mirror. Do not delete this file.\n');
   } catch (e) {
-    throw new AppError('DiskError', `cannot create ${RESERVED_DIR} in the mirror folder ${root} (${errnoOf(e)}): sync waits for the disk`, { cause: e, detail: errnoOf(e) });
+    throw new AppError('DiskError', `cannot create ${RESERVED_DIR} in the mirror folder ${root} (${errnoOf(e)}): sync waits for the disk`, {
+      cause: e,
+      detail: errnoOf(e),
+    });
   }
 }
 
@@ -57,7 +64,8 @@ export function checkRoot(root: string, liveTopLevel: number, disk: Disk = realD
   if (!disk.exists(root)) return { ok: false, reason: `the mirror folder ${root} is missing (unmounted or deleted)` };
   const problem = reservedDirProblem(root, disk);
   if (problem !== undefined) return { ok: false, reason: problem };
-  if (!disk.exists(markerPath(root))) return { ok: false, reason: `the mirror folder ${root} lost its marker ${RESERVED_DIR}/marker (replaced or wiped)` };
+  if (!disk.exists(markerPath(root)))
+    return { ok: false, reason: `the mirror folder ${root} lost its marker ${RESERVED_DIR}/marker (replaced or wiped)` };
   if (liveTopLevel > 0) {
     let names: string[];
     try {
@@ -75,15 +83,34 @@ export function checkRoot(root: string, liveTopLevel: number, disk: Disk = realD
  * (nothing is deleted), said once in the activity log and a notice; its return resumes it.
  * `wasMissing`: the state's `mirrorMissing` before. Returns whether the folder is healthy.
  */
-export function checkMirrorHealth(c: Pick<Core, 'root' | 'model' | 'activity' | 'disk'>, wasMissing: string | undefined, report: (ev: EngineEvent) => void, notice: (n: { level: 'error'; message: string }) => void): boolean {
+export function checkMirrorHealth(
+  c: Pick<Core, 'root' | 'model' | 'activity' | 'disk'>,
+  wasMissing: string | undefined,
+  report: (ev: EngineEvent) => void,
+  notice: (n: { level: 'error'; message: string }) => void,
+): boolean {
   const rootId = c.model.rootId;
-  const top = rootId ? c.model.children(rootId).filter((id) => { const e = c.model.get(id)!; return e.state === 'ok' && e.ino !== null; }).length : 0;
+  const top = rootId
+    ? c.model.children(rootId).filter((id) => {
+        const e = c.model.get(id)!;
+        return e.state === 'ok' && e.ino !== null;
+      }).length
+    : 0;
   const h = checkRoot(c.root, top, c.disk);
   report(h.ok ? { type: 'health', ok: true } : { type: 'health', ok: false, reason: h.reason });
-  if (h.ok && wasMissing !== undefined) c.activity({ kind: 'resumed', path: '', summary: 'mirror folder is back: sync resumed', reason: 'the folder and its marker are present' });
+  if (h.ok && wasMissing !== undefined)
+    c.activity({
+      kind: 'resumed',
+      path: '',
+      summary: 'mirror folder is back: sync resumed',
+      reason: 'the folder and its marker are present',
+    });
   if (!h.ok && wasMissing === undefined) {
     c.activity({ kind: 'paused', path: '', summary: 'sync paused: nothing will be deleted', reason: h.reason });
-    notice({ level: 'error', message: `${h.reason}. Sync is paused and nothing is deleted on the NAS. Restore the folder, or resume to recreate the placeholders.` });
+    notice({
+      level: 'error',
+      message: `${h.reason}. Sync is paused and nothing is deleted on the NAS. Restore the folder, or resume to recreate the placeholders.`,
+    });
   }
   return h.ok;
 }
@@ -94,5 +121,12 @@ export function recoverStaged(c: Pick<Core, 'root' | 'model' | 'disk' | 'local' 
   if (!rep.moved && !rep.keptLocal.length && !rep.failed.length) return;
   for (const k of rep.keptLocal) c.local.addLocalOnly({ path: k.to }, 'moved', k.reason);
   c.local.flush(c.model);
-  c.activity({ kind: rep.failed.length ? 'error' : 'restored', path: '', summary: `${rep.moved} placeholder(s) put back after an interrupted run`, reason: [...rep.keptLocal.map((k) => `${k.from}: ${k.reason}`), ...rep.failed.map((f) => f.reason)].join('; ') || 'a run was stopped between moving a placeholder and writing its state; nothing was sent' });
+  c.activity({
+    kind: rep.failed.length ? 'error' : 'restored',
+    path: '',
+    summary: `${rep.moved} placeholder(s) put back after an interrupted run`,
+    reason:
+      [...rep.keptLocal.map((k) => `${k.from}: ${k.reason}`), ...rep.failed.map((f) => f.reason)].join('; ') ||
+      'a run was stopped between moving a placeholder and writing its state; nothing was sent',
+  });
 }

@@ -28,7 +28,9 @@ import type { EngineEvent } from './engine-state.js';
 import { OutboxPump, type PumpPort } from './outbox-pump.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
 interface World {
   svc: TestService;
@@ -47,10 +49,18 @@ async function world(plan: FaultPlan = () => undefined): Promise<World> {
   cleanups.push(() => svc.stop());
   const root = svc.admin.rootId();
   const docs = svc.admin.createFolder(root, 'Docs').id;
-  const ids = { Docs: docs, a: svc.admin.createFile(docs, 'a.txt').id, b: svc.admin.createFile(docs, 'b.txt').id, Other: svc.admin.createFolder(root, 'Other').id };
+  const ids = {
+    Docs: docs,
+    a: svc.admin.createFile(docs, 'a.txt').id,
+    b: svc.admin.createFile(docs, 'b.txt').id,
+    Other: svc.admin.createFolder(root, 'Other').id,
+  };
   const dir = mkdtempSync(join(tmpdir(), 'pump-'));
   const db: Db = openStateDb(dir);
-  cleanups.push(() => { db.close(); rmSync(dir, { recursive: true, force: true }); });
+  cleanups.push(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
   const faults = new FaultTransport(new HttpTransport(), plan);
   const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 0, timeoutMs: 5000, transport: faults });
   cleanups.push(() => client.close());
@@ -59,7 +69,20 @@ async function world(plan: FaultPlan = () => undefined): Promise<World> {
   expect((await syncOnce(client, store, applier)).complete).toBe(true);
   const model = new LocalModel(store.root()!.id);
   for (const o of [store.root()!, ...store.all()]) {
-    model.put({ id: o.id, kind: o.mimeType === FOLDER_MIME ? 'dir' : 'file', lparent: o.id === model.rootId ? '' : o.parentID, lname: o.id === model.rootId ? '' : o.name, ino: o.id, filled: false, rparent: o.parentID, rname: o.name, etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok' });
+    model.put({
+      id: o.id,
+      kind: o.mimeType === FOLDER_MIME ? 'dir' : 'file',
+      lparent: o.id === model.rootId ? '' : o.parentID,
+      lname: o.id === model.rootId ? '' : o.name,
+      ino: o.id,
+      filled: false,
+      rparent: o.parentID,
+      rname: o.name,
+      etag: o.eTag,
+      mtime: o.mTime,
+      setag: o.eTag,
+      state: 'ok',
+    });
   }
   const local = new LocalStore(db);
   local.flush(model);
@@ -67,14 +90,24 @@ async function world(plan: FaultPlan = () => undefined): Promise<World> {
   const w: World = { svc, settle, faults, events: [], scheduled: [], runs: [], ids, pump: () => new OutboxPump(port) };
   const lock = new Lock();
   const port: PumpPort = {
-    settle, lock, client,
+    settle,
+    lock,
+    client,
     canSend: () => true,
-    report: (ev) => { w.events.push(ev); },
+    report: (ev) => {
+      w.events.push(ev);
+    },
     retryDelay: () => 10,
-    schedule: (fn) => { w.scheduled.push(fn); },
-    failed: (step, e) => { throw new Error(`${step}: ${String(e)}`); },
+    schedule: (fn) => {
+      w.scheduled.push(fn);
+    },
+    failed: (step, e) => {
+      throw new Error(`${step}: ${String(e)}`);
+    },
     settled: () => undefined,
-    ranThrough: async (r) => { w.runs.push(r); },
+    ranThrough: async (r) => {
+      w.runs.push(r);
+    },
   };
   return w;
 }
@@ -125,7 +158,9 @@ describe('the outbox pump (real service, real state db)', () => {
 
   it('the answer lost after the NAS applied the change (killed between send and settle): found on the NAS, settled, never applied twice', async () => {
     let lose = true;
-    const w = await world((req) => (lose && req.method === 'POST' && (req.body ?? '').includes('a2.txt') ? { kind: 'reset-after' } : undefined));
+    const w = await world((req) =>
+      lose && req.method === 'POST' && (req.body ?? '').includes('a2.txt') ? { kind: 'reset-after' } : undefined,
+    );
     const seq = rename(w, w.ids.a!, 'a2.txt');
     await w.pump().drain();
     // the NAS has it; the pump did not hear so: the entry stays as it was left (sending, or pending to retry)

@@ -42,11 +42,19 @@ export class OutboxPump {
 
   /** Starts the pump if it is not running (or runs it again after the current run). */
   kick(): void {
-    if (this.running) { this.again = true; return; }
-    this.running = this.run().catch((e: unknown) => this.h.failed('outbox', e)).finally(() => {
-      this.running = undefined;
-      if (this.again && this.h.canSend()) { this.again = false; this.kick(); }
-    });
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run()
+      .catch((e: unknown) => this.h.failed('outbox', e))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && this.h.canSend()) {
+          this.again = false;
+          this.kick();
+        }
+      });
   }
 
   /** Sends until the outbox is empty or the NAS cannot be reached. */
@@ -71,7 +79,8 @@ export class OutboxPump {
       const out = await sendEntry(client, settle.model, entry);
       const finished = await lock.run(() => settleEntry(settle, entry, out));
       if (!finished) {
-        if (out.kind === 'retry' || out.kind === 'auth') this.h.report({ type: 'send-failed', error: { code: out.error.code, message: out.error.message } });
+        if (out.kind === 'retry' || out.kind === 'auth')
+          this.h.report({ type: 'send-failed', error: { code: out.error.code, message: out.error.message } });
         this.h.schedule(() => this.kick(), this.h.retryDelay());
         break;
       }

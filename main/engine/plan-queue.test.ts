@@ -9,7 +9,16 @@ import { aspectsOf } from '../mirror/changes.js';
 import { MIRROR_MIGRATIONS, MirrorStore } from '../mirror/store.js';
 import { PlanQueue } from './plan-queue.js';
 
-const obj = (id: string, name = `${id}.txt`): RemoteObject => ({ id, parentID: 'r', name, eTag: '"Ag"', mimeType: 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none' });
+const obj = (id: string, name = `${id}.txt`): RemoteObject => ({
+  id,
+  parentID: 'r',
+  name,
+  eTag: '"Ag"',
+  mimeType: 'text/plain',
+  mTime: '2020-01-01T00:00:00Z',
+  cTime: '2020-01-01T00:00:00Z',
+  hidden: 'none',
+});
 
 describe('PlanQueue across restarts (what a stop or kill -9 leaves to place)', () => {
   let dir: string;
@@ -45,7 +54,11 @@ describe('PlanQueue across restarts (what a stop or kill -9 leaves to place)', (
     firstWalk(50);
     expect(restart().behind).toBe(false);
     // a re-walk applies three changes; the engine stops (or is killed) before placing them
-    new MirrorStore(db).apply([{ kind: 'updated', before: obj('o1'), after: obj('o1', 'renamed.txt'), aspects: aspectsOf(obj('o1'), obj('o1', 'renamed.txt')) }, { kind: 'removed', before: obj('o2') }, { kind: 'added', after: obj('n1') }]);
+    new MirrorStore(db).apply([
+      { kind: 'updated', before: obj('o1'), after: obj('o1', 'renamed.txt'), aspects: aspectsOf(obj('o1'), obj('o1', 'renamed.txt')) },
+      { kind: 'removed', before: obj('o2') },
+      { kind: 'added', after: obj('n1') },
+    ]);
     const { queue, behind, slice } = restart();
     expect(behind).toBe(true);
     expect(slice?.all).toBe(false);
@@ -58,7 +71,10 @@ describe('PlanQueue across restarts (what a stop or kill -9 leaves to place)', (
 
   it('a slice that failed stays planned; one settled in part leaves the rest', () => {
     firstWalk(5);
-    new MirrorStore(db).apply([{ kind: 'added', after: obj('a') }, { kind: 'added', after: obj('b') }]);
+    new MirrorStore(db).apply([
+      { kind: 'added', after: obj('a') },
+      { kind: 'added', after: obj('b') },
+    ]);
     const first = restart();
     first.queue.putBack(first.slice!);
     expect([...restart().slice!.only].sort()).toEqual(['a', 'b']);

@@ -27,7 +27,10 @@ export class PlanQueue {
   private retry = new Set<string>();
   private everything: boolean;
 
-  constructor(private readonly local: LocalStore, private readonly store: MirrorStore) {
+  constructor(
+    private readonly local: LocalStore,
+    private readonly store: MirrorStore,
+  ) {
     const reconciled = Number(local.meta('reconciledGen') ?? '-1');
     this.everything = store.generation() > 0 && reconciled !== store.generation() && reconciled < store.fillGen();
     for (const id of store.unfollowed.ids()) this.dirty.add(id);

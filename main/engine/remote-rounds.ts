@@ -92,7 +92,8 @@ export class RemoteRounds {
       const s = await syncOnce(this.p.client, core.store, core.applier, {
         signal: this.p.signal,
         ...(allowEmpty ? {} : { holdEmptyAbove: deleteLimit(core.store.count(), core.threshold) }),
-        onProgress: (pr) => this.p.report({ type: 'walk-progress', folders: pr.folders, objects: pr.objects, rate: pr.rate, pages: pr.pages }),
+        onProgress: (pr) =>
+          this.p.report({ type: 'walk-progress', folders: pr.folders, objects: pr.objects, rate: pr.rate, pages: pr.pages }),
         onWarning: (message) => core.log.warn('walk', { summary: message }),
       });
       complete = s.complete;
@@ -101,7 +102,12 @@ export class RemoteRounds {
       if (s.error?.code === 'NasLooksEmpty') await this.p.lock.run(() => holdEmptyNas(core, s.error!));
       if (s.error && (s.error.code === 'BadResponse' || s.error.code === 'NasLooksEmpty')) {
         core.log.warn('walk incomplete', { summary: s.error.message, reason: s.error.code });
-        core.activity({ kind: 'error', path: '', summary: 'walk incomplete: the NAS sent data the client refuses', reason: s.error.message });
+        core.activity({
+          kind: 'error',
+          path: '',
+          summary: 'walk incomplete: the NAS sent data the client refuses',
+          reason: s.error.message,
+        });
       }
       const stale = this.staleSince(startedAt);
       for (const [id, t] of this.settledAt) if (t < startedAt) this.settledAt.delete(id);
@@ -110,7 +116,9 @@ export class RemoteRounds {
       while (!this.p.stopped() && (first || plans.pending > 0)) {
         const withRetries = first;
         first = false;
-        const r = await this.p.lock.run(async () => (this.p.stopped() || !(await this.p.healthy()) ? 'unhealthy' as const : this.reconcileDirty(stale, withRetries, RECONCILE_CHUNK)));
+        const r = await this.p.lock.run(async () =>
+          this.p.stopped() || !(await this.p.healthy()) ? ('unhealthy' as const) : this.reconcileDirty(stale, withRetries, RECONCILE_CHUNK),
+        );
         if (r === 'unhealthy') break;
         if (r && (r.created || r.moved || r.removed)) any = true;
         await new Promise((res) => setImmediate(res));
@@ -138,13 +146,15 @@ export class RemoteRounds {
     if (this.reconcileQueued) return;
     this.reconcileQueued = true;
     setImmediate(() => {
-      void this.p.lock.run(async () => {
-        this.reconcileQueued = false;
-        if (this.p.stopped() || !this.p.state().walk.running || !(await this.p.healthy())) return;
-        this.reconcileDirty(this.staleSince(this.walkStart()), false, RECONCILE_CHUNK);
-        this.p.report({ type: 'walk-placed', placed: this.tally.placed });
-        if (this.p.plans.pending > 0) this.reconcileSoon();
-      }).catch((e: unknown) => this.p.failed('placeholders', e));
+      void this.p.lock
+        .run(async () => {
+          this.reconcileQueued = false;
+          if (this.p.stopped() || !this.p.state().walk.running || !(await this.p.healthy())) return;
+          this.reconcileDirty(this.staleSince(this.walkStart()), false, RECONCILE_CHUNK);
+          this.p.report({ type: 'walk-placed', placed: this.tally.placed });
+          if (this.p.plans.pending > 0) this.reconcileSoon();
+        })
+        .catch((e: unknown) => this.p.failed('placeholders', e));
     });
   }
 

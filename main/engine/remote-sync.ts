@@ -17,7 +17,10 @@ import type { MirrorStore } from '../mirror/store.js';
 import type { Core } from './core.js';
 
 /** What a reconcile uses of the engine's context (the model is replaced when the root first appears). */
-export type ReconcilePort = Pick<Core, 'root' | 'store' | 'model' | 'outbox' | 'creates' | 'uploads' | 'tombstones' | 'local' | 'traits' | 'disk' | 'log' | 'activity'>;
+export type ReconcilePort = Pick<
+  Core,
+  'root' | 'store' | 'model' | 'outbox' | 'creates' | 'uploads' | 'tombstones' | 'local' | 'traits' | 'disk' | 'log' | 'activity'
+>;
 
 export interface ReconcileResult {
   created: number;
@@ -46,7 +49,20 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   const { model } = core;
   if (!model.get(rootObj.id)) {
     const st = lstatBig(core.root, core.disk);
-    model.put({ id: rootObj.id, kind: 'dir', lparent: '', lname: '', ino: st ? st.ino.toString() : null, filled: false, rparent: '', rname: rootObj.name, etag: rootObj.eTag, mtime: rootObj.mTime, setag: rootObj.eTag, state: 'ok' });
+    model.put({
+      id: rootObj.id,
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: st ? st.ino.toString() : null,
+      filled: false,
+      rparent: '',
+      rname: rootObj.name,
+      etag: rootObj.eTag,
+      mtime: rootObj.mTime,
+      setag: rootObj.eTag,
+      state: 'ok',
+    });
   } else {
     const st = lstatBig(core.root, core.disk);
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
@@ -56,21 +72,37 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     const pins = core.local.pins();
     const pinned = (id: string): boolean => pinOf(model, pins, id) !== undefined;
     const object = (id: string): RemoteObject | undefined => core.store.get(id);
-    const edited = (id: string, base: string): boolean => { if (core.uploads) core.creates.addVersion(id, base); return core.uploads; };
+    const edited = (id: string, base: string): boolean => {
+      if (core.uploads) core.creates.addVersion(id, base);
+      return core.uploads;
+    };
     followHeldContent({ root: core.root, model, disk: core.disk, object, activity: (a) => core.activity(a), pinned, edited }, only);
   }
   const pathsBefore = new Map<string, string>();
-  const objects = only ? objectsOf(core.store, only) : core.store.all() as Iterable<RemoteObject>;
+  const objects = only ? objectsOf(core.store, only) : (core.store.all() as Iterable<RemoteObject>);
   const creating = core.creates.inFlight().places;
-  const plan = planRemote({ model, rootId: rootObj.id, objects, pending: core.outbox.pendingIds(), traits: core.traits, stale, ...(only ? { only } : {}), ...(creating.size ? { creating } : {}) });
-  for (const n of plan.notes) if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
+  const plan = planRemote({
+    model,
+    rootId: rootObj.id,
+    objects,
+    pending: core.outbox.pendingIds(),
+    traits: core.traits,
+    stale,
+    ...(only ? { only } : {}),
+    ...(creating.size ? { creating } : {}),
+  });
+  for (const n of plan.notes)
+    if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
   const rep = writePlaceholders(core.root, model, plan, core.disk);
   const until = Date.now() + 10 * 60_000;
   for (const ino of rep.tombstones) core.tombstones.set(ino, until);
   let added = 0;
   let refused = 0;
   for (const n of plan.notes) {
-    if (n.kind === 'added') { added++; continue; }
+    if (n.kind === 'added') {
+      added++;
+      continue;
+    }
     if (n.kind === 'metadata') continue;
     if (n.kind === 'refused') {
       refused++;
@@ -79,7 +111,12 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
         // an entry the disk already shows stays where it is (never removed as if deleted)
         const here = model.pathOf(n.id);
         core.log.warn('refused: unsafe name', { id: n.id, reason: n.detail });
-        core.activity({ kind: 'refused', path: here ?? `(${n.id})`, summary: 'refused: unsafe name', reason: `${n.detail}; ${here !== undefined ? 'kept here under its last safe name' : 'nothing written for it or below it'}` });
+        core.activity({
+          kind: 'refused',
+          path: here ?? `(${n.id})`,
+          summary: 'refused: unsafe name',
+          reason: `${n.detail}; ${here !== undefined ? 'kept here under its last safe name' : 'nothing written for it or below it'}`,
+        });
       }
       continue;
     }
@@ -101,7 +138,8 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     const b = plan.baseBefore.get(f.id);
     if (b && model.get(f.id)) model.update(f.id, b);
   }
-  for (const f of rep.failed) core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
+  for (const f of rep.failed)
+    core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
   recordStamps(core.root, model, rep.touchedDirs, core.disk);
   core.local.flush(model);
   const retry = [...rep.failed.map((f) => f.id), ...plan.deferred, ...plan.waiting];
@@ -111,14 +149,35 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     for (const id of only) if (!model.get(id) && !refusedNow.has(id) && core.store.getJson(id) !== undefined) retry.push(id);
   }
   const bad = rep.failed.find((f) => f.errno !== undefined);
-  const diskError = bad && new AppError('DiskError', `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`, { detail: bad.errno });
+  const diskError =
+    bad &&
+    new AppError(
+      'DiskError',
+      `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`,
+      { detail: bad.errno },
+    );
   const reread = [...new Set([...rep.reread].map((id) => model.pathOf(id) ?? ''))];
-  return { created: rep.created, moved: rep.moved, removed: rep.removed, refused, added, retry, diskError, ...(reread.length ? { reread } : {}) };
+  return {
+    created: rep.created,
+    moved: rep.moved,
+    removed: rep.removed,
+    refused,
+    added,
+    retry,
+    diskError,
+    ...(reread.length ? { reread } : {}),
+  };
 }
 
 /** One activity line for the placeholders a walk (or a reconcile) placed. */
 export function noteAdded(core: Pick<Core, 'activity'>, created: number, added: number): void {
-  if (added > 0 || created > 0) core.activity({ kind: 'remote-added', path: '', summary: `placed ${created} new placeholder(s)`, reason: `${added} object(s) new on the NAS` });
+  if (added > 0 || created > 0)
+    core.activity({
+      kind: 'remote-added',
+      path: '',
+      summary: `placed ${created} new placeholder(s)`,
+      reason: `${added} object(s) new on the NAS`,
+    });
 }
 
 /** The current stored versions of these ids (absent ids are gone from the store). */

@@ -16,8 +16,13 @@ export class Rerun {
   /** Runs the pass soon (a run in progress runs once more after). */
   kick(): void {
     if (this.stopped()) return;
-    if (this.running) { this.again = true; return; }
-    this.running = this.loop().finally(() => { this.running = undefined; });
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
   }
 
   /** Resolves once no run is in progress. */

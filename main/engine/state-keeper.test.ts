@@ -9,7 +9,11 @@ import { attemptEvent, StateKeeper } from './state-keeper.js';
 
 let dir = '';
 let db: Db | undefined;
-afterEach(() => { db?.close(); db = undefined; if (dir) rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  db?.close();
+  db = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 function keeper(): { k: StateKeeper; local: LocalStore; lines: string[]; counts: { status: number; back: number } } {
   dir = mkdtempSync(join(tmpdir(), 'nas-keeper-'));
@@ -17,7 +21,10 @@ function keeper(): { k: StateKeeper; local: LocalStore; lines: string[]; counts:
   const local = new LocalStore(db);
   const lines: string[] = [];
   const counts = { status: 0, back: 0 };
-  const k = new StateKeeper(local, createLogger('engine', { write: (l) => lines.push(l) }), { statusChanged: () => counts.status++, backOnline: () => counts.back++ });
+  const k = new StateKeeper(local, createLogger('engine', { write: (l) => lines.push(l) }), {
+    statusChanged: () => counts.status++,
+    backOnline: () => counts.back++,
+  });
   return { k, local, lines, counts };
 }
 const msgs = (lines: string[]): string[] => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
@@ -62,8 +69,14 @@ describe('StateKeeper: the effects of a transition', () => {
 
 describe('attemptEvent', () => {
   it('no answer or a 401 fails the link; an answer below 500 reaches it; 403 and 5xx say nothing', () => {
-    expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, error: 'Timeout' })).toMatchObject({ type: 'link-failed', error: { code: 'Timeout' } });
-    expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, status: 401 })).toMatchObject({ type: 'link-failed', error: { code: 'Unauthorized' } });
+    expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, error: 'Timeout' })).toMatchObject({
+      type: 'link-failed',
+      error: { code: 'Timeout' },
+    });
+    expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, status: 401 })).toMatchObject({
+      type: 'link-failed',
+      error: { code: 'Unauthorized' },
+    });
     expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, status: 200 })).toEqual({ type: 'reachable' });
     expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, status: 412 })).toEqual({ type: 'reachable' });
     expect(attemptEvent({ method: 'GET', path: '/p', attempt: 0, status: 403 })).toBeUndefined();

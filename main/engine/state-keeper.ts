@@ -49,12 +49,18 @@ export class StateKeeper {
     this.announced = s.connection;
     const e = s.linkError;
     if (s.connection === 'online') {
-      if (was !== undefined && was !== 'online') this.log.info('online', { summary: 'the NAS answers again; queued changes are being sent' });
+      if (was !== undefined && was !== 'online')
+        this.log.info('online', { summary: 'the NAS answers again; queued changes are being sent' });
       this.local.setMeta('connection', undefined);
       return;
     }
     const auth = s.connection === 'auth-error';
-    this.log.warn(s.connection, { summary: auth ? `the NAS refused the token (${e?.message ?? ''})` : `the NAS is not reachable (${e?.message ?? ''}); changes wait in the outbox`, reason: e?.code ?? '' });
+    this.log.warn(s.connection, {
+      summary: auth
+        ? `the NAS refused the token (${e?.message ?? ''})`
+        : `the NAS is not reachable (${e?.message ?? ''}); changes wait in the outbox`,
+      reason: e?.code ?? '',
+    });
     this.local.setMeta('connection', JSON.stringify({ state: s.connection, message: e?.message ?? '', code: e?.code ?? '' }));
   }
 }

@@ -42,7 +42,12 @@ export interface EngineStatus {
 export type StatusPort = Pick<Core, 'outbox' | 'creates' | 'local' | 'model' | 'store' | 'root'>;
 
 /** The running engine's status: its state machine's views (engine-state.ts) and the stores' counts. */
-export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null }, endpoint: string | null): EngineStatus {
+export function buildStatus(
+  core: StatusPort,
+  s: EngineState,
+  watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null },
+  endpoint: string | null,
+): EngineStatus {
   const counts = core.outbox.counts();
   const held = core.local.held();
   const conflicts = core.local.conflicts().length;
@@ -75,7 +80,15 @@ export function buildStatus(core: StatusPort, s: EngineState, watcher: { polling
 }
 
 /** Status from the state db alone (the engine may not be running). */
-export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & { engineRunning: number | null; pendingRequests: number; connectionProblem: string | null; notAnswering: boolean } {
+export function readStatus(
+  db: Db,
+  stateDir: string,
+): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & {
+  engineRunning: number | null;
+  pendingRequests: number;
+  connectionProblem: string | null;
+  notAnswering: boolean;
+} {
   const local = new LocalStore(db);
   const outbox = new OutboxStore(db);
   const store = new MirrorStore(db);
@@ -96,9 +109,16 @@ export function readStatus(db: Db, stateDir: string): Omit<EngineStatus, 'connec
   const checking = engineRunning !== null && local.meta('localCheck') === 'pending';
   // what the running engine last saw of the NAS (main/engine/engine.ts announce)
   let link: { state: 'offline' | 'auth-error'; message: string; code?: string } | undefined;
-  try { link = engineRunning ? JSON.parse(local.meta('connection') ?? 'null') ?? undefined : undefined; } catch { link = undefined; }
+  try {
+    link = engineRunning ? (JSON.parse(local.meta('connection') ?? 'null') ?? undefined) : undefined;
+  } catch {
+    link = undefined;
+  }
   return {
-    state: statusWord({ ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' }, { outboxPending: pending + up.open, conflicts, heldDeletes: held.length + up.held }),
+    state: statusWord(
+      { ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' },
+      { outboxPending: pending + up.open, conflicts, heldDeletes: held.length + up.held },
+    ),
     connectionProblem: link?.message ?? null,
     // the NAS takes connections and replies nothing (its requests time out): said as such, as the window does
     notAnswering: link?.state === 'offline' && link.code === 'Timeout',

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineTimers, UNREACHABLE_RETRY_MS } from './timers.js';
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('EngineTimers.rewalkLoop', () => {
   it('re-walks every rewalkMs; while the NAS cannot be reached, after 2 s, 4 s, 8 s... up to rewalkMs; back to rewalkMs once it answers', async () => {
@@ -10,7 +12,14 @@ describe('EngineTimers.rewalkLoop', () => {
     let reachable = false;
     const at: number[] = [];
     const t0 = Date.now();
-    t.rewalkLoop(60_000, () => 0, async () => { at.push(Date.now() - t0); }, () => !reachable);
+    t.rewalkLoop(
+      60_000,
+      () => 0,
+      async () => {
+        at.push(Date.now() - t0);
+      },
+      () => !reachable,
+    );
     // the walk at start failed: the first retry comes after 2 s, then 4, 8, 16, 32, then 60 (capped)
     await vi.advanceTimersByTimeAsync((2 + 4 + 8 + 16 + 32 + 60) * 1000);
     const gaps = at.map((x, i) => x - (i ? at[i - 1]! : 0));
@@ -29,7 +38,13 @@ describe('EngineTimers.rewalkLoop', () => {
     const at: number[] = [];
     const t0 = Date.now();
     // a walk costing 1.5 s of CPU: at most 1 % of a core, so one every 150 s
-    t.rewalkLoop(60_000, () => 1500, async () => { at.push(Date.now() - t0); });
+    t.rewalkLoop(
+      60_000,
+      () => 1500,
+      async () => {
+        at.push(Date.now() - t0);
+      },
+    );
     await vi.advanceTimersByTimeAsync(300_000);
     expect(at).toEqual([150_000, 300_000]);
     t.stop();

@@ -17,7 +17,10 @@ export class EngineTimers {
 
   /** Runs `fn` once after `ms`, unless the engine stopped meanwhile. */
   schedule(fn: () => void, ms: number): void {
-    const t = setTimeout(() => { this.timers.delete(t); if (!this.stopped) fn(); }, ms);
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.stopped) fn();
+    }, ms);
     this.timers.add(t);
   }
 
@@ -40,7 +43,10 @@ export class EngineTimers {
     let misses = 0;
     const next = (): void => {
       misses = unreachable() ? misses + 1 : 0;
-      const ms = misses > 0 ? Math.min(rewalkMs, UNREACHABLE_RETRY_MS * 2 ** Math.min(misses - 1, 20)) : Math.max(rewalkMs, lastWalkCpuMs() / REWALK_CPU_SHARE);
+      const ms =
+        misses > 0
+          ? Math.min(rewalkMs, UNREACHABLE_RETRY_MS * 2 ** Math.min(misses - 1, 20))
+          : Math.max(rewalkMs, lastWalkCpuMs() / REWALK_CPU_SHARE);
       this.schedule(() => void walk().finally(next), ms);
     };
     next();
@@ -49,7 +55,10 @@ export class EngineTimers {
   /** Cancels everything; nothing scheduled runs afterwards. */
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
+    for (const t of this.timers) {
+      clearTimeout(t);
+      clearInterval(t);
+    }
     this.timers.clear();
   }
 }

@@ -60,20 +60,35 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
   let onClosed: (() => void) | null = null;
 
   const answer = async (p: EngineProcess, m: Extract<FromEngine, { t: 'ask' }>): Promise<void> => {
-    const need = <T>(v: T | undefined, what: string): T => { if (v === undefined) throw new AppError('BadRequest', `${m.op} needs ${what}`); return v; };
+    const need = <T>(v: T | undefined, what: string): T => {
+      if (v === undefined) throw new AppError('BadRequest', `${m.op} needs ${what}`);
+      return v;
+    };
     let value: unknown = null;
     try {
       switch (m.op) {
-        case 'keychain.get': value = (await o.keychain.get(need(m.account, 'an account'))) ?? null; break;
-        case 'keychain.set': await o.keychain.set(need(m.account, 'an account'), need(m.token, 'a token')); break;
-        case 'keychain.delete': value = await o.keychain.delete(need(m.account, 'an account')); break;
-        case 'desktop.open': await o.desktop.open(need(m.path, 'a path')); break;
-        case 'desktop.reveal': await o.desktop.reveal(need(m.path, 'a path')); break;
+        case 'keychain.get':
+          value = (await o.keychain.get(need(m.account, 'an account'))) ?? null;
+          break;
+        case 'keychain.set':
+          await o.keychain.set(need(m.account, 'an account'), need(m.token, 'a token'));
+          break;
+        case 'keychain.delete':
+          value = await o.keychain.delete(need(m.account, 'an account'));
+          break;
+        case 'desktop.open':
+          await o.desktop.open(need(m.path, 'a path'));
+          break;
+        case 'desktop.reveal':
+          await o.desktop.reveal(need(m.path, 'a path'));
+          break;
         case 'desktop.openExternal':
           if (!o.desktop.openExternal) throw new AppError('BadRequest', 'this host opens no browser');
           await o.desktop.openExternal(need(m.path, 'a URL'));
           break;
-        case 'loginItem.set': o.loginItem.set(need(m.enabled, 'enabled')); break;
+        case 'loginItem.set':
+          o.loginItem.set(need(m.enabled, 'enabled'));
+          break;
       }
       p.send({ t: 'answer', id: m.id, ok: true, value });
     } catch (e) {
@@ -102,7 +117,13 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
       hub.emit('status', status);
     }
     hub.emit('notice', { level: 'error', message });
-    restartTimer = setTimeout(() => { restartTimer = undefined; if (!closing) { restartCount++; launch(); } }, delay);
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (!closing) {
+        restartCount++;
+        launch();
+      }
+    }, delay);
   };
 
   const onMessage = (p: EngineProcess, raw: unknown): void => {
@@ -148,7 +169,14 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
           if (!c) return;
           calls.delete(m.id);
           try {
-            c.resolve(checkReply(c.method, m.ok ? { ok: true, result: m.result } : { ok: false, error: m.error ?? ({ code: 'Internal', message: 'no error' } satisfies WireError) }));
+            c.resolve(
+              checkReply(
+                c.method,
+                m.ok
+                  ? { ok: true, result: m.result }
+                  : { ok: false, error: m.error ?? ({ code: 'Internal', message: 'no error' } satisfies WireError) },
+              ),
+            );
           } catch (e) {
             c.reject(e);
           }
@@ -177,7 +205,11 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
     p.onMessage((raw) => onMessage(p, raw));
     p.onExit((code, signal) => {
       if (p !== proc) return;
-      if (closing) { proc = null; onClosed?.(); return; }
+      if (closing) {
+        proc = null;
+        onClosed?.();
+        return;
+      }
       if (onFirst) {
         onFirst.reject(new AppError('Internal', `the engine process ended while starting (${signal ?? `exit code ${code}`})`));
         onFirst = null;
@@ -188,7 +220,12 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
     });
     p.send({
       t: 'start',
-      options: { ...o.start, keychain: { kind: o.keychain.kind, ...(o.keychain.reason !== undefined ? { reason: o.keychain.reason } : {}) }, loginItem: { supported: o.loginItem.supported, enabled: o.loginItem.supported ? o.loginItem.get() : false }, openExternal: !!o.desktop.openExternal },
+      options: {
+        ...o.start,
+        keychain: { kind: o.keychain.kind, ...(o.keychain.reason !== undefined ? { reason: o.keychain.reason } : {}) },
+        loginItem: { supported: o.loginItem.supported, enabled: o.loginItem.supported ? o.loginItem.get() : false },
+        openExternal: !!o.desktop.openExternal,
+      },
     });
   };
 
@@ -201,14 +238,15 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
     throw e;
   });
 
-  const call = (method: Method, args: unknown): Promise<unknown> => new Promise((resolve, reject) => {
-    const p = proc;
-    if (closing) return reject(new AppError('Unavailable', 'the app is closing'));
-    if (!p || !ready) return reject(new AppError('Unavailable', 'the sync engine is starting again; try in a moment'));
-    const id = nextCall++;
-    calls.set(id, { method, resolve, reject });
-    p.send({ t: 'call', id, method, args });
-  });
+  const call = (method: Method, args: unknown): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const p = proc;
+      if (closing) return reject(new AppError('Unavailable', 'the app is closing'));
+      if (!p || !ready) return reject(new AppError('Unavailable', 'the sync engine is starting again; try in a moment'));
+      const id = nextCall++;
+      calls.set(id, { method, resolve, reject });
+      p.send({ t: 'call', id, method, args });
+    });
   const handlers = Object.fromEntries(METHOD_NAMES.map((m) => [m, (args: unknown) => call(m, args)])) as unknown as ContractHandlers;
 
   return {
@@ -217,16 +255,24 @@ export async function hostEngine(o: HostOptions): Promise<HostedCore> {
     status: () => status!,
     enginePid: () => (ready ? proc?.pid : undefined),
     restarts: () => restartCount,
-    close: () => (closing ??= (async () => {
-      if (restartTimer) clearTimeout(restartTimer);
-      const p = proc;
-      if (!p) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { o.log.warn('the engine did not stop in time; ending it'); p.kill(); resolve(); }, o.closeTimeoutMs ?? 60_000);
-        onClosed = () => { clearTimeout(timer); resolve(); };
-        p.send({ t: 'close' });
-      });
-      failCalls('the app is closing');
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        if (restartTimer) clearTimeout(restartTimer);
+        const p = proc;
+        if (!p) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            o.log.warn('the engine did not stop in time; ending it');
+            p.kill();
+            resolve();
+          }, o.closeTimeoutMs ?? 60_000);
+          onClosed = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          p.send({ t: 'close' });
+        });
+        failCalls('the app is closing');
+      })()),
   };
 }

@@ -38,4 +38,6 @@ const served = serveEngine(port, (code) => {
   setTimeout(() => process.exit(code), 200).unref();
   if (typeof process.disconnect === 'function' && process.connected) setTimeout(() => process.disconnect(), 50).unref();
 });
-process.on('SIGTERM', () => { void served.close(); });
+process.on('SIGTERM', () => {
+  void served.close();
+});

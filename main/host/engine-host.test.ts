@@ -24,7 +24,14 @@ import { waitFor } from '../../test/support/wait.js';
 
 const until = (fn: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => waitFor(fn, what, ms, 50);
 
-const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 let svc: TestService;
 let dataDir: string;
@@ -39,20 +46,38 @@ beforeAll(async () => {
   svc = await startTestService({ demo: { objects: 300, seed: 3 } });
   dataDir = mkdtempSync(join(tmpdir(), 'nm-host-'));
   const db = openStateDb(dataDir);
-  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({ source: 'url', location: svc.baseUrl, mirrorFolder: join(dataDir, 'mirror') });
+  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({
+    source: 'url',
+    location: svc.baseUrl,
+    mirrorFolder: join(dataDir, 'mirror'),
+  });
   db.close();
   // This process's keychain (an OS keychain's behaviour, in memory): the engine must ask for it.
   const tokens = new Map([[svc.baseUrl, svc.token()]]);
   const keychain: Keychain = {
     kind: 'os',
-    get: async (a) => { reads.push(a); return tokens.get(a); },
-    set: async (a, t) => { tokens.set(a, t); },
+    get: async (a) => {
+      reads.push(a);
+      return tokens.get(a);
+    },
+    set: async (a, t) => {
+      tokens.set(a, t);
+    },
     delete: async (a) => tokens.delete(a),
   };
   core = await hostEngine({
-    spawn: forkEngine(), start: { dataDir, engine: { holdMs: 300, requestPollMs: 200 }, logLevel: 'error' },
-    keychain, loginItem: noLoginItem, log: silentLogger, backoff: { firstMs: 200, maxMs: 1000 },
-    desktop: { open: async (p) => { opened.push(p); }, reveal: async () => undefined },
+    spawn: forkEngine(),
+    start: { dataDir, engine: { holdMs: 300, requestPollMs: 200 }, logLevel: 'error' },
+    keychain,
+    loginItem: noLoginItem,
+    log: silentLogger,
+    backoff: { firstMs: 200, maxMs: 1000 },
+    desktop: {
+      open: async (p) => {
+        opened.push(p);
+      },
+      reveal: async () => undefined,
+    },
   });
   core.events.subscribe((event, payload) => {
     if (event === 'status') statuses.push(payload as AppStatus);
@@ -68,8 +93,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const post = async (method: string, args: unknown): Promise<{ ok: boolean; result?: Record<string, unknown>; error?: { code: string } }> => {
-  const res = await fetch(`${ui.url}api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
+const post = async (
+  method: string,
+  args: unknown,
+): Promise<{ ok: boolean; result?: Record<string, unknown>; error?: { code: string } }> => {
+  const res = await fetch(`${ui.url}api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
   return (await res.json()) as never;
 };
 

@@ -35,11 +35,12 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): { c
   const asks = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   const send = (m: FromEngine): void => port.send(m);
 
-  const ask = (op: AskOp, fields: { account?: string; token?: string; path?: string; enabled?: boolean }): Promise<unknown> => new Promise((resolve, reject) => {
-    const id = nextAsk++;
-    asks.set(id, { resolve, reject });
-    send({ t: 'ask', id, op, ...fields });
-  });
+  const ask = (op: AskOp, fields: { account?: string; token?: string; path?: string; enabled?: boolean }): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = nextAsk++;
+      asks.set(id, { resolve, reject });
+      send({ t: 'ask', id, op, ...fields });
+    });
 
   /** Remembers what the parent has now (it keeps the status of every status event too). */
   const sent = (status: AppStatus): string => {
@@ -47,15 +48,18 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): { c
     return (lastStatus = JSON.stringify(status));
   };
   const pollStatus = (): void => {
-    poll = setTimeout(() => {
-      if (!core || closing) return;
-      const status = core.status();
-      if (JSON.stringify(status) !== lastStatus) {
-        sent(status);
-        send({ t: 'status', status });
-      }
-      pollStatus();
-    }, busy ? BUSY_POLL_MS : IDLE_POLL_MS);
+    poll = setTimeout(
+      () => {
+        if (!core || closing) return;
+        const status = core.status();
+        if (JSON.stringify(status) !== lastStatus) {
+          sent(status);
+          send({ t: 'status', status });
+        }
+        pollStatus();
+      },
+      busy ? BUSY_POLL_MS : IDLE_POLL_MS,
+    );
   };
 
   const start = async (o: StartOptions): Promise<void> => {
@@ -64,14 +68,26 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): { c
     const keychain: Keychain = {
       kind: o.keychain.kind,
       ...(o.keychain.reason !== undefined ? { reason: o.keychain.reason } : {}),
-      get: async (account) => (answerValue.string.parse(await ask('keychain.get', { account }), 'keychain') ?? undefined),
-      set: async (account, token) => { await ask('keychain.set', { account, token }); },
+      get: async (account) => answerValue.string.parse(await ask('keychain.get', { account }), 'keychain') ?? undefined,
+      set: async (account, token) => {
+        await ask('keychain.set', { account, token });
+      },
       delete: async (account) => answerValue.bool.parse(await ask('keychain.delete', { account }), 'keychain'),
     };
     const desktop: DesktopPort = {
-      open: async (path) => { await ask('desktop.open', { path }); },
-      reveal: async (path) => { await ask('desktop.reveal', { path }); },
-      ...(o.openExternal ? { openExternal: async (url: string) => { await ask('desktop.openExternal', { path: url }); } } : {}),
+      open: async (path) => {
+        await ask('desktop.open', { path });
+      },
+      reveal: async (path) => {
+        await ask('desktop.reveal', { path });
+      },
+      ...(o.openExternal
+        ? {
+            openExternal: async (url: string) => {
+              await ask('desktop.openExternal', { path: url });
+            },
+          }
+        : {}),
     };
     let loginEnabled = o.loginItem.enabled;
     const loginItem: LoginItemPort = {
@@ -84,10 +100,22 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): { c
     };
     try {
       const c = await startCore({
-        dataDir: o.dataDir, log, desktop, loginItem, keychain,
+        dataDir: o.dataDir,
+        log,
+        desktop,
+        loginItem,
+        keychain,
         ...(o.firstRun !== undefined ? { firstRun: o.firstRun } : {}),
         ...(o.demoObjects !== undefined ? { demoObjects: o.demoObjects } : {}),
-        ...(o.service !== undefined ? { service: { command: o.service.command, args: o.service.args, ...(o.service.env ? { env: o.service.env as Record<string, string> } : {}) } } : {}),
+        ...(o.service !== undefined
+          ? {
+              service: {
+                command: o.service.command,
+                args: o.service.args,
+                ...(o.service.env ? { env: o.service.env as Record<string, string> } : {}),
+              },
+            }
+          : {}),
         ...(o.engine !== undefined ? { engine: o.engine } : {}),
       });
       core = c;
@@ -107,22 +135,25 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): { c
     }
   };
 
-  const close = (): Promise<void> => (closing ??= (async () => {
-    if (poll) clearTimeout(poll);
-    await starting?.catch(() => undefined);
-    try {
-      await core?.close();
-    } catch (e) {
-      log.error('clean shutdown failed', { err: e });
-    }
-    core = null;
-    for (const a of asks.values()) a.reject(new AppError('Unavailable', 'the engine is stopping'));
-    asks.clear();
-    send({ t: 'closed' });
-    exit(0);
-  })());
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      if (poll) clearTimeout(poll);
+      await starting?.catch(() => undefined);
+      try {
+        await core?.close();
+      } catch (e) {
+        log.error('clean shutdown failed', { err: e });
+      }
+      core = null;
+      for (const a of asks.values()) a.reject(new AppError('Unavailable', 'the engine is stopping'));
+      asks.clear();
+      send({ t: 'closed' });
+      exit(0);
+    })());
 
-  port.onDisconnect(() => { void close(); });
+  port.onDisconnect(() => {
+    void close();
+  });
   port.onMessage((raw) => {
     let m;
     try {
@@ -138,10 +169,17 @@ export function serveEngine(port: ParentPort, exit: (code: number) => void): { c
       case 'call': {
         const id = m.id;
         if (!core || closing) {
-          send({ t: 'reply', id, ok: false, error: { code: 'Unavailable', message: closing ? 'the engine is stopping' : 'the engine is starting' } });
+          send({
+            t: 'reply',
+            id,
+            ok: false,
+            error: { code: 'Unavailable', message: closing ? 'the engine is stopping' : 'the engine is starting' },
+          });
           return;
         }
-        void serve(core.handlers, m.method, m.args).then((reply) => send(reply.ok ? { t: 'reply', id, ok: true, result: reply.result } : { t: 'reply', id, ok: false, error: reply.error }));
+        void serve(core.handlers, m.method, m.args).then((reply) =>
+          send(reply.ok ? { t: 'reply', id, ok: true, result: reply.result } : { t: 'reply', id, ok: false, error: reply.error }),
+        );
         return;
       }
       case 'answer': {

@@ -17,15 +17,39 @@ export function forkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): SpawnEngine 
   return () => {
     // Its own process group: when the engine dies without cleaning up (kill -9, a crash), what it
     // started (the embedded demo NAS) is ended with it instead of living on as an orphan.
-    const child = fork(ENTRY, [], { execArgv: ['--import', TSX], env: engineEnv(opts.env ?? process.env), stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced', detached: true });
-    const group = (): void => { if (child.pid !== undefined) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ } };
+    const child = fork(ENTRY, [], {
+      execArgv: ['--import', TSX],
+      env: engineEnv(opts.env ?? process.env),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+      detached: true,
+    });
+    const group = (): void => {
+      if (child.pid !== undefined)
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+    };
     child.once('exit', group);
     return {
-      get pid() { return child.pid; },
-      send: (m) => { if (child.connected) child.send(m as object); },
-      onMessage: (l) => { child.on('message', l); },
-      onExit: (l) => { child.once('exit', (code, signal) => l(code, signal)); },
-      kill: () => { group(); child.kill('SIGKILL'); },
+      get pid() {
+        return child.pid;
+      },
+      send: (m) => {
+        if (child.connected) child.send(m as object);
+      },
+      onMessage: (l) => {
+        child.on('message', l);
+      },
+      onExit: (l) => {
+        child.once('exit', (code, signal) => l(code, signal));
+      },
+      kill: () => {
+        group();
+        child.kill('SIGKILL');
+      },
     };
   };
 }
@@ -34,8 +58,14 @@ export function forkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): SpawnEngine 
 export function nodeParentPort(): ParentPort | null {
   if (typeof process.send !== 'function') return null;
   return {
-    send: (m) => { if (process.connected) process.send?.(m); },
-    onMessage: (l) => { process.on('message', l); },
-    onDisconnect: (l) => { process.once('disconnect', l); },
+    send: (m) => {
+      if (process.connected) process.send?.(m);
+    },
+    onMessage: (l) => {
+      process.on('message', l);
+    },
+    onDisconnect: (l) => {
+      process.once('disconnect', l);
+    },
   };
 }

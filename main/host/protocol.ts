@@ -33,7 +33,15 @@ export const startOptions = obj({
 export type StartOptions = Infer<typeof startOptions>;
 
 /** What the engine may ask of the main process. */
-export const ASK_OPS = ['keychain.get', 'keychain.set', 'keychain.delete', 'desktop.open', 'desktop.reveal', 'desktop.openExternal', 'loginItem.set'] as const;
+export const ASK_OPS = [
+  'keychain.get',
+  'keychain.set',
+  'keychain.delete',
+  'desktop.open',
+  'desktop.reveal',
+  'desktop.openExternal',
+  'loginItem.set',
+] as const;
 export type AskOp = (typeof ASK_OPS)[number];
 
 export const toEngine = tagged('t', {
@@ -51,8 +59,13 @@ export const fromEngine = tagged('t', {
   event: obj({ t: lit('event'), event: str({ min: 1, max: 64 }), payload: anything }),
   status: obj({ t: lit('status'), status: anything }),
   ask: obj({
-    t: lit('ask'), id, op: oneOf(ASK_OPS),
-    account: opt(str({ min: 1, max: 4096 })), token: opt(str({ min: 1, max: 65_536 })), path: opt(str({ min: 1, max: 4096 })), enabled: opt(bool()),
+    t: lit('ask'),
+    id,
+    op: oneOf(ASK_OPS),
+    account: opt(str({ min: 1, max: 4096 })),
+    token: opt(str({ min: 1, max: 65_536 })),
+    path: opt(str({ min: 1, max: 4096 })),
+    enabled: opt(bool()),
   }),
   closed: obj({ t: lit('closed') }),
 });

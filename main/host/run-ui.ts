@@ -38,12 +38,24 @@ export async function serveEngineUi(o: EngineUiOptions): Promise<UiServer> {
   const staleAfterSec = staleAfter(o.rewalkSec);
   const status = () => engineAppStatus(o.engine, o.store, 'url', staleAfterSec);
   const view = async (): Promise<SettingsView> => ({
-    source: /^https?:\/\//.test(o.location) ? 'url' : 'device-record', location: o.location, token: o.tokenPlace, keychainAvailable: o.tokenPlace === 'keychain',
-    mirrorFolder: o.engine.core.root, syncIntervalSec: Math.max(10, o.rewalkSec), paused: o.engine.state.paused,
-    deleteThresholdCount: o.threshold.count, deleteThresholdPercent: o.threshold.percent, startAtLogin: false, startAtLoginSupported: false, theme: 'system',
-    newMirrorFolder: o.engine.core.root, previousMirrors: [],
+    source: /^https?:\/\//.test(o.location) ? 'url' : 'device-record',
+    location: o.location,
+    token: o.tokenPlace,
+    keychainAvailable: o.tokenPlace === 'keychain',
+    mirrorFolder: o.engine.core.root,
+    syncIntervalSec: Math.max(10, o.rewalkSec),
+    paused: o.engine.state.paused,
+    deleteThresholdCount: o.threshold.count,
+    deleteThresholdPercent: o.threshold.percent,
+    startAtLogin: false,
+    startAtLoginSupported: false,
+    theme: 'system',
+    newMirrorFolder: o.engine.core.root,
+    previousMirrors: [],
   });
-  const readOnly = (): never => { throw new AppError('BadRequest', 'in "nas-mirror run" the settings come from the command line; only pause can change here'); };
+  const readOnly = (): never => {
+    throw new AppError('BadRequest', 'in "nas-mirror run" the settings come from the command line; only pause can change here');
+  };
   const settings: SettingsProvider = {
     view,
     setPaused: (p) => o.engine.setPaused(p),
@@ -58,11 +70,19 @@ export async function serveEngineUi(o: EngineUiOptions): Promise<UiServer> {
     },
     setToken: async () => readOnly(),
     clearToken: async () => readOnly(),
-    signIn: async () => { throw new AppError('BadRequest', 'in "nas-mirror run" sign in from the terminal: nas-mirror login --device ...'); },
+    signIn: async () => {
+      throw new AppError('BadRequest', 'in "nas-mirror run" sign in from the terminal: nas-mirror login --device ...');
+    },
   };
   const handlers = createHandlers({
-    index: o.index, store: o.store, engine: () => o.engine, whyNoEngine: () => 'the engine stopped', status,
-    desktop: o.desktop ?? nodeDesktop(), settings, log: o.log,
+    index: o.index,
+    store: o.store,
+    engine: () => o.engine,
+    whyNoEngine: () => 'the engine stopped',
+    status,
+    desktop: o.desktop ?? nodeDesktop(),
+    settings,
+    log: o.log,
   });
   const offs = [
     o.engine.events.on('status', () => hub.emit('status', status())),

@@ -94,7 +94,9 @@ export class ComboTable {
 export function columnsOf(docs: readonly IndexDoc[]): BaseColumns {
   const table = new ComboTable();
   const n = docs.length;
-  const ids = new Array<string>(n), names = new Array<string>(n), combo = new Uint32Array(n);
+  const ids = new Array<string>(n),
+    names = new Array<string>(n),
+    combo = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     ids[i] = d.id;
@@ -117,11 +119,16 @@ export interface BuildOptions {
 
 /** The base of objects given as columns (`buildBase` for documents). */
 export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): BaseData {
-  const trace = process.env['NAS_MIRROR_TRACE_BUILD'] ? (m: string): void => { process.stderr.write(`${m} ${Math.round(performance.now())}\n`); } : (): void => undefined;
+  const trace = process.env['NAS_MIRROR_TRACE_BUILD']
+    ? (m: string): void => {
+        process.stderr.write(`${m} ${Math.round(performance.now())}\n`);
+      }
+    : (): void => undefined;
   trace('start');
   const { ids: inputIds, names: inputNames, combos } = input;
   const n = inputIds.length;
-  const nameText = joined(inputNames), idText = joined(inputIds);
+  const nameText = joined(inputNames),
+    idText = joined(inputIds);
   const order = numberOrderOf(nameText, idText);
   const rank = ranksOf(order);
   trace('sorted');
@@ -129,7 +136,9 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
   trace('blob');
   const combo = new Uint32Array(n);
   for (let i = 0; i < n; i++) combo[rank[i]!] = input.combo[i]!;
-  const [comboStart, comboList] = csr(combos.length, n, (emit) => { for (let o = 0; o < n; o++) emit(combo[o]!, o); });
+  const [comboStart, comboList] = csr(combos.length, n, (emit) => {
+    for (let o = 0; o < n; o++) emit(combo[o]!, o);
+  });
 
   trace('combos');
   const freqMin = opts.frequent ?? frequentThreshold(n);
@@ -145,11 +154,15 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
 /** Builds CSR lists: `emit(bucket, value)` must be called in increasing value order. */
 function csr(buckets: number, total: number, each: (emit: (b: number, v: number) => void) => void): [Uint32Array, Uint32Array] {
   const start = new Uint32Array(buckets + 1);
-  each((b) => { start[b + 1]!++; });
+  each((b) => {
+    start[b + 1]!++;
+  });
   for (let b = 0; b < buckets; b++) start[b + 1]! += start[b]!;
   const fill = start.slice(0, buckets);
   const list = new Uint32Array(total);
-  each((b, v) => { list[fill[b]!++] = v; });
+  each((b, v) => {
+    list[fill[b]!++] = v;
+  });
   return [start, list];
 }
 

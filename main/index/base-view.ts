@@ -16,7 +16,10 @@ export class BaseView {
   /** Folded (make, model, mime) of each combo. */
   readonly comboFolded: [string | undefined, string | undefined, string][];
 
-  constructor(readonly base: BaseData, readonly dead: Uint8Array) {
+  constructor(
+    readonly base: BaseData,
+    readonly dead: Uint8Array,
+  ) {
     const k = base.triKeys;
     for (let s = 0; s < k.length; s++) this.slotOf.set(k[s]!, s);
     const sk = base.shortKeys;

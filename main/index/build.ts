@@ -13,7 +13,9 @@ import { ComboTable, buildBaseColumns, type BaseColumns, type BaseData } from '.
 /** The searchable columns of every stored object (the root is not stored among them). */
 export function columnsOfStore(store: MirrorStore): BaseColumns {
   const table = new ComboTable();
-  const ids: string[] = [], names: string[] = [], combo: number[] = [];
+  const ids: string[] = [],
+    names: string[] = [],
+    combo: number[] = [];
   for (const [id, name, mime, make, model] of store.docRows()) {
     ids.push(id);
     names.push(name);
@@ -50,7 +52,9 @@ export function buildInWorker(stateDir: string, parts: BuildParts = { index: tru
       outcome ??= m.ok ? { ok: true } : { ok: false, error: new AppError('Internal', `index build failed: ${m.error ?? 'unknown'}`) };
       void w.terminate();
     });
-    w.on('error', (e) => { outcome ??= { ok: false, error: new AppError('Internal', 'index build worker failed', { cause: e }) }; });
+    w.on('error', (e) => {
+      outcome ??= { ok: false, error: new AppError('Internal', 'index build worker failed', { cause: e }) };
+    });
     w.on('exit', (code) => {
       const o = outcome ?? { ok: false, error: new AppError('Internal', `index build worker exited (${code})`) };
       if (o.ok) resolve();

@@ -105,7 +105,10 @@ export class IdTable {
   private table: Int32Array;
   private used = 0;
 
-  constructor(private readonly ids: readonly string[], expected = 1024) {
+  constructor(
+    private readonly ids: readonly string[],
+    expected = 1024,
+  ) {
     let size = 1024;
     while (size < expected * 2) size *= 2;
     this.table = new Int32Array(size);
@@ -118,7 +121,8 @@ export class IdTable {
   }
 
   get(id: string): number | undefined {
-    const t = this.table, mask = t.length - 1;
+    const t = this.table,
+      mask = t.length - 1;
     for (let i = IdTable.hash(id) & mask; ; i = (i + 1) & mask) {
       const v = t[i]!;
       if (v === 0) return undefined;
@@ -139,7 +143,8 @@ export class IdTable {
    * tombstones). Call while `ids` still holds every entry's id.
    */
   delete(id: string): void {
-    const t = this.table, mask = t.length - 1;
+    const t = this.table,
+      mask = t.length - 1;
     let i = IdTable.hash(id) & mask;
     for (; ; i = (i + 1) & mask) {
       const v = t[i]!;
@@ -161,7 +166,8 @@ export class IdTable {
   }
 
   private place(id: string, slot: number): void {
-    const t = this.table, mask = t.length - 1;
+    const t = this.table,
+      mask = t.length - 1;
     let i = IdTable.hash(id) & mask;
     while (t[i] !== 0) i = (i + 1) & mask;
     t[i] = slot + 1;

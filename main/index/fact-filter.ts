@@ -35,14 +35,18 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
       }
       case 'size': {
         const { min, max } = x;
-        const kind = c.kind, size = c.size;
+        const kind = c.kind,
+          size = c.size;
         tests.push((s) => kind[s] !== FOLDER_CODE && size[s]! >= min && size[s]! <= max);
         break;
       }
       case 'date': {
         const { from, to } = x;
         const day = c.day;
-        tests.push((s) => { const d = day[s]!; return d !== 0 && d >= from && d <= to; });
+        tests.push((s) => {
+          const d = day[s]!;
+          return d !== 0 && d >= from && d <= to;
+        });
         break;
       }
       case 'camera': {
@@ -93,7 +97,12 @@ export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolde
 }
 
 /** slotMask in steps: yields after each `chunk` slots of a column's loop (built ahead without holding the loop). */
-export function* slotMaskSteps(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], chunk: number): Generator<void, Uint8Array> {
+export function* slotMaskSteps(
+  facts: ObjectFacts,
+  filters: readonly Filter[],
+  inFolders: readonly string[],
+  chunk: number,
+): Generator<void, Uint8Array> {
   const c = facts.columns();
   const n = c.slots;
   const m = c.present.slice(0, n);
@@ -106,20 +115,50 @@ export function* slotMaskSteps(facts: ObjectFacts, filters: readonly Filter[], i
       if (to < n) yield;
     }
   }
-  const byTable = (table: Uint8Array, col: Uint8Array | Uint32Array) => (s: number): boolean => table[col[s]!] === 1;
+  const byTable =
+    (table: Uint8Array, col: Uint8Array | Uint32Array) =>
+    (s: number): boolean =>
+      table[col[s]!] === 1;
   for (const x of filters) {
     switch (x.op) {
-      case 'ext': yield* narrowBy(byTable(Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)), c.ext)); break;
-      case 'kind': yield* narrowBy(byTable(Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)), c.kind)); break;
-      case 'camera': yield* narrowBy(byTable(Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)), c.camera)); break;
+      case 'ext':
+        yield* narrowBy(
+          byTable(
+            Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)),
+            c.ext,
+          ),
+        );
+        break;
+      case 'kind':
+        yield* narrowBy(
+          byTable(
+            Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)),
+            c.kind,
+          ),
+        );
+        break;
+      case 'camera':
+        yield* narrowBy(
+          byTable(
+            Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)),
+            c.camera,
+          ),
+        );
+        break;
       case 'size': {
-        const { min, max } = x, kind = c.kind, size = c.size;
+        const { min, max } = x,
+          kind = c.kind,
+          size = c.size;
         yield* narrowBy((s) => kind[s] !== FOLDER_CODE && size[s]! >= min && size[s]! <= max);
         break;
       }
       case 'date': {
-        const { from, to } = x, day = c.day;
-        yield* narrowBy((s) => { const d = day[s]!; return d !== 0 && d >= from && d <= to; });
+        const { from, to } = x,
+          day = c.day;
+        yield* narrowBy((s) => {
+          const d = day[s]!;
+          return d !== 0 && d >= from && d <= to;
+        });
         break;
       }
       case 'in': {

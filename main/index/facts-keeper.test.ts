@@ -17,14 +17,29 @@ import { ObjectFacts } from './object-facts.js';
 
 let dir = '';
 let db: Db | undefined;
-afterEach(() => { db?.close(); rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const T = '2020-01-01T00:00:00Z';
-const obj = (id: string, parentID: string, folder: boolean, size = 1, name = id): RemoteObject =>
-  ({ id, parentID, eTag: 'e', mimeType: folder ? FOLDER_MIME : 'image/jpeg', name, mTime: T, cTime: T, hidden: 'none', ...(folder ? {} : { size }) });
+const obj = (id: string, parentID: string, folder: boolean, size = 1, name = id): RemoteObject => ({
+  id,
+  parentID,
+  eTag: 'e',
+  mimeType: folder ? FOLDER_MIME : 'image/jpeg',
+  name,
+  mTime: T,
+  cTime: T,
+  hidden: 'none',
+  ...(folder ? {} : { size }),
+});
 
 describe('FactsKeeper', () => {
-  it.each([['100 rows', 100], ['chunks sized by time (the engine\'s way)', { targetMs: 0.2 }]] as const)('builds in chunks (%s) that let other work run, and keeps every change that lands meanwhile', async (_, chunk) => {
+  it.each([
+    ['100 rows', 100],
+    ["chunks sized by time (the engine's way)", { targetMs: 0.2 }],
+  ] as const)('builds in chunks (%s) that let other work run, and keeps every change that lands meanwhile', async (_, chunk) => {
     dir = mkdtempSync(join(tmpdir(), 'facts-'));
     db = openStateDb(dir);
     const store = new MirrorStore(db);

@@ -19,7 +19,10 @@ export class FactsKeeper {
   private building: { rootId: string; done: Promise<ObjectFacts>; pending: RemoteChange[] } | undefined;
 
   /** `chunk`: rows per chunk, or (the engine's way) chunks sized to about `targetMs` each. */
-  constructor(private readonly store: MirrorStore, private readonly chunk: number | { targetMs: number } = { targetMs: 12 }) {}
+  constructor(
+    private readonly store: MirrorStore,
+    private readonly chunk: number | { targetMs: number } = { targetMs: 12 },
+  ) {}
 
   private rootId(): string {
     return this.store.root()?.id ?? 'root';

@@ -6,7 +6,16 @@
  * matches in make/model/mime only from combo-search.ts; app/search decides matches, keys,
  * the page and its token. Base and overlay answers merge in one TopK.
  */
-import { DEFAULT_SEARCH_LIMIT, TopK, compareKeys, foldCase, matchDoc, takePage, type ParsedQuery, type SortKey } from '../../app/search/index.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  TopK,
+  compareKeys,
+  foldCase,
+  matchDoc,
+  takePage,
+  type ParsedQuery,
+  type SortKey,
+} from '../../app/search/index.js';
 import { idOf, numberOfId, type BaseData } from './base-index.js';
 import { BaseView, foldOpt } from './base-view.js';
 import { searchCombos } from './combo-search.js';
@@ -27,7 +36,11 @@ export class FastEngine implements SearchEngine {
   readonly extra = new Map<string, ExtraDoc>();
   private readonly view: BaseView;
 
-  constructor(readonly base: BaseData, dead?: Uint8Array, extra?: Iterable<IndexDoc>) {
+  constructor(
+    readonly base: BaseData,
+    dead?: Uint8Array,
+    extra?: Iterable<IndexDoc>,
+  ) {
     this.dead = dead ?? new Uint8Array(base.n);
     for (let o = 0; o < base.n; o++) if (this.dead[o]) this.deadCount++;
     this.view = new BaseView(base, this.dead);
@@ -72,7 +85,15 @@ export class FastEngine implements SearchEngine {
 
   /** `walk`: numbers tested one by one before the narrowing's kept list is used (tests). */
   firstKept(k: number, after: Named | null, narrow: Narrowing, walk?: number): Named[] {
-    return firstKept(this.base, this.dead, Array.from(this.extra.values(), (e) => e.doc), k, after, narrow, walk);
+    return firstKept(
+      this.base,
+      this.dead,
+      Array.from(this.extra.values(), (e) => e.doc),
+      k,
+      after,
+      narrow,
+      walk,
+    );
   }
 
   async prepareNarrowed(query: ParsedQuery | null, narrow: Narrowing): Promise<void> {
@@ -103,14 +124,21 @@ export class FastEngine implements SearchEngine {
     const view = this.view;
     const terms = query.folded;
     // Which combos hold each term in some field, and which terms no combo holds.
-    const cover = terms.map((t) => view.comboFolded.map((cf) => (cf[0] !== undefined && cf[0].includes(t)) || (cf[1] !== undefined && cf[1].includes(t)) || cf[2].includes(t)));
+    const cover = terms.map((t) =>
+      view.comboFolded.map(
+        (cf) => (cf[0] !== undefined && cf[0].includes(t)) || (cf[1] !== undefined && cf[1].includes(t)) || cf[2].includes(t),
+      ),
+    );
     // The driver: a term no combo holds bounds every match; the one with the fewest candidates.
     let driver = -1;
     let best = Infinity;
     terms.forEach((t, i) => {
       if (cover[i]!.some(Boolean)) return;
       const est = view.estimate(t);
-      if (est < best) { best = est; driver = i; }
+      if (est < best) {
+        best = est;
+        driver = i;
+      }
     });
     // Tier 0: objects with some term in the name.
     const pass = new NamePass(view, query, limit, after, cover, driver, narrow);

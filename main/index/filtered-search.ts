@@ -13,7 +13,12 @@ import { AppError } from '../../app/errors.js';
 import { parseFilters, quoteOperator, type Filter } from '../../app/filters/filters.js';
 import type { SearchPage } from '../../app/model/remote-object.js';
 import {
-  DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, decodeSearchToken, parseQuery, selectPage, type DocMatch,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  decodeSearchToken,
+  parseQuery,
+  selectPage,
+  type DocMatch,
 } from '../../app/search/index.js';
 import { decodeOpaque, encodeOpaque } from '../../app/util/base64url.js';
 import { numberOrder } from './number-order.js';
@@ -51,7 +56,10 @@ export async function filtersReady(index: OfflineIndex, q: string): Promise<void
   if (!num || (await fewReady(facts, filters, inFolders, test, FEW_MAX))) return; // the few are matched alone
   const text = parseQuery(parsed.query.text);
   if (!text.ok && parsed.query.text !== '') return;
-  await index.prepareNarrowed(text.ok ? text.query : null, narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)));
+  await index.prepareNarrowed(
+    text.ok ? text.query : null,
+    narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)),
+  );
 }
 
 /** The folder id each `in:` filter names, in order; or the first path not in the mirror. */
@@ -90,12 +98,25 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
       // same answer as the engine's: app/search decides matches, order and tokens)
       const ids = Array.from(few, (s) => facts.columns().ids[s]!);
       const objects = index.store.getMany(ids);
-      const page = selectPage(ids.flatMap((id) => { const o = objects.get(id); return o ? [{ doc: docOf(o), value: id }] : []; }), pq.query, limit, after);
+      const page = selectPage(
+        ids.flatMap((id) => {
+          const o = objects.get(id);
+          return o ? [{ doc: docOf(o), value: id }] : [];
+        }),
+        pq.query,
+        limit,
+        after,
+      );
       for (const i of page.items) picked.push({ id: i.value, match: i.match });
       pageToken = page.pageToken;
     } else {
       // the engine applies the filters to each candidate as it finds the page
-      const page = index.candidates(pq.query, limit, after, narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)));
+      const page = index.candidates(
+        pq.query,
+        limit,
+        after,
+        narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)),
+      );
       picked.push(...page.items);
       pageToken = page.pageToken;
     }
@@ -105,8 +126,15 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     const cursor = decodeNameToken(opts.pageToken ?? '');
     if (cursor === undefined) throw bad('pageToken is not valid');
     const num = index.numbering();
-    const best = (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders))))
-      || firstInOrder(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
+    const best =
+      (!few &&
+        num &&
+        index.firstKept(
+          limit + 1,
+          cursor,
+          narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)),
+        )) ||
+      firstInOrder(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
     for (const x of best.slice(0, limit)) picked.push({ id: x.id, match: undefined });
     if (best.length > limit) pageToken = 'f' + encodeOpaque([best[limit - 1]!.name, best[limit - 1]!.id]);
   }
@@ -127,7 +155,13 @@ const fewCache = new WeakMap<ObjectFacts, { version: number; key: string; slots:
  * else undefined (one pass over the columns, stopped at max + 1; the last answer is kept
  * per facts version, so pages after the first cost nothing).
  */
-function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], test: SlotTest, max: number): number[] | undefined {
+function fewPassing(
+  facts: ObjectFacts,
+  filters: readonly Filter[],
+  inFolders: readonly string[],
+  test: SlotTest,
+  max: number,
+): number[] | undefined {
   if (max <= 0) return undefined;
   const key = filterKey(filters, inFolders) + max;
   const c = fewCache.get(facts);
@@ -137,7 +171,13 @@ function fewPassing(facts: ObjectFacts, filters: readonly Filter[], inFolders: r
 }
 
 /** The same, built ahead in chunks that yield (dropped when the facts change meanwhile); true when few pass. */
-async function fewReady(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], test: SlotTest, max: number): Promise<boolean> {
+async function fewReady(
+  facts: ObjectFacts,
+  filters: readonly Filter[],
+  inFolders: readonly string[],
+  test: SlotTest,
+  max: number,
+): Promise<boolean> {
   const key = filterKey(filters, inFolders) + max;
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots !== undefined;
@@ -167,10 +207,13 @@ function keepFew(facts: ObjectFacts, key: string, slots: number[] | undefined): 
 }
 
 /** The filters' mask over the slots, in steps (narrowing.ts builds the kept numbers with it). */
-const maskOf = (facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]) => (chunk: number): Generator<void, Uint8Array> =>
-  slotMaskSteps(facts, filters, inFolders, chunk);
+const maskOf =
+  (facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]) =>
+  (chunk: number): Generator<void, Uint8Array> =>
+    slotMaskSteps(facts, filters, inFolders, chunk);
 
-const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string => JSON.stringify([filters.map((f) => f.raw), inFolders]);
+const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string =>
+  JSON.stringify([filters.map((f) => f.raw), inFolders]);
 
 /**
  * The first `k` objects in (name length, name by code point, id) order after `cursor` among
@@ -185,8 +228,9 @@ function firstInOrder(facts: ObjectFacts, among: readonly number[] | Uint8Array,
     const x = { name: names[s]!, id: ids[s]! };
     if (!cursor || numberOrder(x, cursor) > 0) insertBest(best, x, k);
   };
-  if (among instanceof Uint8Array) { for (let s = 0; s < among.length; s++) if (among[s] === 1) consider(s); }
-  else for (const s of among) if (test(s)) consider(s);
+  if (among instanceof Uint8Array) {
+    for (let s = 0; s < among.length; s++) if (among[s] === 1) consider(s);
+  } else for (const s of among) if (test(s)) consider(s);
   return best;
 }
 

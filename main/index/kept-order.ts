@@ -17,9 +17,19 @@ import type { Named, Narrowing } from './engine.js';
  * The first `k` objects after `after` that `narrow` keeps: base numbers not `dead`, and the
  * overlay's `extra` docs (which replace their base copies, already dead).
  */
-export function firstKept(b: BaseData, dead: Uint8Array, extra: Iterable<Named>, k: number, after: Named | null, narrow: Narrowing, budget = Math.max(WALK_MIN, k * WALK_PER_ITEM)): Named[] {
+export function firstKept(
+  b: BaseData,
+  dead: Uint8Array,
+  extra: Iterable<Named>,
+  k: number,
+  after: Named | null,
+  narrow: Narrowing,
+  budget = Math.max(WALK_MIN, k * WALK_PER_ITEM),
+): Named[] {
   const fromBase: Named[] = [];
-  const take = (o: number): void => { fromBase.push({ name: b.names[o]!, id: idOf(b, o) }); };
+  const take = (o: number): void => {
+    fromBase.push({ name: b.names[o]!, id: idOf(b, o) });
+  };
   // a walk with one test per number while the filters keep enough of them; past the budget
   // (a sparse filter), the rest from the narrowing's list of kept numbers (one pass over the
   // columns, cached per filters and facts version)
@@ -64,7 +74,8 @@ const WALK_PER_ITEM = 1_000;
 
 /** The first index of ascending `list` holding a value >= x. */
 function lowerBound(list: Int32Array, x: number): number {
-  let lo = 0, hi = list.length;
+  let lo = 0,
+    hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (list[mid]! < x) lo = mid + 1;
@@ -75,7 +86,8 @@ function lowerBound(list: Int32Array, x: number): number {
 
 /** The first base number whose (length, name, id) is after `after` (binary search). */
 function firstAfter(b: BaseData, after: Named): number {
-  let lo = 0, hi = b.n;
+  let lo = 0,
+    hi = b.n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (numberOrder({ name: b.names[mid]!, id: idOf(b, mid) }, after) <= 0) lo = mid + 1;
@@ -87,7 +99,8 @@ function firstAfter(b: BaseData, after: Named): number {
 /** Keeps `best` the smallest `k` in order, with `x` considered. */
 export function insertBest<T extends Named>(best: T[], x: T, k: number): void {
   if (best.length === k && numberOrder(best[k - 1]!, x) <= 0) return;
-  let lo = 0, hi = best.length;
+  let lo = 0,
+    hi = best.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (numberOrder(best[mid]!, x) <= 0) lo = mid + 1;

@@ -35,9 +35,17 @@ for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromChar
  * index of object number o). Reads the joined text, never a doc, except the rare non-ASCII
  * names (folded and flagged by `foldCase` and `isWordBefore` on the name itself).
  */
-export function buildNameBlob(inputNames: readonly string[], inputIds: readonly string[], nameText: Joined, idText: Joined, order: Uint32Array): NameBlob {
+export function buildNameBlob(
+  inputNames: readonly string[],
+  inputIds: readonly string[],
+  nameText: Joined,
+  idText: Joined,
+  order: Uint32Array,
+): NameBlob {
   const n = order.length;
-  const nt = nameText.text, ns = nameText.start, is = idText.start;
+  const nt = nameText.text,
+    ns = nameText.start,
+    is = idText.start;
   const starts = new Uint32Array(n + 1);
   const idStarts = new Uint32Array(n + 1);
   for (let o = 0; o < n; o++) {
@@ -56,7 +64,9 @@ export function buildNameBlob(inputNames: readonly string[], inputIds: readonly 
     const i = order[o]!;
     const name = inputNames[i]!;
     names[o] = name;
-    const from = ns[i]!, len = ns[i + 1]! - from, off = starts[o]!;
+    const from = ns[i]!,
+      len = ns[i + 1]! - from,
+      off = starts[o]!;
     let ascii = true;
     for (let k = 0; k < len; k++) {
       const c = nt.charCodeAt(from + k);
@@ -67,7 +77,14 @@ export function buildNameBlob(inputNames: readonly string[], inputIds: readonly 
       } else {
         ascii = false;
         // either half of a surrogate pair: its code point, remembered (isWordBefore runs a regex per call)
-        const pair = c >= 0xdc00 && c <= 0xdfff ? (k > 0 ? highLow(nt.charCodeAt(from + k - 1), c) : -1) : k + 1 < len ? highLow(c, nt.charCodeAt(from + k + 1)) : -1;
+        const pair =
+          c >= 0xdc00 && c <= 0xdfff
+            ? k > 0
+              ? highLow(nt.charCodeAt(from + k - 1), c)
+              : -1
+            : k + 1 < len
+              ? highLow(c, nt.charCodeAt(from + k + 1))
+              : -1;
         let word: boolean | undefined;
         if (pair >= 0) {
           word = astral.get(pair);
@@ -80,7 +97,11 @@ export function buildNameBlob(inputNames: readonly string[], inputIds: readonly 
     wsAt[off + len] = 0;
     if (!ascii) {
       const f = foldCase(name);
-      for (let k = 0; k < len; k++) { const c = f.charCodeAt(k); units[off + k] = c; high |= c; }
+      for (let k = 0; k < len; k++) {
+        const c = f.charCodeAt(k);
+        units[off + k] = c;
+        high |= c;
+      }
     }
     ids[o] = inputIds[i]!;
   }

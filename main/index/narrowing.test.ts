@@ -52,7 +52,11 @@ function naivePages(naive: NaiveEngine, q: string, limit: number, keep: (id: str
   for (let from = 0; from === 0 || from < all.length; from += limit) {
     const items = all.slice(from, from + limit);
     const more = from + limit < all.length;
-    out.push({ ids: items.map((i) => i.id), fragments: items.map((i) => i.match.fragments), pageToken: more ? encodeSearchToken(items[items.length - 1]!.match.key) : '' });
+    out.push({
+      ids: items.map((i) => i.id),
+      fragments: items.map((i) => i.match.fragments),
+      pageToken: more ? encodeSearchToken(items[items.length - 1]!.match.key) : '',
+    });
   }
   return out;
 }
@@ -74,7 +78,12 @@ describe('the text engine narrowed by the filters', () => {
         // with the list of kept numbers too on every other step: the engine may then visit those instead (narrow-list)
         const numbers = (): Int32Array => Int32Array.from({ length: fast.base.n }, (_, o) => o).filter(number);
         // (and on the last step as built already: operators-only pages then read it from the start)
-        const narrow: Narrowing = step % 2 ? { number, id: keep } : step === 2 ? { number, id: keep, numbers, numbersIfBuilt: numbers } : { number, id: keep, numbers };
+        const narrow: Narrowing =
+          step % 2
+            ? { number, id: keep }
+            : step === 2
+              ? { number, id: keep, numbers, numbersIfBuilt: numbers }
+              : { number, id: keep, numbers };
         for (let i = 0; i < 40; i++) {
           const q = i % 4 === 0 ? ['a', 'b', 'im', 'img', 'e', '.', 'jpg', 'can'][i % 8]! : randomQuery(r);
           const limit = [1, 3, 20][i % 3]!;
@@ -82,8 +91,16 @@ describe('the text engine narrowed by the filters', () => {
         }
         // operators only: every kept object in (name length, name, id) order, page by page from the cursor
         // (with a walk budget of 0..5 numbers: the kept list of the narrowing, when it has one, takes over)
-        for (const [limit, walk] of [[1, undefined], [7, 0], [50, undefined], [3, 5]] as const) {
-          const want = [...live.values()].filter((d) => keep(d.id)).sort(numberOrder).map((d) => d.id);
+        for (const [limit, walk] of [
+          [1, undefined],
+          [7, 0],
+          [50, undefined],
+          [3, 5],
+        ] as const) {
+          const want = [...live.values()]
+            .filter((d) => keep(d.id))
+            .sort(numberOrder)
+            .map((d) => d.id);
           const got: string[] = [];
           for (let after: Named | null = null, guard = 0; guard < 1000; guard++) {
             const page = fast.firstKept(limit + 1, after, narrow, walk);
@@ -97,7 +114,10 @@ describe('the text engine narrowed by the filters', () => {
         fast.remove(removed);
         naive.remove(removed);
         for (const id of removed) live.delete(id);
-        const changed = randomDocs(r, 40).map((d, i) => ({ ...d, id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}` }));
+        const changed = randomDocs(r, 40).map((d, i) => ({
+          ...d,
+          id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}`,
+        }));
         fast.upsert(changed);
         naive.upsert(changed);
         for (const d of changed) live.set(d.id, d);
@@ -109,7 +129,10 @@ describe('the text engine narrowed by the filters', () => {
 describe('the compiled filter test', () => {
   let dir = '';
   let db: Db | undefined;
-  afterEach(() => { db?.close(); rmSync(dir, { recursive: true, force: true }); });
+  afterEach(() => {
+    db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('equals passes() on every fact, for every filter (as a test and as a mask); the kept numbers likewise', async () => {
     dir = mkdtempSync(join(tmpdir(), 'fact-filter-'));
@@ -117,25 +140,58 @@ describe('the compiled filter test', () => {
     const store = new MirrorStore(db);
     const r = prng(5);
     const T = (y: number, m: number): string => `${y}-${String(m).padStart(2, '0')}-0${1 + (m % 9)}T10:00:00Z`;
-    store.setRoot({ id: 'R', parentID: '', eTag: 'e', mimeType: FOLDER_MIME, name: 'R', mTime: T(2020, 1), cTime: T(2020, 1), hidden: 'none' });
+    store.setRoot({
+      id: 'R',
+      parentID: '',
+      eTag: 'e',
+      mimeType: FOLDER_MIME,
+      name: 'R',
+      mTime: T(2020, 1),
+      cTime: T(2020, 1),
+      hidden: 'none',
+    });
     const objs: RemoteObject[] = [];
     const mimes = [FOLDER_MIME, 'image/jpeg', 'video/mp4', 'audio/mpeg', 'application/pdf', 'application/zip'];
     for (let i = 0; i < 600; i++) {
       const folders = objs.filter((o) => o.mimeType === FOLDER_MIME);
       const mimeType = i < 20 ? FOLDER_MIME : mimes[Math.floor(r() * mimes.length)]!;
       const o: RemoteObject = {
-        id: `o${i}`, parentID: folders.length && r() < 0.8 ? folders[Math.floor(r() * folders.length)]!.id : 'R', eTag: 'e', mimeType,
-        name: `n${i}.${['jpg', 'JPG', 'pdf', 'mp4', ''][i % 5]}`, mTime: T(2015 + (i % 8), 1 + (i % 12)), cTime: T(2015, 1), hidden: 'none',
+        id: `o${i}`,
+        parentID: folders.length && r() < 0.8 ? folders[Math.floor(r() * folders.length)]!.id : 'R',
+        eTag: 'e',
+        mimeType,
+        name: `n${i}.${['jpg', 'JPG', 'pdf', 'mp4', ''][i % 5]}`,
+        mTime: T(2015 + (i % 8), 1 + (i % 12)),
+        cTime: T(2015, 1),
+        hidden: 'none',
       };
       if (mimeType !== FOLDER_MIME) o.size = Math.floor(r() * 4e6);
-      if (r() < 0.3) o.image = { cameraMake: ['Canon', 'NIKON', ' Apple '][i % 3]!, cameraModel: 'X 1', date: `201${i % 10}:0${1 + (i % 9)}:03 10:00:00` };
+      if (r() < 0.3)
+        o.image = {
+          cameraMake: ['Canon', 'NIKON', ' Apple '][i % 3]!,
+          cameraModel: 'X 1',
+          date: `201${i % 10}:0${1 + (i % 9)}:03 10:00:00`,
+        };
       if (r() < 0.2) o.extension = ['.JPG', 'raw', ''][i % 3]!;
       objs.push(o);
     }
     store.apply(objs.map((after) => ({ kind: 'added', after })));
     const facts = ObjectFacts.build(store);
-    const queries = ['ext:jpg', 'ext:pdf|raw', 'ext:', 'kind:photo|video', 'kind:folder', 'size:>1mb', 'size:1mb..2mb', 'date:2019', 'date:2016-03..2018',
-      'camera:canon', 'camera:x 1', 'in:""', 'kind:photo size:<1mb date:>2016'];
+    const queries = [
+      'ext:jpg',
+      'ext:pdf|raw',
+      'ext:',
+      'kind:photo|video',
+      'kind:folder',
+      'size:>1mb',
+      'size:1mb..2mb',
+      'date:2019',
+      'date:2016-03..2018',
+      'camera:canon',
+      'camera:x 1',
+      'in:""',
+      'kind:photo size:<1mb date:>2016',
+    ];
     const folders = facts.children('R').filter((id) => facts.get(id)!.kind === 'folder');
     for (const f of folders.slice(0, 5)) queries.push(`in:"${facts.pathOf(f)}"`, `in:"${facts.pathOf(f)}" kind:photo`);
     let some = 0;
@@ -147,7 +203,8 @@ describe('the compiled filter test', () => {
       const mask = slotMask(facts, parsed.query.filters, inFolders);
       // in steps of 7 slots (the way it is built ahead): the same mask, and it did yield
       const steps = slotMaskSteps(facts, parsed.query.filters, inFolders, 7);
-      let r = steps.next(), yields = 0;
+      let r = steps.next(),
+        yields = 0;
       for (; !r.done; r = steps.next()) yields++;
       expect(r.value, q).toEqual(mask);
       if (parsed.query.filters.some((f) => f.op !== 'in' || f.path !== '')) expect(yields, q).toBeGreaterThan(0);
@@ -169,7 +226,11 @@ describe('the compiled filter test', () => {
       if (!parsed.ok) continue;
       const inFolders = parsed.query.filters.flatMap((f) => (f.op === 'in' ? [facts.folderAt(f.path)!] : []));
       const test = slotTest(facts, parsed.query.filters, inFolders);
-      const want = (): number[] => Array.from({ length: num.n }, (_, o) => o).filter((o) => { const s = facts.slotOfId(num.idAt(o)); return s !== undefined && test(s); });
+      const want = (): number[] =>
+        Array.from({ length: num.n }, (_, o) => o).filter((o) => {
+          const s = facts.slotOfId(num.idAt(o));
+          return s !== undefined && test(s);
+        });
       const ahead = narrowing(num, facts, test, q, (chunk) => slotMaskSteps(facts, parsed.query.filters, inFolders, chunk));
       await ahead.numbersReady!();
       expect([...ahead.numbers!()], q).toEqual(want());

@@ -52,7 +52,13 @@ const kept = new WeakMap<object, { facts: ObjectFacts; version: number; byKey: M
  * kept numbers; `mask` (slotMaskSteps of the same filters), when given, makes that list
  * one array read per number.
  */
-export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: SlotTest, key: string, mask?: (chunk: number) => Generator<void, Uint8Array>): Narrowing {
+export function narrowing(
+  num: Numbering | undefined,
+  facts: ObjectFacts,
+  test: SlotTest,
+  key: string,
+  mask?: (chunk: number) => Generator<void, Uint8Array>,
+): Narrowing {
   const id = (x: string): boolean => {
     const s = facts.slotOfId(x);
     return s !== undefined && test(s);
@@ -63,7 +69,8 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
   const slots = e.slots;
   const cache = (): Map<string, Int32Array> => {
     let c = kept.get(num.key);
-    if (!c || c.facts !== facts || c.version !== facts.version) kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
+    if (!c || c.facts !== facts || c.version !== facts.version)
+      kept.set(num.key, (c = { facts, version: facts.version, byKey: new Map() }));
     return c.byKey;
   };
   /** The kept numbers, a pass over every number; yields after each `chunk` of them (and of the mask's passes). */
@@ -94,7 +101,10 @@ export function narrowing(num: Numbering | undefined, facts: ObjectFacts, test: 
     const version = facts.version;
     const steps = building(KEPT_CHUNK);
     for (let r = steps.next(); ; r = steps.next()) {
-      if (r.done) { store(r.value); return; }
+      if (r.done) {
+        store(r.value);
+        return;
+      }
       await nextTurn();
       if (facts.version !== version) return; // the facts changed meanwhile: the query builds its own
     }

@@ -35,10 +35,17 @@ export function joined(strings: readonly string[]): Joined {
 /** The number order of objects (names and ids in input order): `order[o]` is the input index of object number o. */
 export function numberOrderOf(names: Joined, ids: Joined): Uint32Array {
   const n = names.start.length - 1;
-  const nt = names.text, ns = names.start, it = ids.text, is = ids.start;
+  const nt = names.text,
+    ns = names.start,
+    it = ids.text,
+    is = ids.start;
   const nameLen = new Uint32Array(n);
   let maxLen = 0;
-  for (let i = 0; i < n; i++) { const l = ns[i + 1]! - ns[i]!; nameLen[i] = l; if (l > maxLen) maxLen = l; }
+  for (let i = 0; i < n; i++) {
+    const l = ns[i + 1]! - ns[i]!;
+    nameLen[i] = l;
+    if (l > maxLen) maxLen = l;
+  }
   const lenStart = new Uint32Array(maxLen + 2);
   for (let i = 0; i < n; i++) lenStart[nameLen[i]! + 1]!++;
   for (let l = 0; l <= maxLen; l++) lenStart[l + 1]! += lenStart[l]!;
@@ -55,16 +62,25 @@ export function numberOrderOf(names: Joined, ids: Joined): Uint32Array {
   // one matrix buffer, idx and tmp for every bucket, sized for the largest (a few MB):
   // allocating a typed array per bucket added tens of MB of external memory, and V8 starts
   // a full marking of the heap (a million docs) for every 64 MB of it
-  let most = 0, mostRows = 0;
+  let most = 0,
+    mostRows = 0;
   for (let l = 0; l <= maxLen; l++) {
     const m = lenStart[l + 1]! - lenStart[l]!;
-    if (m > 1) { most = Math.max(most, m * (l + idLen[l]!)); mostRows = Math.max(mostRows, m); }
+    if (m > 1) {
+      most = Math.max(most, m * (l + idLen[l]!));
+      mostRows = Math.max(mostRows, m);
+    }
   }
   const matrix = new Uint16Array(most);
-  let idx = new Uint32Array(mostRows), tmp = new Uint32Array(mostRows);
+  let idx = new Uint32Array(mostRows),
+    tmp = new Uint32Array(mostRows);
   for (let len = 0; len <= maxLen; len++) {
-    const a = lenStart[len]!, m = lenStart[len + 1]! - a;
-    if (m <= 1) { if (m === 1) order[a] = byLen[a]!; continue; }
+    const a = lenStart[len]!,
+      m = lenStart[len + 1]! - a;
+    if (m <= 1) {
+      if (m === 1) order[a] = byLen[a]!;
+      continue;
+    }
     // column-major (a pass reads one column, which stays in cache): column k < len holds
     // the objects' name units at k, the next ones their ids' units, 0-padded
     const w = len + idLen[len]!;
@@ -72,7 +88,9 @@ export function numberOrderOf(names: Joined, ids: Joined): Uint32Array {
     keys.fill(0);
     for (let j = 0; j < m; j++) {
       const i = byLen[a + j]!;
-      const from = ns[i]!, idFrom = is[i]!, idTo = is[i + 1]!;
+      const from = ns[i]!,
+        idFrom = is[i]!,
+        idTo = is[i + 1]!;
       for (let k = 0; k < len; k++) keys[k * m + j] = cpUnit(nt.charCodeAt(from + k));
       for (let k = idFrom; k < idTo; k++) keys[(len + k - idFrom) * m + j] = cpUnit(it.charCodeAt(k));
     }
@@ -80,8 +98,13 @@ export function numberOrderOf(names: Joined, ids: Joined): Uint32Array {
     // least significant column first; each pass is a stable counting sort
     for (let col = w - 1; col >= 0; col--) {
       const column = keys.subarray(col * m, (col + 1) * m);
-      let min = 0xffff, max = 0;
-      for (let j = 0; j < m; j++) { const u = column[j]!; if (u < min) min = u; if (u > max) max = u; }
+      let min = 0xffff,
+        max = 0;
+      for (let j = 0; j < m; j++) {
+        const u = column[j]!;
+        if (u < min) min = u;
+        if (u > max) max = u;
+      }
       if (min === max) continue;
       if (max - min < 4 * m + 1024) {
         countingPass(idx, tmp, m, column, min, 0, 0xffff, max - min + 1);
@@ -104,7 +127,16 @@ export function ranksOf(order: Uint32Array): Uint32Array {
 }
 
 /** Stable counting sort of rows `from` into `to` by digit ((column[row] - min) >> shift) & mask. */
-function countingPass(from: Uint32Array, to: Uint32Array, m: number, column: Uint16Array, min: number, shift: number, mask: number, buckets: number): void {
+function countingPass(
+  from: Uint32Array,
+  to: Uint32Array,
+  m: number,
+  column: Uint16Array,
+  min: number,
+  shift: number,
+  mask: number,
+  buckets: number,
+): void {
   const start = new Uint32Array(buckets + 1);
   for (let j = 0; j < m; j++) start[(((column[from[j]!]! - min) >> shift) & mask) + 1]!++;
   for (let b = 0; b < buckets; b++) start[b + 1]! += start[b]!;

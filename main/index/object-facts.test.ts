@@ -18,11 +18,23 @@ import { ObjectFacts } from './object-facts.js';
 
 let dir = '';
 let db: Db | undefined;
-afterEach(() => { db?.close(); rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const T = '2020-01-01T00:00:00Z';
-const obj = (id: string, parentID: string, folder: boolean, name = id): RemoteObject =>
-  ({ id, parentID, eTag: 'e', mimeType: folder ? FOLDER_MIME : 'image/jpeg', name, mTime: T, cTime: T, hidden: 'none', ...(folder ? {} : { size: 1 }) });
+const obj = (id: string, parentID: string, folder: boolean, name = id): RemoteObject => ({
+  id,
+  parentID,
+  eTag: 'e',
+  mimeType: folder ? FOLDER_MIME : 'image/jpeg',
+  name,
+  mTime: T,
+  cTime: T,
+  hidden: 'none',
+  ...(folder ? {} : { size: 1 }),
+});
 
 describe('ObjectFacts', () => {
   it('equal a fresh build after every batch of churn, and reuse the slots removals free', () => {
@@ -33,7 +45,8 @@ describe('ObjectFacts', () => {
     const facts = ObjectFacts.build(store);
     const live = new Map<string, RemoteObject>();
     const r = prng(9);
-    let next = 0, peak = 0;
+    let next = 0,
+      peak = 0;
     const folders = (): string[] => ['R', ...[...live.values()].filter((o) => o.mimeType === FOLDER_MIME).map((o) => o.id)];
     const pickOf = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
     for (let batch = 0; batch < 60; batch++) {
@@ -58,7 +71,8 @@ describe('ObjectFacts', () => {
           const before = live.get(pickOf(ids))!;
           const to = pickOf(folders());
           // never into itself or below itself
-          let up = to, cycle = false;
+          let up = to,
+            cycle = false;
           for (let g = 0; up !== 'R' && live.has(up) && g < 1000; g++, up = live.get(up)!.parentID) if (up === before.id) cycle = true;
           if (cycle) continue;
           const after = { ...before, parentID: to, name: `${before.name}-m` };
@@ -70,7 +84,10 @@ describe('ObjectFacts', () => {
           const gone = [top.id];
           for (let i = 0; i < gone.length; i++) for (const o of live.values()) if (o.parentID === gone[i]) gone.push(o.id);
           if (r() < 0.5) gone.reverse();
-          for (const id of gone) { changes.push({ kind: 'removed', before: live.get(id)! }); live.delete(id); }
+          for (const id of gone) {
+            changes.push({ kind: 'removed', before: live.get(id)! });
+            live.delete(id);
+          }
         }
       }
       store.apply(changes);

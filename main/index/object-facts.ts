@@ -78,7 +78,10 @@ export class ObjectFacts {
   readonly byId: FactsById;
 
   /** `expected`: about how many objects there will be (the tables are sized for them up front). */
-  private constructor(readonly rootId: string, expected = 0) {
+  private constructor(
+    readonly rootId: string,
+    expected = 0,
+  ) {
     this.slotOf = new IdTable(this.ids, expected);
     if (expected > 0) this.grow(expected + 1);
     this.rootSlot = this.slotFor(rootId);
@@ -106,8 +109,12 @@ export class ObjectFacts {
   static *building(store: MirrorStore, chunk: number | { targetMs: number } = 5_000): Generator<number, ObjectFacts> {
     const rows = (store.db.prepare('SELECT max(rowid) AS n FROM mirror_objects').get() as { n: number | null }).n ?? 0;
     const f = new ObjectFacts(store.root()?.id ?? 'root', Math.min(rows, 1 << 24));
-    const stmt = store.db.prepare(`SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
-      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw(true);
+    const stmt = store.db
+      .prepare(
+        `SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
+      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+      )
+      .raw(true);
     let rowsNext = typeof chunk === 'number' ? chunk : 500;
     for (let after = 0; ;) {
       const t0 = performance.now();
@@ -142,8 +149,14 @@ export class ObjectFacts {
   factAt(s: number): Fact {
     const p = this.parent[s]!;
     return {
-      id: this.ids[s]!, parent: p < 0 ? '' : this.ids[p]!, name: this.names[s]!, kind: KINDS[this.kind[s]!]!,
-      ext: this.exts.at(this.ext[s]!), size: this.size_[s]!, day: this.day[s]!, camera: this.cameras.at(this.camera[s]!),
+      id: this.ids[s]!,
+      parent: p < 0 ? '' : this.ids[p]!,
+      name: this.names[s]!,
+      kind: KINDS[this.kind[s]!]!,
+      ext: this.exts.at(this.ext[s]!),
+      size: this.size_[s]!,
+      day: this.day[s]!,
+      camera: this.cameras.at(this.camera[s]!),
     };
   }
 
@@ -159,8 +172,19 @@ export class ObjectFacts {
 
   columns(): FactColumns {
     return {
-      slots: this.n, present: this.present, kind: this.kind, ext: this.ext, size: this.size_, day: this.day, camera: this.camera,
-      parent: this.parent, ids: this.ids, names: this.names, exts: this.exts.list, cameras: this.cameras.list, rootSlot: this.rootSlot,
+      slots: this.n,
+      present: this.present,
+      kind: this.kind,
+      ext: this.ext,
+      size: this.size_,
+      day: this.day,
+      camera: this.camera,
+      parent: this.parent,
+      ids: this.ids,
+      names: this.names,
+      exts: this.exts.list,
+      cameras: this.cameras.list,
+      rootSlot: this.rootSlot,
     };
   }
 
@@ -198,7 +222,8 @@ export class ObjectFacts {
     let cur = this.rootSlot;
     for (const seg of path.split('/').filter((x) => x !== '')) {
       let found = -1;
-      for (let c = this.firstChild[cur]!; c >= 0 && found < 0; c = this.next[c]!) if (this.kind[c] === FOLDER_CODE && this.names[c] === seg) found = c;
+      for (let c = this.firstChild[cur]!; c >= 0 && found < 0; c = this.next[c]!)
+        if (this.kind[c] === FOLDER_CODE && this.names[c] === seg) found = c;
       if (found < 0) return undefined;
       cur = found;
     }
@@ -305,7 +330,8 @@ export class ObjectFacts {
   private unlink(s: number): void {
     const p = this.parent[s]!;
     if (p < 0) return;
-    const a = this.prev[s]!, b = this.next[s]!;
+    const a = this.prev[s]!,
+      b = this.next[s]!;
     if (a >= 0) this.next[a] = b;
     else this.firstChild[p] = b;
     if (b >= 0) this.prev[b] = a;

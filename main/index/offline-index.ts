@@ -9,8 +9,18 @@ import { AppError } from '../../app/errors.js';
 import { isFolder, type ListingPage, type RemoteObject, type SearchPage } from '../../app/model/remote-object.js';
 import { parseDate } from '../../app/model/dates.js';
 import {
-  badRequest, compareCursors, cursorOf, encodeListingToken, parseListingIds, parseListingRequest, parseQuery, parseSearchRequest,
-  toSearchPage, type ListingOrder, type ParsedQuery, type SortKey,
+  badRequest,
+  compareCursors,
+  cursorOf,
+  encodeListingToken,
+  parseListingIds,
+  parseListingRequest,
+  parseQuery,
+  parseSearchRequest,
+  toSearchPage,
+  type ListingOrder,
+  type ParsedQuery,
+  type SortKey,
 } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { MirrorStore } from '../mirror/store.js';
@@ -178,9 +188,14 @@ export class OfflineIndex {
   }
 }
 
-
 function sortable(o: RemoteObject): { id: string; name: string; mTimeMs: number; cTimeMs: number; size: number } {
-  return { id: o.id, name: o.name, mTimeMs: parseDate(o.mTime) ?? 0, cTimeMs: parseDate(o.cTime) ?? 0, size: typeof o.size === 'number' ? o.size : 0 };
+  return {
+    id: o.id,
+    name: o.name,
+    mTimeMs: parseDate(o.mTime) ?? 0,
+    cTimeMs: parseDate(o.cTime) ?? 0,
+    size: typeof o.size === 'number' ? o.size : 0,
+  };
 }
 
 function project(o: RemoteObject, fields: readonly string[] | undefined): RemoteObject {

@@ -13,10 +13,20 @@ import { Vocabulary } from './vocabulary.js';
 import { existsSync } from 'node:fs';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const obj = (id: string, name: string, parentID = 'r', extra: Partial<RemoteObject> = {}): RemoteObject => ({
-  id, parentID, name, eTag: '"Ag"', mimeType: extra.mimeType ?? 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none', ...extra,
+  id,
+  parentID,
+  name,
+  eTag: '"Ag"',
+  mimeType: extra.mimeType ?? 'text/plain',
+  mTime: '2020-01-01T00:00:00Z',
+  cTime: '2020-01-01T00:00:00Z',
+  hidden: 'none',
+  ...extra,
 });
 
 /** A fresh state folder with a root, and its index with an overlay limit of 10 (rebuilt in the worker). */
@@ -33,7 +43,10 @@ async function lagsAfterTen() {
 describe('openOfflineIndex', () => {
   it('follow: a batch past the overlay limit is caught up by rebuilds; exact again after, then follows the overlay', async () => {
     const { dir, db, store, opened } = await lagsAfterTen();
-    const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => {
+      store.apply(cs);
+      opened.follow(cs);
+    };
     apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
     expect(opened.lagging).toBe(false);
     expect(opened.index.search('small').matches).toHaveLength(1);
@@ -62,7 +75,10 @@ describe('openOfflineIndex', () => {
 
   it('the object facts follow the changes while the index lags (filtered searches find what arrived meanwhile)', async () => {
     const { db, store, opened } = await lagsAfterTen();
-    const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => {
+      store.apply(cs);
+      opened.follow(cs);
+    };
     apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
     expect(opened.index.facts().size).toBe(1); // built before the lag
     apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
@@ -76,12 +92,16 @@ describe('openOfflineIndex', () => {
     db.close();
   });
 
-  it('a catch-up rebuild during a first walk\'s bulk fill only reads: the parent index stays dropped, the walk\'s writes go on', async () => {
+  it("a catch-up rebuild during a first walk's bulk fill only reads: the parent index stays dropped, the walk's writes go on", async () => {
     const { db, store, opened } = await lagsAfterTen();
-    const parentIndex = (): unknown => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'mirror_objects_parent'").get();
+    const parentIndex = (): unknown =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'mirror_objects_parent'").get();
     store.beginBulkFill();
     expect(parentIndex()).toBeUndefined();
-    const apply = (cs: Parameters<typeof store.apply>[0]): void => { store.apply(cs); opened.follow(cs); };
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => {
+      store.apply(cs);
+      opened.follow(cs);
+    };
     apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
     expect(opened.lagging).toBe(true);
     // the walk keeps writing while the worker reads (each write is its own transaction, as the walk's batches are)
@@ -115,7 +135,12 @@ describe('openOfflineIndex', () => {
     expect(first.source).toBe('built');
     expect(first.index.search('hello').matches.map((m) => m.file.name)).toEqual(['hello.txt', 'world hello.txt']);
     expect(first.index.search('canon').matches[0]!.fragments).toEqual([{ text: 'Canon', locations: [{ index: 0, length: 5 }] }]);
-    const change = { kind: 'updated' as const, before: obj('b', 'hello.txt'), after: obj('b', 'goodbye.txt'), aspects: { renamed: true, moved: false, metadata: false } };
+    const change = {
+      kind: 'updated' as const,
+      before: obj('b', 'hello.txt'),
+      after: obj('b', 'goodbye.txt'),
+      aspects: { renamed: true, moved: false, metadata: false },
+    };
     store.apply([change]);
     first.index.applyChanges([change]);
     expect(first.index.search('hello').matches.map((m) => m.file.name)).toEqual(['world hello.txt']);
@@ -136,10 +161,17 @@ describe('openOfflineIndex', () => {
     const db = openStateDb(dir);
     const store = new MirrorStore(db);
     store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-    store.apply([{ kind: 'added', after: obj('a', 'holiday beach.jpg') }, { kind: 'added', after: obj('b', 'holiday.txt') }]);
+    store.apply([
+      { kind: 'added', after: obj('a', 'holiday beach.jpg') },
+      { kind: 'added', after: obj('b', 'holiday.txt') },
+    ]);
     const first = await openOfflineIndex(store, dir, { workerThreshold: 0 });
     // the build saved a vocabulary of the store's generation
-    expect(loadVocabulary(dir, store.generation())?.words.map((w) => w[0]).sort()).toEqual(['beach', 'holiday', 'jpg', 'txt']);
+    expect(
+      loadVocabulary(dir, store.generation())
+        ?.words.map((w) => w[0])
+        .sort(),
+    ).toEqual(['beach', 'holiday', 'jpg', 'txt']);
     const change = { kind: 'added' as const, after: obj('c', 'sunset.png') };
     store.apply([change]);
     first.index.applyChanges([change]);
@@ -164,7 +196,11 @@ describe('openOfflineIndex', () => {
     expect(third.index.suggest('hol')).toEqual(['holiday']);
     await third.save();
     expect(existsSync(vocabularyFile(dir))).toBe(true);
-    expect(loadVocabulary(dir, store.generation())?.words.map((w) => w[0]).sort()).toEqual(['beach', 'holiday', 'jpg', 'png', 'sunset', 'txt']);
+    expect(
+      loadVocabulary(dir, store.generation())
+        ?.words.map((w) => w[0])
+        .sort(),
+    ).toEqual(['beach', 'holiday', 'jpg', 'png', 'sunset', 'txt']);
     // a loaded vocabulary follows later changes (removal drops a word used once)
     const gone = { kind: 'removed' as const, before: obj('c', 'sunset.png') };
     const fourth = await openOfflineIndex(store, dir);

@@ -91,7 +91,8 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
         opts.collect?.();
         // caught up: the vocabulary alone, in a worker of its own too (built lazily here, a
         // million names would hold this thread seconds and ~1 GB of heap)
-        if (fresh.generation === store.generation()) await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(() => undefined);
+        if (fresh.generation === store.generation())
+          await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(() => undefined);
         vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
       }
       if (!fresh || fresh.generation === store.generation()) break;
@@ -117,12 +118,21 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
     for (const w of waiters.splice(0)) w();
   };
   return {
-    get index() { return index; },
-    get engine() { return engine; },
+    get index() {
+      return index;
+    },
+    get engine() {
+      return engine;
+    },
     source,
-    get lagging() { return lagging; },
+    get lagging() {
+      return lagging;
+    },
     follow(changes) {
-      if (lagging) { index.followFacts(changes); return; }
+      if (lagging) {
+        index.followFacts(changes);
+        return;
+      }
       if (engine.overlaySize + changes.length > limit()) {
         index.followFacts(changes);
         lagging = true;
@@ -178,7 +188,13 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
  * worker above `workerThreshold` objects). A `vocab` already built in memory is saved as is;
  * `withVocabulary` false leaves the vocabulary out (it is built on first use, or by the next save).
  */
-async function rebuild(store: MirrorStore, stateDir: string, workerThreshold: number, vocab: Vocabulary | undefined, withVocabulary = true): Promise<void> {
+async function rebuild(
+  store: MirrorStore,
+  stateDir: string,
+  workerThreshold: number,
+  vocab: Vocabulary | undefined,
+  withVocabulary = true,
+): Promise<void> {
   if (store.count() >= workerThreshold) {
     try {
       // a worker per part, one after the other: in one worker they peaked at ~680 MB at 1M

@@ -6,7 +6,9 @@ import { buildBase } from './base-index.js';
 import { loadIndex, saveIndex } from './persist.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('saveIndex / loadIndex', () => {
   it('round-trips names and the name blob written in slices, astral characters across a slice boundary included', () => {
@@ -15,7 +17,10 @@ describe('saveIndex / loadIndex', () => {
     // one name longer than a 1 MiB write slice, of surrogate pairs at odd offsets (a cut
     // between the two halves of one would corrupt it); more than 4096 names (several groups)
     const long = `x${'😀'.repeat(600_000)}é`;
-    const docs = [{ id: 'big', name: long, mimeType: 'image/jpeg' }, ...Array.from({ length: 5000 }, (_, i) => ({ id: `n${i}`, name: `Café ${i} 𝄞.txt`, mimeType: 'text/plain' }))];
+    const docs = [
+      { id: 'big', name: long, mimeType: 'image/jpeg' },
+      ...Array.from({ length: 5000 }, (_, i) => ({ id: `n${i}`, name: `Café ${i} 𝄞.txt`, mimeType: 'text/plain' })),
+    ];
     const base = buildBase(docs);
     saveIndex(dir, { base, dead: new Uint8Array(base.n), extra: [], generation: 7 });
     const back = loadIndex(dir);

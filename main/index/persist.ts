@@ -65,7 +65,16 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     off += align8(x.data.byteLength);
     return s;
   });
-  const header: Header = { format: FORMAT, generation: p.generation, n: b.n, shortTop: b.shortTop, shortAll: b.shortAll, combos: b.combos, extra: p.extra, sections };
+  const header: Header = {
+    format: FORMAT,
+    generation: p.generation,
+    n: b.n,
+    shortTop: b.shortTop,
+    shortAll: b.shortAll,
+    combos: b.combos,
+    extra: p.extra,
+    sections,
+  };
   const hb = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(8);
   prefix.writeUInt32LE(hb.length, 0);
@@ -94,7 +103,10 @@ export function saveIndex(stateDir: string, p: Persisted): void {
 /** Strings joined by `sep`, as UTF-8: its size known without encoding it whole, written in slices. */
 class Text {
   readonly byteLength: number;
-  constructor(private readonly items: readonly string[], private readonly sep: string) {
+  constructor(
+    private readonly items: readonly string[],
+    private readonly sep: string,
+  ) {
     let n = items.length > 1 ? (items.length - 1) * Buffer.byteLength(sep) : 0;
     for (const s of items) n += Buffer.byteLength(s, 'utf8');
     this.byteLength = n;
@@ -107,7 +119,7 @@ class Text {
       let text = group.join(this.sep);
       if (i + 4096 < this.items.length) text += this.sep;
       // one long string (the blob) in slices, cut between UTF-16 surrogates never
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         let end = Math.min(text.length, at + SLICE);
         const c = text.charCodeAt(end - 1);
         if (end < text.length && c >= 0xd800 && c <= 0xdbff) end--;
@@ -135,10 +147,16 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       return s;
     };
     // Each typed section gets its own aligned copy: nothing keeps the string sections' bytes alive.
-    const copy = (name: string): ArrayBuffer => { const s = sec(name); return new Uint8Array(buf.buffer, buf.byteOffset + dataStart + s.offset, s.bytes).slice().buffer; };
+    const copy = (name: string): ArrayBuffer => {
+      const s = sec(name);
+      return new Uint8Array(buf.buffer, buf.byteOffset + dataStart + s.offset, s.bytes).slice().buffer;
+    };
     const u32 = (name: string): Uint32Array => new Uint32Array(copy(name));
     const u8 = (name: string): Uint8Array => new Uint8Array(copy(name));
-    const text = (name: string): string => { const s = sec(name); return buf.toString('utf8', dataStart + s.offset, dataStart + s.offset + s.bytes); };
+    const text = (name: string): string => {
+      const s = sec(name);
+      return buf.toString('utf8', dataStart + s.offset, dataStart + s.offset + s.bytes);
+    };
     const n = header.n;
     const base: BaseData = {
       n,

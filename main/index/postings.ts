@@ -7,8 +7,12 @@ import type { BaseData } from './base-index.js';
 
 /** The object holding blob offset `at`, galloping forward from object `from`: starts[o] <= at < starts[o+1]. */
 export function objectAt(b: BaseData, at: number, from: number): number {
-  let lo = from, step = 1;
-  while (lo + step < b.n && b.starts[lo + step]! <= at) { lo += step; step *= 2; }
+  let lo = from,
+    step = 1;
+  while (lo + step < b.n && b.starts[lo + step]! <= at) {
+    lo += step;
+    step *= 2;
+  }
   let hi = Math.min(lo + step, b.n);
   while (lo + 1 < hi) {
     const mid = (lo + hi) >> 1;
@@ -33,7 +37,10 @@ export function* intersect(list: Uint32Array, ranges: [number, number][]): Gener
       let p = pos[k - 1]!;
       // gallop then step
       let step = 1;
-      while (p + step < end && list[p + step]! < v) { p += step; step *= 2; }
+      while (p + step < end && list[p + step]! < v) {
+        p += step;
+        step *= 2;
+      }
       while (p < end && list[p]! < v) p++;
       pos[k - 1] = p;
       if (p >= end) return;
@@ -61,14 +68,25 @@ export function* blobScan(b: BaseData, t: string): Generator<number> {
 /** Merges ascending iterables, dropping duplicates. */
 export function* mergeUnique(sources: Iterable<number>[]): Generator<number> {
   const its = sources.map((s) => s[Symbol.iterator]());
-  const heads = its.map((it) => { const r = it.next(); return r.done ? Infinity : r.value; });
+  const heads = its.map((it) => {
+    const r = it.next();
+    return r.done ? Infinity : r.value;
+  });
   let lastOut = -1;
   for (;;) {
-    let k = -1, v = Infinity;
-    for (let i = 0; i < heads.length; i++) if (heads[i]! < v) { v = heads[i]!; k = i; }
+    let k = -1,
+      v = Infinity;
+    for (let i = 0; i < heads.length; i++)
+      if (heads[i]! < v) {
+        v = heads[i]!;
+        k = i;
+      }
     if (k < 0) return;
     const r = its[k]!.next();
     heads[k] = r.done ? Infinity : r.value;
-    if (v !== lastOut) { lastOut = v; yield v; }
+    if (v !== lastOut) {
+      lastOut = v;
+      yield v;
+    }
   }
 }

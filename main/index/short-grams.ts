@@ -40,12 +40,22 @@ const FIRST_UNIT = 2 ** 32;
  * One pass over the names (in number order): counts, and the best `top` entries per gram.
  * `wsAt`: the word-start flags of the blob (name-blob.ts).
  */
-export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Array, n: number, freqMin: number, top = SHORT_TOP, rareBudget = shortRareBudget(n)): ShortLists {
+export function buildShortLists(
+  blob: string,
+  starts: Uint32Array,
+  wsAt: Uint8Array,
+  n: number,
+  freqMin: number,
+  top = SHORT_TOP,
+  rareBudget = shortRareBudget(n),
+): ShortLists {
   // slots: unigrams and ASCII bigrams by a dense table, other bigrams by a Map
   const dense = new Int32Array(65536 + 128 * 128).fill(-1);
   const sparse = new Map<number, number>();
   let cap = 4096;
-  let count = new Uint32Array(cap), stamp = new Uint32Array(cap), first = new Uint32Array(cap);
+  let count = new Uint32Array(cap),
+    stamp = new Uint32Array(cap),
+    first = new Uint32Array(cap);
   let wsf = new Uint8Array(cap);
   let thr = new Float64Array(cap).fill(Infinity);
   // closed: the kept entries all start a word at index 0, so no later object can enter
@@ -58,9 +68,16 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
     cand.push([]);
     if (x >= cap) {
       cap *= 2;
-      const g = <A extends Uint32Array | Uint8Array | Float64Array>(a: A, b: A): A => { b.set(a as never); return b; };
-      count = g(count, new Uint32Array(cap)); stamp = g(stamp, new Uint32Array(cap)); first = g(first, new Uint32Array(cap));
-      wsf = g(wsf, new Uint8Array(cap)); thr = g(thr, new Float64Array(cap).fill(Infinity)); closed = g(closed, new Uint8Array(cap));
+      const g = <A extends Uint32Array | Uint8Array | Float64Array>(a: A, b: A): A => {
+        b.set(a as never);
+        return b;
+      };
+      count = g(count, new Uint32Array(cap));
+      stamp = g(stamp, new Uint32Array(cap));
+      first = g(first, new Uint32Array(cap));
+      wsf = g(wsf, new Uint8Array(cap));
+      thr = g(thr, new Float64Array(cap).fill(Infinity));
+      closed = g(closed, new Uint8Array(cap));
     }
     return x;
   };
@@ -68,7 +85,8 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
   for (let o = 0; o < n; o++) longest = Math.max(longest, starts[o + 1]! - starts[o]!);
   const touched = new Uint32Array(2 * longest);
   for (let o = 0; o < n; o++) {
-    const s = starts[o]!, e = starts[o + 1]! - 1;
+    const s = starts[o]!,
+      e = starts[o + 1]! - 1;
     const stampO = o + 1;
     let t = 0;
     let c = blob.charCodeAt(s);
@@ -77,8 +95,15 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
       const ws = wsAt[i] === 1;
       let x = dense[c]!;
       if (x < 0) dense[c] = x = newSlot(c);
-      if (stamp[x] !== stampO) { stamp[x] = stampO; count[x]!++; if (!closed[x]) { first[x] = p; wsf[x] = ws ? 1 : 0; touched[t++] = x; } }
-      else if (ws) wsf[x] = 1;
+      if (stamp[x] !== stampO) {
+        stamp[x] = stampO;
+        count[x]!++;
+        if (!closed[x]) {
+          first[x] = p;
+          wsf[x] = ws ? 1 : 0;
+          touched[t++] = x;
+        }
+      } else if (ws) wsf[x] = 1;
       if (i + 1 < e) {
         const c2 = blob.charCodeAt(i + 1);
         const key = c * 65536 + c2;
@@ -90,8 +115,15 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
           if (y === undefined) sparse.set(key, (x = newSlot(key)));
           else x = y;
         }
-        if (stamp[x] !== stampO) { stamp[x] = stampO; count[x]!++; if (!closed[x]) { first[x] = p; wsf[x] = ws ? 1 : 0; touched[t++] = x; } }
-        else if (ws) wsf[x] = 1;
+        if (stamp[x] !== stampO) {
+          stamp[x] = stampO;
+          count[x]!++;
+          if (!closed[x]) {
+            first[x] = p;
+            wsf[x] = ws ? 1 : 0;
+            touched[t++] = x;
+          }
+        } else if (ws) wsf[x] = 1;
         c = c2;
       }
     }
@@ -114,7 +146,8 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
   for (let x = 0; x < keys.length; x++) (count[x]! >= freqMin ? kept : rare).push(x);
   // infrequent grams, rarest first, while their entries fit the budget
   rare.sort((a, b) => count[a]! - count[b]!);
-  let spent = 0, r = 0;
+  let spent = 0,
+    r = 0;
   for (; r < rare.length && spent + Math.min(count[rare[r]!]!, top) <= rareBudget; r++) {
     spent += Math.min(count[rare[r]!]!, top);
     kept.push(rare[r]!);
@@ -130,6 +163,8 @@ export function buildShortLists(blob: string, starts: Uint32Array, wsAt: Uint8Ar
     lists.push(arr);
   });
   const shortList = new Uint32Array(shortStart[kept.length]!);
-  lists.forEach((arr, k) => { for (let j = 0; j < arr.length; j++) shortList[shortStart[k]! + j] = arr[j]! % FIRST_UNIT; });
+  lists.forEach((arr, k) => {
+    for (let j = 0; j < arr.length; j++) shortList[shortStart[k]! + j] = arr[j]! % FIRST_UNIT;
+  });
   return { shortTop: top, shortAll: r === rare.length ? 1 : 0, shortKeys, shortStart, shortList };
 }

@@ -31,7 +31,10 @@ const cache = new WeakMap<BaseData, Map<string, ShortOrder>>();
 function cached(b: BaseData, t: string): ShortOrder | undefined {
   const m = cache.get(b);
   const hit = m?.get(t);
-  if (m && hit) { m.delete(t); m.set(t, hit); } // most recently used last
+  if (m && hit) {
+    m.delete(t);
+    m.set(t, hit);
+  } // most recently used last
   return hit;
 }
 
@@ -50,33 +53,55 @@ function keep(b: BaseData, t: string, order: ShortOrder): ShortOrder {
  */
 export function* buildingShortOrder(b: BaseData, t: string, chunk = 10_000): Generator<void, ShortOrder> {
   const { blob, starts, names, n } = b;
-  let objs = new Uint32Array(1024), firsts = new Uint32Array(1024), wss = new Uint8Array(1024);
-  let count = 0, maxFirst = 0;
-  let at = blob.indexOf(t, 0), o = 0, sinceYield = 0;
+  let objs = new Uint32Array(1024),
+    firsts = new Uint32Array(1024),
+    wss = new Uint8Array(1024);
+  let count = 0,
+    maxFirst = 0;
+  let at = blob.indexOf(t, 0),
+    o = 0,
+    sinceYield = 0;
   while (at >= 0 && o < n) {
     o = objectAt(b, at, o);
-    const s0 = starts[o]!, end = starts[o + 1]! - 1;
+    const s0 = starts[o]!,
+      end = starts[o + 1]! - 1;
     const name = names[o]!;
-    let ws = false, x = at;
-    for (; x >= 0 && x < end; x = blob.indexOf(t, x + 1)) if (!isWordBefore(name, x - s0)) { ws = true; break; }
+    let ws = false,
+      x = at;
+    for (; x >= 0 && x < end; x = blob.indexOf(t, x + 1))
+      if (!isWordBefore(name, x - s0)) {
+        ws = true;
+        break;
+      }
     if (count === objs.length) {
-      const grow = <A extends Uint32Array | Uint8Array>(a: A, z: A): A => { z.set(a as never); return z; };
-      objs = grow(objs, new Uint32Array(count * 2)); firsts = grow(firsts, new Uint32Array(count * 2)); wss = grow(wss, new Uint8Array(count * 2));
+      const grow = <A extends Uint32Array | Uint8Array>(a: A, z: A): A => {
+        z.set(a as never);
+        return z;
+      };
+      objs = grow(objs, new Uint32Array(count * 2));
+      firsts = grow(firsts, new Uint32Array(count * 2));
+      wss = grow(wss, new Uint8Array(count * 2));
     }
-    objs[count] = o; firsts[count] = at - s0; wss[count] = ws ? 1 : 0;
+    objs[count] = o;
+    firsts[count] = at - s0;
+    wss[count] = ws ? 1 : 0;
     if (at - s0 > maxFirst) maxFirst = at - s0;
     count++;
     // the next name holding the term: reuse the inner search's hit when it is past this name
     at = x >= end ? x : blob.indexOf(t, end);
     o++;
-    if (++sinceYield >= chunk) { sinceYield = 0; yield; }
+    if (++sinceYield >= chunk) {
+      sinceYield = 0;
+      yield;
+    }
   }
   // bucket = (no word start) * (maxFirst + 1) + first
   const w = maxFirst + 1;
   const pos = new Uint32Array(2 * w + 1);
   for (let i = 0; i < count; i++) pos[(wss[i] ? 0 : w) + firsts[i]! + 1]!++;
   for (let k = 1; k <= 2 * w; k++) pos[k]! += pos[k - 1]!;
-  const list = new Uint32Array(count), first = new Uint32Array(count);
+  const list = new Uint32Array(count),
+    first = new Uint32Array(count);
   for (let i = 0; i < count; i++) {
     const k = pos[(wss[i] ? 0 : w) + firsts[i]!]!++;
     list[k] = objs[i]!;
@@ -99,7 +124,10 @@ export async function shortOrderReady(b: BaseData, t: string): Promise<void> {
   if (cached(b, t)) return;
   const steps = buildingShortOrder(b, t);
   for (let r = steps.next(); ; r = steps.next()) {
-    if (r.done) { keep(b, t, r.value); return; }
+    if (r.done) {
+      keep(b, t, r.value);
+      return;
+    }
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }

@@ -10,7 +10,10 @@ describe('trigram postings (trigram-postings.ts)', () => {
     for (const frequent of [2, 6, 1000]) {
       const docs = randomDocs(r, 250);
       // long names: first positions past 255 are clamped; non-ASCII trigrams take the hash table
-      docs.push({ id: 'long1', name: `${'x'.repeat(300)}img é😀b`, mimeType: 'x' }, { id: 'long2', name: `IMG ${'é'.repeat(260)}abc`, mimeType: 'x' });
+      docs.push(
+        { id: 'long1', name: `${'x'.repeat(300)}img é😀b`, mimeType: 'x' },
+        { id: 'long2', name: `IMG ${'é'.repeat(260)}abc`, mimeType: 'x' },
+      );
       const b = buildBase(docs, { frequent });
       const want = new Map<number, { o: number; q: number; ws: boolean }[]>();
       for (let o = 0; o < b.n; o++) {

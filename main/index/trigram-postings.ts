@@ -54,7 +54,8 @@ class TrigramTable {
     this.size++;
   }
   private grow(): void {
-    const oldK = this.keys, oldS = this.slots;
+    const oldK = this.keys,
+      oldS = this.slots;
     this.cap *= 2;
     this.keys = new Float64Array(this.cap).fill(-1);
     this.slots = new Int32Array(this.cap);
@@ -96,14 +97,19 @@ export function buildTrigramPostings(blob: string, starts: Uint32Array, wsAt: Ui
   let last: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 12);
   // pass 1: objects per trigram
   for (let o = 0; o < n; o++) {
-    const s = starts[o]!, e = starts[o + 1]! - 1;
-    let a = blob.charCodeAt(s), b = blob.charCodeAt(s + 1);
+    const s = starts[o]!,
+      e = starts[o + 1]! - 1;
+    let a = blob.charCodeAt(s),
+      b = blob.charCodeAt(s + 1);
     for (let i = s; i + 3 <= e; i++) {
       const c = blob.charCodeAt(i + 2);
       const slot = slots.slotOf(a, b, c);
       a = b;
       b = c;
-      if (slot >= counts.length) { counts = grown(counts); last = grown(last); }
+      if (slot >= counts.length) {
+        counts = grown(counts);
+        last = grown(last);
+      }
       if (last[slot] === o + 1) continue;
       last[slot] = o + 1;
       counts[slot]!++;
@@ -132,13 +138,18 @@ export function buildTrigramPostings(blob: string, starts: Uint32Array, wsAt: Ui
   const wsStart = new Uint32Array(k + 1);
   const posFill = new Uint32Array(nf * 256);
   const wsFill = new Uint32Array(nf * 256);
-  let freqList = new Uint32Array(0), freqPos = new Uint8Array(0), wsList = new Uint32Array(0), wsPos = new Uint8Array(0);
+  let freqList = new Uint32Array(0),
+    freqPos = new Uint8Array(0),
+    wsList = new Uint32Array(0),
+    wsPos = new Uint8Array(0);
   // pass 2 counts (infrequent lists, frequent objects per first position), pass 3 places
   for (let pass = 2; pass <= 3; pass++) {
     const stamp = (pass - 1) * n;
     for (let o = 0; o < n; o++) {
-      const s = starts[o]!, e = starts[o + 1]! - 1;
-      let a = blob.charCodeAt(s), b = blob.charCodeAt(s + 1);
+      const s = starts[o]!,
+        e = starts[o + 1]! - 1;
+      let a = blob.charCodeAt(s),
+        b = blob.charCodeAt(s + 1);
       let t = 0;
       for (let i = s; i + 3 <= e; i++) {
         const c = blob.charCodeAt(i + 2);
@@ -147,14 +158,19 @@ export function buildTrigramPostings(blob: string, starts: Uint32Array, wsAt: Ui
         b = c;
         if (last[x] !== stamp + o + 1) {
           last[x] = stamp + o + 1;
-          if (!isFreq[x]) { if (pass === 2) triList[fill[x]!++] = o; continue; }
+          if (!isFreq[x]) {
+            if (pass === 2) triList[fill[x]!++] = o;
+            continue;
+          }
           first[x] = Math.min(255, i - s);
           wsAny[x] = wsAt[i]!;
           touched[t++] = x;
         } else if (wsAt[i]) wsAny[x] = 1;
       }
       for (let j = 0; j < t; j++) {
-        const x = touched[j]!, q = first[x]!, at = freqSlot[x]! * 256 + q;
+        const x = touched[j]!,
+          q = first[x]!,
+          at = freqSlot[x]! * 256 + q;
         if (pass === 2) {
           posCount[at]!++;
           if (wsAny[x]) wsPosCount[at]!++;

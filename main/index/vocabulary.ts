@@ -219,7 +219,10 @@ export class Vocabulary {
 
   private addWord(w: string): void {
     const e = this.counts.get(w);
-    if (e) { e.n++; return; }
+    if (e) {
+      e.n++;
+      return;
+    }
     const id = this.nextId++;
     this.counts.set(w, { id, n: 1 });
     this.ms.add({ id, word: w });

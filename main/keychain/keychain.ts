@@ -28,9 +28,15 @@ export class MemoryKeychain implements Keychain {
   readonly kind = 'memory' as const;
   private readonly m = new Map<string, string>();
   constructor(readonly reason = 'in-memory keychain') {}
-  async get(account: string): Promise<string | undefined> { return this.m.get(account); }
-  async set(account: string, token: string): Promise<void> { this.m.set(account, token); }
-  async delete(account: string): Promise<boolean> { return this.m.delete(account); }
+  async get(account: string): Promise<string | undefined> {
+    return this.m.get(account);
+  }
+  async set(account: string, token: string): Promise<void> {
+    this.m.set(account, token);
+  }
+  async delete(account: string): Promise<boolean> {
+    return this.m.delete(account);
+  }
 }
 
 class OsKeychain implements Keychain {

@@ -13,26 +13,49 @@ export function conflictIntentOf(seq: number, json: string): ConflictIntent {
   try {
     return conflictIntentSchema.parse(JSON.parse(json) as unknown, 'op');
   } catch (e) {
-    throw new AppError('StateCorrupt', `conflict #${seq} does not hold a valid intent: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new AppError('StateCorrupt', `conflict #${seq} does not hold a valid intent: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
   }
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** An earlier version's `op` JSON as an intent (the object's last-known NAS place fills `from`). */
-export function legacyIntent(old: Record<string, unknown>, id: string, path: string, from: { rname: string; rparent: string } | undefined): ConflictIntent {
+export function legacyIntent(
+  old: Record<string, unknown>,
+  id: string,
+  path: string,
+  from: { rname: string; rparent: string } | undefined,
+): ConflictIntent {
   const fromName = from?.rname ?? '';
   const fromParent = from?.rparent ?? '';
-  if (old['unsendable'] === true || (old['op'] !== 'patch' && old['op'] !== 'delete' && old['delete'] !== true && text(old['name']) === undefined)) return { op: 'unsendable', id, to: path };
+  if (
+    old['unsendable'] === true ||
+    (old['op'] !== 'patch' && old['op'] !== 'delete' && old['delete'] !== true && text(old['name']) === undefined)
+  )
+    return { op: 'unsendable', id, to: path };
   if (old['op'] === 'delete' || old['delete'] === true) return { op: 'delete', id, fromName, fromParent };
   const name = text(old['name']);
   const parentID = text(old['parentId']) ?? text(old['parentID']);
-  return { op: 'patch', id, fromName, fromParent, ...(name !== undefined ? { name } : {}), ...(parentID !== undefined ? { parentID } : {}) };
+  return {
+    op: 'patch',
+    id,
+    fromName,
+    fromParent,
+    ...(name !== undefined ? { name } : {}),
+    ...(parentID !== undefined ? { parentID } : {}),
+  };
 }
 
 /** Migration v3 of component `local`: every conflict's `op` becomes a ConflictIntent (kind follows it). */
 export function migrateConflictIntents(db: Db): void {
-  const rows = db.prepare('SELECT seq, object_id AS id, path, op FROM local_conflicts').all() as { seq: number; id: string; path: string; op: string }[];
+  const rows = db.prepare('SELECT seq, object_id AS id, path, op FROM local_conflicts').all() as {
+    seq: number;
+    id: string;
+    path: string;
+    op: string;
+  }[];
   const entry = db.prepare('SELECT rname, rparent FROM local_entries WHERE id = ?');
   const upd = db.prepare('UPDATE local_conflicts SET op = ?, kind = ? WHERE seq = ?');
   for (const r of rows) {

@@ -60,7 +60,12 @@ const MIGRATIONS = [
       `);
     },
   },
-  { version: 2, up: (db: Db): void => { db.exec('ALTER TABLE local_creates ADD COLUMN base_etag TEXT; CREATE INDEX local_creates_object ON local_creates(object_id, state);'); } },
+  {
+    version: 2,
+    up: (db: Db): void => {
+      db.exec('ALTER TABLE local_creates ADD COLUMN base_etag TEXT; CREATE INDEX local_creates_object ON local_creates(object_id, state);');
+    },
+  },
 ];
 
 /** The note of a row the user approved (a held mass upload): what is inside that folder is approved with it. */
@@ -76,9 +81,13 @@ export class CreatesStore {
 
   /** Records a new entry to create (`held`: waiting for the user's word), unless one is open or held at that place already. Call in the batch's transaction. True when added. */
   add(kind: CreateKind, parent: string, name: string, held = false): boolean {
-    const open = this.db.prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading')`).get(parent, name);
+    const open = this.db
+      .prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading')`)
+      .get(parent, name);
     if (open) return false;
-    this.db.prepare('INSERT INTO local_creates (at, kind, parent, name, state) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), kind, parent, name, held ? 'held' : 'pending');
+    this.db
+      .prepare('INSERT INTO local_creates (at, kind, parent, name, state) VALUES (?, ?, ?, ?, ?)')
+      .run(new Date().toISOString(), kind, parent, name, held ? 'held' : 'pending');
     return true;
   }
 
@@ -86,19 +95,31 @@ export class CreatesStore {
   addVersion(objectId: string, baseEtag: string): boolean {
     const open = this.db.prepare(`SELECT 1 FROM local_creates WHERE object_id = ? AND kind = 'version' AND state IN ${OPEN}`).get(objectId);
     if (open) return false;
-    this.db.prepare("INSERT INTO local_creates (at, kind, parent, name, object_id, state, base_etag) VALUES (?, 'version', '', '', ?, 'pending', ?)").run(new Date().toISOString(), objectId, baseEtag);
+    this.db
+      .prepare(
+        "INSERT INTO local_creates (at, kind, parent, name, object_id, state, base_etag) VALUES (?, 'version', '', '', ?, 'pending', ?)",
+      )
+      .run(new Date().toISOString(), objectId, baseEtag);
     return true;
   }
 
   /** Rows recorded since `sinceIso` and not started yet (a copy into the mirror arrives over several batches). */
   recentPending(sinceIso: string): number[] {
     // (not rows the user approved: they were asked about once)
-    return (this.db.prepare(`SELECT seq FROM local_creates WHERE state = 'pending' AND attempts = 0 AND at >= ? AND coalesce(note, '') <> '${APPROVED}'`).all(sinceIso) as { seq: number }[]).map((r) => r.seq);
+    return (
+      this.db
+        .prepare(
+          `SELECT seq FROM local_creates WHERE state = 'pending' AND attempts = 0 AND at >= ? AND coalesce(note, '') <> '${APPROVED}'`,
+        )
+        .all(sinceIso) as { seq: number }[]
+    ).map((r) => r.seq);
   }
 
   /** Holds rows not started yet (they join a mass upload that waits for the user's word). */
   hold(seqs: readonly number[]): void {
-    const up = this.db.prepare(`UPDATE local_creates SET state = 'held' WHERE seq = ? AND state = 'pending' AND attempts = 0 AND coalesce(note, '') <> '${APPROVED}'`);
+    const up = this.db.prepare(
+      `UPDATE local_creates SET state = 'held' WHERE seq = ? AND state = 'pending' AND attempts = 0 AND coalesce(note, '') <> '${APPROVED}'`,
+    );
     for (const s of seqs) up.run(s);
   }
 
@@ -108,15 +129,23 @@ export class CreatesStore {
    * open or refused there already.
    */
   refuse(parent: string, name: string, note: string): void {
-    const there = this.db.prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading', 'refused')`).get(parent, name);
+    const there = this.db
+      .prepare(
+        `SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading', 'refused')`,
+      )
+      .get(parent, name);
     if (there) return;
-    this.db.prepare("INSERT INTO local_creates (at, kind, parent, name, state, note) VALUES (?, 'file', ?, ?, 'refused', ?)").run(new Date().toISOString(), parent, name, note);
+    this.db
+      .prepare("INSERT INTO local_creates (at, kind, parent, name, state, note) VALUES (?, 'file', ?, ?, 'refused', ?)")
+      .run(new Date().toISOString(), parent, name, note);
   }
 
   /** Why the entry at this place is not created (a refused row), if so. */
   refusedAt(parent: string, name: string): string | undefined {
-    const r = this.db.prepare("SELECT note FROM local_creates WHERE parent = ? AND name = ? AND state = 'refused' ORDER BY seq DESC LIMIT 1").get(parent, name) as { note: string | null } | undefined;
-    return r ? r.note ?? 'not created on the NAS' : undefined;
+    const r = this.db
+      .prepare("SELECT note FROM local_creates WHERE parent = ? AND name = ? AND state = 'refused' ORDER BY seq DESC LIMIT 1")
+      .get(parent, name) as { note: string | null } | undefined;
+    return r ? (r.note ?? 'not created on the NAS') : undefined;
   }
 
   /** A row at this place waits for the user's word. */
@@ -150,8 +179,15 @@ export class CreatesStore {
 
   /** Open rows' places ("parent\0name") and NAS ids: what a walk must not place as a new NAS object meanwhile. */
   inFlight(): { places: Set<string>; ids: Set<string> } {
-    const rows = this.db.prepare(`SELECT parent, name, object_id AS objectId FROM local_creates WHERE state IN ${OPEN}`).all() as { parent: string; name: string; objectId: string | null }[];
-    return { places: new Set(rows.filter((r) => r.name !== '').map((r) => `${r.parent}\0${r.name}`)), ids: new Set(rows.flatMap((r) => (r.objectId === null ? [] : [r.objectId]))) };
+    const rows = this.db.prepare(`SELECT parent, name, object_id AS objectId FROM local_creates WHERE state IN ${OPEN}`).all() as {
+      parent: string;
+      name: string;
+      objectId: string | null;
+    }[];
+    return {
+      places: new Set(rows.filter((r) => r.name !== '').map((r) => `${r.parent}\0${r.name}`)),
+      ids: new Set(rows.flatMap((r) => (r.objectId === null ? [] : [r.objectId]))),
+    };
   }
 
   /** Refused rows (listed as local only with their reason). */
@@ -166,7 +202,11 @@ export class CreatesStore {
 
   /** The NAS named the new object (and holds `offset` bytes of it). */
   named(seq: number, objectId: string, offset = 0): void {
-    this.db.prepare("UPDATE local_creates SET object_id = ?, offset = ?, state = CASE kind WHEN 'dir' THEN state ELSE 'uploading' END WHERE seq = ?").run(objectId, offset, seq);
+    this.db
+      .prepare(
+        "UPDATE local_creates SET object_id = ?, offset = ?, state = CASE kind WHEN 'dir' THEN state ELSE 'uploading' END WHERE seq = ?",
+      )
+      .run(objectId, offset, seq);
   }
 
   /** Bytes the NAS confirmed. */
@@ -186,7 +226,15 @@ export class CreatesStore {
 
   /** The NAS ids of folders made from rows the user approved: what is found inside them is not held again. */
   approvedFolders(): Set<string> {
-    return new Set((this.db.prepare(`SELECT object_id AS id FROM local_creates WHERE kind = 'dir' AND state = 'done' AND note = '${APPROVED}' AND object_id IS NOT NULL`).all() as { id: string }[]).map((r) => r.id));
+    return new Set(
+      (
+        this.db
+          .prepare(
+            `SELECT object_id AS id FROM local_creates WHERE kind = 'dir' AND state = 'done' AND note = '${APPROVED}' AND object_id IS NOT NULL`,
+          )
+          .all() as { id: string }[]
+      ).map((r) => r.id),
+    );
   }
 
   /** Tried again from the start, the object kept (a version: its upload starts over at the next try). */
@@ -206,7 +254,11 @@ export class CreatesStore {
   counts(): { open: number; uploading: number; held: number; refused: number } {
     // by the state index: the done rows (every upload ever made) are not read (bench:content: a
     // full scan per status took 33 s of a 60 s upload of 10,000 files)
-    const rows = this.db.prepare("SELECT state, count(*) AS n FROM local_creates WHERE state IN ('held', 'pending', 'creating', 'uploading', 'refused') GROUP BY state").all() as { state: CreateState; n: number }[];
+    const rows = this.db
+      .prepare(
+        "SELECT state, count(*) AS n FROM local_creates WHERE state IN ('held', 'pending', 'creating', 'uploading', 'refused') GROUP BY state",
+      )
+      .all() as { state: CreateState; n: number }[];
     const n = (st: CreateState): number => rows.find((r) => r.state === st)?.n ?? 0;
     return { open: n('pending') + n('creating') + n('uploading'), uploading: n('uploading'), held: n('held'), refused: n('refused') };
   }

@@ -8,14 +8,20 @@ import type { CreatesStore } from './creates-store.js';
 import type { LocalStore } from './local-store.js';
 
 export function conflictEntries(local: LocalStore): ConflictEntry[] {
-  return local.conflicts().map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason }));
+  return local
+    .conflicts()
+    .map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason }));
 }
 
 export function heldDeletes(local: LocalStore, rootId: string): HeldDelete[] {
   // the root can only be held by a NAS that suddenly looks empty (holdEmptyNas)
   return local.held().map((h) => ({
-    id: h.id, at: h.at, path: h.path, folder: h.folder, objects: h.objects,
-    cause: h.id === rootId ? 'nas-looks-empty' as const : h.candidates ? 'renamed-or-deleted' as const : 'threshold' as const,
+    id: h.id,
+    at: h.at,
+    path: h.path,
+    folder: h.folder,
+    objects: h.objects,
+    cause: h.id === rootId ? ('nas-looks-empty' as const) : h.candidates ? ('renamed-or-deleted' as const) : ('threshold' as const),
     reason: h.reason.slice(0, 4096),
     ...(h.candidates ? { candidates: h.candidates.slice(0, 16) } : {}),
   }));

@@ -70,7 +70,10 @@ export function changedDirs(root: string, model: LocalModel, disk: Disk = realDi
     // gone: its parent's stamp moved too, and reading the parent tells what happened
     if (!st) continue;
     // unreadable (EIO, EACCES): read it, so the scan fails and the status says why
-    if (st === 'unreadable') { out.push(segs.join('/')); continue; }
+    if (st === 'unreadable') {
+      out.push(segs.join('/'));
+      continue;
+    }
     if (model.stamp(e.id) !== `${st.ino}:${st.mtimeNs}`) out.push(segs.join('/'));
   }
   return out;

@@ -9,8 +9,24 @@
  * `DiskError` the caller must not read as a delete.
  */
 import {
-  closeSync, existsSync, readSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync,
-  realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, utimesSync, writeFileSync, type BigIntStats,
+  closeSync,
+  existsSync,
+  readSync,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  type BigIntStats,
 } from 'node:fs';
 import { AppError } from '../../app/errors.js';
 
@@ -48,7 +64,9 @@ export const realDisk: Disk = {
   readdir: (abs) => readdirSync(abs),
   readdirKinds: (abs) => readdirSync(abs, { withFileTypes: true }).map((d) => ({ name: d.name, dir: d.isDirectory() })),
   rename: (from, to) => renameSync(from, to),
-  mkdir: (abs, recursive = false) => { mkdirSync(abs, { recursive }); },
+  mkdir: (abs, recursive = false) => {
+    mkdirSync(abs, { recursive });
+  },
   rmdir: (abs) => rmdirSync(abs),
   unlink: (abs) => unlinkSync(abs),
   rmFile: (abs) => rmSync(abs, { force: true }),
@@ -60,7 +78,11 @@ export const realDisk: Disk = {
       return fstatSync(fd, { bigint: true }).ino;
     } catch (e) {
       // half made (ENOSPC, EIO after the open): the empty file goes, never left to look like the user's
-      try { unlinkSync(abs); } catch { /* the next create finds it: adopted as an empty twin */ }
+      try {
+        unlinkSync(abs);
+      } catch {
+        /* the next create finds it: adopted as an empty twin */
+      }
       throw e;
     } finally {
       closeSync(fd);
@@ -109,7 +131,10 @@ export function diskErrno(e: unknown): string | undefined {
 /** Any other file system error, as the typed error of the project (the path in the message). */
 export function diskError(op: string, abs: string, e: unknown): AppError {
   const code = errnoOf(e);
-  return new AppError('DiskError', `${op} ${abs} failed (${code}): the folder is not read, nothing is concluded from it`, { cause: e, detail: code });
+  return new AppError('DiskError', `${op} ${abs} failed (${code}): the folder is not read, nothing is concluded from it`, {
+    cause: e,
+    detail: code,
+  });
 }
 
 export type DiskOp = keyof Disk;
@@ -143,20 +168,48 @@ export class FaultDisk implements Disk {
     this.faults = [];
   }
 
-  lstat(abs: string): BigIntStats { return this.call('lstat', abs, () => this.inner.lstat(abs)); }
-  readdir(abs: string): string[] { return this.call('readdir', abs, () => this.inner.readdir(abs)); }
-  readdirKinds(abs: string): { name: string; dir: boolean }[] { return this.call('readdirKinds', abs, () => this.inner.readdirKinds(abs)); }
-  rename(from: string, to: string): void { this.call('rename', from, () => this.inner.rename(from, to)); }
-  mkdir(abs: string, recursive?: boolean): void { this.call('mkdir', abs, () => this.inner.mkdir(abs, recursive)); }
-  rmdir(abs: string): void { this.call('rmdir', abs, () => this.inner.rmdir(abs)); }
-  unlink(abs: string): void { this.call('unlink', abs, () => this.inner.unlink(abs)); }
-  rmFile(abs: string): void { this.call('rmFile', abs, () => this.inner.rmFile(abs)); }
-  utimes(abs: string, ms: number): void { this.call('utimes', abs, () => this.inner.utimes(abs, ms)); }
-  createFile(abs: string, ms: number | undefined): bigint { return this.call('createFile', abs, () => this.inner.createFile(abs, ms)); }
-  writeFile(abs: string, text: string): void { this.call('writeFile', abs, () => this.inner.writeFile(abs, text)); }
-  readlink(abs: string): string { return this.call('readlink', abs, () => this.inner.readlink(abs)); }
-  readChunk(abs: string, offset: number, length: number): Buffer { return this.call('readChunk', abs, () => this.inner.readChunk(abs, offset, length)); }
-  realpath(abs: string): string { return this.call('realpath', abs, () => this.inner.realpath(abs)); }
+  lstat(abs: string): BigIntStats {
+    return this.call('lstat', abs, () => this.inner.lstat(abs));
+  }
+  readdir(abs: string): string[] {
+    return this.call('readdir', abs, () => this.inner.readdir(abs));
+  }
+  readdirKinds(abs: string): { name: string; dir: boolean }[] {
+    return this.call('readdirKinds', abs, () => this.inner.readdirKinds(abs));
+  }
+  rename(from: string, to: string): void {
+    this.call('rename', from, () => this.inner.rename(from, to));
+  }
+  mkdir(abs: string, recursive?: boolean): void {
+    this.call('mkdir', abs, () => this.inner.mkdir(abs, recursive));
+  }
+  rmdir(abs: string): void {
+    this.call('rmdir', abs, () => this.inner.rmdir(abs));
+  }
+  unlink(abs: string): void {
+    this.call('unlink', abs, () => this.inner.unlink(abs));
+  }
+  rmFile(abs: string): void {
+    this.call('rmFile', abs, () => this.inner.rmFile(abs));
+  }
+  utimes(abs: string, ms: number): void {
+    this.call('utimes', abs, () => this.inner.utimes(abs, ms));
+  }
+  createFile(abs: string, ms: number | undefined): bigint {
+    return this.call('createFile', abs, () => this.inner.createFile(abs, ms));
+  }
+  writeFile(abs: string, text: string): void {
+    this.call('writeFile', abs, () => this.inner.writeFile(abs, text));
+  }
+  readlink(abs: string): string {
+    return this.call('readlink', abs, () => this.inner.readlink(abs));
+  }
+  readChunk(abs: string, offset: number, length: number): Buffer {
+    return this.call('readChunk', abs, () => this.inner.readChunk(abs, offset, length));
+  }
+  realpath(abs: string): string {
+    return this.call('realpath', abs, () => this.inner.realpath(abs));
+  }
 
   exists(abs: string): boolean {
     try {
@@ -168,7 +221,10 @@ export class FaultDisk implements Disk {
 
   private call<T>(op: DiskOp, abs: string, fn: () => T): T {
     if (this.dead) throw this.errno(op, abs, 'EIO', 'the process was killed');
-    const f = this.faults.find((x) => x.op === op && (typeof x.path === 'string' ? abs.endsWith(x.path) : x.path.test(abs)) && (x.times === undefined || x.times > 0));
+    const f = this.faults.find(
+      (x) =>
+        x.op === op && (typeof x.path === 'string' ? abs.endsWith(x.path) : x.path.test(abs)) && (x.times === undefined || x.times > 0),
+    );
     if (!f) return fn();
     if (f.times !== undefined) f.times--;
     if (f.crash) {

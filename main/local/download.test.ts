@@ -10,12 +10,22 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentRead, ContentTarget } from '../client/content-read.js';
 import { realDisk } from './disk.js';
-import { commitDownload, downloadsDir, fetchContent, partialFileOf, sweepPartials, type DownloadRecords, type WantedVersion } from './download.js';
+import {
+  commitDownload,
+  downloadsDir,
+  fetchContent,
+  partialFileOf,
+  sweepPartials,
+  type DownloadRecords,
+  type WantedVersion,
+} from './download.js';
 import type { DownloadRow } from './local-store.js';
 import { LocalModel } from './model.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const root = (): string => {
   const d = mkdtempSync(join(tmpdir(), 'nm-download-'));
@@ -25,7 +35,16 @@ const root = (): string => {
 };
 const records = (): DownloadRecords & { rows: Map<string, DownloadRow> } => {
   const rows = new Map<string, DownloadRow>();
-  return { rows, download: (id) => rows.get(id), setDownload: (d) => { rows.set(d.id, d); }, removeDownload: (id) => { rows.delete(id); } };
+  return {
+    rows,
+    download: (id) => rows.get(id),
+    setDownload: (d) => {
+      rows.set(d.id, d);
+    },
+    removeDownload: (id) => {
+      rows.delete(id);
+    },
+  };
 };
 const DATA = Buffer.from('0123456789abcdefghij');
 const want: WantedVersion = { id: 'f1', etag: '"v1"', size: DATA.length, mtime: '2021-01-01T00:00:00.000Z' };
@@ -70,7 +89,9 @@ describe('fetchContent', () => {
     await expect(fetchContent({ root: r, client: nas('"v2"'), records: rec, want })).rejects.toMatchObject({ code: 'ContentMismatch' });
     expect(existsSync(join(downloadsDir(r), partialFileOf('f1')))).toBe(false);
     expect(rec.rows.size).toBe(0);
-    await expect(fetchContent({ root: r, client: nas('"v1"', DATA.subarray(0, 5)), records: rec, want })).rejects.toMatchObject({ code: 'ContentMismatch' });
+    await expect(fetchContent({ root: r, client: nas('"v1"', DATA.subarray(0, 5)), records: rec, want })).rejects.toMatchObject({
+      code: 'ContentMismatch',
+    });
     expect(existsSync(join(downloadsDir(r), partialFileOf('f1')))).toBe(false);
   });
 
@@ -89,8 +110,34 @@ describe('commitDownload', () => {
     const file = join(r, 'a.bin');
     writeFileSync(file, '');
     const model = new LocalModel('root', [
-      { id: 'root', kind: 'dir', lparent: '', lname: '', ino: '1', filled: false, rparent: '', rname: '', etag: '"r"', mtime: '', setag: '"r"', state: 'ok' },
-      { id: 'f1', kind: 'file', lparent: 'root', lname: 'a.bin', ino: String(lstatSync(file).ino), filled: false, rparent: 'root', rname: 'a.bin', etag: '"v1"', mtime: want.mtime, setag: '"v1"', state: 'ok' },
+      {
+        id: 'root',
+        kind: 'dir',
+        lparent: '',
+        lname: '',
+        ino: '1',
+        filled: false,
+        rparent: '',
+        rname: '',
+        etag: '"r"',
+        mtime: '',
+        setag: '"r"',
+        state: 'ok',
+      },
+      {
+        id: 'f1',
+        kind: 'file',
+        lparent: 'root',
+        lname: 'a.bin',
+        ino: String(lstatSync(file).ino),
+        filled: false,
+        rparent: 'root',
+        rname: 'a.bin',
+        etag: '"v1"',
+        mtime: want.mtime,
+        setag: '"v1"',
+        state: 'ok',
+      },
     ]);
     mkdirSync(downloadsDir(r));
     const partial = join(downloadsDir(r), partialFileOf('f1'));
@@ -105,7 +152,11 @@ describe('commitDownload', () => {
     expect(out.path).toBe(file);
     expect(readFileSync(file).equals(DATA)).toBe(true);
     expect(st.mtimeMs).toBe(Date.parse(want.mtime));
-    expect(model.get('f1')).toMatchObject({ ino: String(st.ino), filled: false, content: { etag: '"v1"', size: DATA.length, ino: String(st.ino), mtimeMs: Date.parse(want.mtime) } });
+    expect(model.get('f1')).toMatchObject({
+      ino: String(st.ino),
+      filled: false,
+      content: { etag: '"v1"', size: DATA.length, ino: String(st.ino), mtimeMs: Date.parse(want.mtime) },
+    });
     expect(existsSync(partial)).toBe(false);
     expect([...model.withContent]).toEqual(['f1']);
   });
@@ -126,8 +177,11 @@ describe('commitDownload', () => {
     writeFileSync(file, 'old version');
     const st = lstatSync(file, { bigint: true });
     const old = {
-      etag: '"v0"', nasMtime: '2020-01-01T00:00:00.000Z',
-      size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: `${st.ino}`,
+      etag: '"v0"',
+      nasMtime: '2020-01-01T00:00:00.000Z',
+      size: Number(st.size),
+      mtimeMs: Number(st.mtimeMs),
+      ino: `${st.ino}`,
     };
     model.update('f1', { content: old });
     commitDownload({ root: r, model, disk: realDisk, want, partial });

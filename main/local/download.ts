@@ -65,10 +65,15 @@ export async function fetchContent(o: FetchOptions): Promise<string> {
   const abs = join(dir, file);
   const row = records.download(want.id);
   const fresh = row === undefined || row.etag !== want.etag || row.size !== want.size || row.file !== file;
-  const fh = await open(abs, fresh ? 'w+' : 'a+').catch((e: unknown) => { throw diskError('open', abs, e); });
+  const fh = await open(abs, fresh ? 'w+' : 'a+').catch((e: unknown) => {
+    throw diskError('open', abs, e);
+  });
   try {
     let pos = Number((await fh.stat()).size);
-    if (pos > want.size) { await fh.truncate(0); pos = 0; }
+    if (pos > want.size) {
+      await fh.truncate(0);
+      pos = 0;
+    }
     // recorded before the first byte: a restart finds the version this partial belongs to
     if (fresh) records.setDownload({ id: want.id, etag: want.etag, size: want.size, file } satisfies DownloadRow);
     const target = partialTarget(fh, pos, (n) => o.progress?.(n, want.size));
@@ -78,9 +83,12 @@ export async function fetchContent(o: FetchOptions): Promise<string> {
     if (!etagOk || held !== want.size || (read.total !== undefined && read.total !== want.size)) {
       await fh.close().catch(() => undefined);
       dropPartial(abs, records, want.id);
-      throw new AppError('ContentMismatch', etagOk
-        ? `the NAS sent ${held} bytes of ${want.size} for this file: nothing was replaced, try again`
-        : 'the file changed on the NAS since the last sync: nothing was replaced; it is opened once the mirror has the new version');
+      throw new AppError(
+        'ContentMismatch',
+        etagOk
+          ? `the NAS sent ${held} bytes of ${want.size} for this file: nothing was replaced, try again`
+          : 'the file changed on the NAS since the last sync: nothing was replaced; it is opened once the mirror has the new version',
+      );
     }
     await fh.sync();
     return abs;
@@ -94,7 +102,11 @@ function partialTarget(fh: FileHandle, start: number, progress: (bytes: number) 
   let pos = start;
   return {
     offset: () => pos,
-    restart: async () => { await fh.truncate(0); pos = 0; progress(0); },
+    restart: async () => {
+      await fh.truncate(0);
+      pos = 0;
+      progress(0);
+    },
     write: async (chunk) => {
       let off = 0;
       while (off < chunk.length) {
@@ -131,14 +143,17 @@ export interface CommitInput {
  */
 export function commitDownload(c: CommitInput): { path: string; content: HeldContent } {
   const e = c.model.get(c.want.id);
-  if (!e || e.kind !== 'file' || e.state !== 'ok' || e.ino === null) throw new AppError('NotFound', 'this file is not in the mirror folder any more: nothing was replaced');
+  if (!e || e.kind !== 'file' || e.state !== 'ok' || e.ino === null)
+    throw new AppError('NotFound', 'this file is not in the mirror folder any more: nothing was replaced');
   const target = absOf(c.root, c.model, e.id, undefined, c.disk);
   if (target === undefined) throw new AppError('UnsafeName', 'this file has no safe place in the mirror folder: nothing was replaced');
   const st = lstatBig(target, c.disk);
   // a placeholder, or (a pinned file kept current) an older NAS version still exactly as downloaded
   const placeholder = e.content === undefined && st?.size === 0n;
-  const olderDownload = e.content !== undefined && st !== undefined
-    && asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() });
+  const olderDownload =
+    e.content !== undefined &&
+    st !== undefined &&
+    asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() });
   if (!st || !st.isFile() || st.ino.toString() !== e.ino || e.filled || !(placeholder || olderDownload)) {
     throw new AppError('Conflict', `${target} changed while it downloaded (it is not the placeholder any more): nothing was replaced`);
   }
@@ -146,9 +161,16 @@ export function commitDownload(c: CommitInput): { path: string; content: HeldCon
   try {
     if (ms !== undefined) c.disk.utimes(c.partial, ms);
     const ps = c.disk.lstat(c.partial);
-    if (Number(ps.size) !== c.want.size) throw new AppError('ContentMismatch', `the downloaded file has ${ps.size} bytes, not ${c.want.size}: nothing was replaced`);
+    if (Number(ps.size) !== c.want.size)
+      throw new AppError('ContentMismatch', `the downloaded file has ${ps.size} bytes, not ${c.want.size}: nothing was replaced`);
     c.disk.rename(c.partial, target);
-    const content: HeldContent = { etag: c.want.etag, nasMtime: c.want.mtime, size: c.want.size, mtimeMs: Number(ps.mtimeMs), ino: ps.ino.toString() };
+    const content: HeldContent = {
+      etag: c.want.etag,
+      nasMtime: c.want.mtime,
+      size: c.want.size,
+      mtimeMs: Number(ps.mtimeMs),
+      ino: ps.ino.toString(),
+    };
     c.model.update(e.id, { ino: content.ino, filled: false, content });
     return { path: target, content };
   } catch (err) {

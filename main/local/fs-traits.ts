@@ -34,7 +34,11 @@ export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.p
   } catch {
     // keep the platform's default
   } finally {
-    try { disk.rmFile(probe); } catch { /* the disk refused: the empty probe stays (listed as local only) */ }
+    try {
+      disk.rmFile(probe);
+    } catch {
+      /* the disk refused: the empty probe stays (listed as local only) */
+    }
   }
   return { caseInsensitive, windowsNames: platform === 'win32' || refusesWindowsNames(dir, disk), maxNameBytes: 255 };
 }

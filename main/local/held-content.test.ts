@@ -15,14 +15,30 @@ import type { ActivityInput } from './local-store.js';
 import { LocalModel } from './model.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const T0 = '2021-01-01T00:00:00.000Z';
 const obj = (over: Partial<RemoteObject>): RemoteObject => ({
-  id: 'f1', parentID: 'root', eTag: '"v1"', mimeType: 'text/plain', name: 'a.txt', mTime: T0, cTime: T0, hidden: 'none', size: 5, ...over,
+  id: 'f1',
+  parentID: 'root',
+  eTag: '"v1"',
+  mimeType: 'text/plain',
+  name: 'a.txt',
+  mTime: T0,
+  cTime: T0,
+  hidden: 'none',
+  size: 5,
+  ...over,
 });
 
-interface World { model: LocalModel; file: string; acts: ActivityInput[]; follow: (o: RemoteObject) => string | undefined }
+interface World {
+  model: LocalModel;
+  file: string;
+  acts: ActivityInput[];
+  follow: (o: RemoteObject) => string | undefined;
+}
 
 function setUp(pinned = false): World {
   const root = mkdtempSync(join(tmpdir(), 'nm-held-'));
@@ -33,9 +49,35 @@ function setUp(pinned = false): World {
   const st = lstatSync(file, { bigint: true });
   const ino = st.ino.toString();
   const model = new LocalModel('root', [
-    { id: 'root', kind: 'dir', lparent: '', lname: '', ino: '1', filled: false, rparent: '', rname: '', etag: '"r"', mtime: '', setag: '"r"', state: 'ok' },
-    { id: 'f1', kind: 'file', lparent: 'root', lname: 'a.txt', ino, filled: false, rparent: 'root', rname: 'a.txt', etag: '"v1"', mtime: T0, setag: '"v1"', state: 'ok',
-      content: { etag: '"v1"', nasMtime: T0, size: 5, mtimeMs: Number(st.mtimeMs), ino } },
+    {
+      id: 'root',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: '1',
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '"r"',
+      mtime: '',
+      setag: '"r"',
+      state: 'ok',
+    },
+    {
+      id: 'f1',
+      kind: 'file',
+      lparent: 'root',
+      lname: 'a.txt',
+      ino,
+      filled: false,
+      rparent: 'root',
+      rname: 'a.txt',
+      etag: '"v1"',
+      mtime: T0,
+      setag: '"v1"',
+      state: 'ok',
+      content: { etag: '"v1"', nasMtime: T0, size: 5, mtimeMs: Number(st.mtimeMs), ino },
+    },
   ]);
   const acts: ActivityInput[] = [];
   const follow = (o: RemoteObject): string | undefined =>
@@ -62,7 +104,7 @@ describe('followHeldContent', () => {
     expect(model.withContent.size).toBe(0);
   });
 
-  it('a file the user changed is kept as it is: the user\'s content (local only)', () => {
+  it("a file the user changed is kept as it is: the user's content (local only)", () => {
     const { model, file, acts, follow } = setUp();
     appendFileSync(file, ' world');
     expect(follow(obj({ eTag: '"v3"', size: 9, mTime: '2022-02-02T02:02:02.000Z' }))).toBe('kept-edit');

@@ -63,21 +63,37 @@ function followOne(p: FollowPort, e: LocalEntry, c: HeldContent, o: RemoteObject
   }
   const abs = absOf(p.root, p.model, e.id, undefined, p.disk);
   const st = abs === undefined ? undefined : lstatBig(abs, p.disk);
-  const asLeft = st !== undefined && st.isFile() && asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() });
+  const asLeft =
+    st !== undefined && st.isFile() && asDownloaded(e, { size: Number(st.size), mtimeMs: Number(st.mtimeMs), ino: st.ino.toString() });
   // kept on this device: the old version stays until the new one is downloaded over it (engine/keep.ts)
   if (asLeft && (o.size ?? 0) > 0 && p.pinned?.(e.id)) return 'refresh';
   const emptied = asLeft && abs !== undefined ? emptyIfUnchanged(abs, e, parseDate(o.mTime)) : undefined;
   if (emptied === undefined) {
     p.model.update(e.id, { filled: true, content: undefined });
     if (p.edited?.(e.id, c.etag) === true) {
-      p.activity({ kind: 'local-only', path, summary: 'changed on the NAS and on this computer: both are kept', reason: `NAS eTag ${c.etag} -> ${o.eTag}; your version goes to the NAS beside it as a conflicted copy` });
+      p.activity({
+        kind: 'local-only',
+        path,
+        summary: 'changed on the NAS and on this computer: both are kept',
+        reason: `NAS eTag ${c.etag} -> ${o.eTag}; your version goes to the NAS beside it as a conflicted copy`,
+      });
       return 'kept-edit';
     }
-    p.activity({ kind: 'local-only', path, summary: 'changed on the NAS and on this computer: your version is kept here (local only)', reason: `NAS eTag ${c.etag} -> ${o.eTag}; the file is not as downloaded` });
+    p.activity({
+      kind: 'local-only',
+      path,
+      summary: 'changed on the NAS and on this computer: your version is kept here (local only)',
+      reason: `NAS eTag ${c.etag} -> ${o.eTag}; the file is not as downloaded`,
+    });
     return 'kept-edit';
   }
   p.model.update(e.id, { ino: emptied, filled: false, content: undefined });
-  p.activity({ kind: 'remote-content', path, summary: 'a new version on the NAS: the downloaded file is a placeholder again', reason: `NAS eTag ${c.etag} -> ${o.eTag} (size ${c.size} -> ${o.size ?? 0}); the file was as downloaded` });
+  p.activity({
+    kind: 'remote-content',
+    path,
+    summary: 'a new version on the NAS: the downloaded file is a placeholder again',
+    reason: `NAS eTag ${c.etag} -> ${o.eTag} (size ${c.size} -> ${o.size ?? 0}); the file was as downloaded`,
+  });
   return 'emptied';
 }
 

@@ -6,11 +6,13 @@ import { safeJoin, isInsideRoot } from './path-safety.js';
 import { nameProblem } from '../../app/model/names.js';
 
 const traitsArb = fc.record({ caseInsensitive: fc.boolean(), windowsNames: fc.boolean(), maxNameBytes: fc.integer({ min: 40, max: 255 }) });
-const nameArb = fc.oneof(
-  fc.string({ minLength: 1, maxLength: 20 }),
-  fc.constantFrom('CON', 'con.txt', 'a.', 'b ', 'x:y', 'A', 'a', 'nul.tar.gz', 'é', 'é', '.nas-mirror', 'a?b*c'),
-  fc.string({ minLength: 200, maxLength: 300 }),
-).filter((n) => nameProblem(n) === undefined);
+const nameArb = fc
+  .oneof(
+    fc.string({ minLength: 1, maxLength: 20 }),
+    fc.constantFrom('CON', 'con.txt', 'a.', 'b ', 'x:y', 'A', 'a', 'nul.tar.gz', 'é', 'é', '.nas-mirror', 'a?b*c'),
+    fc.string({ minLength: 200, maxLength: 300 }),
+  )
+  .filter((n) => nameProblem(n) === undefined);
 
 describe('local names', () => {
   it('maps what Windows forbids and keeps what it allows', () => {
@@ -25,7 +27,13 @@ describe('local names', () => {
   });
 
   it('case-equal siblings on a case-insensitive fs: the smallest id keeps the name', () => {
-    const m = assignLocalNames([{ id: 'b', name: 'Photo.JPG' }, { id: 'a', name: 'photo.jpg' }], { ...POSIX_TRAITS, caseInsensitive: true });
+    const m = assignLocalNames(
+      [
+        { id: 'b', name: 'Photo.JPG' },
+        { id: 'a', name: 'photo.jpg' },
+      ],
+      { ...POSIX_TRAITS, caseInsensitive: true },
+    );
     expect(m.get('a')).toBe('photo.jpg');
     expect(m.get('b')).toMatch(/^Photo~[0-9a-z]+\.JPG$/);
   });
@@ -37,24 +45,31 @@ describe('local names', () => {
 
   it('property: every assigned name is holdable, unique, deterministic and plain when it can be', () => {
     fc.assert(
-      fc.property(traitsArb, fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 8 }), name: nameArb }), { selector: (s) => s.id, maxLength: 12 }), (traits: FsTraits, sibs) => {
-        const m = assignLocalNames(sibs, traits, [RESERVED_DIR]);
-        const again = assignLocalNames([...sibs].reverse(), traits, [RESERVED_DIR]);
-        const keys = new Set<string>([nameKey(RESERVED_DIR, traits)]);
-        for (const s of sibs) {
-          const n = m.get(s.id)!;
-          expect(again.get(s.id)).toBe(n);
-          expect(localNameProblem(n, traits)).toBeUndefined();
-          expect(nameProblem(n)).toBeUndefined();
-          expect(keys.has(nameKey(n, traits))).toBe(false);
-          keys.add(nameKey(n, traits));
-          const clash = sibs.some((o) => o.id < s.id && nameKey(o.name, traits) === nameKey(s.name, traits));
-          if (localNameProblem(s.name, traits) === undefined && !clash && nameKey(s.name, traits) !== nameKey(RESERVED_DIR, traits)) {
-            // not always plain: a mapped sibling never steals a plain name, so it is plain
-            expect(n).toBe(s.name);
+      fc.property(
+        traitsArb,
+        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1, maxLength: 8 }), name: nameArb }), {
+          selector: (s) => s.id,
+          maxLength: 12,
+        }),
+        (traits: FsTraits, sibs) => {
+          const m = assignLocalNames(sibs, traits, [RESERVED_DIR]);
+          const again = assignLocalNames([...sibs].reverse(), traits, [RESERVED_DIR]);
+          const keys = new Set<string>([nameKey(RESERVED_DIR, traits)]);
+          for (const s of sibs) {
+            const n = m.get(s.id)!;
+            expect(again.get(s.id)).toBe(n);
+            expect(localNameProblem(n, traits)).toBeUndefined();
+            expect(nameProblem(n)).toBeUndefined();
+            expect(keys.has(nameKey(n, traits))).toBe(false);
+            keys.add(nameKey(n, traits));
+            const clash = sibs.some((o) => o.id < s.id && nameKey(o.name, traits) === nameKey(s.name, traits));
+            if (localNameProblem(s.name, traits) === undefined && !clash && nameKey(s.name, traits) !== nameKey(RESERVED_DIR, traits)) {
+              // not always plain: a mapped sibling never steals a plain name, so it is plain
+              expect(n).toBe(s.name);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -72,15 +87,18 @@ describe('path safety', () => {
   });
   it('property: safeJoin never returns a path outside the root', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('..', '.', '/', '../..', '/etc', 'a/../..')), { maxLength: 5 }), (segs) => {
-        try {
-          const p = safeJoin('/mirror/root', segs);
-          expect(isInsideRoot('/mirror/root', p)).toBe(true);
-          expect(segs.length === 0 ? p === '/mirror/root' : p.startsWith('/mirror/root/')).toBe(true);
-        } catch (e) {
-          expect((e as { code?: string }).code).toBe('UnsafeName');
-        }
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('..', '.', '/', '../..', '/etc', 'a/../..')), { maxLength: 5 }),
+        (segs) => {
+          try {
+            const p = safeJoin('/mirror/root', segs);
+            expect(isInsideRoot('/mirror/root', p)).toBe(true);
+            expect(segs.length === 0 ? p === '/mirror/root' : p.startsWith('/mirror/root/')).toBe(true);
+          } catch (e) {
+            expect((e as { code?: string }).code).toBe('UnsafeName');
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

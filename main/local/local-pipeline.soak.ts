@@ -16,7 +16,11 @@ const seed = process.env['PIPELINE_SEED'] !== undefined ? Number(process.env['PI
 const base = mkdtempSync(join(tmpdir(), 'pipeline-soak-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-interface Failure { run: number; input: unknown; error: string }
+interface Failure {
+  run: number;
+  input: unknown;
+  error: string;
+}
 
 describe('local pipeline soak', () => {
   it(`${runs} random batches replay on the NAS model to the disk (seed ${seed})`, () => {

@@ -11,11 +11,24 @@ import { heldContentOf, LOCAL_MIGRATIONS, LocalStore } from './local-store.js';
 import { LocalModel, type LocalEntry } from './model.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 const entry = (id: string, over: Partial<LocalEntry> = {}): LocalEntry => ({
-  id, kind: 'file', lparent: 'root', lname: `${id}.jpg`, ino: `9${id.length}`, filled: false,
-  rparent: 'root', rname: `${id}.jpg`, etag: `e-${id}`, mtime: '2026-01-02T03:04:05.000Z', setag: `e-${id}`, state: 'ok', ...over,
+  id,
+  kind: 'file',
+  lparent: 'root',
+  lname: `${id}.jpg`,
+  ino: `9${id.length}`,
+  filled: false,
+  rparent: 'root',
+  rname: `${id}.jpg`,
+  etag: `e-${id}`,
+  mtime: '2026-01-02T03:04:05.000Z',
+  setag: `e-${id}`,
+  state: 'ok',
+  ...over,
 });
 
 describe('LocalStore.loadModel', () => {
@@ -72,12 +85,13 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
     dirs.push(dir);
     return openStateDb(dir);
   };
-  const tree = (): LocalModel => new LocalModel('root', [
-    entry('root', { kind: 'dir', lparent: '', lname: '', rparent: '', rname: '' }),
-    entry('top', { kind: 'dir', lname: 'Top', rname: 'Top' }),
-    entry('mid', { kind: 'dir', lparent: 'top', lname: 'Mid', rparent: 'top', rname: 'Mid' }),
-    entry('leaf', { kind: 'dir', lparent: 'mid', lname: 'Leaf', rparent: 'mid', rname: 'Leaf' }),
-  ]);
+  const tree = (): LocalModel =>
+    new LocalModel('root', [
+      entry('root', { kind: 'dir', lparent: '', lname: '', rparent: '', rname: '' }),
+      entry('top', { kind: 'dir', lname: 'Top', rname: 'Top' }),
+      entry('mid', { kind: 'dir', lparent: 'top', lname: 'Mid', rparent: 'top', rname: 'Mid' }),
+      entry('leaf', { kind: 'dir', lparent: 'mid', lname: 'Leaf', rparent: 'mid', rname: 'Leaf' }),
+    ]);
 
   it('computes the path when read: a rename of the folder or of any folder above carries the row along', () => {
     const db = open();
@@ -87,12 +101,20 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
     store.addLocalOnly({ parent: 'leaf', name: 'mine.txt' }, 'file', 'created locally');
     store.addLocalOnly({ parent: 'root', name: 'New folder' }, 'dir', 'created locally');
     store.addLocalOnly({ path: '.nas-mirror/local-only/t1/Top/kept.jpg' }, 'moved', 'the NAS deleted its folder');
-    expect(store.localOnly(m).map((r) => r.path)).toEqual(['.nas-mirror/local-only/t1/Top/kept.jpg', 'New folder', 'Top/Mid/Leaf/mine.txt']);
+    expect(store.localOnly(m).map((r) => r.path)).toEqual([
+      '.nas-mirror/local-only/t1/Top/kept.jpg',
+      'New folder',
+      'Top/Mid/Leaf/mine.txt',
+    ]);
     m.update('leaf', { lname: 'Leaf2' });
     m.update('mid', { lname: 'Mid (NAS)' });
     // found again in its renamed folder: the same row, not a second one
     store.addLocalOnly({ parent: 'leaf', name: 'mine.txt' }, 'file', 'created locally');
-    expect(store.localOnly(m).map((r) => r.path)).toEqual(['.nas-mirror/local-only/t1/Top/kept.jpg', 'New folder', 'Top/Mid (NAS)/Leaf2/mine.txt']);
+    expect(store.localOnly(m).map((r) => r.path)).toEqual([
+      '.nas-mirror/local-only/t1/Top/kept.jpg',
+      'New folder',
+      'Top/Mid (NAS)/Leaf2/mine.txt',
+    ]);
     expect(store.localOnlyCount()).toBe(3);
     const moved = store.localOnly(m)[0]!;
     expect(moved).toMatchObject({ parent: null, name: '.nas-mirror/local-only/t1/Top/kept.jpg', kind: 'moved' });
@@ -119,7 +141,11 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
 
   it('migration v4: a path that resolves through the stored folders becomes (folder id, name); the rest keep a literal path', () => {
     const db = open();
-    migrate(db, 'local', LOCAL_MIGRATIONS.filter((x) => x.version <= 3));
+    migrate(
+      db,
+      'local',
+      LOCAL_MIGRATIONS.filter((x) => x.version <= 3),
+    );
     const put = db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state)
       VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state)`);
     for (const e of tree().byId.values()) put.run({ ...e, filled: 0 });
@@ -131,14 +157,22 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
     old.run('Top/Mid/Leaf.txt/x', 'file', 'created locally', '2026-01-01T00:00:03.000Z'); // a file is no folder
     old.run('.nas-mirror/local-only/t1/Top/kept.jpg', 'moved', 'the NAS deleted its folder', '2026-01-01T00:00:04.000Z');
     const store = new LocalStore(db);
-    expect((db.prepare("SELECT version FROM schema_versions WHERE component = 'local'").get() as { version: number }).version).toBe(LOCAL_MIGRATIONS.at(-1)!.version);
+    expect((db.prepare("SELECT version FROM schema_versions WHERE component = 'local'").get() as { version: number }).version).toBe(
+      LOCAL_MIGRATIONS.at(-1)!.version,
+    );
     const rows = store.localOnlyStored().sort((a, b) => a.at.localeCompare(b.at));
     expect(rows).toEqual([
       { parent: 'leaf', name: 'mine.txt', kind: 'file', reason: 'created locally', at: '2026-01-01T00:00:00.000Z' },
       { parent: 'root', name: 'New folder', kind: 'dir', reason: 'created locally', at: '2026-01-01T00:00:01.000Z' },
       { parent: null, name: 'Top/Gone/old.txt', kind: 'file', reason: 'created locally', at: '2026-01-01T00:00:02.000Z' },
       { parent: null, name: 'Top/Mid/Leaf.txt/x', kind: 'file', reason: 'created locally', at: '2026-01-01T00:00:03.000Z' },
-      { parent: null, name: '.nas-mirror/local-only/t1/Top/kept.jpg', kind: 'moved', reason: 'the NAS deleted its folder', at: '2026-01-01T00:00:04.000Z' },
+      {
+        parent: null,
+        name: '.nas-mirror/local-only/t1/Top/kept.jpg',
+        kind: 'moved',
+        reason: 'the NAS deleted its folder',
+        at: '2026-01-01T00:00:04.000Z',
+      },
     ]);
     const m = store.loadModel('root');
     m.update('leaf', { lname: 'Renamed' });
@@ -148,8 +182,17 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
 
   it('migration v4 with no stored entries: every row keeps its literal path', () => {
     const db = open();
-    migrate(db, 'local', LOCAL_MIGRATIONS.filter((x) => x.version <= 3));
-    db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?)').run('a/b.txt', 'file', 'created locally', '2026-01-01T00:00:00.000Z');
+    migrate(
+      db,
+      'local',
+      LOCAL_MIGRATIONS.filter((x) => x.version <= 3),
+    );
+    db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?)').run(
+      'a/b.txt',
+      'file',
+      'created locally',
+      '2026-01-01T00:00:00.000Z',
+    );
     const store = new LocalStore(db);
     expect(store.localOnly(new LocalModel('')).map((r) => [r.parent, r.path])).toEqual([[null, 'a/b.txt']]);
     db.close();

@@ -48,7 +48,12 @@ export const LOCAL_MIGRATIONS = [
   { version: 4, up: migrateLocalOnlyByFolder },
   // v5: a held disappearance that may have been a rename keeps the places it may have gone
   // (JSON array of paths; NULL for a delete held by the threshold), for the "it was renamed" choice.
-  { version: 5, up: (db: Db): void => { db.exec('ALTER TABLE local_held ADD COLUMN candidates TEXT'); } },
+  {
+    version: 5,
+    up: (db: Db): void => {
+      db.exec('ALTER TABLE local_held ADD COLUMN candidates TEXT');
+    },
+  },
   // v6 (issue 23): a file holding a NAS version the engine downloaded records it (`content`: JSON
   // {etag, nasMtime, size, mtimeMs, ino}; NULL = a placeholder or the user's content), and a download in
   // progress keeps the version it is fetching (its partial file is `.nas-mirror/downloads/<file>`).
@@ -61,7 +66,12 @@ export const LOCAL_MIGRATIONS = [
   },
   // v7 (issue 23): "Keep on this device": the pinned files and folders, by object id (a folder's pin
   // covers what the model holds below it, so a rename or move keeps it, and what is added later).
-  { version: 7, up: (db: Db): void => { db.exec('CREATE TABLE local_pins (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;'); } },
+  {
+    version: 7,
+    up: (db: Db): void => {
+      db.exec('CREATE TABLE local_pins (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;');
+    },
+  },
 ];
 
 /** A stored `content` column: the record as written, anything else none (a placeholder is never guessed to hold content). */
@@ -69,8 +79,14 @@ export function heldContentOf(text: string | null): HeldContent | undefined {
   if (text === null) return undefined;
   try {
     const v = JSON.parse(text) as Partial<HeldContent> | null;
-    return v !== null && typeof v.etag === 'string' && typeof v.nasMtime === 'string' && Number.isSafeInteger(v.size) && Number.isFinite(v.mtimeMs) && typeof v.ino === 'string'
-      ? { etag: v.etag, nasMtime: v.nasMtime, size: v.size!, mtimeMs: v.mtimeMs!, ino: v.ino } : undefined;
+    return v !== null &&
+      typeof v.etag === 'string' &&
+      typeof v.nasMtime === 'string' &&
+      Number.isSafeInteger(v.size) &&
+      Number.isFinite(v.mtimeMs) &&
+      typeof v.ino === 'string'
+      ? { etag: v.etag, nasMtime: v.nasMtime, size: v.size!, mtimeMs: v.mtimeMs!, ino: v.ino }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -89,7 +105,7 @@ function candidatesOf(text: string | null): string[] | undefined {
   if (text === null) return undefined;
   try {
     const v: unknown = JSON.parse(text);
-    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v as string[] : undefined;
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
   } catch {
     return undefined;
   }
@@ -106,14 +122,25 @@ export const LITERAL_PATH = '';
 export function migrateLocalOnlyByFolder(db: Db): void {
   db.exec(`CREATE TABLE local_only_v4 (parent TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (parent, name)) WITHOUT ROWID;`);
-  const rows = db.prepare('SELECT path, kind, reason, at FROM local_only').all() as { path: string; kind: string; reason: string; at: string }[];
-  const ins = db.prepare('INSERT INTO local_only_v4 (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO NOTHING');
+  const rows = db.prepare('SELECT path, kind, reason, at FROM local_only').all() as {
+    path: string;
+    kind: string;
+    reason: string;
+    at: string;
+  }[];
+  const ins = db.prepare(
+    'INSERT INTO local_only_v4 (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO NOTHING',
+  );
   const convert = rows.some((r) => r.kind !== 'moved');
   // Folders only, by (local parent, NFC name): paths were written from the disk's names.
   const dirs = new Map<string, string>();
   let root: string | undefined;
   if (convert) {
-    for (const d of db.prepare("SELECT id, lparent, lname FROM local_entries WHERE kind = 'dir'").iterate() as IterableIterator<{ id: string; lparent: string; lname: string }>) {
+    for (const d of db.prepare("SELECT id, lparent, lname FROM local_entries WHERE kind = 'dir'").iterate() as IterableIterator<{
+      id: string;
+      lparent: string;
+      lname: string;
+    }>) {
       if (d.lparent === '') root = d.id;
       else dirs.set(`${d.lparent}\0${d.lname.normalize('NFC')}`, d.id);
     }
@@ -202,13 +229,41 @@ export type LocalOnlyPlace = { parent: string; name: string } | { path: string }
 const keyOf = (p: LocalOnlyPlace): [string, string] => ('path' in p ? [LITERAL_PATH, p.path] : [p.parent, p.name]);
 
 export type RequestAction =
-  | 'approve' | 'reject' | 'renamed' | 'reapply' | 'drop' | 'undo' | 'sync' | 'pause' | 'resume' | 'organize' | 'get'
-  | 'pin' | 'unpin' | 'free' | 'upload' | 'keep-here';
+  | 'approve'
+  | 'reject'
+  | 'renamed'
+  | 'reapply'
+  | 'drop'
+  | 'undo'
+  | 'sync'
+  | 'pause'
+  | 'resume'
+  | 'organize'
+  | 'get'
+  | 'pin'
+  | 'unpin'
+  | 'free'
+  | 'upload'
+  | 'keep-here';
 
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
 
-type RawEntryRow = [string, number, string, string, string | null, number, string | null, string | null, string, string, string | null, number | string, string | null];
+type RawEntryRow = [
+  string,
+  number,
+  string,
+  string,
+  string | null,
+  number,
+  string | null,
+  string | null,
+  string,
+  string,
+  string | null,
+  number | string,
+  string | null,
+];
 const STATES: readonly EntryState[] = ['ok', 'held', 'deleting'];
 
 export class LocalStore {
@@ -224,10 +279,14 @@ export class LocalStore {
     const m = new LocalModel(rootId);
     // Repeated values come back as NULL or a number, not as one more string per row: a
     // million rows are twelve million strings otherwise (most of the load's time).
-    const rows = this.db.prepare(`SELECT id, kind = 'dir', lparent, lname, ino, filled,
+    const rows = this.db
+      .prepare(
+        `SELECT id, kind = 'dir', lparent, lname, ino, filled,
       NULLIF(rparent, lparent), NULLIF(rname, lname), etag, mtime, NULLIF(setag, etag),
       CASE state WHEN 'ok' THEN 0 WHEN 'held' THEN 1 WHEN 'deleting' THEN 2 ELSE state END, content
-      FROM local_entries`).raw(true);
+      FROM local_entries`,
+      )
+      .raw(true);
     // One string per parent: its children share it (a million entries: ~100 MB less); a name
     // the NAS and the disk agree on is held once.
     const parents = new Map<string, string>();
@@ -240,9 +299,24 @@ export class LocalStore {
     for (const r of rows.iterate() as IterableIterator<RawEntryRow>) {
       const [id, dir, lp, lname, ino, filled, rp, rname, etag, mtime, setag, state, content] = r;
       const lparent = one(lp);
-      m.load({ id, kind: dir === 1 ? 'dir' : 'file', lparent, lname, ino, filled: filled === 1, rparent: rp === null ? lparent : one(rp), rname: rname ?? lname, etag, mtime, setag: setag ?? etag, state: typeof state === 'number' ? STATES[state]! : state as EntryState, ...(content === null ? {} : { content: heldContentOf(content) }) });
+      m.load({
+        id,
+        kind: dir === 1 ? 'dir' : 'file',
+        lparent,
+        lname,
+        ino,
+        filled: filled === 1,
+        rparent: rp === null ? lparent : one(rp),
+        rname: rname ?? lname,
+        etag,
+        mtime,
+        setag: setag ?? etag,
+        state: typeof state === 'number' ? STATES[state]! : (state as EntryState),
+        ...(content === null ? {} : { content: heldContentOf(content) }),
+      });
     }
-    for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>) m.setStamp(r.id, r.stamp);
+    for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>)
+      m.setStamp(r.id, r.stamp);
     m.takeDirty();
     m.takeDirtyStamps();
     return m;
@@ -264,7 +338,8 @@ export class LocalStore {
     }
     const ids = m.takeDirty();
     if (ids.length === 0) return;
-    const up = this.db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state, content)
+    const up = this.db
+      .prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state, content)
       VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state, @content)
       ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ino=excluded.ino, filled=excluded.filled,
       rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, setag=excluded.setag, state=excluded.state, content=excluded.content`);
@@ -298,11 +373,16 @@ export class LocalStore {
 
   setMeta(key: string, value: string | undefined): void {
     if (value === undefined) this.db.prepare('DELETE FROM local_meta WHERE key = ?').run(key);
-    else this.db.prepare('INSERT INTO local_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    else
+      this.db
+        .prepare('INSERT INTO local_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+        .run(key, value);
   }
 
   addActivity(a: ActivityInput): number {
-    const r = this.db.prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
+    const r = this.db
+      .prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
     const seq = Number(r.lastInsertRowid);
     // Keep the newest ACTIVITY_KEEP decisions.
     if (seq % 1000 === 0) this.db.prepare('DELETE FROM local_activity WHERE seq <= ?').run(seq - ACTIVITY_KEEP);
@@ -310,12 +390,16 @@ export class LocalStore {
   }
 
   activity(limit = 200): ActivityRow[] {
-    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?').all(limit) as StoredActivity[];
+    const rows = this.db
+      .prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity ORDER BY seq DESC LIMIT ?')
+      .all(limit) as StoredActivity[];
     return rows.map(activityOf);
   }
 
   activityBySeq(seq: number): ActivityRow | undefined {
-    const r = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?').get(seq) as StoredActivity | undefined;
+    const r = this.db
+      .prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq = ?')
+      .get(seq) as StoredActivity | undefined;
     return r ? activityOf(r) : undefined;
   }
 
@@ -328,13 +412,18 @@ export class LocalStore {
    * and its name: a rename above it carries it along, and the folder leaving the model drops it.
    */
   addLocalOnly(place: LocalOnlyPlace, kind: string, reason: string): void {
-    this.db.prepare('INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason')
+    this.db
+      .prepare(
+        'INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason',
+      )
       .run(...keyOf(place), kind, reason, new Date().toISOString());
   }
 
   /** Every row as stored, without paths (pruning; the list is `localOnly`). */
   localOnlyStored(): StoredLocalOnly[] {
-    const rows = this.db.prepare('SELECT parent, name, kind, reason, at FROM local_only').all() as (Omit<StoredLocalOnly, 'parent'> & { parent: string })[];
+    const rows = this.db.prepare('SELECT parent, name, kind, reason, at FROM local_only').all() as (Omit<StoredLocalOnly, 'parent'> & {
+      parent: string;
+    })[];
     return rows.map((r) => ({ ...r, parent: r.parent === LITERAL_PATH ? null : r.parent }));
   }
 
@@ -342,7 +431,10 @@ export class LocalStore {
   localOnly(model: LocalModel): LocalOnlyRow[] {
     const out: LocalOnlyRow[] = [];
     for (const r of this.localOnlyStored()) {
-      if (r.parent === null) { out.push({ ...r, path: r.name }); continue; }
+      if (r.parent === null) {
+        out.push({ ...r, path: r.name });
+        continue;
+      }
       const dir = model.pathOf(r.parent);
       if (dir !== undefined) out.push({ ...r, path: dir === '' ? r.name : `${dir}/${r.name}` });
     }
@@ -367,18 +459,34 @@ export class LocalStore {
 
   /** Placeholders the disk shows directly under `parentId` (the mirror-health check without loading the model). */
   placedChildren(parentId: string): number {
-    return (this.db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(parentId) as { n: number }).n;
+    return (
+      this.db.prepare("SELECT count(*) AS n FROM local_entries WHERE lparent = ? AND state = 'ok' AND ino IS NOT NULL").get(parentId) as {
+        n: number;
+      }
+    ).n;
   }
 
   addHeld(h: Omit<HeldRow, 'at'>): void {
-    this.db.prepare('INSERT INTO local_held (id, at, path, folder, objects, reason, candidates) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING')
-      .run(h.id, new Date().toISOString(), h.path, h.folder ? 1 : 0, h.objects, h.reason, h.candidates ? JSON.stringify(h.candidates) : null);
+    this.db
+      .prepare(
+        'INSERT INTO local_held (id, at, path, folder, objects, reason, candidates) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+      )
+      .run(
+        h.id,
+        new Date().toISOString(),
+        h.path,
+        h.folder ? 1 : 0,
+        h.objects,
+        h.reason,
+        h.candidates ? JSON.stringify(h.candidates) : null,
+      );
   }
 
   held(): HeldRow[] {
     type Row = Omit<HeldRow, 'folder' | 'candidates'> & { folder: number; candidates: string | null };
-    return (this.db.prepare('SELECT id, at, path, folder, objects, reason, candidates FROM local_held ORDER BY at, path').all() as Row[])
-      .map((r) => ({ ...r, folder: r.folder === 1, candidates: candidatesOf(r.candidates) }));
+    return (
+      this.db.prepare('SELECT id, at, path, folder, objects, reason, candidates FROM local_held ORDER BY at, path').all() as Row[]
+    ).map((r) => ({ ...r, folder: r.folder === 1, candidates: candidatesOf(r.candidates) }));
   }
 
   removeHeld(id: string): void {
@@ -386,12 +494,16 @@ export class LocalStore {
   }
 
   addConflict(c: Omit<ConflictRow, 'seq' | 'at' | 'kind'>): number {
-    const r = this.db.prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(new Date().toISOString(), c.op.op, c.objectId, c.path, c.intent, c.remote, c.reason, JSON.stringify(c.op));
+    const r = this.db
+      .prepare('INSERT INTO local_conflicts (at, kind, object_id, path, intent, remote, reason, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(new Date().toISOString(), c.op.op, c.objectId, c.path, c.intent, c.remote, c.reason, JSON.stringify(c.op));
     return Number(r.lastInsertRowid);
   }
 
   conflicts(): ConflictRow[] {
-    const rows = this.db.prepare('SELECT seq, at, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq').all() as (Omit<ConflictRow, 'op' | 'kind'> & { op: string })[];
+    const rows = this.db
+      .prepare('SELECT seq, at, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts ORDER BY seq')
+      .all() as (Omit<ConflictRow, 'op' | 'kind'> & { op: string })[];
     return rows.map((r) => {
       const op = conflictIntentOf(r.seq, r.op);
       return { ...r, kind: op.op, op };
@@ -404,12 +516,18 @@ export class LocalStore {
 
   /** Queues a request for the engine (the command line's way to act on a running engine). */
   request(action: RequestAction, ids: readonly string[]): void {
-    this.db.prepare('INSERT INTO local_requests (at, action, ids) VALUES (?, ?, ?)').run(new Date().toISOString(), action, JSON.stringify(ids));
+    this.db
+      .prepare('INSERT INTO local_requests (at, action, ids) VALUES (?, ?, ?)')
+      .run(new Date().toISOString(), action, JSON.stringify(ids));
   }
 
   takeRequests(): { action: RequestAction; ids: string[] }[] {
     return this.db.transaction(() => {
-      const rows = this.db.prepare('SELECT seq, action, ids FROM local_requests ORDER BY seq').all() as { seq: number; action: RequestAction; ids: string }[];
+      const rows = this.db.prepare('SELECT seq, action, ids FROM local_requests ORDER BY seq').all() as {
+        seq: number;
+        action: RequestAction;
+        ids: string;
+      }[];
       if (rows.length) this.db.prepare('DELETE FROM local_requests WHERE seq <= ?').run(rows[rows.length - 1]!.seq);
       return rows.map((r) => ({ action: r.action, ids: JSON.parse(r.ids) as string[] }));
     })();
@@ -448,7 +566,8 @@ export class LocalStore {
 
   /** What an entry holds, as stored: the user's content (`filled`), a downloaded version, or neither (a placeholder). */
   entryContent(id: string): { kind: string; filled: boolean; content: HeldContent | undefined } | undefined {
-    const r = this.db.prepare('SELECT kind, filled, content FROM local_entries WHERE id = ?').get(id) as { kind: string; filled: number; content: string | null } | undefined;
+    const r = this.db.prepare('SELECT kind, filled, content FROM local_entries WHERE id = ?').get(id) as
+      { kind: string; filled: number; content: string | null } | undefined;
     return r && { kind: r.kind, filled: r.filled === 1, content: heldContentOf(r.content) };
   }
 
@@ -459,7 +578,11 @@ export class LocalStore {
 
   /** Activity rows after `seq`, oldest first. */
   activitySince(seq: number): ActivityRow[] {
-    const rows = this.db.prepare('SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq > ? ORDER BY seq').all(seq) as StoredActivity[];
+    const rows = this.db
+      .prepare(
+        'SELECT seq, at, kind, path, summary, reason, outbox_seq AS outboxSeq, undone FROM local_activity WHERE seq > ? ORDER BY seq',
+      )
+      .all(seq) as StoredActivity[];
     return rows.map(activityOf);
   }
 
@@ -469,7 +592,10 @@ export class LocalStore {
   }
 
   setDownload(d: DownloadRow): void {
-    this.db.prepare('INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at')
+    this.db
+      .prepare(
+        'INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at',
+      )
       .run(d.id, d.etag, d.size, d.file, new Date().toISOString());
   }
 
@@ -488,7 +614,9 @@ export class LocalStore {
 
   removePins(ids: Iterable<string>): void {
     const del = this.db.prepare('DELETE FROM local_pins WHERE id = ?');
-    this.db.transaction(() => { for (const id of ids) del.run(id); })();
+    this.db.transaction(() => {
+      for (const id of ids) del.run(id);
+    })();
   }
 
   /** Every download in progress (the partial files they name are kept; any other is swept). */

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { LocalModel, type LocalEntry } from './model.js';
 
-const entry = (id: string, ino: string | null, lparent = 'r'): LocalEntry => ({ id, kind: 'file', lparent, lname: `${id}.txt`, ino, filled: false, rparent: lparent, rname: `${id}.txt`, etag: '"e"', mtime: '2020-01-01T00:00:00Z', setag: '"e"', state: 'ok' });
+const entry = (id: string, ino: string | null, lparent = 'r'): LocalEntry => ({
+  id,
+  kind: 'file',
+  lparent,
+  lname: `${id}.txt`,
+  ino,
+  filled: false,
+  rparent: lparent,
+  rname: `${id}.txt`,
+  etag: '"e"',
+  mtime: '2020-01-01T00:00:00Z',
+  setag: '"e"',
+  state: 'ok',
+});
 
 describe('LocalModel inode index', () => {
   it('built at first use after a load: finds what was loaded, follows later changes', () => {

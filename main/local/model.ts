@@ -37,7 +37,10 @@ export interface HeldContent {
  * Whether what the disk shows of a file is the download the engine left there (not an edit).
  * `ino` undefined: not compared (a disk read by place, where inodes are not valid).
  */
-export function asDownloaded(e: Pick<LocalEntry, 'kind' | 'content'>, d: { size: number; mtimeMs: number; ino?: string | undefined }): boolean {
+export function asDownloaded(
+  e: Pick<LocalEntry, 'kind' | 'content'>,
+  d: { size: number; mtimeMs: number; ino?: string | undefined },
+): boolean {
   const c = e.content;
   return e.kind === 'file' && c !== undefined && d.size === c.size && d.mtimeMs === c.mtimeMs && (d.ino === undefined || d.ino === c.ino);
 }
@@ -86,7 +89,10 @@ export class LocalModel {
   /** Ids of the files holding a downloaded NAS version (a NAS change to them is checked at each reconcile). */
   readonly withContent = new Set<string>();
 
-  constructor(readonly rootId: string, entries: Iterable<LocalEntry> = []) {
+  constructor(
+    readonly rootId: string,
+    entries: Iterable<LocalEntry> = [],
+  ) {
     for (const e of entries) this.put(e);
   }
 
@@ -283,7 +289,10 @@ export class LocalModel {
       let next: LocalEntry | undefined;
       for (const k of this.kids.get(cur?.id ?? '') ?? []) {
         const e = this.byId.get(k);
-        if (e && e.kind === 'dir' && e.state === 'ok' && e.ino !== null && e.lname.normalize('NFC') === name) { next = e; break; }
+        if (e && e.kind === 'dir' && e.state === 'ok' && e.ino !== null && e.lname.normalize('NFC') === name) {
+          next = e;
+          break;
+        }
       }
       if (!(cur = next)) return undefined;
     }
@@ -300,7 +309,10 @@ export class LocalModel {
         let next: LocalEntry | undefined;
         for (const k of this.kids.get(cur?.id ?? '') ?? []) {
           const e = this.byId.get(k);
-          if (e && e.kind === 'dir' && e.lname.normalize('NFC') === name) { next = e; break; }
+          if (e && e.kind === 'dir' && e.lname.normalize('NFC') === name) {
+            next = e;
+            break;
+          }
         }
         if (!(cur = next)) break;
       }

@@ -12,7 +12,14 @@ import type { DirScan } from './analyse.js';
  */
 const T0 = Date.parse('2020-01-01T00:00:00Z');
 
-interface Node { id: string; kind: Kind; parent: string; name: string; time: number; isNew?: boolean }
+interface Node {
+  id: string;
+  kind: Kind;
+  parent: string;
+  name: string;
+  time: number;
+  isNew?: boolean;
+}
 
 function modelOf(nodes: Node[]): LocalModel {
   const m = new LocalModel('R');
@@ -22,7 +29,20 @@ function modelOf(nodes: Node[]): LocalModel {
 }
 
 function entry(id: string, kind: Kind, parent: string, name: string, time: number): LocalEntry {
-  return { id, kind, lparent: parent, lname: name, ino: `old-${id}`, filled: false, rparent: parent, rname: name, etag: '"Ag"', mtime: new Date(time).toISOString(), setag: '"Ag"', state: 'ok' };
+  return {
+    id,
+    kind,
+    lparent: parent,
+    lname: name,
+    ino: `old-${id}`,
+    filled: false,
+    rparent: parent,
+    rname: name,
+    etag: '"Ag"',
+    mtime: new Date(time).toISOString(),
+    setag: '"Ag"',
+    state: 'ok',
+  };
 }
 
 /** Scans of every folder of `disk` (nodes as they are now), with fresh inodes (a remount). */
@@ -34,11 +54,15 @@ function scansOf(disk: Node[]): DirScan[] {
     return segs.join('/');
   };
   const dirs = ['R', ...disk.filter((n) => n.kind === 'dir').map((n) => n.id)];
-  return dirs.map((d) => ({
-    path: d === 'R' ? '' : pathOf(d),
-    ino: d === 'R' ? 'new-R' : `new-${d}`,
-    entries: disk.filter((n) => n.parent === d).map((n) => ({ name: n.name, ino: `new-${n.id}`, kind: n.kind, size: 0, mtimeMs: n.time })),
-  })).sort((a, b) => (a.path === '' ? 0 : a.path.split('/').length) - (b.path === '' ? 0 : b.path.split('/').length));
+  return dirs
+    .map((d) => ({
+      path: d === 'R' ? '' : pathOf(d),
+      ino: d === 'R' ? 'new-R' : `new-${d}`,
+      entries: disk
+        .filter((n) => n.parent === d)
+        .map((n) => ({ name: n.name, ino: `new-${n.id}`, kind: n.kind, size: 0, mtimeMs: n.time })),
+    }))
+    .sort((a, b) => (a.path === '' ? 0 : a.path.split('/').length) - (b.path === '' ? 0 : b.path.split('/').length));
 }
 
 const opArb = fc.record({ op: fc.constantFrom('rename', 'move', 'delete', 'add', 'touch'), a: fc.nat(), b: fc.nat() });
@@ -53,14 +77,23 @@ describe('pairByPlace (property)', () => {
           const nodes: Node[] = [];
           const dirs = ['R'];
           spec.forEach((s, i) => {
-            const n: Node = { id: `o${i}`, kind: s.dir ? 'dir' : 'file', parent: dirs[s.parent % dirs.length]!, name: `n${i}`, time: s.sameTime ? T0 : T0 + (i + 1) * 60_000 };
+            const n: Node = {
+              id: `o${i}`,
+              kind: s.dir ? 'dir' : 'file',
+              parent: dirs[s.parent % dirs.length]!,
+              name: `n${i}`,
+              time: s.sameTime ? T0 : T0 + (i + 1) * 60_000,
+            };
             nodes.push(n);
             if (s.dir) dirs.push(n.id);
           });
           const model = modelOf(nodes);
           // the user, while the engine was stopped
           let disk = nodes.map((n) => ({ ...n }));
-          const isUnder = (id: string, anc: string): boolean => { for (let c: string | undefined = id; c && c !== 'R'; c = disk.find((x) => x.id === c)?.parent) if (c === anc) return true; return false; };
+          const isUnder = (id: string, anc: string): boolean => {
+            for (let c: string | undefined = id; c && c !== 'R'; c = disk.find((x) => x.id === c)?.parent) if (c === anc) return true;
+            return false;
+          };
           const free = (parent: string, name: string): boolean => !disk.some((x) => x.parent === parent && x.name === name);
           let k = 0;
           for (const o of ops) {
@@ -75,7 +108,15 @@ describe('pairByPlace (property)', () => {
             else if (o.op === 'add') {
               const to = folders[o.b % folders.length]!;
               // a new file has today's time, a placeholder the NAS's (years before)
-              if (free(to, `new${k}`)) disk.push({ id: `new${k}`, kind: o.b % 2 ? 'dir' : 'file', parent: to, name: `new${k}`, time: T0 + 900_000_000 + k++ * 60_000, isNew: true });
+              if (free(to, `new${k}`))
+                disk.push({
+                  id: `new${k}`,
+                  kind: o.b % 2 ? 'dir' : 'file',
+                  parent: to,
+                  name: `new${k}`,
+                  time: T0 + 900_000_000 + k++ * 60_000,
+                  isNew: true,
+                });
             } else if (o.op === 'touch' && x.kind === 'file') x.time = T0 + 999_999_999;
           }
           const res = pairByPlace({ model, scans: scansOf(disk), granularityMs: 2000, why: 'test' });
@@ -84,7 +125,10 @@ describe('pairByPlace (property)', () => {
           // took its contents and its place (two folders renamed while everything in one
           // moved to the other: the NAS ends with the same tree, their ids traded), so
           // folders are checked below by where everything ends
-          const traded = res.moves.some((m) => { const d = now.get(m.id); return model.get(m.id)!.kind === 'dir' && (!d || d.parent !== m.toParent || d.name !== m.toName); });
+          const traded = res.moves.some((m) => {
+            const d = now.get(m.id);
+            return model.get(m.id)!.kind === 'dir' && (!d || d.parent !== m.toParent || d.name !== m.toName);
+          });
           for (const m of res.moves) {
             const d = now.get(m.id);
             if (traded || model.get(m.id)!.kind === 'dir') continue;
@@ -98,22 +142,36 @@ describe('pairByPlace (property)', () => {
           for (const n of nodes) {
             const d = now.get(n.id);
             const orig = nodes.find((x) => x.id === n.id)!;
-            if (!traded && d && d.parent === orig.parent && d.name === orig.name) expect(reported.has(n.id), `${n.id} untouched but reported`).toBe(false);
+            if (!traded && d && d.parent === orig.parent && d.name === orig.name)
+              expect(reported.has(n.id), `${n.id} untouched but reported`).toBe(false);
           }
           // entries of the model that are gone are either deleted, held, or below something that is
-          const covered = (id: string): boolean => { for (let c: string | undefined = id; c && c !== 'R'; c = model.get(c)?.lparent) if (reported.has(c)) return true; return false; };
+          const covered = (id: string): boolean => {
+            for (let c: string | undefined = id; c && c !== 'R'; c = model.get(c)?.lparent) if (reported.has(c)) return true;
+            return false;
+          };
           for (const n of nodes) if (!now.has(n.id)) expect(covered(n.id), `${n.id} gone without a word`).toBe(true);
           // applied to the model, the result puts everything not held or deleted at a place of its kind on disk
           const after = new Map([...model.byId.values()].map((e) => [e.id, { parent: e.lparent, name: e.lname }]));
           for (const m of res.moves) after.set(m.id, { parent: m.toParent, name: m.toName });
-          const pathAfter = (id: string): string => { const segs: string[] = []; for (let c = id; c !== 'R'; c = after.get(c)!.parent) segs.unshift(after.get(c)!.name); return segs.join('/'); };
-          const diskKinds = new Map(scansOf(disk).flatMap((sc) => sc.entries.map((e) => [sc.path === '' ? e.name : `${sc.path}/${e.name}`, e.kind] as const)));
-          for (const n of nodes) if (!covered(n.id)) expect(diskKinds.get(pathAfter(n.id)), `${n.id} ends at ${pathAfter(n.id)}`).toBe(n.kind);
+          const pathAfter = (id: string): string => {
+            const segs: string[] = [];
+            for (let c = id; c !== 'R'; c = after.get(c)!.parent) segs.unshift(after.get(c)!.name);
+            return segs.join('/');
+          };
+          const diskKinds = new Map(
+            scansOf(disk).flatMap((sc) => sc.entries.map((e) => [sc.path === '' ? e.name : `${sc.path}/${e.name}`, e.kind] as const)),
+          );
+          for (const n of nodes)
+            if (!covered(n.id)) expect(diskKinds.get(pathAfter(n.id)), `${n.id} ends at ${pathAfter(n.id)}`).toBe(n.kind);
           // every rebound inode of a file is the one the disk gives that file now (folders: see above)
           for (const r of res.rebound) if (r.id !== 'R' && model.get(r.id)!.kind === 'file') expect(r.ino).toBe(`new-${r.id}`);
         },
       ),
-      { numRuns: Number(process.env['PLACE_RUNS'] ?? 500), ...(process.env['PLACE_SEED'] === 'random' ? {} : { seed: Number(process.env['PLACE_SEED'] ?? 20261126) }) },
+      {
+        numRuns: Number(process.env['PLACE_RUNS'] ?? 500),
+        ...(process.env['PLACE_SEED'] === 'random' ? {} : { seed: Number(process.env['PLACE_SEED'] ?? 20261126) }),
+      },
     );
   });
 });
@@ -137,7 +195,10 @@ describe('pairByPlace (cases)', () => {
   it('a renamed folder is paired by its contents and its insides by place; a renamed file by its time', () => {
     const disk = base().map((n) => (n.id === 'p' ? { ...n, name: 'Trip' } : n.id === 'a' ? { ...n, name: 'A.txt', parent: 'p' } : n));
     const r = pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
-    expect(r.moves.map((m) => [m.id, m.toParent, m.toName]).sort()).toEqual([['a', 'p', 'A.txt'], ['p', 'R', 'Trip']]);
+    expect(r.moves.map((m) => [m.id, m.toParent, m.toName]).sort()).toEqual([
+      ['a', 'p', 'A.txt'],
+      ['p', 'R', 'Trip'],
+    ]);
     expect(r.deletes).toEqual([]);
     expect(r.uncertain).toEqual([]);
   });
@@ -154,8 +215,12 @@ describe('pairByPlace (cases)', () => {
 
   it('the time is compared to the file system granularity (FAT: 2 s)', () => {
     const disk = base().map((n) => (n.id === 'b' ? { ...n, name: 'b2.txt', time: n.time + 1500 } : n));
-    expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 2000, why: 'test' }).moves.map((m) => m.id)).toEqual(['b']);
-    expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 0, why: 'test' }).uncertain.map((u) => u.id)).toEqual(['b']);
+    expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 2000, why: 'test' }).moves.map((m) => m.id)).toEqual([
+      'b',
+    ]);
+    expect(pairByPlace({ model: modelOf(base()), scans: scansOf(disk), granularityMs: 0, why: 'test' }).uncertain.map((u) => u.id)).toEqual(
+      ['b'],
+    );
   });
 
   it('two folders that traded names while stopped are a swap of the two folders, not moves of what they hold', () => {
@@ -167,7 +232,10 @@ describe('pairByPlace (cases)', () => {
     ];
     const disk = nodes.map((n) => (n.id === 'A' ? { ...n, name: 'Summer' } : n.id === 'B' ? { ...n, name: 'Love Sky' } : n));
     const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
-    expect(r.moves.map((m) => [m.id, m.toName]).sort()).toEqual([['A', 'Summer'], ['B', 'Love Sky']]);
+    expect(r.moves.map((m) => [m.id, m.toName]).sort()).toEqual([
+      ['A', 'Summer'],
+      ['B', 'Love Sky'],
+    ]);
     expect(r.deletes).toEqual([]);
     expect(r.uncertain).toEqual([]);
   });
@@ -185,10 +253,19 @@ describe('pairByPlace (cases)', () => {
       expect(r.deletes).toEqual([]);
       return r.moves.map((m): [string, string] => [m.id, m.toParent === 'R' ? m.toName : `into ${m.toParent}`]).sort();
     };
-    expect(trade(2, 1)).toEqual([['A', 'Yann Tiersen'], ['B', 'Radiohead']]);
-    expect(trade(1, 2)).toEqual([['A', 'Yann Tiersen'], ['B', 'Radiohead']]);
+    expect(trade(2, 1)).toEqual([
+      ['A', 'Yann Tiersen'],
+      ['B', 'Radiohead'],
+    ]);
+    expect(trade(1, 2)).toEqual([
+      ['A', 'Yann Tiersen'],
+      ['B', 'Radiohead'],
+    ]);
     // one item each: "the folders swapped" or "their items swapped" (docs/sync-engine.md, known limits)
-    expect(trade(1, 1)).toEqual([['a0', 'into B'], ['b0', 'into A']]);
+    expect(trade(1, 1)).toEqual([
+      ['a0', 'into B'],
+      ['b0', 'into A'],
+    ]);
   });
 
   it('two folders that traded names, one of them then moved away: each is found by its contents, nothing inside moves', () => {
@@ -202,7 +279,10 @@ describe('pairByPlace (cases)', () => {
     // Party <-> Old Videos (names traded), then the former Party moved into Music as "Party 2"
     const disk = nodes.map((n) => (n.id === 'V' ? { ...n, name: 'Party' } : n.id === 'P' ? { ...n, parent: 'M', name: 'Party 2' } : n));
     const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
-    expect(r.moves.map((m) => [m.id, m.toParent, m.toName]).sort()).toEqual([['P', 'M', 'Party 2'], ['V', 'R', 'Party']]);
+    expect(r.moves.map((m) => [m.id, m.toParent, m.toName]).sort()).toEqual([
+      ['P', 'M', 'Party 2'],
+      ['V', 'R', 'Party'],
+    ]);
     expect(r.deletes).toEqual([]);
     expect(r.uncertain).toEqual([]);
   });
@@ -222,8 +302,11 @@ describe('pairByPlace (cases)', () => {
   it('a mass change pairs one to one without comparing everything with everything (20,000 renamed, 5,000 deleted, 5,000 new)', () => {
     const nodes: Node[] = [{ id: 'd', kind: 'dir', parent: 'R', name: 'Big', time: T0 }];
     for (let i = 0; i < 25_000; i++) nodes.push({ id: `f${i}`, kind: 'file', parent: 'd', name: `f${i}.jpg`, time: T0 + i * 60_000 });
-    const disk = nodes.filter((n) => !(n.id.startsWith('f') && Number(n.id.slice(1)) >= 20_000)).map((n) => (n.id.startsWith('f') ? { ...n, name: `renamed ${n.name}` } : n));
-    for (let i = 0; i < 5000; i++) disk.push({ id: `n${i}`, kind: 'file', parent: 'R', name: `new ${i}.txt`, time: T0 + 2_000_000_000 + i });
+    const disk = nodes
+      .filter((n) => !(n.id.startsWith('f') && Number(n.id.slice(1)) >= 20_000))
+      .map((n) => (n.id.startsWith('f') ? { ...n, name: `renamed ${n.name}` } : n));
+    for (let i = 0; i < 5000; i++)
+      disk.push({ id: `n${i}`, kind: 'file', parent: 'R', name: `new ${i}.txt`, time: T0 + 2_000_000_000 + i });
     const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
     expect(r.moves).toHaveLength(20_000);
     expect(r.moves.every((m) => m.toName === `renamed ${m.id}.jpg`)).toBe(true);

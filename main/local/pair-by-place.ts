@@ -39,7 +39,10 @@ interface Appearance {
 
 const nfc = (s: string): string => s.normalize('NFC');
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
-const split = (path: string): [string, string] => { const i = path.lastIndexOf('/'); return i < 0 ? ['', path] : [path.slice(0, i), path.slice(i + 1)]; };
+const split = (path: string): [string, string] => {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? ['', path] : [path.slice(0, i), path.slice(i + 1)];
+};
 
 /** How much of a folder's contents (its names) must be found in another for it to be the same folder. */
 const FOLDER_MATCH = 0.75;
@@ -60,11 +63,25 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     let found = pairFolders(model, pass, byPath, [], tol);
     if (found.length === 0) found = pairFolders(model, pass, byPath, hiddenBelow(model, pass.gone, movedIds), tol);
     if (found.length === 0) break;
-    for (const [path, id] of found) { movedTo.set(path, id); movedIds.add(id); }
+    for (const [path, id] of found) {
+      movedTo.set(path, id);
+      movedIds.add(id);
+    }
     pass = placePass(model, scans, movedTo, movedIds, ix);
   }
 
-  const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [], rebound: pass.rebound, uncertain: [], folders: pass.folders };
+  const res: PairResult = {
+    moves: [],
+    unsendable: [],
+    replaced: [],
+    filled: [],
+    deletes: [],
+    carry: [],
+    localOnly: [],
+    rebound: pass.rebound,
+    uncertain: [],
+    folders: pass.folders,
+  };
   for (const [path, id] of movedTo) {
     const [dir, name] = split(path);
     const parent = pass.resolved.get(dir);
@@ -96,9 +113,18 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const taken = new Set<Appearance>();
   const pairedFiles = new Set<string>();
   for (const e of goneFiles) {
-    const u = best(newByTime.near(Date.parse(e.mtime)).filter((x) => agrees(e, x)), e.lname);
+    const u = best(
+      newByTime.near(Date.parse(e.mtime)).filter((x) => agrees(e, x)),
+      e.lname,
+    );
     if (!u || taken.has(u)) continue;
-    const back = best(goneByTime.near(u.d.mtimeMs).filter((x) => agrees(x, u)).map((x) => ({ name: x.lname, e: x })), u.name);
+    const back = best(
+      goneByTime
+        .near(u.d.mtimeMs)
+        .filter((x) => agrees(x, u))
+        .map((x) => ({ name: x.lname, e: x })),
+      u.name,
+    );
     if (back?.e !== e) continue;
     taken.add(u);
     pairedFiles.add(e.id);
@@ -124,8 +150,12 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const paths = (us: readonly Appearance[]): string[] => [...new Set(us.map((u) => u.path))].slice(0, 3);
   for (const e of pass.gone) {
     if (movedIds.has(e.id) || pairedFiles.has(e.id)) continue;
-    const could = e.kind === 'dir' ? anyDirs : paths([...likely(e), ...(byParent.get(e.lparent) ?? []), ...(byName.get(nfc(e.lname)) ?? []), ...empty]);
-    if (could.length > 0) { res.uncertain.push({ id: e.id, candidates: could }); continue; }
+    const could =
+      e.kind === 'dir' ? anyDirs : paths([...likely(e), ...(byParent.get(e.lparent) ?? []), ...(byName.get(nfc(e.lname)) ?? []), ...empty]);
+    if (could.length > 0) {
+      res.uncertain.push({ id: e.id, candidates: could });
+      continue;
+    }
     res.deletes.push(e.id);
     // What a deleted folder held may have left it first (moved out, changed, then the folder
     // deleted): a placeholder below it with a possible twin elsewhere (its time, or its name)
@@ -183,14 +213,21 @@ function scanIndex(scans: readonly DirScan[], byPath: ReadonlyMap<string, DirSca
       whereName ??= build();
       const out = new Set(whereName.get(nfc(k.lname)) ?? []);
       const t = Date.parse(k.mtime);
-      if (k.kind === 'file' && !k.filled && Number.isFinite(t)) for (const x of whereTime.near(t)) if (Math.abs(x.t - t) <= tol) out.add(x.dir);
+      if (k.kind === 'file' && !k.filled && Number.isFinite(t))
+        for (const x of whereTime.near(t)) if (Math.abs(x.t - t) <= tol) out.add(x.dir);
       return out;
     },
   };
 }
 
 /** One reading of the scans by place, with the folders paired so far at their new paths. */
-function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: ReadonlyMap<string, string>, movedIds: ReadonlySet<string>, ix: ScanIndex): Pass {
+function placePass(
+  model: LocalModel,
+  scans: readonly DirScan[],
+  movedTo: ReadonlyMap<string, string>,
+  movedIds: ReadonlySet<string>,
+  ix: ScanIndex,
+): Pass {
   const { byPath, dirsHolding } = ix;
   /**
    * The folder at a folder's place is not that folder when nothing it held is in it while
@@ -198,7 +235,11 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
    * its contents (a swap), not read as moves of everything inside them. Two or more known
    * items only (one says too little); items renamed in place count by their NAS time.
    */
-  const kidsOf = (id: string): LocalEntry[] => model.children(id).map((k) => model.get(k)!).filter((k) => k.state === 'ok' && k.ino !== null);
+  const kidsOf = (id: string): LocalEntry[] =>
+    model
+      .children(id)
+      .map((k) => model.get(k)!)
+      .filter((k) => k.state === 'ok' && k.ino !== null);
   /** Folder paths (other than `path`) holding what `e` held (at least `min` items), when nothing of it is at `path`. */
   const elsewhere = (e: LocalEntry, path: string, min = 2): Set<string> | undefined => {
     const kids = kidsOf(e.id);
@@ -215,7 +256,12 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
   const folderAt = (path: string): LocalEntry | undefined => {
     let cur = root;
     for (const seg of path === '' ? [] : path.split('/')) {
-      const next = cur ? model.children(cur.id).map((k) => model.get(k)!).find((k) => k.kind === 'dir' && k.state === 'ok' && nfc(k.lname) === nfc(seg)) : undefined;
+      const next = cur
+        ? model
+            .children(cur.id)
+            .map((k) => model.get(k)!)
+            .find((k) => k.kind === 'dir' && k.state === 'ok' && nfc(k.lname) === nfc(seg))
+        : undefined;
       if (!next) return undefined;
       cur = next;
     }
@@ -223,7 +269,10 @@ function placePass(model: LocalModel, scans: readonly DirScan[], movedTo: Readon
   };
   /** Known folders with no scanned folder at their recorded place (built once, when first asked). */
   let goneDirs: LocalEntry[] | undefined;
-  const gone = (): LocalEntry[] => (goneDirs ??= [...model.byId.values()].filter((d) => d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !byPath.has(model.pathOf(d.id) ?? '')));
+  const gone = (): LocalEntry[] =>
+    (goneDirs ??= [...model.byId.values()].filter(
+      (d) => d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !byPath.has(model.pathOf(d.id) ?? ''),
+    ));
   const notThatFolder = (e: LocalEntry, path: string): boolean => {
     if (e.kind !== 'dir' || !byPath.has(path)) return false;
     const other = elsewhere(e, path, 1);
@@ -330,13 +379,22 @@ function hiddenBelow(model: LocalModel, gone: readonly LocalEntry[], movedIds: R
  * one (>= 75 %), and be most of it (>= 50 %: the user may have added some). An empty folder
  * has only its name: the same name elsewhere (moved) is the same folder, anything else is not known.
  */
-function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, DirScan>, hidden: readonly LocalEntry[], tol: number): [string, string][] {
+function pairFolders(
+  model: LocalModel,
+  pass: Pass,
+  byPath: ReadonlyMap<string, DirScan>,
+  hidden: readonly LocalEntry[],
+  tol: number,
+): [string, string][] {
   const gone = [...pass.gone, ...hidden].filter((e) => e.kind === 'dir');
   const appeared = pass.unknown.filter((u) => u.d.kind === 'dir');
   if (!gone.length || !appeared.length) return [];
   const kidsOf = (id: string): Map<string, LocalEntry> => {
     const m = new Map<string, LocalEntry>();
-    for (const k of model.children(id)) { const c = model.get(k); if (c && c.state === 'ok' && c.ino !== null) m.set(nfc(c.lname), c); }
+    for (const k of model.children(id)) {
+      const c = model.get(k);
+      if (c && c.state === 'ok' && c.ino !== null) m.set(nfc(c.lname), c);
+    }
     return m;
   };
   const sameItem = (c: LocalEntry, d: DiskEntry): boolean => {
@@ -349,7 +407,10 @@ function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, 
   const shared = (g: LocalEntry, u: Appearance): number => {
     const a = goneKids.get(g.id)!;
     let both = 0;
-    for (const d of byPath.get(u.path)?.entries ?? []) { const c = a.get(nfc(d.name)); if (c && sameItem(c, d)) both++; }
+    for (const d of byPath.get(u.path)?.entries ?? []) {
+      const c = a.get(nfc(d.name));
+      if (c && sameItem(c, d)) both++;
+    }
     return both;
   };
   const agree = (g: LocalEntry, u: Appearance): boolean => {
@@ -375,7 +436,12 @@ function pairFolders(model: LocalModel, pass: Pass, byPath: ReadonlyMap<string, 
 /** Items grouped by a key. */
 function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
-  for (const t of items) { const k = key(t); const l = m.get(k); if (l) l.push(t); else m.set(k, [t]); }
+  for (const t of items) {
+    const k = key(t);
+    const l = m.get(k);
+    if (l) l.push(t);
+    else m.set(k, [t]);
+  }
   return m;
 }
 
@@ -384,7 +450,10 @@ class TimeBuckets<T> {
   private readonly buckets = new Map<number, T[]>();
   private readonly width: number;
 
-  constructor(tol: number, private readonly timeOf: (t: T) => number | undefined) {
+  constructor(
+    tol: number,
+    private readonly timeOf: (t: T) => number | undefined,
+  ) {
     this.width = Math.max(1, tol);
   }
 
@@ -393,7 +462,8 @@ class TimeBuckets<T> {
     if (t === undefined || !Number.isFinite(t)) return;
     const b = Math.floor(t / this.width);
     const l = this.buckets.get(b);
-    if (l) l.push(item); else this.buckets.set(b, [item]);
+    if (l) l.push(item);
+    else this.buckets.set(b, [item]);
   }
 
   near(t: number): T[] {

@@ -22,7 +22,20 @@ function buildModel(spec: { parent: number; dir: boolean }[]): LocalModel {
 }
 
 function entry(id: string, kind: Kind, parent: string, name: string, ino: string): LocalEntry {
-  return { id, kind, lparent: parent, lname: name, ino, filled: false, rparent: parent, rname: name, etag: '"Ag"', mtime: '', setag: '"Ag"', state: 'ok' };
+  return {
+    id,
+    kind,
+    lparent: parent,
+    lname: name,
+    ino,
+    filled: false,
+    rparent: parent,
+    rname: name,
+    etag: '"Ag"',
+    mtime: '',
+    setag: '"Ag"',
+    state: 'ok',
+  };
 }
 
 /** The disk as parent/name per id, and scans of every folder on it. */
@@ -108,7 +121,10 @@ describe('pairMoves (property)', () => {
           const id = ids[p % ids.length]!;
           if (!disk.has(id)) continue;
           const sub = [...disk.keys()].filter((x) => under(disk, x, id));
-          for (const x of sub) { disk.delete(x); removed.add(x); }
+          for (const x of sub) {
+            disk.delete(x);
+            removed.add(x);
+          }
         }
         const first = pairMoves({ model: m, scans: scansOf(disk), carried: [], now: 0, holdMs: 1000 });
         expect(first.deletes).toEqual([]);
@@ -138,13 +154,25 @@ describe('pairMoves (property)', () => {
     m.put(entry('B', 'file', 'R', 'b.txt', '3'));
     m.put(entry('C', 'file', 'R', 'c.txt', '4'));
     // b.txt deleted, a.txt renamed to b.txt, c.txt renamed to a.txt (a chain onto a held name)
-    const scans: DirScan[] = [{ path: '', ino: '1', entries: [{ name: 'b.txt', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }, { name: 'a.txt', ino: '4', kind: 'file', size: 0, mtimeMs: 0 }] }];
+    const scans: DirScan[] = [
+      {
+        path: '',
+        ino: '1',
+        entries: [
+          { name: 'b.txt', ino: '2', kind: 'file', size: 0, mtimeMs: 0 },
+          { name: 'a.txt', ino: '4', kind: 'file', size: 0, mtimeMs: 0 },
+        ],
+      },
+    ];
     const first = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 1000 });
     expect(first.moves).toEqual([]);
     expect(first.carry.map((c) => c.id)).toEqual(['B']);
     const later = pairMoves({ model: m, scans, carried: first.carry, now: 2000, holdMs: 1000 });
     expect(later.deletes).toEqual(['B']);
-    expect(later.moves.map((x) => [x.id, x.toName]).sort()).toEqual([['A', 'b.txt'], ['C', 'a.txt']]);
+    expect(later.moves.map((x) => [x.id, x.toName]).sort()).toEqual([
+      ['A', 'b.txt'],
+      ['C', 'a.txt'],
+    ]);
   });
 
   it('a freed inode reused by a new file elsewhere is never sent as a move: held ("renamed or deleted?"), the new file local only', () => {
@@ -155,7 +183,11 @@ describe('pairMoves (property)', () => {
     // photo.jpg deleted, then "my note.txt" written in Docs got its inode number (ext4 reuses them at once)
     const scans: DirScan[] = [
       { path: '', ino: '1', entries: [{ name: 'Docs', ino: '2', kind: 'dir', size: 0, mtimeMs: 0 }] },
-      { path: 'Docs', ino: '2', entries: [{ name: 'my note.txt', ino: '3', kind: 'file', size: 120, mtimeMs: Date.parse('2026-11-26T20:00:00Z') }] },
+      {
+        path: 'Docs',
+        ino: '2',
+        entries: [{ name: 'my note.txt', ino: '3', kind: 'file', size: 120, mtimeMs: Date.parse('2026-11-26T20:00:00Z') }],
+      },
     ];
     const r = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 0 });
     expect(r.moves).toEqual([]);
@@ -163,8 +195,13 @@ describe('pairMoves (property)', () => {
     expect(r.localOnly.map((l) => l.path)).toEqual(['Docs/my note.txt']);
     expect(r.deletes).toEqual([]);
     // the same inode with the placeholder's own time and no content is a plain move
-    const moved: DirScan[] = [scans[0]!, { ...scans[1]!, entries: [{ name: 'photo.jpg', ino: '3', kind: 'file', size: 0, mtimeMs: Date.parse('2019-05-05T10:00:00Z') }] }];
-    expect(pairMoves({ model: m, scans: moved, carried: [], now: 0, holdMs: 0 }).moves.map((x) => [x.id, x.toParent])).toEqual([['A', 'D']]);
+    const moved: DirScan[] = [
+      scans[0]!,
+      { ...scans[1]!, entries: [{ name: 'photo.jpg', ino: '3', kind: 'file', size: 0, mtimeMs: Date.parse('2019-05-05T10:00:00Z') }] },
+    ];
+    expect(pairMoves({ model: m, scans: moved, carried: [], now: 0, holdMs: 0 }).moves.map((x) => [x.id, x.toParent])).toEqual([
+      ['A', 'D'],
+    ]);
   });
 });
 
@@ -173,7 +210,13 @@ describe('unicode normalisation', () => {
     const m = new LocalModel('R');
     m.put(entry('R', 'dir', '', '', '1'));
     m.put(entry('A', 'file', 'R', 'caf\u00e9.txt', '2'));
-    const r = pairMoves({ model: m, scans: [{ path: '', ino: '1', entries: [{ name: 'cafe\u0301.txt', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }] }], carried: [], now: 0, holdMs: 0 });
+    const r = pairMoves({
+      model: m,
+      scans: [{ path: '', ino: '1', entries: [{ name: 'cafe\u0301.txt', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }] }],
+      carried: [],
+      now: 0,
+      holdMs: 0,
+    });
     expect(r.moves).toEqual([]);
     expect(r.deletes).toEqual([]);
   });
@@ -184,10 +227,16 @@ describe('editor backups', () => {
     const m = new LocalModel('R');
     m.put(entry('R', 'dir', '', '', '1'));
     m.put(entry('A', 'file', 'R', 'notes.txt', '2'));
-    const scans: DirScan[] = [{ path: '', ino: '1', entries: [
-      { name: 'notes.txt~', ino: '2', kind: 'file', size: 0, mtimeMs: 0 },
-      { name: 'notes.txt', ino: '77', kind: 'file', size: 5, mtimeMs: 0 },
-    ] }];
+    const scans: DirScan[] = [
+      {
+        path: '',
+        ino: '1',
+        entries: [
+          { name: 'notes.txt~', ino: '2', kind: 'file', size: 0, mtimeMs: 0 },
+          { name: 'notes.txt', ino: '77', kind: 'file', size: 5, mtimeMs: 0 },
+        ],
+      },
+    ];
     const r = pairMoves({ model: m, scans, carried: [], now: 0, holdMs: 0 });
     expect(r.moves).toEqual([]);
     expect(r.replaced).toEqual([{ id: 'A', ino: '77', filled: true }]);
@@ -198,7 +247,13 @@ describe('editor backups', () => {
     const m = new LocalModel('R');
     m.put(entry('R', 'dir', '', '', '1'));
     m.put(entry('A', 'file', 'R', 'notes.txt', '2'));
-    const r = pairMoves({ model: m, scans: [{ path: '', ino: '1', entries: [{ name: 'notes.txt.bak', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }] }], carried: [], now: 0, holdMs: 0 });
+    const r = pairMoves({
+      model: m,
+      scans: [{ path: '', ino: '1', entries: [{ name: 'notes.txt.bak', ino: '2', kind: 'file', size: 0, mtimeMs: 0 }] }],
+      carried: [],
+      now: 0,
+      holdMs: 0,
+    });
     expect(r.moves.map((x) => x.toName)).toEqual(['notes.txt.bak']);
   });
 });
@@ -218,15 +273,22 @@ describe('planBatch', () => {
 
   it('property: any permutation of sibling names replays without a clash', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }).chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))), ([n, perm]) => {
-        const m = new LocalModel('R');
-        m.put(entry('R', 'dir', '', '', '1'));
-        for (let i = 0; i < n; i++) m.put(entry(`e${i}`, 'file', 'R', `name${i}`, String(10 + i)));
-        const moves = perm.map((p, i) => ({ id: `e${i}`, toParent: 'R', toName: `name${p}`, reason: 't' })).filter((mv, i) => mv.toName !== `name${i}`);
-        const plan = planBatch(m, moves, [], { count: 50, percent: 10 });
-        const final = replay(m, plan.ops as PatchOp[]);
-        perm.forEach((p, i) => expect(final.get(`e${i}`)!.name).toBe(`name${p}`));
-      }),
+      fc.property(
+        fc
+          .integer({ min: 1, max: 8 })
+          .chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))),
+        ([n, perm]) => {
+          const m = new LocalModel('R');
+          m.put(entry('R', 'dir', '', '', '1'));
+          for (let i = 0; i < n; i++) m.put(entry(`e${i}`, 'file', 'R', `name${i}`, String(10 + i)));
+          const moves = perm
+            .map((p, i) => ({ id: `e${i}`, toParent: 'R', toName: `name${p}`, reason: 't' }))
+            .filter((mv, i) => mv.toName !== `name${i}`);
+          const plan = planBatch(m, moves, [], { count: 50, percent: 10 });
+          const final = replay(m, plan.ops as PatchOp[]);
+          perm.forEach((p, i) => expect(final.get(`e${i}`)!.name).toBe(`name${p}`));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -89,7 +89,18 @@ function contradicts(e: LocalEntry, c: { size: number; mtimeMs: number }, granul
 }
 
 export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 2000 }: PairInput): PairResult {
-  const res: PairResult = { moves: [], unsendable: [], replaced: [], filled: [], deletes: [], carry: [], localOnly: [], rebound: [], uncertain: [], folders: [] };
+  const res: PairResult = {
+    moves: [],
+    unsendable: [],
+    replaced: [],
+    filled: [],
+    deletes: [],
+    carry: [],
+    localOnly: [],
+    rebound: [],
+    uncertain: [],
+    folders: [],
+  };
   const moved = new Set<string>();
   const seenInPlace = new Set<string>();
   const scannedParents = new Set<string>();
@@ -99,8 +110,18 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
 
   for (const s of scans) {
     const dirEntry = model.dirByIno(s.path, s.ino);
-    const parent = s.path === '' ? (dirEntry?.id === model.rootId ? model.rootId : undefined) : dirEntry && dirEntry.kind === 'dir' && dirEntry.state === 'ok' ? dirEntry.id : undefined;
-    if (parent !== undefined) { scannedParents.add(parent); res.folders.push({ path: s.path, id: parent }); }
+    const parent =
+      s.path === ''
+        ? dirEntry?.id === model.rootId
+          ? model.rootId
+          : undefined
+        : dirEntry && dirEntry.kind === 'dir' && dirEntry.state === 'ok'
+          ? dirEntry.id
+          : undefined;
+    if (parent !== undefined) {
+      scannedParents.add(parent);
+      res.folders.push({ path: s.path, id: parent });
+    }
     const here = parent === undefined ? undefined : model.placeLookup(parent);
     for (const d of s.entries) {
       const path = s.path === '' ? d.name : `${s.path}/${d.name}`;
@@ -174,7 +195,8 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
   for (const c of carried) {
     const e = model.get(c.id);
     if (!e || e.state !== 'ok' || moved.has(c.id) || seenInPlace.has(c.id)) continue;
-    if (!scannedParents.has(e.lparent)) gone.add(c.id); // its folder vanished or was not re-read: still gone
+    if (!scannedParents.has(e.lparent))
+      gone.add(c.id); // its folder vanished or was not re-read: still gone
     else if (gone.has(c.id)) continue;
   }
   const expired: string[] = [];
@@ -190,7 +212,10 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     let anc = model.get(id)?.lparent;
     let covered = false;
     while (anc !== undefined && anc !== model.rootId && !moved.has(anc)) {
-      if (exp.has(anc)) { covered = true; break; }
+      if (exp.has(anc)) {
+        covered = true;
+        break;
+      }
       anc = model.get(anc)?.lparent;
     }
     if (!covered) res.deletes.push(id);
@@ -211,7 +236,10 @@ function deferMovesOntoHeldNames(model: LocalModel, res: PairResult): void {
   if (res.carry.length === 0 || res.moves.length === 0) return;
   const key = (parent: string, name: string): string => `${parent}\0${name.normalize('NFC')}`;
   const held = new Set<string>();
-  for (const c of res.carry) { const e = model.get(c.id); if (e) held.add(key(e.lparent, e.lname)); }
+  for (const c of res.carry) {
+    const e = model.get(c.id);
+    if (e) held.add(key(e.lparent, e.lname));
+  }
   for (let changed = true; changed;) {
     changed = false;
     res.moves = res.moves.filter((m) => {

@@ -9,7 +9,8 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('path safety', () => {
   it('refuses names that leave the root, accepts odd but legal ones', () => {
-    for (const bad of [['..'], ['.'], ['a/b'], ['x\0y'], [''], ['a', '..', '..']]) expect(() => safeJoin('/m', bad)).toThrow(/unsafe|escapes/);
+    for (const bad of [['..'], ['.'], ['a/b'], ['x\0y'], [''], ['a', '..', '..']])
+      expect(() => safeJoin('/m', bad)).toThrow(/unsafe|escapes/);
     expect(safeJoin('/m', ['..foo'])).toBe('/m/..foo');
     expect(safeJoin('/m', ['a', '...'])).toBe('/m/a/...');
     expect(isInsideRoot('/m', '/m/..x')).toBe(true);

@@ -15,7 +15,7 @@ export function isInsideRoot(root: string, abs: string): boolean {
 
 /** Throws UnsafeName unless `s` is one safe path segment (no separator, NUL, `.` or `..`). */
 export function checkSegment(s: string): void {
-  if (s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\') && sep === '\\' || s.includes('\0')) {
+  if (s === '' || s === '.' || s === '..' || s.includes('/') || (s.includes('\\') && sep === '\\') || s.includes('\0')) {
     throw new AppError('UnsafeName', `unsafe path segment ${JSON.stringify(s)}`);
   }
 }
@@ -48,7 +48,8 @@ export function safeJoin(root: string, segments: readonly string[]): string {
 export function safeJoinOnDisk(root: string, segments: readonly string[], realDirs?: Map<string, boolean>, disk: Disk = realDisk): string {
   const abs = safeJoin(root, segments);
   if (segments.length === 0) return abs;
-  if (!resolvesInside(root, dirname(abs), realDirs, disk)) throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
+  if (!resolvesInside(root, dirname(abs), realDirs, disk))
+    throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
   return abs;
 }
 
@@ -58,7 +59,8 @@ export function safeJoinOnDisk(root: string, segments: readonly string[], realDi
  */
 export function safeDirOnDisk(root: string, segments: readonly string[], realDirs?: Map<string, boolean>, disk: Disk = realDisk): string {
   const abs = safeJoin(root, segments);
-  if (segments.length > 0 && !resolvesInside(root, abs, realDirs, disk)) throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
+  if (segments.length > 0 && !resolvesInside(root, abs, realDirs, disk))
+    throw new AppError('UnsafeName', `a symbolic link leads ${JSON.stringify(segments.join('/'))} outside the mirror folder`);
   return abs;
 }
 

@@ -9,20 +9,44 @@ import { needsContent, pinOf, sameVersion, subtreeOf, wantedFiles } from './pins
 
 const T0 = '2021-01-01T00:00:00.000Z';
 const entry = (id: string, kind: 'file' | 'dir', lparent: string, over: Partial<LocalEntry> = {}): LocalEntry => ({
-  id, kind, lparent, lname: id, ino: `i-${id}`, filled: false, rparent: lparent, rname: id,
-  etag: `"${id}"`, mtime: T0, setag: `"${id}"`, state: 'ok', ...over,
+  id,
+  kind,
+  lparent,
+  lname: id,
+  ino: `i-${id}`,
+  filled: false,
+  rparent: lparent,
+  rname: id,
+  etag: `"${id}"`,
+  mtime: T0,
+  setag: `"${id}"`,
+  state: 'ok',
+  ...over,
 });
 const obj = (id: string, over: Partial<RemoteObject> = {}): RemoteObject => ({
-  id, parentID: 'root', eTag: `"${id}"`, mimeType: 'application/octet-stream', name: id,
-  mTime: T0, cTime: T0, hidden: 'none', size: 10, ...over,
+  id,
+  parentID: 'root',
+  eTag: `"${id}"`,
+  mimeType: 'application/octet-stream',
+  name: id,
+  mTime: T0,
+  cTime: T0,
+  hidden: 'none',
+  size: 10,
+  ...over,
 });
 
 /** root/{Docs/{a, Sub/{b}}, Other/, c} */
-const tree = (): LocalModel => new LocalModel('root', [
-  entry('root', 'dir', ''), entry('Docs', 'dir', 'root'), entry('a', 'file', 'Docs'), entry('Sub', 'dir', 'Docs'),
-  entry('b', 'file', 'Sub'), entry('Other', 'dir', 'root'),
-  entry('c', 'file', 'root'),
-]);
+const tree = (): LocalModel =>
+  new LocalModel('root', [
+    entry('root', 'dir', ''),
+    entry('Docs', 'dir', 'root'),
+    entry('a', 'file', 'Docs'),
+    entry('Sub', 'dir', 'Docs'),
+    entry('b', 'file', 'Sub'),
+    entry('Other', 'dir', 'root'),
+    entry('c', 'file', 'root'),
+  ]);
 
 describe('pins', () => {
   it('a folder pin covers its subtree, wherever the folder moves, and what is added later', () => {
@@ -46,7 +70,7 @@ describe('pins', () => {
     expect(sameVersion(c, obj('a', { eTag: '"v2"', mTime: '2022-01-01T00:00:00.000Z' }))).toBe(false);
   });
 
-  it('needs a download: a placeholder of a non-empty file, or an older version; never the user\'s content', () => {
+  it("needs a download: a placeholder of a non-empty file, or an older version; never the user's content", () => {
     const held = { etag: '"a"', nasMtime: T0, size: 10, mtimeMs: 1, ino: 'i-a' };
     expect(needsContent(entry('a', 'file', 'root'), obj('a'))).toBe(true);
     expect(needsContent(entry('a', 'file', 'root'), obj('a', { size: 0 }))).toBe(false);

@@ -14,12 +14,25 @@ import { pairMoves } from './pair-moves.js';
 import { planBatch, type PlannedOp } from './plan.js';
 
 /** Node i of the starting tree: a folder or a file in folder `parent % folders so far`. */
-export interface NodeSpec { parent: number; dir: boolean }
+export interface NodeSpec {
+  parent: number;
+  dir: boolean;
+}
 /** What the user does; `a` and `b` pick paths (modulo what exists at that moment). */
-export interface UserOp { op: 'rename' | 'move' | 'delete' | 'swap'; a: number; b: number }
+export interface UserOp {
+  op: 'rename' | 'move' | 'delete' | 'swap';
+  a: number;
+  b: number;
+}
 
-export const treeArb: fc.Arbitrary<NodeSpec[]> = fc.array(fc.record({ parent: fc.nat(), dir: fc.boolean() }), { minLength: 1, maxLength: 20 });
-export const userOpsArb: fc.Arbitrary<UserOp[]> = fc.array(fc.record({ op: fc.constantFrom<UserOp['op']>('rename', 'move', 'delete', 'swap'), a: fc.nat(), b: fc.nat() }), { maxLength: 10 });
+export const treeArb: fc.Arbitrary<NodeSpec[]> = fc.array(fc.record({ parent: fc.nat(), dir: fc.boolean() }), {
+  minLength: 1,
+  maxLength: 20,
+});
+export const userOpsArb: fc.Arbitrary<UserOp[]> = fc.array(
+  fc.record({ op: fc.constantFrom<UserOp['op']>('rename', 'move', 'delete', 'swap'), a: fc.nat(), b: fc.nat() }),
+  { maxLength: 10 },
+);
 
 /** Every path below `root` (folders end in `/`), sorted. */
 export function diskTree(root: string, prefix = ''): string[] {
@@ -32,7 +45,20 @@ export function diskTree(root: string, prefix = ''): string[] {
   return out.sort();
 }
 
-const entry = (id: string, kind: Kind, parent: string, name: string, ino: string): LocalEntry => ({ id, kind, lparent: parent, lname: name, ino, filled: false, rparent: parent, rname: name, etag: '"Ag"', mtime: '', setag: '', state: 'ok' });
+const entry = (id: string, kind: Kind, parent: string, name: string, ino: string): LocalEntry => ({
+  id,
+  kind,
+  lparent: parent,
+  lname: name,
+  ino,
+  filled: false,
+  rparent: parent,
+  rname: name,
+  etag: '"Ag"',
+  mtime: '',
+  setag: '',
+  state: 'ok',
+});
 
 /** Builds the tree in `root` (which must not exist) and the model that mirrors it. */
 function buildTree(root: string, spec: readonly NodeSpec[]): LocalModel {
@@ -58,7 +84,9 @@ function applyUserOps(root: string, ops: readonly UserOp[]): void {
     const paths = diskTree(root);
     if (paths.length === 0) break;
     const a = paths[op.a % paths.length]!.replace(/\/$/, '');
-    const folders = ['', ...paths.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1))].filter((f) => f !== a && !f.startsWith(`${a}/`));
+    const folders = ['', ...paths.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1))].filter(
+      (f) => f !== a && !f.startsWith(`${a}/`),
+    );
     const name = a.split('/').pop()!;
     if (op.op === 'rename') renameSync(join(root, a), join(root, a.slice(0, a.length - name.length) + `r${k++}`));
     if (op.op === 'move') {
@@ -82,7 +110,9 @@ type NasTable = Map<string, { parent: string; name: string; kind: Kind }>;
 
 /** Replays `ops` on the NAS as the user last saw it; throws the NAS's refusal (409, 400). */
 function replayOnNas(model: LocalModel, ops: readonly PlannedOp[]): NasTable {
-  const nas: NasTable = new Map([...model.byId.values()].filter((x) => x.id !== model.rootId).map((x) => [x.id, { parent: x.rparent, name: x.rname, kind: x.kind }]));
+  const nas: NasTable = new Map(
+    [...model.byId.values()].filter((x) => x.id !== model.rootId).map((x) => [x.id, { parent: x.rparent, name: x.rname, kind: x.kind }]),
+  );
   const isUnder = (id: string, anc: string): boolean => {
     for (let c: string | undefined = id; c && c !== model.rootId; c = nas.get(c)?.parent) if (c === anc) return true;
     return false;
@@ -96,7 +126,8 @@ function replayOnNas(model: LocalModel, ops: readonly PlannedOp[]): NasTable {
     if (!cur) throw new Error(`404: ${op.id} is not on the NAS (deleted before its patch)`);
     const next = { ...cur, parent: op.parentID ?? cur.parent, name: op.name ?? cur.name };
     if (isUnder(next.parent, op.id)) throw new Error(`400: ${op.id} moved below itself`);
-    for (const [id, v] of nas) if (id !== op.id && v.parent === next.parent && v.name === next.name) throw new Error(`409 on ${op.id}: ${id} holds ${next.name}`);
+    for (const [id, v] of nas)
+      if (id !== op.id && v.parent === next.parent && v.name === next.name) throw new Error(`409 on ${op.id}: ${id} holds ${next.name}`);
     nas.set(op.id, next);
   }
   return nas;
@@ -111,7 +142,9 @@ function nasTree(model: LocalModel, nas: NasTable): string[] {
 }
 
 const show = (op: PlannedOp): string =>
-  op.op === 'delete' ? `delete ${op.id}` : `patch ${op.id} ${op.fromParent}/${op.fromName} -> ${op.parentID ?? op.fromParent}/${op.name ?? op.fromName}`;
+  op.op === 'delete'
+    ? `delete ${op.id}`
+    : `patch ${op.id} ${op.fromParent}/${op.fromName} -> ${op.parentID ?? op.fromParent}/${op.name ?? op.fromName}`;
 
 /**
  * One batch of the property, in a fresh folder `root` (removed afterwards). Throws when the
@@ -127,7 +160,10 @@ export function checkPipelineBatch(root: string, spec: readonly NodeSpec[], ops:
     if (pair.localOnly.length > 0) throw new Error(`local only: ${pair.localOnly.map((l) => l.path).join(', ')}`);
     const plan = planBatch(model, pair.moves, pair.deletes, { count: 1_000_000, percent: 100 });
     const context = (): string =>
-      `\n  before: ${before.join(' ')}\n  after:  ${after.join(' ')}\n  ids:    ${[...model.byId.values()].filter((x) => x.id !== model.rootId).map((x) => `${x.id}=${model.pathOf(x.id)}`).join(' ')}` +
+      `\n  before: ${before.join(' ')}\n  after:  ${after.join(' ')}\n  ids:    ${[...model.byId.values()]
+        .filter((x) => x.id !== model.rootId)
+        .map((x) => `${x.id}=${model.pathOf(x.id)}`)
+        .join(' ')}` +
       `\n  moves:  ${pair.moves.map((m) => `${m.id}->${m.toParent}/${m.toName}`).join(' ')}\n  deletes: ${pair.deletes.join(' ')}\n  plan:\n    ${plan.ops.map(show).join('\n    ')}`;
     let nas: NasTable;
     try {
@@ -136,7 +172,8 @@ export function checkPipelineBatch(root: string, spec: readonly NodeSpec[], ops:
       throw new Error(`${(err as Error).message}${context()}`);
     }
     const got = nasTree(model, nas);
-    if (got.join('\n') !== after.join('\n')) throw new Error(`the NAS ends as ${got.join(' ')}, the disk is ${after.join(' ')}${context()}`);
+    if (got.join('\n') !== after.join('\n'))
+      throw new Error(`the NAS ends as ${got.join(' ')}, the disk is ${after.join(' ')}${context()}`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -15,7 +15,14 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 let n = 0;
 
 const obj = (id: string, parentID: string, name: string, dir: boolean, v = 1): RemoteObject => ({
-  id, parentID, name, eTag: `"v${v}"`, mimeType: dir ? FOLDER_MIME : 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none',
+  id,
+  parentID,
+  name,
+  eTag: `"v${v}"`,
+  mimeType: dir ? FOLDER_MIME : 'text/plain',
+  mTime: '2020-01-01T00:00:00Z',
+  cTime: '2020-01-01T00:00:00Z',
+  hidden: 'none',
 });
 
 function tree(root: string, prefix = ''): string[] {
@@ -44,7 +51,10 @@ describe('placeholders (real folder, property)', () => {
     fc.assert(
       fc.property(
         fc.array(fc.record({ parent: fc.nat(), dir: fc.boolean() }), { minLength: 1, maxLength: 25 }),
-        fc.array(fc.record({ op: fc.constantFrom('rename', 'move', 'delete', 'add', 'swap'), a: fc.nat(), b: fc.nat(), dir: fc.boolean() }), { maxLength: 12 }),
+        fc.array(
+          fc.record({ op: fc.constantFrom('rename', 'move', 'delete', 'add', 'swap'), a: fc.nat(), b: fc.nat(), dir: fc.boolean() }),
+          { maxLength: 12 },
+        ),
         (spec, ops) => {
           const root = join(base, `m${n++}`);
           const objs = new Map<string, RemoteObject>();
@@ -55,7 +65,20 @@ describe('placeholders (real folder, property)', () => {
             if (s.dir) dirs.push(`o${i}`);
           });
           const model = new LocalModel('R');
-          model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(base).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+          model.put({
+            id: 'R',
+            kind: 'dir',
+            lparent: '',
+            lname: '',
+            ino: lstatSync(base).ino.toString(),
+            filled: false,
+            rparent: '',
+            rname: '',
+            etag: '',
+            mtime: '',
+            setag: '',
+            state: 'ok',
+          });
           const sync = (): void => {
             const plan = planRemote({ model, rootId: 'R', objects: objs.values(), pending: new Set(), traits: POSIX_TRAITS });
             const rep = writePlaceholders(root, model, plan);
@@ -73,8 +96,13 @@ describe('placeholders (real folder, property)', () => {
             if (ids.length === 0 && op.op !== 'add') continue;
             const a = ids[op.a % Math.max(1, ids.length)]!;
             const folders = ['R', ...ids.filter((i) => objs.get(i)!.mimeType === FOLDER_MIME)];
-            const sibName = (parent: string, name: string, self?: string): boolean => [...objs.values()].some((o) => o.parentID === parent && o.name === name && o.id !== self);
-            if (op.op === 'rename') { const o = objs.get(a)!; const nm = `r${k++}`; objs.set(a, { ...o, name: nm, eTag: `"v${v++}"` }); }
+            const sibName = (parent: string, name: string, self?: string): boolean =>
+              [...objs.values()].some((o) => o.parentID === parent && o.name === name && o.id !== self);
+            if (op.op === 'rename') {
+              const o = objs.get(a)!;
+              const nm = `r${k++}`;
+              objs.set(a, { ...o, name: nm, eTag: `"v${v++}"` });
+            }
             if (op.op === 'move') {
               const to = folders.filter((f) => f === 'R' || !under(objs, f, a))[op.b % folders.length] ?? 'R';
               const o = objs.get(a)!;
@@ -84,10 +112,17 @@ describe('placeholders (real folder, property)', () => {
               const b = ids[op.b % ids.length]!;
               const oa = objs.get(a)!;
               const ob = objs.get(b)!;
-              if (a !== b && oa.parentID === ob.parentID) { objs.set(a, { ...oa, name: ob.name, eTag: `"v${v++}"` }); objs.set(b, { ...ob, name: oa.name, eTag: `"v${v++}"` }); }
+              if (a !== b && oa.parentID === ob.parentID) {
+                objs.set(a, { ...oa, name: ob.name, eTag: `"v${v++}"` });
+                objs.set(b, { ...ob, name: oa.name, eTag: `"v${v++}"` });
+              }
             }
             if (op.op === 'delete') for (const id of ids.filter((i) => under(objs, i, a))) objs.delete(id);
-            if (op.op === 'add') { const to = folders[op.b % folders.length]!; const id = `x${k++}`; objs.set(id, obj(id, to, id, op.dir)); }
+            if (op.op === 'add') {
+              const to = folders[op.b % folders.length]!;
+              const id = `x${k++}`;
+              objs.set(id, obj(id, to, id, op.dir));
+            }
           }
           sync();
           expect(tree(root)).toEqual(expected(objs));
@@ -100,14 +135,40 @@ describe('placeholders (real folder, property)', () => {
 });
 
 describe('writePlaceholders on a failing disk (FaultDisk)', () => {
-  const setup = (): { root: string; model: LocalModel; objs: Map<string, RemoteObject>; sync: (disk?: FaultDisk) => ReturnType<typeof writePlaceholders> } => {
+  const setup = (): {
+    root: string;
+    model: LocalModel;
+    objs: Map<string, RemoteObject>;
+    sync: (disk?: FaultDisk) => ReturnType<typeof writePlaceholders>;
+  } => {
     const root = join(base, `f${n++}`);
     mkdirSync(root);
-    const objs = new Map<string, RemoteObject>([['d', obj('d', 'R', 'D', true)], ['a', obj('a', 'd', 'a.txt', false)]]);
+    const objs = new Map<string, RemoteObject>([
+      ['d', obj('d', 'R', 'D', true)],
+      ['a', obj('a', 'd', 'a.txt', false)],
+    ]);
     const model = new LocalModel('R');
-    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    model.put({
+      id: 'R',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: lstatSync(root).ino.toString(),
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '',
+      mtime: '',
+      setag: '',
+      state: 'ok',
+    });
     const sync = (disk?: FaultDisk): ReturnType<typeof writePlaceholders> =>
-      writePlaceholders(root, model, planRemote({ model, rootId: 'R', objects: objs.values(), pending: new Set(), traits: POSIX_TRAITS }), disk);
+      writePlaceholders(
+        root,
+        model,
+        planRemote({ model, rootId: 'R', objects: objs.values(), pending: new Set(), traits: POSIX_TRAITS }),
+        disk,
+      );
     expect(sync().failed).toEqual([]);
     return { root, model, objs, sync };
   };
@@ -142,20 +203,44 @@ describe('a folder the NAS deletes while the user moved something into it (defec
     const root = join(base, `e${n++}`);
     mkdirSync(root);
     const objs = new Map<string, RemoteObject>([
-      ['p', obj('p', 'R', 'P', true)], ['a', obj('a', 'R', 'A', true)],
-      ['x', obj('x', 'a', 'X', true)], ['x1', obj('x1', 'x', 'x1.txt', false)], ['p1', obj('p1', 'p', 'p1.txt', false)],
+      ['p', obj('p', 'R', 'P', true)],
+      ['a', obj('a', 'R', 'A', true)],
+      ['x', obj('x', 'a', 'X', true)],
+      ['x1', obj('x1', 'x', 'x1.txt', false)],
+      ['p1', obj('p1', 'p', 'p1.txt', false)],
     ]);
     const model = new LocalModel('R');
-    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    model.put({
+      id: 'R',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: lstatSync(root).ino.toString(),
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '',
+      mtime: '',
+      setag: '',
+      state: 'ok',
+    });
     const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending, traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+      planRemote({
+        model,
+        rootId: 'R',
+        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
+        pending,
+        traits: POSIX_TRAITS,
+        ...(only ? { only } : {}),
+      });
     expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
     const ino = lstatSync(join(root, 'A', 'X')).ino.toString();
     // the user moves X into P (the local batch records it; its PATCH is in the outbox)
     renameSync(join(root, 'A', 'X'), join(root, 'P', 'X'));
     model.update('x', { lparent: 'p' });
     // someone deletes P on the NAS (with p1); X is still in A there
-    objs.delete('p'); objs.delete('p1');
+    objs.delete('p');
+    objs.delete('p1');
     const first = plan(new Set(['x']), new Set(['p', 'p1']));
     expect(first.removals).toEqual([]);
     expect(first.deferred).toEqual(['p']);
@@ -177,12 +262,35 @@ describe('a folder the NAS deletes holding a placeholder the user just moved in 
     const root = join(base, `m${n++}`);
     mkdirSync(root);
     const objs = new Map<string, RemoteObject>([
-      ['p', obj('p', 'R', 'P', true)], ['a', obj('a', 'R', 'A', true)], ['x', obj('x', 'a', 'X', true)], ['x1', obj('x1', 'x', 'x1.txt', false)],
+      ['p', obj('p', 'R', 'P', true)],
+      ['a', obj('a', 'R', 'A', true)],
+      ['x', obj('x', 'a', 'X', true)],
+      ['x1', obj('x1', 'x', 'x1.txt', false)],
     ]);
     const model = new LocalModel('R');
-    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    model.put({
+      id: 'R',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: lstatSync(root).ino.toString(),
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '',
+      mtime: '',
+      setag: '',
+      state: 'ok',
+    });
     const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending: new Set(), traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+      planRemote({
+        model,
+        rootId: 'R',
+        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
+        pending: new Set(),
+        traits: POSIX_TRAITS,
+        ...(only ? { only } : {}),
+      });
     expect(writePlaceholders(root, model, plan()).failed).toEqual([]);
     // the user moves X into P; the NAS deletes P before the engine read that move
     renameSync(join(root, 'A', 'X'), join(root, 'P', 'X'));
@@ -203,12 +311,34 @@ describe('a cycle: the user moved A into B while the NAS moved B into A (seed 70
     const root = join(base, `c${n++}`);
     mkdirSync(root);
     const objs = new Map<string, RemoteObject>([
-      ['a', obj('a', 'R', 'A', true)], ['b', obj('b', 'R', 'B', true)], ['b1', obj('b1', 'b', 'b1.txt', false)],
+      ['a', obj('a', 'R', 'A', true)],
+      ['b', obj('b', 'R', 'B', true)],
+      ['b1', obj('b1', 'b', 'b1.txt', false)],
     ]);
     const model = new LocalModel('R');
-    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    model.put({
+      id: 'R',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: lstatSync(root).ino.toString(),
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '',
+      mtime: '',
+      setag: '',
+      state: 'ok',
+    });
     const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending, traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+      planRemote({
+        model,
+        rootId: 'R',
+        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
+        pending,
+        traits: POSIX_TRAITS,
+        ...(only ? { only } : {}),
+      });
     expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
     // the user moves A into B (its PATCH waits in the outbox)
     renameSync(join(root, 'A'), join(root, 'B', 'A'));
@@ -229,16 +359,39 @@ describe('a cycle: the user moved A into B while the NAS moved B into A (seed 70
 });
 
 describe('a NAS rename onto a name the user gave another placeholder, not read yet (seed 8003)', () => {
-  it('fails without touching either, and says which folders to read (the user\'s rename is taken in from there)', () => {
+  it("fails without touching either, and says which folders to read (the user's rename is taken in from there)", () => {
     const root = join(base, `r${n++}`);
     mkdirSync(root);
     const objs = new Map<string, RemoteObject>([
-      ['d', obj('d', 'R', 'D', true)], ['e', obj('e', 'R', 'E', true)], ['x', obj('x', 'd', 'x.txt', false)], ['y', obj('y', 'e', 'y.txt', false)],
+      ['d', obj('d', 'R', 'D', true)],
+      ['e', obj('e', 'R', 'E', true)],
+      ['x', obj('x', 'd', 'x.txt', false)],
+      ['y', obj('y', 'e', 'y.txt', false)],
     ]);
     const model = new LocalModel('R');
-    model.put({ id: 'R', kind: 'dir', lparent: '', lname: '', ino: lstatSync(root).ino.toString(), filled: false, rparent: '', rname: '', etag: '', mtime: '', setag: '', state: 'ok' });
+    model.put({
+      id: 'R',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: lstatSync(root).ino.toString(),
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '',
+      mtime: '',
+      setag: '',
+      state: 'ok',
+    });
     const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({ model, rootId: 'R', objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(), pending: new Set(), traits: POSIX_TRAITS, ...(only ? { only } : {}) });
+      planRemote({
+        model,
+        rootId: 'R',
+        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
+        pending: new Set(),
+        traits: POSIX_TRAITS,
+        ...(only ? { only } : {}),
+      });
     expect(writePlaceholders(root, model, plan()).failed).toEqual([]);
     // the user moves x.txt into E as z.txt (no news of it yet); someone renames y.txt to z.txt on the NAS
     renameSync(join(root, 'D', 'x.txt'), join(root, 'E', 'z.txt'));

@@ -48,7 +48,13 @@ let stageSeq = 0;
  * undefined when it has none, or when a symbolic link would lead it outside the mirror
  * (then it is not ours to touch).
  */
-export function absOf(root: string, model: LocalModel, id: string, realDirs?: Map<string, boolean>, disk: Disk = realDisk): string | undefined {
+export function absOf(
+  root: string,
+  model: LocalModel,
+  id: string,
+  realDirs?: Map<string, boolean>,
+  disk: Disk = realDisk,
+): string | undefined {
   const segs = model.segments(id);
   if (segs === undefined) return undefined;
   try {
@@ -74,7 +80,16 @@ export function idOfStaged(name: string): string | undefined {
 }
 
 export function writePlaceholders(root: string, model: LocalModel, plan: RemotePlan, disk: Disk = realDisk): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), reread: new Set(), tombstones: [] };
+  const rep: WriteReport = {
+    created: 0,
+    moved: 0,
+    removed: 0,
+    keptLocal: [],
+    failed: [],
+    touchedDirs: new Set(),
+    reread: new Set(),
+    tombstones: [],
+  };
   disk.mkdir(stagingDir(root), true);
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
@@ -93,7 +108,10 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       const known = model.get(id)?.ino;
       const at = known !== null && known !== undefined && known !== UNVERIFIED_INO ? lstatBig(from, disk) : undefined;
       if (at && at.ino.toString() !== known) {
-        rep.failed.push({ id, reason: `${from} is not the entry the mirror placed there (changed on disk, not read yet): left as it is, read again` });
+        rep.failed.push({
+          id,
+          reason: `${from} is not the entry the mirror placed there (changed on disk, not read yet): left as it is, read again`,
+        });
         rep.reread.add(model.get(id)!.lparent);
         continue;
       }
@@ -132,7 +150,10 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     }
     const failedBefore = rep.failed.length;
     const gone = new Set<string>();
-    const ours = (ino: string): string | undefined => { const e = model.byIno(ino); return e && e.state === 'ok' ? model.pathOf(e.id) : undefined; };
+    const ours = (ino: string): string | undefined => {
+      const e = model.byIno(ino);
+      return e && e.state === 'ok' ? model.pathOf(e.id) : undefined;
+    };
     if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone, ours);
     for (const ino of known.keys()) if (!gone.has(ino) && ino !== UNVERIFIED_INO) rep.tombstones.push(ino);
     rep.touchedDirs.add(model.get(id)!.lparent);
@@ -144,7 +165,13 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     // the disk refused part of it: the model forgets only what left the disk, the rest stays
     // (never read as the user's delete) and the removal is tried again later
     for (const f of rep.failed.slice(failedBefore)) if (f.id === '') f.id = id;
-    const left = (s: string): boolean => { for (let cur: string | undefined = s; cur !== undefined; cur = cur === id ? undefined : model.get(cur)?.lparent) { const i = model.get(cur)?.ino; if (i && gone.has(i)) return true; } return false; };
+    const left = (s: string): boolean => {
+      for (let cur: string | undefined = s; cur !== undefined; cur = cur === id ? undefined : model.get(cur)?.lparent) {
+        const i = model.get(cur)?.ino;
+        if (i && gone.has(i)) return true;
+      }
+      return false;
+    };
     for (const s of sub.filter(left).reverse()) model.remove(s);
   }
   // c. The other moves.
@@ -192,7 +219,11 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     if (landed) {
       // already at its new place with its inode (the killed run renamed it, its state did not follow): taken as moved
       let st;
-      try { st = lstatBig(target, disk); } catch { st = undefined; }
+      try {
+        st = lstatBig(target, disk);
+      } catch {
+        st = undefined;
+      }
       if (st === undefined || st.ino.toString() !== e.ino) continue;
       rep.failed = rep.failed.filter((f) => f.id !== p.id);
       model.place(p.id, p.parent, p.name, e.ino);
@@ -256,7 +287,8 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
         disk.utimes(abs, ms);
       } catch (err) {
         // gone meanwhile: the watcher will tell; any other error is said (the mtime is set again next time)
-        if (!isAbsent(err)) rep.failed.push({ id, reason: `cannot set the NAS time on ${abs}: ${(err as Error).message}`, errno: diskErrno(err) });
+        if (!isAbsent(err))
+          rep.failed.push({ id, reason: `cannot set the NAS time on ${abs}: ${(err as Error).message}`, errno: diskErrno(err) });
       }
     }
   }
@@ -297,7 +329,15 @@ function inRemovedNow(model: LocalModel, id: string): boolean {
 }
 
 /** Deletes a subtree of empty placeholders; everything else goes to the local-only area. */
-export function removeTree(root: string, abs: string, known: ReadonlyMap<string, string>, rep: WriteReport, disk: Disk = realDisk, gone = new Set<string>(), ours?: (ino: string) => string | undefined): void {
+export function removeTree(
+  root: string,
+  abs: string,
+  known: ReadonlyMap<string, string>,
+  rep: WriteReport,
+  disk: Disk = realDisk,
+  gone = new Set<string>(),
+  ours?: (ino: string) => string | undefined,
+): void {
   let st;
   try {
     st = lstatBig(abs, disk);
@@ -347,10 +387,23 @@ export function removeTree(root: string, abs: string, known: ReadonlyMap<string,
   // of it); it stays, and so does the folder, removed once that move is answered.
   const mine = known.has(ino) ? undefined : ours?.(ino);
   if (mine !== undefined) {
-    rep.failed.push({ id: '', reason: `not removed yet: it holds ${mine}, moved in here and not sent yet; removed once that move is answered` });
+    rep.failed.push({
+      id: '',
+      reason: `not removed yet: it holds ${mine}, moved in here and not sent yet; removed once that move is answered`,
+    });
     return;
   }
-  asideOrSay(root, abs, ino, known.has(ino) ? 'the NAS deleted it but the placeholder holds local content' : 'not on the NAS (local only) inside a folder the NAS deleted', rep, disk, gone);
+  asideOrSay(
+    root,
+    abs,
+    ino,
+    known.has(ino)
+      ? 'the NAS deleted it but the placeholder holds local content'
+      : 'not on the NAS (local only) inside a folder the NAS deleted',
+    rep,
+    disk,
+    gone,
+  );
 }
 
 /** keepLocal; a disk that refuses it leaves the entry where it is, said in `failed`. */

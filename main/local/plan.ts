@@ -68,7 +68,14 @@ export function planBatch(model: LocalModel, moves: readonly Move[], deletes: re
   const delOps: DeleteOp[] = deletes.map((id) => {
     const n = 1 + model.descendants(id).filter((d) => !movedOutBelow(model, d, id, movedOut)).length;
     const e = model.get(id);
-    return { op: 'delete', id, fromName: e?.rname ?? '', fromParent: e?.rparent ?? '', objects: n, reason: `gone from disk (${e?.kind ?? 'entry'} inode ${e?.ino ?? '?'}), no twin inode appeared` };
+    return {
+      op: 'delete',
+      id,
+      fromName: e?.rname ?? '',
+      fromParent: e?.rparent ?? '',
+      objects: n,
+      reason: `gone from disk (${e?.kind ?? 'entry'} inode ${e?.ino ?? '?'}), no twin inode appeared`,
+    };
   });
   const deleteObjects = delOps.reduce((s, d) => s + d.objects, 0);
   const limit = deleteLimit(model.objectCount(), t);
@@ -133,7 +140,15 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
     p.name ??= p.fromName;
     // its old slot is free now: whoever waits for it no longer waits for p
     if (holder.get(slotOf(p)) === p) holder.delete(slotOf(p));
-    emit({ op: 'patch', id: p.id, name: tmp, ...(into !== p.fromParent ? { parentID: into } : {}), fromName: p.fromName, fromParent: p.fromParent, reason: `${p.reason}; ${why}` });
+    emit({
+      op: 'patch',
+      id: p.id,
+      name: tmp,
+      ...(into !== p.fromParent ? { parentID: into } : {}),
+      fromName: p.fromName,
+      fromParent: p.fromParent,
+      reason: `${p.reason}; ${why}`,
+    });
     p.fromName = tmp;
     p.fromParent = into;
     if (finalParent === into) delete p.parentID;

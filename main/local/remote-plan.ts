@@ -90,7 +90,11 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   // Folders whose children change (partial plans assign names again only there).
   const touched = new Set<string>();
   const checked: LocalEntry[] = [];
-  if (only) for (const id of only) { const e = model.get(id); if (e) checked.push(e); }
+  if (only)
+    for (const id of only) {
+      const e = model.get(id);
+      if (e) checked.push(e);
+    }
   for (const e of only ? checked : [...model.byId.values()]) {
     if (e.id === rootId) continue;
     const o = remote.get(e.id);
@@ -102,9 +106,11 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     }
     if (only) touched.add(e.rparent).add(o.parentID);
     if (fixed(e) || o.eTag === e.setag) continue;
-    if (o.name !== e.rname) notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
+    if (o.name !== e.rname)
+      notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
     if (o.parentID !== e.rparent) notes.push({ id: e.id, kind: 'moved', detail: 'moved on the NAS to another folder' });
-    if (o.name === e.rname && o.parentID === e.rparent) notes.push({ id: e.id, kind: 'metadata', detail: `metadata changed on the NAS (eTag ${e.etag} -> ${o.eTag})` });
+    if (o.name === e.rname && o.parentID === e.rparent)
+      notes.push({ id: e.id, kind: 'metadata', detail: `metadata changed on the NAS (eTag ${e.etag} -> ${o.eTag})` });
     baseBefore.set(e.id, { rname: e.rname, rparent: e.rparent, etag: e.etag, setag: e.setag, mtime: e.mtime });
     model.update(e.id, { rname: o.name, rparent: o.parentID, etag: o.eTag, setag: o.eTag, mtime: o.mTime });
   }
@@ -115,7 +121,20 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   for (const o of added) {
     if (!hasChain(o.id, remote, model, rootId)) continue;
     const kind = o.mimeType === FOLDER_MIME ? 'dir' : 'file';
-    model.put({ id: o.id, kind, lparent: o.parentID, lname: '', ino: null, filled: false, rparent: o.parentID, rname: o.name, etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok' });
+    model.put({
+      id: o.id,
+      kind,
+      lparent: o.parentID,
+      lname: '',
+      ino: null,
+      filled: false,
+      rparent: o.parentID,
+      rname: o.name,
+      etag: o.eTag,
+      mtime: o.mTime,
+      setag: o.eTag,
+      state: 'ok',
+    });
     if (only) touched.add(o.parentID);
     notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
   }
@@ -139,7 +158,10 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   for (const id of removedIds) {
     if (removed.has(model.get(id)!.lparent)) continue; // top-most only
     const below = model.descendants(id);
-    if (below.some((d) => pending.has(d) || (stale?.has(d) ?? false))) { deferred.push(id); continue; }
+    if (below.some((d) => pending.has(d) || (stale?.has(d) ?? false))) {
+      deferred.push(id);
+      continue;
+    }
     removals.push(id);
     notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
     for (const d of below) if (!removed.has(d) && !remotelyGone(d)) carried.push(d);
@@ -152,7 +174,8 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   const group = (e: LocalEntry, onlyIn?: string): void => {
     if (e.id === rootId || removed.has(e.id)) return;
     if (fixed(e)) {
-      if (e.ino !== null && e.state === 'ok' && (onlyIn === undefined || e.lparent === onlyIn)) (fixedNames.get(e.lparent) ?? fixedNames.set(e.lparent, []).get(e.lparent)!).push(e.lname);
+      if (e.ino !== null && e.state === 'ok' && (onlyIn === undefined || e.lparent === onlyIn))
+        (fixedNames.get(e.lparent) ?? fixedNames.set(e.lparent, []).get(e.lparent)!).push(e.lname);
       return;
     }
     if (onlyIn === undefined || e.rparent === onlyIn) (byParent.get(e.rparent) ?? byParent.set(e.rparent, []).get(e.rparent)!).push(e);
@@ -169,12 +192,19 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     for (const id of carried) touched.add(model.get(id)!.rparent);
     for (const parent of touched) {
       const members = new Set([...model.children(parent), ...(movingIn.get(parent) ?? [])]);
-      for (const id of members) { const e = model.get(id); if (e) group(e, parent); }
+      for (const id of members) {
+        const e = model.get(id);
+        if (e) group(e, parent);
+      }
     }
   }
   for (const [parent, sibs] of byParent) {
     const taken = [...(fixedNames.get(parent) ?? []), ...(parent === rootId ? [RESERVED_DIR] : [])];
-    const names = assignLocalNames(sibs.map((s) => ({ id: s.id, name: s.rname })), traits, taken);
+    const names = assignLocalNames(
+      sibs.map((s) => ({ id: s.id, name: s.rname })),
+      traits,
+      taken,
+    );
     for (const s of sibs) desired.set(s.id, { parent, name: names.get(s.id)! });
   }
 
@@ -187,12 +217,22 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     if (id === rootId) return true;
     const c = live.get(id);
     if (c !== undefined) return c;
-    if (visiting.has(id)) { loops.add(id); return false; }
+    if (visiting.has(id)) {
+      loops.add(id);
+      return false;
+    }
     visiting.add(id);
     const e = model.get(id);
     const d = desired.get(id);
     const parent = d ? d.parent : e?.lparent;
-    const v = !!e && e.state === 'ok' && !removed.has(id) && parent !== undefined && model.get(parent)?.kind !== 'file' && isLive(parent) && !(parent !== rootId && !model.get(parent));
+    const v =
+      !!e &&
+      e.state === 'ok' &&
+      !removed.has(id) &&
+      parent !== undefined &&
+      model.get(parent)?.kind !== 'file' &&
+      isLive(parent) &&
+      !(parent !== rootId && !model.get(parent));
     visiting.delete(id);
     if (!v && parent !== undefined && loops.has(parent)) loops.add(id);
     live.set(id, v);

@@ -15,7 +15,16 @@ import type { LocalModel } from './model.js';
 import { idOfStaged, keepLocal, stagingDir, unstage, type WriteReport } from './placeholders.js';
 
 export function recoverStaging(root: string, model: LocalModel, disk: Disk): WriteReport {
-  const rep: WriteReport = { created: 0, moved: 0, removed: 0, keptLocal: [], failed: [], touchedDirs: new Set(), reread: new Set(), tombstones: [] };
+  const rep: WriteReport = {
+    created: 0,
+    moved: 0,
+    removed: 0,
+    keptLocal: [],
+    failed: [],
+    touchedDirs: new Set(),
+    reread: new Set(),
+    tombstones: [],
+  };
   const dir = stagingDir(root);
   let names: string[];
   try {
@@ -31,7 +40,12 @@ export function recoverStaging(root: string, model: LocalModel, disk: Disk): Wri
       if (!st) continue;
       const byId = idOfStaged(name);
       const named = byId === undefined ? undefined : model.get(byId);
-      const e = named && named.kind === (st.isDirectory() ? 'dir' : 'file') ? named : byId === undefined ? model.byIno(st.ino.toString()) : undefined;
+      const e =
+        named && named.kind === (st.isDirectory() ? 'dir' : 'file')
+          ? named
+          : byId === undefined
+            ? model.byIno(st.ino.toString())
+            : undefined;
       if (e) {
         unstage(root, model, e.id, abs, rep, disk);
         rep.touchedDirs.add(e.lparent);

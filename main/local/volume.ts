@@ -37,7 +37,24 @@ export interface DiskIdentity {
 export const STABLE_DISK: DiskIdentity = { fsType: 'ext4', stableIds: true, dirMtimeOnRename: true, mtimeGranularityMs: 0, key: '' };
 
 /** File system types whose file ids survive unmount and mount (research/identity.md). */
-const STABLE_TYPES = new Set(['ext2', 'ext3', 'ext4', 'xfs', 'btrfs', 'zfs', 'f2fs', 'bcachefs', 'jfs', 'reiserfs', 'tmpfs', 'apfs', 'hfs', 'hfsplus', 'ntfs', 'ntfs3']);
+const STABLE_TYPES = new Set([
+  'ext2',
+  'ext3',
+  'ext4',
+  'xfs',
+  'btrfs',
+  'zfs',
+  'f2fs',
+  'bcachefs',
+  'jfs',
+  'reiserfs',
+  'tmpfs',
+  'apfs',
+  'hfs',
+  'hfsplus',
+  'ntfs',
+  'ntfs3',
+]);
 
 /** Whether ids on this file system type are stable. */
 const stableIdsFor = (fsType: string): boolean => STABLE_TYPES.has(fsType);
@@ -53,7 +70,11 @@ export interface MountFacts {
 export function linuxMount(abs: string, mountinfo?: string): MountFacts | undefined {
   let text = mountinfo;
   if (text === undefined) {
-    try { text = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return undefined; }
+    try {
+      text = readFileSync('/proc/self/mountinfo', 'utf8');
+    } catch {
+      return undefined;
+    }
   }
   let best: MountFacts | undefined;
   for (const line of text.split('\n')) {
@@ -79,7 +100,10 @@ const unescapeMount = (s: string): string => s.replace(/\\([0-7]{3})/g, (_, o: s
  */
 function deviceType(source: string): { fsType: string | undefined; uuid: string | undefined } | undefined {
   if (!source.startsWith('/dev/')) return undefined;
-  const attempts: [string, string[]][] = [['lsblk', ['-ndo', 'FSTYPE,UUID', source]], ['blkid', ['-o', 'export', source]]];
+  const attempts: [string, string[]][] = [
+    ['lsblk', ['-ndo', 'FSTYPE,UUID', source]],
+    ['blkid', ['-o', 'export', source]],
+  ];
   for (const [cmd, args] of attempts) {
     try {
       const out = execFileSync(cmd, args, { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -87,7 +111,12 @@ function deviceType(source: string): { fsType: string | undefined; uuid: string 
         const [t, u] = out.split(/\s+/);
         if (t) return { fsType: t, uuid: u || undefined };
       } else {
-        const kv = new Map(out.split('\n').map((l) => { const i = l.indexOf('='); return [l.slice(0, i), l.slice(i + 1)] as const; }));
+        const kv = new Map(
+          out.split('\n').map((l) => {
+            const i = l.indexOf('=');
+            return [l.slice(0, i), l.slice(i + 1)] as const;
+          }),
+        );
         if (kv.get('TYPE')) return { fsType: kv.get('TYPE'), uuid: kv.get('UUID') };
       }
     } catch {
@@ -100,7 +129,11 @@ function deviceType(source: string): { fsType: string | undefined; uuid: string 
 /** macOS: the type `mount` prints for the volume holding `abs` ("/dev/disk4s1 on /Volumes/SD (exfat, local...)"). */
 function darwinMount(abs: string): MountFacts | undefined {
   let out: string;
-  try { out = execFileSync('/sbin/mount', { encoding: 'utf8', timeout: 3000 }); } catch { return undefined; }
+  try {
+    out = execFileSync('/sbin/mount', { encoding: 'utf8', timeout: 3000 });
+  } catch {
+    return undefined;
+  }
   let best: MountFacts | undefined;
   for (const line of out.split('\n')) {
     const m = /^(.*) on (.*) \(([^,)]+)/.exec(line);
@@ -133,14 +166,31 @@ export function mountFacts(abs: string, platform: NodeJS.Platform = process.plat
  * the mount, the marker's inode, folder mtimes on rename and the mtime granularity. A probe
  * the disk refuses answers on the safe side (folder stamps not trusted).
  */
-export function probeDiskIdentity(root: string, markerAbs: string, disk: Disk = realDisk, platform: NodeJS.Platform = process.platform): DiskIdentity {
+export function probeDiskIdentity(
+  root: string,
+  markerAbs: string,
+  disk: Disk = realDisk,
+  platform: NodeJS.Platform = process.platform,
+): DiskIdentity {
   let real = root;
-  try { real = disk.realpath(root); } catch { /* keep the path as given */ }
+  try {
+    real = disk.realpath(root);
+  } catch {
+    /* keep the path as given */
+  }
   const m = mountFacts(real, platform);
   let dev = '?';
   let marker = '?';
-  try { dev = disk.lstat(root).dev.toString(); } catch { /* unreadable: the key will not match */ }
-  try { marker = disk.lstat(markerAbs).ino.toString(); } catch { /* no marker yet: ditto */ }
+  try {
+    dev = disk.lstat(root).dev.toString();
+  } catch {
+    /* unreadable: the key will not match */
+  }
+  try {
+    marker = disk.lstat(markerAbs).ino.toString();
+  } catch {
+    /* no marker yet: ditto */
+  }
   const base = join(root, RESERVED_DIR);
   return {
     fsType: m.fsType,
@@ -168,7 +218,13 @@ function probeDirMtime(base: string, disk: Disk): boolean {
   } catch {
     return false;
   } finally {
-    try { disk.rmFile(join(d, 'a')); disk.rmFile(join(d, 'b')); disk.rmdir(d); } catch { /* left for the next probe */ }
+    try {
+      disk.rmFile(join(d, 'a'));
+      disk.rmFile(join(d, 'b'));
+      disk.rmdir(d);
+    } catch {
+      /* left for the next probe */
+    }
   }
 }
 
@@ -184,6 +240,10 @@ function probeGranularity(base: string, disk: Disk): number {
   } catch {
     return 2000;
   } finally {
-    try { disk.rmFile(f); } catch { /* left for the next probe */ }
+    try {
+      disk.rmFile(f);
+    } catch {
+      /* left for the next probe */
+    }
   }
 }

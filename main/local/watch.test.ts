@@ -7,7 +7,11 @@ import { silentLogger } from '../log/logger.js';
 
 let w: LocalWatcher | undefined;
 let dir = '';
-afterEach(async () => { await w?.close(); w = undefined; rmSync(dir, { recursive: true, force: true }); });
+afterEach(async () => {
+  await w?.close();
+  w = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const until = async (c: () => boolean, what: string): Promise<void> => {
   const t0 = Date.now();
@@ -85,7 +89,13 @@ describe('LocalWatcher (real chokidar)', () => {
     dir = mkdtempSync(join(tmpdir(), 'watch-'));
     const batches: string[][] = [];
     const notices: WatcherNotice[] = [];
-    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger, (n) => notices.push(n), { pollIntervalMs: 100 });
+    w = new LocalWatcher(
+      dir,
+      (d) => batches.push(d),
+      silentLogger,
+      (n) => notices.push(n),
+      { pollIntervalMs: 100 },
+    );
     await w.start();
     w.simulateError(Object.assign(new Error('watch ENOSPC'), { code: 'ENOSPC' }));
     await until(() => w!.isPolling && notices.some((n) => n.kind === 'restarted'), 'polling, restarted');
@@ -115,7 +125,9 @@ function inotifyWatches(): number {
   let n = 0;
   for (const fd of readdirSync('/proc/self/fdinfo')) {
     try {
-      n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+      n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('inotify wd:')).length;
     } catch {
       // closed meanwhile
     }

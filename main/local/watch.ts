@@ -91,10 +91,16 @@ const SKIPS = Symbol('nas-mirror: files skipped before formatting');
 function skipFilesEarly(proto: Explorer): void {
   if (proto[SKIPS] || typeof proto._exploreDir !== 'function') return;
   const explore = proto._exploreDir;
-  proto._exploreDir = async function (this: Explorer & { _isDirent?: boolean; _wantsFile?: boolean }, path: string, depth: number): Promise<Explored> {
+  proto._exploreDir = async function (
+    this: Explorer & { _isDirent?: boolean; _wantsFile?: boolean },
+    path: string,
+    depth: number,
+  ): Promise<Explored> {
     const r = await explore.call(this, path, depth);
     if (this._isDirent === true && this._wantsFile === false && Array.isArray(r.files)) {
-      r.files = (r.files as { isDirectory(): boolean; isSymbolicLink(): boolean }[]).filter((d) => typeof d === 'object' && (d.isDirectory() || d.isSymbolicLink()));
+      r.files = (r.files as { isDirectory(): boolean; isSymbolicLink(): boolean }[]).filter(
+        (d) => typeof d === 'object' && (d.isDirectory() || d.isSymbolicLink()),
+      );
     }
     return r;
   };
@@ -145,7 +151,8 @@ export class LocalWatcher {
       binaryInterval: this.opts.pollIntervalMs ?? 1000,
       // Folders only: a file is never watched on its own (one watch per folder, not per file).
       ignored: (p: string, stats?: { isDirectory(): boolean }) =>
-        (stats !== undefined && !stats.isDirectory()) || (p.startsWith(reserved + sep) && !(p === probeDir || p.startsWith(probeDir + sep))),
+        (stats !== undefined && !stats.isDirectory()) ||
+        (p.startsWith(reserved + sep) && !(p === probeDir || p.startsWith(probeDir + sep))),
     });
     w.listed = this.opts.onListed;
     w.add(this.root);
@@ -221,9 +228,10 @@ export class LocalWatcher {
     if ((e.code === 'ENOSPC' || e.code === 'EMFILE') && !this.polling) {
       const need = watchesNeeded(this.root);
       const limit = inotifyLimit();
-      const reason = e.code === 'ENOSPC'
-        ? `the system limit of watched folders (inotify) is reached: this mirror needs ${need} watches (one per folder)${limit !== undefined ? `, the limit is ${limit}` : ''}; raise it with \`sudo sysctl fs.inotify.max_user_watches=${suggestedLimit(need)}\` (and in /etc/sysctl.conf to keep it); meanwhile the folders are polled every ${Math.round((this.opts.pollIntervalMs ?? 1000) / 1000)} s (one stat per folder)`
-        : `too many open files for watching (this mirror needs ${need} watches, one per folder); meanwhile the folders are polled (one stat per folder)`;
+      const reason =
+        e.code === 'ENOSPC'
+          ? `the system limit of watched folders (inotify) is reached: this mirror needs ${need} watches (one per folder)${limit !== undefined ? `, the limit is ${limit}` : ''}; raise it with \`sudo sysctl fs.inotify.max_user_watches=${suggestedLimit(need)}\` (and in /etc/sysctl.conf to keep it); meanwhile the folders are polled every ${Math.round((this.opts.pollIntervalMs ?? 1000) / 1000)} s (one stat per folder)`
+          : `too many open files for watching (this mirror needs ${need} watches, one per folder); meanwhile the folders are polled (one stat per folder)`;
       this.log.warn('watcher limit reached, switching to polling', { code: e.code });
       this.onNotice({ kind: 'polling', reason });
       this.polling = true;
@@ -282,8 +290,15 @@ export class LocalWatcher {
     const rel = `${RESERVED_DIR}/selftest/probe-${process.pid}-${++this.probeSeq}`;
     const abs = join(this.root, ...rel.split('/'));
     const ok = await new Promise<boolean>((resolve) => {
-      const t = setTimeout(() => { this.probes.delete(rel); resolve(false); }, timeoutMs);
-      this.probes.set(rel, () => { clearTimeout(t); this.probes.delete(rel); resolve(true); });
+      const t = setTimeout(() => {
+        this.probes.delete(rel);
+        resolve(false);
+      }, timeoutMs);
+      this.probes.set(rel, () => {
+        clearTimeout(t);
+        this.probes.delete(rel);
+        resolve(true);
+      });
       try {
         (this.opts.disk ?? realDisk).writeFile(abs, '');
       } catch {
@@ -292,7 +307,11 @@ export class LocalWatcher {
         resolve(false);
       }
     });
-    try { (this.opts.disk ?? realDisk).rmFile(abs); } catch { /* a probe left in our own folder is harmless */ }
+    try {
+      (this.opts.disk ?? realDisk).rmFile(abs);
+    } catch {
+      /* a probe left in our own folder is harmless */
+    }
     this.lastSelfTest = { at: new Date().toISOString(), ok };
     return ok;
   }

@@ -26,13 +26,19 @@ export function redact(line: string): string {
     .replace(/("(?:token|accessToken|authorization)"\s*:\s*")[^"]*"/gi, '$1[redacted]"');
 }
 
-export function createLogger(component: string, sink: LogSink = { write: (l) => process.stderr.write(l) }, min: Level = (process.env['NAS_MIRROR_LOG_LEVEL'] as Level | undefined) ?? 'info'): Logger {
+export function createLogger(
+  component: string,
+  sink: LogSink = { write: (l) => process.stderr.write(l) },
+  min: Level = (process.env['NAS_MIRROR_LOG_LEVEL'] as Level | undefined) ?? 'info',
+): Logger {
   const emit = (level: Level, msg: string, fields?: Record<string, unknown>): void => {
     if (ORDER[level] < ORDER[min]) return;
     const rec = { t: new Date().toISOString(), level, component, msg, ...fields };
     let line: string;
     try {
-      line = JSON.stringify(rec, (_k, v: unknown) => (v instanceof Error ? { name: v.name, message: v.message } : typeof v === 'bigint' ? v.toString() : v));
+      line = JSON.stringify(rec, (_k, v: unknown) =>
+        v instanceof Error ? { name: v.name, message: v.message } : typeof v === 'bigint' ? v.toString() : v,
+      );
     } catch {
       line = JSON.stringify({ t: rec.t, level, component, msg });
     }

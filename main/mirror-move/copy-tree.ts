@@ -12,9 +12,21 @@ import { chmod, copyFile, lstat, lutimes, mkdir, readdir, readlink, rename, rm, 
 import { basename, dirname, join } from 'node:path';
 
 export type MovePhase = 'counting' | 'copying' | 'verifying' | 'switching' | 'removing-old' | 'done';
-export interface MoveProgress { phase: MovePhase; done: number; total: number; bytes: number; totalBytes: number }
+export interface MoveProgress {
+  phase: MovePhase;
+  done: number;
+  total: number;
+  bytes: number;
+  totalBytes: number;
+}
 
-interface Entry { rel: string; kind: 'dir' | 'file' | 'link'; size: number; mtimeMs: number; mode: number }
+interface Entry {
+  rel: string;
+  kind: 'dir' | 'file' | 'link';
+  size: number;
+  mtimeMs: number;
+  mode: number;
+}
 
 /** Files copied at once (a disk copy waits on I/O, not on the CPU). */
 const PARALLEL = 8;
@@ -64,7 +76,10 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
   let last = 0;
   const tick = (p: MoveProgress, force = false): void => {
     const now = Date.now();
-    if (force || now - last >= 200) { last = now; say(p); }
+    if (force || now - last >= 200) {
+      last = now;
+      say(p);
+    }
   };
   await rm(staging, { recursive: true, force: true }); // an earlier, interrupted attempt: start again
   try {
@@ -72,9 +87,13 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
     const entries = await walk(o.from);
     const total = entries.length;
     const totalBytes = entries.reduce((n, e) => n + e.size, 0);
-    const free = await statfs(dirname(o.to)).then((f) => f.bavail * f.bsize, () => Infinity);
+    const free = await statfs(dirname(o.to)).then(
+      (f) => f.bavail * f.bsize,
+      () => Infinity,
+    );
     // placeholders take a block each even when empty: a margin of 4 KiB per entry
-    if (free < totalBytes + total * 4096) throw new Error(`${dirname(o.to)} has ${formatBytes(free)} free; the mirror needs about ${formatBytes(totalBytes + total * 4096)}`);
+    if (free < totalBytes + total * 4096)
+      throw new Error(`${dirname(o.to)} has ${formatBytes(free)} free; the mirror needs about ${formatBytes(totalBytes + total * 4096)}`);
     await mkdir(staging, { recursive: false });
     let bytes = 0;
     let done = 0;
@@ -86,7 +105,10 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
     // folders and links first, in order (parents before children), then the files, PARALLEL at a time
     const files: [Entry, number][] = [];
     for (const [i, e] of entries.entries()) {
-      if (e.kind === 'file') { files.push([e, i]); continue; }
+      if (e.kind === 'file') {
+        files.push([e, i]);
+        continue;
+      }
       o.beforeEntry?.(e.rel, i);
       if (e.kind === 'dir') await mkdir(join(staging, e.rel));
       else await symlink(await readlink(join(o.from, e.rel)), join(staging, e.rel));
@@ -123,7 +145,9 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
     await verify(entries, staging);
     o.beforeSwitch?.(staging);
     tick({ phase: 'switching', done: total, total, bytes, totalBytes }, true);
-    await rmdir(o.to).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+    await rmdir(o.to).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
     await rename(staging, o.to);
   } catch (e) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
@@ -139,7 +163,9 @@ async function verify(source: Entry[], staging: string): Promise<void> {
     const c = copied.get(e.rel);
     if (!c || c.kind !== e.kind || c.size !== e.size || (e.kind === 'file' && Math.abs(c.mtimeMs - e.mtimeMs) >= 1)) {
       const was = `${e.kind} ${e.size} B ${new Date(e.mtimeMs).toISOString()}`;
-      throw new Error(`the copy of ${e.rel} does not match the original (${c ? `${c.kind} ${c.size} B ${new Date(c.mtimeMs).toISOString()}` : 'missing'}, not ${was})`);
+      throw new Error(
+        `the copy of ${e.rel} does not match the original (${c ? `${c.kind} ${c.size} B ${new Date(c.mtimeMs).toISOString()}` : 'missing'}, not ${was})`,
+      );
     }
   }
 }

@@ -5,7 +5,19 @@
  * but never committed is dropped by the next move. The state db and local model are the real
  * ones (a hand-made model of the tree on disk).
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,8 +36,20 @@ let shm: string;
 let db: Db;
 
 const ino = (p: string): string => lstatSync(p, { bigint: true }).ino.toString();
-const entry = (id: string, kind: 'dir' | 'file', lparent: string, lname: string, path: string): LocalEntry =>
-  ({ id, kind, lparent, lname, ino: ino(path), filled: false, rparent: lparent, rname: lname, etag: 'e1', mtime: '2020-01-01T00:00:00Z', setag: 'e1', state: 'ok' });
+const entry = (id: string, kind: 'dir' | 'file', lparent: string, lname: string, path: string): LocalEntry => ({
+  id,
+  kind,
+  lparent,
+  lname,
+  ino: ino(path),
+  filled: false,
+  rparent: lparent,
+  rname: lname,
+  etag: 'e1',
+  mtime: '2020-01-01T00:00:00Z',
+  setag: 'e1',
+  state: 'ok',
+});
 
 beforeEach(() => {
   stateDir = mkdtempSync(join(tmpdir(), 'nm-move-state-'));
@@ -53,7 +77,9 @@ afterEach(() => {
   for (const d of [stateDir, join(from, '..'), shm]) rmSync(d, { recursive: true, force: true });
 });
 
-const commit = (to: string) => () => { new LocalStore(db).setMeta('mirrorDir', to); };
+const commit = (to: string) => () => {
+  new LocalStore(db).setMeta('mirrorDir', to);
+};
 
 describe.skipIf(!twoDevices)('moving the mirror to another disk (/tmp -> /dev/shm)', () => {
   it('copies, verifies, switches the state to the new inodes, then removes the old tree', async () => {
@@ -85,7 +111,18 @@ describe.skipIf(!twoDevices)('moving the mirror to another disk (/tmp -> /dev/sh
   it('interrupted mid-copy: the old tree and the state are untouched, the partial copy is gone; a re-run completes', async () => {
     const to = join(shm, 'NAS');
     const before = new LocalStore(db).loadModel('root').get('f1')!.ino;
-    await expect(moveAcrossDisks({ db, from, to, rootId: 'root', commit: commit(to), beforeEntry: (_rel, i) => { if (i === 3) throw new Error('power cut'); } })).rejects.toThrow('power cut');
+    await expect(
+      moveAcrossDisks({
+        db,
+        from,
+        to,
+        rootId: 'root',
+        commit: commit(to),
+        beforeEntry: (_rel, i) => {
+          if (i === 3) throw new Error('power cut');
+        },
+      }),
+    ).rejects.toThrow('power cut');
     expect(readdirSync(from).sort()).toEqual(['Photos', 'link-to-notes', 'local-only.txt']);
     expect(existsSync(to)).toBe(false);
     expect(existsSync(stagingFor(to))).toBe(false);
@@ -101,7 +138,17 @@ describe.skipIf(!twoDevices)('moving the mirror to another disk (/tmp -> /dev/sh
   it('a copy renamed into place but never committed (crash before the switch) is dropped by the next move', async () => {
     const to = join(shm, 'NAS');
     // what a crash between the rename and the state transaction leaves: the copy, with our marker
-    await expect(moveAcrossDisks({ db, from, to, rootId: 'root', commit: () => { throw new Error('crash before the switch'); } })).rejects.toThrow('crash before the switch');
+    await expect(
+      moveAcrossDisks({
+        db,
+        from,
+        to,
+        rootId: 'root',
+        commit: () => {
+          throw new Error('crash before the switch');
+        },
+      }),
+    ).rejects.toThrow('crash before the switch');
     expect(existsSync(join(to, MARKER))).toBe(true);
     expect(existsSync(from)).toBe(true);
     expect(new LocalStore(db).meta('mirrorDir')).toBe(from);

@@ -45,7 +45,10 @@ export async function moveAcrossDisks(m: AcrossDisks): Promise<{ oldRemoved: boo
   const local = new LocalStore(m.db);
   local.setMeta(PENDING, m.to);
   await copyTreeAcrossDisks({
-    from: m.from, to: m.to, onProgress: m.onProgress, beforeEntry: m.beforeEntry,
+    from: m.from,
+    to: m.to,
+    onProgress: m.onProgress,
+    beforeEntry: m.beforeEntry,
     beforeSwitch: (staging) => writeFileSync(join(staging, MARKER), `a copy of ${m.from} being moved here by NAS Mirror\n`),
   });
   const stats = { total: 0, bytes: 0 };
@@ -65,7 +68,10 @@ export async function moveAcrossDisks(m: AcrossDisks): Promise<{ oldRemoved: boo
   })();
   rmSync(join(m.to, MARKER), { force: true });
   m.onProgress?.({ phase: 'removing-old', done: stats.total, total: stats.total, bytes: 0, totalBytes: 0 });
-  const oldRemoved = await rm(m.from, { recursive: true, force: true }).then(() => true, () => false);
+  const oldRemoved = await rm(m.from, { recursive: true, force: true }).then(
+    () => true,
+    () => false,
+  );
   m.onProgress?.({ phase: 'done', done: stats.total, total: stats.total, bytes: 0, totalBytes: 0 });
   return { oldRemoved };
 }

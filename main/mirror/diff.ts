@@ -13,14 +13,20 @@ import { storedObject } from './stored-object.js';
  * The changes one listing page brings. `pending` holds changes diffed but not yet written
  * (the walk batches writes): they count as the stored state.
  */
-export function diffPage(store: MirrorStore, objects: readonly RemoteObject[], pending?: ReadonlyMap<string, string>, storeEmpty = false): RemoteChange[] {
+export function diffPage(
+  store: MirrorStore,
+  objects: readonly RemoteObject[],
+  pending?: ReadonlyMap<string, string>,
+  storeEmpty = false,
+): RemoteChange[] {
   if (objects.length === 0) return [];
   // one query for the whole page (none while filling an empty store), then what is pending overrides it
   const stored = storeEmpty ? new Map<string, string>() : store.getManyJson(objects.map((o) => o.id));
-  if (pending) for (const o of objects) {
-    const j = pending.get(o.id);
-    if (j !== undefined) stored.set(o.id, j);
-  }
+  if (pending)
+    for (const o of objects) {
+      const j = pending.get(o.id);
+      if (j !== undefined) stored.set(o.id, j);
+    }
   const out: RemoteChange[] = [];
   for (const o of objects) {
     const before = stored.get(o.id);

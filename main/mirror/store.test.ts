@@ -6,7 +6,16 @@ import type { RemoteObject } from '../../app/model/remote-object.js';
 import { migrate, openStateDb } from '../state/db.js';
 import { MIRROR_MIGRATIONS, MirrorStore } from './store.js';
 
-const obj = (id: string, name: string, parentID: string): RemoteObject => ({ id, parentID, name, eTag: '"Ag"', mimeType: 'text/plain', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none' });
+const obj = (id: string, name: string, parentID: string): RemoteObject => ({
+  id,
+  parentID,
+  name,
+  eTag: '"Ag"',
+  mimeType: 'text/plain',
+  mTime: '2020-01-01T00:00:00Z',
+  cTime: '2020-01-01T00:00:00Z',
+  hidden: 'none',
+});
 
 describe('MirrorStore', () => {
   it('migrates a v1 database to v2 keeping every row', () => {
@@ -14,7 +23,9 @@ describe('MirrorStore', () => {
     try {
       const db = openStateDb(dir);
       migrate(db, 'mirror', MIRROR_MIGRATIONS.slice(0, 1));
-      db.prepare("INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, json) VALUES ('a', 'r', 'x.txt', '\"Ag\"', 0, 'text/plain', ?)").run(JSON.stringify(obj('a', 'x.txt', 'r')));
+      db.prepare(
+        "INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, json) VALUES ('a', 'r', 'x.txt', '\"Ag\"', 0, 'text/plain', ?)",
+      ).run(JSON.stringify(obj('a', 'x.txt', 'r')));
       const store = new MirrorStore(db);
       expect(store.get('a')?.name).toBe('x.txt');
       expect(store.childByName('r', 'x.txt')?.id).toBe('a');
@@ -29,14 +40,23 @@ describe('MirrorStore', () => {
     try {
       const db = openStateDb(dir);
       const store = new MirrorStore(db);
-      store.apply([{ kind: 'added', after: obj('a', 'x.txt', 'r') }, { kind: 'added', after: obj('b', 'y.txt', 'r') }]);
+      store.apply([
+        { kind: 'added', after: obj('a', 'x.txt', 'r') },
+        { kind: 'added', after: obj('b', 'y.txt', 'r') },
+      ]);
       db.prepare("UPDATE mirror_objects SET json = ? WHERE id = 'b'").run(JSON.stringify({ ...obj('b', 'y.txt', 'r'), eTag: 7 }));
       expect(store.get('a')?.name).toBe('x.txt');
-      expect(() => store.get('b')).toThrow(expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/\(b\): eTag: expected a string/) }));
+      expect(() => store.get('b')).toThrow(
+        expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/\(b\): eTag: expected a string/) }),
+      );
       expect(() => [...store.all()]).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
       // a field deep inside, and text that is no JSON at all
-      db.prepare("UPDATE mirror_objects SET json = ? WHERE id = 'b'").run(JSON.stringify({ ...obj('b', 'y.txt', 'r'), image: { width: 'wide' } }));
-      expect(() => store.children('r')).toThrow(expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/image\.width: expected a finite number/) }));
+      db.prepare("UPDATE mirror_objects SET json = ? WHERE id = 'b'").run(
+        JSON.stringify({ ...obj('b', 'y.txt', 'r'), image: { width: 'wide' } }),
+      );
+      expect(() => store.children('r')).toThrow(
+        expect.objectContaining({ code: 'StateCorrupt', message: expect.stringMatching(/image\.width: expected a finite number/) }),
+      );
       db.prepare("UPDATE mirror_objects SET json = '{\"id\":' WHERE id = 'a'").run();
       expect(() => store.get('a')).toThrow(expect.objectContaining({ code: 'StateCorrupt' }));
       db.close();
@@ -51,7 +71,12 @@ describe('MirrorStore', () => {
       const db = openStateDb(dir);
       const store = new MirrorStore(db);
       store.setRoot({ ...obj('r', 'home', ''), mimeType: 'application/x.service.dir' });
-      store.apply([{ kind: 'added', after: obj('c1', 'one', 'c2') }, { kind: 'added', after: obj('c2', 'two', 'c1') }, { kind: 'added', after: obj('c3', 'keep', 'c3') }, { kind: 'added', after: obj('k', 'keep.txt', 'r') }]);
+      store.apply([
+        { kind: 'added', after: obj('c1', 'one', 'c2') },
+        { kind: 'added', after: obj('c2', 'two', 'c1') },
+        { kind: 'added', after: obj('c3', 'keep', 'c3') },
+        { kind: 'added', after: obj('k', 'keep.txt', 'r') },
+      ]);
       expect(store.pathOf('c1')).toBeUndefined();
       expect(store.pathOf('c3')).toBeUndefined();
       expect(store.pathOf('k')).toEqual(['keep.txt']);
@@ -67,11 +92,21 @@ describe('MirrorStore', () => {
       const db = openStateDb(dir);
       const store = new MirrorStore(db);
       store.setRoot({ ...obj('r', 'home', ''), mimeType: 'application/x.service.dir' });
-      store.apply([{ kind: 'added', after: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' } }, { kind: 'added', after: obj('a', 'x.txt', 'f') }]);
+      store.apply([
+        { kind: 'added', after: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' } },
+        { kind: 'added', after: obj('a', 'x.txt', 'f') },
+      ]);
       expect(store.pathOf('a')).toEqual(['Docs', 'x.txt']);
       expect(store.children('root').map((o) => o.id)).toEqual(['f']);
       const gen = store.generation();
-      store.apply([{ kind: 'updated', before: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' }, after: { ...obj('f', 'Papers', 'r'), mimeType: 'application/x.service.dir' }, aspects: { renamed: true, moved: false, metadata: false } }]);
+      store.apply([
+        {
+          kind: 'updated',
+          before: { ...obj('f', 'Docs', 'r'), mimeType: 'application/x.service.dir' },
+          after: { ...obj('f', 'Papers', 'r'), mimeType: 'application/x.service.dir' },
+          aspects: { renamed: true, moved: false, metadata: false },
+        },
+      ]);
       expect(store.pathOf('a')).toEqual(['Papers', 'x.txt']);
       expect(store.generation()).toBe(gen + 1);
       store.apply([]);

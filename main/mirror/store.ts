@@ -100,7 +100,10 @@ export class MirrorStore {
    * is read-only); a reader that wrote would take the database's write lock from the owner,
    * and restoring the parent index during the owner's bulk fill would undo the fill's speed.
    */
-  constructor(readonly db: Db, role: 'owner' | 'reader' = 'owner') {
+  constructor(
+    readonly db: Db,
+    role: 'owner' | 'reader' = 'owner',
+  ) {
     if (role === 'owner') {
       migrate(db, 'mirror', MIRROR_MIGRATIONS);
       // a bulk fill interrupted by a crash leaves the parent index dropped: restore it
@@ -110,19 +113,29 @@ export class MirrorStore {
     this.q = {
       // the JSON text alone (`pluck`): no row object per read, on paths that read every row
       get: db.prepare<[string], string>('SELECT json FROM mirror_objects WHERE id = ?').pluck(true),
-      getMany: db.prepare<[string], { id: string; json: string }>('SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))'),
+      getMany: db.prepare<[string], { id: string; json: string }>(
+        'SELECT id, json FROM mirror_objects WHERE id IN (SELECT value FROM json_each(?))',
+      ),
       children: db.prepare<[string], string>('SELECT json FROM mirror_objects WHERE parent_id = ?').pluck(true),
       childIds: db.prepare<[string], { id: string }>('SELECT id FROM mirror_objects WHERE parent_id = ?'),
       byName: db.prepare<[string, string], string>('SELECT json FROM mirror_objects WHERE parent_id = ? AND name = ?').pluck(true),
       all: db.prepare<[], string>('SELECT json FROM mirror_objects').pluck(true),
       allIds: db.prepare<[], { id: string }>('SELECT id FROM mirror_objects'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mirror_objects'),
-      upsert: db.prepare('INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name, etag = excluded.etag, is_folder = excluded.is_folder, mime = excluded.mime, camera_make = excluded.camera_make, camera_model = excluded.camera_model, json = excluded.json'),
-      docs: db.prepare<[], [string, string, string, string | null, string | null]>('SELECT id, name, mime, camera_make, camera_model FROM mirror_objects').raw(true),
+      upsert: db.prepare(
+        'INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name, etag = excluded.etag, is_folder = excluded.is_folder, mime = excluded.mime, camera_make = excluded.camera_make, camera_model = excluded.camera_model, json = excluded.json',
+      ),
+      docs: db
+        .prepare<[], [string, string, string, string | null, string | null]>(
+          'SELECT id, name, mime, camera_make, camera_model FROM mirror_objects',
+        )
+        .raw(true),
       del: db.prepare('DELETE FROM mirror_objects WHERE id = ?'),
       meta: db.prepare<[string], { value: string }>('SELECT value FROM mirror_meta WHERE key = ?'),
       listing: db.prepare<[string], { pages: string }>('SELECT pages FROM mirror_listings WHERE folder_id = ?'),
-      setListing: db.prepare('INSERT INTO mirror_listings (folder_id, pages) VALUES (?, ?) ON CONFLICT(folder_id) DO UPDATE SET pages = excluded.pages'),
+      setListing: db.prepare(
+        'INSERT INTO mirror_listings (folder_id, pages) VALUES (?, ?) ON CONFLICT(folder_id) DO UPDATE SET pages = excluded.pages',
+      ),
       delListing: db.prepare('DELETE FROM mirror_listings WHERE folder_id = ?'),
       kids: db.prepare<[string], { id: string; is_folder: number }>('SELECT id, is_folder FROM mirror_objects WHERE parent_id = ?'),
       setMeta: db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
@@ -168,7 +181,7 @@ export class MirrorStore {
   /** `id` and every id below it in the store (what the NAS deletes with it), parents first. */
   subtreeIds(id: string): string[] {
     const out: string[] = [];
-    for (let next = [id]; next.length; ) {
+    for (let next = [id]; next.length;) {
       out.push(...next);
       next = next.flatMap((p) => this.childIds(p));
     }
@@ -338,7 +351,6 @@ export class MirrorStore {
     return Number(this.q.meta.get('fillGen')?.value ?? '0');
   }
 
-
   /** Applies a batch in one transaction; a batch with no change writes nothing. */
   apply(changes: readonly RemoteChange[]): void {
     if (changes.length === 0) return;
@@ -348,8 +360,7 @@ export class MirrorStore {
         if (c.kind === 'removed') {
           this.q.del.run(c.before.id);
           if (c.before.mimeType === FOLDER_MIME) this.q.delListing.run(c.before.id);
-        }
-        else {
+        } else {
           const o = c.after;
           const make = typeof o.image?.cameraMake === 'string' ? o.image.cameraMake : null;
           const model = typeof o.image?.cameraModel === 'string' ? o.image.cameraModel : null;

@@ -16,6 +16,10 @@ export function storedObject(json: string, where: string): RemoteObject {
     if (remoteObjectSchema.test(v)) return v;
     return remoteObjectSchema.parse(v, '');
   } catch (e) {
-    throw new AppError('StateCorrupt', `the mirror store holds an invalid object (${where.slice(0, 200)}): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new AppError(
+      'StateCorrupt',
+      `the mirror store holds an invalid object (${where.slice(0, 200)}): ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
 }

@@ -42,7 +42,12 @@ export interface SyncOptions {
   batchSize?: number;
 }
 
-export async function syncOnce(client: ServiceClient, store: MirrorStore, applier: ChangeApplier, opts: SyncOptions = {}): Promise<SyncSummary> {
+export async function syncOnce(
+  client: ServiceClient,
+  store: MirrorStore,
+  applier: ChangeApplier,
+  opts: SyncOptions = {},
+): Promise<SyncSummary> {
   const t0 = Date.now();
   const before = { ...applier.totals };
   // Writes are batched across pages (one transaction per batch, not per page); objects seen
@@ -69,7 +74,9 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
   const conditional = {
     chain: (id: string) => store.listing(id),
     children: (id: string) => store.childKinds(id),
-    listed: (id: string, chain: ListingChain) => { chains.set(id, chain); },
+    listed: (id: string, chain: ListingChain) => {
+      chains.set(id, chain);
+    },
     childCount: (id: string) => store.get(id)?.childCount,
   };
   const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
@@ -81,22 +88,43 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
     if (batch.length >= (opts.batchSize ?? 1000)) flush();
   };
   const summary = (complete: boolean, objects: number, folders: number, error?: AppError): SyncSummary => ({
-    complete, objects, folders,
+    complete,
+    objects,
+    folders,
     added: applier.totals.added - before.added,
     updated: applier.totals.updated - before.updated,
     removed: applier.totals.removed - before.removed,
     elapsedMs: Date.now() - t0,
     ...(error ? { error } : {}),
   });
-  const r = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, onProgress: opts.onProgress, onWarning: opts.onWarning, onRoot: (root) => store.setRoot(root), conditional })
-    .finally(() => { flush(); if (written) store.endBulkFill(); });
+  const r = await walk(client, {
+    concurrency: opts.concurrency,
+    pageSize: opts.pageSize,
+    signal: opts.signal,
+    onPage,
+    onProgress: opts.onProgress,
+    onWarning: opts.onWarning,
+    onRoot: (root) => store.setRoot(root),
+    conditional,
+  }).finally(() => {
+    flush();
+    if (written) store.endBulkFill();
+  });
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
   if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
     // the root's empty listing is not applied: its chain is dropped, so the next walk asks it in full (never a 304 that would bring back the stored children)
     if (r.root) store.setListings(new Map([[r.root.id, []]]));
-    return summary(false, 0, r.progress.folders, new AppError('NasLooksEmpty', `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`));
+    return summary(
+      false,
+      0,
+      r.progress.folders,
+      new AppError(
+        'NasLooksEmpty',
+        `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`,
+      ),
+    );
   }
   let objects = r.progress.objects;
   let folders = r.progress.folders;
@@ -123,7 +151,15 @@ export async function syncOnce(client: ServiceClient, store: MirrorStore, applie
         if (now.mimeType === FOLDER_MIME) moved.push(now.id);
       }
       if (moved.length) {
-        const again = await walk(client, { concurrency: opts.concurrency, pageSize: opts.pageSize, signal: opts.signal, onPage, startFolders: moved, conditional, onWarning: opts.onWarning }).finally(flush);
+        const again = await walk(client, {
+          concurrency: opts.concurrency,
+          pageSize: opts.pageSize,
+          signal: opts.signal,
+          onPage,
+          startFolders: moved,
+          conditional,
+          onWarning: opts.onWarning,
+        }).finally(flush);
         for (const id of again.seen) seen.add(id);
         objects += again.progress.objects;
         folders += again.progress.folders;

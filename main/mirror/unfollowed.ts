@@ -39,6 +39,8 @@ export class UnfollowedIds {
       this.rows = 0;
       return;
     }
-    this.db.transaction(() => { for (const id of ids) this.rows! -= this.q.del.run(id).changes; })();
+    this.db.transaction(() => {
+      for (const id of ids) this.rows! -= this.q.del.run(id).changes;
+    })();
   }
 }

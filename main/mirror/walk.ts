@@ -140,13 +140,19 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     // asked only when a second page comes (most folders have one): listed, else stored
     const childCount = (): number | undefined => childCounts.get(folderId) ?? opts.conditional?.childCount?.(folderId);
     let allowed: number | undefined;
-    const broken = (why: string): AppError => new AppError('BadResponse', `listing of folder ${folderId} ${why}: the walk is incomplete, nothing is deleted`);
+    const broken = (why: string): AppError =>
+      new AppError('BadResponse', `listing of folder ${folderId} ${why}: the walk is incomplete, nothing is deleted`);
     for (;;) {
       if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
       const ifNoneMatch = conditional ? known![i]!.etag : undefined;
       let r: Awaited<ReturnType<ServiceClient['listIfChanged']>>;
       try {
-        r = await client.listIfChanged(folderId, { limit: pageSize, pageToken: token, signal: opts.signal, ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}) });
+        r = await client.listIfChanged(folderId, {
+          limit: pageSize,
+          pageToken: token,
+          signal: opts.signal,
+          ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}),
+        });
       } catch (e) {
         if (!(e instanceof AppError && e.code === 'NotFound') || folderId === root?.id) throw e;
         // Gone since it was listed in its parent (deleted meanwhile; a device's trash or a
@@ -184,7 +190,10 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
       const fresh: RemoteObject[] = [];
       let progressed = false;
       for (const o of page.files) {
-        if (!mine.has(o.id)) { mine.add(o.id); progressed = true; }
+        if (!mine.has(o.id)) {
+          mine.add(o.id);
+          progressed = true;
+        }
         saw(o.id, o.mimeType === FOLDER_MIME);
         if (o.childCount !== undefined && o.mimeType === FOLDER_MIME) childCounts.set(o.id, o.childCount);
         fresh.push(o);
@@ -198,7 +207,8 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
       opts.onPage(fresh, folderId);
       if (queue.length) wakeAll();
       report();
-      if (page.pageToken !== '' && page.pageToken === token) opts.onWarning?.(`listing of folder ${folderId} answered with the page token it was sent: taken as the last page`, folderId);
+      if (page.pageToken !== '' && page.pageToken === token)
+        opts.onWarning?.(`listing of folder ${folderId} answered with the page token it was sent: taken as the last page`, folderId);
       const next = page.pageToken === token ? '' : page.pageToken;
       if (r.etag !== undefined) chain.push({ etag: r.etag, next });
       if (next === '') break;
@@ -206,7 +216,10 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
       idle = progressed ? 0 : idle + 1;
       if (idle >= MAX_IDLE_PAGES) throw broken(`brought no new object in ${idle} pages in a row`);
       allowed ??= pagesAllowed(childCount());
-      if (pages >= allowed) throw broken(`took more pages (${pages}) than its ${childCount() !== undefined ? `childCount of ${childCount()} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`}`);
+      if (pages >= allowed)
+        throw broken(
+          `took more pages (${pages}) than its ${childCount() !== undefined ? `childCount of ${childCount()} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`}`,
+        );
       token = next;
     }
     // the chain is kept only when every page carried an ETag and every object was readable
@@ -219,10 +232,16 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
         if (failure) return;
         const next = queue.shift();
         if (next === undefined) {
-          if (active === 0) { wakeAll(); return; }
+          if (active === 0) {
+            wakeAll();
+            return;
+          }
           await new Promise<void>((r) => {
             const prev = wake;
-            wake = () => { prev?.(); r(); };
+            wake = () => {
+              prev?.();
+              r();
+            };
           });
           continue;
         }
@@ -243,7 +262,17 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
   });
   report();
   if (failure) return { complete: false, root, seen, progress, error: failure };
-  if (invalidCount > 0) return { complete: false, root, seen, progress, error: new AppError('BadResponse', `the NAS sent ${invalidCount} invalid object(s), skipped: the walk is incomplete, nothing is deleted (${invalid.join('; ')})`) };
+  if (invalidCount > 0)
+    return {
+      complete: false,
+      root,
+      seen,
+      progress,
+      error: new AppError(
+        'BadResponse',
+        `the NAS sent ${invalidCount} invalid object(s), skipped: the walk is incomplete, nothing is deleted (${invalid.join('; ')})`,
+      ),
+    };
   if (opts.signal?.aborted) return { complete: false, root, seen, progress, error: new AppError('Cancelled', 'walk cancelled') };
   return { complete: true, root, seen, progress };
 }

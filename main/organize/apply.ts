@@ -19,7 +19,9 @@ export function itemsOf(index: OfflineIndex, plan: OrganizePlan): BatchItem[] {
   const objects = index.store.getMany(ok.map((i) => i.id));
   return ok.flatMap((i) => {
     const o = objects.get(i.id);
-    return o ? [{ objectId: i.id, name: i.name, parentId: i.parentId, fromName: o.name, fromParent: o.parentID, path: i.from, outboxSeq: null }] : [];
+    return o
+      ? [{ objectId: i.id, name: i.name, parentId: i.parentId, fromName: o.name, fromParent: o.parentID, path: i.from, outboxSeq: null }]
+      : [];
   });
 }
 
@@ -30,17 +32,34 @@ const describe = (b: { rename: string | null; move: string | null }): string =>
  * Enqueues a batch (caller holds the engine's lock). `batchId`: a batch planned by the command
  * line; else a new one is recorded.
  */
-export function enqueueBatch(core: OrganizePort, meta: { q: string; rename: string | null; move: string | null }, items: readonly BatchItem[], batchId?: number): OrganizeOutcome {
+export function enqueueBatch(
+  core: OrganizePort,
+  meta: { q: string; rename: string | null; move: string | null },
+  items: readonly BatchItem[],
+  batchId?: number,
+): OrganizeOutcome {
   const store = new OrganizeStore(core.db);
   const pending = core.outbox.pendingIds();
   const skipped: OrganizeOutcome['skipped'] = [];
   const send: BatchItem[] = [];
   for (const it of items) {
     const e = core.model.get(it.objectId);
-    if (!e || e.state !== 'ok') { skipped.push({ id: it.objectId, message: `${it.path}: no longer mirrored` }); continue; }
-    if (pending.has(it.objectId)) { skipped.push({ id: it.objectId, message: `${it.path}: a change of yours to it is still being sent` }); continue; }
-    if (e.rname !== it.fromName || e.rparent !== it.fromParent) { skipped.push({ id: it.objectId, message: `${it.path}: renamed or moved since the preview` }); continue; }
-    if (it.parentId !== null && it.parentId !== core.model.rootId && !core.model.get(it.parentId)) { skipped.push({ id: it.objectId, message: `${it.path}: the target folder is no longer mirrored` }); continue; }
+    if (!e || e.state !== 'ok') {
+      skipped.push({ id: it.objectId, message: `${it.path}: no longer mirrored` });
+      continue;
+    }
+    if (pending.has(it.objectId)) {
+      skipped.push({ id: it.objectId, message: `${it.path}: a change of yours to it is still being sent` });
+      continue;
+    }
+    if (e.rname !== it.fromName || e.rparent !== it.fromParent) {
+      skipped.push({ id: it.objectId, message: `${it.path}: renamed or moved since the preview` });
+      continue;
+    }
+    if (it.parentId !== null && it.parentId !== core.model.rootId && !core.model.get(it.parentId)) {
+      skipped.push({ id: it.objectId, message: `${it.path}: the target folder is no longer mirrored` });
+      continue;
+    }
     send.push(it);
   }
   if (send.length === 0) {
@@ -49,14 +68,25 @@ export function enqueueBatch(core: OrganizePort, meta: { q: string; rename: stri
   }
   return core.db.transaction((): OrganizeOutcome => {
     const entries: NewEntry[] = send.map((it) => ({
-      intent: { op: 'patch', id: it.objectId, fromName: it.fromName, fromParent: it.fromParent, ...(it.name !== null ? { name: it.name } : {}), ...(it.parentId !== null ? { parentID: it.parentId } : {}) },
-      origin: 'organize', path: pathOrId(core.model, it.objectId), reason: `organize: ${describe(meta)}`,
+      intent: {
+        op: 'patch',
+        id: it.objectId,
+        fromName: it.fromName,
+        fromParent: it.fromParent,
+        ...(it.name !== null ? { name: it.name } : {}),
+        ...(it.parentId !== null ? { parentID: it.parentId } : {}),
+      },
+      origin: 'organize',
+      path: pathOrId(core.model, it.objectId),
+      reason: `organize: ${describe(meta)}`,
     }));
     const seqs = core.outbox.enqueue(entries);
     const withSeqs = send.map((it, i) => ({ ...it, outboxSeq: seqs[i]! }));
     const id = batchId ?? store.create({ state: 'planned', ...meta }, []);
     core.activity({
-      kind: 'organized', path: '', outboxSeq: seqs[0]!,
+      kind: 'organized',
+      path: '',
+      outboxSeq: seqs[0]!,
       summary: `organized ${send.length} object${send.length === 1 ? '' : 's'}: ${describe(meta)} (queued #${seqs[0]}..#${seqs[seqs.length - 1]})${skipped.length ? `; ${skipped.length} skipped` : ''}`,
       reason: `you applied an Organize plan for ${JSON.stringify(meta.q)}; each change carries If-Match like any other; one Undo reverts the batch`,
     });

@@ -16,7 +16,15 @@ import { openStateDb, type Db } from '../state/db.js';
 import { buildPlan } from './plan.js';
 
 const obj = (id: string, name: string, parentID = 'r', extra: Partial<RemoteObject> = {}): RemoteObject => ({
-  id, parentID, name, eTag: '"Ag"', mimeType: extra.mimeType ?? 'image/jpeg', mTime: '2020-05-06T00:00:00Z', cTime: '2020-05-06T00:00:00Z', hidden: 'none', ...extra,
+  id,
+  parentID,
+  name,
+  eTag: '"Ag"',
+  mimeType: extra.mimeType ?? 'image/jpeg',
+  mTime: '2020-05-06T00:00:00Z',
+  cTime: '2020-05-06T00:00:00Z',
+  hidden: 'none',
+  ...extra,
 });
 
 describe('organizeArgs', () => {
@@ -31,7 +39,9 @@ describe('organizeArgs', () => {
   it('checks each id and the bound', () => {
     expect(() => parse({ ids: ['a', 7] })).toThrow('args.ids[1]: expected a string');
     expect(() => parse({ ids: [''] })).toThrow('args.ids[0]: shorter than 1');
-    expect(() => parse({ ids: Array.from({ length: MAX_ORGANIZE + 1 }, (_, i) => `o${i}`) })).toThrow(`args.ids: more than ${MAX_ORGANIZE} items`);
+    expect(() => parse({ ids: Array.from({ length: MAX_ORGANIZE + 1 }, (_, i) => `o${i}`) })).toThrow(
+      `args.ids: more than ${MAX_ORGANIZE} items`,
+    );
     expect(() => parse({ ids: ['a'], extra: 1 })).toThrow('args.extra: unknown field');
     expect(() => parse('nope')).toThrow('args: expected an object');
   });
@@ -58,7 +68,10 @@ describe('buildPlan from ids', () => {
     ({ index } = await openOfflineIndex(store, dir));
     await index.factsReady();
   });
-  afterAll(() => { db.close(); rmSync(dir, { recursive: true, force: true }); });
+  afterAll(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('keeps the given order, takes folders, numbers the known ones, reports unknown ids', () => {
     const plan = buildPlan(index, { ids: ['c', 'gone', 'a', 'f', 'a', 'r'], rename: 'pick {counter}' });

@@ -46,7 +46,9 @@ export function selection(index: OfflineIndex, q: string): { objects: RemoteObje
 }
 
 /** A picked id the mirror does not hold: reported in the plan, never thrown. */
-interface Unknown { unknown: string }
+interface Unknown {
+  unknown: string;
+}
 
 /**
  * The picked objects in the given order (files and folders alike: the user chose them), each
@@ -56,10 +58,21 @@ export function picked(index: OfflineIndex, ids: readonly string[]): (RemoteObje
   const once = [...new Set(ids)];
   const found = index.store.getMany(once);
   const rootId = index.facts().rootId;
-  return once.map((id) => { const o = found.get(id); return o && id !== rootId && index.facts().get(id) ? o : { unknown: id }; });
+  return once.map((id) => {
+    const o = found.get(id);
+    return o && id !== rootId && index.facts().get(id) ? o : { unknown: id };
+  });
 }
 
-const unknownItem = (id: string): PlanItem => ({ id, from: '', to: '', name: null, parentId: null, status: 'invalid', problem: `no object with id ${id} in the mirror (deleted, or never there)` });
+const unknownItem = (id: string): PlanItem => ({
+  id,
+  from: '',
+  to: '',
+  name: null,
+  parentId: null,
+  status: 'invalid',
+  problem: `no object with id ${id} in the mirror (deleted, or never there)`,
+});
 
 export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan {
   const rename = patternOf(args.rename, 'rename');
@@ -67,7 +80,9 @@ export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan
   if (!rename && !move) throw bad('give a rename pattern, a move pattern, or both');
   const facts = index.facts();
   const picks = args.ids ? picked(index, args.ids) : undefined;
-  const { objects, truncated } = picks ? { objects: picks.filter((o): o is RemoteObject => !('unknown' in o)), truncated: false } : selection(index, args.q ?? '');
+  const { objects, truncated } = picks
+    ? { objects: picks.filter((o): o is RemoteObject => !('unknown' in o)), truncated: false }
+    : selection(index, args.q ?? '');
   const taken = new Map<string, Set<string>>();
   const namesIn = (folderId: string): Set<string> => {
     let s = taken.get(folderId);
@@ -85,31 +100,58 @@ export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan
     let status: PlanStatus = 'ok';
     let problem: string | undefined;
     if (move) {
-      targetPath = fill(move, o, i + 1, parentName).split('/').filter((s) => s !== '').join('/');
+      targetPath = fill(move, o, i + 1, parentName)
+        .split('/')
+        .filter((s) => s !== '')
+        .join('/');
       const found = facts.folderAt(targetPath);
-      if (found === undefined) { status = 'missing-folder'; problem = `no folder /${targetPath} on the NAS (the interface cannot create folders)`; missing.add(`/${targetPath}`); }
-      else targetId = found;
+      if (found === undefined) {
+        status = 'missing-folder';
+        problem = `no folder /${targetPath} on the NAS (the interface cannot create folders)`;
+        missing.add(`/${targetPath}`);
+      } else targetId = found;
     }
     const to = targetPath ? `${targetPath}/${newName}` : newName;
     const why = nameProblem(newName);
-    if (status === 'ok' && why) { status = 'invalid'; problem = why; }
-    if (status === 'ok' && isFolder(o) && (targetId === o.id || facts.isUnder(targetId, o.id))) { status = 'invalid'; problem = 'a folder cannot move into itself'; }
-    const sameName = newName === o.name, samePlace = targetId === o.parentID;
+    if (status === 'ok' && why) {
+      status = 'invalid';
+      problem = why;
+    }
+    if (status === 'ok' && isFolder(o) && (targetId === o.id || facts.isUnder(targetId, o.id))) {
+      status = 'invalid';
+      problem = 'a folder cannot move into itself';
+    }
+    const sameName = newName === o.name,
+      samePlace = targetId === o.parentID;
     if (status === 'ok' && sameName && samePlace) status = 'unchanged';
     if (status === 'ok') {
       const names = namesIn(targetId);
-      if (names.has(newName)) { status = 'collision'; problem = `/${to} already exists${objects.some((x) => x.name === newName && x.parentID === targetId) ? ' (held by an object of this batch)' : ''}`; }
-      else names.add(newName);
+      if (names.has(newName)) {
+        status = 'collision';
+        problem = `/${to} already exists${objects.some((x) => x.name === newName && x.parentID === targetId) ? ' (held by an object of this batch)' : ''}`;
+      } else names.add(newName);
     }
     counts[status === 'missing-folder' ? 'missingFolder' : status]++;
     return {
-      id: o.id, ...(isFolder(o) ? { folder: true } : {}), from, to,
-      name: sameName ? null : newName, parentId: samePlace ? null : targetId, status, ...(problem ? { problem } : {}),
+      id: o.id,
+      ...(isFolder(o) ? { folder: true } : {}),
+      from,
+      to,
+      name: sameName ? null : newName,
+      parentId: samePlace ? null : targetId,
+      status,
+      ...(problem ? { problem } : {}),
     };
   };
   let n = 0;
   const items: PlanItem[] = picks
-    ? picks.map((o) => { if ('unknown' in o) { counts.invalid++; return unknownItem(o.unknown); } return planOne(o, n++); })
+    ? picks.map((o) => {
+        if ('unknown' in o) {
+          counts.invalid++;
+          return unknownItem(o.unknown);
+        }
+        return planOne(o, n++);
+      })
     : objects.map(planOne);
   return { items, counts, missingFolders: [...missing].sort(), ...(truncated ? { truncated: true } : {}) };
 }

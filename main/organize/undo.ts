@@ -28,7 +28,8 @@ export function undoBatch(core: OrganizePort, a: ActivityRow): number {
   const b = store.byActivity(a.seq);
   if (!b) throw new AppError('BadRequest', `activity ${a.seq} is not an organize batch`);
   if (a.undone || b.state === 'undone') throw new AppError('BadRequest', `activity ${a.seq} was already undone`);
-  if (!batchUndoable(core.db, a)) throw new AppError('BadRequest', 'this batch is still being sent, or none of it was applied: nothing to undo yet');
+  if (!batchUndoable(core.db, a))
+    throw new AppError('BadRequest', 'this batch is still being sent, or none of it was applied: nothing to undo yet');
   const entries: NewEntry[] = [];
   for (const it of store.items(b.id).reverse()) {
     const ent = it.outboxSeq !== null ? core.outbox.get(it.outboxSeq) : undefined;
@@ -36,7 +37,10 @@ export function undoBatch(core: OrganizePort, a: ActivityRow): number {
     if (!ent || ent.state !== 'done' || !e || e.state !== 'ok') continue;
     if (ent.intent.op !== 'patch') continue;
     entries.push({
-      intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }), origin: 'organize-undo', path: pathOrId(core.model, e.id), reason: `undo of organize batch ${b.id}`,
+      intent: inverseOf(ent.intent, { name: e.rname, parentID: e.rparent }),
+      origin: 'organize-undo',
+      path: pathOrId(core.model, e.id),
+      reason: `undo of organize batch ${b.id}`,
     });
   }
   core.db.transaction(() => {
@@ -44,7 +48,9 @@ export function undoBatch(core: OrganizePort, a: ActivityRow): number {
     store.setState(b.id, 'undone');
     core.local.markUndone(a.seq);
     core.activity({
-      kind: 'undo', path: '', summary: `undo of ${a.summary.replace(/ \(queued .*$/, '')}: ${entries.length} inverse patch${entries.length === 1 ? '' : 'es'} queued${seqs.length ? ` (#${seqs[0]}..#${seqs[seqs.length - 1]})` : ''}`,
+      kind: 'undo',
+      path: '',
+      summary: `undo of ${a.summary.replace(/ \(queued .*$/, '')}: ${entries.length} inverse patch${entries.length === 1 ? '' : 'es'} queued${seqs.length ? ` (#${seqs[0]}..#${seqs[seqs.length - 1]})` : ''}`,
       reason: 'you asked to undo the batch; each inverse patch carries If-Match like any other',
     });
   })();

@@ -7,7 +7,11 @@ import { OutboxStore } from './outbox-store.js';
 
 let dir = '';
 let db: Db | undefined;
-afterEach(() => { db?.close(); db = undefined; rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  db?.close();
+  db = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('OutboxStore', () => {
   it('keeps each entry as the one intent union (no nulls), and refuses a damaged row', () => {
@@ -15,7 +19,12 @@ describe('OutboxStore', () => {
     db = openStateDb(dir);
     const outbox = new OutboxStore(db);
     const [a, b] = outbox.enqueue([
-      { intent: { op: 'patch', id: 'x', parentID: 'q', fromName: 'x.txt', fromParent: 'p' }, origin: 'local', path: '/x.txt', reason: 'moved' },
+      {
+        intent: { op: 'patch', id: 'x', parentID: 'q', fromName: 'x.txt', fromParent: 'p' },
+        origin: 'local',
+        path: '/x.txt',
+        reason: 'moved',
+      },
       { intent: { op: 'delete', id: 'y', fromName: 'y.txt', fromParent: 'p' }, origin: 'approve', path: '/y.txt', reason: 'approved' },
     ]);
     expect(outbox.get(a!)?.intent).toEqual({ op: 'patch', id: 'x', parentID: 'q', fromName: 'x.txt', fromParent: 'p' });

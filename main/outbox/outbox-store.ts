@@ -64,20 +64,52 @@ export type NewEntry = Pick<OutboxEntry, 'intent' | 'origin' | 'path' | 'reason'
 const COLS = `seq, at, op, object_id, name, parent_id, from_name, from_parent, origin, state, attempts, result_etag, path, reason, note`;
 
 interface Row {
-  seq: number; at: string; op: string; object_id: string; name: string | null; parent_id: string | null; from_name: string; from_parent: string;
-  origin: Origin; state: OutboxState; attempts: number; result_etag: string | null; path: string; reason: string; note: string | null;
+  seq: number;
+  at: string;
+  op: string;
+  object_id: string;
+  name: string | null;
+  parent_id: string | null;
+  from_name: string;
+  from_parent: string;
+  origin: Origin;
+  state: OutboxState;
+  attempts: number;
+  result_etag: string | null;
+  path: string;
+  reason: string;
+  note: string | null;
 }
 
 /** A row read back: its intent checked with the intent schema (a damaged row is StateCorrupt). */
 function entryOf(r: Row): OutboxEntry {
-  const raw = { op: r.op, id: r.object_id, fromName: r.from_name, fromParent: r.from_parent, ...(r.op === 'patch' ? { name: r.name ?? undefined, parentID: r.parent_id ?? undefined } : {}) };
+  const raw = {
+    op: r.op,
+    id: r.object_id,
+    fromName: r.from_name,
+    fromParent: r.from_parent,
+    ...(r.op === 'patch' ? { name: r.name ?? undefined, parentID: r.parent_id ?? undefined } : {}),
+  };
   let intent: Intent;
   try {
     intent = intentSchema.parse(raw, 'intent');
   } catch (e) {
-    throw new AppError('StateCorrupt', `outbox entry #${r.seq} is not a valid intent: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new AppError('StateCorrupt', `outbox entry #${r.seq} is not a valid intent: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
   }
-  return { seq: r.seq, at: r.at, intent, origin: r.origin, state: r.state, attempts: r.attempts, resultEtag: r.result_etag, path: r.path, reason: r.reason, note: r.note };
+  return {
+    seq: r.seq,
+    at: r.at,
+    intent,
+    origin: r.origin,
+    state: r.state,
+    attempts: r.attempts,
+    resultEtag: r.result_etag,
+    path: r.path,
+    reason: r.reason,
+    note: r.note,
+  };
 }
 
 export class OutboxStore {
@@ -87,7 +119,8 @@ export class OutboxStore {
 
   /** Writes entries (in order) and returns their seqs. Call inside the caller's transaction when it also updates state. */
   enqueue(entries: readonly NewEntry[]): number[] {
-    const ins = this.db.prepare(`INSERT INTO outbox_entries (at, op, object_id, name, parent_id, from_name, from_parent, origin, state, path, reason)
+    const ins = this.db
+      .prepare(`INSERT INTO outbox_entries (at, op, object_id, name, parent_id, from_name, from_parent, origin, state, path, reason)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`);
     const at = new Date().toISOString();
     return entries.map(({ intent: i, origin, path, reason }) => {
@@ -98,7 +131,8 @@ export class OutboxStore {
 
   /** The first entry still to send (pending or sending), or undefined. */
   next(): OutboxEntry | undefined {
-    const r = this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq LIMIT 1`).get() as Row | undefined;
+    const r = this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq LIMIT 1`).get() as
+      Row | undefined;
     return r && entryOf(r);
   }
 
@@ -109,12 +143,20 @@ export class OutboxStore {
 
   /** Entries not yet settled, in order. */
   unsettled(): OutboxEntry[] {
-    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq`).all() as Row[]).map(entryOf);
+    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE state IN ('pending', 'sending') ORDER BY seq`).all() as Row[]).map(
+      entryOf,
+    );
   }
 
   /** Ids with an unsettled entry (their local placement is the user's intent, not the NAS's). */
   pendingIds(): Set<string> {
-    return new Set((this.db.prepare(`SELECT DISTINCT object_id AS id FROM outbox_entries WHERE state IN ('pending', 'sending')`).all() as { id: string }[]).map((r) => r.id));
+    return new Set(
+      (
+        this.db.prepare(`SELECT DISTINCT object_id AS id FROM outbox_entries WHERE state IN ('pending', 'sending')`).all() as {
+          id: string;
+        }[]
+      ).map((r) => r.id),
+    );
   }
 
   markSending(seq: number): void {
@@ -122,22 +164,36 @@ export class OutboxStore {
   }
 
   settle(seq: number, state: 'done' | 'conflict' | 'superseded' | 'pending', note: string, resultEtag?: string): void {
-    this.db.prepare('UPDATE outbox_entries SET state = ?, note = ?, result_etag = coalesce(?, result_etag) WHERE seq = ?').run(state, note, resultEtag ?? null, seq);
+    this.db
+      .prepare('UPDATE outbox_entries SET state = ?, note = ?, result_etag = coalesce(?, result_etag) WHERE seq = ?')
+      .run(state, note, resultEtag ?? null, seq);
   }
 
   /** The unsettled entries of one object, in order (an index lookup: a search asks it per result). */
   unsettledFor(objectId: string): OutboxEntry[] {
-    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId) as Row[]).map(entryOf);
+    return (
+      this.db
+        .prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND state IN ('pending', 'sending') ORDER BY seq`)
+        .all(objectId) as Row[]
+    ).map(entryOf);
   }
 
   /** Later unsettled entries of the same object (they built on a change that did not happen). */
   laterFor(objectId: string, seq: number): OutboxEntry[] {
-    return (this.db.prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND seq > ? AND state IN ('pending', 'sending') ORDER BY seq`).all(objectId, seq) as Row[]).map(entryOf);
+    return (
+      this.db
+        .prepare(`SELECT ${COLS} FROM outbox_entries WHERE object_id = ? AND seq > ? AND state IN ('pending', 'sending') ORDER BY seq`)
+        .all(objectId, seq) as Row[]
+    ).map(entryOf);
   }
 
   counts(): Record<OutboxState, number> {
     const out: Record<OutboxState, number> = { pending: 0, sending: 0, done: 0, conflict: 0, superseded: 0 };
-    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM outbox_entries GROUP BY state').all() as { state: OutboxState; n: number }[]) out[r.state] = r.n;
+    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM outbox_entries GROUP BY state').all() as {
+      state: OutboxState;
+      n: number;
+    }[])
+      out[r.state] = r.n;
     return out;
   }
 }

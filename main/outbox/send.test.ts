@@ -19,10 +19,13 @@ const fatal = new AppError('BadResponse', 'response is larger than 100 bytes: re
 
 describe('outbox: what a failed send becomes', () => {
   it('fatal: retried (checked on the NAS first when it may have arrived) until the last attempt, then held with the error said', () => {
-    for (let attempt = 1; attempt < FATAL_ATTEMPTS; attempt++) expect(failure(fatal, attempt)).toEqual({ kind: 'retry', error: fatal, unknown: true });
+    for (let attempt = 1; attempt < FATAL_ATTEMPTS; attempt++)
+      expect(failure(fatal, attempt)).toEqual({ kind: 'retry', error: fatal, unknown: true });
     const held = failure(fatal, FATAL_ATTEMPTS);
     expect(held).toMatchObject({ kind: 'unsent', error: fatal });
-    expect(held.kind === 'unsent' && held.reason).toBe(`couldn't send it: response is larger than 100 bytes: refused; ${FATAL_ATTEMPTS} attempts, the last one failing in a way retrying cannot fix`);
+    expect(held.kind === 'unsent' && held.reason).toBe(
+      `couldn't send it: response is larger than 100 bytes: refused; ${FATAL_ATTEMPTS} attempts, the last one failing in a way retrying cannot fix`,
+    );
     expect(failure(new Error('a bug'), FATAL_ATTEMPTS + 3)).toMatchObject({ kind: 'unsent', error: { code: 'Internal' } });
   });
 
@@ -51,21 +54,71 @@ describe('send: one entry against the NAS, every answer', () => {
   let other: ServiceClient;
   beforeAll(async () => {
     svc = await startTestService();
-    client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 0, timeoutMs: 5000, transport: new FaultTransport(new HttpTransport(), (r, n) => faults(r, n)) });
+    client = new ServiceClient({
+      baseUrl: svc.baseUrl,
+      token: svc.token(),
+      retries: 0,
+      timeoutMs: 5000,
+      transport: new FaultTransport(new HttpTransport(), (r, n) => faults(r, n)),
+    });
     other = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token() });
   });
-  afterAll(async () => { client.close(); other.close(); await svc.stop(); });
-  afterEach(() => { faults = () => undefined; });
+  afterAll(async () => {
+    client.close();
+    other.close();
+    await svc.stop();
+  });
+  afterEach(() => {
+    faults = () => undefined;
+  });
 
   /** A model holding `objs` as the user last saw them (what the NAS has now). */
   const seen = (...objs: RemoteObject[]): LocalModel => {
     const m = new LocalModel(svc.admin.rootId());
-    m.put({ id: m.rootId, kind: 'dir', lparent: '', lname: '', ino: '1', filled: false, rparent: '', rname: '', etag: '"r"', mtime: '', setag: '"r"', state: 'ok' });
-    for (const o of objs) m.put({ id: o.id, kind: o.mimeType === FOLDER_MIME ? 'dir' : 'file', lparent: o.parentID, lname: o.name, ino: o.id, filled: false, rparent: o.parentID, rname: o.name, etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok' });
+    m.put({
+      id: m.rootId,
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: '1',
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '"r"',
+      mtime: '',
+      setag: '"r"',
+      state: 'ok',
+    });
+    for (const o of objs)
+      m.put({
+        id: o.id,
+        kind: o.mimeType === FOLDER_MIME ? 'dir' : 'file',
+        lparent: o.parentID,
+        lname: o.name,
+        ino: o.id,
+        filled: false,
+        rparent: o.parentID,
+        rname: o.name,
+        etag: o.eTag,
+        mtime: o.mTime,
+        setag: o.eTag,
+        state: 'ok',
+      });
     return m;
   };
   let seq = 0;
-  const entry = (intent: Intent, state: OutboxEntry['state'] = 'pending'): OutboxEntry => ({ seq: ++seq, at: new Date().toISOString(), intent, origin: 'local', state, attempts: 0, resultEtag: null, path: 'x', reason: 'test', note: null });
+  const entry = (intent: Intent, state: OutboxEntry['state'] = 'pending'): OutboxEntry => ({
+    seq: ++seq,
+    at: new Date().toISOString(),
+    intent,
+    origin: 'local',
+    state,
+    attempts: 0,
+    resultEtag: null,
+    path: 'x',
+    reason: 'test',
+    note: null,
+  });
   const rename = (o: RemoteObject, name: string): Intent => ({ op: 'patch', id: o.id, name, fromName: o.name, fromParent: o.parentID });
   const file = (name: string, parent = svc.admin.rootId()): RemoteObject => svc.admin.createFile(parent, name);
 
@@ -111,7 +164,11 @@ describe('send: one entry against the NAS, every answer', () => {
     const f = file('g.txt');
     const m = seen(f);
     await other.delete(f.id);
-    expect(await sendEntry(client, m, entry(rename(f, 'g2.txt')))).toMatchObject({ kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' });
+    expect(await sendEntry(client, m, entry(rename(f, 'g2.txt')))).toMatchObject({
+      kind: 'conflict',
+      remote: undefined,
+      reason: 'deleted on the NAS (404)',
+    });
   });
 
   it('404 on a move into a folder deleted on the NAS meanwhile: a conflict with the object as the NAS still has it, never read as deleted', async () => {
@@ -149,21 +206,37 @@ describe('send: one entry against the NAS, every answer', () => {
     faults = () => undefined;
     // the lost answer had reached the NAS: the entry left 'sending' is found applied, not sent twice
     const before = svc.requests().length;
-    expect(await sendEntry(client, m, entry(rename(f, 'j2.txt'), 'sending'))).toMatchObject({ kind: 'applied', note: expect.stringContaining('already applied') });
-    expect(svc.requests().slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(await sendEntry(client, m, entry(rename(f, 'j2.txt'), 'sending'))).toMatchObject({
+      kind: 'applied',
+      note: expect.stringContaining('already applied'),
+    });
+    expect(
+      svc
+        .requests()
+        .slice(before)
+        .filter((r) => r.method !== 'GET'),
+    ).toEqual([]);
     faults = () => ({ kind: 'status', status: 418 });
     expect(await sendEntry(client, m, { ...entry(rename(f, 'j3.txt')), attempts: FATAL_ATTEMPTS - 1 })).toMatchObject({ kind: 'unsent' });
   });
 
   it('delete: 204 done; already gone is done; a file changed on the NAS is never deleted', async () => {
     const a = file('k.txt');
-    expect(await sendEntry(client, seen(a), entry({ op: 'delete', id: a.id, fromName: a.name, fromParent: a.parentID }))).toMatchObject({ kind: 'deleted' });
+    expect(await sendEntry(client, seen(a), entry({ op: 'delete', id: a.id, fromName: a.name, fromParent: a.parentID }))).toMatchObject({
+      kind: 'deleted',
+    });
     expect(svc.admin.get(a.id)).toBeUndefined();
-    expect(await sendEntry(client, seen(a), entry({ op: 'delete', id: a.id, fromName: a.name, fromParent: a.parentID }))).toMatchObject({ kind: 'deleted', note: 'already gone (404)' });
+    expect(await sendEntry(client, seen(a), entry({ op: 'delete', id: a.id, fromName: a.name, fromParent: a.parentID }))).toMatchObject({
+      kind: 'deleted',
+      note: 'already gone (404)',
+    });
     const b = file('l.txt');
     const m = seen(b);
     await other.patch(b.id, { hidden: 'mac' });
-    expect(await sendEntry(client, m, entry({ op: 'delete', id: b.id, fromName: b.name, fromParent: b.parentID }))).toMatchObject({ kind: 'conflict', reason: expect.stringContaining('412') });
+    expect(await sendEntry(client, m, entry({ op: 'delete', id: b.id, fromName: b.name, fromParent: b.parentID }))).toMatchObject({
+      kind: 'conflict',
+      reason: expect.stringContaining('412'),
+    });
     expect(svc.admin.get(b.id)).toBeDefined();
   });
 
@@ -175,7 +248,10 @@ describe('send: one entry against the NAS, every answer', () => {
     await other.patch(elsewhere.id, { parentID: d.id });
     // what the NAS wins on after a conflict: the base says it is in the folder, the disk does not
     m.update(elsewhere.id, { rparent: d.id, etag: svc.admin.get(elsewhere.id)!.eTag });
-    expect(await sendEntry(client, m, entry({ op: 'delete', id: d.id, fromName: d.name, fromParent: d.parentID }))).toMatchObject({ kind: 'conflict', reason: expect.stringContaining('"elsewhere.txt" is in it on the NAS but not here') });
+    expect(await sendEntry(client, m, entry({ op: 'delete', id: d.id, fromName: d.name, fromParent: d.parentID }))).toMatchObject({
+      kind: 'conflict',
+      reason: expect.stringContaining('"elsewhere.txt" is in it on the NAS but not here'),
+    });
     expect(svc.admin.get(elsewhere.id)).toBeDefined();
   });
 
@@ -184,7 +260,10 @@ describe('send: one entry against the NAS, every answer', () => {
     const known = file('known.txt', d.id);
     const m = seen(d, known);
     file('surprise.txt', d.id);
-    expect(await sendEntry(client, m, entry({ op: 'delete', id: d.id, fromName: d.name, fromParent: d.parentID }))).toMatchObject({ kind: 'conflict', reason: expect.stringContaining('"surprise.txt" is new') });
+    expect(await sendEntry(client, m, entry({ op: 'delete', id: d.id, fromName: d.name, fromParent: d.parentID }))).toMatchObject({
+      kind: 'conflict',
+      reason: expect.stringContaining('"surprise.txt" is new'),
+    });
     expect(svc.admin.get(d.id)).toBeDefined();
   });
 });

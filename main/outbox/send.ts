@@ -34,7 +34,8 @@ export type SendOutcome =
  */
 export const FATAL_ATTEMPTS = 4;
 
-const holds = (p: PatchIntent, o: RemoteObject): boolean => (p.name === undefined || o.name === p.name) && (p.parentID === undefined || o.parentID === p.parentID);
+const holds = (p: PatchIntent, o: RemoteObject): boolean =>
+  (p.name === undefined || o.name === p.name) && (p.parentID === undefined || o.parentID === p.parentID);
 
 async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObject | undefined> {
   try {
@@ -55,11 +56,16 @@ async function getOrGone(client: ServiceClient, id: string): Promise<RemoteObjec
 export function failure(e: unknown, attempt: number): SendOutcome {
   const err = toAppError(e);
   switch (err.retry) {
-    case 'user': return { kind: 'auth', error: err };
+    case 'user':
+      return { kind: 'auth', error: err };
     case 'fatal':
       if (attempt >= FATAL_ATTEMPTS) {
         const what = err.status !== undefined ? `${err.message} (HTTP ${err.status})` : err.message;
-        return { kind: 'unsent', error: err, reason: `couldn't send it: ${what}; ${attempt} attempts, the last one failing in a way retrying cannot fix` };
+        return {
+          kind: 'unsent',
+          error: err,
+          reason: `couldn't send it: ${what}; ${attempt} attempts, the last one failing in a way retrying cannot fix`,
+        };
       }
       return { kind: 'retry', error: err, unknown: err.delivery === 'maybe-sent' };
     case 'backoff':
@@ -84,7 +90,8 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
     // Outcome unknown: look before sending again (exactly once).
     const fresh = await getOrGone(client, p.id);
     if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'the NAS no longer has this object' };
-    if (holds(p, fresh) && fresh.eTag !== base?.etag) return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'already applied before the interruption (checked on the NAS)' };
+    if (holds(p, fresh) && fresh.eTag !== base?.etag)
+      return { kind: 'applied', eTag: fresh.eTag, fresh, note: 'already applied before the interruption (checked on the NAS)' };
   }
   if (!ifMatch) return { kind: 'conflict', remote: undefined, reason: 'the object is no longer mirrored' };
   const body: { name?: string; parentID?: string } = {};
@@ -108,9 +115,20 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
         if (still) return { kind: 'conflict', remote: still, reason: 'the folder it was moved into is no longer on the NAS (404)' };
         return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (404)' };
       }
-      if (e.code === 'Conflict') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the target folder already holds an entry named ${JSON.stringify(p.name ?? p.fromName)} (409)` };
-      if (e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the NAS refused it: ${e.detail ?? e.message}` };
-      if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: 'not allowed on the NAS (403: read-only access or no write permission here)' };
+      if (e.code === 'Conflict')
+        return {
+          kind: 'conflict',
+          remote: await getOrGone(client, p.id),
+          reason: `the target folder already holds an entry named ${JSON.stringify(p.name ?? p.fromName)} (409)`,
+        };
+      if (e.code === 'BadRequest')
+        return { kind: 'conflict', remote: await getOrGone(client, p.id), reason: `the NAS refused it: ${e.detail ?? e.message}` };
+      if (e.code === 'Forbidden')
+        return {
+          kind: 'conflict',
+          remote: await getOrGone(client, p.id),
+          reason: 'not allowed on the NAS (403: read-only access or no write permission here)',
+        };
       if (e.code !== 'PreconditionFailed') throw e;
       const fresh = await getOrGone(client, p.id);
       if (!fresh) return { kind: 'conflict', remote: undefined, reason: 'deleted on the NAS (412, then 404)' };
@@ -118,7 +136,11 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
       const nameTouched = p.name !== undefined && fresh.name !== p.fromName;
       const parentTouched = p.parentID !== undefined && fresh.parentID !== p.fromParent;
       if (nameTouched || parentTouched) {
-        return { kind: 'conflict', remote: fresh, reason: `changed on the NAS meanwhile (412): ${nameTouched ? `now named ${JSON.stringify(fresh.name)}` : 'moved to another folder'}` };
+        return {
+          kind: 'conflict',
+          remote: fresh,
+          reason: `changed on the NAS meanwhile (412): ${nameTouched ? `now named ${JSON.stringify(fresh.name)}` : 'moved to another folder'}`,
+        };
       }
       note = `412 on ${ifMatch}: the NAS changed only what this change does not touch; re-based on ${fresh.eTag}`;
       ifMatch = fresh.eTag;
@@ -136,10 +158,12 @@ async function sendDelete(client: ServiceClient, model: LocalModel, entry: Outbo
   if (base.kind === 'dir' || entry.state === 'sending') {
     const fresh = await getOrGone(client, d.id);
     if (!fresh) return { kind: 'deleted', note: 'already gone on the NAS' };
-    if (fresh.name !== base.rname || fresh.parentID !== base.rparent) return { kind: 'conflict', remote: fresh, reason: 'renamed or moved on the NAS since you saw it: not deleted' };
+    if (fresh.name !== base.rname || fresh.parentID !== base.rparent)
+      return { kind: 'conflict', remote: fresh, reason: 'renamed or moved on the NAS since you saw it: not deleted' };
     if (fresh.mimeType === FOLDER_MIME) {
       const unseen = await unseenBelow(client, model, fresh.id);
-      if (unseen) return { kind: 'conflict', remote: fresh, reason: `the folder holds something you have not seen (${unseen}): not deleted` };
+      if (unseen)
+        return { kind: 'conflict', remote: fresh, reason: `the folder holds something you have not seen (${unseen}): not deleted` };
       // The user has seen everything it holds: its own eTag moved only with children we know.
       if (fresh.eTag !== ifMatch) note = `folder re-listed, nothing unseen; If-Match ${fresh.eTag} (was ${ifMatch})`;
       ifMatch = fresh.eTag;
@@ -153,9 +177,20 @@ async function sendDelete(client: ServiceClient, model: LocalModel, entry: Outbo
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     if (e.code === 'NotFound') return { kind: 'deleted', note: 'already gone (404)' };
-    if (e.code === 'PreconditionFailed') return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: 'changed on the NAS (412): a delete that meets 412 never deletes' };
-    if (e.code === 'Conflict' || e.code === 'BadRequest') return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: `the NAS refused the delete: ${e.message}` };
-    if (e.code === 'Forbidden') return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: 'not allowed on the NAS (403: read-only access or no write permission here): not deleted' };
+    if (e.code === 'PreconditionFailed')
+      return {
+        kind: 'conflict',
+        remote: await getOrGone(client, d.id),
+        reason: 'changed on the NAS (412): a delete that meets 412 never deletes',
+      };
+    if (e.code === 'Conflict' || e.code === 'BadRequest')
+      return { kind: 'conflict', remote: await getOrGone(client, d.id), reason: `the NAS refused the delete: ${e.message}` };
+    if (e.code === 'Forbidden')
+      return {
+        kind: 'conflict',
+        remote: await getOrGone(client, d.id),
+        reason: 'not allowed on the NAS (403: read-only access or no write permission here): not deleted',
+      };
     throw e;
   }
 }

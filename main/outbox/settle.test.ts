@@ -27,7 +27,15 @@ afterEach(() => {
 });
 
 const obj = (id: string, name: string, parentID: string, eTag: string, folder = false): RemoteObject => ({
-  id, name, parentID, eTag, mimeType: folder ? FOLDER_MIME : 'text/plain', hidden: 'none', mTime: '2020-01-01T00:00:00.000Z', cTime: '2020-01-01T00:00:00.000Z', ...(folder ? {} : { size: 0 }),
+  id,
+  name,
+  parentID,
+  eTag,
+  mimeType: folder ? FOLDER_MIME : 'text/plain',
+  hidden: 'none',
+  mTime: '2020-01-01T00:00:00.000Z',
+  cTime: '2020-01-01T00:00:00.000Z',
+  ...(folder ? {} : { size: 0 }),
 });
 
 /** A state db with R/{Docs/{a.txt}, Other/}, mirrored and placed. */
@@ -38,17 +46,49 @@ function world(): SettlePort & { stateDir: string; activities: string[] } {
   dbs.push(db);
   const store = new MirrorStore(db);
   const applier = new ChangeApplier(store);
-  const objects = [obj('R', '', '', '"r"', true), obj('D', 'Docs', 'R', '"d"', true), obj('A', 'a.txt', 'D', '"a"'), obj('O', 'Other', 'R', '"o"', true)];
+  const objects = [
+    obj('R', '', '', '"r"', true),
+    obj('D', 'Docs', 'R', '"d"', true),
+    obj('A', 'a.txt', 'D', '"a"'),
+    obj('O', 'Other', 'R', '"o"', true),
+  ];
   applier.apply(objects.map((after) => ({ kind: 'added', after })));
   const model = new LocalModel('R');
-  for (const o of objects) model.put({ id: o.id, kind: o.mimeType === FOLDER_MIME ? 'dir' : 'file', lparent: o.parentID, lname: o.name, ino: o.id, filled: false, rparent: o.parentID, rname: o.name, etag: o.eTag, mtime: o.mTime, setag: o.eTag, state: 'ok' });
+  for (const o of objects)
+    model.put({
+      id: o.id,
+      kind: o.mimeType === FOLDER_MIME ? 'dir' : 'file',
+      lparent: o.parentID,
+      lname: o.name,
+      ino: o.id,
+      filled: false,
+      rparent: o.parentID,
+      rname: o.name,
+      etag: o.eTag,
+      mtime: o.mTime,
+      setag: o.eTag,
+      state: 'ok',
+    });
   const local = new LocalStore(db);
   local.flush(model);
   const activities: string[] = [];
-  return { stateDir, model, store, applier, local, outbox: new OutboxStore(db), db, activity: (a) => { activities.push(`${a.kind}: ${a.summary}`); }, activities };
+  return {
+    stateDir,
+    model,
+    store,
+    applier,
+    local,
+    outbox: new OutboxStore(db),
+    db,
+    activity: (a) => {
+      activities.push(`${a.kind}: ${a.summary}`);
+    },
+    activities,
+  };
 }
 
-const queue = (w: SettlePort, ...intents: Intent[]): number[] => w.outbox.enqueue(intents.map((intent) => ({ intent, origin: 'local', path: 'Docs/a.txt', reason: 'test' })));
+const queue = (w: SettlePort, ...intents: Intent[]): number[] =>
+  w.outbox.enqueue(intents.map((intent) => ({ intent, origin: 'local', path: 'Docs/a.txt', reason: 'test' })));
 const renameA: Intent = { op: 'patch', id: 'A', name: 'b.txt', fromName: 'a.txt', fromParent: 'D' };
 
 describe('settle: what the NAS answered, recorded in one transaction', () => {
@@ -88,7 +128,11 @@ describe('settle: what the NAS answered, recorded in one transaction', () => {
     const w = world();
     const [first, later] = queue(w, renameA, { op: 'delete', id: 'A', fromName: 'b.txt', fromParent: 'D' });
     w.model.update('A', { state: 'deleting' });
-    settleEntry(w, w.outbox.get(first!)!, { kind: 'conflict', remote: obj('A', 'theirs.txt', 'D', '"a9"'), reason: 'changed on the NAS meanwhile (412): now named "theirs.txt"' });
+    settleEntry(w, w.outbox.get(first!)!, {
+      kind: 'conflict',
+      remote: obj('A', 'theirs.txt', 'D', '"a9"'),
+      reason: 'changed on the NAS meanwhile (412): now named "theirs.txt"',
+    });
     expect(w.model.get('A')).toMatchObject({ rname: 'theirs.txt', etag: '"a9"', state: 'ok', ino: null });
     expect(w.store.get('A')).toMatchObject({ name: 'theirs.txt' });
     expect(w.outbox.get(first!)!.state).toBe('conflict');
@@ -120,7 +164,11 @@ describe('settle: what the NAS answered, recorded in one transaction', () => {
   it('unsent: listed like a conflict, but the base stays as it was (what the NAS holds is not known)', () => {
     const w = world();
     const [seq] = queue(w, renameA);
-    settleEntry(w, w.outbox.get(seq!)!, { kind: 'unsent', error: new AppError('BadResponse', 'teapot', { retry: 'fatal' }), reason: "couldn't send it: teapot" });
+    settleEntry(w, w.outbox.get(seq!)!, {
+      kind: 'unsent',
+      error: new AppError('BadResponse', 'teapot', { retry: 'fatal' }),
+      reason: "couldn't send it: teapot",
+    });
     expect(w.model.get('A')).toMatchObject({ rname: 'a.txt', etag: '"a"' });
     expect(w.local.conflicts()).toHaveLength(1);
   });

@@ -44,7 +44,14 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
       const name = (i.op === 'patch' ? i.name : undefined) ?? out.fresh?.name ?? e?.rname ?? i.fromName;
       const parent = (i.op === 'patch' ? i.parentID : undefined) ?? out.fresh?.parentID ?? e?.rparent ?? i.fromParent;
       core.db.transaction(() => {
-        if (e) model.update(e.id, { rname: name, rparent: parent, etag: out.eTag, setag: out.eTag, ...(out.fresh ? { mtime: out.fresh.mTime } : {}) });
+        if (e)
+          model.update(e.id, {
+            rname: name,
+            rparent: parent,
+            etag: out.eTag,
+            setag: out.eTag,
+            ...(out.fresh ? { mtime: out.fresh.mTime } : {}),
+          });
         outbox.settle(entry.seq, 'done', out.note, out.eTag);
         local.flush(model);
         // the folders it left and entered list differently now: walked in full next time
@@ -55,7 +62,13 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
         }
       })();
       // an Organize batch is ONE activity entry: its changes are not listed one by one
-      if (entry.origin !== 'organize' && entry.origin !== 'organize-undo') core.activity({ kind: 'sent', path, summary: `NAS ${i.op} #${entry.seq} applied (${entry.origin})`, reason: `${out.note}; new eTag ${out.eTag}` });
+      if (entry.origin !== 'organize' && entry.origin !== 'organize-undo')
+        core.activity({
+          kind: 'sent',
+          path,
+          summary: `NAS ${i.op} #${entry.seq} applied (${entry.origin})`,
+          reason: `${out.note}; new eTag ${out.eTag}`,
+        });
       return true;
     }
     case 'deleted': {
@@ -97,7 +110,11 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
   const e = model.get(i.id);
   const path = pathFor(core, i.id);
   const known = remote !== 'unknown';
-  const nas = !known ? 'not changed as far as the app knows (your change could not be sent)' : remote ? `${JSON.stringify(remote.name)} (eTag ${remote.eTag})` : 'deleted on the NAS';
+  const nas = !known
+    ? 'not changed as far as the app knows (your change could not be sent)'
+    : remote
+      ? `${JSON.stringify(remote.name)} (eTag ${remote.eTag})`
+      : 'deleted on the NAS';
   const words = (x: OutboxEntry): string => describeIntent(x.intent, (id) => (id === x.intent.id ? x.path : pathFor(core, id)));
   const intent = words(entry);
   const later = outbox.laterFor(i.id, entry.seq);
@@ -108,7 +125,14 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
     for (const l of later) {
       // Kept too: the user may still want it (re-apply) or not (drop).
       outbox.settle(l.seq, 'superseded', `built on #${entry.seq}, which ${failed}`);
-      local.addConflict({ objectId: l.intent.id, path: l.path, intent: words(l), remote: nas, reason: `not sent: it came after #${entry.seq} on the same object, which ${failed}`, op: intentOf(l.intent) });
+      local.addConflict({
+        objectId: l.intent.id,
+        path: l.path,
+        intent: words(l),
+        remote: nas,
+        reason: `not sent: it came after #${entry.seq} on the same object, which ${failed}`,
+        op: intentOf(l.intent),
+      });
     }
     if (e && e.state !== 'ok') {
       // a deleted placeholder comes back
@@ -117,7 +141,8 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
     }
     if (known) {
       // The NAS wins on disk: its version becomes the base.
-      if (e && remote) model.update(e.id, { rname: remote.name, rparent: remote.parentID, etag: remote.eTag, setag: remote.eTag, mtime: remote.mTime });
+      if (e && remote)
+        model.update(e.id, { rname: remote.name, rparent: remote.parentID, etag: remote.eTag, setag: remote.eTag, mtime: remote.mTime });
       const before = store.get(i.id);
       if (remote && before) applier.apply([{ kind: 'updated', before, after: remote, aspects: aspectsOf(before, remote) }]);
       if (!remote && before) applier.apply(storeRemovals(store, i.id));
@@ -128,8 +153,20 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
     }
     local.flush(model);
   })();
-  if (known) core.activity({ kind: 'conflict', path, summary: `conflict: ${intent}`, reason: `${reason}; the NAS version wins on disk, your change is kept in the conflicts list` });
-  else core.activity({ kind: 'conflict', path, summary: `couldn't send: ${intent}`, reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Keep mine, or nas-mirror conflicts reapply, sends it again)` });
+  if (known)
+    core.activity({
+      kind: 'conflict',
+      path,
+      summary: `conflict: ${intent}`,
+      reason: `${reason}; the NAS version wins on disk, your change is kept in the conflicts list`,
+    });
+  else
+    core.activity({
+      kind: 'conflict',
+      path,
+      summary: `couldn't send: ${intent}`,
+      reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Keep mine, or nas-mirror conflicts reapply, sends it again)`,
+    });
 }
 
 /**

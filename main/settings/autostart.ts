@@ -37,7 +37,10 @@ export function xdgAutostart(opts: { exec: string; args?: string[]; configHome?:
     supported: true,
     get: () => existsSync(file),
     set(enabled) {
-      if (!enabled) { rmSync(file, { force: true }); return; }
+      if (!enabled) {
+        rmSync(file, { force: true });
+        return;
+      }
       mkdirSync(dir, { recursive: true });
       writeFileSync(file, desktopEntry(opts.exec, opts.args ?? []), { mode: 0o644 });
     },

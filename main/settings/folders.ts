@@ -11,8 +11,12 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../app/errors.js';
 
 const REASONS: Record<string, string> = {
-  EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system',
-  ENOTDIR: 'a parent is a file, not a folder', ENOENT: 'cannot be created there', ENOSPC: 'no space left',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a parent is a file, not a folder',
+  ENOENT: 'cannot be created there',
+  ENOSPC: 'no space left',
   EEXIST: 'a file of that name is in the way',
 };
 
@@ -41,7 +45,11 @@ function mkdirs(abs: string): void {
 function ensureWritableFolder(dir: string, what: string, flag: string): string {
   const abs = resolve(dir);
   let isDir = false;
-  try { isDir = statSync(abs).isDirectory(); } catch { /* absent: created below */ }
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    /* absent: created below */
+  }
   if (!isDir) {
     try {
       statSync(abs);
@@ -49,7 +57,9 @@ function ensureWritableFolder(dir: string, what: string, flag: string): string {
     } catch (e) {
       if (e instanceof AppError) throw e;
     }
-    try { mkdirs(abs); } catch (e) {
+    try {
+      mkdirs(abs);
+    } catch (e) {
       throw new AppError('BadConfig', `cannot create the ${what} ${abs}: ${why(e)}`);
     }
   }
@@ -85,7 +95,11 @@ export function prepareFolders(stateDir: string, mirrorDir: string): void {
     let head = p;
     const rest: string[] = [];
     for (;;) {
-      try { return join(realpathSync(head), ...rest.reverse()); } catch { /* climb */ }
+      try {
+        return join(realpathSync(head), ...rest.reverse());
+      } catch {
+        /* climb */
+      }
       const up = dirname(head);
       if (up === head) return p;
       rest.push(head.slice(up.length).replace(/^[/\\]+/, ''));
@@ -96,8 +110,10 @@ export function prepareFolders(stateDir: string, mirrorDir: string): void {
   const rm = real(m);
   // <state>/mirror (or mirror-N, a new mirror's) is the app's own default (main/settings/app-dirs.ts); any other place inside the
   // state folder could meet its database and index (state.db, index/, engine.lock).
-  if (inside(rm, rs) && !/^mirror(-\d+)?$/.test(relative(rs, rm))) throw new AppError('BadConfig', `the mirror folder ${m} is inside the state folder ${s}; choose a folder outside it`);
-  if (inside(rs, rm)) throw new AppError('BadConfig', `the state folder ${s} must not be inside the mirror folder ${m}; choose a state folder outside it`);
+  if (inside(rm, rs) && !/^mirror(-\d+)?$/.test(relative(rs, rm)))
+    throw new AppError('BadConfig', `the mirror folder ${m} is inside the state folder ${s}; choose a folder outside it`);
+  if (inside(rs, rm))
+    throw new AppError('BadConfig', `the state folder ${s} must not be inside the mirror folder ${m}; choose a state folder outside it`);
   prepareStateDir(s);
   ensureWritableFolder(m, 'mirror folder', '--dir');
 }
@@ -121,8 +137,10 @@ export function isFreeFolder(dir: string): boolean {
 export function checkMirrorFolder(stateDir: string, mirrorDir: string, opts: { fresh?: boolean } = {}): void {
   const m = mirrorDir.trim();
   if (m === '') throw new AppError('BadConfig', 'choose a mirror folder');
-  if (!isAbsolute(m)) throw new AppError('BadConfig', `the mirror folder must be a full path (like ${join(sep, 'home', 'you', 'NAS')}), not "${m}"`);
+  if (!isAbsolute(m))
+    throw new AppError('BadConfig', `the mirror folder must be a full path (like ${join(sep, 'home', 'you', 'NAS')}), not "${m}"`);
   const existed = existsSync(m);
   prepareFolders(stateDir, m);
-  if (opts.fresh && existed && !isFreeFolder(m)) throw new AppError('BadConfig', `the folder ${m} already holds files: choose an empty or new folder for the mirror`);
+  if (opts.fresh && existed && !isFreeFolder(m))
+    throw new AppError('BadConfig', `the folder ${m} already holds files: choose an empty or new folder for the mirror`);
 }

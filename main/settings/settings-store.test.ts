@@ -6,7 +6,9 @@ import { openStateDb } from '../state/db.js';
 import { DEFAULT_SETTINGS, SettingsStore } from './settings-store.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('SettingsStore', () => {
   it('keeps settings across reopen and ignores broken rows', () => {

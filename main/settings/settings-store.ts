@@ -34,14 +34,22 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'mirrorFolder'> = {
 };
 
 const MIGRATIONS = [
-  { version: 1, up: (db: Db): void => { db.exec('CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID'); } },
+  {
+    version: 1,
+    up: (db: Db): void => {
+      db.exec('CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+    },
+  },
 ];
 
 export class SettingsStore {
   private readonly get_;
   private readonly set_;
 
-  constructor(private readonly db: Db, private readonly defaults: Settings) {
+  constructor(
+    private readonly db: Db,
+    private readonly defaults: Settings,
+  ) {
     migrate(db, 'settings', MIGRATIONS);
     this.get_ = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
     this.set_ = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
@@ -55,7 +63,11 @@ export class SettingsStore {
   read(): Settings {
     const stored: Record<string, unknown> = {};
     for (const r of this.get_.all()) {
-      try { stored[r.key] = JSON.parse(r.value); } catch { /* a broken row falls back to the default */ }
+      try {
+        stored[r.key] = JSON.parse(r.value);
+      } catch {
+        /* a broken row falls back to the default */
+      }
     }
     const out: Settings = { ...this.defaults };
     for (const [k, v] of Object.entries(stored)) {
@@ -63,7 +75,9 @@ export class SettingsStore {
       try {
         const one = settingsPatch.parse({ [k]: v }) as Record<string, unknown>;
         (out as unknown as Record<string, unknown>)[k] = one[k];
-      } catch { /* keep the default */ }
+      } catch {
+        /* keep the default */
+      }
     }
     return out;
   }

@@ -12,13 +12,27 @@ export function utilityEngine(entry: string): SpawnEngine {
   return () => {
     const child = utilityProcess.fork(entry, [], { serviceName: 'NAS Mirror engine', stdio: 'inherit', env: engineEnv(process.env) });
     let queue: unknown[] | null = [];
-    child.once('spawn', () => { for (const m of queue ?? []) child.postMessage(m); queue = null; });
+    child.once('spawn', () => {
+      for (const m of queue ?? []) child.postMessage(m);
+      queue = null;
+    });
     return {
-      get pid() { return child.pid; },
-      send: (m) => { if (queue) queue.push(m); else child.postMessage(m); },
-      onMessage: (l) => { child.on('message', l); },
-      onExit: (l) => { child.once('exit', (code) => l(code, null)); },
-      kill: () => { child.kill(); },
+      get pid() {
+        return child.pid;
+      },
+      send: (m) => {
+        if (queue) queue.push(m);
+        else child.postMessage(m);
+      },
+      onMessage: (l) => {
+        child.on('message', l);
+      },
+      onExit: (l) => {
+        child.once('exit', (code) => l(code, null));
+      },
+      kill: () => {
+        child.kill();
+      },
     };
   };
 }

@@ -14,7 +14,14 @@ export function wireIpc(core: Core, window: () => BrowserWindow | null, pageUrl:
   const trusted = (e: IpcMainInvokeEvent): boolean => {
     const win = window();
     const frame = e.senderFrame;
-    return isTrustedSender({ fromOurWindow: !!win && !win.isDestroyed() && e.sender === win.webContents, fromMainFrame: frame !== null && frame === e.sender.mainFrame, frameUrl: frame?.url ?? '' }, pageUrl);
+    return isTrustedSender(
+      {
+        fromOurWindow: !!win && !win.isDestroyed() && e.sender === win.webContents,
+        fromMainFrame: frame !== null && frame === e.sender.mainFrame,
+        frameUrl: frame?.url ?? '',
+      },
+      pageUrl,
+    );
   };
   ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, args: unknown): Promise<Reply> => {
     if (!trusted(e)) {

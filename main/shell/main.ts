@@ -52,7 +52,12 @@ function main(): void {
   const showWindow = (hash?: string): void => {
     if (!win || win.isDestroyed()) {
       win = createMainWindow(PATHS, true);
-      win.on('close', (e) => { if (!quitting) { e.preventDefault(); win?.hide(); } });
+      win.on('close', (e) => {
+        if (!quitting) {
+          e.preventDefault();
+          win?.hide();
+        }
+      });
     }
     if (hash) void win.webContents.executeJavaScript(`location.hash = ${JSON.stringify(hash)}; location.reload();`);
     win.show();
@@ -63,22 +68,42 @@ function main(): void {
   const onTray = (a: TrayAction): void => {
     if (!core) return;
     switch (a) {
-      case 'open': return showWindow();
-      case 'search': return showWindow('search');
-      case 'open-mirror': void core.handlers.openMirrorFolder({}).catch((err: unknown) => log.warn('opening the mirror folder failed', { err })); return;
-      case 'activity': return showWindow('activity');
-      case 'conflicts': return showWindow('conflicts');
+      case 'open':
+        return showWindow();
+      case 'search':
+        return showWindow('search');
+      case 'open-mirror':
+        void core.handlers.openMirrorFolder({}).catch((err: unknown) => log.warn('opening the mirror folder failed', { err }));
+        return;
+      case 'activity':
+        return showWindow('activity');
+      case 'conflicts':
+        return showWindow('conflicts');
       // the engine may be starting again after a crash: its answer is then Unavailable
-      case 'sync-now': void core.handlers.syncNow({}).catch(refused); return;
-      case 'pause': void core.handlers.setPaused({ paused: true }).catch(refused); return;
-      case 'resume': void core.handlers.setPaused({ paused: false }).catch(refused); return;
-      case 'quit': app.quit(); return;
+      case 'sync-now':
+        void core.handlers.syncNow({}).catch(refused);
+        return;
+      case 'pause':
+        void core.handlers.setPaused({ paused: true }).catch(refused);
+        return;
+      case 'resume':
+        void core.handlers.setPaused({ paused: false }).catch(refused);
+        return;
+      case 'quit':
+        app.quit();
+        return;
     }
   };
 
-  app.on('second-instance', () => { if (core) showWindow(); });
-  app.on('activate', () => { if (core) showWindow(); }); // macOS: the dock icon
-  app.on('window-all-closed', () => { /* keep running in the tray */ });
+  app.on('second-instance', () => {
+    if (core) showWindow();
+  });
+  app.on('activate', () => {
+    if (core) showWindow();
+  }); // macOS: the dock icon
+  app.on('window-all-closed', () => {
+    /* keep running in the tray */
+  });
   app.on('before-quit', (e) => {
     if (quitting) return;
     quitting = true;
@@ -99,7 +124,10 @@ function main(): void {
     hardenSession();
     core = await hostEngine({
       spawn: utilityEngine(PATHS.engine),
-      start: { dataDir: defaultDataDir(), service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } } },
+      start: {
+        dataDir: defaultDataDir(),
+        service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } },
+      },
       keychain: await openKeychain(),
       log,
       desktop: electronDesktop,
@@ -107,9 +135,17 @@ function main(): void {
     });
     const c = core;
     unwire = wireIpc(c, () => win, pathToFileURL(PATHS.indexHtml).toString(), log);
-    tray = new AppTray(PATHS.trayIcons, onTray, () => win, () => c.status());
+    tray = new AppTray(
+      PATHS.trayIcons,
+      onTray,
+      () => win,
+      () => c.status(),
+    );
     tray.update(c.status(), false);
-    c.events.subscribe((event, payload) => { if (event === 'status') tray?.update(c.status()); void payload; });
+    c.events.subscribe((event, payload) => {
+      if (event === 'status') tray?.update(c.status());
+      void payload;
+    });
     if (!hidden) showWindow();
   });
 }

@@ -17,7 +17,12 @@ export class AppTray {
   private readonly timer: ReturnType<typeof setInterval>;
   private poll: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly iconDir: string, private readonly onAction: (a: TrayAction) => void, private readonly window: () => BrowserWindow | null, private readonly current: () => AppStatus) {
+  constructor(
+    private readonly iconDir: string,
+    private readonly onAction: (a: TrayAction) => void,
+    private readonly window: () => BrowserWindow | null,
+    private readonly current: () => AppStatus,
+  ) {
     this.tray = new Tray(this.icon('stale'));
     this.tray.setToolTip('NAS Mirror');
     // "stale" depends on the clock, not only on events: re-evaluate every minute.
@@ -37,10 +42,19 @@ export class AppTray {
     }
     this.tray.setToolTip(view.tooltip);
     const template: MenuItemConstructorOptions[] = trayMenu(view, s).map((item) =>
-      item.id === 'separator' ? { type: 'separator' } : item.id === 'status' ? { label: item.label, enabled: false } : { label: item.label, enabled: item.enabled, click: () => this.onAction(item.id as TrayAction) });
+      item.id === 'separator'
+        ? { type: 'separator' }
+        : item.id === 'status'
+          ? { label: item.label, enabled: false }
+          : { label: item.label, enabled: item.enabled, click: () => this.onAction(item.id as TrayAction) },
+    );
     this.tray.setContextMenu(Menu.buildFromTemplate(template));
     // a walk reports progress by polling; refresh while syncing
-    if (view.state === 'syncing' && !this.poll) this.poll = setTimeout(() => { this.poll = undefined; this.update(this.current(), false); }, 2000);
+    if (view.state === 'syncing' && !this.poll)
+      this.poll = setTimeout(() => {
+        this.poll = undefined;
+        this.update(this.current(), false);
+      }, 2000);
     const win = this.window();
     if (win && !win.isDestroyed()) win.setProgressBar(view.state === 'syncing' ? 2 : -1); // 2 = indeterminate
     if (notify && Notification.isSupported()) {

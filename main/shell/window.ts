@@ -11,7 +11,8 @@ export interface WindowPaths {
   icon: string;
 }
 
-export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Adds the CSP header to every response of the default session (once). */
 export function hardenSession(): void {
@@ -42,7 +43,9 @@ export function createMainWindow(paths: WindowPaths, show: boolean): BrowserWind
     },
   });
   const page = pathToFileURL(paths.indexHtml).toString();
-  win.webContents.on('will-navigate', (e, url) => { if (url.split('#')[0] !== page) e.preventDefault(); });
+  win.webContents.on('will-navigate', (e, url) => {
+    if (url.split('#')[0] !== page) e.preventDefault();
+  });
   win.webContents.setWindowOpenHandler(({ url }) => {
     if (/^https?:\/\//.test(url)) void shell.openExternal(url);
     return { action: 'deny' };

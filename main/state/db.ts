@@ -54,13 +54,18 @@ export function migrate(db: Db, component: string, migrations: readonly Migratio
   const current = row?.version ?? 0;
   const newest = migrations.reduce((m, x) => Math.max(m, x.version), 0);
   if (current > newest) {
-    throw new AppError('StateCorrupt', `state database has ${component} schema v${current}, newer than this app knows (v${newest}); update the app`);
+    throw new AppError(
+      'StateCorrupt',
+      `state database has ${component} schema v${current}, newer than this app knows (v${newest}); update the app`,
+    );
   }
   const pending = [...migrations].filter((m) => m.version > current).sort((a, b) => a.version - b.version);
   for (const m of pending) {
     db.transaction(() => {
       m.up(db);
-      db.prepare('INSERT INTO schema_versions (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version').run(component, m.version);
+      db.prepare(
+        'INSERT INTO schema_versions (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version',
+      ).run(component, m.version);
     })();
   }
 }

@@ -17,11 +17,23 @@ import { StorageAggregates } from './aggregates.js';
 
 let dir = '';
 let db: Db | undefined;
-afterEach(() => { db?.close(); rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const T = '2020-01-01T00:00:00Z';
-const obj = (id: string, parentID: string, folder: boolean, size: number, mime = 'image/jpeg'): RemoteObject =>
-  ({ id, parentID, eTag: 'e', mimeType: folder ? FOLDER_MIME : mime, name: id, mTime: T, cTime: T, hidden: 'none', ...(folder ? {} : { size }) });
+const obj = (id: string, parentID: string, folder: boolean, size: number, mime = 'image/jpeg'): RemoteObject => ({
+  id,
+  parentID,
+  eTag: 'e',
+  mimeType: folder ? FOLDER_MIME : mime,
+  name: id,
+  mTime: T,
+  cTime: T,
+  hidden: 'none',
+  ...(folder ? {} : { size }),
+});
 
 describe('storage aggregates', () => {
   it('kept incrementally, they equal a fresh computation after every batch', () => {
@@ -35,7 +47,13 @@ describe('storage aggregates', () => {
     const batch0: RemoteChange[] = [];
     for (let i = 0; i < 300; i++) {
       const folder = r() < 0.2;
-      const o = obj(`o${i}`, folders[Math.floor(r() * folders.length)]!, folder, Math.floor(r() * 1e6), ['image/jpeg', 'video/mp4', 'audio/mpeg', 'application/pdf', 'x/y'][i % 5]);
+      const o = obj(
+        `o${i}`,
+        folders[Math.floor(r() * folders.length)]!,
+        folder,
+        Math.floor(r() * 1e6),
+        ['image/jpeg', 'video/mp4', 'audio/mpeg', 'application/pdf', 'x/y'][i % 5],
+      );
       if (folder) folders.push(o.id);
       live.set(o.id, o);
       batch0.push({ kind: 'added', after: o });
@@ -55,7 +73,9 @@ describe('storage aggregates', () => {
         const before = live.get(ids[Math.floor(r() * ids.length)]!)!;
         const c = r();
         if (c < 0.5) {
-          const to = folders.filter((f) => f === 'R' || live.has(f))[Math.floor(r() * folders.length) % folders.filter((f) => f === 'R' || live.has(f)).length]!;
+          const to = folders.filter((f) => f === 'R' || live.has(f))[
+            Math.floor(r() * folders.length) % folders.filter((f) => f === 'R' || live.has(f)).length
+          ]!;
           if (to === before.id || under(to, before.id)) continue;
           const after = { ...before, parentID: to, ...(before.mimeType === FOLDER_MIME ? {} : { size: Math.floor(r() * 1e6) }) };
           live.set(after.id, after);
@@ -74,7 +94,8 @@ describe('storage aggregates', () => {
       facts.apply(changes);
       const fresh = new StorageAggregates(() => ObjectFacts.build(store));
       for (const f of ['R', ...folders.filter((x) => live.has(x))]) {
-        const a = agg.totalsOf(f)!, b = fresh.totalsOf(f)!;
+        const a = agg.totalsOf(f)!,
+          b = fresh.totalsOf(f)!;
         expect(a, `round ${round} folder ${f}`).toEqual(b);
       }
       expect(agg.view().bytes).toBe(fresh.view().bytes);
@@ -84,23 +105,35 @@ describe('storage aggregates', () => {
     }
   });
 
-  it('in chunks (the engine\'s way) gives the same views as in one go', async () => {
+  it("in chunks (the engine's way) gives the same views as in one go", async () => {
     dir = mkdtempSync(join(tmpdir(), 'agg-'));
     db = openStateDb(dir);
     const store = new MirrorStore(db);
     store.setRoot(obj('R', '', true, 0));
     const batch: RemoteChange[] = [];
     for (let i = 0; i < 60_000; i++) {
-      const o = i < 40 ? obj(`d${i}`, i < 8 ? 'R' : `d${i % 8}`, true, 0) : { ...obj(`f${i}`, `d${i % 40}`, false, (i % 50) * 1000 + 1), name: `n${i % 500}` };
+      const o =
+        i < 40
+          ? obj(`d${i}`, i < 8 ? 'R' : `d${i % 8}`, true, 0)
+          : { ...obj(`f${i}`, `d${i % 40}`, false, (i % 50) * 1000 + 1), name: `n${i % 500}` };
       batch.push({ kind: 'added', after: o });
     }
     store.apply(batch);
     const facts = ObjectFacts.build(store);
-    const chunked = new StorageAggregates(() => facts, async () => facts, 0);
+    const chunked = new StorageAggregates(
+      () => facts,
+      async () => facts,
+      0,
+    );
     const oneGo = new StorageAggregates(() => facts);
     let turns = 0;
     let done = false;
-    const tick = (): void => { if (!done) { turns++; setImmediate(tick); } };
+    const tick = (): void => {
+      if (!done) {
+        turns++;
+        setImmediate(tick);
+      }
+    };
     setImmediate(tick);
     const a = await chunked.viewReady();
     done = true;

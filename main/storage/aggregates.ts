@@ -18,9 +18,11 @@ import { folderViewSteps, timeSlice, type Totals } from './folder-view.js';
 const KIND_INDEX = new Map<ObjectKind, number>(KINDS.map((k, i) => [k, i]));
 
 function fileDelta(x: Fact): Totals {
-  const kinds = new Float64Array(KINDS.length), kindFiles = new Float64Array(KINDS.length);
+  const kinds = new Float64Array(KINDS.length),
+    kindFiles = new Float64Array(KINDS.length);
   const k = KIND_INDEX.get(x.kind)!;
-  kinds[k] = x.size; kindFiles[k] = 1;
+  kinds[k] = x.size;
+  kindFiles[k] = 1;
   return { bytes: x.size, files: 1, kinds, kindFiles };
 }
 
@@ -93,31 +95,47 @@ export class StorageAggregates {
         entry(x.id);
         if (x.id !== f.rootId) folders.push({ id: x.id, parent: x.parent, depth: 0 });
       } else {
-        const t = entry(x.parent), k = KIND_INDEX.get(x.kind)!;
-        t.bytes += x.size; t.files++; t.kinds[k]! += x.size; t.kindFiles[k]!++;
+        const t = entry(x.parent),
+          k = KIND_INDEX.get(x.kind)!;
+        t.bytes += x.size;
+        t.files++;
+        t.kinds[k]! += x.size;
+        t.kindFiles[k]!++;
       }
       if (slice()) yield;
     }
     const depth = new Map<string, number>([[f.rootId, 0]]);
     const depthOf = (id: string): number => {
       const chain: string[] = [];
-      let cur: string | undefined = id, d = 0;
+      let cur: string | undefined = id,
+        d = 0;
       for (let guard = 0; cur !== undefined && guard < 4096; guard++) {
         const known = depth.get(cur);
-        if (known !== undefined) { d = known; break; }
+        if (known !== undefined) {
+          d = known;
+          break;
+        }
         chain.push(cur);
         cur = f.get(cur)?.parent;
       }
       for (let i = chain.length - 1; i >= 0; i--) depth.set(chain[i]!, ++d);
       return depth.get(id)!;
     };
-    for (const x of folders) { x.depth = depthOf(x.id); if (slice()) yield; }
+    for (const x of folders) {
+      x.depth = depthOf(x.id);
+      if (slice()) yield;
+    }
     folders.sort((a, b) => b.depth - a.depth);
     for (const x of folders) {
       if (slice()) yield;
-      const from = totals.get(x.id)!, to = entry(x.parent);
-      to.bytes += from.bytes; to.files += from.files;
-      for (let k = 0; k < KINDS.length; k++) { to.kinds[k]! += from.kinds[k]!; to.kindFiles[k]! += from.kindFiles[k]!; }
+      const from = totals.get(x.id)!,
+        to = entry(x.parent);
+      to.bytes += from.bytes;
+      to.files += from.files;
+      for (let k = 0; k < KINDS.length; k++) {
+        to.kinds[k]! += from.kinds[k]!;
+        to.kindFiles[k]! += from.kindFiles[k]!;
+      }
     }
     return totals;
   }
@@ -129,9 +147,17 @@ export class StorageAggregates {
     this.views.clear();
     this.of = f;
     this.unlisten = f.listen({
-      leaving: (x) => { this.views.clear(); this.along(f, x.parent, -1, this.deltaOf(x)); },
-      arrived: (x) => { if (x.kind === 'folder') this.entry(x.id); this.along(f, x.parent, 1, this.deltaOf(x)); },
-      gone: (x) => { if (x.kind === 'folder') this.totals.delete(x.id); },
+      leaving: (x) => {
+        this.views.clear();
+        this.along(f, x.parent, -1, this.deltaOf(x));
+      },
+      arrived: (x) => {
+        if (x.kind === 'folder') this.entry(x.id);
+        this.along(f, x.parent, 1, this.deltaOf(x));
+      },
+      gone: (x) => {
+        if (x.kind === 'folder') this.totals.delete(x.id);
+      },
     });
   }
 
@@ -151,8 +177,12 @@ export class StorageAggregates {
     let cur: string | undefined = parent;
     for (let guard = 0; cur !== undefined && guard < 4096; guard++) {
       const t = this.entry(cur);
-      t.bytes += sign * d.bytes; t.files += sign * d.files;
-      for (let k = 0; k < KINDS.length; k++) { t.kinds[k]! += sign * d.kinds[k]!; t.kindFiles[k]! += sign * d.kindFiles[k]!; }
+      t.bytes += sign * d.bytes;
+      t.files += sign * d.files;
+      for (let k = 0; k < KINDS.length; k++) {
+        t.kinds[k]! += sign * d.kinds[k]!;
+        t.kindFiles[k]! += sign * d.kindFiles[k]!;
+      }
       if (cur === f.rootId) break;
       cur = f.get(cur)?.parent;
     }

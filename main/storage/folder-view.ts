@@ -10,7 +10,12 @@ import type { StorageView } from '../../app/contract/organize-shapes.js';
 import type { ObjectFacts } from '../index/object-facts.js';
 
 /** Subtree totals of a folder; by kind in KINDS order. */
-export interface Totals { bytes: number; files: number; kinds: Float64Array; kindFiles: Float64Array }
+export interface Totals {
+  bytes: number;
+  files: number;
+  kinds: Float64Array;
+  kindFiles: Float64Array;
+}
 
 const CHILDREN_MAX = 2000;
 const LARGEST = 50;
@@ -18,7 +23,8 @@ const DUPLICATES = 50;
 
 /** True once `ms` have passed since the last time it said true (looks at the clock every 1,024 calls). */
 export function timeSlice(ms: number): () => boolean {
-  let n = 0, since = performance.now();
+  let n = 0,
+    since = performance.now();
   return () => {
     if ((++n & 1023) !== 0) return false;
     const now = performance.now();
@@ -28,14 +34,28 @@ export function timeSlice(ms: number): () => boolean {
   };
 }
 
-export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals: ReadonlyMap<string, Totals>, sliceMs: number): Generator<void, StorageView> {
+export function* folderViewSteps(
+  f: ObjectFacts,
+  id: string,
+  me: Totals,
+  totals: ReadonlyMap<string, Totals>,
+  sliceMs: number,
+): Generator<void, StorageView> {
   const slice = timeSlice(sliceMs);
-  const children = f.children(id).flatMap((c) => {
-    const x = f.get(c);
-    if (!x) return [];
-    const t = x.kind === 'folder' ? totals.get(c) : undefined;
-    return [x.kind === 'folder' ? { id: c, name: x.name, folder: true, bytes: t?.bytes ?? 0, files: t?.files ?? 0 } : { id: c, name: x.name, bytes: x.size, files: 1 }];
-  }).sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1)).slice(0, CHILDREN_MAX);
+  const children = f
+    .children(id)
+    .flatMap((c) => {
+      const x = f.get(c);
+      if (!x) return [];
+      const t = x.kind === 'folder' ? totals.get(c) : undefined;
+      return [
+        x.kind === 'folder'
+          ? { id: c, name: x.name, folder: true, bytes: t?.bytes ?? 0, files: t?.files ?? 0 }
+          : { id: c, name: x.name, bytes: x.size, files: 1 },
+      ];
+    })
+    .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
+    .slice(0, CHILDREN_MAX);
   const years = new Map<number, { bytes: number; files: number }>();
   const largest: { id: string; bytes: number }[] = [];
   // duplicates: grouped by size first (a number key, no string built per file), by name only among equal sizes
@@ -45,10 +65,16 @@ export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals:
     if (slice()) yield;
     const x = f.get(stack.pop()!);
     if (!x) continue;
-    if (x.kind === 'folder') { for (const c of f.children(x.id)) stack.push(c); continue; }
+    if (x.kind === 'folder') {
+      for (const c of f.children(x.id)) stack.push(c);
+      continue;
+    }
     const y = x.day ? Math.floor(x.day / 10_000) : 0;
     const b = years.get(y);
-    if (b) { b.bytes += x.size; b.files++; } else years.set(y, { bytes: x.size, files: 1 });
+    if (b) {
+      b.bytes += x.size;
+      b.files++;
+    } else years.set(y, { bytes: x.size, files: 1 });
     if (largest.length < LARGEST || x.size > largest[largest.length - 1]!.bytes) {
       largest.push({ id: x.id, bytes: x.size });
       largest.sort((p, q) => q.bytes - p.bytes);
@@ -70,24 +96,37 @@ export function* folderViewSteps(f: ObjectFacts, id: string, me: Totals, totals:
       const name = f.get(i)?.name;
       if (name === undefined) continue;
       const l = byName.get(name);
-      if (l) l.push(i); else byName.set(name, [i]);
+      if (l) l.push(i);
+      else byName.set(name, [i]);
     }
     for (const [name, same] of byName) if (same.length > 1) groups.push({ name, bytes: size, ids: same });
   }
-  const duplicates = groups.sort((a, b) => b.bytes * (b.ids.length - 1) - a.bytes * (a.ids.length - 1)).slice(0, DUPLICATES)
+  const duplicates = groups
+    .sort((a, b) => b.bytes * (b.ids.length - 1) - a.bytes * (a.ids.length - 1))
+    .slice(0, DUPLICATES)
     .map((d) => ({ name: d.name, bytes: d.bytes, count: d.ids.length, paths: d.ids.slice(0, 20).map((i) => '/' + f.pathOf(i)) }));
   const crumbs: { id: string; name: string }[] = [];
   for (let cur: string | undefined = id, guard = 0; cur !== undefined && guard < 1024; guard++) {
-    crumbs.unshift({ id: cur, name: cur === f.rootId ? 'NAS' : f.get(cur)?.name ?? '?' });
+    crumbs.unshift({ id: cur, name: cur === f.rootId ? 'NAS' : (f.get(cur)?.name ?? '?') });
     if (cur === f.rootId) break;
     cur = f.get(cur)?.parent;
   }
   return {
-    folder: { id, name: id === f.rootId ? 'NAS' : f.get(id)?.name ?? '?', path: '/' + f.pathOf(id) },
-    crumbs, bytes: me.bytes, files: me.files, children,
-    byKind: KINDS.filter((k) => k !== 'folder').map((k) => ({ key: k, bytes: me.kinds[KINDS.indexOf(k)]!, files: me.kindFiles[KINDS.indexOf(k)]! })),
+    folder: { id, name: id === f.rootId ? 'NAS' : (f.get(id)?.name ?? '?'), path: '/' + f.pathOf(id) },
+    crumbs,
+    bytes: me.bytes,
+    files: me.files,
+    children,
+    byKind: KINDS.filter((k) => k !== 'folder').map((k) => ({
+      key: k,
+      bytes: me.kinds[KINDS.indexOf(k)]!,
+      files: me.kindFiles[KINDS.indexOf(k)]!,
+    })),
     byYear: [...years.entries()].sort((a, b) => a[0] - b[0]).map(([y, v]) => ({ key: y ? String(y) : 'undated', ...v })),
-    largest: largest.flatMap((l) => { const x = f.get(l.id); return x ? [{ id: l.id, name: x.name, path: '/' + f.pathOf(l.id), bytes: l.bytes }] : []; }),
+    largest: largest.flatMap((l) => {
+      const x = f.get(l.id);
+      return x ? [{ id: l.id, name: x.name, path: '/' + f.pathOf(l.id), bytes: l.bytes }] : [];
+    }),
     duplicates,
     computedMs: 0,
   };

@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
 import { PROJECT_ROOT } from '../settings/app-dirs.js';
 
-export const ASSET_FILES = { 'index.html': 'text/html; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'style.css': 'text/css; charset=utf-8' } as const;
+export const ASSET_FILES = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+} as const;
 export type AssetName = keyof typeof ASSET_FILES;
 
 /** The repository (or app) root (defined in main/settings/app-dirs.ts). */

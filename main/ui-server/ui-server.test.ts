@@ -9,20 +9,49 @@ import { startUiServer, type UiServer } from './ui-server.js';
 
 // A recording handler set: this tests the transport's checks, not the engine.
 const calls: string[] = [];
-const handlers = Object.fromEntries(METHOD_NAMES.map((m) => [m, async () => { calls.push(m); return m === 'suggest' ? { words: ['holiday'] } : {}; }])) as unknown as ContractHandlers;
+const handlers = Object.fromEntries(
+  METHOD_NAMES.map((m) => [
+    m,
+    async () => {
+      calls.push(m);
+      return m === 'suggest' ? { words: ['holiday'] } : {};
+    },
+  ]),
+) as unknown as ContractHandlers;
 const hub = new EventHub();
 let ui: UiServer;
 
-beforeAll(async () => { ui = await startUiServer({ handlers, events: hub, assetsDir: await ensureRenderer(), log: silentLogger }); }, 60_000);
-afterAll(async () => { await ui.close(); });
+beforeAll(async () => {
+  ui = await startUiServer({ handlers, events: hub, assetsDir: await ensureRenderer(), log: silentLogger });
+}, 60_000);
+afterAll(async () => {
+  await ui.close();
+});
 
-function raw(path: string, opts: { method?: string; host?: string; body?: string; type?: string } = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function raw(
+  path: string,
+  opts: { method?: string; host?: string; body?: string; type?: string } = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: ui.port, path, method: opts.method ?? 'GET', headers: { host: opts.host ?? `127.0.0.1:${ui.port}`, ...(opts.body !== undefined ? { 'content-type': opts.type ?? 'application/json' } : {}) } }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => { body += d.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: ui.port,
+        path,
+        method: opts.method ?? 'GET',
+        headers: {
+          host: opts.host ?? `127.0.0.1:${ui.port}`,
+          ...(opts.body !== undefined ? { 'content-type': opts.type ?? 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -50,8 +79,13 @@ describe('browser-mode UI server', () => {
   it('checks every HTTP call like IPC: unknown methods and bad arguments never reach a handler', async () => {
     calls.length = 0;
     const bad = [
-      ['api/nope', '{}'], ['api/search', '{"q":""}'], ['api/search', '{"q":1}'], ['api/resolveHeld', '{"ids":["a"],"action":"nuke"}'],
-      ['api/setToken', '{"token":"a b"}'], ['api/search', 'not json'], ['api/__proto__', '{}'],
+      ['api/nope', '{}'],
+      ['api/search', '{"q":""}'],
+      ['api/search', '{"q":1}'],
+      ['api/resolveHeld', '{"ids":["a"],"action":"nuke"}'],
+      ['api/setToken', '{"token":"a b"}'],
+      ['api/search', 'not json'],
+      ['api/__proto__', '{}'],
     ] as const;
     for (const [path, body] of bad) {
       const r = await raw(`${base()}${path}`, { method: 'POST', body });
@@ -69,7 +103,10 @@ describe('browser-mode UI server', () => {
     const wsUrl = ui.url.replace('http:', 'ws:') + 'ws';
     const refused = await new Promise<boolean>((resolve) => {
       const ws = new WebSocket(wsUrl, { origin: 'http://evil.example' });
-      ws.on('open', () => { ws.close(); resolve(false); });
+      ws.on('open', () => {
+        ws.close();
+        resolve(false);
+      });
       ws.on('error', () => resolve(true));
     });
     expect(refused).toBe(true);
@@ -85,7 +122,12 @@ describe('browser-mode UI server', () => {
     // three replies and the event: wait for them (a deadline only guards against a hang)
     await vi.waitFor(() => expect(frames.length).toBeGreaterThanOrEqual(4), { timeout: 10_000, interval: 20 });
     ws.close();
-    expect(frames).toContainEqual({ type: 'reply', id: 1, ok: false, error: { code: 'BadRequest', message: 'args.ids: expected an array' } });
+    expect(frames).toContainEqual({
+      type: 'reply',
+      id: 1,
+      ok: false,
+      error: { code: 'BadRequest', message: 'args.ids: expected an array' },
+    });
     expect(frames).toContainEqual({ type: 'reply', id: 2, ok: true, result: { words: ['holiday'] } });
     expect(frames).toContainEqual({ type: 'event', event: 'changed', payload: { what: 'activity' } });
     expect(frames.some((f) => f['id'] === -1 && f['ok'] === false)).toBe(true);

@@ -41,7 +41,8 @@ const MAX_BODY = 1 << 20;
 const HOST = '127.0.0.1';
 
 const sameSecret = (a: string, b: string): boolean => {
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
@@ -78,17 +79,22 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     res.end(body);
   };
 
-  const readBody = (req: IncomingMessage): Promise<string> => new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let n = 0;
-    req.on('data', (c: Buffer) => {
-      n += c.length;
-      if (n > MAX_BODY) { reject(new Error('body too large')); req.destroy(); return; }
-      chunks.push(c);
+  const readBody = (req: IncomingMessage): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let n = 0;
+      req.on('data', (c: Buffer) => {
+        n += c.length;
+        if (n > MAX_BODY) {
+          reject(new Error('body too large'));
+          req.destroy();
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 
   const server = createServer((req, res) => {
     const r = route(req);
@@ -99,11 +105,16 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     }
     const api = /^api\/([A-Za-z]{1,40})$/.exec(r);
     if (req.method === 'POST' && api) {
-      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 415, 'application/json', JSON.stringify({ code: 'BadRequest', message: 'send application/json' }));
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return send(res, 415, 'application/json', JSON.stringify({ code: 'BadRequest', message: 'send application/json' }));
       readBody(req)
         .then(async (text) => {
           let args: unknown;
-          try { args = text === '' ? {} : JSON.parse(text); } catch { return send(res, 400, 'application/json', JSON.stringify({ ok: false, error: { code: 'BadRequest', message: 'bad JSON' } })); }
+          try {
+            args = text === '' ? {} : JSON.parse(text);
+          } catch {
+            return send(res, 400, 'application/json', JSON.stringify({ ok: false, error: { code: 'BadRequest', message: 'bad JSON' } }));
+          }
           const reply = await serve(opts.handlers, api[1], args);
           send(res, reply.ok ? 200 : reply.error.code === 'BadRequest' ? 400 : 500, 'application/json', JSON.stringify(reply));
         })

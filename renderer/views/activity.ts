@@ -11,17 +11,33 @@ import { formatCount, formatDate, plural, realPlurals } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const GROUPS: [ActivityGroup | 'all', string][] = [
-  ['all', 'Everything'], ['mine', 'My changes'], ['nas', 'Changes on the NAS'], ['needs-you', 'Needs me'], ['problem', 'Problems'], ['app', 'The app'],
+  ['all', 'Everything'],
+  ['mine', 'My changes'],
+  ['nas', 'Changes on the NAS'],
+  ['needs-you', 'Needs me'],
+  ['problem', 'Problems'],
+  ['app', 'The app'],
 ];
 
 export function activityView(ctx: UiContext): View {
   const list = el('ol', { class: 'activity', id: 'activity-list', 'aria-label': 'Recent activity' });
   const empty = el('p', { class: 'empty', id: 'activity-empty', hidden: true }, 'Nothing has happened yet.');
   const filter = el('select', { id: 'activity-filter', name: 'activity-filter' }, ...GROUPS.map(([v, t]) => el('option', { value: v }, t)));
-  const text = el('input', { id: 'activity-search', type: 'search', name: 'activity-search', placeholder: 'Name or folder', autocomplete: 'off' });
+  const text = el('input', {
+    id: 'activity-search',
+    type: 'search',
+    name: 'activity-search',
+    placeholder: 'Name or folder',
+    autocomplete: 'off',
+  });
   const count = el('span', { id: 'activity-count', class: 'hint', 'aria-live': 'polite' });
-  const root = el('section', { class: 'view activity-view', 'aria-label': 'Activity' },
-    el('div', { class: 'row filters' }, field('Show', filter), field('Filter', text), count), list, empty);
+  const root = el(
+    'section',
+    { class: 'view activity-view', 'aria-label': 'Activity' },
+    el('div', { class: 'row filters' }, field('Show', filter), field('Filter', text), count),
+    list,
+    empty,
+  );
 
   let lines: ActivityLine[] = [];
 
@@ -39,27 +55,56 @@ export function activityView(ctx: UiContext): View {
 
   const row = (l: ActivityLine): HTMLElement => {
     const e = l.entry;
-    const undoBtn = e.undoable ? button('Undo', (ev) => void undo(e, l.text, ev.currentTarget as HTMLButtonElement), { 'aria-label': `Undo: ${l.text}`, class: 'undo small' }) : null;
-    return el('li', { class: `entry group-${l.group} kind-${e.kind.replace(/[^a-z-]/gi, '')}`, 'data-id': e.id },
-      el('div', { class: 'entry-head' },
+    const undoBtn = e.undoable
+      ? button('Undo', (ev) => void undo(e, l.text, ev.currentTarget as HTMLButtonElement), {
+          'aria-label': `Undo: ${l.text}`,
+          class: 'undo small',
+        })
+      : null;
+    return el(
+      'li',
+      { class: `entry group-${l.group} kind-${e.kind.replace(/[^a-z-]/gi, '')}`, 'data-id': e.id },
+      el(
+        'div',
+        { class: 'entry-head' },
         el('span', { class: 'summary' }, l.text),
         l.state ? el('span', { class: `state ${l.state}` }, l.state === 'done' ? 'Done on the NAS' : 'Waiting to be sent') : null,
         el('time', { datetime: e.at }, formatDate(e.at)),
-        undoBtn),
-      el('details', { class: 'more' }, el('summary', {}, 'Details'),
-        ...l.raw.map((r) => el('div', { class: 'raw' },
-          r.path ? el('div', { class: 'entry-path' }, r.path) : null,
-          el('div', { class: 'reason' }, realPlurals(`${r.summary} — ${r.reason}`))))));
+        undoBtn,
+      ),
+      el(
+        'details',
+        { class: 'more' },
+        el('summary', {}, 'Details'),
+        ...l.raw.map((r) =>
+          el(
+            'div',
+            { class: 'raw' },
+            r.path ? el('div', { class: 'entry-path' }, r.path) : null,
+            el('div', { class: 'reason' }, realPlurals(`${r.summary} — ${r.reason}`)),
+          ),
+        ),
+      ),
+    );
   };
 
   const render = (): void => {
     const g = filter.value;
     const t = text.value.trim().toLowerCase();
-    const shown = lines.filter((l) => (g === 'all' || l.group === g) && (!t || `${l.text} ${l.raw.map((r) => r.path).join(' ')}`.toLowerCase().includes(t)));
+    const shown = lines.filter(
+      (l) => (g === 'all' || l.group === g) && (!t || `${l.text} ${l.raw.map((r) => r.path).join(' ')}`.toLowerCase().includes(t)),
+    );
     replace(list, ...shown.map(row));
     empty.hidden = shown.length > 0;
     replace(empty, lines.length === 0 ? 'Nothing has happened yet.' : 'Nothing matches this filter.');
-    replace(count, lines.length === 0 ? '' : shown.length === lines.length ? plural(lines.length, 'action', 'actions') : `${formatCount(shown.length)} of ${plural(lines.length, 'action', 'actions')}`);
+    replace(
+      count,
+      lines.length === 0
+        ? ''
+        : shown.length === lines.length
+          ? plural(lines.length, 'action', 'actions')
+          : `${formatCount(shown.length)} of ${plural(lines.length, 'action', 'actions')}`,
+    );
   };
   filter.addEventListener('change', render);
   text.addEventListener('input', render);
@@ -75,8 +120,14 @@ export function activityView(ctx: UiContext): View {
   };
 
   return {
-    id: 'activity', title: 'Activity', root,
-    activate() { void load(); },
-    refresh(what) { if (what === 'activity' && !root.hidden) void load(); },
+    id: 'activity',
+    title: 'Activity',
+    root,
+    activate() {
+      void load();
+    },
+    refresh(what) {
+      if (what === 'activity' && !root.hidden) void load();
+    },
   };
 }

@@ -22,22 +22,69 @@ export function browseView(ctx: UiContext): View {
   let sort: { key: Key; desc: boolean } = { key: 'name', desc: false };
   const heads = new Map<Key, HTMLTableCellElement>();
   const head = (key: Key, label: string): HTMLTableCellElement => {
-    const th = el('th', { scope: 'col', class: `col-${key}`, 'aria-sort': key === 'name' ? 'ascending' : 'none' },
-      button(label, () => { sort = { key, desc: sort.key === key ? !sort.desc : false }; resort(); }, { class: 'sort', id: `sort-${key}` }));
+    const th = el(
+      'th',
+      { scope: 'col', class: `col-${key}`, 'aria-sort': key === 'name' ? 'ascending' : 'none' },
+      button(
+        label,
+        () => {
+          sort = { key, desc: sort.key === key ? !sort.desc : false };
+          resort();
+        },
+        { class: 'sort', id: `sort-${key}` },
+      ),
+    );
     heads.set(key, th);
     return th;
   };
-  const keys = el('span', { class: 'sr-only', id: 'browse-keys' }, 'Up and down arrows move, Enter opens, Shift+Enter shows it in the file manager, Backspace goes up a folder, Tab reaches the row\'s buttons.');
+  const keys = el(
+    'span',
+    { class: 'sr-only', id: 'browse-keys' },
+    "Up and down arrows move, Enter opens, Shift+Enter shows it in the file manager, Backspace goes up a folder, Tab reaches the row's buttons.",
+  );
   // one Tab stop; the active row is said through aria-activedescendant (the focus stays here)
-  const table = el('table', { class: 'listing browse-listing', id: 'browse-table', role: 'grid', tabindex: '0', 'aria-label': 'Folder contents', 'aria-describedby': 'browse-keys', 'aria-readonly': 'true' },
-    el('thead', {}, el('tr', {}, head('name', 'Name'), head('size', 'Size'), head('mTime', 'Modified'), el('th', { scope: 'col', class: 'col-actions' }, el('span', { class: 'sr-only' }, 'Actions')))),
-    tbody);
+  const table = el(
+    'table',
+    {
+      class: 'listing browse-listing',
+      id: 'browse-table',
+      role: 'grid',
+      tabindex: '0',
+      'aria-label': 'Folder contents',
+      'aria-describedby': 'browse-keys',
+      'aria-readonly': 'true',
+    },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        head('name', 'Name'),
+        head('size', 'Size'),
+        head('mTime', 'Modified'),
+        el('th', { scope: 'col', class: 'col-actions' }, el('span', { class: 'sr-only' }, 'Actions')),
+      ),
+    ),
+    tbody,
+  );
   const empty = el('p', { class: 'empty', hidden: true }, 'This folder is empty.');
   const more = button('More', () => void load(current, true), { class: 'more', hidden: true });
   let folderPath = '';
   // Organize what this folder holds (files below it; the view says so in its query)
-  const organize = button('Organize this folder…', () => ctx.show('organize', quoteOperator('in', folderPath || '/')), { class: 'small', id: 'organize-folder' });
-  const root = el('section', { class: 'view browse-view', 'aria-label': 'Browse' }, el('div', { class: 'browse-head' }, crumbs, organize), keys, table, empty, more);
+  const organize = button('Organize this folder…', () => ctx.show('organize', quoteOperator('in', folderPath || '/')), {
+    class: 'small',
+    id: 'organize-folder',
+  });
+  const root = el(
+    'section',
+    { class: 'view browse-view', 'aria-label': 'Browse' },
+    el('div', { class: 'browse-head' }, crumbs, organize),
+    keys,
+    table,
+    empty,
+    more,
+  );
 
   let current = 'root';
   let files: RemoteObject[] = [];
@@ -51,19 +98,29 @@ export function browseView(ctx: UiContext): View {
 
   const act = async (what: 'open' | 'reveal', f: RemoteObject): Promise<void> => {
     if (what === 'open') return ctx.openFile(f.id, f.name);
-    try { await ctx.client.call(what, { id: f.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
+    try {
+      await ctx.client.call(what, { id: f.id });
+    } catch (e) {
+      ctx.toast(messageOf(e), 'error');
+    }
   };
 
   /** Words each row's mark and its Keep / Unpin button from the engine's states. */
   const marks = (): void => {
-    fillMarks(ctx.client, tbody, files.map((f) => f.id)).then((states) => {
-      for (const b of tbody.querySelectorAll<HTMLButtonElement>('button.keep')) {
-        const pinned = states.get(b.dataset['keepFor'] ?? '') === 'pinned';
-        b.dataset['pinned'] = pinned ? '1' : '';
-        b.textContent = pinned ? 'Unpin' : 'Keep';
-        b.setAttribute('aria-label', `${pinned ? 'Stop keeping' : 'Keep'} ${b.dataset['name'] ?? ''} on this device`);
-      }
-    }).catch(() => undefined);
+    fillMarks(
+      ctx.client,
+      tbody,
+      files.map((f) => f.id),
+    )
+      .then((states) => {
+        for (const b of tbody.querySelectorAll<HTMLButtonElement>('button.keep')) {
+          const pinned = states.get(b.dataset['keepFor'] ?? '') === 'pinned';
+          b.dataset['pinned'] = pinned ? '1' : '';
+          b.textContent = pinned ? 'Unpin' : 'Keep';
+          b.setAttribute('aria-label', `${pinned ? 'Stop keeping' : 'Keep'} ${b.dataset['name'] ?? ''} on this device`);
+        }
+      })
+      .catch(() => undefined);
   };
   const keepOrFree = (b: HTMLButtonElement | 'free', f: RemoteObject): void => {
     const what = b === 'free' ? 'free' : b.dataset['pinned'] === '1' ? 'unpin' : 'pin';
@@ -76,16 +133,28 @@ export function browseView(ctx: UiContext): View {
     const name = folder
       ? button(f.name, () => void load(f.id, false, true), { class: 'link name', 'data-id': f.id, title: f.name, tabindex: '-1' })
       : el('span', { class: 'name', 'data-id': f.id, title: f.name }, f.name);
-    const tr = el('tr', { class: folder ? 'folder' : 'file', id: `browse-row-${i}`, 'aria-selected': 'false' },
-      el('td', { class: 'name-cell' }, el('div', { class: 'name-line' }, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name, deviceMark(f.id))),
+    const tr = el(
+      'tr',
+      { class: folder ? 'folder' : 'file', id: `browse-row-${i}`, 'aria-selected': 'false' },
+      el(
+        'td',
+        { class: 'name-cell' },
+        el('div', { class: 'name-line' }, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name, deviceMark(f.id)),
+      ),
       el('td', { class: 'num' }, folder ? plural(f.childCount ?? 0, 'item', 'items') : formatSize(f.size)),
       el('td', { class: 'date' }, formatDate(f.mTime)),
-      el('td', { class: 'actions' },
+      el(
+        'td',
+        { class: 'actions' },
         folder ? null : button('Open', () => void act('open', f), { 'aria-label': `Open ${f.name}` }),
         button('Reveal', () => void act('reveal', f), { 'aria-label': `Reveal ${f.name} in the file manager` }),
         keepButton(f),
-        button('Free up space', () => keepOrFree('free', f),
-          { class: 'free', 'aria-label': `Free up space: make ${f.name} ${folder ? 'and what it holds ' : ''}placeholders again` })));
+        button('Free up space', () => keepOrFree('free', f), {
+          class: 'free',
+          'aria-label': `Free up space: make ${f.name} ${folder ? 'and what it holds ' : ''}placeholders again`,
+        }),
+      ),
+    );
     tr.addEventListener('click', () => setActive(i, false));
     return tr;
   };
@@ -120,14 +189,18 @@ export function browseView(ctx: UiContext): View {
 
   const render = (page: ListResult, append: boolean): void => {
     folderPath = page.folder.path.replace(/^\//, '');
-    replace(crumbs, ...page.crumbs.flatMap((c, i) => {
-      const last = i === page.crumbs.length - 1;
-      // up a crumb: the folder on the way down is the active row there
-      const below = page.crumbs[i + 1]?.id;
-      const item = last ? el('span', { 'aria-current': 'location', class: 'crumb current', tabindex: '-1', title: c.name }, c.name)
-        : button(c.name, () => void load(c.id, false, true, below), { class: 'link crumb', title: c.name });
-      return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
-    }));
+    replace(
+      crumbs,
+      ...page.crumbs.flatMap((c, i) => {
+        const last = i === page.crumbs.length - 1;
+        // up a crumb: the folder on the way down is the active row there
+        const below = page.crumbs[i + 1]?.id;
+        const item = last
+          ? el('span', { 'aria-current': 'location', class: 'crumb current', tabindex: '-1', title: c.name }, c.name)
+          : button(c.name, () => void load(c.id, false, true, below), { class: 'link crumb', title: c.name });
+        return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
+      }),
+    );
     parentId = page.crumbs.length > 1 ? page.crumbs[page.crumbs.length - 2]!.id : null;
     files = append ? [...files, ...page.files] : page.files;
     resort();
@@ -137,9 +210,10 @@ export function browseView(ctx: UiContext): View {
 
   function resort(): void {
     const dir = sort.desc ? -1 : 1;
-    const val = (f: RemoteObject): string | number => (sort.key === 'name' ? f.name.toLowerCase() : sort.key === 'size' ? (isFolder(f) ? (f.childCount ?? 0) : (f.size ?? 0)) : f.mTime);
+    const val = (f: RemoteObject): string | number =>
+      sort.key === 'name' ? f.name.toLowerCase() : sort.key === 'size' ? (isFolder(f) ? (f.childCount ?? 0) : (f.size ?? 0)) : f.mTime;
     const was = shown[active]?.id;
-    shown = [...files].sort((a, b) => (Number(isFolder(b)) - Number(isFolder(a))) || (val(a) < val(b) ? -dir : val(a) > val(b) ? dir : 0));
+    shown = [...files].sort((a, b) => Number(isFolder(b)) - Number(isFolder(a)) || (val(a) < val(b) ? -dir : val(a) > val(b) ? dir : 0));
     replace(tbody, ...shown.map(row));
     // the active row stays the same object through a re-sort, "More" or a refresh
     const at = was === undefined ? -1 : shown.findIndex((f) => f.id === was);
@@ -197,7 +271,14 @@ export function browseView(ctx: UiContext): View {
       if (moved || focusPending) {
         focusPending = false;
         window.scrollTo(0, 0);
-        setActive(activeId === undefined ? 0 : Math.max(0, shown.findIndex((f) => f.id === activeId)));
+        setActive(
+          activeId === undefined
+            ? 0
+            : Math.max(
+                0,
+                shown.findIndex((f) => f.id === activeId),
+              ),
+        );
         (shown.length > 0 ? table : crumbs.querySelector<HTMLElement>('.crumb.current'))?.focus({ preventScroll: true });
       }
     } catch (e) {
@@ -206,10 +287,16 @@ export function browseView(ctx: UiContext): View {
   };
 
   return {
-    id: 'browse', title: 'Browse', root,
-    activate(arg) { void load(arg ?? current, false); },
+    id: 'browse',
+    title: 'Browse',
+    root,
+    activate(arg) {
+      void load(arg ?? current, false);
+    },
     // the rows are rebuilt by the load that activate() started: focus once they are there
-    focus() { focusPending = true; },
+    focus() {
+      focusPending = true;
+    },
     refresh(what) {
       if (!root.isConnected || root.hidden) return;
       if (what === 'index') void load(current, false);

@@ -11,12 +11,22 @@ export function filterChips(q: string, onChange: (next: string) => void): Child[
   const p = parseFilters(q);
   if (!p.ok || p.query.filters.length === 0) return [];
   return [
-    ...p.query.filters.map((f, i) => el('span', { class: 'chip', 'data-op': f.op, title: f.raw },
-      el('span', {}, describeFilter(f)),
-      button('×', () => onChange(withoutFilter(q, p.query, i)), { class: 'chip-x', 'aria-label': `Remove filter ${describeFilter(f)}` }))),
-    el('span', { class: 'offline-only', id: 'offline-only', title: 'The NAS search has no operators: these results come from the mirror only' }, 'offline only'),
+    ...p.query.filters.map((f, i) =>
+      el(
+        'span',
+        { class: 'chip', 'data-op': f.op, title: f.raw },
+        el('span', {}, describeFilter(f)),
+        button('×', () => onChange(withoutFilter(q, p.query, i)), { class: 'chip-x', 'aria-label': `Remove filter ${describeFilter(f)}` }),
+      ),
+    ),
+    el(
+      'span',
+      { class: 'offline-only', id: 'offline-only', title: 'The NAS search has no operators: these results come from the mirror only' },
+      'offline only',
+    ),
   ];
 }
 
 /** The operators, for the search box's hint. */
-export const FILTER_HELP = 'Filters: ext:jpg kind:photo|video|audio|doc|folder in:"Photos/2019" size:>100mb date:2019-05..2019-08 camera:canon';
+export const FILTER_HELP =
+  'Filters: ext:jpg kind:photo|video|audio|doc|folder in:"Photos/2019" size:>100mb date:2019-05..2019-08 camera:canon';

@@ -14,29 +14,79 @@ import { messageOf, type UiContext, type View } from '../context.js';
 import { SELECTION_ARG, takeSelection, type Picked } from '../selection.js';
 
 const SHOWN = 500;
-const LABEL: Record<PlanStatus, string> = { ok: 'will change', unchanged: 'unchanged', collision: 'collision', invalid: 'invalid name', 'missing-folder': 'missing folder' };
+const LABEL: Record<PlanStatus, string> = {
+  ok: 'will change',
+  unchanged: 'unchanged',
+  collision: 'collision',
+  invalid: 'invalid name',
+  'missing-folder': 'missing folder',
+};
 
 export function organizeView(ctx: UiContext): View {
-  const q = el('input', { type: 'search', id: 'organize-q', placeholder: 'IMG ext:jpg in:"Photos/2019"', autocomplete: 'off', spellcheck: 'false' });
-  const rename = el('input', { type: 'text', id: 'organize-rename', placeholder: '{date:YYYY-MM-DD} {name}.{ext:lower}', autocomplete: 'off', spellcheck: 'false' });
-  const move = el('input', { type: 'text', id: 'organize-move', placeholder: 'Photos/{date:YYYY}/{date:MM}', autocomplete: 'off', spellcheck: 'false' });
+  const q = el('input', {
+    type: 'search',
+    id: 'organize-q',
+    placeholder: 'IMG ext:jpg in:"Photos/2019"',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+  const rename = el('input', {
+    type: 'text',
+    id: 'organize-rename',
+    placeholder: '{date:YYYY-MM-DD} {name}.{ext:lower}',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+  const move = el('input', {
+    type: 'text',
+    id: 'organize-move',
+    placeholder: 'Photos/{date:YYYY}/{date:MM}',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
   const previewBtn = button('Preview', () => void preview(), { class: 'primary', id: 'organize-preview' });
   const applyBtn = button('Apply', () => void apply(), { id: 'organize-apply', disabled: true });
   const summary = el('div', { class: 'organize-summary', id: 'organize-summary', 'aria-live': 'polite' });
   const tbody = el('tbody', { id: 'organize-rows' });
-  const table = el('table', { class: 'listing organize-plan', 'aria-label': 'Planned changes', hidden: true },
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Now'), el('th', { scope: 'col' }, 'After'), el('th', { scope: 'col' }, 'Status'))), tbody);
+  const table = el(
+    'table',
+    { class: 'listing organize-plan', 'aria-label': 'Planned changes', hidden: true },
+    el(
+      'thead',
+      {},
+      el('tr', {}, el('th', { scope: 'col' }, 'Now'), el('th', { scope: 'col' }, 'After'), el('th', { scope: 'col' }, 'Status')),
+    ),
+    tbody,
+  );
   const qField = field('What (a search; filters allowed)', q);
   const sourceText = el('span', { id: 'organize-source-count' });
   const sourceNames = el('div', { class: 'muted small', id: 'organize-source-names' });
-  const source = el('div', { class: 'organize-source', id: 'organize-source', hidden: true },
-    el('div', {}, el('strong', {}, 'What: '), sourceText, ' ', button('Use a search instead', () => useQuery(), { class: 'link', id: 'organize-use-query' })), sourceNames);
-  const form = el('form', { class: 'organize-form', id: 'organize-form' },
-    source, qField,
+  const source = el(
+    'div',
+    { class: 'organize-source', id: 'organize-source', hidden: true },
+    el(
+      'div',
+      {},
+      el('strong', {}, 'What: '),
+      sourceText,
+      ' ',
+      button('Use a search instead', () => useQuery(), { class: 'link', id: 'organize-use-query' }),
+    ),
+    sourceNames,
+  );
+  const form = el(
+    'form',
+    { class: 'organize-form', id: 'organize-form' },
+    source,
+    qField,
     field('Rename to', rename, `Tokens: ${TOKEN_HELP}. Empty: keep the names.`),
     field('Move into', move, 'A folder path from the top of the NAS; it must exist (folders cannot be created). Empty: stay in place.'),
-    el('div', { class: 'buttons' }, previewBtn, applyBtn));
-  form.addEventListener('submit', (ev) => { ev.preventDefault(); void preview(); });
+    el('div', { class: 'buttons' }, previewBtn, applyBtn),
+  );
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void preview();
+  });
   const root = el('section', { class: 'view organize-view', 'aria-label': 'Organize' }, form, summary, table);
   let plan: OrganizePlan | null = null;
   let planned = '';
@@ -44,29 +94,72 @@ export function organizeView(ctx: UiContext): View {
   let picks: Picked | null = null;
 
   const args = (): { q: string; rename?: string; move?: string } | { ids: string[]; rename?: string; move?: string } => ({
-    ...(picks ? { ids: [...picks.ids] } : { q: q.value.trim() }), ...(rename.value.trim() ? { rename: rename.value.trim() } : {}), ...(move.value.trim() ? { move: move.value.trim() } : {}),
+    ...(picks ? { ids: [...picks.ids] } : { q: q.value.trim() }),
+    ...(rename.value.trim() ? { rename: rename.value.trim() } : {}),
+    ...(move.value.trim() ? { move: move.value.trim() } : {}),
   });
   const key = (): string => JSON.stringify(args());
-  for (const i of [q, rename, move]) i.addEventListener('input', () => { applyBtn.disabled = plan === null || key() !== planned || plan.counts.ok === 0; });
+  for (const i of [q, rename, move])
+    i.addEventListener('input', () => {
+      applyBtn.disabled = plan === null || key() !== planned || plan.counts.ok === 0;
+    });
 
   const preview = async (): Promise<void> => {
-    if (!picks && !q.value.trim()) { replace(summary, el('span', { class: 'error' }, 'Say what to organize: a search such as IMG ext:jpg in:"Photos/2019".')); return; }
+    if (!picks && !q.value.trim()) {
+      replace(summary, el('span', { class: 'error' }, 'Say what to organize: a search such as IMG ext:jpg in:"Photos/2019".'));
+      return;
+    }
     try {
       const p = await ctx.client.call('organizePreview', args());
       plan = p;
       planned = key();
       const c = p.counts;
-      replace(summary,
+      replace(
+        summary,
         el('strong', { id: 'organize-counts' }, `${formatCount(p.items.length)} selected: ${formatCount(c.ok)} will change`),
-        el('span', {}, `, ${formatCount(c.unchanged)} unchanged, ${plural(c.collision, 'collision', 'collisions')}, ${plural(c.invalid, 'invalid name', 'invalid names')}, ${formatCount(c.missingFolder)} in missing folders.`),
+        el(
+          'span',
+          {},
+          `, ${formatCount(c.unchanged)} unchanged, ${plural(c.collision, 'collision', 'collisions')}, ${plural(c.invalid, 'invalid name', 'invalid names')}, ${formatCount(c.missingFolder)} in missing folders.`,
+        ),
         p.truncated ? el('span', { class: 'warn' }, ' More matched: one batch takes 10,000.') : null,
-        p.missingFolders.length ? el('div', { class: 'warn', id: 'organize-missing' }, `Create these folders on the NAS first: ${p.missingFolders.slice(0, 12).join(', ')}${p.missingFolders.length > 12 ? ` and ${formatCount(p.missingFolders.length - 12)} more` : ''}.`) : null,
-        c.ok > 0 ? el('div', { class: 'muted' }, 'Apply sends the changes that will change; flagged ones are left out. One Undo in Activity reverts the batch.') : null);
+        p.missingFolders.length
+          ? el(
+              'div',
+              { class: 'warn', id: 'organize-missing' },
+              `Create these folders on the NAS first: ${p.missingFolders.slice(0, 12).join(', ')}${p.missingFolders.length > 12 ? ` and ${formatCount(p.missingFolders.length - 12)} more` : ''}.`,
+            )
+          : null,
+        c.ok > 0
+          ? el(
+              'div',
+              { class: 'muted' },
+              'Apply sends the changes that will change; flagged ones are left out. One Undo in Activity reverts the batch.',
+            )
+          : null,
+      );
       const rows = [...p.items].sort((a, b) => Number(a.status === 'ok') - Number(b.status === 'ok')).slice(0, SHOWN);
-      replace(tbody, ...rows.map((i) => el('tr', { class: `plan-${i.status}`, 'data-status': i.status },
-        el('td', { class: 'entry-path' }, i.from === '' ? `(id ${i.id})` : `/${i.from}`), el('td', { class: 'entry-path' }, i.from === '' ? '' : `/${i.to}`),
-        el('td', {}, el('span', { class: `pill ${i.status}`, title: i.problem ?? '' }, LABEL[i.status]), i.problem ? el('div', { class: 'muted small' }, i.problem) : null))));
-      if (p.items.length > SHOWN) tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `… and ${formatCount(p.items.length - SHOWN)} more (flagged ones first)`)));
+      replace(
+        tbody,
+        ...rows.map((i) =>
+          el(
+            'tr',
+            { class: `plan-${i.status}`, 'data-status': i.status },
+            el('td', { class: 'entry-path' }, i.from === '' ? `(id ${i.id})` : `/${i.from}`),
+            el('td', { class: 'entry-path' }, i.from === '' ? '' : `/${i.to}`),
+            el(
+              'td',
+              {},
+              el('span', { class: `pill ${i.status}`, title: i.problem ?? '' }, LABEL[i.status]),
+              i.problem ? el('div', { class: 'muted small' }, i.problem) : null,
+            ),
+          ),
+        ),
+      );
+      if (p.items.length > SHOWN)
+        tbody.append(
+          el('tr', {}, el('td', { colspan: 3, class: 'muted' }, `… and ${formatCount(p.items.length - SHOWN)} more (flagged ones first)`)),
+        );
       table.hidden = p.items.length === 0;
       applyBtn.disabled = c.ok === 0;
       applyBtn.textContent = c.ok > 0 ? `Apply ${plural(c.ok, 'change', 'changes')}` : 'Apply';
@@ -81,10 +174,20 @@ export function organizeView(ctx: UiContext): View {
     applyBtn.disabled = true;
     try {
       const out = await ctx.client.call('organizeApply', args());
-      ctx.toast(`Queued ${plural(out.queued, 'change', 'changes')} as one batch${out.skipped.length ? `; ${formatCount(out.skipped.length)} skipped (changed since the preview)` : ''}. Undo it from Activity.`);
+      ctx.toast(
+        `Queued ${plural(out.queued, 'change', 'changes')} as one batch${out.skipped.length ? `; ${formatCount(out.skipped.length)} skipped (changed since the preview)` : ''}. Undo it from Activity.`,
+      );
       plan = null;
-      replace(summary, el('span', { id: 'organize-done' }, `Queued ${out.queued} changes as one batch. They are sent with If-Match; anything changed on the NAS meanwhile becomes a conflict.`),
-        ' ', button('See it in Activity', () => ctx.show('activity'), { class: 'link' }));
+      replace(
+        summary,
+        el(
+          'span',
+          { id: 'organize-done' },
+          `Queued ${out.queued} changes as one batch. They are sent with If-Match; anything changed on the NAS meanwhile becomes a conflict.`,
+        ),
+        ' ',
+        button('See it in Activity', () => ctx.show('activity'), { class: 'link' }),
+      );
       replace(tbody);
       table.hidden = true;
     } catch (e) {
@@ -93,7 +196,14 @@ export function organizeView(ctx: UiContext): View {
     }
   };
 
-  const reset = (): void => { plan = null; applyBtn.disabled = true; applyBtn.textContent = 'Apply'; replace(summary); replace(tbody); table.hidden = true; };
+  const reset = (): void => {
+    plan = null;
+    applyBtn.disabled = true;
+    applyBtn.textContent = 'Apply';
+    replace(summary);
+    replace(tbody);
+    table.hidden = true;
+  };
   const showSource = (): void => {
     source.hidden = picks === null;
     qField.hidden = picks !== null;
@@ -102,13 +212,28 @@ export function organizeView(ctx: UiContext): View {
     sourceText.textContent = plural(n, 'selected object', 'selected objects');
     sourceNames.textContent = picks.names.slice(0, 8).join(', ') + (n > 8 ? ` and ${formatCount(n - 8)} more` : '');
   };
-  function useQuery(): void { picks = null; showSource(); reset(); q.focus(); }
+  function useQuery(): void {
+    picks = null;
+    showSource();
+    reset();
+    q.focus();
+  }
 
   return {
-    id: 'organize', title: 'Organize', root,
+    id: 'organize',
+    title: 'Organize',
+    root,
     activate(arg) {
-      if (arg === SELECTION_ARG) { picks = takeSelection(); showSource(); reset(); }
-      else if (arg !== undefined) { picks = null; showSource(); q.value = arg; reset(); }
+      if (arg === SELECTION_ARG) {
+        picks = takeSelection();
+        showSource();
+        reset();
+      } else if (arg !== undefined) {
+        picks = null;
+        showSource();
+        q.value = arg;
+        reset();
+      }
       (picks || q.value ? rename : q).focus();
     },
   };

@@ -32,7 +32,10 @@ const items = (n: number): string => plural(n, 'item', 'items');
  * The fragments worth a line under the name: a camera make the model repeats ("Canon" and
  * "Canon EOS R6") once, as the model.
  */
-export function shownFragments<F extends { text: string }>(fragments: readonly F[], image: { cameraMake?: unknown; cameraModel?: unknown } | undefined): F[] {
+export function shownFragments<F extends { text: string }>(
+  fragments: readonly F[],
+  image: { cameraMake?: unknown; cameraModel?: unknown } | undefined,
+): F[] {
   const make = typeof image?.cameraMake === 'string' ? foldCase(image.cameraMake.trim()) : '';
   const model = typeof image?.cameraModel === 'string' ? foldCase(image.cameraModel.trim()) : '';
   const repeated = make !== '' && model.startsWith(make) && fragments.some((fr) => foldCase(fr.text.trim()) === model);
@@ -52,24 +55,69 @@ export function completions(suggested: readonly string[], typed: string, hasResu
 }
 
 export function searchView(ctx: UiContext): View {
-  const input = el('input', { type: 'search', id: 'search-input', placeholder: 'Search the NAS (works offline)…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Search', 'aria-controls': 'results', 'aria-autocomplete': 'list' });
+  const input = el('input', {
+    type: 'search',
+    id: 'search-input',
+    placeholder: 'Search the NAS (works offline)…',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'aria-label': 'Search',
+    'aria-controls': 'results',
+    'aria-autocomplete': 'list',
+  });
   const completion = el('div', { class: 'completion', id: 'completion', role: 'listbox', 'aria-label': 'Word completion' });
   const meta = el('div', { class: 'search-meta', id: 'search-meta', 'aria-live': 'polite' });
-  const keysHint = el('span', { class: 'sr-only', id: 'results-keys' }, 'Enter opens the selected item, Shift+Enter shows it in the file manager, Space ticks it for Organize.');
+  const keysHint = el(
+    'span',
+    { class: 'sr-only', id: 'results-keys' },
+    'Enter opens the selected item, Shift+Enter shows it in the file manager, Space ticks it for Organize.',
+  );
   // the selected row is said through aria-activedescendant, on the list and on the field (which drives it)
-  const results = el('ul', { class: 'results', id: 'results', role: 'listbox', 'aria-label': 'Results', 'aria-describedby': 'results-keys', tabindex: '0' });
+  const results = el('ul', {
+    class: 'results',
+    id: 'results',
+    role: 'listbox',
+    'aria-label': 'Results',
+    'aria-describedby': 'results-keys',
+    tabindex: '0',
+  });
   const more = button('More results', () => void load(true), { class: 'more', hidden: true });
   const chips = el('div', { class: 'chips', id: 'filter-chips', 'aria-label': 'Filters' });
-  const organize = button('Organize these…', () => ctx.show('organize', input.value.trim()), { class: 'small', id: 'organize-results', hidden: true });
+  const organize = button('Organize these…', () => ctx.show('organize', input.value.trim()), {
+    class: 'small',
+    id: 'organize-results',
+    hidden: true,
+  });
   const pickedCount = el('span', { id: 'picked-count', 'aria-live': 'polite' });
-  const organizePicked = button('Organize selected…', () => ctx.show('organize', handOff({ ids: [...picked.keys()], names: [...picked.values()] })), { class: 'small primary', id: 'organize-picked' });
-  const clearPicked = button('Clear', () => { picked.clear(); showPicked(); }, { class: 'small', id: 'clear-picked' });
+  const organizePicked = button(
+    'Organize selected…',
+    () => ctx.show('organize', handOff({ ids: [...picked.keys()], names: [...picked.values()] })),
+    { class: 'small primary', id: 'organize-picked' },
+  );
+  const clearPicked = button(
+    'Clear',
+    () => {
+      picked.clear();
+      showPicked();
+    },
+    { class: 'small', id: 'clear-picked' },
+  );
   const pickBar = el('div', { class: 'pick-bar', id: 'pick-bar', hidden: true }, pickedCount, organizePicked, clearPicked);
   // for the mouse, like the ticks: not a Tab stop between the field and the list (one Tab
   // reaches the results); the keyboard has Ctrl+A on the list, said by its description
   const pickAll = button('Select all', () => tickAll(), { class: 'small', id: 'pick-all', hidden: true, tabindex: '-1' });
-  const root = el('section', { class: 'view search-view', 'aria-label': 'Search' }, el('div', { class: 'search-box' }, input, completion), chips,
-    el('div', { class: 'meta-row' }, meta, pickAll), pickBar, keysHint, results, more, organize);
+  const root = el(
+    'section',
+    { class: 'view search-view', 'aria-label': 'Search' },
+    el('div', { class: 'search-box' }, input, completion),
+    chips,
+    el('div', { class: 'meta-row' }, meta, pickAll),
+    pickBar,
+    keysHint,
+    results,
+    more,
+    organize,
+  );
 
   let hits: SearchHit[] = [];
   let selected = -1;
@@ -121,13 +169,23 @@ export function searchView(ctx: UiContext): View {
   };
 
   /** Words each result's mark (placeholder, on this device, kept) from the engine. */
-  const marks = (): void => { void fillMarks(ctx.client, results, hits.map((h) => h.file.id)).catch(() => undefined); };
+  const marks = (): void => {
+    void fillMarks(
+      ctx.client,
+      results,
+      hits.map((h) => h.file.id),
+    ).catch(() => undefined);
+  };
 
   const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {
     if (!hit) return;
     if (what === 'open' && isFolder(hit.file)) return ctx.show('browse', hit.file.id);
     if (what === 'open') return ctx.openFile(hit.file.id, hit.file.name);
-    try { await ctx.client.call(what, { id: hit.file.id }); } catch (e) { ctx.toast(messageOf(e), 'error'); }
+    try {
+      await ctx.client.call(what, { id: hit.file.id });
+    } catch (e) {
+      ctx.toast(messageOf(e), 'error');
+    }
   };
 
   const row = (hit: SearchHit, i: number): HTMLElement => {
@@ -139,39 +197,85 @@ export function searchView(ctx: UiContext): View {
     const path = joinPath(hit.path, f.name);
     // the tick: not focusable (an option holds no controls); Space on the list ticks the
     // selected row, and the option itself says aria-checked
-    const tick = el('span', { class: 'pick', role: 'checkbox', 'aria-checked': String(picked.has(f.id)), 'aria-label': `Select ${f.name}`, title: `Select ${f.name}` });
-    tick.addEventListener('click', (ev) => { ev.stopPropagation(); select(i); toggle(hit); });
-    const li = el('li', { role: 'option', id: `hit-${i}`, 'aria-selected': 'false', 'aria-checked': String(picked.has(f.id)), 'data-id': f.id, class: isFolder(f) ? 'hit folder' : 'hit file' },
+    const tick = el('span', {
+      class: 'pick',
+      role: 'checkbox',
+      'aria-checked': String(picked.has(f.id)),
+      'aria-label': `Select ${f.name}`,
+      title: `Select ${f.name}`,
+    });
+    tick.addEventListener('click', (ev) => {
+      ev.stopPropagation();
+      select(i);
+      toggle(hit);
+    });
+    const li = el(
+      'li',
+      {
+        role: 'option',
+        id: `hit-${i}`,
+        'aria-selected': 'false',
+        'aria-checked': String(picked.has(f.id)),
+        'data-id': f.id,
+        class: isFolder(f) ? 'hit folder' : 'hit file',
+      },
       tick,
       el('span', { class: iconClass(f, isFolder(f)), 'aria-hidden': 'true' }),
-      el('div', { class: 'hit-main' },
+      el(
+        'div',
+        { class: 'hit-main' },
         el('div', { class: 'hit-name', title: f.name }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
         el('div', { class: 'hit-path', title: path }, path),
         hit.pending ? el('div', { class: 'hit-pending' }, hit.pending) : null,
-        others.length ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations)))) : null),
-      el('div', { class: 'hit-side' },
+        others.length
+          ? el('div', { class: 'hit-frags' }, ...others.map((fr) => el('span', { class: 'frag' }, highlighted(fr.text, fr.locations))))
+          : null,
+      ),
+      el(
+        'div',
+        { class: 'hit-side' },
         el('span', {}, isFolder(f) ? items(f.childCount ?? 0) : formatSize(f.size)),
-        when ? el('time', { class: `hit-date ${when.taken ? 'taken' : 'modified'}`, datetime: when.iso, title: when.taken ? 'The date the photo was taken' : 'Last modified' }, when.text) : null,
-        deviceMark(f.id)),
+        when
+          ? el(
+              'time',
+              {
+                class: `hit-date ${when.taken ? 'taken' : 'modified'}`,
+                datetime: when.iso,
+                title: when.taken ? 'The date the photo was taken' : 'Last modified',
+              },
+              when.text,
+            )
+          : null,
+        deviceMark(f.id),
+      ),
       // one Tab stop for the whole list (Enter opens, Shift+Enter reveals, said by the list's
       // description): these are for the mouse. Not buttons: an option holds no controls (axe
       // nested-interactive), so assistive technology hears one option with its two keys.
-      el('div', { class: 'hit-actions', 'aria-hidden': 'true' },
+      el(
+        'div',
+        { class: 'hit-actions', 'aria-hidden': 'true' },
         mouseAction(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit)),
         mouseAction('Reveal', () => void act('reveal', hit)),
         mouseAction('Keep', () => void keepAction(ctx.client, 'pin', f.id, f.name, ctx.toast).then(marks)),
-        mouseAction('Free up space', () => void keepAction(ctx.client, 'free', f.id, f.name, ctx.toast).then(marks))));
-    li.addEventListener('click', (ev) => { if (!(ev.target as HTMLElement).classList.contains('act')) select(i); });
+        mouseAction('Free up space', () => void keepAction(ctx.client, 'free', f.id, f.name, ctx.toast).then(marks)),
+      ),
+    );
+    li.addEventListener('click', (ev) => {
+      if (!(ev.target as HTMLElement).classList.contains('act')) select(i);
+    });
     li.addEventListener('dblclick', () => void act('open', hit));
     return li;
   };
 
   const showCompletion = (): void => {
-    replace(completion, ...words.map((w, i) => {
-      const b = button(w, () => accept(w), { class: 'word', role: 'option', tabindex: '-1', 'data-word': w });
-      if (i === 0) b.classList.add('first');
-      return b;
-    }));
+    replace(
+      completion,
+      ...words.map((w, i) => {
+        const b = button(w, () => accept(w), { class: 'word', role: 'option', tabindex: '-1', 'data-word': w });
+        if (i === 0) b.classList.add('first');
+        return b;
+      }),
+    );
     completion.hidden = words.length === 0;
   };
 
@@ -188,10 +292,28 @@ export function searchView(ctx: UiContext): View {
   const load = async (append: boolean): Promise<void> => {
     const q = input.value.trim();
     const my = ++seq;
-    replace(chips, ...filterChips(q, (next) => { input.value = next; schedule(0); input.focus(); }));
-    if (q !== pickedFor) { picked.clear(); pickedFor = q; showPicked(); }
+    replace(
+      chips,
+      ...filterChips(q, (next) => {
+        input.value = next;
+        schedule(0);
+        input.focus();
+      }),
+    );
+    if (q !== pickedFor) {
+      picked.clear();
+      pickedFor = q;
+      showPicked();
+    }
     if (!q) {
-      hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; words = []; showCompletion(); showPicked();
+      hits = [];
+      pageToken = '';
+      replace(results);
+      more.hidden = true;
+      organize.hidden = true;
+      words = [];
+      showCompletion();
+      showPicked();
       hint();
       return;
     }
@@ -199,12 +321,17 @@ export function searchView(ctx: UiContext): View {
     try {
       const [page, sugg] = await Promise.all([
         ctx.client.call('search', append && pageToken ? { q, limit: PAGE, pageToken } : { q, limit: PAGE }),
-        !append && last && !input.value.endsWith(' ') && !last.includes('"') ? ctx.client.call('suggest', { prefix: last, limit: 6 }) : Promise.resolve({ words: [] }),
+        !append && last && !input.value.endsWith(' ') && !last.includes('"')
+          ? ctx.client.call('suggest', { prefix: last, limit: 6 })
+          : Promise.resolve({ words: [] }),
       ]);
       if (my !== seq) return;
       hits = append ? [...hits, ...page.matches] : page.matches;
       pageToken = page.pageToken;
-      if (!append) { words = completions(sugg.words, last ?? '', page.matches.length > 0); showCompletion(); }
+      if (!append) {
+        words = completions(sugg.words, last ?? '', page.matches.length > 0);
+        showCompletion();
+      }
       replace(results, ...hits.map(row));
       marks();
       more.hidden = pageToken === '';
@@ -216,7 +343,14 @@ export function searchView(ctx: UiContext): View {
         const dym = await ctx.client.call('didYouMean', { q });
         if (my !== seq) return;
         if (dym.suggestion) {
-          const link = button(dym.suggestion, () => { input.value = dym.suggestion ?? ''; schedule(0); }, { class: 'link', id: 'did-you-mean' });
+          const link = button(
+            dym.suggestion,
+            () => {
+              input.value = dym.suggestion ?? '';
+              schedule(0);
+            },
+            { class: 'link', id: 'did-you-mean' },
+          );
           replace(meta, el('span', {}, 'No results. Did you mean '), link, el('span', {}, '?'));
         } else replace(meta, el('span', { id: 'result-count' }, 'No results'));
       }
@@ -224,7 +358,12 @@ export function searchView(ctx: UiContext): View {
     } catch (e) {
       if (my !== seq) return;
       // what was shown belongs to another query: it goes, and the reason is said in words
-      hits = []; pageToken = ''; replace(results); more.hidden = true; organize.hidden = true; showPicked();
+      hits = [];
+      pageToken = '';
+      replace(results);
+      more.hidden = true;
+      organize.hidden = true;
+      showPicked();
       replace(meta, el('span', { class: 'error', id: 'search-error' }, searchError(messageOf(e))));
     }
   };
@@ -238,12 +377,26 @@ export function searchView(ctx: UiContext): View {
     if (n === 0 && !st.walk.running) {
       // nothing to search yet: say why, and where to put it right
       const w = statusWords(st);
-      return replace(meta, el('span', { class: 'hint', id: 'search-hint' }, `Nothing is mirrored yet. ${w.line} `,
-        w.fix === 'settings' ? button('Open Settings', () => ctx.show('settings'), { class: 'link', id: 'search-to-settings' }) : null));
+      return replace(
+        meta,
+        el(
+          'span',
+          { class: 'hint', id: 'search-hint' },
+          `Nothing is mirrored yet. ${w.line} `,
+          w.fix === 'settings' ? button('Open Settings', () => ctx.show('settings'), { class: 'link', id: 'search-to-settings' }) : null,
+        ),
+      );
     }
-    replace(meta, el('span', { class: 'hint', id: 'search-hint' }, st.walk.running && st.lastCompleteWalk === null
-      ? `Reading the NAS: ${items} so far. Search already works on them.`
-      : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP}`));
+    replace(
+      meta,
+      el(
+        'span',
+        { class: 'hint', id: 'search-hint' },
+        st.walk.running && st.lastCompleteWalk === null
+          ? `Reading the NAS: ${items} so far. Search already works on them.`
+          : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP}`,
+      ),
+    );
   };
 
   const schedule = (ms = 60): void => {
@@ -253,24 +406,51 @@ export function searchView(ctx: UiContext): View {
 
   input.addEventListener('input', () => schedule());
   input.addEventListener('keydown', (ev) => {
-    if (ev.key === 'ArrowDown') { ev.preventDefault(); select(selected + 1); }
-    else if (ev.key === 'ArrowUp') { ev.preventDefault(); select(selected - 1); }
-    else if (ev.key === 'Enter') { ev.preventDefault(); void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]); }
-    else if (ev.key === 'Tab' && words.length > 0 && !ev.shiftKey) { ev.preventDefault(); accept(words[0]!); }
-    else if (ev.key === 'Escape') { input.value = ''; schedule(0); }
+    if (ev.key === 'ArrowDown') {
+      ev.preventDefault();
+      select(selected + 1);
+    } else if (ev.key === 'ArrowUp') {
+      ev.preventDefault();
+      select(selected - 1);
+    } else if (ev.key === 'Enter') {
+      ev.preventDefault();
+      void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]);
+    } else if (ev.key === 'Tab' && words.length > 0 && !ev.shiftKey) {
+      ev.preventDefault();
+      accept(words[0]!);
+    } else if (ev.key === 'Escape') {
+      input.value = '';
+      schedule(0);
+    }
   });
   results.addEventListener('keydown', (ev) => {
-    if (ev.key === 'ArrowDown') { ev.preventDefault(); select(selected + 1); }
-    else if (ev.key === 'ArrowUp') { ev.preventDefault(); select(selected - 1); }
-    else if (ev.key === 'Enter') { ev.preventDefault(); void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]); }
-    else if (ev.key === ' ') { ev.preventDefault(); toggle(hits[selected]); }
-    else if (ev.key.toLowerCase() === 'a' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); tickAll(); }
+    if (ev.key === 'ArrowDown') {
+      ev.preventDefault();
+      select(selected + 1);
+    } else if (ev.key === 'ArrowUp') {
+      ev.preventDefault();
+      select(selected - 1);
+    } else if (ev.key === 'Enter') {
+      ev.preventDefault();
+      void act(ev.shiftKey ? 'reveal' : 'open', hits[selected]);
+    } else if (ev.key === ' ') {
+      ev.preventDefault();
+      toggle(hits[selected]);
+    } else if (ev.key.toLowerCase() === 'a' && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      tickAll();
+    }
   });
 
   return {
-    id: 'search', title: 'Search', root,
+    id: 'search',
+    title: 'Search',
+    root,
     activate(arg) {
-      if (arg !== undefined) { input.value = arg; schedule(0); } else if (!input.value.trim()) hint();
+      if (arg !== undefined) {
+        input.value = arg;
+        schedule(0);
+      } else if (!input.value.trim()) hint();
       input.focus();
     },
     refresh(what) {

@@ -11,9 +11,14 @@ import { formatCount, formatSize, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const W = 1000, H = 420;
+const W = 1000,
+  H = 420;
 
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, ...kids: (Node | string)[]): SVGElementTagNameMap[K] {
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number>,
+  ...kids: (Node | string)[]
+): SVGElementTagNameMap[K] {
   const n = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
   for (const k of kids) n.append(k);
@@ -23,13 +28,26 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 /** A horizontal bar list (by kind, by year). */
 function bars(title: string, rows: readonly { key: string; bytes: number; files: number }[], id: string): HTMLElement {
   const max = Math.max(1, ...rows.map((r) => r.bytes));
-  return el('section', { class: 'panel', id },
+  return el(
+    'section',
+    { class: 'panel', id },
     el('h3', {}, title),
-    rows.length === 0 ? el('p', { class: 'empty' }, 'Nothing here.') : el('ul', { class: 'bars' }, ...rows.map((r) =>
-      el('li', { 'data-key': r.key },
-        el('span', { class: 'bar-label' }, r.key),
-        el('meter', { min: 0, max, value: r.bytes, 'aria-label': `${r.key}: ${formatSize(r.bytes)}` }),
-        el('span', { class: 'bar-value' }, `${formatSize(r.bytes)} · ${plural(r.files, 'file', 'files')}`)))));
+    rows.length === 0
+      ? el('p', { class: 'empty' }, 'Nothing here.')
+      : el(
+          'ul',
+          { class: 'bars' },
+          ...rows.map((r) =>
+            el(
+              'li',
+              { 'data-key': r.key },
+              el('span', { class: 'bar-label' }, r.key),
+              el('meter', { min: 0, max, value: r.bytes, 'aria-label': `${r.key}: ${formatSize(r.bytes)}` }),
+              el('span', { class: 'bar-value' }, `${formatSize(r.bytes)} · ${plural(r.files, 'file', 'files')}`),
+            ),
+          ),
+        ),
+  );
 }
 
 export function storageView(ctx: UiContext): View {
@@ -44,40 +62,107 @@ export function storageView(ctx: UiContext): View {
   let seq = 0;
 
   const render = (v: StorageView): void => {
-    replace(crumbs, ...v.crumbs.flatMap((c, i) => {
-      const last = i === v.crumbs.length - 1;
-      const item = last ? el('span', { class: 'crumb current', 'aria-current': 'location' }, c.name) : button(c.name, () => void load(c.id), { class: 'link crumb' });
-      return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
-    }));
-    replace(total, `${formatSize(v.bytes)} in ${plural(v.files, 'file', 'files')} under ${v.folder.path}`, el('span', { class: 'muted' }, ` · computed offline in ${formatCount(v.computedMs)} ms`));
-    const rects = squarify(v.children.map((c) => c.bytes), { x: 0, y: 0, w: W, h: H });
+    replace(
+      crumbs,
+      ...v.crumbs.flatMap((c, i) => {
+        const last = i === v.crumbs.length - 1;
+        const item = last
+          ? el('span', { class: 'crumb current', 'aria-current': 'location' }, c.name)
+          : button(c.name, () => void load(c.id), { class: 'link crumb' });
+        return i === 0 ? [item] : [el('span', { class: 'sep', 'aria-hidden': 'true' }, '/'), item];
+      }),
+    );
+    replace(
+      total,
+      `${formatSize(v.bytes)} in ${plural(v.files, 'file', 'files')} under ${v.folder.path}`,
+      el('span', { class: 'muted' }, ` · computed offline in ${formatCount(v.computedMs)} ms`),
+    );
+    const rects = squarify(
+      v.children.map((c) => c.bytes),
+      { x: 0, y: 0, w: W, h: H },
+    );
     const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'group', 'aria-label': `Treemap of ${v.folder.path}` });
     v.children.forEach((c, i) => {
       const r = rects[i];
       if (!r) return;
       const share = v.bytes > 0 ? Math.round((c.bytes / v.bytes) * 100) : 0;
-      const cell = svg('g', { class: c.folder ? 'cell folder' : 'cell file', 'data-id': c.id, 'data-name': c.name, tabindex: c.folder ? 0 : -1, role: c.folder ? 'button' : 'img', 'aria-label': `${c.name}: ${formatSize(c.bytes)} (${share}%)` },
+      const cell = svg(
+        'g',
+        {
+          class: c.folder ? 'cell folder' : 'cell file',
+          'data-id': c.id,
+          'data-name': c.name,
+          tabindex: c.folder ? 0 : -1,
+          role: c.folder ? 'button' : 'img',
+          'aria-label': `${c.name}: ${formatSize(c.bytes)} (${share}%)`,
+        },
         svg('title', {}, `${c.name}\n${formatSize(c.bytes)} · ${plural(c.files, 'file', 'files')} · ${share}%`),
-        svg('rect', { x: r.x + 1, y: r.y + 1, width: Math.max(0, r.w - 2), height: Math.max(0, r.h - 2), rx: 4 }));
+        svg('rect', { x: r.x + 1, y: r.y + 1, width: Math.max(0, r.w - 2), height: Math.max(0, r.h - 2), rx: 4 }),
+      );
       if (r.w > 70 && r.h > 34) {
-        cell.append(svg('text', { x: r.x + 8, y: r.y + 20, class: 'cell-name' }, c.name.length * 7.5 > r.w - 12 ? c.name.slice(0, Math.max(1, Math.floor((r.w - 16) / 7.5))) + '…' : c.name));
+        cell.append(
+          svg(
+            'text',
+            { x: r.x + 8, y: r.y + 20, class: 'cell-name' },
+            c.name.length * 7.5 > r.w - 12 ? c.name.slice(0, Math.max(1, Math.floor((r.w - 16) / 7.5))) + '…' : c.name,
+          ),
+        );
         cell.append(svg('text', { x: r.x + 8, y: r.y + 36, class: 'cell-size' }, formatSize(c.bytes)));
       }
       if (c.folder) {
         cell.addEventListener('click', () => void load(c.id));
-        cell.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); void load(c.id); } });
+        cell.addEventListener('keydown', (ev) => {
+          if (ev.key === 'Enter' || ev.key === ' ') {
+            ev.preventDefault();
+            void load(c.id);
+          }
+        });
       }
       g.append(cell);
     });
     replace(map, v.children.length ? g : el('p', { class: 'empty' }, 'This folder holds nothing with a size.'));
-    replace(details,
-      bars('By kind', v.byKind.filter((k) => k.files > 0), 'storage-kinds'),
+    replace(
+      details,
+      bars(
+        'By kind',
+        v.byKind.filter((k) => k.files > 0),
+        'storage-kinds',
+      ),
       bars('By year', v.byYear, 'storage-years'),
-      el('section', { class: 'panel', id: 'storage-largest' }, el('h3', {}, 'Largest files'),
-        el('ol', { class: 'plain' }, ...v.largest.slice(0, 15).map((l) => el('li', {}, el('span', { class: 'entry-path' }, l.path), el('span', { class: 'bar-value' }, formatSize(l.bytes)))))),
-      el('section', { class: 'panel', id: 'storage-duplicates' }, el('h3', {}, 'Duplicates (same name and size)'),
-        v.duplicates.length === 0 ? el('p', { class: 'empty' }, 'None found.') : el('ol', { class: 'plain' }, ...v.duplicates.slice(0, 15).map((d) =>
-          el('li', { title: d.paths.join('\n') }, el('span', {}, `${d.name} × ${formatCount(d.count)}`), el('span', { class: 'bar-value' }, `${formatSize(d.bytes * (d.count - 1))} reclaimable`))))));
+      el(
+        'section',
+        { class: 'panel', id: 'storage-largest' },
+        el('h3', {}, 'Largest files'),
+        el(
+          'ol',
+          { class: 'plain' },
+          ...v.largest
+            .slice(0, 15)
+            .map((l) => el('li', {}, el('span', { class: 'entry-path' }, l.path), el('span', { class: 'bar-value' }, formatSize(l.bytes)))),
+        ),
+      ),
+      el(
+        'section',
+        { class: 'panel', id: 'storage-duplicates' },
+        el('h3', {}, 'Duplicates (same name and size)'),
+        v.duplicates.length === 0
+          ? el('p', { class: 'empty' }, 'None found.')
+          : el(
+              'ol',
+              { class: 'plain' },
+              ...v.duplicates
+                .slice(0, 15)
+                .map((d) =>
+                  el(
+                    'li',
+                    { title: d.paths.join('\n') },
+                    el('span', {}, `${d.name} × ${formatCount(d.count)}`),
+                    el('span', { class: 'bar-value' }, `${formatSize(d.bytes * (d.count - 1))} reclaimable`),
+                  ),
+                ),
+            ),
+      ),
+    );
   };
 
   const load = async (folderId?: string): Promise<void> => {
@@ -98,13 +183,22 @@ export function storageView(ctx: UiContext): View {
     const d = await ctx.client.call('deviceSpace', { folderId });
     if (my !== seq) return;
     const files = plural(d.files, 'downloaded file', 'downloaded files');
-    replace(here, `On this device: ${formatSize(d.bytes)} in ${files}, of ${formatSize(nasBytes)} on the NAS`,
-      el('span', { class: 'muted' }, ' · the rest are placeholders (Keep or Open downloads, Free up space empties)'));
+    replace(
+      here,
+      `On this device: ${formatSize(d.bytes)} in ${files}, of ${formatSize(nasBytes)} on the NAS`,
+      el('span', { class: 'muted' }, ' · the rest are placeholders (Keep or Open downloads, Free up space empties)'),
+    );
   };
 
   return {
-    id: 'storage', title: 'Storage', root,
-    activate(arg) { void load(arg ?? current); },
-    refresh(what) { if ((what === 'index' || what === 'content') && !root.hidden) void load(current); },
+    id: 'storage',
+    title: 'Storage',
+    root,
+    activate(arg) {
+      void load(arg ?? current);
+    },
+    refresh(what) {
+      if ((what === 'index' || what === 'content') && !root.hidden) void load(current);
+    },
   };
 }

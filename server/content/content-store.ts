@@ -6,8 +6,18 @@
  * into place but not yet recorded is recorded) and files no row names are removed.
  */
 import {
-  closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync,
-  truncateSync, writeSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
 } from 'node:fs';
 import { copyFile, mkdir, open, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -39,7 +49,10 @@ function fsyncDir(dir: string): void {
 export class ContentStore {
   readonly root: string;
 
-  constructor(private readonly store: Store, private readonly log: Logger) {
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {
     this.root = contentRoot(store.db);
   }
 

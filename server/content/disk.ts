@@ -51,7 +51,9 @@ export function roomLimitedDisk(room: number, base: ContentDisk = realDisk): Roo
       left = 0;
       throw noSpaceError();
     },
-    setRoom: (bytes) => { left = bytes; },
+    setRoom: (bytes) => {
+      left = bytes;
+    },
     room: () => left,
   };
 }

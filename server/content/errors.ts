@@ -6,7 +6,10 @@
 import { AppError } from '../../app/errors.js';
 
 export class UploadConflict extends AppError {
-  constructor(detail: string, readonly offset: number | undefined) {
+  constructor(
+    detail: string,
+    readonly offset: number | undefined,
+  ) {
     super('Conflict', 'Conflict', { status: 409, detail });
   }
 }

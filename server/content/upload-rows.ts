@@ -18,13 +18,19 @@ function refresh(store: Store, row: number): void {
  */
 export function beginUploadRow(store: Store, row: number, file: string, mtime: number | null): string | undefined {
   const db = store.db;
-  const old = db.transaction(() => {
-    const prev = uploadOf(db, row);
-    db.prepare('INSERT OR REPLACE INTO uploads (row, file, received, touched, mtime) VALUES (?, ?, 0, ?, ?)')
-      .run(row, file, Date.now(), mtime);
-    db.prepare('UPDATE objects SET size = 0, version = version + 1 WHERE row = ? AND partial = 1 AND size <> 0').run(row);
-    return prev?.file;
-  }).immediate();
+  const old = db
+    .transaction(() => {
+      const prev = uploadOf(db, row);
+      db.prepare('INSERT OR REPLACE INTO uploads (row, file, received, touched, mtime) VALUES (?, ?, 0, ?, ?)').run(
+        row,
+        file,
+        Date.now(),
+        mtime,
+      );
+      db.prepare('UPDATE objects SET size = 0, version = version + 1 WHERE row = ? AND partial = 1 AND size <> 0').run(row);
+      return prev?.file;
+    })
+    .immediate();
   refresh(store, row);
   return old;
 }
@@ -34,8 +40,11 @@ export function progressRow(store: Store, row: number, received: number): void {
   const db = store.db;
   db.transaction(() => {
     db.prepare('UPDATE uploads SET received = ?, touched = ? WHERE row = ?').run(received, Date.now(), row);
-    db.prepare('UPDATE objects SET size = ?, version = version + 1 WHERE row = ? AND partial = 1 AND size <> ?')
-      .run(received, row, received);
+    db.prepare('UPDATE objects SET size = ?, version = version + 1 WHERE row = ? AND partial = 1 AND size <> ?').run(
+      received,
+      row,
+      received,
+    );
   }).immediate();
   refresh(store, row);
 }
@@ -46,13 +55,16 @@ export function progressRow(store: Store, row: number, received: number): void {
  */
 export function commitUploadRow(store: Store, up: UploadRow, size: number): string | null {
   const db = store.db;
-  const old = db.transaction(() => {
-    const prev = db.prepare('SELECT content FROM objects WHERE row = ?').pluck().get(up.row) as string | null | undefined;
-    db.prepare('UPDATE objects SET content = ?, size = ?, partial = 0, mtime = coalesce(?, mtime), version = version + 1 WHERE row = ?')
-      .run(up.file, size, up.mtime, up.row);
-    db.prepare('DELETE FROM uploads WHERE row = ?').run(up.row);
-    return prev ?? null;
-  }).immediate();
+  const old = db
+    .transaction(() => {
+      const prev = db.prepare('SELECT content FROM objects WHERE row = ?').pluck().get(up.row) as string | null | undefined;
+      db.prepare(
+        'UPDATE objects SET content = ?, size = ?, partial = 0, mtime = coalesce(?, mtime), version = version + 1 WHERE row = ?',
+      ).run(up.file, size, up.mtime, up.row);
+      db.prepare('DELETE FROM uploads WHERE row = ?').run(up.row);
+      return prev ?? null;
+    })
+    .immediate();
   refresh(store, up.row);
   return old;
 }

@@ -125,7 +125,10 @@ export class Uploads {
 
   /** Removes uploads untouched for `ttlMs` (not those a request is working on). Returns how many. */
   expire(ttlMs: number): number {
-    const rows = this.store.db.prepare('SELECT row FROM uploads WHERE touched < ?').pluck().all(Date.now() - ttlMs) as number[];
+    const rows = this.store.db
+      .prepare('SELECT row FROM uploads WHERE touched < ?')
+      .pluck()
+      .all(Date.now() - ttlMs) as number[];
     let n = 0;
     for (const row of rows) {
       if (this.busy.has(row)) continue;

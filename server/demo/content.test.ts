@@ -4,11 +4,13 @@ import { generatedBytes, generatedStream } from './content.js';
 
 describe('generated content', () => {
   it('every range equals the same slice of the whole, for any id', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 24 }), fc.nat({ max: 5000 }), fc.nat({ max: 5000 }), (id, a, b) => {
-      const whole = generatedBytes(id, 0, 6000);
-      const [s, e] = a <= b ? [a, b] : [b, a];
-      expect(generatedBytes(id, s, e).equals(whole.subarray(s, e))).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 24 }), fc.nat({ max: 5000 }), fc.nat({ max: 5000 }), (id, a, b) => {
+        const whole = generatedBytes(id, 0, 6000);
+        const [s, e] = a <= b ? [a, b] : [b, a];
+        expect(generatedBytes(id, s, e).equals(whole.subarray(s, e))).toBe(true);
+      }),
+    );
   });
 
   it('streams the same bytes in chunks; offsets past 4 GiB work; ids differ', async () => {

@@ -25,7 +25,6 @@ export interface DemoObject {
   image?: ImageMeta;
 }
 
-
 const CAMERAS: { make: string; model: string; pattern: (n: number, d: Date) => string; w: number; h: number }[] = [
   { make: 'Canon', model: 'Canon EOS 5D Mark IV', pattern: (n) => `IMG_${pad(n % 10000, 4)}.JPG`, w: 6720, h: 4480 },
   { make: 'Canon', model: 'Canon EOS R6', pattern: (n) => `IMG_${pad(n % 10000, 4)}.CR2`, w: 5472, h: 3648 },
@@ -38,15 +37,104 @@ const CAMERAS: { make: string; model: string; pattern: (n: number, d: Date) => s
   { make: 'samsung', model: 'SM-G991B', pattern: (_n, d) => `IMG_${stamp(d, '_')}.jpg`, w: 4000, h: 3000 },
   { make: 'OLYMPUS IMAGING CORP.', model: 'E-M10', pattern: (n) => `P${pad(n % 10000000, 7)}.JPG`, w: 4608, h: 3456 },
 ];
-const PLACES = ['Rome', 'Paris', 'Lisbon', 'Kyoto', 'Berlin', 'the Alps', 'Grandma', 'the beach', 'New York', 'Iceland', 'Barcelona', 'Prague', 'Zürich', 'Kraków', 'Reykjavík'];
+const PLACES = [
+  'Rome',
+  'Paris',
+  'Lisbon',
+  'Kyoto',
+  'Berlin',
+  'the Alps',
+  'Grandma',
+  'the beach',
+  'New York',
+  'Iceland',
+  'Barcelona',
+  'Prague',
+  'Zürich',
+  'Kraków',
+  'Reykjavík',
+];
 const EVENTS = ['Holiday in', 'Weekend in', 'Trip to', 'Visit to', 'Summer in', 'Christmas at', 'Wedding in', 'Birthday at'];
-const DOC_WORDS = ['Invoice', 'Tax return', 'Meeting notes', 'Budget', 'Resume', 'Contract', 'Letter', 'Report', 'Presentation', 'Receipt', 'Insurance', 'Recipe', 'Manual', 'Thesis', 'Notes', 'Plan', 'Minutes', 'Statement', 'Quote', 'Proposal'];
+const DOC_WORDS = [
+  'Invoice',
+  'Tax return',
+  'Meeting notes',
+  'Budget',
+  'Resume',
+  'Contract',
+  'Letter',
+  'Report',
+  'Presentation',
+  'Receipt',
+  'Insurance',
+  'Recipe',
+  'Manual',
+  'Thesis',
+  'Notes',
+  'Plan',
+  'Minutes',
+  'Statement',
+  'Quote',
+  'Proposal',
+];
 const DOC_EXT = ['pdf', 'docx', 'xlsx', 'txt', 'md', 'pptx', 'odt', 'csv', 'pdf', 'pdf'];
-const INTL = ['Отчёт', 'Договор', '請求書', '議事録', 'Καλημέρα', 'مستند', 'Ærøskøbing', 'Straße', 'Éléphant', '家族写真', 'Früchte', 'Москва', 'हिन्दी नोट्स', '사진', 'İstanbul'];
+const INTL = [
+  'Отчёт',
+  'Договор',
+  '請求書',
+  '議事録',
+  'Καλημέρα',
+  'مستند',
+  'Ærøskøbing',
+  'Straße',
+  'Éléphant',
+  '家族写真',
+  'Früchte',
+  'Москва',
+  'हिन्दी नोट्स',
+  '사진',
+  'İstanbul',
+];
 const EMOJI = ['🎉', '🎂', '📷', '🏖️', '🐱', '❤️', '🚀', '🎄'];
-const ARTISTS = ['The Beatles', 'Miles Davis', 'Björk', 'Daft Punk', 'Radiohead', 'Nina Simone', 'Sigur Rós', 'Yann Tiersen', 'Ryuichi Sakamoto', 'ABBA', 'Queen', 'Kraftwerk'];
-const SONG_WORDS = ['Love', 'Night', 'Blue', 'Dream', 'Home', 'Rain', 'Light', 'River', 'Summer', 'Song', 'Heart', 'Road', 'Sky', 'Fire', 'Moon'];
-const HIDDEN_FILES: [string, Hidden][] = [['.DS_Store', 'mac'], ['Thumbs.db', 'windows'], ['desktop.ini', 'windows'], ['.nomedia', 'linux'], ['._IMG_0001.JPG', 'mac'], ['.directory', 'linux']];
+const ARTISTS = [
+  'The Beatles',
+  'Miles Davis',
+  'Björk',
+  'Daft Punk',
+  'Radiohead',
+  'Nina Simone',
+  'Sigur Rós',
+  'Yann Tiersen',
+  'Ryuichi Sakamoto',
+  'ABBA',
+  'Queen',
+  'Kraftwerk',
+];
+const SONG_WORDS = [
+  'Love',
+  'Night',
+  'Blue',
+  'Dream',
+  'Home',
+  'Rain',
+  'Light',
+  'River',
+  'Summer',
+  'Song',
+  'Heart',
+  'Road',
+  'Sky',
+  'Fire',
+  'Moon',
+];
+const HIDDEN_FILES: [string, Hidden][] = [
+  ['.DS_Store', 'mac'],
+  ['Thumbs.db', 'windows'],
+  ['desktop.ini', 'windows'],
+  ['.nomedia', 'linux'],
+  ['._IMG_0001.JPG', 'mac'],
+  ['.directory', 'linux'],
+];
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 const stamp = (d: Date, sep: string): string =>
@@ -78,9 +166,17 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
   };
   const make = (parentKey: number, name: string, dir: boolean, t: number, extra: Partial<DemoObject> = {}): DemoObject => {
     const o: DemoObject = {
-      key, parentKey, id: idPrefix + key.toString(36).padStart(6, '0'), name: unique(parentKey, name), dir,
-      mime: dir ? FOLDER_MIME : mimeForName(name), size: dir ? 0 : Math.floor(1000 + rnd() * 5_000_000),
-      mtime: t, ctime: t - Math.floor(rnd() * 86_400_000), hidden: 'none', ...extra,
+      key,
+      parentKey,
+      id: idPrefix + key.toString(36).padStart(6, '0'),
+      name: unique(parentKey, name),
+      dir,
+      mime: dir ? FOLDER_MIME : mimeForName(name),
+      size: dir ? 0 : Math.floor(1000 + rnd() * 5_000_000),
+      mtime: t,
+      ctime: t - Math.floor(rnd() * 86_400_000),
+      hidden: 'none',
+      ...extra,
     };
     key++;
     return o;
@@ -92,12 +188,24 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
     top.push(o);
     yield o;
   }
-  const [photos, docs, music, videos, shots, downloads, family, party] = top as [DemoObject, DemoObject, DemoObject, DemoObject, DemoObject, DemoObject, DemoObject, DemoObject];
+  const [photos, docs, music, videos, shots, downloads, family, party] = top as [
+    DemoObject,
+    DemoObject,
+    DemoObject,
+    DemoObject,
+    DemoObject,
+    DemoObject,
+    DemoObject,
+    DemoObject,
+  ];
   // Open folders per category: [folder key, files left before a new folder].
   const open = new Map<string, { key: number; left: number; t: number }>();
   const folder = function* (cat: string, parent: number, name: () => string, t: number, cap: number): Generator<DemoObject, number> {
     const cur = open.get(cat);
-    if (cur && cur.left > 0) { cur.left--; return cur.key; }
+    if (cur && cur.left > 0) {
+      cur.left--;
+      return cur.key;
+    }
     const o = make(parent, name(), true, t);
     yield o;
     open.set(cat, { key: o.key, left: cap - 1, t });
@@ -136,24 +244,42 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
       const cam = pick(CAMERAS);
       const portrait = rnd() < 0.2;
       const image: ImageMeta = {
-        width: portrait ? cam.h : cam.w, height: portrait ? cam.w : cam.h, date: exifDate(dp), cameraMake: cam.make, cameraModel: cam.model,
-        aperture: pick([1.8, 2.8, 4, 5.6, 8, 11]), exposureTime: pick([1 / 1000, 1 / 250, 1 / 60, 1 / 30, 0.5]), isoSpeed: pick([100, 200, 400, 800, 3200]),
-        focalLength: pick([24, 35, 50, 85, 4.2, 6.1]), flashFired: rnd() < 0.1, orientation: portrait ? 6 : 1,
+        width: portrait ? cam.h : cam.w,
+        height: portrait ? cam.w : cam.h,
+        date: exifDate(dp),
+        cameraMake: cam.make,
+        cameraModel: cam.model,
+        aperture: pick([1.8, 2.8, 4, 5.6, 8, 11]),
+        exposureTime: pick([1 / 1000, 1 / 250, 1 / 60, 1 / 30, 0.5]),
+        isoSpeed: pick([100, 200, 400, 800, 3200]),
+        focalLength: pick([24, 35, 50, 85, 4.2, 6.1]),
+        flashFired: rnd() < 0.1,
+        orientation: portrait ? 6 : 1,
       };
       const name = cam.pattern(photoN++, dp);
       yield make(ev.key, name, false, tp, { image, mime: mimeForName(name), size: Math.floor(2_000_000 + rnd() * 20_000_000) });
     } else if (r < 0.63) {
       const f = rnd() < 0.5 ? shots.key : yield* folder('shots', shots.key, () => `Screenshots ${d.getUTCFullYear()}`, t, 500);
       if (key >= total) return;
-      const name = pick([`Screenshot ${d.toISOString().slice(0, 10)} at ${pad(d.getUTCHours(), 2)}.${pad(d.getUTCMinutes(), 2)}.${pad(d.getUTCSeconds(), 2)}.png`, `Screen Shot ${d.toISOString().slice(0, 10)} at ${d.getUTCHours()}.${pad(d.getUTCMinutes(), 2)}.${pad(d.getUTCSeconds(), 2)} PM.png`, `Screenshot_${stamp(d, '-')}.png`]);
+      const name = pick([
+        `Screenshot ${d.toISOString().slice(0, 10)} at ${pad(d.getUTCHours(), 2)}.${pad(d.getUTCMinutes(), 2)}.${pad(d.getUTCSeconds(), 2)}.png`,
+        `Screen Shot ${d.toISOString().slice(0, 10)} at ${d.getUTCHours()}.${pad(d.getUTCMinutes(), 2)}.${pad(d.getUTCSeconds(), 2)} PM.png`,
+        `Screenshot_${stamp(d, '-')}.png`,
+      ]);
       yield make(f, name, false, t, { image: { width: pick([1920, 2560, 1170, 2880]), height: pick([1080, 1440, 2532, 1800]) } });
     } else if (r < 0.8) {
       const sub = yield* folder('docs', docs.key, () => `${pick(DOC_WORDS)}s ${d.getUTCFullYear()}`, t, 200);
       if (key >= total) return;
-      const deep = rnd() < 0.3 ? yield* folder('docs-deep', sub, () => pick(['Archive', 'Old', 'Drafts', 'Signed', pick(INTL)]), t, 50) : sub;
+      const deep =
+        rnd() < 0.3 ? yield* folder('docs-deep', sub, () => pick(['Archive', 'Old', 'Drafts', 'Signed', pick(INTL)]), t, 50) : sub;
       if (key >= total) return;
       const x = rnd();
-      const base = x < 0.08 ? pick(INTL) : x < 0.12 ? `${pick(EMOJI)} ${pick(DOC_WORDS)}` : `${pick(DOC_WORDS)} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1, 2)}`;
+      const base =
+        x < 0.08
+          ? pick(INTL)
+          : x < 0.12
+            ? `${pick(EMOJI)} ${pick(DOC_WORDS)}`
+            : `${pick(DOC_WORDS)} ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1, 2)}`;
       const ext = pick(DOC_EXT);
       yield make(deep, `${base}.${ext}`, false, t);
       if (key < total && rnd() < 0.03) yield make(deep, `${base.toLowerCase()}.${ext}`, false, t); // differs only in case
@@ -180,13 +306,26 @@ export function* generateDemo(opts: { objects: number; seed: number }): Generato
       const n = 12 - album.left;
       yield make(album.key, `${pad(n, 2)} - ${pick(SONG_WORDS)} ${pick(SONG_WORDS)}.${rnd() < 0.7 ? 'mp3' : 'flac'}`, false, t);
     } else if (r < 0.96) {
-      const f = rnd() < 0.5 ? videos.key : yield* folder('videos', videos.key, () => `${pick(EVENTS)} ${pick(PLACES)} ${d.getUTCFullYear()}`, t, 40);
+      const f =
+        rnd() < 0.5
+          ? videos.key
+          : yield* folder('videos', videos.key, () => `${pick(EVENTS)} ${pick(PLACES)} ${d.getUTCFullYear()}`, t, 40);
       if (key >= total) return;
-      const name = pick([`${pick(EVENTS)} ${pick(PLACES)} ${d.getUTCFullYear()}.mp4`, `VID_${stamp(d, '_')}.mp4`, `MOV_${pad(photoN++ % 10000, 4)}.MOV`, `${pick(EMOJI)} clip ${pad(photoN % 1000, 3)}.mov`]);
+      const name = pick([
+        `${pick(EVENTS)} ${pick(PLACES)} ${d.getUTCFullYear()}.mp4`,
+        `VID_${stamp(d, '_')}.mp4`,
+        `MOV_${pad(photoN++ % 10000, 4)}.MOV`,
+        `${pick(EMOJI)} clip ${pad(photoN % 1000, 3)}.mov`,
+      ]);
       yield make(f, name, false, t, { size: Math.floor(20_000_000 + rnd() * 2_000_000_000) });
     } else if (r < 0.985) {
       const f = pick([downloads.key, family.key, party.key]);
-      const name = pick([`${pick(INTL)} ${pad(photoN++ % 1000, 3)}.jpg`, `setup-${photoN % 100}.${pick(['exe', 'dmg', 'zip'])}`, `${pick(EMOJI)} ${pick(PLACES)}.jpg`, `archive-${photoN % 1000}.tar.gz`]);
+      const name = pick([
+        `${pick(INTL)} ${pad(photoN++ % 1000, 3)}.jpg`,
+        `setup-${photoN % 100}.${pick(['exe', 'dmg', 'zip'])}`,
+        `${pick(EMOJI)} ${pick(PLACES)}.jpg`,
+        `archive-${photoN % 1000}.tar.gz`,
+      ]);
       yield make(f, name, false, t);
     } else {
       const cur = open.get('event') ?? open.get('docs');

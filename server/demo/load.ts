@@ -22,7 +22,9 @@ export function loadDemo(store: Store, userName: string, opts: { objects: number
   // Bulk load: listing indexes are dropped and built once at the end (openServiceDb re-creates
   // them if this is killed half-way); synchronous=OFF is safe against a killed process.
   db.pragma('synchronous = OFF');
-  db.transaction(() => { for (const name of ['objects_parent_mtime', 'objects_parent_ctime', 'objects_parent_size']) db.exec(`DROP INDEX IF EXISTS ${name}`); }).immediate();
+  db.transaction(() => {
+    for (const name of ['objects_parent_mtime', 'objects_parent_ctime', 'objects_parent_size']) db.exec(`DROP INDEX IF EXISTS ${name}`);
+  }).immediate();
   const insert = db.prepare(`INSERT INTO objects (id, parent, name, dir, mime, size, mtime, ctime, hidden, image)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const rows: number[] = [];
@@ -35,10 +37,24 @@ export function loadDemo(store: Store, userName: string, opts: { objects: number
     db.transaction(() => {
       for (let i = 0; i < TX_ROWS; i++) {
         const it = gen.next();
-        if (it.done) { done = true; return; }
+        if (it.done) {
+          done = true;
+          return;
+        }
         const o = it.value;
         const parent = o.parentKey < 0 ? user.root : rows[o.parentKey]!;
-        const res = insert.run(o.id, parent, o.name, o.dir ? 1 : 0, o.mime, o.size, o.mtime, o.ctime, o.hidden, o.image ? JSON.stringify(o.image) : null);
+        const res = insert.run(
+          o.id,
+          parent,
+          o.name,
+          o.dir ? 1 : 0,
+          o.mime,
+          o.size,
+          o.mtime,
+          o.ctime,
+          o.hidden,
+          o.image ? JSON.stringify(o.image) : null,
+        );
         rows.push(Number(res.lastInsertRowid));
         if (o.dir) counts.set(o.key, 0);
         counts.set(o.parentKey, (counts.get(o.parentKey) ?? 0) + 1);

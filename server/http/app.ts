@@ -46,8 +46,19 @@ const PREFIX = /^\/(?:sdk\/)?v2\/(.*)$/;
 const V3_CONTENT = /^\/(?:sdk\/)?v3\/(files\/[^/]+\/content)$/;
 
 type RouteKind =
-  | 'get' | 'patch' | 'delete' | 'text' | 'pan' | 'parents'
-  | 'content' | 'mkdir' | 'upload-new' | 'upload-version' | 'upload-put' | 'upload-status' | 'none';
+  | 'get'
+  | 'patch'
+  | 'delete'
+  | 'text'
+  | 'pan'
+  | 'parents'
+  | 'content'
+  | 'mkdir'
+  | 'upload-new'
+  | 'upload-version'
+  | 'upload-put'
+  | 'upload-status'
+  | 'none';
 type Route = { kind: RouteKind; id?: string; allow?: string };
 
 const only = (method: string, allowed: string, kind: RouteKind, id?: string): Route =>
@@ -130,9 +141,21 @@ export function createApp(deps: AppDeps): Handler {
     const token = bearer(req);
     store.refreshIfChanged();
     const principal = token === undefined ? undefined : authenticate(store, token);
-    if (!principal) throw new AppError('Unauthorized', 'Unauthorized', { status: 401, detail: token === undefined ? 'missing bearer token' : 'unknown or expired token' });
+    if (!principal)
+      throw new AppError('Unauthorized', 'Unauthorized', {
+        status: 401,
+        detail: token === undefined ? 'missing bearer token' : 'unknown or expired token',
+      });
     const ctx: Ctx = {
-      req, res, query, principal, store, log, onAsyncDelete: deps.onAsyncDelete, content: deps.content, uploads: deps.uploads,
+      req,
+      res,
+      query,
+      principal,
+      store,
+      log,
+      onAsyncDelete: deps.onAsyncDelete,
+      content: deps.content,
+      uploads: deps.uploads,
     };
     return dispatch(ctx, r);
   };
@@ -147,18 +170,31 @@ export function createApp(deps: AppDeps): Handler {
 function dispatch(ctx: Ctx, r: Route): void | Promise<void> {
   const id = r.id ?? '';
   switch (r.kind) {
-    case 'get': return getById(ctx, id);
-    case 'pan': return parentAndName(ctx);
-    case 'parents': return listChildren(ctx);
-    case 'text': return textSearch(ctx);
-    case 'patch': return patchObject(ctx, id);
-    case 'delete': return deleteObject(ctx, id);
-    case 'content': return getContent(ctx, id);
-    case 'mkdir': return createFolder(ctx);
-    case 'upload-new': return createUpload(ctx);
-    case 'upload-version': return startVersion(ctx, id);
-    case 'upload-put': return putContent(ctx, id);
-    case 'upload-status': return uploadStatus(ctx, id);
-    case 'none': return;
+    case 'get':
+      return getById(ctx, id);
+    case 'pan':
+      return parentAndName(ctx);
+    case 'parents':
+      return listChildren(ctx);
+    case 'text':
+      return textSearch(ctx);
+    case 'patch':
+      return patchObject(ctx, id);
+    case 'delete':
+      return deleteObject(ctx, id);
+    case 'content':
+      return getContent(ctx, id);
+    case 'mkdir':
+      return createFolder(ctx);
+    case 'upload-new':
+      return createUpload(ctx);
+    case 'upload-version':
+      return startVersion(ctx, id);
+    case 'upload-put':
+      return putContent(ctx, id);
+    case 'upload-status':
+      return uploadStatus(ctx, id);
+    case 'none':
+      return;
   }
 }

@@ -38,7 +38,11 @@ export async function getContent(ctx: Ctx, id: string): Promise<void> {
   }
   const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, r.size];
   const headers: Record<string, string | number> = {
-    ...COMMON, 'Content-Type': r.mime, 'Content-Length': end - start, ETag: etag, 'Accept-Ranges': 'bytes',
+    ...COMMON,
+    'Content-Type': r.mime,
+    'Content-Length': end - start,
+    ETag: etag,
+    'Accept-Ranges': 'bytes',
   };
   if (range.kind === 'part') headers['Content-Range'] = `bytes ${start}-${end - 1}/${r.size}`;
   if (isTrue(ctx.query.get('download'))) headers['Content-Disposition'] = attachment(r.name);

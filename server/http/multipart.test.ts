@@ -35,14 +35,16 @@ describe('multipart/related reader', () => {
   });
 
   it('gives the same parts however the body is cut into chunks, with delimiter look-alikes in the content', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), fc.array(fc.nat({ max: 400 }), { maxLength: 12 }), (raw, cuts) => {
-      const content = Buffer.concat([Buffer.from('\r\n--B\r\n-\n--'), Buffer.from(raw), Buffer.from('\r\n--')]);
-      const head = Buffer.from(`--BB\r\n\r\n${json}\r\n--BB\r\nContent-Type: application/octet-stream\r\n\r\n`);
-      const body = Buffer.concat([head, content, Buffer.from('\r\n--BB--')]);
-      const parts = parse(body, 'BB', cuts);
-      expect(parts.map((p) => p.data.toString())[0]).toBe(json);
-      expect(parts[1]!.data.equals(content)).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.array(fc.nat({ max: 400 }), { maxLength: 12 }), (raw, cuts) => {
+        const content = Buffer.concat([Buffer.from('\r\n--B\r\n-\n--'), Buffer.from(raw), Buffer.from('\r\n--')]);
+        const head = Buffer.from(`--BB\r\n\r\n${json}\r\n--BB\r\nContent-Type: application/octet-stream\r\n\r\n`);
+        const body = Buffer.concat([head, content, Buffer.from('\r\n--BB--')]);
+        const parts = parse(body, 'BB', cuts);
+        expect(parts.map((p) => p.data.toString())[0]).toBe(json);
+        expect(parts[1]!.data.equals(content)).toBe(true);
+      }),
+    );
   });
 
   it('refuses a body cut inside a part, a body with no part, and a multipart type without a boundary', () => {

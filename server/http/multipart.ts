@@ -6,10 +6,7 @@
  */
 import { AppError } from '../../app/errors.js';
 
-export type PartEvent =
-  | { kind: 'headers'; headers: Record<string, string> }
-  | { kind: 'data'; data: Buffer }
-  | { kind: 'end-part' };
+export type PartEvent = { kind: 'headers'; headers: Record<string, string> } | { kind: 'data'; data: Buffer } | { kind: 'end-part' };
 
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 const MAX_HEADER_BYTES = 16 * 1024;

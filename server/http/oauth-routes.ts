@@ -18,7 +18,12 @@ export interface OAuthDeps {
   tokenTtlSec: () => number;
 }
 
-export const OAUTH_PATHS = { authorize: '/oauth/authorize', token: '/oauth/token', revoke: '/oauth/revoke', metadata: '/.well-known/oauth-authorization-server' } as const;
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  revoke: '/oauth/revoke',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
 
 /** True for the paths this file answers. */
 export const isOAuthPath = (path: string): boolean => (Object.values(OAUTH_PATHS) as string[]).includes(path);
@@ -33,10 +38,22 @@ export function isLoopbackRedirect(uri: string): boolean {
   } catch {
     return false;
   }
-  return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname) && u.hash === '' && u.username === '' && u.password === '';
+  return (
+    u.protocol === 'http:' &&
+    ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname) &&
+    u.hash === '' &&
+    u.username === '' &&
+    u.password === ''
+  );
 }
 
-interface AuthRequest { clientId: string; redirectUri: string; state: string; challenge: string; scope: string }
+interface AuthRequest {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  challenge: string;
+  scope: string;
+}
 
 /** The authorization request's parameters, or the reason it cannot be shown. */
 function authRequest(p: URLSearchParams): AuthRequest | string {
@@ -91,13 +108,19 @@ function redirect(res: ServerResponse, uri: string, params: Record<string, strin
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Pragma: 'no-cache', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded');
+  if (type !== 'application/x-www-form-urlencoded')
+    throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded');
   return new URLSearchParams((await readBody(req)).toString('utf8'));
 }
 
@@ -110,15 +133,23 @@ export async function handleOAuth(deps: OAuthDeps, req: IncomingMessage, res: Se
       if (method !== 'GET' && method !== 'HEAD') return sendError(res, 405, 'Method Not Allowed', undefined, { Allow: 'GET' });
       const base = `http://${req.headers.host ?? '127.0.0.1'}`;
       return json(res, 200, {
-        issuer: base, authorization_endpoint: base + OAUTH_PATHS.authorize, token_endpoint: base + OAUTH_PATHS.token, revocation_endpoint: base + OAUTH_PATHS.revoke,
-        response_types_supported: ['code'], grant_types_supported: ['authorization_code', 'refresh_token'], code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['none'], scopes_supported: ['nas_read_write', 'nas_read_only'],
+        issuer: base,
+        authorization_endpoint: base + OAUTH_PATHS.authorize,
+        token_endpoint: base + OAUTH_PATHS.token,
+        revocation_endpoint: base + OAUTH_PATHS.revoke,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+        scopes_supported: ['nas_read_write', 'nas_read_only'],
       });
     }
     if (path === OAUTH_PATHS.authorize) {
       if (method === 'GET' || method === 'HEAD') {
         const a = authRequest(new URLSearchParams(query));
-        return typeof a === 'string' ? page(res, 400, `<h1>This sign-in link is not valid</h1><p class="err">${esc(a)}</p>`) : page(res, 200, loginForm(a));
+        return typeof a === 'string'
+          ? page(res, 400, `<h1>This sign-in link is not valid</h1><p class="err">${esc(a)}</p>`)
+          : page(res, 200, loginForm(a));
       }
       if (method !== 'POST') return sendError(res, 405, 'Method Not Allowed', undefined, { Allow: 'GET, POST' });
       const form = await formBody(req);
@@ -128,7 +159,13 @@ export async function handleOAuth(deps: OAuthDeps, req: IncomingMessage, res: Se
       const user = form.get('username') ?? '';
       const userId = await checkPassword(deps.store, user, form.get('password') ?? '');
       if (userId === undefined) return page(res, 401, loginForm(a, 'Wrong user name or password.', user));
-      const code = deps.codes.issue({ userId, scope: a.scope as 'nas_read_write' | 'nas_read_only', clientId: a.clientId, redirectUri: a.redirectUri, challenge: a.challenge });
+      const code = deps.codes.issue({
+        userId,
+        scope: a.scope as 'nas_read_write' | 'nas_read_only',
+        clientId: a.clientId,
+        redirectUri: a.redirectUri,
+        challenge: a.challenge,
+      });
       return redirect(res, a.redirectUri, { code, state: a.state });
     }
     if (method !== 'POST') return sendError(res, 405, 'Method Not Allowed', undefined, { Allow: 'POST' });
@@ -143,10 +180,29 @@ export async function handleOAuth(deps: OAuthDeps, req: IncomingMessage, res: Se
     const clientId = form.get('client_id') ?? '';
     if (clientId === '') throw new OAuthError('invalid_request', 'client_id is required');
     if (grant === 'authorization_code') {
-      return json(res, 200, exchangeCode(deps.store, deps.codes, { code: form.get('code') ?? '', redirectUri: form.get('redirect_uri') ?? '', clientId, verifier: form.get('code_verifier') ?? '', ttlSec: deps.tokenTtlSec() }));
+      return json(
+        res,
+        200,
+        exchangeCode(deps.store, deps.codes, {
+          code: form.get('code') ?? '',
+          redirectUri: form.get('redirect_uri') ?? '',
+          clientId,
+          verifier: form.get('code_verifier') ?? '',
+          ttlSec: deps.tokenTtlSec(),
+        }),
+      );
     }
     if (grant === 'refresh_token') {
-      return json(res, 200, refreshTokens(deps.store, { refreshToken: form.get('refresh_token') ?? '', clientId, scope: form.get('scope') ?? undefined, ttlSec: deps.tokenTtlSec() }));
+      return json(
+        res,
+        200,
+        refreshTokens(deps.store, {
+          refreshToken: form.get('refresh_token') ?? '',
+          clientId,
+          scope: form.get('scope') ?? undefined,
+          ttlSec: deps.tokenTtlSec(),
+        }),
+      );
     }
     throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
   } catch (e) {

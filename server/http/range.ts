@@ -4,10 +4,7 @@
  * whole body sent), and the RFC 5987/6266 `Content-Disposition` of a download.
  */
 
-export type RangeAnswer =
-  | { kind: 'whole' }
-  | { kind: 'part'; start: number; end: number }
-  | { kind: 'unsatisfiable' };
+export type RangeAnswer = { kind: 'whole' } | { kind: 'part'; start: number; end: number } | { kind: 'unsatisfiable' };
 
 /** The range asked for, `end` exclusive. */
 export function parseRange(header: string | undefined, size: number): RangeAnswer {

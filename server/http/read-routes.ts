@@ -14,7 +14,6 @@ import { resolveReadable } from './context.js';
 import { isPretty, parseFields, required } from './request.js';
 import { sendRead, sendReadJson } from './respond.js';
 
-
 export function getById(ctx: Ctx, id: string): void {
   const [row] = resolveReadable(ctx, id);
   const r = ctx.store.get(row)!;
@@ -38,7 +37,18 @@ export function listChildren(ctx: Ctx): void {
   if (q.get('ids') === '') return listStorageRoots(ctx);
   const raw = required(q, 'ids');
   const ids = parseListingIds(raw);
-  const { order, limit, after: cursor, hide } = parseListingRequest({ orderBy: q.get('orderBy'), order: q.get('order'), limit: q.get('limit'), pageToken: q.get('pageToken'), hidden: q.get('hidden') });
+  const {
+    order,
+    limit,
+    after: cursor,
+    hide,
+  } = parseListingRequest({
+    orderBy: q.get('orderBy'),
+    order: q.get('order'),
+    limit: q.get('limit'),
+    pageToken: q.get('pageToken'),
+    hidden: q.get('hidden'),
+  });
   const parents = ids.map((id) => {
     const [row] = resolveReadable(ctx, id);
     if (!ctx.store.index.isDir(row)) throw bad(`${id} is not a folder`);
@@ -49,11 +59,25 @@ export function listChildren(ctx: Ctx): void {
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  const pageToken = more && last !== undefined ? encodeListingToken(order, cursorOf({ id: ix.ids[last]!, name: ix.names[last]!, mTimeMs: ix.mtime[last]!, cTimeMs: ix.ctime[last]!, size: ix.size[last]! }, order)) : '';
+  const pageToken =
+    more && last !== undefined
+      ? encodeListingToken(
+          order,
+          cursorOf(
+            { id: ix.ids[last]!, name: ix.names[last]!, mTimeMs: ix.mtime[last]!, cTimeMs: ix.ctime[last]!, size: ix.size[last]! },
+            order,
+          ),
+        )
+      : '';
   const fields = parseFields(q.get('fields'));
   if (fields === undefined) {
     // The common case: the JSON is written straight from the index.
-    sendReadJson(ctx.req, ctx.res, `{"pageToken":${JSON.stringify(pageToken)},"files":[${page.map((r) => wireJsonFromIndex(ix, r)).join(',')}]}`, isPretty(q));
+    sendReadJson(
+      ctx.req,
+      ctx.res,
+      `{"pageToken":${JSON.stringify(pageToken)},"files":[${page.map((r) => wireJsonFromIndex(ix, r)).join(',')}]}`,
+      isPretty(q),
+    );
     return;
   }
   const files = page.map((r) => pickFields(wireFromIndex(ix, r), fields));
@@ -75,6 +99,9 @@ export function textSearch(ctx: Ctx): void {
   const { query, limit, after } = parseSearchRequest(q.get('q'), q.get('limit'), q.get('pageToken'));
   const result = searchText(ctx.store.index, ctx.store.names, ctx.principal.userId, query, limit, after);
   const fields = parseFields(q.get('fields'));
-  const matches = result.items.map((i) => ({ file: pickFields(wireFromIndex(ctx.store.index, i.value), fields), fragments: i.match.fragments }));
+  const matches = result.items.map((i) => ({
+    file: pickFields(wireFromIndex(ctx.store.index, i.value), fields),
+    fragments: i.match.fragments,
+  }));
   sendRead(ctx.req, ctx.res, { pageToken: result.pageToken, matches }, isPretty(q));
 }

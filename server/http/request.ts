@@ -13,7 +13,10 @@ const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400
 /** Reads the whole body; rejects with 413 past MAX_BODY. */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > MAX_BODY) return Promise.reject(new AppError('PayloadTooLarge', 'Payload Too Large', { status: 413, detail: `the body is over ${MAX_BODY} bytes` }));
+  if (declared > MAX_BODY)
+    return Promise.reject(
+      new AppError('PayloadTooLarge', 'Payload Too Large', { status: 413, detail: `the body is over ${MAX_BODY} bytes` }),
+    );
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -28,8 +31,18 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       }
       chunks.push(c);
     });
-    req.on('end', () => { if (!done) { done = true; resolve(Buffer.concat(chunks)); } });
-    req.on('error', (e) => { if (!done) { done = true; reject(new AppError('BadRequest', 'the request body could not be read', { status: 400, cause: e })); } });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(Buffer.concat(chunks));
+      }
+    });
+    req.on('error', (e) => {
+      if (!done) {
+        done = true;
+        reject(new AppError('BadRequest', 'the request body could not be read', { status: 400, cause: e }));
+      }
+    });
   });
 }
 
@@ -78,8 +91,19 @@ export function parseFields(v: string | null): string[] | undefined {
  * never touched: a name may end with `;`.
  */
 const KEYWORD_PARAMS = [
-  'order', 'orderBy', 'hidden', 'limit', 'pretty', 'fields', 'ids', 'parentID',
-  'resolveNameConflict', 'done', 'offset', 'truncate', 'download',
+  'order',
+  'orderBy',
+  'hidden',
+  'limit',
+  'pretty',
+  'fields',
+  'ids',
+  'parentID',
+  'resolveNameConflict',
+  'done',
+  'offset',
+  'truncate',
+  'download',
 ];
 
 export function lenientQuery(q: URLSearchParams): URLSearchParams {

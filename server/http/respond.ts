@@ -11,12 +11,19 @@ import type { Logger } from '../log.js';
 import { UploadConflict } from '../content/errors.js';
 
 const STATUS_OF: Partial<Record<ErrorCode, number>> = {
-  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
-  PreconditionFailed: 412, PayloadTooLarge: 413, RateLimited: 429, Unavailable: 503,
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PreconditionFailed: 412,
+  PayloadTooLarge: 413,
+  RateLimited: 429,
+  Unavailable: 503,
 };
 
 /** Headers of every answer. */
-export const COMMON = { 'Vary': 'Origin', 'Cache-Control': 'no-cache' };
+export const COMMON = { Vary: 'Origin', 'Cache-Control': 'no-cache' };
 
 const started = new WeakMap<IncomingMessage, number>();
 
@@ -52,7 +59,14 @@ export function sendRead(req: IncomingMessage, res: ServerResponse, body: unknow
 }
 
 /** Same, from JSON text already made (`parsed` saves a parse when pretty output is asked for). */
-export function sendReadJson(req: IncomingMessage, res: ServerResponse, json: string, pretty: boolean, etag?: string, parsed?: unknown): void {
+export function sendReadJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  json: string,
+  pretty: boolean,
+  etag?: string,
+  parsed?: unknown,
+): void {
   const tag = etag ?? bodyETag(json);
   if (noneMatch(req, tag)) {
     res.writeHead(304, { ...COMMON, ETag: tag });
@@ -60,7 +74,13 @@ export function sendReadJson(req: IncomingMessage, res: ServerResponse, json: st
     return;
   }
   const text = pretty ? JSON.stringify(parsed ?? JSON.parse(json), null, 2) : json;
-  res.writeHead(200, { ...COMMON, ...timing(req), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ETag: tag });
+  res.writeHead(200, {
+    ...COMMON,
+    ...timing(req),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ETag: tag,
+  });
   res.end(text);
 }
 
@@ -72,15 +92,24 @@ export function sendEmpty(res: ServerResponse, status: number, headers: Record<s
 
 /** Sends `{message, detail?}` (and `extra` fields, e.g. an upload's `offset`) with a status. */
 export function sendError(
-  res: ServerResponse, status: number, message: string, detail?: string,
-  headers: Record<string, string> = {}, extra: Record<string, number> = {},
+  res: ServerResponse,
+  status: number,
+  message: string,
+  detail?: string,
+  headers: Record<string, string> = {},
+  extra: Record<string, number> = {},
 ): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify(detail === undefined ? { message, ...extra } : { message, detail, ...extra });
-  res.writeHead(status, { ...COMMON, ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    ...COMMON,
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 

@@ -40,7 +40,12 @@ async function readMetadata(ctx: Ctx, stream: boolean): Promise<Incoming> {
   return { meta: parseJsonObject(first ?? Buffer.alloc(0)), parts };
 }
 
-interface CreateSpec { name: string; parentID: string; mimeType?: string; mtime?: number }
+interface CreateSpec {
+  name: string;
+  parentID: string;
+  mimeType?: string;
+  mtime?: number;
+}
 
 function parseCreate(meta: Record<string, unknown>): CreateSpec {
   const { name, parentID, mimeType, mTime } = meta;
@@ -114,7 +119,9 @@ export async function createUpload(ctx: Ctx): Promise<void> {
   const parent = writableFolder(ctx, spec.parentID);
   const name = isFlag(ctx.query, 'resolveNameConflict') ? freeName(ctx.store, parent, spec.name, true) : spec.name;
   const r = ctx.uploads.createFile(parent, {
-    name, ...(spec.mimeType === undefined ? {} : { mime: spec.mimeType }), ...(spec.mtime === undefined ? {} : { mtime: spec.mtime }),
+    name,
+    ...(spec.mimeType === undefined ? {} : { mime: spec.mimeType }),
+    ...(spec.mtime === undefined ? {} : { mtime: spec.mtime }),
   });
   await ctx.uploads.exclusive(r.row, async () => {
     try {

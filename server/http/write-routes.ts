@@ -59,7 +59,10 @@ function parsePatch(body: Record<string, unknown>): { name?: string; parentID?: 
     if (!(HIDDEN_VALUES as readonly string[]).includes(hidden)) throw bad('hidden must be mac, linux, windows or none');
     out.changes.hidden = hidden as Hidden;
   }
-  for (const [k, col] of [['mTime', 'mtime'], ['cTime', 'ctime']] as const) {
+  for (const [k, col] of [
+    ['mTime', 'mtime'],
+    ['cTime', 'ctime'],
+  ] as const) {
     const v = str(k);
     if (v === undefined) continue;
     const ms = parseDate(v);

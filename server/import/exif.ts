@@ -10,14 +10,24 @@ import type { ImageMeta } from '../../app/model/remote-object.js';
 
 type Raw = Record<string, unknown>;
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : Array.isArray(v) && typeof v[0] === 'number' ? (v[0] as number) : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : Array.isArray(v) && typeof v[0] === 'number' ? (v[0] as number) : undefined;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.replace(/\0+$/, '').trim() : undefined);
 
 /** Reads the image metadata of `path`; undefined when there is none. */
 export async function readImageMeta(path: string): Promise<ImageMeta | undefined> {
   let raw: Raw | undefined;
   try {
-    raw = (await exifr.parse(path, { tiff: true, exif: true, gps: false, interop: false, ifd1: false, translateValues: false, reviveValues: false, mergeOutput: true })) as Raw | undefined;
+    raw = (await exifr.parse(path, {
+      tiff: true,
+      exif: true,
+      gps: false,
+      interop: false,
+      ifd1: false,
+      translateValues: false,
+      reviveValues: false,
+      mergeOutput: true,
+    })) as Raw | undefined;
   } catch {
     raw = undefined;
   }
@@ -48,7 +58,10 @@ export async function readImageMeta(path: string): Promise<ImageMeta | undefined
   }
   if (m.width === undefined || m.height === undefined) {
     const dims = await jpegSize(path);
-    if (dims) { m.width = dims[0]; m.height = dims[1]; }
+    if (dims) {
+      m.width = dims[0];
+      m.height = dims[1];
+    }
   }
   return Object.keys(m).length > 0 ? m : undefined;
 }
@@ -73,7 +86,10 @@ async function jpegSize(path: string): Promise<[number, number] | undefined> {
   while (i + 9 < buf.length) {
     if (buf[i] !== 0xff) return undefined;
     const marker = buf[i + 1]!;
-    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01 || marker === 0xff) { i += marker === 0xff ? 1 : 2; continue; }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01 || marker === 0xff) {
+      i += marker === 0xff ? 1 : 2;
+      continue;
+    }
     const len = buf.readUInt16BE(i + 2);
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
       return [buf.readUInt16BE(i + 7), buf.readUInt16BE(i + 5)];

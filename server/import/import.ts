@@ -41,7 +41,8 @@ export async function importTree(store: Store, path: string, userName: string, i
   let target = user.root;
   if (intoId !== undefined) {
     const r = store.byId(intoId);
-    if (!r || r.deleting || !store.index.isDir(r.row) || store.index.access(user.id, r.row) < 2) throw new AppError('NotFound', `no folder ${intoId} that ${userName} may write to`);
+    if (!r || r.deleting || !store.index.isDir(r.row) || store.index.access(user.id, r.row) < 2)
+      throw new AppError('NotFound', `no folder ${intoId} that ${userName} may write to`);
     target = r.row;
   }
   const abs = resolve(path);
@@ -58,7 +59,10 @@ async function importDir(store: Store, content: ContentStore, dir: string, paren
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const full = join(dir, e.name);
-    if (nameProblem(e.name) || !(e.isDirectory() || e.isFile())) { res.skipped++; continue; }
+    if (nameProblem(e.name) || !(e.isDirectory() || e.isFile())) {
+      res.skipped++;
+      continue;
+    }
     const st = await lstat(full);
     const isDir = st.isDirectory();
     const mtime = Math.floor(st.mtimeMs);
@@ -68,14 +72,18 @@ async function importDir(store: Store, content: ContentStore, dir: string, paren
     const existing = store.child(parent, e.name);
     let row: number;
     if (existing) {
-      if ((existing.dir === 1) !== isDir) { res.skipped++; continue; }
+      if ((existing.dir === 1) !== isDir) {
+        res.skipped++;
+        continue;
+      }
       row = existing.row;
       const img = image ? JSON.stringify(image) : null;
       const size = isDir ? 0 : st.size;
       const noContent = !isDir && existing.content === null;
       if (existing.mtime !== mtime || existing.size !== size || existing.image !== img || noContent) {
         const copy = isDir ? undefined : await content.copyIn(full);
-        store.db.prepare('UPDATE objects SET mtime = ?, size = ?, image = ?, content = ?, version = version + 1 WHERE row = ?')
+        store.db
+          .prepare('UPDATE objects SET mtime = ?, size = ?, image = ?, content = ?, version = version + 1 WHERE row = ?')
           .run(mtime, copy?.size ?? size, img, copy?.stem ?? existing.content, row);
         content.forget(copy ? existing.content : null);
         store.indexRow(store.get(row)!);
@@ -86,7 +94,15 @@ async function importDir(store: Store, content: ContentStore, dir: string, paren
     } else {
       const copy = isDir ? undefined : await content.copyIn(full);
       row = store.create(parent, {
-        name: e.name, dir: isDir, mime, size: copy?.size ?? 0, mtime, ctime, hidden: hiddenFor(e.name), image, source: full,
+        name: e.name,
+        dir: isDir,
+        mime,
+        size: copy?.size ?? 0,
+        mtime,
+        ctime,
+        hidden: hiddenFor(e.name),
+        image,
+        source: full,
         content: copy?.stem,
       }).row;
       res.added++;

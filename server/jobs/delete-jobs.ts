@@ -17,13 +17,18 @@ export class DeleteJobs {
   private stopped = false;
   private idle: Promise<void> = Promise.resolve();
 
-  constructor(private readonly store: Store, private readonly log: Logger) {}
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {}
 
   /** Starts (or wakes) the runner; it stops by itself when no job is left. */
   kick(): void {
     if (this.running || this.stopped) return;
     this.running = true;
-    this.idle = this.run().finally(() => { this.running = false; });
+    this.idle = this.run().finally(() => {
+      this.running = false;
+    });
   }
 
   /** Stops after the current batch; resolves when the runner is idle. */

@@ -11,7 +11,11 @@ export const DEFAULT_UPLOAD_TTL_MS = 24 * 3600_000;
 export class UploadExpiry {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly uploads: Uploads, private readonly log: Logger, private readonly ttlMs: number = DEFAULT_UPLOAD_TTL_MS) {}
+  constructor(
+    private readonly uploads: Uploads,
+    private readonly log: Logger,
+    private readonly ttlMs: number = DEFAULT_UPLOAD_TTL_MS,
+  ) {}
 
   start(): void {
     if (this.timer) return;

@@ -16,17 +16,18 @@ import { authenticate } from '../store/users.js';
 import { bearer } from '../http/request.js';
 
 export const QUIRKS = {
-  'trashed': 'deleted objects stay in their folder\'s listing with "trashed": true (the device\'s trash)',
-  'root-in-search': 'the user\'s root folder appears in text-search results when its name matches',
+  trashed: 'deleted objects stay in their folder\'s listing with "trashed": true (the device\'s trash)',
+  'root-in-search': "the user's root folder appears in text-search results when its name matches",
   'lingering-delete': 'a folder deleted with 202 is still listed for a while (lingerMs, default 30 s)',
   'ignore-if-match': 'If-Match is ignored: patches and deletes apply whatever the eTag',
   'opaque-etags': 'eTags are opaque strings, not the base64 version form',
-  'bursts': 'answers 503, 502 and 429 (Retry-After) during outages: svc.quirks.outage(ms), or 20 s every 2 min from the command line',
+  bursts: 'answers 503, 502 and 429 (Retry-After) during outages: svc.quirks.outage(ms), or 20 s every 2 min from the command line',
   'short-last-page': 'the last page of a search still carries a non-empty pageToken (it leads to an empty page)',
   'no-files-key': 'an empty listing has no "files" key',
   'lower-case-headers': 'response header names are sent in lower case',
-  'relay': 'a second address, a relay whose base URL carries a path (http://HOST:P/relay/<deviceId>), is device.json\'s proxyURL',
-  'lan-flap': 'the LAN address dies and comes back on the same port (svc.quirks.lanDown()/lanUp(), or 30 s every 3 min from the command line); implies relay',
+  relay: "a second address, a relay whose base URL carries a path (http://HOST:P/relay/<deviceId>), is device.json's proxyURL",
+  'lan-flap':
+    'the LAN address dies and comes back on the same port (svc.quirks.lanDown()/lanUp(), or 30 s every 3 min from the command line); implies relay',
 } as const;
 
 export type Quirk = keyof typeof QUIRKS;
@@ -35,7 +36,10 @@ export const QUIRK_NAMES = Object.keys(QUIRKS) as Quirk[];
 /** Parses `--quirks a,b` (`real-device` = all); throws with the known names on an unknown one. */
 export function parseQuirks(list: string): Set<Quirk> {
   const out = new Set<Quirk>();
-  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (raw === 'real-device') QUIRK_NAMES.forEach((q) => out.add(q));
     else if ((QUIRK_NAMES as string[]).includes(raw)) out.add(raw as Quirk);
     else throw new Error(`unknown quirk "${raw}": use real-device or ${QUIRK_NAMES.join(', ')}`);
@@ -57,9 +61,17 @@ export interface QuirkControl {
   lanUp?(): Promise<void>;
 }
 
-interface Ghost { obj: RemoteObject; until: number }
+interface Ghost {
+  obj: RemoteObject;
+  until: number;
+}
 
-export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk>, o: { lingerMs?: number; periodic?: boolean } = {}): { handler: Handler; control: QuirkControl; stop(): void } {
+export function withQuirks(
+  app: Handler,
+  store: Store,
+  active: ReadonlySet<Quirk>,
+  o: { lingerMs?: number; periodic?: boolean } = {},
+): { handler: Handler; control: QuirkControl; stop(): void } {
   const on = (q: Quirk): boolean => active.has(q);
   const lingerMs = o.lingerMs ?? 30_000;
   const ghosts = new Map<string, Ghost[]>(); // parent id -> deleted objects still shown
@@ -68,19 +80,36 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
   let refusedCount = 0;
   const timers: NodeJS.Timeout[] = [];
   if (on('bursts') && o.periodic) {
-    timers.push(setInterval(() => { outageUntil = Date.now() + 20_000; }, 120_000));
+    timers.push(
+      setInterval(() => {
+        outageUntil = Date.now() + 20_000;
+      }, 120_000),
+    );
     timers[0]!.unref();
   }
 
   const opaque = (id: string, real: string): string => {
-    const t = `"x-${createHash('sha1').update(id + real).digest('hex').slice(0, 16)}"`;
+    const t = `"x-${createHash('sha1')
+      .update(id + real)
+      .digest('hex')
+      .slice(0, 16)}"`;
     opaqueToReal.set(t, real);
     return t;
   };
-  const mapTags = (h: string): string => h.split(',').map((t) => opaqueToReal.get(t.trim()) ?? t.trim()).join(', ');
+  const mapTags = (h: string): string =>
+    h
+      .split(',')
+      .map((t) => opaqueToReal.get(t.trim()) ?? t.trim())
+      .join(', ');
 
   const rewriteObject = (v: unknown): void => {
-    if (on('opaque-etags') && typeof v === 'object' && v !== null && typeof (v as RemoteObject).eTag === 'string' && typeof (v as RemoteObject).id === 'string') {
+    if (
+      on('opaque-etags') &&
+      typeof v === 'object' &&
+      v !== null &&
+      typeof (v as RemoteObject).eTag === 'string' &&
+      typeof (v as RemoteObject).id === 'string'
+    ) {
       const r = v as RemoteObject;
       r.eTag = opaque(r.id, r.eTag);
     }
@@ -92,7 +121,10 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
     const isApi = /\/(?:sdk\/)?v[23]\//.test(path);
     if (on('bursts') && isApi && Date.now() < outageUntil) {
       const status = [503, 502, 429][refusedCount++ % 3]!;
-      const body = JSON.stringify({ message: status === 429 ? 'Too Many Requests' : status === 502 ? 'Bad Gateway' : 'Service Unavailable', detail: 'the device is restarting' });
+      const body = JSON.stringify({
+        message: status === 429 ? 'Too Many Requests' : status === 502 ? 'Bad Gateway' : 'Service Unavailable',
+        detail: 'the device is restarting',
+      });
       res.writeHead(status, { 'Content-Type': 'application/json', 'Retry-After': '1', 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
       return;
@@ -128,7 +160,11 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
     const end = res.end.bind(res) as (b?: Buffer | string) => ServerResponse;
     let status = 200;
     let headers: OutgoingHttpHeaders = {};
-    res.writeHead = ((s: number, h?: OutgoingHttpHeaders) => { status = s; headers = { ...h }; return res; }) as typeof res.writeHead;
+    res.writeHead = ((s: number, h?: OutgoingHttpHeaders) => {
+      status = s;
+      headers = { ...h };
+      return res;
+    }) as typeof res.writeHead;
     res.end = ((chunk?: unknown) => {
       let body: Buffer = chunk === undefined || typeof chunk === 'function' ? Buffer.alloc(0) : Buffer.from(chunk as string | Buffer);
       if (before && (status === 202 || status === 204)) {
@@ -137,7 +173,8 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
         if (on('trashed')) list.push({ obj: { ...before, trashed: true } as RemoteObject, until: Infinity });
         ghosts.set(before.parentID, list);
       }
-        if (status === 200 && (isListing || isSearch || /\/files\/|parentAndName/.test(path))) body = Buffer.from(rewriteBody(body.toString('utf8'), url, isListing, isSearch, rootOf(req)));
+      if (status === 200 && (isListing || isSearch || /\/files\/|parentAndName/.test(path)))
+        body = Buffer.from(rewriteBody(body.toString('utf8'), url, isListing, isSearch, rootOf(req)));
       if (headers['Content-Length'] !== undefined) headers['Content-Length'] = body.length;
       writeHead(status, headerRules(path, headers));
       return end(body);
@@ -162,7 +199,9 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
   function rootOf(req: IncomingMessage): number | undefined {
     const t = bearer(req);
     const p = t === undefined ? undefined : authenticate(store, t);
-    return p === undefined ? undefined : (store.db.prepare('SELECT root FROM users WHERE id = ?').pluck().get(p.userId) as number | undefined);
+    return p === undefined
+      ? undefined
+      : (store.db.prepare('SELECT root FROM users WHERE id = ?').pluck().get(p.userId) as number | undefined);
   }
 
   function rewriteBody(text: string, url: URL, isListing: boolean, isSearch: boolean, rootRow: number | undefined): string {
@@ -178,13 +217,17 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
       const rootId = rootRow === undefined ? undefined : store.index.ids[rootRow];
       if (v['pageToken'] === '') {
         const now = Date.now();
-        const fieldList = url.searchParams.get('fields')?.split(/[\s,]+/).filter(Boolean);
+        const fieldList = url.searchParams
+          .get('fields')
+          ?.split(/[\s,]+/)
+          .filter(Boolean);
         for (const id of ids) {
-          const key = id === 'root' ? rootId ?? id : id;
+          const key = id === 'root' ? (rootId ?? id) : id;
           const list = (ghosts.get(key) ?? []).filter((g) => g.until > now);
           ghosts.set(key, list);
           // An object shown by the live tree again (undeleted, re-created id) is not a ghost.
-          for (const g of list) if (!files.some((f) => f.id === g.obj.id)) files.push(pickFields({ ...g.obj }, fieldList) as unknown as RemoteObject);
+          for (const g of list)
+            if (!files.some((f) => f.id === g.obj.id)) files.push(pickFields({ ...g.obj }, fieldList) as unknown as RemoteObject);
         }
       }
       files.forEach(rewriteObject);
@@ -195,7 +238,8 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
       if (on('root-in-search') && (url.searchParams.get('pageToken') ?? '') === '') {
         const r = rootRow === undefined ? undefined : store.get(rootRow);
         const terms = fold(q).split(/\s+/).filter(Boolean);
-        if (r && terms.length > 0 && terms.every((t: string) => fold(r.name).includes(t))) matches.unshift({ file: store.wire(r), fragments: [{ text: r.name, locations: [] }] });
+        if (r && terms.length > 0 && terms.every((t: string) => fold(r.name).includes(t)))
+          matches.unshift({ file: store.wire(r), fragments: [{ text: r.name, locations: [] }] });
       }
       for (const m of matches) rewriteObject(m.file);
       if (on('short-last-page') && v['pageToken'] === '' && matches.length > 0) v['pageToken'] = `qend-${matches.length}`;
@@ -207,7 +251,13 @@ export function withQuirks(app: Handler, store: Store, active: ReadonlySet<Quirk
 
   return {
     handler,
-    control: { active, outage: (ms) => { outageUntil = Date.now() + ms; }, refused: () => refusedCount },
+    control: {
+      active,
+      outage: (ms) => {
+        outageUntil = Date.now() + ms;
+      },
+      refused: () => refusedCount,
+    },
     stop: () => timers.forEach((t) => clearInterval(t)),
   };
 }

@@ -34,7 +34,11 @@ export async function startRelay(handler: Handler, host: string): Promise<Relay>
   const h = host.includes(':') ? `[${host}]` : host;
   return {
     baseUrl: `http://${h}:${port}${prefix}`,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -46,11 +50,20 @@ export function lanSwitch(server: Server, host: string, port: number): { down():
     down: async () => {
       if (!up) return;
       up = false;
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     },
     up: async () => {
       if (up) return;
-      await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, host, () => { server.off('error', reject); resolve(); }); });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
       up = true;
     },
   };

@@ -23,7 +23,11 @@ const q = (s: string) => {
   if (!r.ok) throw new Error(r.message);
   return r.query;
 };
-const view = (r: SearchResult) => ({ ids: r.items.map((i) => store.index.ids[i.value]), frags: r.items.map((i) => i.match.fragments), token: r.pageToken });
+const view = (r: SearchResult) => ({
+  ids: r.items.map((i) => store.index.ids[i.value]),
+  frags: r.items.map((i) => i.match.fragments),
+  token: r.pageToken,
+});
 
 /** The one reference (app/search/naive.ts) over what each user may see; cleared when the store changes. */
 const references = new Map<number, NaiveEngine>();
@@ -45,7 +49,11 @@ function compareAll(user: number, text: string, limit: number, maxPages = 40, na
   for (let page = 0; page < maxPages; page++) {
     const fast = searchText(store.index, names, user, q(text), limit, after);
     const slow = naive.page(q(text), limit, after);
-    expect(view(fast), `${text} page ${page}`).toEqual({ ids: slow.items.map((i) => i.id), frags: slow.items.map((i) => i.match.fragments), token: slow.pageToken });
+    expect(view(fast), `${text} page ${page}`).toEqual({
+      ids: slow.items.map((i) => i.id),
+      frags: slow.items.map((i) => i.match.fragments),
+      token: slow.pageToken,
+    });
     total += fast.items.length;
     if (fast.pageToken === '') return total;
     after = decodeSearchToken(fast.pageToken)!;
@@ -53,7 +61,48 @@ function compareAll(user: number, text: string, limit: number, maxPages = 40, na
   return total;
 }
 
-const QUERIES = ['i', 'e', 'img', 'jpg', 'IMG_1', 'canon', 'apple', 'image', 'image/', 'x.service.dir', 'holiday rome', '"in rome"', 'о', 'ö', '20', '2019', '.', ' .jpg', 'screenshot png', 'zzzz', 'a b c', 'ag', '🎉', 'mp3 love', 'ILCE', 'pdf', 'jp', 'pd', 's', 'x', 'ex', 'c', '-', '(', 'pg', 'sh', 'ot', 'ro', 'g.', '_2'];
+const QUERIES = [
+  'i',
+  'e',
+  'img',
+  'jpg',
+  'IMG_1',
+  'canon',
+  'apple',
+  'image',
+  'image/',
+  'x.service.dir',
+  'holiday rome',
+  '"in rome"',
+  'о',
+  'ö',
+  '20',
+  '2019',
+  '.',
+  ' .jpg',
+  'screenshot png',
+  'zzzz',
+  'a b c',
+  'ag',
+  '🎉',
+  'mp3 love',
+  'ILCE',
+  'pdf',
+  'jp',
+  'pd',
+  's',
+  'x',
+  'ex',
+  'c',
+  '-',
+  '(',
+  'pg',
+  'sh',
+  'ot',
+  'ro',
+  'g.',
+  '_2',
+];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'nas-search-'));
@@ -70,7 +119,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the service\'s text search equals the one reference on the demo library', () => {
+describe("the service's text search equals the one reference on the demo library", () => {
   it.each(QUERIES)('%s', (text) => {
     compareAll(demoId, text, 1, 8);
     compareAll(demoId, text, 20);
@@ -92,7 +141,11 @@ describe('the service\'s text search equals the one reference on the demo librar
       else store.remove(r.row);
     }
     // a folder being deleted vanishes with its subtree
-    const busy = store.db.prepare('SELECT parent FROM objects WHERE parent IN (SELECT row FROM objects WHERE dir = 1 AND parent <> 0) GROUP BY parent ORDER BY count(*) DESC LIMIT 1').get() as { parent: number };
+    const busy = store.db
+      .prepare(
+        'SELECT parent FROM objects WHERE parent IN (SELECT row FROM objects WHERE dir = 1 AND parent <> 0) GROUP BY parent ORDER BY count(*) DESC LIMIT 1',
+      )
+      .get() as { parent: number };
     expect(store.remove(busy.parent)).toBe('async');
     references.clear();
     // every third query (random changes on random objects: test/search/engines.test.ts)

@@ -29,7 +29,9 @@ export interface SearchResult {
 
 /** The candidate of a row: its searchable doc and folded fields, value = row. */
 export function candidateOf(ix: TreeIndex, r: number): Candidate<number> {
-  const mk = ix.makeId[r]!, md = ix.modelId[r]!, mi = ix.mimeId[r]!;
+  const mk = ix.makeId[r]!,
+    md = ix.modelId[r]!,
+    mi = ix.mimeId[r]!;
   const doc: SearchDoc = {
     id: ix.ids[r]!,
     name: ix.names[r]!,
@@ -37,15 +39,23 @@ export function candidateOf(ix: TreeIndex, r: number): Candidate<number> {
     cameraModel: md >= 0 ? ix.models.values[md] : undefined,
     mimeType: ix.mimes.values[mi]!,
   };
-  const folded = [ix.fnames[r]!, mk >= 0 ? ix.makes.folded[mk] : undefined, md >= 0 ? ix.models.folded[md] : undefined, ix.mimes.folded[mi]!];
+  const folded = [
+    ix.fnames[r]!,
+    mk >= 0 ? ix.makes.folded[mk] : undefined,
+    md >= 0 ? ix.models.folded[md] : undefined,
+    ix.mimes.folded[mi]!,
+  ];
   return { doc, folded, value: r };
 }
 
 /** True when every folded term occurs in some folded field of the row (rule 4). */
 export function rowMatches(ix: TreeIndex, r: number, terms: readonly string[]): boolean {
-  const mk = ix.makeId[r]!, md = ix.modelId[r]!;
-  const f0 = ix.fnames[r]!, f3 = ix.mimes.folded[ix.mimeId[r]!]!;
-  const f1 = mk >= 0 ? ix.makes.folded[mk]! : '', f2 = md >= 0 ? ix.models.folded[md]! : '';
+  const mk = ix.makeId[r]!,
+    md = ix.modelId[r]!;
+  const f0 = ix.fnames[r]!,
+    f3 = ix.mimes.folded[ix.mimeId[r]!]!;
+  const f1 = mk >= 0 ? ix.makes.folded[mk]! : '',
+    f2 = md >= 0 ? ix.models.folded[md]! : '';
   for (const t of terms) {
     if (!(f0.includes(t) || f3.includes(t) || (f1 !== '' && f1.includes(t)) || (f2 !== '' && f2.includes(t)))) return false;
   }
@@ -71,7 +81,14 @@ function hits(folded: readonly string[], t: string): { at: Int32Array; any: bool
 }
 
 /** One page of text search for a user. */
-export function searchText(ix: TreeIndex, names: NameIndex, userId: number, query: ParsedQuery, limit: number, after: SortKey | null): SearchResult {
+export function searchText(
+  ix: TreeIndex,
+  names: NameIndex,
+  userId: number,
+  query: ParsedQuery,
+  limit: number,
+  after: SortKey | null,
+): SearchResult {
   const terms = [...new Set(query.folded)];
   const k = limit + 1;
   const top = new TopK<number>(k);
@@ -166,18 +183,28 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
           let ws = false;
           for (let x = first; !ws && x >= 0; x = f.indexOf(pivot, x + 1)) ws = !isWordBefore(f, x);
           const bd = top.bound;
-          if (bd && bd.field === 0 && ((bd.wordStart && !ws) || (bd.wordStart === ws && (first > bd.index || (first === bd.index && f.length > bd.nameLength))))) continue;
+          if (
+            bd &&
+            bd.field === 0 &&
+            ((bd.wordStart && !ws) || (bd.wordStart === ws && (first > bd.index || (first === bd.index && f.length > bd.nameLength))))
+          )
+            continue;
           consider(r, key(r, 0, ws, first));
         }
       }
       const bd = top.bound;
-      if (top.size === k && bd && bd.field === 0 && ((bd.wordStart && bd.index <= p) || (wsAllSeen && (bd.wordStart || bd.index <= p)))) return finish();
+      if (top.size === k && bd && bd.field === 0 && ((bd.wordStart && bd.index <= p) || (wsAllSeen && (bd.wordStart || bd.index <= p))))
+        return finish();
     }
   }
   if (single) {
     // The locations are a subset of the occurrences: "some occurrence starts a word" bounds
     // wordStart from above, and the first occurrence is the first location.
-    names.scanSingle(pivot, () => top.bound, (r, ws, first) => consider(r, key(r, 0, ws, first)));
+    names.scanSingle(
+      pivot,
+      () => top.bound,
+      (r, ws, first) => consider(r, key(r, 0, ws, first)),
+    );
   } else {
     names.substring(pivot, (r) => {
       const b = top.bound;
@@ -187,7 +214,9 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   }
   const bound = top.bound;
   if (h.some((x) => x.any) && !(single && bound && bound.field === 0)) {
-    const mk = h[0]!, md = h[1]!, mi = h[2]!;
+    const mk = h[0]!,
+      md = h[1]!,
+      mi = h[2]!;
     const valueHit = (r: number): [number, number] | undefined => {
       const a = ix.makeId[r]! >= 0 ? mk.at[ix.makeId[r]!]! : -1;
       if (a >= 0) return [1, a];
@@ -211,7 +240,12 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
         const hit = valueHit(r);
         if (!hit || hit[0] !== f || fn[r]!.includes(pivot)) return; // another list, or the name scan, covers it
         const bd = top.bound;
-        if (bd && (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && ix.names[r]!.length > bd.nameLength))))) return;
+        if (
+          bd &&
+          (bd.field < f ||
+            (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && ix.names[r]!.length > bd.nameLength))))
+        )
+          return;
         consider(r, key(r, f, false, idx));
       };
       for (let fi = 0; fi < 3; fi++) {
@@ -224,7 +258,8 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
             const bd = top.bound;
             if (bd) {
               const len = ix.names[r]!.length;
-              if (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && len > bd.nameLength)))) return false;
+              if (bd.field < f || (bd.field === f && (bd.wordStart || idx > bd.index || (idx === bd.index && len > bd.nameLength))))
+                return false;
               if (bd.field === f && idx === bd.index && len === bd.nameLength && compareKeys(key(r, f, false, idx), bd) >= 0) return false;
             }
             visitRow(r, f, idx);
@@ -241,6 +276,11 @@ export function searchText(ix: TreeIndex, names: NameIndex, userId: number, quer
   return finish();
 
   function finish(): SearchResult {
-    return selectPage(top.sorted().map((e) => candidateOf(ix, e.value)), query, limit, after);
+    return selectPage(
+      top.sorted().map((e) => candidateOf(ix, e.value)),
+      query,
+      limit,
+      after,
+    );
   }
 }

@@ -42,7 +42,13 @@ class OpenChunk {
       off += this.parts[i]!.length + 1;
     }
     starts[this.parts.length] = off;
-    this.cached = { text: '/' + this.parts.join('/') + '/', starts, rows: Int32Array.from(this.rows), gens: Uint32Array.from(this.gens), n: this.parts.length };
+    this.cached = {
+      text: '/' + this.parts.join('/') + '/',
+      starts,
+      rows: Int32Array.from(this.rows),
+      gens: Uint32Array.from(this.gens),
+      n: this.parts.length,
+    };
     return this.cached;
   }
 }
@@ -85,12 +91,19 @@ export class NameChunks {
    * beat `bound()` (the current k-th best key, or undefined while the page is not full).
    * `gen` is the rows' current generations.
    */
-  scanSingle(t: string, gen: Uint32Array, bound: () => SortKey | undefined, visit: (row: number, wordStart: boolean, first: number) => void): void {
+  scanSingle(
+    t: string,
+    gen: Uint32Array,
+    bound: () => SortKey | undefined,
+    visit: (row: number, wordStart: boolean, first: number) => void,
+  ): void {
     if (t.includes('/') || t.length === 0) return;
     const tl = t.length;
     for (const list of this.lists(t)) {
       for (const c of list) {
-        const text = c.text, starts = c.starts, n = c.n;
+        const text = c.text,
+          starts = c.starts,
+          n = c.n;
         let e = 0;
         let at = text.indexOf(t, 1);
         while (at >= 0) {
@@ -98,7 +111,8 @@ export class NameChunks {
             // the entry holding `at`, from entry e onwards (the scan only moves forward): gallop, then binary search
             let step = 1;
             while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
-            let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
+            let lo = e + (step >> 1),
+              hi = Math.min(e + step, n - 1);
             while (lo < hi) {
               const mid = (lo + hi + 1) >> 1;
               if (starts[mid]! <= at) lo = mid;
@@ -108,7 +122,10 @@ export class NameChunks {
           }
           const start = starts[e]!;
           const end = starts[e + 1]! - 1;
-          if (at + tl > end) { at = text.indexOf(t, at + 1); continue; }
+          if (at + tl > end) {
+            at = text.indexOf(t, at + 1);
+            continue;
+          }
           const first = at - start;
           const len = end - start;
           // wordStart: some occurrence in this entry starts a word (entries are preceded by "/").
@@ -119,7 +136,10 @@ export class NameChunks {
             x = text.indexOf(t, x + 1);
           }
           const b = bound();
-          const skip = b !== undefined && b.field === 0 && ((b.wordStart && !ws) || (b.wordStart === ws && (first > b.index || (first === b.index && len > b.nameLength))));
+          const skip =
+            b !== undefined &&
+            b.field === 0 &&
+            ((b.wordStart && !ws) || (b.wordStart === ws && (first > b.index || (first === b.index && len > b.nameLength))));
           if (!skip) {
             const r = c.rows[e]!;
             if (gen[r] === c.gens[e]) visit(r, ws, first);
@@ -140,7 +160,9 @@ export class NameChunks {
     if (t.includes('/') || t.length === 0) return;
     for (const list of this.lists(t)) {
       for (const c of list) {
-        const text = c.text, starts = c.starts, n = c.n;
+        const text = c.text,
+          starts = c.starts,
+          n = c.n;
         let e = 0;
         let at = text.indexOf(t, 1);
         while (at >= 0) {
@@ -148,7 +170,8 @@ export class NameChunks {
             // advance to the entry holding `at` (starts is increasing; gallop then step)
             let step = 1;
             while (e + step < n && starts[e + step + 1]! <= at) step *= 2;
-            let lo = e + (step >> 1), hi = Math.min(e + step, n - 1);
+            let lo = e + (step >> 1),
+              hi = Math.min(e + step, n - 1);
             while (lo < hi) {
               const mid = (lo + hi + 1) >> 1;
               if (starts[mid]! <= at) lo = mid;

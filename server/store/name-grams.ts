@@ -16,7 +16,8 @@ export class Bucket {
   n = 0;
   push(r: number, g: number): void {
     if (this.n === this.rows.length) {
-      const rows = new Int32Array(this.n * 2), gens = new Uint32Array(this.n * 2);
+      const rows = new Int32Array(this.n * 2),
+        gens = new Uint32Array(this.n * 2);
       rows.set(this.rows);
       gens.set(this.gens);
       this.rows = rows;

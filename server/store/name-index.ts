@@ -40,7 +40,10 @@ export class NameIndex implements IndexListener {
   private readonly slack: number;
 
   /** `deltaMax` (default: the larger of 20,000 and n/8) and `slack` (garbage tolerated in the chunks) are small in tests. */
-  constructor(private readonly ix: TreeIndex, opts: { deltaMax?: number; slack?: number } = {}) {
+  constructor(
+    private readonly ix: TreeIndex,
+    opts: { deltaMax?: number; slack?: number } = {},
+  ) {
     this.deltaMax = opts.deltaMax ?? 0;
     this.slack = opts.slack ?? 100_000;
     ix.listen(this);
@@ -57,7 +60,10 @@ export class NameIndex implements IndexListener {
    */
   newVisit(): { stamps: Int32Array; now: number } {
     if (this.stamps.length < this.ix.end) this.stamps = new Int32Array(Math.max(this.ix.end * 2, 1024));
-    if (++this.stampNow > 2_000_000_000) { this.stamps.fill(0); this.stampNow = 1; }
+    if (++this.stampNow > 2_000_000_000) {
+      this.stamps.fill(0);
+      this.stampNow = 1;
+    }
     return { stamps: this.stamps, now: this.stampNow };
   }
 
@@ -73,19 +79,22 @@ export class NameIndex implements IndexListener {
 
   private readonly cmpA = (x: number, y: number): number => {
     const f = this.ix.fnames;
-    const p = f[x]!, q = f[y]!;
+    const p = f[x]!,
+      q = f[y]!;
     return p.length - q.length || (p < q ? -1 : p > q ? 1 : x - y);
   };
 
   private readonly cmpB = (x: number, y: number): number => {
     const n = this.ix.names;
-    const p = n[x]!, q = n[y]!;
+    const p = n[x]!,
+      q = n[y]!;
     if (p.length !== q.length) return p.length - q.length;
     return compareNames(p, q) || compareCodePoints(this.ix.ids[x]!, this.ix.ids[y]!);
   };
 
   private setSorted(a: ArrayLike<number>, b: ArrayLike<number>): void {
-    const gen = this.ix.gen, f = this.ix.fnames;
+    const gen = this.ix.gen,
+      f = this.ix.fnames;
     this.aRows = Int32Array.from(a);
     this.aKeys = Array.from(this.aRows, (r) => f[r]!);
     this.aGen = Uint32Array.from(this.aRows, (r) => gen[r]!);
@@ -96,7 +105,10 @@ export class NameIndex implements IndexListener {
     this.groupStart = [];
     for (let i = 0; i < this.aKeys.length; i++) {
       const len = this.aKeys[i]!.length;
-      if (this.lens.length === 0 || this.lens[this.lens.length - 1] !== len) { this.lens.push(len); this.groupStart.push(i); }
+      if (this.lens.length === 0 || this.lens[this.lens.length - 1] !== len) {
+        this.lens.push(len);
+        this.groupStart.push(i);
+      }
     }
     this.groupStart.push(this.aKeys.length);
     const ix = this.ix;
@@ -144,12 +156,16 @@ export class NameIndex implements IndexListener {
 
   /** Merges the delta into both sorted snapshots, dropping stale entries: O(n + d log d). */
   private mergeDelta(): void {
-    const ix = this.ix, gen = ix.gen;
+    const ix = this.ix,
+      gen = ix.gen;
     const fresh = new Uint8Array(ix.end);
     const add: number[] = [];
     for (let i = 0; i < this.delta.length; i++) {
       const r = this.delta[i]!;
-      if (gen[r] === this.deltaGen[i] && ix.isAlive(r) && !fresh[r]) { fresh[r] = 1; add.push(r); }
+      if (gen[r] === this.deltaGen[i] && ix.isAlive(r) && !fresh[r]) {
+        fresh[r] = 1;
+        add.push(r);
+      }
     }
     const keep = (rows: Int32Array, gens: Uint32Array): number[] => {
       const out: number[] = [];
@@ -162,7 +178,9 @@ export class NameIndex implements IndexListener {
     const merge = (old: number[], extra: number[], cmp: (x: number, y: number) => number): Int32Array => {
       const sorted = [...extra].sort(cmp);
       const out = new Int32Array(old.length + sorted.length);
-      let i = 0, j = 0, k = 0;
+      let i = 0,
+        j = 0,
+        k = 0;
       while (i < old.length || j < sorted.length) {
         if (j >= sorted.length || (i < old.length && cmp(old[i]!, sorted[j]!) <= 0)) out[k++] = old[i++]!;
         else out[k++] = sorted[j++]!;
@@ -174,7 +192,8 @@ export class NameIndex implements IndexListener {
 
   /** Live rows changed since the last merge whose folded name starts with `t` (duplicates possible). */
   deltaPrefix(t: string, visit: (row: number) => void): void {
-    const gen = this.ix.gen, fn = this.ix.fnames;
+    const gen = this.ix.gen,
+      fn = this.ix.fnames;
     for (let i = 0; i < this.delta.length; i++) {
       const r = this.delta[i]!;
       if (gen[r] === this.deltaGen[i] && this.ix.isAlive(r) && fn[r]!.startsWith(t)) visit(r);
@@ -227,16 +246,25 @@ export class NameIndex implements IndexListener {
   prefixGroup(t: string, len: number, visit: (row: number, ordered: boolean) => boolean): void {
     const g = binarySearch(this.lens, len);
     if (g < 0) return;
-    const lo0 = this.groupStart[g]!, hi0 = this.groupStart[g + 1]!;
+    const lo0 = this.groupStart[g]!,
+      hi0 = this.groupStart[g + 1]!;
     const keys = this.aKeys;
-    let lo = lo0, hi = hi0;
+    let lo = lo0,
+      hi = hi0;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (keys[mid]! < t) lo = mid + 1;
       else hi = mid;
     }
     let end = lo;
-    { let h = hi0; while (end < h) { const mid = (end + h) >> 1; if (keys[mid]!.startsWith(t) || keys[mid]! < t) end = mid + 1; else h = mid; } }
+    {
+      let h = hi0;
+      while (end < h) {
+        const mid = (end + h) >> 1;
+        if (keys[mid]!.startsWith(t) || keys[mid]! < t) end = mid + 1;
+        else h = mid;
+      }
+    }
     const count = end - lo;
     if (count === 0) return;
     const gen = this.ix.gen;
@@ -247,7 +275,8 @@ export class NameIndex implements IndexListener {
       }
       return;
     }
-    const fn = this.ix.fnames, bNames = this.bNames;
+    const fn = this.ix.fnames,
+      bNames = this.bNames;
     const pre = preimages(t.charCodeAt(0));
     if (!pre) {
       for (let i = lo0; i < hi0; i++) {
@@ -260,7 +289,8 @@ export class NameIndex implements IndexListener {
     // Only names whose first character folds to t[0] can match: walk those regions of the
     // (code point ordered) group, in ascending order of that character.
     for (const c of pre) {
-      let i = lo0, h = hi0;
+      let i = lo0,
+        h = hi0;
       while (i < h) {
         const mid = (i + h) >> 1;
         if (bNames[mid]!.codePointAt(0)! < c) i = mid + 1;
@@ -287,7 +317,8 @@ export class NameIndex implements IndexListener {
 }
 
 function binarySearch(a: readonly number[], x: number): number {
-  let lo = 0, hi = a.length - 1;
+  let lo = 0,
+    hi = a.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (a[mid]! === x) return mid;

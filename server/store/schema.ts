@@ -127,7 +127,8 @@ export function openServiceDb(dir: string): Db {
     throw new AppError('StateCorrupt', `cannot open the service database in ${dir}`, { cause: e });
   }
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) throw new AppError('StateCorrupt', `service database schema v${version} is newer than this service (v${SCHEMA_VERSION})`);
+  if (version > SCHEMA_VERSION)
+    throw new AppError('StateCorrupt', `service database schema v${version} is newer than this service (v${SCHEMA_VERSION})`);
   if (version < SCHEMA_VERSION) {
     db.transaction(() => {
       // Another process may have migrated between the read above and this transaction.
@@ -138,6 +139,8 @@ export function openServiceDb(dir: string): Db {
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }
-  db.transaction(() => { for (const sql of LISTING_INDEXES) db.exec(sql); }).immediate();
+  db.transaction(() => {
+    for (const sql of LISTING_INDEXES) db.exec(sql);
+  }).immediate();
   return db;
 }

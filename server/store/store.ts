@@ -136,7 +136,13 @@ export class Store {
    * from an index; rows being deleted and (with `hide`) that value of `hidden` are skipped
    * using the in-memory index, so no table row is read.
    */
-  listRows(parents: readonly number[], order: ListingOrder, cursor: ListingCursor | null, limit: number, hide: string | undefined): number[] {
+  listRows(
+    parents: readonly number[],
+    order: ListingOrder,
+    cursor: ListingCursor | null,
+    limit: number,
+    hide: string | undefined,
+  ): number[] {
     const col = ORDER_COL[order.by];
     const cmp = order.dir === 'asc' ? '>' : '<';
     const dir = order.dir === 'asc' ? 'ASC' : 'DESC';
@@ -148,14 +154,23 @@ export class Store {
       if (parents.length === 1) {
         // Names are unique among live siblings, so for items that exist throughout the walk
         // the name alone is the whole key; a plain range lets SQLite seek to the cursor.
-        if (cursor) { where.push(`name ${cmp} ?`); args.push(cursor.name); }
+        if (cursor) {
+          where.push(`name ${cmp} ?`);
+          args.push(cursor.name);
+        }
         orderBy = `name ${dir}`;
       } else {
-        if (cursor) { where.push(`(name, id) ${cmp} (?, ?)`); args.push(cursor.name, cursor.id); }
+        if (cursor) {
+          where.push(`(name, id) ${cmp} (?, ?)`);
+          args.push(cursor.name, cursor.id);
+        }
         orderBy = `name ${dir}, id ${dir}`;
       }
     } else {
-      if (cursor) { where.push(`(${col}, name, id) ${cmp} (?, ?, ?)`); args.push(cursor.value ?? 0, cursor.name, cursor.id); }
+      if (cursor) {
+        where.push(`(${col}, name, id) ${cmp} (?, ?, ?)`);
+        args.push(cursor.value ?? 0, cursor.name, cursor.id);
+      }
       orderBy = `${col} ${dir}, name ${dir}, id ${dir}`;
     }
     const sql = `SELECT row FROM objects WHERE ${where.join(' AND ')} ORDER BY ${orderBy}`;
@@ -181,22 +196,33 @@ export class Store {
     const problem = nameProblem(spec.name);
     if (problem) throw bad(problem);
     if (!this.index.isAlive(parent) || !this.index.isDir(parent) || this.index.access(-1, parent) < 0) throw notFound();
-    const row = this.db.transaction(() => {
-      if (this.child(parent, spec.name)) throw conflict(`"${spec.name}" already exists in this folder`);
-      const now = Date.now();
-      const mtime = spec.mtime ?? now;
-      const res = this.sInsert.run({
-        id: spec.id ?? newId(), parent, name: spec.name, dir: spec.dir ? 1 : 0,
-        mime: spec.dir ? FOLDER_MIME : (spec.mime ?? mimeForName(spec.name)), size: spec.dir ? 0 : (spec.size ?? 0),
-        mtime, ctime: spec.ctime ?? mtime, hidden: spec.hidden ?? 'none',
-        image: spec.image ? JSON.stringify(spec.image) : null, flags: spec.flags ? JSON.stringify(spec.flags) : null, source: spec.source ?? null,
-        content: spec.content ?? null, partial: spec.upload ? 1 : 0,
-      });
-      const row = Number(res.lastInsertRowid);
-      if (spec.upload) this.sInsertUpload.run(row, spec.upload.file, now);
-      this.sCount.run(1, parent);
-      return row;
-    }).immediate();
+    const row = this.db
+      .transaction(() => {
+        if (this.child(parent, spec.name)) throw conflict(`"${spec.name}" already exists in this folder`);
+        const now = Date.now();
+        const mtime = spec.mtime ?? now;
+        const res = this.sInsert.run({
+          id: spec.id ?? newId(),
+          parent,
+          name: spec.name,
+          dir: spec.dir ? 1 : 0,
+          mime: spec.dir ? FOLDER_MIME : (spec.mime ?? mimeForName(spec.name)),
+          size: spec.dir ? 0 : (spec.size ?? 0),
+          mtime,
+          ctime: spec.ctime ?? mtime,
+          hidden: spec.hidden ?? 'none',
+          image: spec.image ? JSON.stringify(spec.image) : null,
+          flags: spec.flags ? JSON.stringify(spec.flags) : null,
+          source: spec.source ?? null,
+          content: spec.content ?? null,
+          partial: spec.upload ? 1 : 0,
+        });
+        const row = Number(res.lastInsertRowid);
+        if (spec.upload) this.sInsertUpload.run(row, spec.upload.file, now);
+        this.sCount.run(1, parent);
+        return row;
+      })
+      .immediate();
     const r = this.get(row)!;
     this.indexRow(r);
     this.syncMeta(parent);
@@ -208,8 +234,15 @@ export class Store {
     const img = r.image ? (JSON.parse(r.image) as ImageMeta) : undefined;
     this.index.setMeta(r.row, r);
     this.index.put(r.row, {
-      id: r.id, parent: r.parent, name: r.name, dir: r.dir === 1, mime: r.mime, deleting: r.deleting === 1, partial: r.partial === 1,
-      cameraMake: img?.cameraMake, cameraModel: img?.cameraModel,
+      id: r.id,
+      parent: r.parent,
+      name: r.name,
+      dir: r.dir === 1,
+      mime: r.mime,
+      deleting: r.deleting === 1,
+      partial: r.partial === 1,
+      cameraMake: img?.cameraMake,
+      cameraModel: img?.cameraModel,
     });
   }
 
@@ -236,7 +269,8 @@ export class Store {
     }
     if (ch.mime !== undefined) {
       if (!isMediaType(ch.mime)) throw bad('mimeType is not a media type');
-      if ((cur.dir === 1) !== (ch.mime === FOLDER_MIME)) throw bad(cur.dir === 1 ? 'mimeType cannot turn a folder into a file' : 'mimeType cannot turn a file into a folder');
+      if ((cur.dir === 1) !== (ch.mime === FOLDER_MIME))
+        throw bad(cur.dir === 1 ? 'mimeType cannot turn a folder into a file' : 'mimeType cannot turn a file into a folder');
     }
     const name = ch.name ?? cur.name;
     const parent = ch.parent ?? cur.parent;
@@ -244,12 +278,16 @@ export class Store {
     if (moved) {
       if (!this.index.isAlive(parent) || this.index.access(-1, parent) < 0) throw notFound();
       if (!this.index.isDir(parent)) throw bad('parentID is not a folder');
-      if (cur.dir === 1 && this.index.isAncestorOrSelf(row, parent)) throw bad('cannot move a folder into itself or one of its descendants');
+      if (cur.dir === 1 && this.index.isAncestorOrSelf(row, parent))
+        throw bad('cannot move a folder into itself or one of its descendants');
     }
     const sets: string[] = [];
     const args: (string | number)[] = [];
     const set = (col: string, v: string | number, old: string | number): void => {
-      if (v !== old) { sets.push(`${col} = ?`); args.push(v); }
+      if (v !== old) {
+        sets.push(`${col} = ?`);
+        args.push(v);
+      }
     };
     set('name', name, cur.name);
     set('parent', parent, cur.parent);
@@ -259,22 +297,24 @@ export class Store {
     if (ch.ctime !== undefined) set('ctime', ch.ctime, cur.ctime);
     if (sets.length === 0) return cur;
     const renamedOrMoved = moved || name !== cur.name;
-    this.db.transaction(() => {
-      if (renamedOrMoved) {
-        const clash = this.child(parent, name);
-        if (clash && clash.row !== row) throw conflict(`"${name}" already exists in the target folder`);
-      }
-      const sql = `UPDATE objects SET ${sets.join(', ')}, version = version + 1 WHERE row = ?`;
-      let upd = this.listCache.get(sql);
-      if (!upd) this.listCache.set(sql, (upd = this.db.prepare(sql)));
-      upd.run(...args, row);
-      if (moved) {
-        this.sCount.run(-1, cur.parent);
-        this.sCount.run(1, parent);
-      } else if (renamedOrMoved) {
-        this.sBump.run(cur.parent);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (renamedOrMoved) {
+          const clash = this.child(parent, name);
+          if (clash && clash.row !== row) throw conflict(`"${name}" already exists in the target folder`);
+        }
+        const sql = `UPDATE objects SET ${sets.join(', ')}, version = version + 1 WHERE row = ?`;
+        let upd = this.listCache.get(sql);
+        if (!upd) this.listCache.set(sql, (upd = this.db.prepare(sql)));
+        upd.run(...args, row);
+        if (moved) {
+          this.sCount.run(-1, cur.parent);
+          this.sCount.run(1, parent);
+        } else if (renamedOrMoved) {
+          this.sBump.run(cur.parent);
+        }
+      })
+      .immediate();
     if (renamedOrMoved) this.index.move(row, parent, name);
     if (ch.mime !== undefined && ch.mime !== cur.mime) this.index.setMime(row, ch.mime);
     const after = this.get(row)!;
@@ -291,17 +331,19 @@ export class Store {
     if (!cur || cur.deleting) throw notFound();
     const async = cur.dir === 1 && this.sHasChild.get(row) !== undefined;
     let files: string[] = [];
-    this.db.transaction(() => {
-      if (async) {
-        this.db.prepare('UPDATE objects SET deleting = 1 WHERE row = ?').run(row);
-        this.db.prepare('INSERT OR REPLACE INTO delete_jobs (row, created) VALUES (?, ?)').run(row, Date.now());
-      } else {
-        files = releaseContent(this.db, row);
-        this.db.prepare('DELETE FROM objects WHERE row = ?').run(row);
-        this.db.prepare('DELETE FROM grants WHERE row = ?').run(row);
-      }
-      this.sCount.run(-1, cur.parent);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (async) {
+          this.db.prepare('UPDATE objects SET deleting = 1 WHERE row = ?').run(row);
+          this.db.prepare('INSERT OR REPLACE INTO delete_jobs (row, created) VALUES (?, ?)').run(row, Date.now());
+        } else {
+          files = releaseContent(this.db, row);
+          this.db.prepare('DELETE FROM objects WHERE row = ?').run(row);
+          this.db.prepare('DELETE FROM grants WHERE row = ?').run(row);
+        }
+        this.sCount.run(-1, cur.parent);
+      })
+      .immediate();
     if (async) this.index.markDeleting(row);
     else this.index.remove(row);
     unlinkAll(files);

@@ -13,7 +13,10 @@ export const PERM = { none: 0, ReadFile: 1, WriteFile: 2, FileOwner: 3 } as cons
 export type PermName = 'ReadFile' | 'WriteFile' | 'FileOwner';
 export const PERM_NAMES: readonly PermName[] = ['ReadFile', 'WriteFile', 'FileOwner'];
 
-const ALIVE = 1, DIR = 2, DELETING = 4, PARTIAL = 8;
+const ALIVE = 1,
+  DIR = 2,
+  DELETING = 4,
+  PARTIAL = 8;
 
 /** The wire metadata of an object that search does not look at. */
 export interface ObjectMeta {
@@ -128,17 +131,31 @@ export class TreeIndex {
     const max = (db.prepare('SELECT max(row) AS m FROM objects').get() as { m: number | null }).m ?? 0;
     this.ensure(max + 1);
     // Raw rows (arrays) and a small extraction of make/model: this runs over every object at start.
-    const stmt = db.prepare(`SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags,
-      partial FROM objects`).raw(true);
+    const stmt = db
+      .prepare(
+        `SELECT row, id, parent, name, dir, mime, deleting, size, mtime, ctime, version, child_count, hidden, image, flags,
+      partial FROM objects`,
+      )
+      .raw(true);
     const meta: ObjectMeta = { size: 0, mtime: 0, ctime: 0, version: 0, child_count: 0, hidden: 'none', image: null, flags: null };
     for (const a of stmt.iterate() as Iterable<unknown[]>) {
       const row = a[0] as number;
       const image = a[13] as string | null;
-      this.put(row, {
-        id: a[1] as string, parent: a[2] as number, name: a[3] as string, dir: a[4] === 1, mime: a[5] as string, deleting: a[6] === 1,
-        partial: a[15] === 1,
-        cameraMake: image ? jsonStringField(image, 'cameraMake') : undefined, cameraModel: image ? jsonStringField(image, 'cameraModel') : undefined,
-      }, false);
+      this.put(
+        row,
+        {
+          id: a[1] as string,
+          parent: a[2] as number,
+          name: a[3] as string,
+          dir: a[4] === 1,
+          mime: a[5] as string,
+          deleting: a[6] === 1,
+          partial: a[15] === 1,
+          cameraMake: image ? jsonStringField(image, 'cameraMake') : undefined,
+          cameraModel: image ? jsonStringField(image, 'cameraModel') : undefined,
+        },
+        false,
+      );
       meta.size = a[7] as number;
       meta.mtime = a[8] as number;
       meta.ctime = a[9] as number;
@@ -150,7 +167,8 @@ export class TreeIndex {
       this.setMeta(row, meta);
     }
     for (const u of db.prepare('SELECT id, root FROM users').all() as { id: number; root: number }[]) this.rootOwner.set(u.root, u.id);
-    for (const g of db.prepare('SELECT row, user_id, perm FROM grants').all() as { row: number; user_id: number; perm: PermName }[]) this.setGrant(g.row, g.user_id, PERM[g.perm]);
+    for (const g of db.prepare('SELECT row, user_id, perm FROM grants').all() as { row: number; user_id: number; perm: PermName }[])
+      this.setGrant(g.row, g.user_id, PERM[g.perm]);
     for (const l of this.listeners) l.reset();
   }
 
@@ -323,7 +341,11 @@ export function jsonStringField(json: string, field: string): string | undefined
   let escaped = false;
   while (i < json.length) {
     const c = json.charCodeAt(i);
-    if (c === 92) { escaped = true; i += 2; continue; }
+    if (c === 92) {
+      escaped = true;
+      i += 2;
+      continue;
+    }
     if (c === 34) break;
     i++;
   }

@@ -15,6 +15,13 @@ export const etagOf = (version: number): string => (version < 4096 && version >=
 export function dateOf(ms: number): string {
   const iso = new Date(ms).toISOString();
   if (iso.length !== 24) return formatDate(ms); // years outside 0000-9999
-  const frac = iso.charCodeAt(22) !== 48 ? iso.slice(19, 23) : iso.charCodeAt(21) !== 48 ? iso.slice(19, 22) : iso.charCodeAt(20) !== 48 ? iso.slice(19, 21) : '';
+  const frac =
+    iso.charCodeAt(22) !== 48
+      ? iso.slice(19, 23)
+      : iso.charCodeAt(21) !== 48
+        ? iso.slice(19, 22)
+        : iso.charCodeAt(20) !== 48
+          ? iso.slice(19, 21)
+          : '';
   return iso.slice(0, 19) + frac + 'Z';
 }

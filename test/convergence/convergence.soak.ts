@@ -36,24 +36,52 @@ it('convergence soak: many seeds, thousands of rounds, every invariant after eve
     const coverage: Record<string, number> = {};
     for (const r of results) for (const [k, n] of Object.entries(r.coverage)) coverage[k] = (coverage[k] ?? 0) + n;
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(OUT, `${JSON.stringify({
-      what: 'convergence soak (test/convergence): random local and NAS-side changes on the same objects, kill -9, clean restarts, NAS outages, restores from a copy, held mass deletes; invariants after every round',
-      startedAt: new Date(t0).toISOString(),
-      finished: done,
-      durationSec: Math.round((Date.now() - t0) / 1000),
-      settings: { totalRounds, perSeed, seed0, budgetMinutes: budgetMs / 60_000, lateOk },
-      seeds: results.length,
-      rounds,
-      failedSeeds: failures.length,
-      failureKinds: kinds,
-      coverage,
-      failures: failures.map((r) => ({ seed: r.seed, quirks: r.quirks, round: r.failure!.round, flavor: r.failure!.flavor, kinds: failureKinds(r), violations: r.failure!.violations, replay: r.failure!.replay, log: r.failure!.log })),
-      perSeed: results.map((r) => ({ seed: r.seed, quirks: r.quirks, rounds: r.rounds.length, failedAt: r.failure?.round ?? null, sec: Math.round(r.ms / 1000) })),
-    }, null, 2)}\n`);
+    writeFileSync(
+      OUT,
+      `${JSON.stringify(
+        {
+          what: 'convergence soak (test/convergence): random local and NAS-side changes on the same objects, kill -9, clean restarts, NAS outages, restores from a copy, held mass deletes; invariants after every round',
+          startedAt: new Date(t0).toISOString(),
+          finished: done,
+          durationSec: Math.round((Date.now() - t0) / 1000),
+          settings: { totalRounds, perSeed, seed0, budgetMinutes: budgetMs / 60_000, lateOk },
+          seeds: results.length,
+          rounds,
+          failedSeeds: failures.length,
+          failureKinds: kinds,
+          coverage,
+          failures: failures.map((r) => ({
+            seed: r.seed,
+            quirks: r.quirks,
+            round: r.failure!.round,
+            flavor: r.failure!.flavor,
+            kinds: failureKinds(r),
+            violations: r.failure!.violations,
+            replay: r.failure!.replay,
+            log: r.failure!.log,
+          })),
+          perSeed: results.map((r) => ({
+            seed: r.seed,
+            quirks: r.quirks,
+            rounds: r.rounds.length,
+            failedAt: r.failure?.round ?? null,
+            sec: Math.round(r.ms / 1000),
+          })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
   };
   for (let seed = seed0; rounds < totalRounds && Date.now() - t0 < budgetMs; seed++) {
     const quirks = (seed - seed0) % 3 === 2 ? 'real-device' : undefined;
-    const r = await runSeed({ seed, rounds: Math.min(perSeed, totalRounds - rounds), lateOk, ...(quirks ? { quirks } : {}), log: (l) => console.log(l) });
+    const r = await runSeed({
+      seed,
+      rounds: Math.min(perSeed, totalRounds - rounds),
+      lateOk,
+      ...(quirks ? { quirks } : {}),
+      log: (l) => console.log(l),
+    });
     results.push(r);
     rounds += r.rounds.length;
     if (r.failure) console.log(formatFailure(r.failure));
@@ -61,5 +89,11 @@ it('convergence soak: many seeds, thousands of rounds, every invariant after eve
   }
   write(true);
   const failed = results.filter((r) => r.failure);
-  expect(failed.map((r) => `seed ${r.seed}${r.quirks ? ' (quirks)' : ''}, round ${r.failure!.round}: ${failureKinds(r).join(', ')} (${r.failure!.replay})`), `report: ${OUT}`).toEqual([]);
+  expect(
+    failed.map(
+      (r) =>
+        `seed ${r.seed}${r.quirks ? ' (quirks)' : ''}, round ${r.failure!.round}: ${failureKinds(r).join(', ')} (${r.failure!.replay})`,
+    ),
+    `report: ${OUT}`,
+  ).toEqual([]);
 });

@@ -77,7 +77,9 @@ const KNOWN: KnownDefect[] = [];
 const env = process.env;
 const verbose = env['CONVERGENCE_VERBOSE'] === '1';
 const lateOk = env['CONVERGENCE_LATE_OK'] === '1';
-const log = (l: string): void => { if (verbose) console.log(l); };
+const log = (l: string): void => {
+  if (verbose) console.log(l);
+};
 
 const check = (r: SeedResult): void => {
   if (r.failure) throw new Error(formatFailure(r.failure));
@@ -87,39 +89,101 @@ if (env['CONVERGENCE_SEED'] !== undefined && env['CONVERGENCE_SEED'] !== '') {
   const seed = Number(env['CONVERGENCE_SEED']);
   const flavors = (env['CONVERGENCE_FLAVORS'] ?? '').split(',').filter((f): f is Flavor => (FLAVORS as readonly string[]).includes(f));
   describe('convergence: one seed (CONVERGENCE_SEED)', () => {
-    it(`seed ${seed}`, async () => {
-      const r = await runSeed({ seed, rounds: envNumber('CONVERGENCE_ROUNDS', 8), quirks: env['CONVERGENCE_QUIRKS'] || undefined, flavors, verbose: true, lateOk, log: (l) => console.log(l) });
-      check(r);
-    }, 60 * 60_000);
+    it(
+      `seed ${seed}`,
+      async () => {
+        const r = await runSeed({
+          seed,
+          rounds: envNumber('CONVERGENCE_ROUNDS', 8),
+          quirks: env['CONVERGENCE_QUIRKS'] || undefined,
+          flavors,
+          verbose: true,
+          lateOk,
+          log: (l) => console.log(l),
+        });
+        check(r);
+      },
+      60 * 60_000,
+    );
   });
 } else {
   describe('convergence: fixed seeds, every invariant after every round', () => {
     const coverage = new Map<string, number>();
     for (const f of FIXED) {
       it(`seed ${f.seed}${f.quirks ? ` (quirks: ${f.quirks})` : ''}: ${f.flavors.join(', ')}`, async () => {
-        const r = await runSeed({ seed: f.seed, rounds: f.flavors.length, flavors: f.flavors, verbose, lateOk, log, tolerate: TOLERATED, ...(f.quirks ? { quirks: f.quirks } : {}) });
+        const r = await runSeed({
+          seed: f.seed,
+          rounds: f.flavors.length,
+          flavors: f.flavors,
+          verbose,
+          lateOk,
+          log,
+          tolerate: TOLERATED,
+          ...(f.quirks ? { quirks: f.quirks } : {}),
+        });
         for (const [k, n] of Object.entries(r.coverage)) coverage.set(k, (coverage.get(k) ?? 0) + n);
         check(r);
       }, 180_000);
     }
     it('together the seeds did every kind of action', () => {
-      const kinds = ['disk rename', 'disk move', 'disk delete', 'disk rename chain', 'disk swap', 'disk folder rename', 'disk folder move', 'disk new file', 'disk mass delete',
-        'NAS rename', 'NAS move', 'NAS delete', 'kill -9', 'clean stop', 'remount (restore from a copy)', 'NAS unreachable (link down)', 'NAS restart', 'NAS 5xx bursts',
-        'held delete approved', 'held delete rejected'];
-      expect(kinds.filter((k) => !coverage.has(k)), `done: ${JSON.stringify(Object.fromEntries(coverage))}`).toEqual([]);
+      const kinds = [
+        'disk rename',
+        'disk move',
+        'disk delete',
+        'disk rename chain',
+        'disk swap',
+        'disk folder rename',
+        'disk folder move',
+        'disk new file',
+        'disk mass delete',
+        'NAS rename',
+        'NAS move',
+        'NAS delete',
+        'kill -9',
+        'clean stop',
+        'remount (restore from a copy)',
+        'NAS unreachable (link down)',
+        'NAS restart',
+        'NAS 5xx bursts',
+        'held delete approved',
+        'held delete rejected',
+      ];
+      expect(
+        kinds.filter((k) => !coverage.has(k)),
+        `done: ${JSON.stringify(Object.fromEntries(coverage))}`,
+      ).toEqual([]);
     });
   });
 
-  if (KNOWN.length > 0) describe('convergence: seeds failing because of a known defect (it.fails: flip when fixed)', () => {
-    for (const k of KNOWN) {
-      it.fails(`seed ${k.seed}${k.quirks ? ` (quirks: ${k.quirks})` : ''}: ${k.flavors.join(', ')} [defect ${k.defect.slice(0, 1)}]`, async () => {
-        const r = await runSeed({ seed: k.seed, rounds: k.flavors.length, flavors: k.flavors, verbose, lateOk: false, log, tolerate: TOLERATED, ...(k.quirks ? { quirks: k.quirks } : {}) });
-        const kinds = failureKinds(r);
-        // the expected failure: the test "fails", as it.fails wants
-        if (r.failure && kinds.some((x) => k.kinds.includes(x))) throw new Error(`known defect ${k.defect}\n${formatFailure(r.failure)}`);
-        // passing now (fixed?) or failing another way: it.fails reports this test
-        console.log(r.failure ? `seed ${k.seed} fails another way than defect ${k.defect.slice(0, 1)}:\n${formatFailure(r.failure)}` : `seed ${k.seed} passes: defect ${k.defect.slice(0, 1)} looks fixed; move the seed to FIXED`);
-      }, 180_000);
-    }
-  });
+  if (KNOWN.length > 0)
+    describe('convergence: seeds failing because of a known defect (it.fails: flip when fixed)', () => {
+      for (const k of KNOWN) {
+        it.fails(
+          `seed ${k.seed}${k.quirks ? ` (quirks: ${k.quirks})` : ''}: ${k.flavors.join(', ')} [defect ${k.defect.slice(0, 1)}]`,
+          async () => {
+            const r = await runSeed({
+              seed: k.seed,
+              rounds: k.flavors.length,
+              flavors: k.flavors,
+              verbose,
+              lateOk: false,
+              log,
+              tolerate: TOLERATED,
+              ...(k.quirks ? { quirks: k.quirks } : {}),
+            });
+            const kinds = failureKinds(r);
+            // the expected failure: the test "fails", as it.fails wants
+            if (r.failure && kinds.some((x) => k.kinds.includes(x)))
+              throw new Error(`known defect ${k.defect}\n${formatFailure(r.failure)}`);
+            // passing now (fixed?) or failing another way: it.fails reports this test
+            console.log(
+              r.failure
+                ? `seed ${k.seed} fails another way than defect ${k.defect.slice(0, 1)}:\n${formatFailure(r.failure)}`
+                : `seed ${k.seed} passes: defect ${k.defect.slice(0, 1)} looks fixed; move the seed to FIXED`,
+            );
+          },
+          180_000,
+        );
+      }
+    });
 }

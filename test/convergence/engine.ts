@@ -39,7 +39,12 @@ export class EngineRunner {
   /** Every process's stderr, in order (for failure reports). */
   private readonly logs: string[] = [];
 
-  constructor(readonly stateDir: string, readonly mirrorDir: string, private readonly linkUrl: () => string, private readonly token: string) {}
+  constructor(
+    readonly stateDir: string,
+    readonly mirrorDir: string,
+    private readonly linkUrl: () => string,
+    private readonly token: string,
+  ) {}
 
   get running(): boolean {
     return this.proc !== undefined;
@@ -57,7 +62,8 @@ export class EngineRunner {
     void p.exit.then((code) => {
       this.logs[idx] = p.err();
       if (this.proc === p) this.proc = undefined;
-      if (!this.expectExit) this.unexpectedExits.push(`nas-mirror run exited on its own (code ${code}); its stderr ended with:\n${tail(p.err(), 25)}`);
+      if (!this.expectExit)
+        this.unexpectedExits.push(`nas-mirror run exited on its own (code ${code}); its stderr ended with:\n${tail(p.err(), 25)}`);
     });
     const t0 = Date.now();
     while (!p.err().includes('\nwatching ') && !p.err().startsWith('watching ')) {
@@ -88,13 +94,19 @@ export class EngineRunner {
     this.expectExit = true;
     p.child.kill('SIGTERM');
     let killed = false;
-    const timer = setTimeout(() => { killed = true; p.child.kill('SIGKILL'); }, STOP_PATIENCE_MS);
+    const timer = setTimeout(() => {
+      killed = true;
+      p.child.kill('SIGKILL');
+    }, STOP_PATIENCE_MS);
     const code = await p.exit;
     clearTimeout(timer);
     this.proc = undefined;
     if (killed) {
       const said = /(^|\n)stopped\n/.test(p.err());
-      return { code, problem: `nas-mirror run was still running ${STOP_PATIENCE_MS / 1000} s after SIGTERM (then killed)${said ? ', although it had printed "stopped" (its state was saved: something left running keeps the process alive)' : ', and had not printed "stopped"'}; its stderr ended with:\n${tail(p.err(), 6)}` };
+      return {
+        code,
+        problem: `nas-mirror run was still running ${STOP_PATIENCE_MS / 1000} s after SIGTERM (then killed)${said ? ', although it had printed "stopped" (its state was saved: something left running keeps the process alive)' : ', and had not printed "stopped"'}; its stderr ended with:\n${tail(p.err(), 6)}`,
+      };
     }
     return { code, ...(code !== 0 ? { problem: `a clean stop (SIGTERM) of nas-mirror run exited with code ${code}` } : {}) };
   }
@@ -130,7 +142,15 @@ export class EngineRunner {
           const candidates = (h as { candidates?: string[] }).candidates;
           return { id: h.id, path: h.path, objects: h.objects, ...(candidates ? { candidates } : {}) };
         }),
-        conflicts: local.conflicts().map((c) => ({ seq: c.seq, objectId: c.objectId, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason })),
+        conflicts: local.conflicts().map((c) => ({
+          seq: c.seq,
+          objectId: c.objectId,
+          kind: c.kind,
+          path: c.path,
+          intent: c.intent,
+          remote: c.remote,
+          reason: c.reason,
+        })),
         localOnly: localOnlyRows(local, db),
       };
     });

@@ -43,17 +43,35 @@ export async function executeRound(rig: Rig, plan: RoundPlan, world: RoundWorld,
   try {
     for (const s of plan.steps) {
       const line = describeStep(s, world.start);
-      if (s.t === 'local') { world.note(`${line}: ${x.local(s.op)}`); continue; }
-      if (s.t === 'nas') { world.note(`${line}: ${await x.nas(s.op)}`); continue; }
+      if (s.t === 'local') {
+        world.note(`${line}: ${x.local(s.op)}`);
+        continue;
+      }
+      if (s.t === 'nas') {
+        world.note(`${line}: ${await x.nas(s.op)}`);
+        continue;
+      }
       const r = await x.other(s, problems);
       world.note(`${line}${r ? `: ${r}` : ''}`);
     }
   } finally {
     // whatever the plan did, the round ends with everything back up
-    if (!rig.nas.running) { await rig.nas.start(); rig.link.retarget(rig.nas.svc.baseUrl); world.note('NAS back (end of round)'); }
-    if (!rig.link.isUp) { await rig.link.up(); world.note('link back (end of round)'); }
+    if (!rig.nas.running) {
+      await rig.nas.start();
+      rig.link.retarget(rig.nas.svc.baseUrl);
+      world.note('NAS back (end of round)');
+    }
+    if (!rig.link.isUp) {
+      await rig.link.up();
+      world.note('link back (end of round)');
+    }
     if (!rig.engine.running) {
-      try { await rig.engine.start(); world.note('engine started (end of round)'); } catch (e) { problems.push(`the engine did not start: ${String(e)}`); }
+      try {
+        await rig.engine.start();
+        world.note('engine started (end of round)');
+      } catch (e) {
+        problems.push(`the engine did not start: ${String(e)}`);
+      }
     }
   }
   return problems;
@@ -88,7 +106,10 @@ export async function decideHeld(rig: Rig, world: RoundWorld, index: DiskIndex, 
   const reject: string[] = [];
   const out: string[] = [];
   for (const h of held) {
-    if (!h.candidates) { (decision === 'approve' ? approve : reject).push(h.id); continue; }
+    if (!h.candidates) {
+      (decision === 'approve' ? approve : reject).push(h.id);
+      continue;
+    }
     const now = locateId(rig.mirror, index, world.start.rootId, h.id);
     if (world.localDeletes.some((d) => d.seen.has(h.id))) approve.push(h.id);
     else if (now !== undefined && h.candidates.includes(now)) {
@@ -96,7 +117,9 @@ export async function decideHeld(rig: Rig, world: RoundWorld, index: DiskIndex, 
       world.count('held "renamed or deleted?": renamed');
     } else {
       reject.push(h.id);
-      out.push(`"${h.path}" renamed or deleted?: the user has it at ${now === undefined ? '(not found)' : `"${now}"`}, not among ${h.candidates.map((c) => `"${c}"`).join(', ')}: Keep`);
+      out.push(
+        `"${h.path}" renamed or deleted?: the user has it at ${now === undefined ? '(not found)' : `"${now}"`}, not among ${h.candidates.map((c) => `"${c}"`).join(', ')}: Keep`,
+      );
     }
   }
   if (approve.length) {
@@ -110,7 +133,13 @@ export async function decideHeld(rig: Rig, world: RoundWorld, index: DiskIndex, 
     world.count('held delete rejected');
   }
   const ok = await waitUntil(() => engine.view().held.length === 0, 15_000, 100);
-  if (!ok) out.push(`STILL HELD 15 s later: ${engine.view().held.map((h) => `"${h.path}"`).join(', ')}`);
+  if (!ok)
+    out.push(
+      `STILL HELD 15 s later: ${engine
+        .view()
+        .held.map((h) => `"${h.path}"`)
+        .join(', ')}`,
+    );
   return `${held.map((h) => `"${h.path}" (${h.id}, ${h.objects} object(s)${h.candidates ? ', renamed or deleted?' : ''})`).join(', ')}: ${out.join('; ')}`;
 }
 
@@ -119,7 +148,12 @@ class Executor {
   /** The engine will read the disk by place (restored from a copy, not started since): inodes say nothing. */
   private byPlace = false;
 
-  constructor(private readonly rig: Rig, private readonly world: RoundWorld, private readonly index: DiskIndex, private readonly start: NasTree) {
+  constructor(
+    private readonly rig: Rig,
+    private readonly world: RoundWorld,
+    private readonly index: DiskIndex,
+    private readonly start: NasTree,
+  ) {
     this.rootId = start.rootId;
   }
 
@@ -194,7 +228,10 @@ class Executor {
         for (const name of op.names) {
           const to = rel(dirOf(from), name);
           const r = this.rename(from, to);
-          if (typeof r === 'string') { done.push(r); break; }
+          if (typeof r === 'string') {
+            done.push(r);
+            break;
+          }
           for (const id of r.ids) w.localRename(id, name);
           done.push(`"${to}"`);
           from = to;
@@ -212,11 +249,18 @@ class Executor {
         // as their items trading folders (docs/sync-engine.md, known limits): either reading is
         // the user's, so the items' moves are allowed too (the same tree on the NAS either way).
         const single = this.byPlace ? [this.onlyItem(pa), this.onlyItem(pb)] : [];
-        const steps: [string, string][] = [[pa, tmp], [pb, pa], [tmp, pb]];
+        const steps: [string, string][] = [
+          [pa, tmp],
+          [pb, pa],
+          [tmp, pb],
+        ];
         const out: string[] = [];
         for (const [f, t] of steps) {
           const r = this.rename(f, t);
-          if (typeof r === 'string') { out.push(r); break; }
+          if (typeof r === 'string') {
+            out.push(r);
+            break;
+          }
           for (const id of r.ids) w.localRename(id, base(t));
           out.push(`"${f}" -> "${t}"`);
         }
@@ -236,7 +280,11 @@ class Executor {
         // (the NAS may be down: then the start tree alone says which object is at a path)
         const now = this.rig.nas.running ? [this.rig.nas.tree()] : [];
         const nasByPath = new Map<string, string>();
-        for (const t of [this.start, ...now]) for (const id of t.byId.keys()) { const q = t.path(id); if (q !== undefined) nasByPath.set(q, id); }
+        for (const t of [this.start, ...now])
+          for (const id of t.byId.keys()) {
+            const q = t.path(id);
+            if (q !== undefined) nasByPath.set(q, id);
+          }
         const below = scanDisk(this.mirror, { under: p });
         for (const e of below.values()) {
           const who = this.index.idByIno.get(e.ino);
@@ -251,7 +299,10 @@ class Executor {
           return `failed: ${String(e)}`;
         }
         w.localDelete({ root: op.id, path: p, seen });
-        this.index.removed(p, [...below.values()].map((e) => e.ino));
+        this.index.removed(
+          p,
+          [...below.values()].map((e) => e.ino),
+        );
         w.count(op.mass ? 'disk mass delete' : 'disk delete');
         return `done ("${p}", ${seen.size} object(s) seen)`;
       }
@@ -276,12 +327,18 @@ class Executor {
     if (op.k === 'delete') {
       const subtree = nas.tree().subtree(op.id);
       const r = await nas.delete(op.id);
-      if (r.applied) { w.nasDelete({ root: op.id, subtree }); w.count('NAS delete'); }
+      if (r.applied) {
+        w.nasDelete({ root: op.id, subtree });
+        w.count('NAS delete');
+      }
       return `HTTP ${r.status}`;
     }
     const body = op.k === 'rename' ? { name: op.name } : { parentID: op.parent, ...(op.name !== undefined ? { name: op.name } : {}) };
     const r = await nas.patch(op.id, body);
-    if (r.applied) { w.nasPatch(op.id, body); w.count(op.k === 'rename' ? 'NAS rename' : 'NAS move'); }
+    if (r.applied) {
+      w.nasPatch(op.id, body);
+      w.count(op.k === 'rename' ? 'NAS rename' : 'NAS move');
+    }
     return `HTTP ${r.status}`;
   }
 
@@ -314,7 +371,10 @@ class Executor {
         }
         return undefined;
       case 'remount': {
-        if (engine.running) { const r = await engine.stop(); if (r.problem) problems.push(r.problem); }
+        if (engine.running) {
+          const r = await engine.stop();
+          if (r.problem) problems.push(r.problem);
+        }
         restoreFromCopy(this.rig.mirror);
         this.byPlace = true;
         // every inode changed: the test's own index is rebuilt by place (names did not change)
@@ -347,10 +407,15 @@ class Executor {
         const ok = await waitUntil(() => engine.view().held.length > 0, 15_000, 100);
         if (!ok) {
           const sent = link.writes.filter((x) => x.kind === 'delete' && x.at >= w.t0).map((x) => `${x.id} (${x.status})`);
-          problems.push(`a mass delete over the delete limit was not held within 15 s${sent.length ? `; the engine sent DELETE ${sent.join(', ')}` : ''}`);
+          problems.push(
+            `a mass delete over the delete limit was not held within 15 s${sent.length ? `; the engine sent DELETE ${sent.join(', ')}` : ''}`,
+          );
           return 'NOT held';
         }
-        return `held: ${engine.view().held.map((h) => `"${h.path}" (${h.objects})`).join(', ')}`;
+        return `held: ${engine
+          .view()
+          .held.map((h) => `"${h.path}" (${h.objects})`)
+          .join(', ')}`;
       }
       case 'held': {
         const r = await decideHeld(this.rig, w, this.index, s.decision);

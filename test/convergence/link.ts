@@ -60,12 +60,18 @@ export class NasLink {
     if (this.server) return;
     const server = http.createServer((req, res) => this.handle(req, res));
     server.keepAliveTimeout = 5000;
-    server.on('connection', (s) => { this.sockets.add(s); s.once('close', () => this.sockets.delete(s)); });
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.once('close', () => this.sockets.delete(s));
+    });
     for (let attempt = 0; ; attempt++) {
       try {
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(this.port, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+          server.listen(this.port, '127.0.0.1', () => {
+            server.off('error', reject);
+            resolve();
+          });
         });
         break;
       } catch (e) {
@@ -116,7 +122,15 @@ export class NasLink {
             parsed = {};
           }
         }
-        rec = { n: this.writes.length, at: Date.now(), method, kind: method === 'DELETE' ? 'delete' : 'patch', id: decodeURIComponent(m[1]!), body: parsed, status: 0 };
+        rec = {
+          n: this.writes.length,
+          at: Date.now(),
+          method,
+          kind: method === 'DELETE' ? 'delete' : 'patch',
+          id: decodeURIComponent(m[1]!),
+          body: parsed,
+          status: 0,
+        };
         this.writes.push(rec);
       }
       this.forwarded++;
@@ -125,13 +139,16 @@ export class NasLink {
       const out = http.request({ host: t.hostname, port: t.port, method, path: req.url, headers, agent: this.agent }, (up) => {
         if (rec) rec.status = up.statusCode ?? 0;
         const h: http.OutgoingHttpHeaders = {};
-        for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !['connection', 'keep-alive', 'transfer-encoding'].includes(k)) h[k] = v;
+        for (const [k, v] of Object.entries(up.headers))
+          if (v !== undefined && !['connection', 'keep-alive', 'transfer-encoding'].includes(k)) h[k] = v;
         res.writeHead(up.statusCode ?? 502, h);
         up.pipe(res);
         up.on('error', () => res.destroy());
       });
       // the service is down (restarting): to the engine, the NAS does not answer
-      out.on('error', () => { req.socket.destroy(); });
+      out.on('error', () => {
+        req.socket.destroy();
+      });
       out.end(body);
     });
   }

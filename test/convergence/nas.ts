@@ -22,7 +22,10 @@ export interface NasNode {
 export class NasTree {
   private kids: Map<string, NasNode[]> | undefined;
 
-  constructor(readonly rootId: string, readonly byId: ReadonlyMap<string, NasNode>) {}
+  constructor(
+    readonly rootId: string,
+    readonly byId: ReadonlyMap<string, NasNode>,
+  ) {}
 
   children(id: string): readonly NasNode[] {
     if (!this.kids) {
@@ -86,7 +89,12 @@ export interface NasOptions {
 }
 
 export class Nas {
-  private constructor(public svc: TestService, readonly dataDir: string, readonly token: string, private readonly opts: NasOptions) {}
+  private constructor(
+    public svc: TestService,
+    readonly dataDir: string,
+    readonly token: string,
+    private readonly opts: NasOptions,
+  ) {}
 
   static async start(opts: NasOptions): Promise<Nas> {
     const dataDir = mkdtempSync(join(tmpdir(), 'conv-nas-'));
@@ -138,7 +146,14 @@ export class Nas {
   /** The tree as the service holds it (objects being deleted and everything below them excluded). */
   tree(): NasTree {
     const db = this.svc.service.store.db;
-    const rows = db.prepare('SELECT row, id, parent, name, dir, deleting FROM objects').all() as { row: number; id: string; parent: number; name: string; dir: number; deleting: number }[];
+    const rows = db.prepare('SELECT row, id, parent, name, dir, deleting FROM objects').all() as {
+      row: number;
+      id: string;
+      parent: number;
+      name: string;
+      dir: number;
+      deleting: number;
+    }[];
     const rootId = this.rootId;
     const byRow = new Map<number, (typeof rows)[number]>();
     const kids = new Map<number, number[]>();

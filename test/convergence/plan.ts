@@ -26,9 +26,7 @@ export type LocalOp =
   | { k: 'create'; parent: string; name: string };
 
 export type NasOp =
-  | { k: 'rename'; id: string; name: string }
-  | { k: 'move'; id: string; parent: string; name?: string }
-  | { k: 'delete'; id: string };
+  { k: 'rename'; id: string; name: string } | { k: 'move'; id: string; parent: string; name?: string } | { k: 'delete'; id: string };
 
 export type Step =
   | { t: 'local'; op: LocalOp }
@@ -75,29 +73,45 @@ export function planRound(seed: number, round: number, tree: NasTree, opts: Plan
   const rng = Rng.forRound(seed, round);
   const flavors = FLAVORS.filter((f) => f !== 'bursts' || opts.quirks);
   // drawn even when forced: forcing the flavour a seed would draw anyway replays the same plan
-  const drawn = rng.weighted<Flavor>(flavors.map((f) => [f, ({ live: 3, kill9: 2, stop: 1, remount: 1.5, 'link-down': 1.5, 'nas-restart': 1, bursts: 1, 'mass-delete': 1.5 } as const)[f]]));
+  const drawn = rng.weighted<Flavor>(
+    flavors.map((f) => [
+      f,
+      ({ live: 3, kill9: 2, stop: 1, remount: 1.5, 'link-down': 1.5, 'nas-restart': 1, bursts: 1, 'mass-delete': 1.5 } as const)[f],
+    ]),
+  );
   const flavor = opts.flavor ?? drawn;
   const g = new Gen(rng, tree, round);
   const steps: Step[] = [];
-  const L = (lo: number, hi: number): void => { for (let i = rng.int(lo, hi); i > 0; i--) g.local(steps); };
-  const N = (lo: number, hi: number): void => { for (let i = rng.int(lo, hi); i > 0; i--) g.nas(steps); };
+  const L = (lo: number, hi: number): void => {
+    for (let i = rng.int(lo, hi); i > 0; i--) g.local(steps);
+  };
+  const N = (lo: number, hi: number): void => {
+    for (let i = rng.int(lo, hi); i > 0; i--) g.nas(steps);
+  };
   let heldDecision: 'approve' | 'reject' = 'reject';
   switch (flavor) {
     case 'live':
-      L(2, 5); N(1, 4);
-      if (rng.chance(0.6)) { steps.push({ t: 'wait-sent', n: rng.int(1, 2) }); L(1, 3); N(0, 2); }
+      L(2, 5);
+      N(1, 4);
+      if (rng.chance(0.6)) {
+        steps.push({ t: 'wait-sent', n: rng.int(1, 2) });
+        L(1, 3);
+        N(0, 2);
+      }
       break;
     case 'kill9':
       L(2, 5);
       if (rng.chance(0.6)) steps.push({ t: 'wait-sent', n: rng.int(1, 3) });
       steps.push({ t: 'kill9' });
-      L(0, 3); N(1, 3);
+      L(0, 3);
+      N(1, 3);
       steps.push({ t: 'start' });
       break;
     case 'stop':
       L(1, 4);
       steps.push({ t: 'stop' });
-      L(1, 3); N(1, 3);
+      L(1, 3);
+      N(1, 3);
       steps.push({ t: 'start' });
       break;
     case 'remount':
@@ -112,8 +126,13 @@ export function planRound(seed: number, round: number, tree: NasTree, opts: Plan
     case 'link-down':
       L(1, 3);
       steps.push({ t: 'link-down' });
-      L(1, 3); N(1, 3);
-      if (rng.chance(0.35)) { steps.push({ t: 'kill9' }); L(0, 2); steps.push({ t: 'start' }); }
+      L(1, 3);
+      N(1, 3);
+      if (rng.chance(0.35)) {
+        steps.push({ t: 'kill9' });
+        L(0, 2);
+        steps.push({ t: 'start' });
+      }
       steps.push({ t: 'link-up' });
       break;
     case 'nas-restart':
@@ -125,7 +144,8 @@ export function planRound(seed: number, round: number, tree: NasTree, opts: Plan
       break;
     case 'bursts':
       steps.push({ t: 'bursts', ms: rng.int(1500, 4000) });
-      L(2, 4); N(1, 3);
+      L(2, 4);
+      N(1, 3);
       break;
     case 'mass-delete': {
       heldDecision = rng.chance(0.5) ? 'approve' : 'reject';
@@ -137,7 +157,8 @@ export function planRound(seed: number, round: number, tree: NasTree, opts: Plan
         N(0, 3);
         steps.push({ t: 'held', decision: heldDecision });
       } else {
-        L(2, 4); N(1, 3);
+        L(2, 4);
+        N(1, 3);
       }
       break;
     }
@@ -157,7 +178,11 @@ class Gen {
   /** Names the user gave this round (a clash on the NAS reuses one). */
   private readonly localNamesGiven: { id: string; parent: string; name: string }[] = [];
 
-  constructor(private readonly rng: Rng, private readonly tree: NasTree, private readonly round: number) {
+  constructor(
+    private readonly rng: Rng,
+    private readonly tree: NasTree,
+    private readonly round: number,
+  ) {
     this.objects = [...tree.byId.values()].filter((n) => n.id !== tree.rootId).sort((a, b) => (a.id < b.id ? -1 : 1));
     this.folders = this.objects.filter((n) => n.dir);
     for (const o of this.objects) this.size.set(o.id, tree.subtree(o.id).size);
@@ -203,15 +228,25 @@ class Gen {
 
   local(steps: Step[]): void {
     const kind = this.rng.weighted<LocalOp['k'] | 'folder-rename' | 'folder-move'>([
-      ['rename', 3], ['move', 2], ['delete', 1.5], ['chain', 1], ['swap', 1], ['create', 1], ['folder-rename', 1.5], ['folder-move', 1],
+      ['rename', 3],
+      ['move', 2],
+      ['delete', 1.5],
+      ['chain', 1],
+      ['swap', 1],
+      ['create', 1],
+      ['folder-rename', 1.5],
+      ['folder-move', 1],
     ]);
     this.localKind(steps, kind);
   }
 
   localKind(steps: Step[], kind: LocalOp['k'] | 'folder-rename' | 'folder-move'): void {
-    const push = (op: LocalOp): void => { steps.push({ t: 'local', op }); };
+    const push = (op: LocalOp): void => {
+      steps.push({ t: 'local', op });
+    };
     switch (kind) {
-      case 'rename': case 'folder-rename': {
+      case 'rename':
+      case 'folder-rename': {
         const n = this.obj(kind === 'folder-rename' ? (x) => x.dir : () => true);
         if (!n) return;
         const name = this.newName(n);
@@ -219,7 +254,8 @@ class Gen {
         push({ k: 'rename', id: n.id, name });
         return;
       }
-      case 'move': case 'folder-move': {
+      case 'move':
+      case 'folder-move': {
         const n = this.obj(kind === 'folder-move' ? (x) => x.dir : () => true);
         const t = n && this.target(n);
         if (!n || !t) return;
@@ -263,15 +299,24 @@ class Gen {
   }
 
   nas(steps: Step[]): void {
-    const kind = this.rng.weighted<NasOp['k'] | 'clash' | 'rename-move'>([['rename', 3], ['move', 2], ['rename-move', 1], ['delete', 1], ['clash', 1]]);
-    const push = (op: NasOp): void => { steps.push({ t: 'nas', op }); };
+    const kind = this.rng.weighted<NasOp['k'] | 'clash' | 'rename-move'>([
+      ['rename', 3],
+      ['move', 2],
+      ['rename-move', 1],
+      ['delete', 1],
+      ['clash', 1],
+    ]);
+    const push = (op: NasOp): void => {
+      steps.push({ t: 'nas', op });
+    };
     switch (kind) {
       case 'rename': {
         const n = this.obj();
         if (n) push({ k: 'rename', id: n.id, name: this.newName(n) });
         return;
       }
-      case 'move': case 'rename-move': {
+      case 'move':
+      case 'rename-move': {
         const n = this.obj();
         const t = n && this.target(n);
         if (n && t) push({ k: 'move', id: n.id, parent: t.id, ...(kind === 'rename-move' ? { name: this.newName(n) } : {}) });
@@ -300,7 +345,9 @@ class Gen {
 
   /** The smallest folder above the delete limit (the library lasts longer). */
   massFolder(): NasNode | undefined {
-    const big = this.folders.filter((f) => (this.size.get(f.id) ?? 0) >= MASS_MIN).sort((a, b) => this.size.get(a.id)! - this.size.get(b.id)! || (a.id < b.id ? -1 : 1));
+    const big = this.folders
+      .filter((f) => (this.size.get(f.id) ?? 0) >= MASS_MIN)
+      .sort((a, b) => this.size.get(a.id)! - this.size.get(b.id)! || (a.id < b.id ? -1 : 1));
     if (!big.length) return undefined;
     return this.rng.pick(big.slice(0, 3));
   }
@@ -313,28 +360,41 @@ export function describeStep(s: Step, tree: NasTree): string {
     case 'local': {
       const o = s.op;
       switch (o.k) {
-        case 'rename': return `disk: rename ${p(o.id)} -> "${o.name}"`;
-        case 'move': return `disk: move ${p(o.id)} into ${p(o.parent)}${o.name ? ` as "${o.name}"` : ''}`;
-        case 'delete': return `disk: ${o.mass ? 'MASS ' : ''}delete ${p(o.id)}`;
-        case 'chain': return `disk: rename chain ${p(o.id)} -> ${o.names.map((n) => `"${n}"`).join(' -> ')}`;
-        case 'swap': return `disk: swap ${p(o.a)} <-> ${p(o.b)} via "${o.temp}"`;
-        case 'create': return `disk: new file "${o.name}" in ${p(o.parent)}`;
+        case 'rename':
+          return `disk: rename ${p(o.id)} -> "${o.name}"`;
+        case 'move':
+          return `disk: move ${p(o.id)} into ${p(o.parent)}${o.name ? ` as "${o.name}"` : ''}`;
+        case 'delete':
+          return `disk: ${o.mass ? 'MASS ' : ''}delete ${p(o.id)}`;
+        case 'chain':
+          return `disk: rename chain ${p(o.id)} -> ${o.names.map((n) => `"${n}"`).join(' -> ')}`;
+        case 'swap':
+          return `disk: swap ${p(o.a)} <-> ${p(o.b)} via "${o.temp}"`;
+        case 'create':
+          return `disk: new file "${o.name}" in ${p(o.parent)}`;
       }
       break;
     }
     case 'nas': {
       const o = s.op;
       switch (o.k) {
-        case 'rename': return `NAS (other user): rename ${p(o.id)} -> "${o.name}"`;
-        case 'move': return `NAS (other user): move ${p(o.id)} into ${p(o.parent)}${o.name ? ` as "${o.name}"` : ''}`;
-        case 'delete': return `NAS (other user): delete ${p(o.id)}`;
+        case 'rename':
+          return `NAS (other user): rename ${p(o.id)} -> "${o.name}"`;
+        case 'move':
+          return `NAS (other user): move ${p(o.id)} into ${p(o.parent)}${o.name ? ` as "${o.name}"` : ''}`;
+        case 'delete':
+          return `NAS (other user): delete ${p(o.id)}`;
       }
       break;
     }
-    case 'wait-sent': return `wait until the engine sent ${s.n} more write(s) (at most 5 s)`;
-    case 'bursts': return `NAS: 503/502/429 bursts for ${s.ms} ms`;
-    case 'held': return `nas-mirror held ${s.decision} all`;
-    default: return s.t;
+    case 'wait-sent':
+      return `wait until the engine sent ${s.n} more write(s) (at most 5 s)`;
+    case 'bursts':
+      return `NAS: 503/502/429 bursts for ${s.ms} ms`;
+    case 'held':
+      return `nas-mirror held ${s.decision} all`;
+    default:
+      return s.t;
   }
   return s.t;
 }

@@ -99,7 +99,13 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
   const rig: Rig = { mirror, nas, link, engine, creates: new LocalCreates() };
   const result: SeedResult = { seed: o.seed, quirks: o.quirks ?? null, rounds: [], failure: undefined, ms: 0, coverage: {} };
   const fail = (round: number, flavor: Failure['flavor'], violations: string[], log: string[], status: string): Failure => ({
-    seed: o.seed, quirks: o.quirks ?? null, round, flavor, violations, log, status,
+    seed: o.seed,
+    quirks: o.quirks ?? null,
+    round,
+    flavor,
+    violations,
+    log,
+    status,
     replay: `CONVERGENCE_SEED=${o.seed} CONVERGENCE_ROUNDS=${round}${o.quirks ? ` CONVERGENCE_QUIRKS=${o.quirks}` : ''}${o.flavors?.length ? ` CONVERGENCE_FLAVORS=${o.flavors.slice(0, round).join(',')}` : ''}${o.lateOk ? ' CONVERGENCE_LATE_OK=1' : ''} npx vitest run test/convergence`,
   });
   let current: { round: number; flavor: Failure['flavor'] } = { round: 0, flavor: 'initial mirror' };
@@ -119,7 +125,10 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
       const start = nas.tree();
       const index = indexDisk(mirror, start);
       const world = new RoundWorld(round, start);
-      const plan = planRound(o.seed, round, start, { quirks: nas.quirks, ...(o.flavors?.[round - 1] ? { flavor: o.flavors[round - 1] } : {}) });
+      const plan = planRound(o.seed, round, start, {
+        quirks: nas.quirks,
+        ...(o.flavors?.[round - 1] ? { flavor: o.flavors[round - 1] } : {}),
+      });
       current.flavor = plan.flavor;
       world.note(`round ${round} of seed ${o.seed}: ${plan.flavor}, ${plan.steps.length} steps; NAS has ${start.size - 1} objects`);
       const writesBefore = link.writes.length;
@@ -127,7 +136,9 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
       const problems = await executeRound(rig, plan, world, index);
       const s = await settle(rig, world, index, plan.heldDecision, o.lateOk ?? false);
       const writes = link.writes.slice(writesBefore);
-      world.note(`the engine's writes this round: ${writes.map((x) => `${x.kind === 'delete' ? 'DELETE' : 'PATCH'} ${x.id}${x.body ? ` ${JSON.stringify(x.body)}` : ''} -> ${x.status || 'no answer'}`).join('; ') || 'none'}`);
+      world.note(
+        `the engine's writes this round: ${writes.map((x) => `${x.kind === 'delete' ? 'DELETE' : 'PATCH'} ${x.id}${x.body ? ` ${JSON.stringify(x.body)}` : ''} -> ${x.status || 'no answer'}`).join('; ') || 'none'}`,
+      );
       const violations = [...problems, ...(s.problem ? [s.problem] : [])];
       violations.push(...checkRound(checkInput(rig, world, s.view, writesBefore, exitsBefore)));
       for (const v of violations.filter((x) => o.tolerate?.includes(violationKind(x)))) {
@@ -137,14 +148,35 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
       for (const [k, n] of world.done) result.coverage[k] = (result.coverage[k] ?? 0) + n;
       result.rounds.push({ round, flavor: plan.flavor, ms: Date.now() - r0, steps: plan.steps.length });
       if (o.verbose) for (const l of world.log) o.log?.(`  ${l}`);
-      o.log?.(`seed ${o.seed} round ${round} ${plan.flavor}: ${violations.length ? `${violations.length} violation(s)` : 'ok'} in ${((Date.now() - r0) / 1000).toFixed(1)} s`);
+      o.log?.(
+        `seed ${o.seed} round ${round} ${plan.flavor}: ${violations.length ? `${violations.length} violation(s)` : 'ok'} in ${((Date.now() - r0) / 1000).toFixed(1)} s`,
+      );
       if (violations.length) {
-        const errors = engine.stderr().split('\n').filter((l) => l.includes('"level":"error"')).slice(-5);
-        const last = tail(engine.stderr(), 12).split('\n').map((l) => `  ${l.slice(0, 400)}`);
+        const errors = engine
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('"level":"error"'))
+          .slice(-5);
+        const last = tail(engine.stderr(), 12)
+          .split('\n')
+          .map((l) => `  ${l.slice(0, 400)}`);
         // the whole stderr of this run, for the investigation (CONVERGENCE_STDERR=/tmp/conv: /tmp/conv-SEED-rROUND.txt)
         const dump = process.env['CONVERGENCE_STDERR'];
         if (dump) writeFileSync(`${dump}-${o.seed}-r${round}.txt`, engine.stderr());
-        result.failure = fail(round, plan.flavor, violations, [...world.log, ...(errors.length ? ['engine errors logged:', ...errors] : []), 'the engine\'s stderr ended with:', ...last, 'plan:', ...plan.steps.map((st) => `  ${describeStep(st, start)}`)], s.view.status);
+        result.failure = fail(
+          round,
+          plan.flavor,
+          violations,
+          [
+            ...world.log,
+            ...(errors.length ? ['engine errors logged:', ...errors] : []),
+            "the engine's stderr ended with:",
+            ...last,
+            'plan:',
+            ...plan.steps.map((st) => `  ${describeStep(st, start)}`),
+          ],
+          s.view.status,
+        );
         break;
       }
       // the user's files the engine uploaded are NAS objects from now on (renamed, moved and deleted as such)
@@ -157,7 +189,13 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
       }
     }
   } catch (e) {
-    result.failure ??= fail(current.round, current.flavor, [`the run itself failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, `engine stderr:\n${tail(engine.stderr(), 30)}`], [], '?');
+    result.failure ??= fail(
+      current.round,
+      current.flavor,
+      [`the run itself failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, `engine stderr:\n${tail(engine.stderr(), 30)}`],
+      [],
+      '?',
+    );
   } finally {
     await engine.stop().catch(() => undefined);
     await link.close();
@@ -196,17 +234,26 @@ function indexDisk(mirror: string, t: NasTree): DiskIndex {
  * (longer than the engine's delete hold and watcher debounce). Held deletes found meanwhile
  * are decided as the round says. Returns the engine's view, and a problem when it did not settle.
  */
-async function settle(rig: Rig, world: RoundWorld, index: DiskIndex, decision: 'approve' | 'reject', lateOk: boolean): Promise<{ view: EngineView; problem?: string }> {
+async function settle(
+  rig: Rig,
+  world: RoundWorld,
+  index: DiskIndex,
+  decision: 'approve' | 'reject',
+  lateOk: boolean,
+): Promise<{ view: EngineView; problem?: string }> {
   const { engine } = rig;
   const t0 = Date.now();
   // quirks: a folder deleted on the NAS is still listed for lingerMs; the disk cannot follow before
-  if (world.lastNasDeleteAt) await waitUntil(() => Date.now() > world.lastNasDeleteAt + rig.nas.lingerMs + 100, rig.nas.lingerMs + 1000, 100);
+  if (world.lastNasDeleteAt)
+    await waitUntil(() => Date.now() > world.lastNasDeleteAt + rig.nas.lingerMs + 100, rig.nas.lingerMs + 1000, 100);
   // First, on its own (no sync asked): the engine must take in what the user did on disk
   // (its model shows every entry where the disk has it) within a few seconds.
   let diff: string[] = [];
   // (a held "renamed or deleted?" is the engine's answer too: the user decides it below)
   const noticed = await waitUntil(() => (diff = modelVsDisk(rig)).length === 0 || engine.view().held.length > 0, NOTICE_MS, 200);
-  const lateText = noticed ? undefined : `the engine did not take in the disk's changes within ${NOTICE_MS / 1000} s on its own (no sync asked; status ${engine.view().status}): ${diff.slice(0, 6).join('; ')}${diff.length > 6 ? `; and ${diff.length - 6} more` : ''}`;
+  const lateText = noticed
+    ? undefined
+    : `the engine did not take in the disk's changes within ${NOTICE_MS / 1000} s on its own (no sync asked; status ${engine.view().status}): ${diff.slice(0, 6).join('; ')}${diff.length > 6 ? `; and ${diff.length - 6} more` : ''}`;
   if (lateText) world.note(lateText);
   const late = lateOk ? undefined : lateText;
   let prev: (Snapshot & { at: number }) | undefined;
@@ -214,7 +261,8 @@ async function settle(rig: Rig, world: RoundWorld, index: DiskIndex, decision: '
   let view = engine.view();
   let why = '';
   while (Date.now() - t0 < SETTLE_MS) {
-    if (!engine.running) return { view, problem: `the engine is not running while settling${engine.unexpectedExits.length ? '' : ' (it exited)'}` };
+    if (!engine.running)
+      return { view, problem: `the engine is not running while settling${engine.unexpectedExits.length ? '' : ' (it exited)'}` };
     view = engine.view();
     if (view.held.length) {
       world.note(`settle: held ${await decideHeld(rig, world, index, decision)}`);
@@ -223,10 +271,14 @@ async function settle(rig: Rig, world: RoundWorld, index: DiskIndex, decision: '
     }
     const asked = Date.now();
     engine.requestSync();
-    const synced = await waitUntil(() => {
-      view = engine.view();
-      return view.pendingRequests === 0 && view.lastWalkAt >= asked && view.outboxPending === 0;
-    }, 30_000, 100);
+    const synced = await waitUntil(
+      () => {
+        view = engine.view();
+        return view.pendingRequests === 0 && view.lastWalkAt >= asked && view.outboxPending === 0;
+      },
+      30_000,
+      100,
+    );
     if (!synced) {
       why = `after a sync request: ${view.pendingRequests} request(s) not taken, last complete walk ${view.lastWalkAt ? new Date(view.lastWalkAt).toISOString() : 'never'} (asked ${new Date(asked).toISOString()}), ${view.outboxPending} change(s) still to send; status ${view.status}`;
       prev = undefined;
@@ -235,13 +287,18 @@ async function settle(rig: Rig, world: RoundWorld, index: DiskIndex, decision: '
     why = '';
     const snap = snapshot(rig, view);
     if (prev && prev.fp === snap.fp && Date.now() - prev.at >= 1200) {
-      world.note(`settled in ${((Date.now() - t0) / 1000).toFixed(1)} s (status ${view.status}, ${view.conflicts.length} conflict(s), ${view.localOnly.length} local only)`);
+      world.note(
+        `settled in ${((Date.now() - t0) / 1000).toFixed(1)} s (status ${view.status}, ${view.conflicts.length} conflict(s), ${view.localOnly.length} local only)`,
+      );
       return late ? { view, problem: late } : { view };
     }
     if (prev && prev.fp !== snap.fp) lastChange = changes(prev, snap);
     if (!prev || prev.fp !== snap.fp) prev = { ...snap, at: Date.now() };
   }
-  return { view, problem: `the system did not settle in ${SETTLE_MS / 1000} s: ${why || `the disk, the NAS or the engine's lists kept changing; the last change between two syncs: ${lastChange}`}` };
+  return {
+    view,
+    problem: `the system did not settle in ${SETTLE_MS / 1000} s: ${why || `the disk, the NAS or the engine's lists kept changing; the last change between two syncs: ${lastChange}`}`,
+  };
 }
 
 /** Where the engine's model and the disk disagree (top-most entries only), the user's own files aside. */
@@ -258,7 +315,8 @@ function modelVsDisk(rig: Rig): string[] {
     if (model.has(p) || listed.has(p) || (!e.dir && rig.creates.has(e.name))) continue;
     if (top(p, disk, model)) out.push(`disk has "${p}", the engine's model does not`);
   }
-  for (const p of model.keys()) if (!disk.has(p) && top(p, model, disk)) out.push(`the engine's model has "${p}" (${model.get(p)!.id}), the disk does not`);
+  for (const p of model.keys())
+    if (!disk.has(p) && top(p, model, disk)) out.push(`the engine's model has "${p}" (${model.get(p)!.id}), the disk does not`);
   return out;
 }
 
@@ -271,9 +329,16 @@ interface Snapshot {
 
 /** Everything that must stop changing: the disk (paths, inodes), the NAS tree, the engine's counts and lists. */
 function snapshot(rig: Rig, v: EngineView): Snapshot {
-  const disk = new Map([...scanDisk(rig.mirror, { reserved: true }).values()].map((e) => [e.path, `${e.dir ? 'dir' : 'file'} ino ${e.ino}`]));
+  const disk = new Map(
+    [...scanDisk(rig.mirror, { reserved: true }).values()].map((e) => [e.path, `${e.dir ? 'dir' : 'file'} ino ${e.ino}`]),
+  );
   const nas = new Map([...rig.nas.tree().byId.values()].map((n) => [n.id, `${n.parent}/${n.name}`]));
-  const lists = JSON.stringify({ outbox: [v.outboxPending, v.outboxDone, v.outboxConflict], held: v.held, conflicts: v.conflicts.length, localOnly: v.localOnly.map((l) => l.path) });
+  const lists = JSON.stringify({
+    outbox: [v.outboxPending, v.outboxDone, v.outboxConflict],
+    held: v.held,
+    conflicts: v.conflicts.length,
+    localOnly: v.localOnly.map((l) => l.path),
+  });
   const h = createHash('sha1');
   for (const [p, x] of [...disk].sort()) h.update(`${p}\0${x}\n`);
   for (const [id, x] of [...nas].sort()) h.update(`${id}\0${x}\n`);

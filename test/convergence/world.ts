@@ -53,7 +53,10 @@ export class RoundWorld {
   lastNasDeleteAt = 0;
   readonly t0 = Date.now();
 
-  constructor(readonly round: number, readonly start: NasTree) {}
+  constructor(
+    readonly round: number,
+    readonly start: NasTree,
+  ) {}
 
   note(line: string): void {
     this.log.push(`${((Date.now() - this.t0) / 1000).toFixed(2).padStart(6)}s ${line}`);
@@ -186,7 +189,14 @@ export class DiskIndex {
       this.inoById.delete(id);
       if (ino !== undefined && this.idByIno.get(ino) === id) this.idByIno.delete(ino);
     };
-    for (const [id, p] of this.pathById) if (p === path || p.startsWith(`${path}/`)) { this.pathById.delete(id); forget(id); }
-    for (const ino of inos) { const id = this.idByIno.get(ino); if (id !== undefined) forget(id); }
+    for (const [id, p] of this.pathById)
+      if (p === path || p.startsWith(`${path}/`)) {
+        this.pathById.delete(id);
+        forget(id);
+      }
+    for (const ino of inos) {
+      const id = this.idByIno.get(ino);
+      if (id !== undefined) forget(id);
+    }
   }
 }

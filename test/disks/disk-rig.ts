@@ -41,28 +41,45 @@ export interface DiskRig {
 const logger = (): Logger => (process.env['LOCAL_TEST_LOG'] ? createLogger('engine') : silentLogger);
 
 /** The same timings as the local harness: short hold, no timed re-walks or checks. */
-const BASE_OPTS: Partial<EngineOptions> = { holdMs: 300, rewalkMs: 0, rescanMs: 0, requestPollMs: 100, threshold: { count: 50, percent: 100 } };
+const BASE_OPTS: Partial<EngineOptions> = {
+  holdMs: 300,
+  rewalkMs: 0,
+  rescanMs: 0,
+  requestPollMs: 100,
+  threshold: { count: 50, percent: 100 },
+};
 
-export async function startDiskRig(mirror: string, seed: (svc: TestService, root: string) => void, opts: Partial<EngineOptions> = {}): Promise<DiskRig> {
+export async function startDiskRig(
+  mirror: string,
+  seed: (svc: TestService, root: string) => void,
+  opts: Partial<EngineOptions> = {},
+): Promise<DiskRig> {
   const svc = await startTestService();
   seed(svc, svc.admin.rootId());
   const state = mkdtempSync(join(tmpdir(), 'nas-disk-state-'));
   const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 1, backoffBaseMs: 20, timeoutMs: 5000 });
   let markAt = 0;
-  const newEngine = (o: Partial<EngineOptions> = {}): Engine => new Engine({ stateDir: state, mirrorDir: mirror, client, log: logger(), ...BASE_OPTS, ...opts, ...o });
+  const newEngine = (o: Partial<EngineOptions> = {}): Engine =>
+    new Engine({ stateDir: state, mirrorDir: mirror, client, log: logger(), ...BASE_OPTS, ...opts, ...o });
   const since = (): readonly { method: string; path: string }[] => svc.requests().slice(markAt);
   const rig: DiskRig = {
-    svc, client, mirror, state,
+    svc,
+    client,
+    mirror,
+    state,
     engine: newEngine(),
     count: (method, prefix = '') => since().filter((r) => r.method === method && r.path.includes(prefix)).length,
-    sent: () => since().flatMap((r) => {
-      const m = /\/files\/([^/]+)(\/patch)?$/.exec(r.path);
-      if (!m) return [];
-      if (r.method === 'POST' && m[2]) return [`PATCH ${decodeURIComponent(m[1]!)}`];
-      if (r.method === 'DELETE' && !m[2]) return [`DELETE ${decodeURIComponent(m[1]!)}`];
-      return [];
-    }),
-    mark: () => { markAt = svc.requests().length; },
+    sent: () =>
+      since().flatMap((r) => {
+        const m = /\/files\/([^/]+)(\/patch)?$/.exec(r.path);
+        if (!m) return [];
+        if (r.method === 'POST' && m[2]) return [`PATCH ${decodeURIComponent(m[1]!)}`];
+        if (r.method === 'DELETE' && !m[2]) return [`DELETE ${decodeURIComponent(m[1]!)}`];
+        return [];
+      }),
+    mark: () => {
+      markAt = svc.requests().length;
+    },
     newEngine,
     restart: async (o = {}) => {
       await rig.engine.stop();

@@ -22,12 +22,16 @@ import { lines, startDiskRig, waitFor, type DiskRig } from './disk-rig.js';
 type Ids = Record<string, string>;
 function seedTree(svc: TestService, root: string): Ids {
   const ids: Ids = {};
-  const dir = (parent: string, path: string): string => (ids[path] = svc.admin.createFolder(parent === '' ? root : ids[parent]!, path.split('/').pop()!).id);
+  const dir = (parent: string, path: string): string =>
+    (ids[path] = svc.admin.createFolder(parent === '' ? root : ids[parent]!, path.split('/').pop()!).id);
   // each file its own size and time, as real files have (what weak-evidence pairing compares, on disks without stable ids)
   let k = 0;
   const file = (parent: string, name: string): void => {
     k++;
-    ids[parent ? `${parent}/${name}` : name] = svc.admin.createFile(parent === '' ? root : ids[parent]!, name, { size: 1000 + k, mTime: Date.parse('2021-06-01T10:00:00Z') + k * 61_000 }).id;
+    ids[parent ? `${parent}/${name}` : name] = svc.admin.createFile(parent === '' ? root : ids[parent]!, name, {
+      size: 1000 + k,
+      mTime: Date.parse('2021-06-01T10:00:00Z') + k * 61_000,
+    }).id;
   };
   const pad = (i: number, n = 2): string => String(i).padStart(n, '0');
   dir('', 'Docs');
@@ -35,7 +39,11 @@ function seedTree(svc: TestService, root: string): Ids {
   dir('Docs', 'Docs/Reports');
   for (let i = 0; i < 10; i++) file('Docs/Reports', `r${pad(i)}.pdf`);
   dir('', 'Photos');
-  for (const [y, n] of [['2019', 40], ['2020', 30], ['2021', 5]] as const) {
+  for (const [y, n] of [
+    ['2019', 40],
+    ['2020', 30],
+    ['2021', 5],
+  ] as const) {
     dir('Photos', `Photos/${y}`);
     for (let i = 0; i < n; i++) file(`Photos/${y}`, `img${pad(i, 3)}.jpg`);
   }
@@ -95,10 +103,14 @@ export function diskSuite(kind: FsKind): void {
     let ids: Ids = {};
     let n = 0;
 
-    beforeAll(async () => { disk = await makeDisk(kind, 400); });
+    beforeAll(async () => {
+      disk = await makeDisk(kind, 400);
+    });
     // every test starts on a freshly mounted disk, as after plugging it in: on exFAT the
     // inode numbers then depend on this test alone, not on what earlier tests looked up
-    beforeEach(async () => { await disk!.remount(); });
+    beforeEach(async () => {
+      await disk!.remount();
+    });
     afterEach(async () => {
       const r = rig;
       rig = undefined;
@@ -106,11 +118,18 @@ export function diskSuite(kind: FsKind): void {
       if (r) rmSync(r.mirror, { recursive: true, force: true });
     });
     afterAll(async () => {
-      try { await rig?.close(); } finally { await disk?.destroy(); await destroyAllDisks(); }
+      try {
+        await rig?.close();
+      } finally {
+        await disk?.destroy();
+        await destroyAllDisks();
+      }
     });
 
     const start = async (): Promise<DiskRig> => {
-      rig = await startDiskRig(join(disk!.dir, `mirror-${n++}`), (svc, root) => { ids = seedTree(svc, root); });
+      rig = await startDiskRig(join(disk!.dir, `mirror-${n++}`), (svc, root) => {
+        ids = seedTree(svc, root);
+      });
       return rig;
     };
     const name = (r: DiskRig, key: string): string | undefined => r.svc.admin.get(ids[key]!)?.name;
@@ -150,7 +169,13 @@ export function diskSuite(kind: FsKind): void {
       r.mark();
       rmSync(join(r.mirror, 'Docs', 'Reports', 'r03.pdf'));
       rmSync(join(r.mirror, 'Photos', '2021'), { recursive: true });
-      await waitFor(() => r.svc.admin.get(ids['Docs/Reports/r03.pdf']!) === undefined && r.svc.admin.get(ids['Photos/2021']!) === undefined && r.count('DELETE') >= 2, 'both deletes reach the NAS');
+      await waitFor(
+        () =>
+          r.svc.admin.get(ids['Docs/Reports/r03.pdf']!) === undefined &&
+          r.svc.admin.get(ids['Photos/2021']!) === undefined &&
+          r.count('DELETE') >= 2,
+        'both deletes reach the NAS',
+      );
       await settle(r);
       expect(r.sent().sort()).toEqual([`DELETE ${ids['Docs/Reports/r03.pdf']}`, `DELETE ${ids['Photos/2021']}`].sort());
     });
@@ -203,9 +228,17 @@ export function diskSuite(kind: FsKind): void {
       renameSync(join(r.mirror, 'Docs', 'notes.md'), join(r.mirror, 'Music', 'notes.md'));
       rmSync(join(r.mirror, 'Photos', '2020', 'img011.jpg'));
       await r.restart();
-      await waitThenCheck(() => name(r, 'top02.txt') === 'top02 renamed.txt' && parent(r, 'Docs/notes.md') === ids['Music'] && r.svc.admin.get(ids['Photos/2020/img011.jpg']!) === undefined, 'the three changes reach the NAS');
+      await waitThenCheck(
+        () =>
+          name(r, 'top02.txt') === 'top02 renamed.txt' &&
+          parent(r, 'Docs/notes.md') === ids['Music'] &&
+          r.svc.admin.get(ids['Photos/2020/img011.jpg']!) === undefined,
+        'the three changes reach the NAS',
+      );
       await settle(r);
-      expect(r.sent().sort()).toEqual([`PATCH ${ids['top02.txt']}`, `PATCH ${ids['Docs/notes.md']}`, `DELETE ${ids['Photos/2020/img011.jpg']}`].sort());
+      expect(r.sent().sort()).toEqual(
+        [`PATCH ${ids['top02.txt']}`, `PATCH ${ids['Docs/notes.md']}`, `DELETE ${ids['Photos/2020/img011.jpg']}`].sort(),
+      );
       expect(lines(r.diskTree())).toEqual(lines(await r.nasTree()));
     });
 
@@ -248,7 +281,9 @@ export function diskSuite(kind: FsKind): void {
       // each sighting of "synced" while the rename was not on the NAS, as ms after start()
       const syncedEarly: number[] = [];
       let t0 = Date.now();
-      const look = (state: string): void => { if (state === 'synced' && !sentYet()) syncedEarly.push(Date.now() - t0); };
+      const look = (state: string): void => {
+        if (state === 'synced' && !sentYet()) syncedEarly.push(Date.now() - t0);
+      };
       const off = e.events.on('status', (s) => look(s.state));
       const poll = setInterval(() => look(e.status().state), 20);
       try {

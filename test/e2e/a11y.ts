@@ -16,20 +16,25 @@ import type { Page } from 'playwright-core';
 
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-interface AxeResult { violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }
+interface AxeResult {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[];
+}
 
 /** axe-core (wcag2a + wcag2aa rules) on the page as it is now: one line per element in violation. */
 export async function axeViolations(page: Page): Promise<string[]> {
   // Not addScriptTag: the window's CSP (script-src 'self') rightly refuses an inline script, and
   // the tests keep that CSP on. The DevTools protocol's evaluate is not subject to it.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE_PATH, 'utf8'));
-  const result = await page.evaluate(async () => {
+  const result = (await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, opts: unknown): Promise<unknown> } }).axe;
     return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] }, resultTypes: ['violations'] });
-  }) as AxeResult;
+  })) as AxeResult;
   return result.violations.map((v) => {
     const first = v.nodes[0];
-    const eg = v.nodes.slice(0, 3).map((n) => n.target.map(String).join(' ')).join(' | ');
+    const eg = v.nodes
+      .slice(0, 3)
+      .map((n) => n.target.map(String).join(' '))
+      .join(' | ');
     return `${v.impact ?? '?'} ${v.id} (${v.help}): ${v.nodes.length} element(s), e.g. ${eg}${first?.failureSummary ? ` -- ${first.failureSummary.replace(/\s+/g, ' ').slice(0, 240)}` : ''}`;
   });
 }
@@ -49,19 +54,39 @@ export async function axeBothThemes(page: Page): Promise<string[]> {
 export async function a11yProblems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const out: string[] = [];
-    const visible = (e: Element): boolean => { const r = (e as HTMLElement).getBoundingClientRect(); const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
-    const describe = (e: Element): string => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ').join('.')}` : ''} "${(e.textContent ?? '').trim().slice(0, 40)}"`;
+    const visible = (e: Element): boolean => {
+      const r = (e as HTMLElement).getBoundingClientRect();
+      const s = getComputedStyle(e);
+      return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none';
+    };
+    const describe = (e: Element): string =>
+      `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ').join('.')}` : ''} "${(e.textContent ?? '').trim().slice(0, 40)}"`;
     // contrast
     // rgb()/rgba(), or color(srgb r g b / a) with 0..1 channels (what color-mix() computes to)
     const rgba = (c: string): number[] => {
-      const m = c.replace(/^color\(srgb/, '').match(/[\d.]+/g)?.map(Number) ?? [0, 0, 0, 1];
+      const m = c
+        .replace(/^color\(srgb/, '')
+        .match(/[\d.]+/g)
+        ?.map(Number) ?? [0, 0, 0, 1];
       const k = c.startsWith('color(srgb') ? 255 : 1;
       return [(m[0] ?? 0) * k, (m[1] ?? 0) * k, (m[2] ?? 0) * k, m[3] ?? 1];
     };
-    const lum = ([r, g, b]: number[]): number => { const f = (v: number) => { const s = v / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!); };
+    const lum = ([r, g, b]: number[]): number => {
+      const f = (v: number) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+    };
     const bgOf = (e: Element | null): number[] => {
       const layers: number[][] = [];
-      for (let n = e; n; n = n.parentElement) { const c = rgba(getComputedStyle(n).backgroundColor); if (c[3]! > 0) { layers.push(c); if (c[3]! >= 1) break; } }
+      for (let n = e; n; n = n.parentElement) {
+        const c = rgba(getComputedStyle(n).backgroundColor);
+        if (c[3]! > 0) {
+          layers.push(c);
+          if (c[3]! >= 1) break;
+        }
+      }
       let acc = [255, 255, 255];
       for (const l of layers.reverse()) acc = acc.map((v, i) => l[i]! * l[3]! + v * (1 - l[3]!));
       return acc;

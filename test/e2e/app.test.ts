@@ -29,7 +29,9 @@ beforeAll(async () => {
   rig = await startRig();
   page = await rig.newPage();
 }, 120_000);
-afterAll(async () => { await rig?.close(); });
+afterAll(async () => {
+  await rig?.close();
+});
 
 describe('NAS Mirror window (browser mode, Chromium)', () => {
   it('starts unconfigured, takes the NAS address and the token in Settings, and never shows the token back', async () => {
@@ -51,7 +53,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     expect(JSON.stringify(settings)).not.toContain(rig.token);
   }, 90_000);
 
-  it('search as you type shows the service\'s own results and highlights', async () => {
+  it("search as you type shows the service's own results and highlights", async () => {
     await tab('Search').click();
     const q = '2018';
     await page.fill('#search-input', q);
@@ -61,7 +63,9 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     const ids = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
     expect(ids).toEqual(expected.matches.map((m) => m.file.id));
     // highlights: the <mark>s of each row's name are the service's name-fragment locations
-    const marks = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => Array.from(li.querySelectorAll('.hit-name mark')).map((m) => m.textContent)));
+    const marks = await page
+      .locator('#results li')
+      .evaluateAll((lis) => lis.map((li) => Array.from(li.querySelectorAll('.hit-name mark')).map((m) => m.textContent)));
     const want = expected.matches.map((m) => {
       const frag = m.fragments.find((f) => f.text === m.file.name);
       return frag ? frag.locations.map((l) => frag.text.slice(l.index, l.index + l.length)) : [];
@@ -72,19 +76,32 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
       await page.fill('#search-input', more);
       const exp = await serviceSearch(rig.svc, rig.token, more, 50);
       expect(exp.matches.length, more).toBeGreaterThan(0);
-      await poll(async () => page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual(exp.matches.map((m) => m.file.id));
-      const got = await page.locator('#results li').evaluateAll((lis) => lis.map((li) =>
-        [li.querySelector('.hit-name'), ...Array.from(li.querySelectorAll('.hit-frags .frag'))].map((f) => Array.from(f!.querySelectorAll('mark')).map((m) => m.textContent))));
+      await poll(async () => page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual(
+        exp.matches.map((m) => m.file.id),
+      );
+      const got = await page
+        .locator('#results li')
+        .evaluateAll((lis) =>
+          lis.map((li) =>
+            [li.querySelector('.hit-name'), ...Array.from(li.querySelectorAll('.hit-frags .frag'))].map((f) =>
+              Array.from(f!.querySelectorAll('mark')).map((m) => m.textContent),
+            ),
+          ),
+        );
       const wanted = exp.matches.map((m) => {
         const nameFrag = m.fragments.find((f) => f.text === m.file.name);
-        const marksOf = (f: { text: string; locations: { index: number; length: number }[] }) => f.locations.map((l) => f.text.slice(l.index, l.index + l.length));
+        const marksOf = (f: { text: string; locations: { index: number; length: number }[] }) =>
+          f.locations.map((l) => f.text.slice(l.index, l.index + l.length));
         // a camera make its model repeats ("Canon", "Canon EOS R6") is shown once, as the model
         const img = (m.file as { image?: { cameraMake?: unknown; cameraModel?: unknown } }).image;
         const make = typeof img?.cameraMake === 'string' ? img.cameraMake.trim().toLowerCase() : '';
         const model = typeof img?.cameraModel === 'string' ? img.cameraModel.trim().toLowerCase() : '';
         const others = m.fragments.filter((f) => f !== nameFrag);
         const repeated = make !== '' && model.startsWith(make) && others.some((f) => f.text.trim().toLowerCase() === model);
-        return [nameFrag ? marksOf(nameFrag) : [], ...others.filter((f) => !(repeated && f.text.trim().toLowerCase() === make)).map(marksOf)];
+        return [
+          nameFrag ? marksOf(nameFrag) : [],
+          ...others.filter((f) => !(repeated && f.text.trim().toLowerCase() === make)).map(marksOf),
+        ];
       });
       expect(got, more).toEqual(wanted);
     }
@@ -120,7 +137,9 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.fill('#search-input', 'rome');
     await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
     await page.fill('#search-input', 'x'.repeat(1100));
-    await poll(() => page.locator('#search-error').textContent()).toBe('The search is too long: at most 1,024 characters. Shorten it to search.');
+    await poll(() => page.locator('#search-error').textContent()).toBe(
+      'The search is too long: at most 1,024 characters. Shorten it to search.',
+    );
     expect(await page.locator('#results li').count()).toBe(0);
     expect(await page.locator('#search-meta').textContent()).not.toMatch(/args\.q/);
   });
@@ -133,7 +152,10 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
     await page.fill('#search-input', '.pdf');
     // wait for the .pdf results themselves, not the previous query's rows
-    await poll(async () => { const n = await page.locator('#results li .hit-name').allTextContents(); return n.length > 1 && n.every((t) => t.endsWith('.pdf')); }).toBe(true);
+    await poll(async () => {
+      const n = await page.locator('#results li .hit-name').allTextContents();
+      return n.length > 1 && n.every((t) => t.endsWith('.pdf'));
+    }).toBe(true);
     const before = rig.app.opened.length;
     await page.keyboard.press('ArrowDown');
     await poll(() => page.locator('#results li.selected').getAttribute('aria-selected')).toBe('true');
@@ -153,14 +175,20 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     expect(rig.app.opened.at(-1)!.what).toBe('open');
     for (const view of ['search', 'browse', 'activity', 'conflicts', 'settings']) {
       await page.click(`#tab-${view}`);
-      const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=listbox]'))
-        .filter((e) => (e as HTMLElement).offsetParent !== null)
-        .filter((e) => {
-          const labels = (e as HTMLInputElement).labels;
-          const named = (labels && labels.length > 0) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.tagName === 'BUTTON' && e.textContent?.trim());
-          return !named;
-        })
-        .map((e) => e.outerHTML.slice(0, 80)));
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=listbox]'))
+          .filter((e) => (e as HTMLElement).offsetParent !== null)
+          .filter((e) => {
+            const labels = (e as HTMLInputElement).labels;
+            const named =
+              (labels && labels.length > 0) ||
+              e.getAttribute('aria-label') ||
+              e.getAttribute('aria-labelledby') ||
+              (e.tagName === 'BUTTON' && e.textContent?.trim());
+            return !named;
+          })
+          .map((e) => e.outerHTML.slice(0, 80)),
+      );
       expect(unlabelled, view).toEqual([]);
     }
     await page.click('#tab-search');
@@ -168,8 +196,15 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
 
   it('browses the offline folder tree', async () => {
     await tab('Browse').click();
-    const rootNames = readdirSync(rig.mirror).filter((n) => !n.startsWith('.')).sort();
-    await poll(() => page.locator('#browse-rows .name').allTextContents().then((t) => [...t].sort())).toEqual(rootNames);
+    const rootNames = readdirSync(rig.mirror)
+      .filter((n) => !n.startsWith('.'))
+      .sort();
+    await poll(() =>
+      page
+        .locator('#browse-rows .name')
+        .allTextContents()
+        .then((t) => [...t].sort()),
+    ).toEqual(rootNames);
     const folder = page.locator('#browse-rows tr.folder .name').first();
     const folderName = (await folder.textContent())!;
     await folder.click();
@@ -197,7 +232,9 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(() => rig.svc.admin.get(id)?.name === to, 'rename on the NAS');
     await tab('Activity').click();
     // one line per action, in words, with whether the NAS took it; the engine's record under Details
-    const entry = page.locator('#activity-list li', { hasText: `Renamed “${name}” to “${to}”` }).filter({ has: page.locator('button.undo') });
+    const entry = page
+      .locator('#activity-list li', { hasText: `Renamed “${name}” to “${to}”` })
+      .filter({ has: page.locator('button.undo') });
     await poll(() => entry.count(), { timeout: 15_000 }).toBe(1);
     await poll(() => entry.locator('.state').textContent(), { timeout: 15_000 }).toBe('Done on the NAS');
     expect(await entry.locator('.summary').textContent()).toBe(`Renamed “${name}” to “${to}”`);
@@ -205,7 +242,8 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await entry.locator('details summary').click();
     expect(await entry.locator('.reason').first().isVisible()).toBe(true);
     expect(await entry.locator('details').textContent()).toMatch(/If-Match/);
-    for (const line of await page.locator('#activity-list li .summary').allTextContents()) expect(line).not.toMatch(/If-Match|eTag|inode|#\d+|\(local\)/);
+    for (const line of await page.locator('#activity-list li .summary').allTextContents())
+      expect(line).not.toMatch(/If-Match|eTag|inode|#\d+|\(local\)/);
     // filter and search
     await page.selectOption('#activity-filter', 'nas');
     await poll(() => page.locator('#activity-list li', { hasText: to }).count()).toBe(0);
@@ -261,7 +299,13 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.evaluate(() => {
       const w = window as unknown as { notes: string[]; Notification: unknown };
       w.notes = [];
-      w.Notification = class { static permission = 'granted'; onclick: unknown = null; constructor(title: string) { w.notes.push(title); } };
+      w.Notification = class {
+        static permission = 'granted';
+        onclick: unknown = null;
+        constructor(title: string) {
+          w.notes.push(title);
+        }
+      };
     });
     await page.click('#pause-toggle');
     await until(async () => (await rig.app.core.handlers.status({})).conflicts >= 2, 'conflicts recorded');
@@ -306,7 +350,10 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await poll(() => page.locator('#held tbody tr').count()).toBe(0);
     // the header's count and state line follow within a second, not at the next status tick
     await poll(() => page.locator('#conflict-count').count(), { timeout: 1_500 }).toBe(0);
-    await until(async () => { const st = await rig.app.core.handlers.status({}); return st.heldDeletes === 0 && st.outbox === 0 && !st.walk.running; }, 'engine settled');
+    await until(async () => {
+      const st = await rig.app.core.handlers.status({});
+      return st.heldDeletes === 0 && st.outbox === 0 && !st.walk.running;
+    }, 'engine settled');
 
     rmSync(join(rig.mirror, dir), { recursive: true });
     await until(async () => (await rig.app.core.handlers.status({})).heldDeletes > 0, 'delete held again');
@@ -315,7 +362,9 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await page.check('#held-all');
     await page.click('#held [data-action="delete-from-nas"]');
     await poll(() => page.locator('#held-confirm').isVisible()).toBe(true);
-    expect(await page.locator('#held-confirm-title').textContent()).toMatch(new RegExp(`^Delete (“${dir}” and the \\d+ items in it|\\d+ entries \\(\\d+ items in all\\)) from the NAS\\?$`));
+    expect(await page.locator('#held-confirm-title').textContent()).toMatch(
+      new RegExp(`^Delete (“${dir}” and the \\d+ items in it|\\d+ entries \\(\\d+ items in all\\)) from the NAS\\?$`),
+    );
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('held-confirm-no');
     await shot('held-confirm');
     expect(await axeBothThemes(page)).toEqual([]);
@@ -359,7 +408,9 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
 /** A file placeholder below a top-level folder (the `skip`-th found). */
 function someFile(root: string, skip = 0): { dir: string; name: string } {
   let seen = 0;
-  for (const top of readdirSync(root).filter((n) => !n.startsWith('.')).sort()) {
+  for (const top of readdirSync(root)
+    .filter((n) => !n.startsWith('.'))
+    .sort()) {
     if (!statSync(join(root, top)).isDirectory()) continue;
     for (const f of readdirSync(join(root, top)).sort()) {
       if (f.startsWith('Renamed ') || f.startsWith('Mine ')) continue;
@@ -376,7 +427,9 @@ function countTree(p: string): number {
 
 /** A top-level folder holding at least `min` entries in all. */
 function bigFolder(root: string, min: number): string {
-  for (const top of readdirSync(root).filter((n) => !n.startsWith('.')).sort()) {
+  for (const top of readdirSync(root)
+    .filter((n) => !n.startsWith('.'))
+    .sort()) {
     if (statSync(join(root, top)).isDirectory() && countTree(join(root, top)) >= min) return top;
   }
   throw new Error('no big folder');

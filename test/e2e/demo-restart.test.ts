@@ -17,17 +17,27 @@ import { until } from './harness.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'nm-demo-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const start = (): Promise<Core> => startCore({
-  dataDir, firstRun: 'demo', demoObjects: 200, log: silentLogger, noKeychain: true, loginItem: noLoginItem,
-  desktop: { open: async () => undefined, reveal: async () => undefined },
-});
+const start = (): Promise<Core> =>
+  startCore({
+    dataDir,
+    firstRun: 'demo',
+    demoObjects: 200,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+  });
 
 describe('the demo NAS across restarts', () => {
   it('a second start on the same data folder is online on the demo, not "not set up"', async () => {
     for (const round of [1, 2]) {
       const core = await start();
       try {
-        await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null, `round ${round}: online with a complete walk (status ${JSON.stringify(core.status())})`, 60_000);
+        await until(
+          () => core.status().connection === 'online' && core.status().lastCompleteWalk !== null,
+          `round ${round}: online with a complete walk (status ${JSON.stringify(core.status())})`,
+          60_000,
+        );
         expect(core.status().via).toBe('embedded');
         expect(core.status().indexed).toBeGreaterThan(100);
       } finally {

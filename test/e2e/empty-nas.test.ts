@@ -28,7 +28,9 @@ beforeAll(async () => {
   await until(() => entries().length > 0, 'placeholders placed', 60_000);
   page = await rig.newPage();
 }, 150_000);
-afterAll(async () => { await rig?.close(); });
+afterAll(async () => {
+  await rig?.close();
+});
 
 describe('a NAS that suddenly looks empty', () => {
   it('is said in plain words with what the user can do; keep keeps, remove removes here only', async () => {
@@ -76,7 +78,12 @@ describe('a NAS that suddenly looks empty', () => {
     await poll(() => panel.isVisible()).toBe(false);
     await h.syncNow({});
     await until(() => entries().length === 0, 'placeholders removed after the confirmation', 60_000);
-    expect(rig.svc.requests().slice(requests).filter((r) => r.method === 'DELETE')).toHaveLength(0);
+    expect(
+      rig.svc
+        .requests()
+        .slice(requests)
+        .filter((r) => r.method === 'DELETE'),
+    ).toHaveLength(0);
     await poll(() => page.locator('#state-line').textContent()).not.toContain('looks empty');
   }, 180_000);
 });

@@ -22,9 +22,16 @@ import { ARTIFACTS, launchChromium } from './harness.js';
 let dataDir: string, userDataDir: string;
 
 /** Processes whose command line names `text` (Linux /proc). */
-const processesNaming = (text: string): number => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-  try { return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(text); } catch { return false; }
-}).length;
+const processesNaming = (text: string): number =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    }).length;
 let core: HostedCore;
 let ui: UiServer;
 let browser: BrowserContext;
@@ -33,8 +40,12 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'nm-e2e-host-'));
   userDataDir = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
   core = await hostEngine({
-    spawn: forkEngine(), start: { dataDir, firstRun: 'demo', demoObjects: 150, engine: { holdMs: 300, requestPollMs: 200 }, logLevel: 'none' },
-    keychain: new MemoryKeychain(), loginItem: noLoginItem, log: silentLogger, backoff: { firstMs: 300, maxMs: 1000 },
+    spawn: forkEngine(),
+    start: { dataDir, firstRun: 'demo', demoObjects: 150, engine: { holdMs: 300, requestPollMs: 200 }, logLevel: 'none' },
+    keychain: new MemoryKeychain(),
+    loginItem: noLoginItem,
+    log: silentLogger,
+    backoff: { firstMs: 300, maxMs: 1000 },
     desktop: { open: async () => undefined, reveal: async () => undefined },
   });
   ui = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
@@ -62,7 +73,9 @@ describe('the window with the engine in its own process', () => {
     await expect.poll(() => page.locator('.toasts').textContent(), { timeout: 30_000 }).toContain('stopped unexpectedly');
     await expect.poll(() => badge.textContent(), { timeout: 30_000 }).toBe('Offline');
     // the header says what happened, not that the NAS is unreachable
-    await expect.poll(() => page.locator('#state-line').textContent(), { timeout: 30_000, interval: 50 }).toMatch(/^The sync engine stopped and is starting again/);
+    await expect
+      .poll(() => page.locator('#state-line').textContent(), { timeout: 30_000, interval: 50 })
+      .toMatch(/^The sync engine stopped and is starting again/);
     await page.screenshot({ path: join(ARTIFACTS, 'engine-crashed.png') });
     await expect.poll(() => core.enginePid(), { timeout: 60_000 }).not.toBe(undefined);
     await expect.poll(() => badge.textContent(), { timeout: 60_000 }).toBe('Online');

@@ -10,37 +10,92 @@ const { EventEmitter } = require('node:events');
 const rec = { windows: [], handlers: new Map(), trays: [], menus: [], notes: [], exitCode: null, sent: [] };
 const app = new EventEmitter();
 Object.assign(app, {
-  setPath: (k, v) => { rec.userData = v; },
+  setPath: (k, v) => {
+    rec.userData = v;
+  },
   getPath: () => rec.userData,
   requestSingleInstanceLock: () => true,
   whenReady: () => Promise.resolve(),
-  quit: () => { const e = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } }; app.emit('before-quit', e); },
-  exit: (code) => { rec.exitCode = code; report(); },
+  quit: () => {
+    const e = {
+      defaultPrevented: false,
+      preventDefault() {
+        this.defaultPrevented = true;
+      },
+    };
+    app.emit('before-quit', e);
+  },
+  exit: (code) => {
+    rec.exitCode = code;
+    report();
+  },
   getLoginItemSettings: () => ({ openAtLogin: false }),
   setLoginItemSettings: () => undefined,
 });
 
 class WebContents extends EventEmitter {
-  constructor(url) { super(); this.mainFrame = { url }; }
-  send(channel, event, _payload) { rec.sent.push({ channel, event }); }
-  setWindowOpenHandler(fn) { this.openHandler = fn; }
-  executeJavaScript() { return Promise.resolve(); }
+  constructor(url) {
+    super();
+    this.mainFrame = { url };
+  }
+  send(channel, event, _payload) {
+    rec.sent.push({ channel, event });
+  }
+  setWindowOpenHandler(fn) {
+    this.openHandler = fn;
+  }
+  executeJavaScript() {
+    return Promise.resolve();
+  }
 }
 class BrowserWindow extends EventEmitter {
-  constructor(opts) { super(); this.opts = opts; this.webContents = new WebContents(''); rec.windows.push(this); }
-  loadURL(url) { this.webContents.mainFrame.url = url; this.url = url; return Promise.resolve(); }
-  isDestroyed() { return false; }
-  show() {} focus() {} hide() {} setProgressBar(p) { rec.progress = p; }
+  constructor(opts) {
+    super();
+    this.opts = opts;
+    this.webContents = new WebContents('');
+    rec.windows.push(this);
+  }
+  loadURL(url) {
+    this.webContents.mainFrame.url = url;
+    this.url = url;
+    return Promise.resolve();
+  }
+  isDestroyed() {
+    return false;
+  }
+  show() {}
+  focus() {}
+  hide() {}
+  setProgressBar(p) {
+    rec.progress = p;
+  }
 }
 class Tray {
-  constructor(img) { this.img = img; rec.trays.push(this); }
-  setImage(img) { this.img = img; } setToolTip(t) { this.tooltip = t; } setContextMenu(m) { this.menu = m; } destroy() { this.destroyed = true; }
+  constructor(img) {
+    this.img = img;
+    rec.trays.push(this);
+  }
+  setImage(img) {
+    this.img = img;
+  }
+  setToolTip(t) {
+    this.tooltip = t;
+  }
+  setContextMenu(m) {
+    this.menu = m;
+  }
+  destroy() {
+    this.destroyed = true;
+  }
 }
 // utilityProcess: a plain Node child with an IPC channel (the engine's entry falls back to
 // process.send when Electron's parentPort is absent), with Electron's event names.
 const utilityProcess = {
   fork(entry, args, opts) {
-    const child = require('node:child_process').fork(entry, args, { stdio: opts && opts.stdio === 'inherit' ? 'inherit' : 'pipe', execArgv: [] });
+    const child = require('node:child_process').fork(entry, args, {
+      stdio: opts && opts.stdio === 'inherit' ? 'inherit' : 'pipe',
+      execArgv: [],
+    });
     rec.utility = { entry, serviceName: opts && opts.serviceName };
     const u = new EventEmitter();
     Object.defineProperty(u, 'pid', { get: () => child.pid });
@@ -53,17 +108,37 @@ const utilityProcess = {
   },
 };
 const electron = {
-  app, BrowserWindow, Tray, utilityProcess,
+  app,
+  BrowserWindow,
+  Tray,
+  utilityProcess,
   Menu: { buildFromTemplate: (t) => ({ items: t }) },
-  Notification: class { static isSupported() { return false; } },
+  Notification: class {
+    static isSupported() {
+      return false;
+    }
+  },
   nativeImage: { createFromPath: (p) => ({ path: p }) },
   ipcMain: { handle: (ch, fn) => rec.handlers.set(ch, fn), removeHandler: (ch) => rec.handlers.delete(ch) },
-  session: { defaultSession: { webRequest: { onHeadersReceived: (fn) => { rec.csp = fn; } }, setPermissionRequestHandler: (fn) => { rec.perm = fn; } } },
+  session: {
+    defaultSession: {
+      webRequest: {
+        onHeadersReceived: (fn) => {
+          rec.csp = fn;
+        },
+      },
+      setPermissionRequestHandler: (fn) => {
+        rec.perm = fn;
+      },
+    },
+  },
   shell: { openPath: async () => '', showItemInFolder: () => undefined, openExternal: async () => undefined },
 };
 
 const load = Module._load;
-Module._load = function (request, ...rest) { return request === 'electron' ? electron : load.call(this, request, ...rest); };
+Module._load = function (request, ...rest) {
+  return request === 'electron' ? electron : load.call(this, request, ...rest);
+};
 
 let reported = false;
 function report() {
@@ -71,17 +146,19 @@ function report() {
   reported = true;
   const w = rec.windows[0];
   const tray = rec.trays[0];
-  process.stdout.write(`SMOKE ${JSON.stringify({
-    userData: rec.userData,
-    webPreferences: w && w.opts.webPreferences,
-    url: w && w.url,
-    trayImage: tray && tray.img.path,
-    trayMenu: tray && tray.menu && tray.menu.items.map((i) => i.label || i.type),
-    trayDestroyed: tray && tray.destroyed,
-    calls: rec.calls,
-    exitCode: rec.exitCode,
-    utility: rec.utility,
-  })}\n`);
+  process.stdout.write(
+    `SMOKE ${JSON.stringify({
+      userData: rec.userData,
+      webPreferences: w && w.opts.webPreferences,
+      url: w && w.url,
+      trayImage: tray && tray.img.path,
+      trayMenu: tray && tray.menu && tray.menu.items.map((i) => i.label || i.type),
+      trayDestroyed: tray && tray.destroyed,
+      calls: rec.calls,
+      exitCode: rec.exitCode,
+      utility: rec.utility,
+    })}\n`,
+  );
   process.exit(rec.exitCode ?? 0);
 }
 
@@ -90,7 +167,12 @@ const started = Date.now();
 const timer = setInterval(async () => {
   const w = rec.windows[0];
   const handle = rec.handlers.get('nas-mirror:call');
-  if (Date.now() - started > 60000) { clearInterval(timer); rec.calls = 'timeout'; report(); return; }
+  if (Date.now() - started > 60000) {
+    clearInterval(timer);
+    rec.calls = 'timeout';
+    report();
+    return;
+  }
   if (!w || !handle || !w.url) return;
   clearInterval(timer);
   const trusted = { sender: w.webContents, senderFrame: w.webContents.mainFrame };

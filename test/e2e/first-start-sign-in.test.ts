@@ -31,7 +31,14 @@ let page: Page;
 beforeAll(async () => {
   svc = await startTestService({ demo: { objects: 40, seed: 5 } });
   await svc.admin.setPassword('demo', 'open sesame');
-  core = await startCore({ dataDir, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined }, engine: { holdMs: 300, requestPollMs: 200 } });
+  core = await startCore({
+    dataDir,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+    engine: { holdMs: 300, requestPollMs: 200 },
+  });
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   browser = await launchChromium(profile);
   page = await browser.newPage();

@@ -33,7 +33,15 @@ let page: Page;
 
 beforeAll(async () => {
   svc = await startTestService({ demo: { objects: 150, seed: 3 } });
-  core = await startCore({ dataDir, demoObjects: 120, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined }, engine: { holdMs: 300, requestPollMs: 200 } });
+  core = await startCore({
+    dataDir,
+    demoObjects: 120,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+    engine: { holdMs: 300, requestPollMs: 200 },
+  });
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   browser = await launchChromium(profile);
   page = await browser.newPage();
@@ -165,7 +173,9 @@ describe('first start', () => {
     await row.getByRole('button', { name: `Reopen the mirror of ${before.previousMirrors[0]!.nas} in ${mine}` }).click();
     // asks first, saying what happens to the current mirror
     await poll(() => page.locator('#settings-previous-confirm').isVisible()).toBe(true);
-    expect(await page.locator('#settings-previous-confirm-body').textContent()).toContain(`The current mirror (${before.mirrorFolder}) is put aside first`);
+    expect(await page.locator('#settings-previous-confirm-body').textContent()).toContain(
+      `The current mirror (${before.mirrorFolder}) is put aside first`,
+    );
     expect(await axeBothThemes(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'reopen.png') });
     await page.click('#settings-previous-confirm-yes');
@@ -176,11 +186,18 @@ describe('first start', () => {
     // the demo mirror is the one put aside now; the one reopened left previous/
     const prev = readdirSync(join(dataDir, 'previous'));
     expect(prev).toHaveLength(1);
-    expect(JSON.parse(readFileSync(join(dataDir, 'previous', prev[0]!, 'about.json'), 'utf8'))).toMatchObject({ nas: 'the built-in demo NAS', mirrorFolder: before.mirrorFolder });
+    expect(JSON.parse(readFileSync(join(dataDir, 'previous', prev[0]!, 'about.json'), 'utf8'))).toMatchObject({
+      nas: 'the built-in demo NAS',
+      mirrorFolder: before.mirrorFolder,
+    });
     await poll(() => page.locator('#settings-previous li').textContent()).toContain('the built-in demo NAS');
     expect(existsSync(before.mirrorFolder)).toBe(true); // its folder untouched
     // it carries on: its offline index is back, and sync runs against its NAS
-    await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null && !core.status().walk.running, 'the reopened mirror synced', 60_000);
+    await until(
+      () => core.status().connection === 'online' && core.status().lastCompleteWalk !== null && !core.status().walk.running,
+      'the reopened mirror synced',
+      60_000,
+    );
     await page.click('#tab-search');
     await page.fill('#search-input', 'img');
     await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);

@@ -21,7 +21,15 @@ import { waitFor } from '../support/wait.js';
 
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'e2e');
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export interface App {
   core: Core;
@@ -47,21 +55,33 @@ export interface Rig {
 /** Debian's Chromium with a fresh profile folder (never a downloaded browser). */
 export async function launchChromium(userDataDir: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
-    viewport: { width: 1180, height: 780 }, deviceScaleFactor: 1, colorScheme: 'light',
+    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1180, height: 780 },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
   });
 }
 
 export async function startRig(opts: { objects?: number; tokenTtlSec?: number } = {}): Promise<Rig> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const svc = await startTestService({ demo: { objects: opts.objects ?? 400, seed: 7 }, ...(opts.tokenTtlSec ? { tokenTtlSec: opts.tokenTtlSec } : {}) });
+  const svc = await startTestService({
+    demo: { objects: opts.objects ?? 400, seed: 7 },
+    ...(opts.tokenTtlSec ? { tokenTtlSec: opts.tokenTtlSec } : {}),
+  });
   const token = svc.token();
   const dataDir = mkdtempSync(join(tmpdir(), 'nm-e2e-'));
   const mirror = join(dataDir, 'mirror');
   // A first run that chose "NAS base URL" but has no address yet (the default would start
   // the embedded demo NAS); the first test enters the address and the token in the window.
   const db = openStateDb(dataDir);
-  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: mirror }).update({ source: 'url', location: '', mirrorFolder: mirror, deleteThresholdCount: 5 });
+  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: mirror }).update({
+    source: 'url',
+    location: '',
+    mirrorFolder: mirror,
+    deleteThresholdCount: 5,
+  });
   db.close();
   const assetsDir = await ensureRenderer();
   const userDataDir = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
@@ -70,16 +90,39 @@ export async function startRig(opts: { objects?: number; tokenTtlSec?: number } 
   const startApp = async (): Promise<App> => {
     const opened: App['opened'] = [];
     const core = await startCore({
-      dataDir, log: silentLogger, noKeychain: true, loginItem: noLoginItem,
-      desktop: { open: async (p) => { opened.push({ what: 'open', path: p }); }, reveal: async (p) => { opened.push({ what: 'reveal', path: p }); } },
+      dataDir,
+      log: silentLogger,
+      noKeychain: true,
+      loginItem: noLoginItem,
+      desktop: {
+        open: async (p) => {
+          opened.push({ what: 'open', path: p });
+        },
+        reveal: async (p) => {
+          opened.push({ what: 'reveal', path: p });
+        },
+      },
       engine: { holdMs: 300, requestPollMs: 200 },
     });
     const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, log: silentLogger });
-    return { core, server, opened, async close() { await server.close(); await core.close(); } };
+    return {
+      core,
+      server,
+      opened,
+      async close() {
+        await server.close();
+        await core.close();
+      },
+    };
   };
 
   const rig: Rig = {
-    svc, token, dataDir, mirror, browser, userDataDir,
+    svc,
+    token,
+    dataDir,
+    mirror,
+    browser,
+    userDataDir,
     app: await startApp(),
     startApp,
     async newPage(o = {}) {
@@ -103,14 +146,27 @@ export async function startRig(opts: { objects?: number; tokenTtlSec?: number } 
 export const until = (fn: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> => waitFor(fn, what, ms, 100);
 
 /** The service's own answer to a text search, over HTTP. */
-export async function serviceSearch(svc: TestService, token: string, q: string, limit = 50): Promise<{ matches: { file: { id: string; name: string }; fragments: { text: string; locations: { index: number; length: number }[] }[] }[] }> {
-  const res = await fetch(`${svc.baseUrl}/sdk/v2/filesSearch/text?q=${encodeURIComponent(q)}&limit=${limit}`, { headers: { authorization: `Bearer ${token}` } });
+export async function serviceSearch(
+  svc: TestService,
+  token: string,
+  q: string,
+  limit = 50,
+): Promise<{
+  matches: { file: { id: string; name: string }; fragments: { text: string; locations: { index: number; length: number }[] }[] }[];
+}> {
+  const res = await fetch(`${svc.baseUrl}/sdk/v2/filesSearch/text?q=${encodeURIComponent(q)}&limit=${limit}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   if (res.status !== 200) throw new Error(`service search answered ${res.status}`);
   return (await res.json()) as never;
 }
 
 export async function servicePatch(svc: TestService, token: string, id: string, body: Record<string, unknown>): Promise<number> {
-  const res = await fetch(`${svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/patch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/patch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.status;
 }
 

@@ -14,10 +14,20 @@ import { ARTIFACTS, connectedRig, until, type Rig } from './harness.js';
 let rig: Rig;
 let page: Page;
 
-beforeAll(async () => { ({ rig, page } = await connectedRig()); }, 120_000);
-afterAll(async () => { await rig?.close(); });
+beforeAll(async () => {
+  ({ rig, page } = await connectedRig());
+}, 120_000);
+afterAll(async () => {
+  await rig?.close();
+});
 
-const sizeOf = (p: string): number => { try { return statSync(p).size; } catch { return -1; } };
+const sizeOf = (p: string): number => {
+  try {
+    return statSync(p).size;
+  } catch {
+    return -1;
+  }
+};
 
 describe('Keep on this device in the window (browser mode, Chromium)', () => {
   it('Keep marks a search result "Kept here" and downloads it; Free up space makes it a placeholder again', async () => {

@@ -18,7 +18,13 @@ const dataDir = mkdtempSync(join(tmpdir(), 'nm-kc-'));
 const db = openStateDb(dataDir);
 new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({ source: 'url', location: svc.baseUrl });
 db.close();
-const mk = () => startCore({ dataDir, log: silentLogger, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+const mk = () =>
+  startCore({
+    dataDir,
+    log: silentLogger,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+  });
 const online = async (core: Awaited<ReturnType<typeof mk>>): Promise<string> => {
   for (let i = 0; i < 300; i++) {
     const s = await core.handlers.status({});

@@ -38,10 +38,26 @@ const opened: string[] = [];
 beforeAll(async () => {
   // a saved mirror folder under /proc: recursive mkdir there never returns
   const db = openStateDb(dataDir);
-  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({ source: 'embedded', mirrorFolder: '/proc/nope/mirror' });
+  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dataDir, 'mirror') }).update({
+    source: 'embedded',
+    mirrorFolder: '/proc/nope/mirror',
+  });
   db.close();
   const t0 = Date.now();
-  core = await startCore({ dataDir, demoObjects: 150, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async (p) => { opened.push(p); }, reveal: async () => undefined }, engine: { holdMs: 300, requestPollMs: 200 } });
+  core = await startCore({
+    dataDir,
+    demoObjects: 150,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: {
+      open: async (p) => {
+        opened.push(p);
+      },
+      reveal: async () => undefined,
+    },
+    engine: { holdMs: 300, requestPollMs: 200 },
+  });
   expect(Date.now() - t0).toBeLessThan(30_000);
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   browser = await launchChromium(profile);
@@ -64,7 +80,9 @@ const saveMirror = async (dir: string): Promise<void> => {
 describe('the mirror folder', () => {
   it('a saved folder that cannot be used: the start does not hang, the window says why and where to fix it', async () => {
     expect(core.status()).toMatchObject({ connection: 'unconfigured', error: { code: 'BadConfig' } });
-    await poll(() => page.locator('#state-line').textContent()).toMatch(/^Cannot create the mirror folder \/proc\/nope\/mirror: .*choose another mirror folder in Settings/);
+    await poll(() => page.locator('#state-line').textContent()).toMatch(
+      /^Cannot create the mirror folder \/proc\/nope\/mirror: .*choose another mirror folder in Settings/,
+    );
     await page.click('#state-fix');
     await poll(() => page.locator('#view-settings').isVisible()).toBe(true);
   });
@@ -97,7 +115,11 @@ describe('the mirror folder', () => {
     await saveMirror(join(files, 'NAS'));
     await poll(() => page.locator('#settings-saved').textContent()).toMatch(/^Saved\./);
     expect(await mirrorError()).toBe('');
-    await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null && !core.status().walk.running, 'demo mirrored', 90_000);
+    await until(
+      () => core.status().connection === 'online' && core.status().lastCompleteWalk !== null && !core.status().walk.running,
+      'demo mirrored',
+      90_000,
+    );
     expect(readdirSync(join(files, 'NAS')).length).toBeGreaterThan(1);
   }, 120_000);
 
@@ -115,7 +137,11 @@ describe('the mirror folder', () => {
     await poll(() => page.locator('#settings-saved').textContent()).toBe(`Saved. The mirror folder is now ${to}.`);
     expect(existsSync(from)).toBe(false);
     expect(readdirSync(to).sort()).toEqual(before);
-    await until(() => core.status().mirrorFolder === to && !core.status().mirrorMissing && core.status().connection === 'online', 'sync on the new folder', 30_000);
+    await until(
+      () => core.status().mirrorFolder === to && !core.status().mirrorMissing && core.status().connection === 'online',
+      'sync on the new folder',
+      30_000,
+    );
     await page.click('#tab-activity');
     await poll(() => page.locator('#activity-list').textContent()).toContain(`Mirror folder moved to ${to}`);
     // nothing was replaced, deleted or sent because of the move
@@ -128,36 +154,59 @@ describe('the mirror folder', () => {
     await until(() => opened.includes(to), 'mirror folder opened');
   }, 60_000);
 
-  it.skipIf(!twoDevices)('to another disk (/tmp -> /dev/shm, EXDEV): copied with progress in the window, checked, switched, the old one removed; sync goes on, nothing looks replaced', async () => {
-    const from = join(files, 'Moved NAS');
-    const before = readdirSync(from).sort();
-    const logBefore = (await core.handlers.activity({ limit: 500 })).entries.length;
-    const to = join(shm, 'NAS on the other disk');
-    // record what the window shows while the copy runs
-    await page.evaluate(() => {
-      const w = window as unknown as { moveTexts: string[] };
-      w.moveTexts = [];
-      const el = document.getElementById('move-progress-text')!;
-      new MutationObserver(() => w.moveTexts.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
-    });
-    await saveMirror(to);
-    // (the field's error, if any, is in the string: a failure says why)
-    await poll(async () => `${await page.locator('#settings-saved').textContent()}${await mirrorError()}`, 60_000).toBe(`Saved. The mirror folder is now ${to}.`);
-    expect(await page.locator('#move-progress').isHidden()).toBe(true);
-    const texts = await page.evaluate(() => (window as unknown as { moveTexts: string[] }).moveTexts);
-    expect(texts).toContain('Checking the copy against the original…');
-    expect(texts.some((t) => /^Copying to the other disk: [\d,]+ of [\d,]+ items/.test(t))).toBe(true);
-    expect(existsSync(from)).toBe(false);
-    expect(readdirSync(to).sort()).toEqual(before);
-    expect(readFileSync(join(to, 'my-notes.txt'), 'utf8')).toBe('local only');
-    await until(() => core.status().mirrorFolder === to && !core.status().mirrorMissing && core.status().connection === 'online' && !core.status().walk.running, 'sync on the other disk', 60_000);
-    await core.handlers.syncNow({});
-    await until(() => core.status().connection === 'online' && !core.status().walk.running, 'a walk after the move', 60_000);
-    // the move is one line in Activity; nothing was replaced, deleted, held or sent because of it
-    const log = (await core.handlers.activity({ limit: 500 })).entries;
-    expect(log.slice(0, log.length - logBefore).map((e) => e.kind).filter((k) => /deleted|replaced|held/.test(k))).toEqual([]);
-    expect(log.some((e) => e.summary === `Mirror folder moved to ${to}` && /copied to another disk/.test(e.reason))).toBe(true);
-    expect(core.status().outbox).toBe(0);
-    expect(core.status().heldDeletes).toBe(0);
-  }, 120_000);
+  it.skipIf(!twoDevices)(
+    'to another disk (/tmp -> /dev/shm, EXDEV): copied with progress in the window, checked, switched, the old one removed; sync goes on, nothing looks replaced',
+    async () => {
+      const from = join(files, 'Moved NAS');
+      const before = readdirSync(from).sort();
+      const logBefore = (await core.handlers.activity({ limit: 500 })).entries.length;
+      const to = join(shm, 'NAS on the other disk');
+      // record what the window shows while the copy runs
+      await page.evaluate(() => {
+        const w = window as unknown as { moveTexts: string[] };
+        w.moveTexts = [];
+        const el = document.getElementById('move-progress-text')!;
+        new MutationObserver(() => w.moveTexts.push(el.textContent ?? '')).observe(el, {
+          childList: true,
+          characterData: true,
+          subtree: true,
+        });
+      });
+      await saveMirror(to);
+      // (the field's error, if any, is in the string: a failure says why)
+      await poll(async () => `${await page.locator('#settings-saved').textContent()}${await mirrorError()}`, 60_000).toBe(
+        `Saved. The mirror folder is now ${to}.`,
+      );
+      expect(await page.locator('#move-progress').isHidden()).toBe(true);
+      const texts = await page.evaluate(() => (window as unknown as { moveTexts: string[] }).moveTexts);
+      expect(texts).toContain('Checking the copy against the original…');
+      expect(texts.some((t) => /^Copying to the other disk: [\d,]+ of [\d,]+ items/.test(t))).toBe(true);
+      expect(existsSync(from)).toBe(false);
+      expect(readdirSync(to).sort()).toEqual(before);
+      expect(readFileSync(join(to, 'my-notes.txt'), 'utf8')).toBe('local only');
+      await until(
+        () =>
+          core.status().mirrorFolder === to &&
+          !core.status().mirrorMissing &&
+          core.status().connection === 'online' &&
+          !core.status().walk.running,
+        'sync on the other disk',
+        60_000,
+      );
+      await core.handlers.syncNow({});
+      await until(() => core.status().connection === 'online' && !core.status().walk.running, 'a walk after the move', 60_000);
+      // the move is one line in Activity; nothing was replaced, deleted, held or sent because of it
+      const log = (await core.handlers.activity({ limit: 500 })).entries;
+      expect(
+        log
+          .slice(0, log.length - logBefore)
+          .map((e) => e.kind)
+          .filter((k) => /deleted|replaced|held/.test(k)),
+      ).toEqual([]);
+      expect(log.some((e) => e.summary === `Mirror folder moved to ${to}` && /copied to another disk/.test(e.reason))).toBe(true);
+      expect(core.status().outbox).toBe(0);
+      expect(core.status().heldDeletes).toBe(0);
+    },
+    120_000,
+  );
 });

@@ -15,15 +15,22 @@ import { ARTIFACTS, connectedRig, until, type Rig } from './harness.js';
 let rig: Rig;
 let page: Page;
 
-beforeAll(async () => { ({ rig, page } = await connectedRig()); }, 120_000);
-afterAll(async () => { await rig?.close(); });
+beforeAll(async () => {
+  ({ rig, page } = await connectedRig());
+}, 120_000);
+afterAll(async () => {
+  await rig?.close();
+});
 
 const contentReads = (): number => rig.svc.requests().filter((r) => r.path.endsWith('/content')).length;
 
 describe('Open in the window (browser mode, Chromium)', () => {
   it('downloads a search result on Open, opens it, and a second Open is instant', async () => {
     await page.fill('#search-input', '.pdf');
-    await until(async () => { const n = await page.locator('#results li .hit-name').allTextContents(); return n.length > 0 && n.every((t) => t.endsWith('.pdf')); }, 'pdf results');
+    await until(async () => {
+      const n = await page.locator('#results li .hit-name').allTextContents();
+      return n.length > 0 && n.every((t) => t.endsWith('.pdf'));
+    }, 'pdf results');
     const row = page.locator('#results li').first();
     const id = (await row.getAttribute('data-id'))!;
     const name = (await row.locator('.hit-name').textContent())!;
@@ -40,7 +47,9 @@ describe('Open in the window (browser mode, Chromium)', () => {
     // the file in place of the placeholder is the NAS's bytes
     const bytes = readFileSync(opened.path);
     expect(bytes.length).toBe(nas.size);
-    const res = await fetch(`${rig.svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`, { headers: { authorization: `Bearer ${rig.token}` } });
+    const res = await fetch(`${rig.svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`, {
+      headers: { authorization: `Bearer ${rig.token}` },
+    });
     const want = Buffer.from(await res.arrayBuffer());
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(createHash('sha256').update(want).digest('hex'));
     expect(contentReads()).toBeGreaterThan(reads);

@@ -29,7 +29,8 @@ const shot = async (name: string): Promise<void> => {
 };
 
 const ids = (): Promise<(string | null)[]> => page.locator('#results li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
-const ticked = (): Promise<(string | null)[]> => page.locator('#results li[aria-checked=true]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
+const ticked = (): Promise<(string | null)[]> =>
+  page.locator('#results li[aria-checked=true]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
 
 beforeAll(async () => {
   rig = await startRig({ objects: 1500 });
@@ -41,7 +42,9 @@ beforeAll(async () => {
   await until(async () => (await h.status({})).lastCompleteWalk !== null, 'first walk', 90_000);
   page = await rig.newPage();
 }, 150_000);
-afterAll(async () => { await rig?.close(); });
+afterAll(async () => {
+  await rig?.close();
+});
 
 describe('search filters, organize and storage in the window', () => {
   it('shows operators as removable chips and says the answer is offline-only', async () => {
@@ -93,7 +96,10 @@ describe('search filters, organize and storage in the window', () => {
     await poll(() => entry.locator('button.undo').count(), { timeout: 30_000 }).toBe(1);
     await shot('organize-activity');
     await entry.locator('button.undo').click();
-    const original = plan.items.find((i) => i.status === 'ok')!.from.split('/').pop();
+    const original = plan.items
+      .find((i) => i.status === 'ok')!
+      .from.split('/')
+      .pop();
     await until(() => rig.svc.admin.get(first.id)?.name === original, 'undone on the NAS', 60_000);
   }, 150_000);
 
@@ -131,18 +137,23 @@ describe('search filters, organize and storage in the window', () => {
     await page.fill('#organize-move', '');
     await page.click('#organize-preview');
     await poll(() => page.locator('#organize-counts').textContent()).toBe('1 selected: 1 will change');
-    expect(await page.locator('#organize-rows td.entry-path').allTextContents()).toEqual([`/${ODD}/inside.txt`, `/${ODD}/inside renamed.txt`]);
+    expect(await page.locator('#organize-rows td.entry-path').allTextContents()).toEqual([
+      `/${ODD}/inside.txt`,
+      `/${ODD}/inside renamed.txt`,
+    ]);
     await page.click('#organize-apply');
     await until(() => rig.svc.admin.get(oddFile)?.name === 'inside renamed.txt', 'renamed on the NAS', 60_000);
     for (const view of ['organize', 'storage']) {
       await page.click(`#tab-${view}`);
-      const unlabelled = await page.evaluate(() => Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=button]'))
-        .filter((e) => (e as HTMLElement).offsetParent !== null || e.closest('svg') !== null)
-        .filter((e) => {
-          const labels = (e as HTMLInputElement).labels;
-          return !((labels && labels.length > 0) || e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent?.trim()));
-        })
-        .map((e) => e.outerHTML.slice(0, 80)));
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('input, select, button, [role=tab], [role=button]'))
+          .filter((e) => (e as HTMLElement).offsetParent !== null || e.closest('svg') !== null)
+          .filter((e) => {
+            const labels = (e as HTMLInputElement).labels;
+            return !((labels && labels.length > 0) || e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent?.trim()));
+          })
+          .map((e) => e.outerHTML.slice(0, 80)),
+      );
       expect(unlabelled, view).toEqual([]);
     }
   }, 60_000);
@@ -228,7 +239,8 @@ describe('organize a selection in the window', () => {
   it('Organize selected: the preview lists exactly the two, apply renames them on the NAS', async () => {
     const q = 'IMG ext:jpg';
     const want = await rig.app.core.handlers.search({ q, limit: 50 });
-    const a = want.matches[3]!.file, b = want.matches[7]!.file;
+    const a = want.matches[3]!.file,
+      b = want.matches[7]!.file;
     await page.locator(`#results li[data-id="${b.id}"] .pick`).click();
     await page.locator(`#results li[data-id="${a.id}"] .pick`).click();
     await poll(() => page.locator('#picked-count').textContent()).toBe('2 selected');
@@ -240,17 +252,28 @@ describe('organize a selection in the window', () => {
     await page.fill('#organize-move', '');
     await page.click('#organize-preview');
     await poll(() => page.locator('#organize-counts').textContent()).toBe('2 selected: 2 will change');
-    const paths = await page.locator('#organize-rows tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td.entry-path')).map((td) => td.textContent)));
+    const paths = await page
+      .locator('#organize-rows tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td.entry-path')).map((td) => td.textContent)));
     const dir = (p: string): string => p.slice(0, p.lastIndexOf('/') + 1);
-    const pathOf = async (id: string): Promise<string> => (await rig.app.core.handlers.organizePreview({ ids: [id], rename: '{name}' })).items[0]!.from;
-    const pa = await pathOf(a.id), pb = await pathOf(b.id);
+    const pathOf = async (id: string): Promise<string> =>
+      (await rig.app.core.handlers.organizePreview({ ids: [id], rename: '{name}' })).items[0]!.from;
+    const pa = await pathOf(a.id),
+      pb = await pathOf(b.id);
     // in the order ticked: b first
-    expect(paths).toEqual([[`/${pb}`, `/${dir(pb)}picked 1.jpg`], [`/${pa}`, `/${dir(pa)}picked 2.jpg`]]);
+    expect(paths).toEqual([
+      [`/${pb}`, `/${dir(pb)}picked 1.jpg`],
+      [`/${pa}`, `/${dir(pa)}picked 2.jpg`],
+    ]);
     expect(await axeViolations(page)).toEqual([]);
     await shot('organize-selection-preview');
     await page.click('#organize-apply');
     await poll(() => page.locator('#organize-done').isVisible()).toBe(true);
-    await until(() => rig.svc.admin.get(b.id)?.name === 'picked 1.jpg' && rig.svc.admin.get(a.id)?.name === 'picked 2.jpg', 'renamed on the NAS', 60_000);
+    await until(
+      () => rig.svc.admin.get(b.id)?.name === 'picked 1.jpg' && rig.svc.admin.get(a.id)?.name === 'picked 2.jpg',
+      'renamed on the NAS',
+      60_000,
+    );
     // "Use a search instead" brings the query field back
     await page.click('#organize-use-query');
     await poll(() => page.locator('#organize-q').isVisible()).toBe(true);

@@ -27,18 +27,39 @@ describe('npm run dist:dir', () => {
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const asarPath = join(OUT, 'resources', 'app.asar');
     const files = listPackage(asarPath, { isPack: false }).map((f) => f.replaceAll('\\', '/'));
-    for (const f of ['/package.json', '/dist/main/shell/main.cjs', '/dist/main/shell/preload.cjs', '/dist/main/host/engine-entry.cjs', '/dist/main/index/build-worker.cjs', '/dist/renderer/index.html', '/dist/renderer/app.js', '/dist/renderer/style.css', '/dist/server/nas-service.mjs', '/dist/icons/tray/attention.png']) {
+    for (const f of [
+      '/package.json',
+      '/dist/main/shell/main.cjs',
+      '/dist/main/shell/preload.cjs',
+      '/dist/main/host/engine-entry.cjs',
+      '/dist/main/index/build-worker.cjs',
+      '/dist/renderer/index.html',
+      '/dist/renderer/app.js',
+      '/dist/renderer/style.css',
+      '/dist/server/nas-service.mjs',
+      '/dist/icons/tray/attention.png',
+    ]) {
       expect(files, f).toContain(f);
     }
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const devOnly = new Set(['tsx']); // runs the source checkout's command lines; the app is bundled
     for (const dep of Object.keys(pkg.dependencies).filter((d) => !devOnly.has(d))) {
-      expect(files.some((f) => f.startsWith(`/node_modules/${dep}/`)), dep).toBe(true);
+      expect(
+        files.some((f) => f.startsWith(`/node_modules/${dep}/`)),
+        dep,
+      ).toBe(true);
     }
     for (const native of ['better-sqlite3/build/Release/better_sqlite3.node', 'keytar/build/Release/keytar.node']) {
       expect(existsSync(join(OUT, 'resources', 'app.asar.unpacked', 'node_modules', native)), native).toBe(true);
     }
-    const forbidden = files.filter((f) => /^\/(test|bench|app|main|renderer|server|docs|build)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f) || /\/node_modules\/(electron|electron-builder|vitest|playwright-core|typescript|esbuild|tsx)\//.test(f) || f.endsWith('.ts') || f.endsWith('.map'));
+    const forbidden = files.filter(
+      (f) =>
+        /^\/(test|bench|app|main|renderer|server|docs|build)\//.test(f) ||
+        /\.test\.[cm]?[jt]s$/.test(f) ||
+        /\/node_modules\/(electron|electron-builder|vitest|playwright-core|typescript|esbuild|tsx)\//.test(f) ||
+        f.endsWith('.ts') ||
+        f.endsWith('.map'),
+    );
     expect(forbidden).toEqual([]);
     const packaged = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main: string };
     expect(files).toContain(`/${packaged.main}`);
@@ -66,10 +87,16 @@ async function bundledWorkerBuilds(): Promise<void> {
     const store = new MirrorStore(db);
     const obj = { eTag: '"Ag"', mTime: '2020-01-01T00:00:00Z', cTime: '2020-01-01T00:00:00Z', hidden: 'none' as const };
     store.setRoot({ ...obj, id: 'r', parentID: '', name: 'home', mimeType: FOLDER_MIME });
-    store.apply([{ kind: 'added', after: { ...obj, id: 'a', parentID: 'r', name: 'holiday.jpg', mimeType: 'image/jpeg' } }, { kind: 'added', after: { ...obj, id: 'b', parentID: 'r', name: 'notes.txt', mimeType: 'text/plain' } }]);
+    store.apply([
+      { kind: 'added', after: { ...obj, id: 'a', parentID: 'r', name: 'holiday.jpg', mimeType: 'image/jpeg' } },
+      { kind: 'added', after: { ...obj, id: 'b', parentID: 'r', name: 'notes.txt', mimeType: 'text/plain' } },
+    ]);
     const reply = await new Promise<unknown>((resolve, reject) => {
       const w = new Worker(script, { workerData: { stateDir, parts: { index: true, vocabulary: true } } });
-      w.once('message', (m) => { resolve(m); void w.terminate(); });
+      w.once('message', (m) => {
+        resolve(m);
+        void w.terminate();
+      });
       w.once('error', reject);
     });
     expect(reply).toEqual({ ok: true });

@@ -17,7 +17,10 @@ const listeners = new Map<string, (e: unknown, ...a: unknown[]) => void>();
 const fake = {
   contextBridge: { exposeInMainWorld: (k: string, v: Api) => exposed.set(k, v) },
   ipcRenderer: {
-    invoke: async (...a: unknown[]) => { invoked.push(a); return { ok: true, result: {} }; },
+    invoke: async (...a: unknown[]) => {
+      invoked.push(a);
+      return { ok: true, result: {} };
+    },
     on: (ch: string, l: (e: unknown, ...a: unknown[]) => void) => listeners.set(ch, l),
   },
 };
@@ -27,7 +30,9 @@ beforeAll(() => {
   expect(build.status, build.stderr).toBe(0);
   const M = Module as unknown as { _load: (r: string, ...rest: unknown[]) => unknown };
   const load = M._load;
-  M._load = function (request: string, ...rest: unknown[]) { return request === 'electron' ? fake : load.call(this, request, ...rest); };
+  M._load = function (request: string, ...rest: unknown[]) {
+    return request === 'electron' ? fake : load.call(this, request, ...rest);
+  };
   try {
     createRequire(import.meta.url)(join(process.cwd(), 'dist', 'main', 'shell', 'preload.cjs'));
   } finally {
@@ -49,7 +54,7 @@ describe('preload', () => {
     await api.call('status', {});
     expect(invoked).toEqual([['nas-mirror:call', 'status', {}]]);
   });
-  it('passes on only the contract\'s events', () => {
+  it("passes on only the contract's events", () => {
     const api = exposed.get('nasMirror')!;
     const got: string[] = [];
     api.onEvent((e) => got.push(e));

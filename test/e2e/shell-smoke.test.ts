@@ -14,7 +14,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 const home = mkdtempSync(join(tmpdir(), 'nm-shell-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-type Reply = { ok: boolean; error?: { code: string; message: string }; result?: Record<string, unknown> & { via?: string; matches?: unknown[] } };
+type Reply = {
+  ok: boolean;
+  error?: { code: string; message: string };
+  result?: Record<string, unknown> & { via?: string; matches?: unknown[] };
+};
 interface Smoke {
   userData: string;
   webPreferences: Record<string, unknown> & { preload: string };
@@ -32,7 +36,9 @@ describe('Electron main process (bundled), with a stand-in electron module', () 
     const build = spawnSync(process.execPath, ['build/bundle.mjs', 'all'], { encoding: 'utf8' });
     expect(build.status, build.stderr).toBe(0);
     const r = spawnSync(process.execPath, ['-r', './test/e2e/fake-electron.cjs', 'dist/main/shell/main.cjs'], {
-      encoding: 'utf8', timeout: 90_000, env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+      timeout: 90_000,
+      env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_LOG_LEVEL: 'error' },
     });
     const line = r.stdout.split('\n').find((l) => l.startsWith('SMOKE '));
     expect(line, r.stderr).toBeDefined();
@@ -53,7 +59,17 @@ describe('Electron main process (bundled), with a stand-in electron module', () 
     expect(calls.search.ok).toBe(true);
     expect(calls.search.result?.matches?.length).toBeGreaterThan(0);
     expect(s.trayImage).toMatch(/dist\/icons\/tray\/\w+\.png$/);
-    expect(s.trayMenu).toEqual(expect.arrayContaining(['Open NAS Mirror', 'Search…', 'Open mirror folder', 'Sync now', 'Pause sync', 'Recent activity', 'Quit NAS Mirror']));
+    expect(s.trayMenu).toEqual(
+      expect.arrayContaining([
+        'Open NAS Mirror',
+        'Search…',
+        'Open mirror folder',
+        'Sync now',
+        'Pause sync',
+        'Recent activity',
+        'Quit NAS Mirror',
+      ]),
+    );
     expect(s.trayDestroyed).toBe(true);
     expect(s.exitCode).toBe(0);
     // the engine ran in its own (utility) process, from the bundled entry

@@ -32,14 +32,26 @@ const held = new Set<Socket>();
 let silentUrl: string;
 
 beforeAll(async () => {
-  silent = createServer((s) => { held.add(s); s.on('error', () => undefined); });
+  silent = createServer((s) => {
+    held.add(s);
+    s.on('error', () => undefined);
+  });
   await new Promise<void>((res) => silent.listen(0, '127.0.0.1', res));
   silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
   dir = mkdtempSync(join(tmpdir(), 'nm-dead-sign-in-'));
   const db = openStateDb(dir);
-  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dir, 'mirror') }).update({ source: 'url', location: 'http://127.0.0.1:9' });
+  new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dir, 'mirror') }).update({
+    source: 'url',
+    location: 'http://127.0.0.1:9',
+  });
   db.close();
-  core = await startCore({ dataDir: dir, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+  core = await startCore({
+    dataDir: dir,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+  });
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   profile = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
   browser = await launchChromium(profile);
@@ -62,7 +74,8 @@ describe('Sign in where nothing answers', () => {
     await page.getByRole('tab', { name: /^Settings/ }).click();
     await page.click('#sign-in');
     await poll(() => page.locator('#sign-in-state').textContent()).toBe(
-      'The NAS does not answer at http://127.0.0.1:9 (nothing answers on that port): check the address and that the NAS is on. Its sign-in page was not opened.');
+      'The NAS does not answer at http://127.0.0.1:9 (nothing answers on that port): check the address and that the NAS is on. Its sign-in page was not opened.',
+    );
     expect(browser.pages()).toHaveLength(tabs);
 
     await page.fill('#set-location', silentUrl);
@@ -70,7 +83,8 @@ describe('Sign in where nothing answers', () => {
     await poll(() => page.locator('#settings-saved').textContent()).toBe('Saved.');
     await page.click('#sign-in');
     await poll(() => page.locator('#sign-in-state').textContent(), 15_000).toBe(
-      `The NAS does not answer at ${silentUrl} (it accepts the connection but sends nothing back): check the address and that the NAS is on. Its sign-in page was not opened.`);
+      `The NAS does not answer at ${silentUrl} (it accepts the connection but sends nothing back): check the address and that the NAS is on. Its sign-in page was not opened.`,
+    );
     expect(browser.pages()).toHaveLength(tabs);
     await page.close();
   }, 60_000);

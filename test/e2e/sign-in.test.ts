@@ -22,7 +22,9 @@ beforeAll(async () => {
   for (let i = 0; i < 30; i++) rig.svc.admin.createFile('root', `own-${i}.txt`);
   page = await rig.newPage();
 }, 120_000);
-afterAll(async () => { await rig?.close(); });
+afterAll(async () => {
+  await rig?.close();
+});
 
 describe('Sign in from the window', () => {
   it('opens the NAS login page, and after signing in there the app syncs', async () => {
@@ -57,7 +59,12 @@ describe('Sign in from the window', () => {
   it('keeps syncing local renames over several token lifetimes with no user action', async () => {
     const t0 = Date.now();
     let n = 0;
-    const nasHas = async (name: string): Promise<boolean> => (await fetch(`${rig.svc.baseUrl}/sdk/v2/filesSearch/parentAndName?parentID=root&name=${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${rig.token}` } })).status === 200;
+    const nasHas = async (name: string): Promise<boolean> =>
+      (
+        await fetch(`${rig.svc.baseUrl}/sdk/v2/filesSearch/parentAndName?parentID=root&name=${encodeURIComponent(name)}`, {
+          headers: { authorization: `Bearer ${rig.token}` },
+        })
+      ).status === 200;
     const names = Array.from({ length: 30 }, (_, i) => `own-${i}.txt`);
     while (Date.now() - t0 < 3 * TTL * 1000 + 500) {
       const k = n % names.length;
@@ -74,11 +81,13 @@ describe('Sign in from the window', () => {
     expect(st.outbox).toBe(0);
     expect((await rig.app.core.handlers.getSettings({})).signedIn).toBe(true);
     // the app renewed its access token itself, several times (each renewal rotates the refresh token)
-    expect(rig.svc.service.store.db.prepare('SELECT COUNT(*) FROM refresh_tokens WHERE used IS NOT NULL').pluck().get()).toBeGreaterThanOrEqual(3);
+    expect(
+      rig.svc.service.store.db.prepare('SELECT COUNT(*) FROM refresh_tokens WHERE used IS NOT NULL').pluck().get(),
+    ).toBeGreaterThanOrEqual(3);
   }, 120_000);
 
   it('"Sign out" forgets the sign-in and revokes it on the NAS', async () => {
-    const rows = (): number => (rig.svc.service.store.db.prepare('SELECT COUNT(*) FROM refresh_tokens').pluck().get() as number);
+    const rows = (): number => rig.svc.service.store.db.prepare('SELECT COUNT(*) FROM refresh_tokens').pluck().get() as number;
     expect(rows()).toBeGreaterThan(0);
     await poll(() => page.locator('#forget-token').textContent()).toBe('Sign out');
     await page.click('#forget-token');

@@ -16,7 +16,10 @@ const poll = <T>(fn: () => T | Promise<T>, o: { timeout?: number } = {}) => expe
 
 const home = mkdtempSync(join(tmpdir(), 'nm-start-'));
 const profile = mkdtempSync(join(tmpdir(), 'nm-chromium-'));
-afterAll(() => { rmSync(home, { recursive: true, force: true }); rmSync(profile, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+});
 
 describe('npm start without Electron', () => {
   it('falls back to browser mode on the embedded demo NAS, search ready', async () => {
@@ -24,11 +27,18 @@ describe('npm start without Electron', () => {
     const electronDir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
     const hasElectron = existsSync(join(electronDir, 'path.txt'));
     const child = spawn(process.execPath, ['bin/start.js', ...(hasElectron ? ['--headless'] : [])], {
-      cwd: process.cwd(), env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_DEMO_OBJECTS: '300', NAS_MIRROR_NO_ELECTRON_DOWNLOAD: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: process.cwd(),
+      env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_DEMO_OBJECTS: '300', NAS_MIRROR_NO_ELECTRON_DOWNLOAD: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '', err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    let out = '',
+      err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     try {
       await until(() => /http:\/\/127\.0\.0\.1:\d+\/ui\/\S+\//.test(out), `the URL (stderr: ${err})`, 60_000);
@@ -43,7 +53,11 @@ describe('npm start without Electron', () => {
         await page.click('#setup-demo');
         await poll(() => page.locator('#conn-badge').textContent(), { timeout: 30_000 }).toBe('Online');
         await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('search-input');
-        await until(async () => (await page.locator('#state-line').textContent())?.startsWith('Up to date') ?? false, 'first walk done', 30_000);
+        await until(
+          async () => (await page.locator('#state-line').textContent())?.startsWith('Up to date') ?? false,
+          'first walk done',
+          30_000,
+        );
         await page.keyboard.type('photo');
         await poll(() => page.locator('#results li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
       } finally {
@@ -60,17 +74,31 @@ describe('npm start without Electron', () => {
     if (existsSync(join(electronDir, 'path.txt'))) return; // the binary is here: nothing to remember
     const version = (JSON.parse(readFileSync(join(electronDir, 'package.json'), 'utf8')) as { version: string }).version;
     const home2 = mkdtempSync(join(tmpdir(), 'nm-start2-'));
-    writeFileSync(join(home2, 'electron-download-failed.json'), JSON.stringify({ version, at: '2026-01-02T03:04:05Z', why: 'getaddrinfo ENOTFOUND github.com' }));
+    writeFileSync(
+      join(home2, 'electron-download-failed.json'),
+      JSON.stringify({ version, at: '2026-01-02T03:04:05Z', why: 'getaddrinfo ENOTFOUND github.com' }),
+    );
     const { NAS_MIRROR_NO_ELECTRON_DOWNLOAD: _skip, ...env } = process.env;
-    const child = spawn(process.execPath, ['bin/start.js'], { cwd: process.cwd(), env: { ...env, NAS_MIRROR_HOME: home2 }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    const child = spawn(process.execPath, ['bin/start.js'], {
+      cwd: process.cwd(),
+      env: { ...env, NAS_MIRROR_HOME: home2 },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '',
+      err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     try {
       await until(() => /http:\/\/127\.0\.0\.1:\d+\/ui\//.test(out), `the URL (stderr: ${err})`, 60_000);
       expect(err).not.toContain('Downloading');
-      expect(err).toContain('downloading its binary failed on 2026-01-02 (getaddrinfo ENOTFOUND github.com); "npm start -- --retry-electron" tries again');
+      expect(err).toContain(
+        'downloading its binary failed on 2026-01-02 (getaddrinfo ENOTFOUND github.com); "npm start -- --retry-electron" tries again',
+      );
     } finally {
       child.kill('SIGINT');
       await exited;

@@ -86,10 +86,16 @@ describe('new files in the mirror folder, in the window (browser mode, Chromium)
       const line = document.getElementById('state-line')!;
       const seen: string[] = [];
       (window as unknown as { seenLines: string[] }).seenLines = seen;
-      new MutationObserver(() => { seen.push(line.textContent ?? ''); }).observe(line, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => {
+        seen.push(line.textContent ?? '');
+      }).observe(line, { childList: true, characterData: true, subtree: true });
     });
     const files = drop(folder!.name, 'Small drop', 3);
-    await until(async () => (await allOnNas(folder!.id, files)) && (await settled()) && (await stateLine()).startsWith('Up to date'), 'the 3 files on the NAS and the header up to date', 60_000);
+    await until(
+      async () => (await allOnNas(folder!.id, files)) && (await settled()) && (await stateLine()).startsWith('Up to date'),
+      'the 3 files on the NAS and the header up to date',
+      60_000,
+    );
     const lines = await page.evaluate(() => (window as unknown as { seenLines: string[] }).seenLines);
     // while they went, the header said so, in words
     expect(lines.some((l) => /^Uploading [1-3] new items? to the NAS…$/.test(l))).toBe(true);
@@ -188,7 +194,10 @@ describe('new files in the mirror folder, in the window (browser mode, Chromium)
     const row = page.locator('#uploads tbody tr').first();
     expect(await row.locator('.name').textContent()).toBe('Trip 2026');
     expect(await row.locator('td').nth(2).textContent()).toBe('folder, with everything in it');
-    await page.evaluate(() => { document.querySelectorAll('.toast').forEach((t) => t.remove()); document.getElementById('uploads')?.scrollIntoView(); });
+    await page.evaluate(() => {
+      document.querySelectorAll('.toast').forEach((t) => t.remove());
+      document.getElementById('uploads')?.scrollIntoView();
+    });
     await page.screenshot({ path: join(ARTIFACTS, 'held-uploads-folder.png') });
     await row.locator('[data-row-action="upload"]').click();
     await until(async () => (await page.locator('#uploads tbody tr').count()) === 0, 'decided');
@@ -205,12 +214,18 @@ describe('new files in the mirror folder, in the window (browser mode, Chromium)
     await until(async () => (await status()).uploads.held === n, `the ${n} new files held`, 60_000);
     await tab('Conflicts').click();
     await until(async () => (await page.locator('#uploads tbody tr').count()) === HELD_UPLOADS_SHOWN, 'the rows listed');
-    expect(await page.locator('#uploads-more').textContent()).toBe('Showing the first 1,000 of 1,005: with every row selected, your choice covers all 1,005.');
+    expect(await page.locator('#uploads-more').textContent()).toBe(
+      'Showing the first 1,000 of 1,005: with every row selected, your choice covers all 1,005.',
+    );
     await page.check('#uploads-all');
     await page.click('#uploads [data-action="keep-here"]');
     await until(async () => (await status()).uploads.held === 0 && (await page.locator('#uploads tbody tr').count()) === 0, 'all decided');
     expect(await page.locator('#uploads-more').isVisible()).toBe(false);
-    await until(async () => (await page.locator('.toast', { hasText: `Kept on this computer only: ${n.toLocaleString('en-US')} items.` }).count()) > 0, 'the toast');
+    await until(
+      async () =>
+        (await page.locator('.toast', { hasText: `Kept on this computer only: ${n.toLocaleString('en-US')} items.` }).count()) > 0,
+      'the toast',
+    );
     const kids = await nasChildren(folder!.id);
     expect([...files.keys()].filter((f) => kids.has(f))).toEqual([]);
   }, 120_000);

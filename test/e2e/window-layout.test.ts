@@ -27,7 +27,9 @@ beforeAll(async () => {
   const { admin } = rig.svc;
   const long = admin.createFolder(admin.rootId(), 'Long names');
   admin.createFile(long.id, LONG, {
-    size: 4_321_000, mimeType: 'image/jpeg', mTime: Date.UTC(2024, 5, 1, 12),
+    size: 4_321_000,
+    mimeType: 'image/jpeg',
+    mTime: Date.UTC(2024, 5, 1, 12),
     image: { date: '2019:07:14 10:20:30', cameraMake: 'Canon', cameraModel: 'Canon EOS R6' },
   });
   admin.createFile(long.id, 'zebra-notes.txt', { size: 1234, mimeType: 'text/plain', mTime: Date.UTC(2020, 2, 4, 12) });
@@ -39,11 +41,14 @@ beforeAll(async () => {
   page = await rig.newPage();
   await until(async () => (await page.locator('#conn-badge').textContent()) === 'Online', 'the window online');
 }, 150_000);
-afterAll(async () => { await rig?.close(); });
+afterAll(async () => {
+  await rig?.close();
+});
 
 async function browseTo(...names: string[]): Promise<void> {
   await page.click('#tab-browse');
-  if (await page.locator('#view-browse .crumbs button', { hasText: 'NAS' }).count()) await page.locator('#view-browse .crumbs button', { hasText: 'NAS' }).click();
+  if (await page.locator('#view-browse .crumbs button', { hasText: 'NAS' }).count())
+    await page.locator('#view-browse .crumbs button', { hasText: 'NAS' }).click();
   await poll(() => page.locator('#view-browse .crumb.current').textContent()).toBe('NAS');
   for (const n of names) {
     await page.locator('#browse-rows button.name', { hasText: n }).click();
@@ -56,14 +61,18 @@ async function search(q: string): Promise<void> {
   await page.fill('#search-input', ''); // the last query's count goes, so the wait below is for this one
   await poll(() => page.locator('#result-count').count()).toBe(0);
   await page.fill('#search-input', q);
-  await poll(async () => (await page.locator('#result-count').count()) > 0 && /result/.test((await page.locator('#result-count').textContent()) ?? '')).toBe(true);
+  await poll(
+    async () =>
+      (await page.locator('#result-count').count()) > 0 && /result/.test((await page.locator('#result-count').textContent()) ?? ''),
+  ).toBe(true);
 }
 
 const scrollWidth = (): Promise<number> => page.evaluate(() => document.documentElement.scrollWidth);
-const activeRowName = (): Promise<string> => page.evaluate(() => {
-  const id = document.getElementById('browse-table')?.getAttribute('aria-activedescendant') ?? '';
-  return document.getElementById(id)?.querySelector('.name')?.textContent ?? '';
-});
+const activeRowName = (): Promise<string> =>
+  page.evaluate(() => {
+    const id = document.getElementById('browse-table')?.getAttribute('aria-activedescendant') ?? '';
+    return document.getElementById(id)?.querySelector('.name')?.textContent ?? '';
+  });
 
 describe('the window from 900 to 1920 px (issue 25)', () => {
   it('7: the state line whole, long names ellipsised with the full name on hover, no sideways scrolling, the names taking the width at 1920', async () => {
@@ -72,16 +81,26 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
     await poll(() => page.locator('#state-line').textContent()).toMatch(/^Paused: nothing is sent/);
     for (const width of [900, 1024, 1280, 1600, 1920]) {
       await page.setViewportSize({ width, height: 800 });
-      const line = await page.locator('#state-line').evaluate((e) => ({ cut: e.scrollWidth > e.clientWidth + 1, right: e.getBoundingClientRect().right }));
+      const line = await page
+        .locator('#state-line')
+        .evaluate((e) => ({ cut: e.scrollWidth > e.clientWidth + 1, right: e.getBoundingClientRect().right }));
       expect(line.cut, `state line cut at ${width}`).toBe(false);
       expect(line.right).toBeLessThanOrEqual(width);
       await browseTo('Long names');
       expect(await scrollWidth(), `Browse at ${width}`).toBeLessThanOrEqual(width);
       const name = page.locator('#browse-rows .name', { hasText: LONG.slice(0, 20) });
       expect(await name.getAttribute('title')).toBe(LONG);
-      expect(await name.evaluate((e) => ({ o: getComputedStyle(e).textOverflow, cut: e.scrollWidth > e.clientWidth }))).toEqual({ o: 'ellipsis', cut: true });
+      expect(await name.evaluate((e) => ({ o: getComputedStyle(e).textOverflow, cut: e.scrollWidth > e.clientWidth }))).toEqual({
+        o: 'ellipsis',
+        cut: true,
+      });
       // the other columns are whole
-      expect(await page.locator('#browse-rows tr').first().evaluate((tr) => Array.from(tr.querySelectorAll('td.num, td.actions')).every((td) => td.scrollWidth <= td.clientWidth + 1))).toBe(true);
+      expect(
+        await page
+          .locator('#browse-rows tr')
+          .first()
+          .evaluate((tr) => Array.from(tr.querySelectorAll('td.num, td.actions')).every((td) => td.scrollWidth <= td.clientWidth + 1)),
+      ).toBe(true);
       if (width === 1920) {
         const col = (await page.locator('#browse-table th.col-name').boundingBox())!;
         expect(col.width).toBeGreaterThan(width * 0.45);
@@ -134,8 +153,11 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
     // Tab reaches the active row's buttons, and the arrows bring the keyboard back to the list
     await page.focus('#browse-table');
     // (past the column headers' sort buttons)
-    for (let i = 0; i < 5 && !(await page.evaluate(() => document.activeElement?.closest('#browse-rows') !== null)); i++) await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.closest('tr')?.id)).toBe(await page.locator('#browse-table').getAttribute('aria-activedescendant'));
+    for (let i = 0; i < 5 && !(await page.evaluate(() => document.activeElement?.closest('#browse-rows') !== null)); i++)
+      await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('tr')?.id)).toBe(
+      await page.locator('#browse-table').getAttribute('aria-activedescendant'),
+    );
     expect(await page.locator('#browse-rows tr:not(.active) td.actions button[tabindex="0"]').count()).toBe(0);
     await page.keyboard.press('ArrowUp');
     await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('browse-table');
@@ -156,13 +178,19 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
 
     // axe-core and our own checks: every view, both themes, at 1280 and 1920 (Browse with its active row)
     const problems: string[] = [];
-    for (const [width, height] of [[1280, 800], [1920, 1080]] as const) {
+    for (const [width, height] of [
+      [1280, 800],
+      [1920, 1080],
+    ] as const) {
       await page.setViewportSize({ width, height });
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
         for (const view of ['search', 'browse', 'organize', 'storage', 'activity', 'conflicts', 'settings'] as const) {
           if (view === 'search') await search('canon');
-          else if (view === 'browse') { await browseTo('Long names'); await page.focus('#browse-table'); } else await page.click(`#tab-${view}`);
+          else if (view === 'browse') {
+            await browseTo('Long names');
+            await page.focus('#browse-table');
+          } else await page.click(`#tab-${view}`);
           if (view === 'organize') {
             await page.fill('#organize-q', 'canon');
             await page.fill('#organize-rename', '{name}-x.{ext}');
@@ -173,7 +201,8 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
           await page.waitForFunction(() => !document.querySelector('.toast'), undefined, { timeout: 15_000 }).catch(() => undefined);
           problems.push(...(await axeViolations(page)).map((p) => `${width} ${scheme} ${view}: axe ${p}`));
           problems.push(...(await a11yProblems(page)).map((p) => `${width} ${scheme} ${view}: ${p}`));
-          if (view === 'search' || view === 'browse' || view === 'storage') await page.screenshot({ path: join(ARTIFACTS, `layout-${view}-${width}-${scheme}.png`) });
+          if (view === 'search' || view === 'browse' || view === 'storage')
+            await page.screenshot({ path: join(ARTIFACTS, `layout-${view}-${width}-${scheme}.png`) });
         }
       }
     }
@@ -188,7 +217,9 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
     await poll(() => page.locator('#browse-rows tr', { hasText: 'Many' }).locator('td.num').textContent()).toBe('1,005 items');
     // a camera make repeated in its model is said once ("Canon EOS R6", not "Canon Canon EOS R6")
     await search('canon');
-    const frags = await page.locator('#results li .hit-frags').evaluateAll((fs) => fs.map((f) => Array.from(f.querySelectorAll('.frag')).map((s) => s.textContent ?? '')));
+    const frags = await page
+      .locator('#results li .hit-frags')
+      .evaluateAll((fs) => fs.map((f) => Array.from(f.querySelectorAll('.frag')).map((s) => s.textContent ?? '')));
     expect(frags.length).toBeGreaterThan(0);
     for (const f of frags) expect(f.some((t) => t === 'Canon') && f.some((t) => t.startsWith('Canon '))).toBe(false);
     expect(frags.some((f) => f.some((t) => t.startsWith('Canon EOS')))).toBe(true);
@@ -199,10 +230,18 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
     expect(await page.locator('#browse-rows tr', { hasText: 'Holiday_in_Rome' }).locator('td.num').textContent()).toBe(inSearch);
     expect(inSearch).toBe('4.1 MB');
     // "Keep" on a folder: Activity says what was downloaded in real plurals (the engine writes "file(s)")
-    await rig.app.core.handlers.pin({ id: (await rig.app.core.handlers.list({ folderId: 'root' })).files.find((f) => f.name === 'Long names')!.id });
-    await until(async () => (await rig.app.core.handlers.activity({ limit: 50 })).entries.some((e) => e.kind === 'kept'), 'the kept folder downloaded', 30_000);
+    await rig.app.core.handlers.pin({
+      id: (await rig.app.core.handlers.list({ folderId: 'root' })).files.find((f) => f.name === 'Long names')!.id,
+    });
+    await until(
+      async () => (await rig.app.core.handlers.activity({ limit: 50 })).entries.some((e) => e.kind === 'kept'),
+      'the kept folder downloaded',
+      30_000,
+    );
     await page.click('#tab-activity');
-    await poll(() => page.locator('#activity-list li.kind-kept .summary').first().textContent()).toMatch(/^Kept on this device: downloaded (1 file|\d+ files)$/);
+    await poll(() => page.locator('#activity-list li.kind-kept .summary').first().textContent()).toMatch(
+      /^Kept on this device: downloaded (1 file|\d+ files)$/,
+    );
     await page.locator('#activity-list li.kind-kept details summary').first().click();
     for (const view of ['activity', 'search', 'browse', 'storage', 'conflicts', 'settings'] as const) {
       if (view !== 'activity') await page.click(`#tab-${view}`);
@@ -214,7 +253,12 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
     await page.click('#tab-storage');
     await poll(() => page.locator('#storage-kinds meter').count()).toBeGreaterThan(1);
     for (const panel of ['#storage-kinds', '#storage-years']) {
-      const boxes = await page.locator(`${panel} meter`).evaluateAll((ms) => ms.map((m) => { const r = m.getBoundingClientRect(); return `${Math.round(r.left)}-${Math.round(r.right)}`; }));
+      const boxes = await page.locator(`${panel} meter`).evaluateAll((ms) =>
+        ms.map((m) => {
+          const r = m.getBoundingClientRect();
+          return `${Math.round(r.left)}-${Math.round(r.right)}`;
+        }),
+      );
       expect(new Set(boxes).size, `${panel}: ${boxes.join(' ')}`).toBe(1);
     }
     expect(await page.locator('#storage-kinds .bar-value').first().textContent()).toMatch(/^[\d.,]+ [KMGT]?B · [\d,]+ files?$/);

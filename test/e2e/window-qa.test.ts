@@ -32,7 +32,15 @@ let browser: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  core = await startCore({ dataDir, firstRun: 'demo', demoObjects: 2000, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
+  core = await startCore({
+    dataDir,
+    firstRun: 'demo',
+    demoObjects: 2000,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+  });
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
   await until(() => core.status().connection === 'online' && core.status().lastCompleteWalk !== null, 'demo mirrored', 60_000);
   browser = await launchChromium(profile);
@@ -55,7 +63,10 @@ const VIEWS = ['search', 'browse', 'organize', 'storage', 'activity', 'conflicts
 async function showView(view: (typeof VIEWS)[number]): Promise<void> {
   await page.click(`#tab-${view}`);
   await poll(() => page.locator(`#view-${view}`).isVisible()).toBe(true);
-  if (view === 'search') { await page.fill('#search-input', 'canon'); await poll(() => page.locator('#results li').count()).toBeGreaterThan(0); }
+  if (view === 'search') {
+    await page.fill('#search-input', 'canon');
+    await poll(() => page.locator('#results li').count()).toBeGreaterThan(0);
+  }
   if (view === 'browse') {
     await poll(() => page.locator('#browse-rows tr').count()).toBeGreaterThan(0);
     // down to a folder that holds files (their rows carry Open and Reveal: the widest)
@@ -112,7 +123,7 @@ describe('the window, by hand', () => {
     await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('browse-table');
     const into = await page.evaluate(() => {
       const row = document.getElementById(document.activeElement?.getAttribute('aria-activedescendant') ?? '');
-      return row?.closest('#browse-rows') ? row.querySelector('.name')?.textContent ?? '' : '';
+      return row?.closest('#browse-rows') ? (row.querySelector('.name')?.textContent ?? '') : '';
     });
     expect(into).not.toBe('');
     await page.keyboard.press('Enter');
@@ -121,7 +132,9 @@ describe('the window, by hand', () => {
 
   it('keyboard: focus lands in the view after a tab switch; Backspace / Alt+Up go up in Browse; sortable columns; one Tab stop per result list', async () => {
     await page.click('#tab-activity');
-    await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id ?? document.activeElement?.id)).toBe('view-activity');
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id ?? document.activeElement?.id)).toBe(
+      'view-activity',
+    );
     await page.keyboard.press('Alt+2');
     await poll(() => page.evaluate(() => document.activeElement?.closest('[role=tabpanel]')?.id)).toBe('view-browse');
     // into a folder, then up again with Backspace, and with Alt+Up
@@ -150,10 +163,14 @@ describe('the window, by hand', () => {
       await next.click();
       await poll(() => page.locator('.crumb.current').textContent()).toBe(name);
     }
-    const sizes = async (): Promise<number[]> => page.evaluate(() => Array.from(document.querySelectorAll('#browse-rows tr.file')).map((tr) => {
-      const t = tr.children[1]!.textContent!.trim(); const [v, u] = t.split(' ');
-      return Number(v) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 } as Record<string, number>)[u!]!;
-    }));
+    const sizes = async (): Promise<number[]> =>
+      page.evaluate(() =>
+        Array.from(document.querySelectorAll('#browse-rows tr.file')).map((tr) => {
+          const t = tr.children[1]!.textContent!.trim();
+          const [v, u] = t.split(' ');
+          return Number(v) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 } as Record<string, number>)[u!]!;
+        }),
+      );
     await page.click('#sort-size');
     await poll(() => page.locator('th:has(#sort-size)').getAttribute('aria-sort')).toBe('ascending');
     const up = await sizes();
@@ -170,7 +187,9 @@ describe('the window, by hand', () => {
     await page.keyboard.press('Tab');
     await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('results');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.closest('#results') ? document.activeElement.outerHTML.slice(0, 200) : 'outside')).toBe('outside');
+    expect(
+      await page.evaluate(() => (document.activeElement?.closest('#results') ? document.activeElement.outerHTML.slice(0, 200) : 'outside')),
+    ).toBe('outside');
   });
 
   it('accessibility: every view, light and dark: axe-core (WCAG 2 A and AA) finds nothing; our own checks (contrast over layered backgrounds, unique ids) neither', async () => {
@@ -192,9 +211,14 @@ describe('the window, by hand', () => {
       const probe = document.createElement('div');
       probe.id = 'a11y-probe';
       probe.className = 'hint'; // grey on white is fine; paler is not
-      probe.append(Object.assign(document.createElement('span'), { textContent: 'pale text', className: 'probe-pale' }), document.createElement('button'), Object.assign(document.createElement('i'), { id: 'search-input', textContent: 'x' }));
+      probe.append(
+        Object.assign(document.createElement('span'), { textContent: 'pale text', className: 'probe-pale' }),
+        document.createElement('button'),
+        Object.assign(document.createElement('i'), { id: 'search-input', textContent: 'x' }),
+      );
       document.body.prepend(probe);
-      const sheet = new CSSStyleSheet(); sheet.replaceSync('.probe-pale { color: #ddd; } #a11y-probe button { width: 20px; height: 20px; }');
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('.probe-pale { color: #ddd; } #a11y-probe button { width: 20px; height: 20px; }');
       document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
     });
     const caught = await a11yProblems(page);
@@ -220,12 +244,17 @@ describe('the window, by hand', () => {
         expect(t.x).toBeGreaterThanOrEqual(0);
         expect(t.x + t.width).toBeLessThanOrEqual(width + 0.5);
         for (const u of tabBoxes.slice(0, i)) {
-          const apart = t.x >= u.x + u.width - 0.5 || u.x >= t.x + t.width - 0.5 || t.y >= u.y + u.height - 0.5 || u.y >= t.y + t.height - 0.5;
+          const apart =
+            t.x >= u.x + u.width - 0.5 || u.x >= t.x + t.width - 0.5 || t.y >= u.y + u.height - 0.5 || u.y >= t.y + t.height - 0.5;
           expect(apart).toBe(true);
         }
       }
       // tab labels are not clipped
-      expect(await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('[role=tab]')).every((t) => t.scrollWidth <= t.clientWidth + 1))).toBe(true);
+      expect(
+        await page.evaluate(() =>
+          Array.from(document.querySelectorAll<HTMLElement>('[role=tab]')).every((t) => t.scrollWidth <= t.clientWidth + 1),
+        ),
+      ).toBe(true);
       expect(await page.locator('#state-line').isVisible()).toBe(true);
       const badge = await box('#conn-badge');
       expect(badge.x + badge.width).toBeLessThanOrEqual(width);
@@ -249,20 +278,38 @@ describe('the window, by hand', () => {
     // a NAS address with no token stored: a second app on its own data folder
     const dir2 = mkdtempSync(join(tmpdir(), 'nm-window-qa2-'));
     const db = openStateDb(dir2);
-    new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dir2, 'mirror') }).update({ source: 'url', location: 'http://127.0.0.1:9' });
+    new SettingsStore(db, { ...DEFAULT_SETTINGS, mirrorFolder: join(dir2, 'mirror') }).update({
+      source: 'url',
+      location: 'http://127.0.0.1:9',
+    });
     db.close();
-    const core2 = await startCore({ dataDir: dir2, log: silentLogger, noKeychain: true, loginItem: noLoginItem, desktop: { open: async () => undefined, reveal: async () => undefined } });
-    const server2 = await startUiServer({ handlers: core2.handlers, events: core2.events, assetsDir: await ensureRenderer(), log: silentLogger });
+    const core2 = await startCore({
+      dataDir: dir2,
+      log: silentLogger,
+      noKeychain: true,
+      loginItem: noLoginItem,
+      desktop: { open: async () => undefined, reveal: async () => undefined },
+    });
+    const server2 = await startUiServer({
+      handlers: core2.handlers,
+      events: core2.events,
+      assetsDir: await ensureRenderer(),
+      log: silentLogger,
+    });
     const p2 = await browser.newPage();
     try {
       await p2.goto(server2.url);
       // a NAS is configured, only the sign-in is missing (no keychain here): never "Not set up"
-      await poll(() => p2.locator('#state-line').textContent()).toBe('Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits.');
+      await poll(() => p2.locator('#state-line').textContent()).toBe(
+        'Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits.',
+      );
       expect(await p2.locator('#conn-badge').textContent()).toBe('Not signed in');
       // the raw reason is one hover away, and the way to fix it one click
       expect(await p2.locator('#state-line').getAttribute('title')).toMatch(/Details: Unauthorized: not signed in to this NAS/);
       // search says there is nothing yet, and why, with the way to Settings (not "Type to search 0 files")
-      await poll(() => p2.locator('#search-hint').textContent()).toBe('Nothing is mirrored yet. Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits. Open Settings');
+      await poll(() => p2.locator('#search-hint').textContent()).toBe(
+        'Nothing is mirrored yet. Not signed in to this NAS yet: choose Sign in in Settings (or paste an access token there). This desktop has no keychain, so a sign-in lasts until the app quits. Open Settings',
+      );
       await p2.click('#state-fix');
       await poll(() => p2.locator('#view-settings').isVisible()).toBe(true);
     } finally {

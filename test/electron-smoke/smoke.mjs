@@ -35,15 +35,24 @@ export async function exercise(win) {
   // the demo NAS starts as a child (its own start may take up to a minute on a loaded machine)
   await win.waitForSelector('#search-input', { state: 'visible', timeout: 120_000 }).catch(async (e) => {
     // say what the welcome said (an error next to the button, or still busy), not only "hidden"
-    const said = await win.locator('#setup-busy').innerText({ timeout: 1_000 }).catch(() => '?');
-    throw new Error(`the window stayed on the welcome after "Try the demo" (it says: ${JSON.stringify(said)}): ${e instanceof Error ? e.message : String(e)}`);
+    const said = await win
+      .locator('#setup-busy')
+      .innerText({ timeout: 1_000 })
+      .catch(() => '?');
+    throw new Error(
+      `the window stayed on the welcome after "Try the demo" (it says: ${JSON.stringify(said)}): ${e instanceof Error ? e.message : String(e)}`,
+    );
   });
   // the embedded demo NAS is walked on first start; search until it answers
   const deadline = Date.now() + 120_000;
   let n = 0;
   while (Date.now() < deadline) {
     await win.fill('#search-input', 'IMG');
-    await win.locator('#results li').first().waitFor({ timeout: 2_000 }).catch(() => undefined);
+    await win
+      .locator('#results li')
+      .first()
+      .waitFor({ timeout: 2_000 })
+      .catch(() => undefined);
     n = await win.locator('#results li').count();
     if (n > 0) break;
   }
@@ -54,7 +63,8 @@ export async function exercise(win) {
 /** Browser mode: `bin/start.js --headless` on a fresh data folder, its window in Chromium, then SIGINT. */
 async function headless(home) {
   const child = spawn(process.execPath, ['bin/start.js', '--headless'], {
-    env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_NO_ELECTRON_DOWNLOAD: '1' }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NAS_MIRROR_HOME: home, NAS_MIRROR_NO_ELECTRON_DOWNLOAD: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise((done) => child.once('exit', (c, signal) => done(c ?? (signal ? 1 : 0))));
   let out = '';

@@ -14,9 +14,16 @@ import { openStateDb } from '../../main/state/db.js';
 import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
-interface Ids { F: string; a: string; b: string }
+interface Ids {
+  F: string;
+  a: string;
+  b: string;
+}
 
 async function seeded(): Promise<{ r: Rig; ids: Ids }> {
   const ids = { F: '', a: '', b: '' };
@@ -34,7 +41,15 @@ async function crashThenRestart(r: Rig, fault: Omit<Fault, 'errno' | 'crash'>): 
   const disk = new FaultDisk();
   const db = openStateDb(r.state);
   let crashed = false;
-  disk.add({ ...fault, errno: 'EIO', times: 1, crash: () => { crashed = true; db.close(); } });
+  disk.add({
+    ...fault,
+    errno: 'EIO',
+    times: 1,
+    crash: () => {
+      crashed = true;
+      db.close();
+    },
+  });
   await r.restart({ disk, db }).catch(() => undefined);
   await r.engine.syncNow().catch(() => undefined);
   expect(crashed).toBe(true);
@@ -111,7 +126,7 @@ describe('killed between "changed on disk" and "state written": a restart recove
     expect(existsSync(join(r.mirror, 'F', 'new.txt'))).toBe(true);
   });
 
-  it('a NAS delete, killed right after the placeholder was removed: done, never read as the user\'s delete', async () => {
+  it("a NAS delete, killed right after the placeholder was removed: done, never read as the user's delete", async () => {
     const { r, ids } = await seeded();
     await r.client.delete(ids.b);
     await r.svc.admin.drainDeletes();

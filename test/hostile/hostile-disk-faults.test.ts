@@ -12,9 +12,17 @@ import { FaultDisk, type Fault } from '../../main/local/disk.js';
 import { startRig, waitFor, type Rig } from '../integration/local/harness.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
-interface Ids { F: string; D: string; a: string; b: string }
+interface Ids {
+  F: string;
+  D: string;
+  a: string;
+  b: string;
+}
 const MTIME = '2020-02-02T02:02:02.000Z';
 
 interface Case {
@@ -29,25 +37,70 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { what: 'create of a new NAS file', fault: { op: 'createFile', path: '/F/new.txt' }, nas: (r, i) => r.svc.admin.createFile(i.F, 'new.txt'), kept: (m) => !existsSync(join(m, 'F', 'new.txt')), done: (m) => existsSync(join(m, 'F', 'new.txt')) },
-  { what: 'mkdir of a new NAS folder', fault: { op: 'mkdir', path: '/NewDir' }, nas: (r) => r.svc.admin.createFolder(r.svc.admin.rootId(), 'NewDir'), kept: (m) => !existsSync(join(m, 'NewDir')), done: (m) => existsSync(join(m, 'NewDir')) },
-  { what: 'rename of a NAS rename', fault: { op: 'rename', path: '/F/a.txt' }, nas: (r, i) => r.client.patch(i.a, { name: 'a2.txt' }), kept: (m) => existsSync(join(m, 'F', 'a.txt')), done: (m) => existsSync(join(m, 'F', 'a2.txt')) && !existsSync(join(m, 'F', 'a.txt')) },
-  { what: 'utimes of a NAS mTime change', fault: { op: 'utimes', path: '/F/a.txt' }, nas: (r, i) => r.client.patch(i.a, { mTime: MTIME }), kept: (m) => existsSync(join(m, 'F', 'a.txt')), done: (m) => statSync(join(m, 'F', 'a.txt')).mtimeMs === Date.parse(MTIME) },
-  { what: 'unlink of a NAS file delete', fault: { op: 'unlink', path: '/F/b.txt' }, nas: async (r, i) => { await r.client.delete(i.b); await r.svc.admin.drainDeletes(); }, kept: (m) => existsSync(join(m, 'F', 'b.txt')), done: (m) => !existsSync(join(m, 'F', 'b.txt')) },
-  { what: 'rmdir of a NAS folder delete', fault: { op: 'rmdir', path: '/D' }, nas: async (r, i) => { await r.client.delete(i.D); await r.svc.admin.drainDeletes(); }, kept: (m) => existsSync(join(m, 'D')), done: (m) => !existsSync(join(m, 'D')) },
+  {
+    what: 'create of a new NAS file',
+    fault: { op: 'createFile', path: '/F/new.txt' },
+    nas: (r, i) => r.svc.admin.createFile(i.F, 'new.txt'),
+    kept: (m) => !existsSync(join(m, 'F', 'new.txt')),
+    done: (m) => existsSync(join(m, 'F', 'new.txt')),
+  },
+  {
+    what: 'mkdir of a new NAS folder',
+    fault: { op: 'mkdir', path: '/NewDir' },
+    nas: (r) => r.svc.admin.createFolder(r.svc.admin.rootId(), 'NewDir'),
+    kept: (m) => !existsSync(join(m, 'NewDir')),
+    done: (m) => existsSync(join(m, 'NewDir')),
+  },
+  {
+    what: 'rename of a NAS rename',
+    fault: { op: 'rename', path: '/F/a.txt' },
+    nas: (r, i) => r.client.patch(i.a, { name: 'a2.txt' }),
+    kept: (m) => existsSync(join(m, 'F', 'a.txt')),
+    done: (m) => existsSync(join(m, 'F', 'a2.txt')) && !existsSync(join(m, 'F', 'a.txt')),
+  },
+  {
+    what: 'utimes of a NAS mTime change',
+    fault: { op: 'utimes', path: '/F/a.txt' },
+    nas: (r, i) => r.client.patch(i.a, { mTime: MTIME }),
+    kept: (m) => existsSync(join(m, 'F', 'a.txt')),
+    done: (m) => statSync(join(m, 'F', 'a.txt')).mtimeMs === Date.parse(MTIME),
+  },
+  {
+    what: 'unlink of a NAS file delete',
+    fault: { op: 'unlink', path: '/F/b.txt' },
+    nas: async (r, i) => {
+      await r.client.delete(i.b);
+      await r.svc.admin.drainDeletes();
+    },
+    kept: (m) => existsSync(join(m, 'F', 'b.txt')),
+    done: (m) => !existsSync(join(m, 'F', 'b.txt')),
+  },
+  {
+    what: 'rmdir of a NAS folder delete',
+    fault: { op: 'rmdir', path: '/D' },
+    nas: async (r, i) => {
+      await r.client.delete(i.D);
+      await r.svc.admin.drainDeletes();
+    },
+    kept: (m) => existsSync(join(m, 'D')),
+    done: (m) => !existsSync(join(m, 'D')),
+  },
 ];
 
 async function faultyRig(): Promise<{ r: Rig; disk: FaultDisk; ids: Ids }> {
   const disk = new FaultDisk();
   const ids = { F: '', D: '', a: '', b: '' };
-  rig = await startRig((svc, root) => {
-    ids.F = svc.admin.createFolder(root, 'F').id;
-    ids.a = svc.admin.createFile(ids.F, 'a.txt').id;
-    ids.b = svc.admin.createFile(ids.F, 'b.txt').id;
-    ids.D = svc.admin.createFolder(root, 'D').id;
-    svc.admin.createFile(ids.D, 'd1.txt');
-    svc.admin.createFile(root, 'top.txt');
-  }, { disk, uploads: false }); // a new folder stays local only here (the put-back of a move into one)
+  rig = await startRig(
+    (svc, root) => {
+      ids.F = svc.admin.createFolder(root, 'F').id;
+      ids.a = svc.admin.createFile(ids.F, 'a.txt').id;
+      ids.b = svc.admin.createFile(ids.F, 'b.txt').id;
+      ids.D = svc.admin.createFolder(root, 'D').id;
+      svc.admin.createFile(ids.D, 'd1.txt');
+      svc.admin.createFile(root, 'top.txt');
+    },
+    { disk, uploads: false },
+  ); // a new folder stays local only here (the put-back of a move into one)
   return { r: rig, disk, ids };
 }
 
@@ -122,7 +175,11 @@ describe('a failing disk under the local pipeline: said, nothing sent, nothing l
     await waitFor(() => r.engine.status().conflicts === 1, 'the move is listed as a conflict');
     expect(disk.failed.some((f) => f.startsWith('rename ') && f.includes('/Mine/a.txt'))).toBe(true);
     expect(existsSync(join(r.mirror, 'Mine', 'a.txt'))).toBe(true);
-    expect(r.engine.actions.activity().some((a) => a.kind === 'conflict' && a.summary === 'left in Mine/a.txt: the disk refused to move it back (EIO)')).toBe(true);
+    expect(
+      r.engine.actions
+        .activity()
+        .some((a) => a.kind === 'conflict' && a.summary === 'left in Mine/a.txt: the disk refused to move it back (EIO)'),
+    ).toBe(true);
     await r.engine.fullRescan();
     await r.engine.drainOutbox();
     expect(r.count('POST')).toBe(0);

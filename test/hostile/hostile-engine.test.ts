@@ -19,7 +19,9 @@ afterEach(async () => {
   await rig?.close();
   await nas?.stop();
   await svc?.stop();
-  rig = undefined; nas = undefined; svc = undefined;
+  rig = undefined;
+  nas = undefined;
+  svc = undefined;
 });
 
 async function hostileRig(seed: Parameters<typeof startRig>[0]): Promise<{ r: Rig; nas: HostileNas }> {
@@ -35,7 +37,9 @@ function breakObjects(n: HostileNas, broken: Record<string, Record<string, unkno
     if (!x.path.endsWith('/filesSearch/parents')) return undefined;
     const { status, value } = await realJson(real);
     if (status !== 200) return undefined;
-    const files = (value['files'] as Record<string, unknown>[]).map((f) => (typeof f['name'] === 'string' && broken[f['name']] ? { ...f, ...broken[f['name']] } : f));
+    const files = (value['files'] as Record<string, unknown>[]).map((f) =>
+      typeof f['name'] === 'string' && broken[f['name']] ? { ...f, ...broken[f['name']] } : f,
+    );
     return jsonAnswer({ ...value, files });
   };
 }
@@ -75,7 +79,10 @@ describe('hostile NAS: invalid objects', () => {
   });
 
   it('an object that turns invalid after a good walk keeps its placeholder (incomplete walk: no delete)', async () => {
-    const { r, nas: n } = await hostileRig((s, root) => { s.admin.createFile(root, 'keep.txt'); s.admin.createFile(root, 'other.txt'); });
+    const { r, nas: n } = await hostileRig((s, root) => {
+      s.admin.createFile(root, 'keep.txt');
+      s.admin.createFile(root, 'other.txt');
+    });
     expect(existsSync(join(r.mirror, 'keep.txt'))).toBe(true);
     breakObjects(n, { 'keep.txt': { mTime: null, name: '' } });
     await r.engine.syncNow();
@@ -117,11 +124,19 @@ describe('hostile NAS: unsafe names', () => {
 
 describe('hostile NAS: an empty NAS after a good mirror', () => {
   it('is held like a local mass delete: nothing removed, held says why; reject keeps, approve removes', async () => {
-    const { r, nas: n } = await hostileRig((s, root) => { const f = s.admin.createFolder(root, 'F'); for (let i = 0; i < 60; i++) s.admin.createFile(f.id, `x${i}`); s.admin.createFile(root, 'top.txt'); });
+    const { r, nas: n } = await hostileRig((s, root) => {
+      const f = s.admin.createFolder(root, 'F');
+      for (let i = 0; i < 60; i++) s.admin.createFile(f.id, `x${i}`);
+      s.admin.createFile(root, 'top.txt');
+    });
     expect(readdirSync(join(r.mirror, 'F'))).toHaveLength(60);
     // the NAS (or a wrong account) answers every listing with nothing
-    n.tamper = (x) => (x.path.endsWith('/filesSearch/parents') ? jsonAnswer({ files: [], pageToken: '' })
-      : x.method === 'GET' && x.path.includes('/files/') && !x.path.endsWith('/files/root') ? jsonAnswer({ code: 404, message: 'not found' }, 404) : undefined);
+    n.tamper = (x) =>
+      x.path.endsWith('/filesSearch/parents')
+        ? jsonAnswer({ files: [], pageToken: '' })
+        : x.method === 'GET' && x.path.includes('/files/') && !x.path.endsWith('/files/root')
+          ? jsonAnswer({ code: 404, message: 'not found' }, 404)
+          : undefined;
     await r.engine.syncNow();
     await waitFor(() => r.engine.status().heldDeletes === 1, 'the empty NAS is held');
     const { held } = r.engine.actions.conflicts();
@@ -146,7 +161,9 @@ describe('hostile NAS: an empty NAS after a good mirror', () => {
 
 describe('an empty NAS, the real service emptied (listings with ETags)', () => {
   it('a rejected hold is asked again at the next walk (the empty root listing is not answered 304 from a stored chain)', async () => {
-    const { r } = await hostileRig((s, root) => { for (let i = 0; i < 60; i++) s.admin.createFile(root, `x${i}`); });
+    const { r } = await hostileRig((s, root) => {
+      for (let i = 0; i < 60; i++) s.admin.createFile(root, `x${i}`);
+    });
     for (const [, o] of await r.nasChildren(r.svc.admin.rootId())) await r.client.delete(o.id);
     await r.svc.admin.drainDeletes();
     await r.engine.syncNow();
@@ -165,7 +182,12 @@ describe('hostile NAS: secrets echoed back', () => {
     svc = await startTestService();
     svc.admin.createFile(svc.admin.rootId(), 'a.txt');
     nas = await startHostileNas(svc.baseUrl);
-    rig = await startRig(() => undefined, { log: createLogger('engine', { write: (l) => lines.push(l) }, 'debug') }, svc, via(svc.baseUrl, nas.baseUrl));
+    rig = await startRig(
+      () => undefined,
+      { log: createLogger('engine', { write: (l) => lines.push(l) }, 'debug') },
+      svc,
+      via(svc.baseUrl, nas.baseUrl),
+    );
     const r = rig;
     let forms: string[] = [];
     // echoes the token the client sent, in three forms

@@ -46,7 +46,9 @@ export async function startHostileNas(targetBaseUrl: string): Promise<HostileNas
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const h: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection' && k !== 'keep-alive') h[k] = Array.isArray(v) ? v.join(', ') : v;
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection' && k !== 'keep-alive')
+              h[k] = Array.isArray(v) ? v.join(', ') : v;
           resolve({ status: res.statusCode ?? 502, headers: h, body: Buffer.concat(chunks) });
         });
         res.on('error', reject);
@@ -77,7 +79,11 @@ export async function startHostileNas(targetBaseUrl: string): Promise<HostileNas
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   nas.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  nas.stop = () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); });
+  nas.stop = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return nas;
 }
 
@@ -87,7 +93,9 @@ export function jsonAnswer(value: unknown, status = 200): Answer {
 }
 
 /** The service's full JSON answer (never a 304), parsed. */
-export async function realJson(real: (drop?: readonly string[]) => Promise<Answer>): Promise<{ status: number; value: Record<string, unknown> }> {
+export async function realJson(
+  real: (drop?: readonly string[]) => Promise<Answer>,
+): Promise<{ status: number; value: Record<string, unknown> }> {
   const a = await real(['if-none-match']);
   return { status: a.status, value: JSON.parse(a.body.toString()) as Record<string, unknown> };
 }

@@ -41,7 +41,10 @@ function breakBad(): void {
     if (!x.path.endsWith('/filesSearch/parents')) return undefined;
     const { status, value } = await realJson(real);
     if (status !== 200) return undefined;
-    return jsonAnswer({ ...value, files: (value['files'] as Record<string, unknown>[]).map((o) => (o['id'] === badId ? { ...o, mTime: null } : o)) });
+    return jsonAnswer({
+      ...value,
+      files: (value['files'] as Record<string, unknown>[]).map((o) => (o['id'] === badId ? { ...o, mTime: null } : o)),
+    });
   };
 }
 
@@ -62,7 +65,18 @@ describe('--once after a walk made incomplete by invalid objects', () => {
 
   it('run --once exits 1 and says the same; the good objects are placed, a healed NAS exits 0', async () => {
     breakBad();
-    const args = ['run', '--device', nas.baseUrl, '--state', join(tmp, 'run-state'), '--dir', join(tmp, 'mirror'), '--token-env', 'NAS_TOKEN', '--once'];
+    const args = [
+      'run',
+      '--device',
+      nas.baseUrl,
+      '--state',
+      join(tmp, 'run-state'),
+      '--dir',
+      join(tmp, 'mirror'),
+      '--token-env',
+      'NAS_TOKEN',
+      '--once',
+    ];
     const r = await cli(...args);
     says(r.err);
     expect(r.code).toBe(1);

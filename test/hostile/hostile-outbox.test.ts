@@ -22,7 +22,9 @@ afterEach(async () => {
   await rig?.close();
   await nas?.stop();
   await svc?.stop();
-  rig = undefined; nas = undefined; svc = undefined;
+  rig = undefined;
+  nas = undefined;
+  svc = undefined;
 });
 
 describe('hostile NAS: a change it answers with what the client cannot use', () => {
@@ -61,7 +63,10 @@ describe('hostile NAS: a change it answers with what the client cannot use', () 
     // the NAS answers again: Retry (re-apply) sends the kept change
     n.tamper = undefined;
     expect(await r.engine.actions.resolveConflicts([c.id], 'reapply')).toEqual({ done: 1, failed: [] });
-    await waitFor(() => svc!.admin.get(id)!.name === 'mine.txt' && existsSync(join(r.mirror, 'mine.txt')), 're-applied on the NAS and on disk');
+    await waitFor(
+      () => svc!.admin.get(id)!.name === 'mine.txt' && existsSync(join(r.mirror, 'mine.txt')),
+      're-applied on the NAS and on disk',
+    );
     expect(r.engine.status().conflicts).toBe(0);
   });
 });

@@ -17,8 +17,13 @@ let raw: http.Server | undefined;
 afterEach(async () => {
   await nas?.stop();
   await svc?.stop();
-  if (raw) { raw.closeAllConnections(); await new Promise((r) => raw!.close(r)); }
-  svc = undefined; nas = undefined; raw = undefined;
+  if (raw) {
+    raw.closeAllConnections();
+    await new Promise((r) => raw!.close(r));
+  }
+  svc = undefined;
+  nas = undefined;
+  raw = undefined;
 });
 
 /** A server that streams `chunk` forever (or declares a huge length), counting what it sent. */
@@ -43,8 +48,16 @@ describe('hostile NAS: response size is bounded', () => {
     svc = await startTestService();
     svc.admin.createFile(svc.admin.rootId(), 'a.txt');
     nas = await startHostileNas(svc.baseUrl);
-    nas.tamper = (x) => (x.path.endsWith('/filesSearch/parents') ? { status: 200, headers: { 'content-type': 'application/json' }, body: `{"files":[],"pad":"${'x'.repeat(3 * 1024 * 1024)}"}` } : undefined);
-    const client = new ServiceClient({ baseUrl: nas.baseUrl, token: svc.token(), retries: 0, transport: new HttpTransport({ maxResponseBytes: 1024 * 1024 }) });
+    nas.tamper = (x) =>
+      x.path.endsWith('/filesSearch/parents')
+        ? { status: 200, headers: { 'content-type': 'application/json' }, body: `{"files":[],"pad":"${'x'.repeat(3 * 1024 * 1024)}"}` }
+        : undefined;
+    const client = new ServiceClient({
+      baseUrl: nas.baseUrl,
+      token: svc.token(),
+      retries: 0,
+      transport: new HttpTransport({ maxResponseBytes: 1024 * 1024 }),
+    });
     const r = await walk(client, { onPage: () => undefined });
     client.close();
     expect(r.complete).toBe(false);

@@ -39,7 +39,7 @@ function serveF(page: (token: string, first: unknown) => { files: unknown[]; pag
     if (!x.path.endsWith('/filesSearch/parents') || x.query.get('ids') !== folder) return undefined;
     const token = x.query.get('pageToken') ?? '';
     // the real first page (a made-up token would be refused by the service)
-    if (token === '') first = (((await realJson(real)).value['files']) as unknown[])[0];
+    if (token === '') first = ((await realJson(real)).value['files'] as unknown[])[0];
     return jsonAnswer(page(token, first));
   };
 }
@@ -48,7 +48,9 @@ const listingsOfF = (): number => nas.seen.filter((s) => s.includes('/filesSearc
 
 describe('hostile NAS: page tokens are bounded', () => {
   it('a cycle T1 -> T2 -> T1 fails the walk (incomplete) after 3 listings', async () => {
-    serveF((t, first) => (t === '' ? { files: [first], pageToken: 'T1' } : t === 'T1' ? { files: [], pageToken: 'T2' } : { files: [], pageToken: 'T1' }));
+    serveF((t, first) =>
+      t === '' ? { files: [first], pageToken: 'T1' } : t === 'T1' ? { files: [], pageToken: 'T2' } : { files: [], pageToken: 'T1' },
+    );
     const r = await walk(client, { onPage: () => undefined });
     expect(r.complete).toBe(false);
     if (!r.complete) expect(r.error.message).toMatch(/repeats an earlier page token.*cycle/);
@@ -66,7 +68,10 @@ describe('hostile NAS: page tokens are bounded', () => {
 
   it('new objects on every page: no more pages than childCount allows', async () => {
     let n = 0;
-    serveF((t, first) => { n++; return { files: [{ ...(first as object), id: `fake-${n}`, name: `fake-${n}` }], pageToken: `P${n}` }; });
+    serveF((t, first) => {
+      n++;
+      return { files: [{ ...(first as object), id: `fake-${n}`, name: `fake-${n}` }], pageToken: `P${n}` };
+    });
     const r = await walk(client, { onPage: () => undefined });
     expect(r.complete).toBe(false);
     // F's childCount is 3: 3 + 10 pages at most
@@ -78,12 +83,16 @@ describe('hostile NAS: page tokens are bounded', () => {
     const m = await openMirror(svc, { baseUrl: nas.baseUrl, retries: 0 });
     try {
       expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
-      const rootListings = (): string[] => nas.seen.filter((s) => s.includes('/filesSearch/parents') && s.includes(`ids=${svc.admin.rootId()}`));
+      const rootListings = (): string[] =>
+        nas.seen.filter((s) => s.includes('/filesSearch/parents') && s.includes(`ids=${svc.admin.rootId()}`));
       const before = listingsOfF();
       const rootBefore = rootListings().length;
       let n = 0;
       const rootAnswers: number[] = [];
-      serveF((t, first) => { n++; return { files: [{ ...(first as object), id: `fake-${n}`, name: `fake-${n}` }], pageToken: `P${n}` }; });
+      serveF((t, first) => {
+        n++;
+        return { files: [{ ...(first as object), id: `fake-${n}`, name: `fake-${n}` }], pageToken: `P${n}` };
+      });
       const inner = nas.tamper!;
       nas.tamper = async (x, real) => {
         if (x.path.endsWith('/filesSearch/parents') && x.query.get('ids') === svc.admin.rootId()) {
@@ -113,8 +122,12 @@ describe('hostile NAS: page tokens are bounded', () => {
   });
 
   it('client.pages() refuses a token cycle too', async () => {
-    serveF((t, first) => (t === '' ? { files: [first], pageToken: 'T1' } : t === 'T1' ? { files: [], pageToken: 'T2' } : { files: [], pageToken: 'T1' }));
-    const go = async (): Promise<void> => { for await (const p of client.pages(folder)) void p; };
+    serveF((t, first) =>
+      t === '' ? { files: [first], pageToken: 'T1' } : t === 'T1' ? { files: [], pageToken: 'T2' } : { files: [], pageToken: 'T1' },
+    );
+    const go = async (): Promise<void> => {
+      for await (const p of client.pages(folder)) void p;
+    };
     await expect(go()).rejects.toMatchObject({ code: 'BadResponse' });
   });
 });

@@ -15,12 +15,24 @@ const run = runBin;
 const hasShell = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'nas-completion-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'nas-completion-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What the bash script offers for a command line whose last word is being typed. */
 function complete(script: string, fn: string, words: string[]): string[] {
-  const out = execFileSync('bash', ['-c', `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', script, ...words], { cwd: dir, encoding: 'utf8' });
+  const out = execFileSync(
+    'bash',
+    [
+      '-c',
+      `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      'bash',
+      script,
+      ...words,
+    ],
+    { cwd: dir, encoding: 'utf8' },
+  );
   return out.split('\n').filter((l) => l !== '');
 }
 
@@ -70,7 +82,10 @@ describe.runIf(hasShell('bash'))('bash completion', () => {
 
 describe('zsh completion', () => {
   it('both bins print a #compdef script naming every command; zsh reads it', async () => {
-    for (const [bin, name] of [['nas-mirror.js', 'nas-mirror'], ['nas-service.js', 'nas-service']] as const) {
+    for (const [bin, name] of [
+      ['nas-mirror.js', 'nas-mirror'],
+      ['nas-service.js', 'nas-service'],
+    ] as const) {
       const r = await run(bin, 'completion', 'zsh');
       expect(r.code).toBe(0);
       expect(r.out.startsWith(`#compdef ${name}\n`)).toBe(true);

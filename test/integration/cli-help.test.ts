@@ -12,7 +12,29 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const run = runBin;
 
-const MIRROR = ['login', 'sync', 'search', 'ls', 'find', 'run', 'status', 'held', 'uploads', 'conflicts', 'undo', 'log', 'organize', 'get', 'open', 'pin', 'unpin', 'free', 'du', 'ui', 'completion'];
+const MIRROR = [
+  'login',
+  'sync',
+  'search',
+  'ls',
+  'find',
+  'run',
+  'status',
+  'held',
+  'uploads',
+  'conflicts',
+  'undo',
+  'log',
+  'organize',
+  'get',
+  'open',
+  'pin',
+  'unpin',
+  'free',
+  'du',
+  'ui',
+  'completion',
+];
 const SERVICE = ['serve', 'user', 'token', 'grant', 'import', 'demo', 'completion'];
 
 describe('--help and --version', () => {

@@ -30,12 +30,17 @@ const userEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   return env;
 };
 
-interface Result { code: number; out: string; err: string }
-const cli = (bin: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Result> => new Promise((res) => {
-  execFile(process.execPath, [bin, ...args], { cwd: opts.cwd ?? ROOT, env: userEnv(opts.env ?? {}), timeout: 90_000 }, (e, out, err) => {
-    res({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, out, err });
+interface Result {
+  code: number;
+  out: string;
+  err: string;
+}
+const cli = (bin: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Result> =>
+  new Promise((res) => {
+    execFile(process.execPath, [bin, ...args], { cwd: opts.cwd ?? ROOT, env: userEnv(opts.env ?? {}), timeout: 90_000 }, (e, out, err) => {
+      res({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, out, err });
+    });
   });
-});
 
 const logLines = (err: string): string[] => err.split('\n').filter((l) => HUMAN.test(l) || l.startsWith('{'));
 
@@ -89,9 +94,22 @@ describe('nas-mirror run refuses a folder as the window does', () => {
     const full = join(base, 'full');
     mkdirSync(full);
     writeFileSync(join(full, 'mine.txt'), 'my own file');
-    const r = await cli(MIRROR, ['run', '--device', svc.baseUrl, '--state', join(base, 'full-state'), '--dir', full, '--token-env', 'NAS_TOKEN', '--once']);
+    const r = await cli(MIRROR, [
+      'run',
+      '--device',
+      svc.baseUrl,
+      '--state',
+      join(base, 'full-state'),
+      '--dir',
+      full,
+      '--token-env',
+      'NAS_TOKEN',
+      '--once',
+    ]);
     expect(r.code).toBe(1);
-    expect(r.err.split('\n').filter((l) => l.startsWith('nas-mirror '))).toEqual([`nas-mirror run: the folder ${full} already holds files: choose an empty or new folder for the mirror`]);
+    expect(r.err.split('\n').filter((l) => l.startsWith('nas-mirror '))).toEqual([
+      `nas-mirror run: the folder ${full} already holds files: choose an empty or new folder for the mirror`,
+    ]);
     expect(readdirSync(full)).toEqual(['mine.txt']);
   }, 60_000);
 });
@@ -101,12 +119,16 @@ describe('nas-service serve in a terminal', () => {
     const child = spawn(process.execPath, [SERVICE, 'serve', '--data', data, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    await new Promise<void>((r) => child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('listening on ')) r();
-    }));
+    await new Promise<void>((r) =>
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('listening on ')) r();
+      }),
+    );
     child.kill('SIGTERM');
     return { code: await exited, err };
   };
@@ -120,16 +142,21 @@ describe('nas-service serve in a terminal', () => {
     expect(human.err).not.toContain('{"');
     const json = await serveOnce(data, ['--log-json']);
     expect(json.code).toBe(0);
-    const stop = json.err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const stop = json.err
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(stop).toContainEqual(expect.objectContaining({ msg: 'stopping', signal: 'SIGTERM', level: 'info' }));
   }, 60_000);
 });
 
-describe('--state defaults to the app\'s own data folder', () => {
-  it('run and status without --state use the window\'s folder (NAS_MIRROR_HOME, else the platform\'s)', async () => {
+describe("--state defaults to the app's own data folder", () => {
+  it("run and status without --state use the window's folder (NAS_MIRROR_HOME, else the platform's)", async () => {
     const home = join(base, 'home');
     const mirror = join(base, 'home-mirror');
-    const ran = await cli(MIRROR, ['run', '--device', svc.baseUrl, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--once'], { env: { NAS_MIRROR_HOME: home } });
+    const ran = await cli(MIRROR, ['run', '--device', svc.baseUrl, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--once'], {
+      env: { NAS_MIRROR_HOME: home },
+    });
     expect(ran.code, ran.err).toBe(0);
     expect(ran.err).toContain(`mirror folder ${mirror} (state in ${home}, the app's data folder)\n`);
     const status = await cli(MIRROR, ['status'], { env: { NAS_MIRROR_HOME: home } });
@@ -144,7 +171,9 @@ describe('--state defaults to the app\'s own data folder', () => {
     const windows = defaultDataDir({ XDG_CONFIG_HOME: xdg }, process.platform);
     const none = await cli(MIRROR, ['status'], { env: { XDG_CONFIG_HOME: xdg } });
     expect(none.code).toBe(1);
-    expect(none.err).toBe(`nas-mirror status: no mirror in ${windows} (the app's data folder): set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR\n`);
+    expect(none.err).toBe(
+      `nas-mirror status: no mirror in ${windows} (the app's data folder): set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR\n`,
+    );
     expect(existsSync(windows)).toBe(false);
   }, 120_000);
 });

@@ -29,7 +29,10 @@ function allPages(page: Pager, text: string, limit: number): unknown[] {
   let after: SortKey | null = null;
   for (let guard = 0; guard < 1000; guard++) {
     const pg = page(p.query, limit, after);
-    out.push(pg.items.map((i) => [i.id, i.match.fragments]), pg.pageToken);
+    out.push(
+      pg.items.map((i) => [i.id, i.match.fragments]),
+      pg.pageToken,
+    );
     if (pg.pageToken === '') break;
     after = decodeSearchToken(pg.pageToken)!;
   }
@@ -49,14 +52,20 @@ describe('both search engines equal the one naive reference', () => {
         for (let i = 0; i < 50; i++) {
           const q = randomQuery(r);
           const limit = pickOf(r)(LIMITS);
-          expect(allPages((...a) => fast.page(...a), q, limit), q).toEqual(allPages((...a) => naive.page(...a), q, limit));
+          expect(
+            allPages((...a) => fast.page(...a), q, limit),
+            q,
+          ).toEqual(allPages((...a) => naive.page(...a), q, limit));
         }
         // changes: remove some, update some, add some
         const ids = docs.map((d) => d.id);
         const removed = ids.filter(() => r() < 0.05);
         fast.remove(removed);
         naive.remove(removed);
-        const changed = randomDocs(r, 30).map((d, i) => ({ ...d, id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}` }));
+        const changed = randomDocs(r, 30).map((d, i) => ({
+          ...d,
+          id: r() < 0.5 ? ids[Math.floor(r() * ids.length)]! : `new${round}-${step}-${i}`,
+        }));
         fast.upsert(changed);
         naive.upsert(changed);
         expect(fast.size).toBe(naive.size);
@@ -65,7 +74,9 @@ describe('both search engines equal the one naive reference', () => {
   }, 120_000);
 
   const dirs: string[] = [];
-  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
 
   it('the service: random objects, queries and pages, with renames, moves, mime changes and deletes', () => {
     const r = prng(9);
@@ -75,21 +86,33 @@ describe('both search engines equal the one naive reference', () => {
       dirs.push(dir);
       const store = new Store(openServiceDb(dir));
       const user = addUser(store, 'u');
-      const folders = Array.from({ length: 6 }, (_, i) => store.create(user.root, { name: `F${i} ${pick(['img', 'Canon', 'é'])}`, dir: true }).row);
+      const folders = Array.from(
+        { length: 6 },
+        (_, i) => store.create(user.root, { name: `F${i} ${pick(['img', 'Canon', 'é'])}`, dir: true }).row,
+      );
       for (const d of randomDocs(r, 120 + Math.floor(r() * 120))) {
-        const image = d.cameraMake === undefined ? undefined : d.cameraModel === undefined ? { cameraMake: d.cameraMake } : { cameraMake: d.cameraMake, cameraModel: d.cameraModel };
+        const image =
+          d.cameraMake === undefined
+            ? undefined
+            : d.cameraModel === undefined
+              ? { cameraMake: d.cameraMake }
+              : { cameraMake: d.cameraMake, cameraModel: d.cameraModel };
         try {
           store.create(pick(folders), { name: d.name, dir: false, mime: d.mimeType, ...(image ? { image } : {}) });
-        } catch { /* a name clash in that folder, or "." */ }
+        } catch {
+          /* a name clash in that folder, or "." */
+        }
       }
       // a second NameIndex that merges its delta often (the store's own one rarely does)
       const small = new NameIndex(store.index, { deltaMax: 17, slack: 30 });
       const ix = store.index;
       const idOf = (rows: { value: number; match: DocMatch }[]) => rows.map((i) => ({ id: ix.ids[i.value]!, match: i.match }));
-      const service = (names: NameIndex): Pager => (q, limit, after) => {
-        const res = searchText(ix, names, user.id, q, limit, after);
-        return { items: idOf(res.items), pageToken: res.pageToken };
-      };
+      const service =
+        (names: NameIndex): Pager =>
+        (q, limit, after) => {
+          const res = searchText(ix, names, user.id, q, limit, after);
+          return { items: idOf(res.items), pageToken: res.pageToken };
+        };
       const reference = (): Pager => {
         const docs = [];
         for (const row of ix.rows()) if (searchable(ix, user.id, row)) docs.push(candidateOf(ix, row).doc);
@@ -113,10 +136,16 @@ describe('both search engines equal the one naive reference', () => {
             else if (x < 0.12) store.patch(row, { parent: pick(folders) });
             else if (x < 0.16) store.patch(row, { mime: pick(MIMES) });
             else if (x < 0.2) store.remove(row);
-          } catch { /* a name clash */ }
+          } catch {
+            /* a name clash */
+          }
         }
         for (let i = 0; i < 20; i++) {
-          try { store.create(pick(folders), { name: randomName(r), dir: false, mime: pick(MIMES) }); } catch { /* clash */ }
+          try {
+            store.create(pick(folders), { name: randomName(r), dir: false, mime: pick(MIMES) });
+          } catch {
+            /* clash */
+          }
         }
       }
       store.db.close();

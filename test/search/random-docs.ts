@@ -6,12 +6,41 @@
  */
 import type { SearchDoc } from '../../app/search/index.js';
 
-export const ALPHA = ['a', 'b', 'A', 'B', 'ab', 'img', 'IMG', '_', '.', ' ', '-', 'é', 'É', 'e\u0301', 'İ', 'ß', '1', '2', '😀', '𝒜', 'x', 'jpg', 'Canon', 'ı', '\uFFFD'];
+export const ALPHA = [
+  'a',
+  'b',
+  'A',
+  'B',
+  'ab',
+  'img',
+  'IMG',
+  '_',
+  '.',
+  ' ',
+  '-',
+  'é',
+  'É',
+  'e\u0301',
+  'İ',
+  'ß',
+  '1',
+  '2',
+  '😀',
+  '𝒜',
+  'x',
+  'jpg',
+  'Canon',
+  'ı',
+  '\uFFFD',
+];
 export const MAKES = [undefined, 'Canon', 'NIKON CORPORATION', 'Apple', 'abA'];
 export const MODELS = ['EOS 5D', 'D750', 'iPhone 12', 'ab'];
 export const MIMES = ['image/jpeg', 'text/plain', 'application/x.service.dir', 'video/mp4'];
 
-export const pickOf = (r: () => number) => <T,>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+export const pickOf =
+  (r: () => number) =>
+  <T>(a: readonly T[]): T =>
+    a[Math.floor(r() * a.length)]!;
 
 export function randomName(r: () => number): string {
   const pick = pickOf(r);
@@ -27,7 +56,10 @@ export function randomDocs(r: () => number, n: number, idPrefix = 'id'): SearchD
   for (let i = 0; i < n; i++) {
     const d: SearchDoc = { id: `${idPrefix}${i.toString(36)}`, name: randomName(r), mimeType: pick(MIMES) };
     const mk = pick(MAKES);
-    if (mk !== undefined) { d.cameraMake = mk; if (r() < 0.5) d.cameraModel = pick(MODELS); }
+    if (mk !== undefined) {
+      d.cameraMake = mk;
+      if (r() < 0.5) d.cameraModel = pick(MODELS);
+    }
     docs.push(d);
   }
   return docs;

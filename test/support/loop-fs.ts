@@ -34,18 +34,50 @@ export interface LoopDisk {
   destroy(): Promise<void>;
 }
 
-interface Spec { mkfs: string; mkfsArgs: (img: string) => string[]; mount: (dev: string, dir: string) => [string, string[]]; fuse: boolean; minMb: number }
+interface Spec {
+  mkfs: string;
+  mkfsArgs: (img: string) => string[];
+  mount: (dev: string, dir: string) => [string, string[]];
+  fuse: boolean;
+  minMb: number;
+}
 
 const SPECS: Record<FsKind, Spec> = {
-  exfat: { mkfs: 'mkfs.exfat', mkfsArgs: (img) => [img], mount: (dev, dir) => [tool('mount.exfat-fuse'), [dev, dir]], fuse: true, minMb: 8 },
+  exfat: {
+    mkfs: 'mkfs.exfat',
+    mkfsArgs: (img) => [img],
+    mount: (dev, dir) => [tool('mount.exfat-fuse'), [dev, dir]],
+    fuse: true,
+    minMb: 8,
+  },
   ntfs: { mkfs: 'mkntfs', mkfsArgs: (img) => ['-F', '-Q', img], mount: (dev, dir) => [tool('ntfs-3g'), [dev, dir]], fuse: true, minMb: 8 },
-  xfs: { mkfs: 'mkfs.xfs', mkfsArgs: (img) => ['-q', img], mount: (dev, dir) => [tool('mount'), ['-t', 'xfs', dev, dir]], fuse: false, minMb: 300 },
-  btrfs: { mkfs: 'mkfs.btrfs', mkfsArgs: (img) => ['-q', img], mount: (dev, dir) => [tool('mount'), ['-t', 'btrfs', dev, dir]], fuse: false, minMb: 128 },
-  ext4: { mkfs: 'mkfs.ext4', mkfsArgs: (img) => ['-q', '-F', img], mount: (dev, dir) => [tool('mount'), ['-t', 'ext4', dev, dir]], fuse: false, minMb: 8 },
+  xfs: {
+    mkfs: 'mkfs.xfs',
+    mkfsArgs: (img) => ['-q', img],
+    mount: (dev, dir) => [tool('mount'), ['-t', 'xfs', dev, dir]],
+    fuse: false,
+    minMb: 300,
+  },
+  btrfs: {
+    mkfs: 'mkfs.btrfs',
+    mkfsArgs: (img) => ['-q', img],
+    mount: (dev, dir) => [tool('mount'), ['-t', 'btrfs', dev, dir]],
+    fuse: false,
+    minMb: 128,
+  },
+  ext4: {
+    mkfs: 'mkfs.ext4',
+    mkfsArgs: (img) => ['-q', '-F', img],
+    mount: (dev, dir) => [tool('mount'), ['-t', 'ext4', dev, dir]],
+    fuse: false,
+    minMb: 8,
+  },
 };
 const MOUNT_TOOL: Record<FsKind, string> = { exfat: 'mount.exfat-fuse', ntfs: 'ntfs-3g', xfs: 'mount', btrfs: 'mount', ext4: 'mount' };
 
-const SEARCH = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/local/sbin', '/usr/sbin', '/sbin', '/usr/bin', '/bin'].filter(Boolean);
+const SEARCH = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/local/sbin', '/usr/sbin', '/sbin', '/usr/bin', '/bin'].filter(
+  Boolean,
+);
 
 function which(name: string): string | undefined {
   for (const d of SEARCH) if (existsSync(join(d, name))) return join(d, name);
@@ -64,13 +96,20 @@ function run(cmd: string, args: string[], timeoutMs = 60_000): string {
   } catch (e) {
     const err = e as { status?: number | null; signal?: string | null; stderr?: string; stdout?: string; message: string };
     const out = `${err.stderr ?? ''}${err.stdout ?? ''}`.trim();
-    throw new Error(`loop-fs: \`${cmd} ${args.join(' ')}\` failed (${err.status != null ? `exit ${err.status}` : err.signal ?? err.message})${out ? `: ${out}` : ''}`);
+    throw new Error(
+      `loop-fs: \`${cmd} ${args.join(' ')}\` failed (${err.status != null ? `exit ${err.status}` : (err.signal ?? err.message)})${out ? `: ${out}` : ''}`,
+    );
   }
 }
 
 function kernelHas(fs: string): boolean {
   try {
-    if (readFileSync('/proc/filesystems', 'utf8').split('\n').some((l) => l.trim().split(/\s+/).pop() === fs)) return true;
+    if (
+      readFileSync('/proc/filesystems', 'utf8')
+        .split('\n')
+        .some((l) => l.trim().split(/\s+/).pop() === fs)
+    )
+      return true;
   } catch {
     return false;
   }
@@ -92,7 +131,8 @@ export function available(kind: FsKind): string | undefined {
   const why = ((): string | undefined => {
     if (process.platform !== 'linux') return `not Linux (${process.platform})`;
     if (process.getuid?.() !== 0) return 'not root: loop devices and mounts need root';
-    for (const t of ['losetup', 'mount', 'umount', 'blkid', SPECS[kind].mkfs, MOUNT_TOOL[kind]]) if (!which(t)) return `${t} is not installed`;
+    for (const t of ['losetup', 'mount', 'umount', 'blkid', SPECS[kind].mkfs, MOUNT_TOOL[kind]])
+      if (!which(t)) return `${t} is not installed`;
     if (!existsSync('/dev/loop-control') && !existsSync('/dev/loop0')) return 'no loop device (/dev/loop-control)';
     // a container may show the device nodes and still refuse them
     try {
@@ -140,7 +180,12 @@ class Disk implements LoopDisk {
   mounted = false;
   private destroyed = false;
 
-  constructor(readonly kind: FsKind, readonly base: string, readonly image: string, readonly dir: string) {}
+  constructor(
+    readonly kind: FsKind,
+    readonly base: string,
+    readonly image: string,
+    readonly dir: string,
+  ) {}
 
   attach(): void {
     this.device = run(tool('losetup'), ['-f', '--show', this.image]).trim();
@@ -154,11 +199,20 @@ class Disk implements LoopDisk {
     // a FUSE daemon of the previous mount may still hold the device for a moment
     retrying(() => run(cmd, args), 10_000, 200);
     this.mounted = true;
-    retrying(() => { if (!mountPoints().has(this.dir)) throw new Error(`loop-fs: ${this.dir} does not show in /proc/self/mountinfo after \`${cmd}\``); }, 10_000, 50);
+    retrying(
+      () => {
+        if (!mountPoints().has(this.dir)) throw new Error(`loop-fs: ${this.dir} does not show in /proc/self/mountinfo after \`${cmd}\``);
+      },
+      10_000,
+      50,
+    );
   }
 
   unmountSync(lazyAtLast = false): void {
-    if (!this.mounted && !mountPoints().has(this.dir)) { this.mounted = false; return; }
+    if (!this.mounted && !mountPoints().has(this.dir)) {
+      this.mounted = false;
+      return;
+    }
     try {
       retrying(() => run(tool('umount'), [this.dir]), 10_000, 200);
     } catch (e) {
@@ -167,7 +221,14 @@ class Disk implements LoopDisk {
     }
     this.mounted = false;
     // FUSE: the daemon exits after umount returns; wait until it has let go of the device
-    if (SPECS[this.kind].fuse) retrying(() => { if (mountPoints().has(this.dir)) throw new Error(`loop-fs: ${this.dir} still mounted`); }, 10_000, 50);
+    if (SPECS[this.kind].fuse)
+      retrying(
+        () => {
+          if (mountPoints().has(this.dir)) throw new Error(`loop-fs: ${this.dir} still mounted`);
+        },
+        10_000,
+        50,
+      );
   }
 
   info(): { type: string; uuid: string } {
@@ -201,7 +262,11 @@ class Disk implements LoopDisk {
   destroySync(): void {
     if (this.destroyed) return;
     const errors: string[] = [];
-    try { this.unmountSync(true); } catch (e) { errors.push(String(e)); }
+    try {
+      this.unmountSync(true);
+    } catch (e) {
+      errors.push(String(e));
+    }
     if (this.device) {
       try {
         retrying(() => run(tool('losetup'), ['-d', this.device]), 5000, 200);
@@ -211,7 +276,11 @@ class Disk implements LoopDisk {
       }
     }
     if (!this.mounted) {
-      try { rmSync(this.base, { recursive: true, force: true }); } catch (e) { errors.push(String(e)); }
+      try {
+        rmSync(this.base, { recursive: true, force: true });
+      } catch (e) {
+        errors.push(String(e));
+      }
     }
     if (errors.length === 0) {
       this.destroyed = true;
@@ -235,12 +304,20 @@ export async function makeDisk(kind: FsKind, sizeMb = 400): Promise<LoopDisk> {
   live.add(disk);
   try {
     const fd = openSync(image, 'w');
-    try { ftruncateSync(fd, Math.max(sizeMb, spec.minMb) * 1024 * 1024); } finally { closeSync(fd); }
+    try {
+      ftruncateSync(fd, Math.max(sizeMb, spec.minMb) * 1024 * 1024);
+    } finally {
+      closeSync(fd);
+    }
     run(tool(spec.mkfs), spec.mkfsArgs(image), 120_000);
     disk.attach();
     disk.mountSync();
   } catch (e) {
-    try { disk.destroySync(); } catch { /* the first error says more */ }
+    try {
+      disk.destroySync();
+    } catch {
+      /* the first error says more */
+    }
     throw e;
   }
   await Promise.resolve();
@@ -251,7 +328,11 @@ export async function makeDisk(kind: FsKind, sizeMb = 400): Promise<LoopDisk> {
 export async function destroyAllDisks(): Promise<void> {
   const errors: string[] = [];
   for (const d of [...live]) {
-    try { d.destroySync(); } catch (e) { errors.push(String(e)); }
+    try {
+      d.destroySync();
+    } catch (e) {
+      errors.push(String(e));
+    }
   }
   await Promise.resolve();
   if (errors.length) throw new Error(errors.join('\n'));
@@ -259,6 +340,10 @@ export async function destroyAllDisks(): Promise<void> {
 
 process.once('exit', () => {
   for (const d of [...live]) {
-    try { d.destroySync(); } catch (e) { process.stderr.write(`${String(e)}\n`); }
+    try {
+      d.destroySync();
+    } catch (e) {
+      process.stderr.write(`${String(e)}\n`);
+    }
   }
 });

@@ -15,14 +15,29 @@ export interface CliRun {
   err: string;
 }
 
-export async function runCli(argv: readonly string[], opts: { token?: string; env?: Record<string, string>; stdin?: readonly (string | Buffer)[]; onStdout?: (soFar: string) => void } = {}): Promise<CliRun> {
-  let out = '', err = '';
-  const sink = (f: (s: string) => void): Writable => new Writable({ write(c: Buffer, _e, cb) { f(c.toString()); cb(); } });
+export async function runCli(
+  argv: readonly string[],
+  opts: { token?: string; env?: Record<string, string>; stdin?: readonly (string | Buffer)[]; onStdout?: (soFar: string) => void } = {},
+): Promise<CliRun> {
+  let out = '',
+    err = '';
+  const sink = (f: (s: string) => void): Writable =>
+    new Writable({
+      write(c: Buffer, _e, cb) {
+        f(c.toString());
+        cb();
+      },
+    });
   const env = { ...(opts.token !== undefined ? { NAS_TOKEN: opts.token } : {}), ...opts.env };
   const code = await main(argv, {
     stdin: Readable.from(opts.stdin ?? []),
-    stdout: sink((s) => { out += s; opts.onStdout?.(out); }),
-    stderr: sink((s) => { err += s; }),
+    stdout: sink((s) => {
+      out += s;
+      opts.onStdout?.(out);
+    }),
+    stderr: sink((s) => {
+      err += s;
+    }),
     env,
   });
   return { code, out, err };

@@ -9,7 +9,8 @@ import { MIRROR_PROGRAM, type completion as spec } from '../specs.js';
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
   const shell = SHELLS.find((s) => s === args.positionals[0]);
-  if (shell === undefined) throw new UsageError(`no completion for "${args.positionals[0] ?? ''}": give ${SHELLS.join(' or ')}`, 'BadValue');
+  if (shell === undefined)
+    throw new UsageError(`no completion for "${args.positionals[0] ?? ''}": give ${SHELLS.join(' or ')}`, 'BadValue');
   io.stdout.write(completionScript(MIRROR_PROGRAM, shell));
   return 0;
 };

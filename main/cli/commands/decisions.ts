@@ -48,9 +48,11 @@ export function decisionCommand<T extends { id: string }>(d: DecisionList<T>): C
         io.stderr.write(`nas-mirror ${d.name}: no ${d.noun[0]} ${unknown.join(', ')} (see "nas-mirror ${d.name}")\n`);
         return 1;
       }
-      local.request(d.requests ? d.requests[d.actions.indexOf(act)]! : act as RequestAction, ids);
+      local.request(d.requests ? d.requests[d.actions.indexOf(act)]! : (act as RequestAction), ids);
       const n = ids.includes('all') ? items.length : ids.length;
-      io.stdout.write(`${act} queued for ${ids.includes('all') ? 'all ' : ''}${n} ${n === 1 ? d.noun[0] : d.noun[1]}; the engine carries it out\n`);
+      io.stdout.write(
+        `${act} queued for ${ids.includes('all') ? 'all ' : ''}${n} ${n === 1 ? d.noun[0] : d.noun[1]}; the engine carries it out\n`,
+      );
       return 0;
     } finally {
       db.close();

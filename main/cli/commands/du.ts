@@ -13,7 +13,12 @@ import type { du as spec } from '../specs.js';
 import { clean, table } from '../render.js';
 import { openExistingState } from '../state.js';
 
-interface Node { path: string; bytes: number; files: number; folders?: Node[] }
+interface Node {
+  path: string;
+  bytes: number;
+  files: number;
+  folders?: Node[];
+}
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
   const depth = args.int('depth') ?? 1;
@@ -21,18 +26,25 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   try {
     const { index } = await openOfflineIndex(store, dir);
     const facts = index.facts();
-    const path = (args.positionals[0] ?? '').split('/').filter((s) => s !== '').join('/');
+    const path = (args.positionals[0] ?? '')
+      .split('/')
+      .filter((s) => s !== '')
+      .join('/');
     const id = facts.folderAt(path);
     if (id === undefined) throw new AppError('NotFound', `no folder /${path} in the mirror`);
     const agg = storageOf(index);
     const tree = (v: StorageView, left: number): Node => ({
-      path: v.folder.path, bytes: v.bytes, files: v.files,
+      path: v.folder.path,
+      bytes: v.bytes,
+      files: v.files,
       ...(left > 0 ? { folders: v.children.filter((c) => c.folder).map((c) => tree(agg.view(c.id), left - 1)) } : {}),
     });
     const top = agg.view(id);
     const root = tree(top, depth);
     if (args.flag('json')) {
-      io.stdout.write(JSON.stringify({ ...root, byKind: top.byKind, byYear: top.byYear, largest: top.largest, duplicates: top.duplicates }) + '\n');
+      io.stdout.write(
+        JSON.stringify({ ...root, byKind: top.byKind, byYear: top.byYear, largest: top.largest, duplicates: top.duplicates }) + '\n',
+      );
       return 0;
     }
     const rows: string[][] = [['SIZE', 'FILES', 'FOLDER']];
@@ -42,10 +54,29 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     };
     walk(root, 0);
     io.stdout.write(table(rows));
-    io.stdout.write(`\nby kind: ${top.byKind.filter((k) => k.files > 0).map((k) => `${k.key} ${human(k.bytes)} (${k.files})`).join(', ') || 'nothing'}\n`);
+    io.stdout.write(
+      `\nby kind: ${
+        top.byKind
+          .filter((k) => k.files > 0)
+          .map((k) => `${k.key} ${human(k.bytes)} (${k.files})`)
+          .join(', ') || 'nothing'
+      }\n`,
+    );
     io.stdout.write(`by year: ${top.byYear.map((y) => `${y.key} ${human(y.bytes)}`).join(', ') || 'nothing'}\n`);
-    if (top.largest.length) io.stdout.write(`largest: ${top.largest.slice(0, 5).map((l) => `${clean(l.path)} ${human(l.bytes)}`).join(', ')}\n`);
-    if (top.duplicates.length) io.stdout.write(`duplicates (name + size): ${top.duplicates.slice(0, 5).map((d) => `${clean(d.name)} ${human(d.bytes)} x${d.count}`).join(', ')}\n`);
+    if (top.largest.length)
+      io.stdout.write(
+        `largest: ${top.largest
+          .slice(0, 5)
+          .map((l) => `${clean(l.path)} ${human(l.bytes)}`)
+          .join(', ')}\n`,
+      );
+    if (top.duplicates.length)
+      io.stdout.write(
+        `duplicates (name + size): ${top.duplicates
+          .slice(0, 5)
+          .map((d) => `${clean(d.name)} ${human(d.bytes)} x${d.count}`)
+          .join(', ')}\n`,
+      );
     return 0;
   } finally {
     db.close();

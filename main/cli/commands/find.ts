@@ -23,14 +23,23 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     try {
       o = index.parentAndName(parent, name);
     } catch (e) {
-      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no object named "${name}" in ${parent === 'root' || folder === '/' ? 'the root folder' : `folder ${folder}`} (names are exact and case-sensitive)`);
+      if (e instanceof AppError && e.code === 'NotFound')
+        throw new AppError(
+          'NotFound',
+          `no object named "${name}" in ${parent === 'root' || folder === '/' ? 'the root folder' : `folder ${folder}`} (names are exact and case-sensitive)`,
+        );
       throw e;
     }
     if (args.flag('json')) {
       io.stdout.write(JSON.stringify(o) + '\n');
       return 0;
     }
-    io.stdout.write(table([['NAME', 'SIZE', 'MODIFIED', 'ID'], [clean(o.name), kindOf(o), o.mTime, o.id]]));
+    io.stdout.write(
+      table([
+        ['NAME', 'SIZE', 'MODIFIED', 'ID'],
+        [clean(o.name), kindOf(o), o.mTime, o.id],
+      ]),
+    );
     return 0;
   } finally {
     db.close();

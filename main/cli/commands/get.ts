@@ -33,7 +33,12 @@ export function mirrorSegments(mirrorDir: string, path: string, cwd = process.cw
  * The mirror folder and the path's segments in it, for a command acting on one entry through
  * the running engine; a message when the state holds no mirror yet.
  */
-export function mirrorTarget(local: LocalStore, rootId: string | undefined, stateDir: string, path: string): { mirrorDir: string; rootId: string; segs: string[] } | string {
+export function mirrorTarget(
+  local: LocalStore,
+  rootId: string | undefined,
+  stateDir: string,
+  path: string,
+): { mirrorDir: string; rootId: string; segs: string[] } | string {
   const mirrorDir = local.meta('mirrorDir');
   if (mirrorDir === undefined || rootId === undefined) return `no mirror folder in ${stateDir} yet: run "nas-mirror run" first`;
   return { mirrorDir, rootId, segs: mirrorSegments(mirrorDir, path) };
@@ -47,10 +52,16 @@ export function getCommand(name: 'get' | 'open'): CommandOf<typeof spec> {
     try {
       const local = new LocalStore(db);
       const t = mirrorTarget(local, store.root()?.id, stateDir, path);
-      if (typeof t === 'string') { io.stderr.write(`nas-mirror ${name}: ${t}\n`); return 1; }
+      if (typeof t === 'string') {
+        io.stderr.write(`nas-mirror ${name}: ${t}\n`);
+        return 1;
+      }
       const { mirrorDir, rootId, segs } = t;
       const id = segs.length ? local.idAtPath(rootId, segs) : undefined;
-      if (id === undefined) { io.stderr.write(`nas-mirror ${name}: ${path} is not a file of the mirror (see "nas-mirror ls")\n`); return 1; }
+      if (id === undefined) {
+        io.stderr.write(`nas-mirror ${name}: ${path} is not a file of the mirror (see "nas-mirror ls")\n`);
+        return 1;
+      }
       const got = await waitForContent(io, name, local, stateDir, mirrorDir, id, segs.join('/'));
       if (got === undefined) return 1;
       file = got;
@@ -67,17 +78,30 @@ export function getCommand(name: 'get' | 'open'): CommandOf<typeof spec> {
 }
 
 /** The file's path once its content is here (asking the running engine for it), or undefined after saying why not. */
-async function waitForContent(io: CliIO, name: string, local: LocalStore, stateDir: string, mirrorDir: string, id: string, rel: string): Promise<string | undefined> {
+async function waitForContent(
+  io: CliIO,
+  name: string,
+  local: LocalStore,
+  stateDir: string,
+  mirrorDir: string,
+  id: string,
+  rel: string,
+): Promise<string | undefined> {
   const file = join(mirrorDir, ...rel.split('/'));
   const here = (): boolean => {
     const c = local.entryContent(id);
     return c !== undefined && (c.filled || c.content !== undefined || sizeOf(file) > 0);
   };
   const kind = local.entryContent(id)?.kind;
-  if (kind === 'dir') { io.stderr.write(`nas-mirror ${name}: ${rel} is a folder: give a file\n`); return undefined; }
+  if (kind === 'dir') {
+    io.stderr.write(`nas-mirror ${name}: ${rel} is a folder: give a file\n`);
+    return undefined;
+  }
   if (here()) return file;
   if (enginePid(stateDir) === null) {
-    io.stderr.write(`nas-mirror ${name}: no engine is running on ${stateDir}: downloads are made by it; start "nas-mirror run ..." (or the app) and try again\n`);
+    io.stderr.write(
+      `nas-mirror ${name}: no engine is running on ${stateDir}: downloads are made by it; start "nas-mirror run ..." (or the app) and try again\n`,
+    );
     return undefined;
   }
   const since = local.lastActivitySeq();
@@ -85,12 +109,24 @@ async function waitForContent(io: CliIO, name: string, local: LocalStore, stateD
   const partial = partialPathOf(mirrorDir, id);
   let told = -1;
   for (;;) {
-    if (here()) { if (told >= 0 && io.stderr.isTTY) io.stderr.write('\n'); return file; }
+    if (here()) {
+      if (told >= 0 && io.stderr.isTTY) io.stderr.write('\n');
+      return file;
+    }
     const failed = local.activitySince(since).find((a) => a.kind === 'error' && a.summary === 'download failed' && a.path === rel);
-    if (failed) { io.stderr.write(`nas-mirror ${name}: ${failed.reason}\n`); return undefined; }
-    if (enginePid(stateDir) === null) { io.stderr.write(`nas-mirror ${name}: the engine stopped before the download ended; it resumes at the next "${name}"\n`); return undefined; }
+    if (failed) {
+      io.stderr.write(`nas-mirror ${name}: ${failed.reason}\n`);
+      return undefined;
+    }
+    if (enginePid(stateDir) === null) {
+      io.stderr.write(`nas-mirror ${name}: the engine stopped before the download ended; it resumes at the next "${name}"\n`);
+      return undefined;
+    }
     const bytes = sizeOf(partial);
-    if (bytes !== told && io.stderr.isTTY) { io.stderr.write(`\rdownloading ${rel}: ${bytes} bytes`); told = bytes; }
+    if (bytes !== told && io.stderr.isTTY) {
+      io.stderr.write(`\rdownloading ${rel}: ${bytes} bytes`);
+      told = bytes;
+    }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

@@ -20,7 +20,8 @@ const decisions = decisionCommand<HeldDelete>({
   noun: ['held delete', 'held deletes'],
   actions: ['approve', 'reject'],
   list,
-  line: (h) => `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} ${h.objects === 1 ? 'object' : 'objects'}\t${h.path}\t(${h.reason})${h.candidates ? `\n\trenamed? nas-mirror held renamed ${h.id} ${h.candidates.map((c) => JSON.stringify(c)).join(' | ')}` : ''}`,
+  line: (h) =>
+    `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} ${h.objects === 1 ? 'object' : 'objects'}\t${h.path}\t(${h.reason})${h.candidates ? `\n\trenamed? nas-mirror held renamed ${h.id} ${h.candidates.map((c) => JSON.stringify(c)).join(' | ')}` : ''}`,
 });
 
 export const run: CommandOf<typeof spec> = async (args, io) => {

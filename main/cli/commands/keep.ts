@@ -26,14 +26,22 @@ export function keepCommand(name: KeepAction): CommandOf<typeof spec> {
     try {
       const local = new LocalStore(db);
       const t = mirrorTarget(local, store.root()?.id, stateDir, path);
-      if (typeof t === 'string') { io.stderr.write(`nas-mirror ${name}: ${t}\n`); return 1; }
+      if (typeof t === 'string') {
+        io.stderr.write(`nas-mirror ${name}: ${t}\n`);
+        return 1;
+      }
       const { rootId, segs } = t;
       const id = segs.length ? local.idAtPath(rootId, segs) : rootId;
-      if (id === undefined) { io.stderr.write(`nas-mirror ${name}: ${path} is not in the mirror (see "nas-mirror ls")\n`); return 1; }
+      if (id === undefined) {
+        io.stderr.write(`nas-mirror ${name}: ${path} is not in the mirror (see "nas-mirror ls")\n`);
+        return 1;
+      }
       if (enginePid(stateDir) === null) {
         const does = name === 'pin' ? 'downloads' : 'changes';
-        io.stderr.write(`nas-mirror ${name}: no engine is running on ${stateDir}: it is the engine that ${does} files; `
-          + 'start "nas-mirror run ..." (or the app) and try again\n');
+        io.stderr.write(
+          `nas-mirror ${name}: no engine is running on ${stateDir}: it is the engine that ${does} files; ` +
+            'start "nas-mirror run ..." (or the app) and try again\n',
+        );
         return 1;
       }
       return await waitForEngine(io, name, local, stateDir, id, segs.join('/'));
@@ -50,7 +58,10 @@ async function waitForEngine(io: CliIO, name: KeepAction, local: LocalStore, sta
   for (;;) {
     const rows = local.activitySince(since).filter((a) => a.path === rel);
     const failed = rows.find((a) => a.kind === 'error' && a.summary === `${name} failed`);
-    if (failed) { io.stderr.write(`nas-mirror ${name}: ${failed.reason}\n`); return 1; }
+    if (failed) {
+      io.stderr.write(`nas-mirror ${name}: ${failed.reason}\n`);
+      return 1;
+    }
     const done = rows.find((a) => a.kind === DONE_KIND[name]);
     if (done) {
       io.stdout.write(`${rel || '/'}: ${done.summary}\n`);

@@ -26,7 +26,9 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     const candidates = await loadDevice(args.need('device'), transport);
     const kc = await openKeychain();
     if (kc.kind === 'memory') {
-      io.stderr.write(`nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nThe sign-in was NOT stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n`);
+      io.stderr.write(
+        `nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nThe sign-in was NOT stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n`,
+      );
       return 1;
     }
     const account = accountOf(candidates);

@@ -30,7 +30,11 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         order: args.str('order'),
       });
     } catch (e) {
-      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', `no folder ${JSON.stringify(folder)} in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")`);
+      if (e instanceof AppError && e.code === 'NotFound')
+        throw new AppError(
+          'NotFound',
+          `no folder ${JSON.stringify(folder)} in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")`,
+        );
       throw e;
     }
     if (args.flag('json')) {

@@ -23,13 +23,18 @@ import { openExistingState } from '../state.js';
 
 /** The ids of --ids (commas) and --ids-from (one a line), in order; undefined when neither. */
 function idsOf(args: Args<OptionsOf<typeof spec>>): string[] | undefined {
-  const list = args.str('ids'), file = args.str('ids-from');
+  const list = args.str('ids'),
+    file = args.str('ids-from');
   if (list === undefined && file === undefined) return undefined;
   const ids: string[] = [];
   if (list !== undefined) ids.push(...list.split(','));
   if (file !== undefined) {
     let text: string;
-    try { text = readFileSync(file === '-' ? 0 : file, 'utf8'); } catch (e) { throw new UsageError(`--ids-from ${file}: ${(e as Error).message}`); }
+    try {
+      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`--ids-from ${file}: ${(e as Error).message}`);
+    }
     ids.push(...text.split(/\r?\n/));
   }
   const out = ids.map((s) => s.trim()).filter((s) => s !== '');
@@ -42,10 +47,14 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const ids = idsOf(args);
   const query = args.positionals[0];
   if (ids !== undefined && query !== undefined) throw new UsageError('give either a QUERY or --ids/--ids-from, not both');
-  if (ids === undefined && (query === undefined || query.trim() === '')) throw new UsageError('give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), or --ids ID,ID,... / --ids-from FILE');
+  if (ids === undefined && (query === undefined || query.trim() === ''))
+    throw new UsageError(
+      'give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), or --ids ID,ID,... / --ids-from FILE',
+    );
   const rename = args.str('rename');
   const move = args.str('move');
-  if (rename === undefined && move === undefined) throw new UsageError(`give --rename PATTERN and/or --move PATTERN (tokens: ${TOKEN_HELP})`);
+  if (rename === undefined && move === undefined)
+    throw new UsageError(`give --rename PATTERN and/or --move PATTERN (tokens: ${TOKEN_HELP})`);
   const what = ids !== undefined ? { ids } : { q: query ?? '' };
   const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
@@ -66,13 +75,30 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       return 0;
     }
     const flagged = plan.items.filter((i) => i.status !== 'ok' && i.status !== 'unchanged');
-    io.stdout.write(table([['FROM', 'TO', 'STATUS'], ...plan.items.map((i) => [i.from === '' ? clean(`id ${i.id}`) : clean('/' + i.from), i.from === '' ? '' : clean('/' + i.to), i.status + (i.problem ? `: ${clean(i.problem)}` : '')])]));
+    io.stdout.write(
+      table([
+        ['FROM', 'TO', 'STATUS'],
+        ...plan.items.map((i) => [
+          i.from === '' ? clean(`id ${i.id}`) : clean('/' + i.from),
+          i.from === '' ? '' : clean('/' + i.to),
+          i.status + (i.problem ? `: ${clean(i.problem)}` : ''),
+        ]),
+      ]),
+    );
     const c = plan.counts;
-    io.stdout.write(`${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders\n`);
-    if (plan.missingFolders.length) io.stdout.write(`missing target folders (create them on the NAS first; the interface cannot):\n${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`);
+    io.stdout.write(
+      `${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders\n`,
+    );
+    if (plan.missingFolders.length)
+      io.stdout.write(
+        `missing target folders (create them on the NAS first; the interface cannot):\n${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`,
+      );
     if (args.flag('dry-run')) io.stdout.write('dry run: nothing was queued\n');
     else if (batch === undefined) io.stdout.write('nothing to change: nothing was queued\n');
-    else io.stdout.write(`queued as organize batch ${batch}: the running engine (nas-mirror run, or the app) sends ${items.length} change${items.length === 1 ? '' : 's'}${flagged.length ? ` (the ${flagged.length} flagged are left out)` : ''}; see "nas-mirror log", undo with "nas-mirror undo"\n`);
+    else
+      io.stdout.write(
+        `queued as organize batch ${batch}: the running engine (nas-mirror run, or the app) sends ${items.length} change${items.length === 1 ? '' : 's'}${flagged.length ? ` (the ${flagged.length} flagged are left out)` : ''}; see "nas-mirror log", undo with "nas-mirror undo"\n`,
+      );
     return 0;
   } finally {
     db.close();

@@ -29,19 +29,31 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const rewalk = args.int('rewalk-sec');
   const holdMs = args.int('hold-ms');
   const uiPort = args.int('ui-port');
-  const threshold = { count: args.int('delete-limit') ?? DEFAULT_THRESHOLD.count, percent: args.int('delete-percent') ?? DEFAULT_THRESHOLD.percent };
+  const threshold = {
+    count: args.int('delete-limit') ?? DEFAULT_THRESHOLD.count,
+    percent: args.int('delete-percent') ?? DEFAULT_THRESHOLD.percent,
+  };
   const stateDir = stateDirOf(args.str('state'), io.env);
   const mirrorDir = resolve(args.need('dir'));
   prepareFolders(stateDir, mirrorDir);
-  io.stderr.write(`mirror folder ${mirrorDir} (state in ${stateDir}${args.has('state') ? '' : ', the app\'s data folder'})\n`);
+  io.stderr.write(`mirror folder ${mirrorDir} (state in ${stateDir}${args.has('state') ? '' : ", the app's data folder"})\n`);
   const transport = new HttpTransport();
   const candidates = await loadDevice(args.need('device'), transport);
   const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
   const conn = await connect(candidates, authed, token);
   io.stderr.write(`${conn.description}\n`);
   // The address is checked again on errors and periodically (LAN down, proxy up, and back).
-  const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, { recheck: () => connect(candidates, authed, token), onSwitch: (c) => io.stderr.write(`now ${c.description}\n`) });
-  const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: failover, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), onWarning: (m) => io.stderr.write(`warning: ${m}\n`) });
+  const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, {
+    recheck: () => connect(candidates, authed, token),
+    onSwitch: (c) => io.stderr.write(`now ${c.description}\n`),
+  });
+  const client = new ServiceClient({
+    baseUrl: conn.baseUrl,
+    token,
+    transport: failover,
+    ...(signedIn ? { secrets: () => signedIn.secrets() } : {}),
+    onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+  });
   const state = await openMirrorState(stateDir);
   const { db, store, opened } = state;
   const local = new LocalStore(db);
@@ -63,16 +75,30 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const stderr: LogSink = { write: (l) => io.stderr.write(l) };
   const log = createLogger('engine', args.flag('log-json') ? stderr : humanSink(stderr), args.flag('verbose') ? 'debug' : 'info');
   const engine = createEngine(state, {
-    mirrorDir, client, log, endpoint: conn.baseUrl,
+    mirrorDir,
+    client,
+    log,
+    endpoint: conn.baseUrl,
     rewalkMs: rewalk === undefined ? 60_000 : rewalk * 1000,
     // --once compares a still folder with the stored state: no event is in flight, nothing to wait for.
     holdMs: holdMs ?? (args.flag('once') ? 0 : 1000),
     threshold,
   });
   // --ui: the window in a browser on 127.0.0.1 (main/host/run-ui.ts)
-  const ui = args.flag('ui') && !args.flag('once')
-    ? await serveEngineUi({ engine, index: () => opened.index, store, log, port: uiPort, location: args.need('device'), tokenPlace: args.has('token-env') ? 'memory' : 'keychain', rewalkSec: rewalk ?? 60, threshold })
-    : undefined;
+  const ui =
+    args.flag('ui') && !args.flag('once')
+      ? await serveEngineUi({
+          engine,
+          index: () => opened.index,
+          store,
+          log,
+          port: uiPort,
+          location: args.need('device'),
+          tokenPlace: args.has('token-env') ? 'memory' : 'keychain',
+          rewalkSec: rewalk ?? 60,
+          threshold,
+        })
+      : undefined;
   if (ui) io.stdout.write(`window: ${ui.url}\n`);
   const shutdown = async (): Promise<void> => {
     await ui?.close();
@@ -85,7 +111,9 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     try {
       await engine.runOnce();
       const s = engine.status();
-      io.stdout.write(`${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`);
+      io.stdout.write(
+        `${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`,
+      );
       const problem = onceProblem(s, args.has('token-env'));
       if (problem !== undefined) io.stderr.write(`nas-mirror run: ${problem}\n`);
       return problem === undefined ? 0 : 1;
@@ -96,7 +124,12 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   // Signals are taken before starting, so a SIGTERM during the first round also stops cleanly.
   let stopRequested!: () => void;
   let stopping = false;
-  const stopped = new Promise<void>((r) => { stopRequested = () => { stopping = true; r(); }; });
+  const stopped = new Promise<void>((r) => {
+    stopRequested = () => {
+      stopping = true;
+      r();
+    };
+  });
   const onSignal = (): void => stopRequested();
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -109,7 +142,10 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     io.stderr.write(`watching ${mirrorDir}\n`);
   };
   engine.events.on('ready', announce);
-  const starting = engine.start().then(announce, (e: unknown) => { startError = e; stopRequested(); });
+  const starting = engine.start().then(announce, (e: unknown) => {
+    startError = e;
+    stopRequested();
+  });
   try {
     await stopped;
   } finally {
@@ -135,21 +171,38 @@ function exitSoonIfHeldOpen(io: Pick<CliIO, 'stderr'>): void {
   // only as the process's own command (never inside another program that called main())
   if (!/nas-mirror(\.js)?$/.test(process.argv[1] ?? '')) return;
   setTimeout(() => {
-    io.stderr.write(`nas-mirror run: still held open after stopping (${process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'nothing named'}); exiting\n`);
+    io.stderr.write(
+      `nas-mirror run: still held open after stopping (${
+        process
+          .getActiveResourcesInfo()
+          .filter((r) => r !== 'Timeout')
+          .join(', ') || 'nothing named'
+      }); exiting\n`,
+    );
     process.exit(process.exitCode ?? 0);
   }, 3000).unref();
 }
 
 /** Why a `--once` round did not finish its job (exit 1), or undefined when it did. */
 export function onceProblem(s: EngineStatus, tokenFromEnv: boolean): string | undefined {
-  const queued = s.outbox.pending > 0 ? `; ${s.outbox.pending === 1 ? '1 change stays' : `${s.outbox.pending} changes stay`} queued for the next run` : '; nothing was lost';
+  const queued =
+    s.outbox.pending > 0
+      ? `; ${s.outbox.pending === 1 ? '1 change stays' : `${s.outbox.pending} changes stay`} queued for the next run`
+      : '; nothing was lost';
   if (s.mirrorMissing) return `${s.mirrorMissing}; sync is paused, nothing was deleted`;
-  if (s.state === 'auth-error') return `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`;
-  if (s.state === 'offline' || s.connection === 'offline') return `the NAS is not reachable${s.error ? ` (${s.error.message})` : ''}${queued}`;
+  if (s.state === 'auth-error')
+    return `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`;
+  if (s.state === 'offline' || s.connection === 'offline')
+    return `the NAS is not reachable${s.error ? ` (${s.error.message})` : ''}${queued}`;
   if (s.error?.code === 'BadResponse') return `the walk is incomplete, nothing was inferred deleted: ${s.error.message}${queued}`;
   if (s.error?.code === 'DiskError') return `the mirror folder could not be read or written: ${s.error.message}${queued}`;
   if (s.conflicts > 0 || s.heldDeletes > 0) {
-    const parts = [s.conflicts > 0 ? `${s.conflicts === 1 ? '1 change' : `${s.conflicts} changes`} the NAS did not take (nas-mirror conflicts)` : '', s.heldDeletes > 0 ? `${s.heldDeletes === 1 ? '1 delete' : `${s.heldDeletes} deletes`} held for your confirmation (nas-mirror held)` : ''].filter(Boolean);
+    const parts = [
+      s.conflicts > 0 ? `${s.conflicts === 1 ? '1 change' : `${s.conflicts} changes`} the NAS did not take (nas-mirror conflicts)` : '',
+      s.heldDeletes > 0
+        ? `${s.heldDeletes === 1 ? '1 delete' : `${s.heldDeletes} deletes`} held for your confirmation (nas-mirror held)`
+        : '',
+    ].filter(Boolean);
     return `needs attention: ${parts.join(', ')}`;
   }
   return undefined;

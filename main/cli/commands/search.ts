@@ -20,7 +20,10 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
     const { index } = await openOfflineIndex(store, dir);
-    const { offlineOnly, filters, ...page } = searchFiltered(index, q, { ...(limit !== undefined ? { limit } : {}), pageToken: args.str('page-token') ?? '' });
+    const { offlineOnly, filters, ...page } = searchFiltered(index, q, {
+      ...(limit !== undefined ? { limit } : {}),
+      pageToken: args.str('page-token') ?? '',
+    });
     if (args.flag('json')) {
       io.stdout.write(JSON.stringify(offlineOnly ? { ...page, offlineOnly } : page) + '\n');
       return 0;
@@ -32,10 +35,13 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       io.stdout.write(`no match for ${JSON.stringify(q)}${alt ? `; did you mean ${JSON.stringify(alt)}?` : ''}\n`);
       return 0;
     }
-    const rows = [['NAME', 'SIZE', 'FOLDER', 'ALSO MATCHED'], ...page.matches.map((m) => {
-      const path = store.pathOf(m.file.parentID);
-      return matchCells(m.file, m.fragments, path ? '/' + path.join('/') : '?', tty);
-    })];
+    const rows = [
+      ['NAME', 'SIZE', 'FOLDER', 'ALSO MATCHED'],
+      ...page.matches.map((m) => {
+        const path = store.pathOf(m.file.parentID);
+        return matchCells(m.file, m.fragments, path ? '/' + path.join('/') : '?', tty);
+      }),
+    ];
     io.stdout.write(table(rows));
     if (page.pageToken) io.stdout.write(`more: --page-token ${page.pageToken}\n`);
     return 0;

@@ -18,7 +18,7 @@ import { prepareStateDir } from '../../settings/folders.js';
 import { resolveAuth, stateDirOf } from '../state.js';
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
-  if (!args.flag('once')) throw new UsageError('only --once is supported here (continuous sync is the app\'s job)');
+  if (!args.flag('once')) throw new UsageError("only --once is supported here (continuous sync is the app's job)");
   const concurrency = args.int('concurrency') ?? 8;
   const stateDir = stateDirOf(args.str('state'), io.env);
   const transport = new HttpTransport();
@@ -27,8 +27,16 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
     const conn = await connect(candidates, authed, token);
     prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
-    io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`);
-    const client = new ServiceClient({ baseUrl: conn.baseUrl, token, transport: authed, ...(signedIn ? { secrets: () => signedIn.secrets() } : {}), concurrency });
+    io.stderr.write(
+      `${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`,
+    );
+    const client = new ServiceClient({
+      baseUrl: conn.baseUrl,
+      token,
+      transport: authed,
+      ...(signedIn ? { secrets: () => signedIn.secrets() } : {}),
+      concurrency,
+    });
     const state = await openMirrorState(stateDir);
     try {
       const { store, applier, opened } = state;
@@ -43,10 +51,13 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       await opened.save();
       const counts = `${s.objects} objects in ${s.folders} folders (+${s.added} added, ${s.updated} updated, ${s.removed} removed) in ${(s.elapsedMs / 1000).toFixed(1)} s`;
       if (!s.complete) {
-        const why = s.error?.code === 'Unauthorized'
-          ? `the NAS refused the token (${s.error.message}): ${args.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
-          : s.error?.message ?? 'unknown error';
-        io.stderr.write(`nas-mirror sync: ${s.error?.code === 'BadResponse' ? 'incomplete' : 'interrupted'} after ${counts}: ${why}; nothing was deleted\n`);
+        const why =
+          s.error?.code === 'Unauthorized'
+            ? `the NAS refused the token (${s.error.message}): ${args.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
+            : (s.error?.message ?? 'unknown error');
+        io.stderr.write(
+          `nas-mirror sync: ${s.error?.code === 'BadResponse' ? 'incomplete' : 'interrupted'} after ${counts}: ${why}; nothing was deleted\n`,
+        );
         return 1;
       }
       io.stdout.write(`sync complete: ${counts}\n`);
@@ -55,7 +66,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       state.close();
     }
   } catch (e) {
-    if (e instanceof AppError && e.code === 'Unauthorized') throw new AppError('Unauthorized', `the NAS refused the token (${e.message}): run "nas-mirror login" again`);
+    if (e instanceof AppError && e.code === 'Unauthorized')
+      throw new AppError('Unauthorized', `the NAS refused the token (${e.message}): run "nas-mirror login" again`);
     throw e;
   } finally {
     transport.close();
@@ -78,6 +90,8 @@ function progressBar(io: CliIO): { update: (p: WalkProgress) => void; done: () =
       const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.foldersDone}/${p.folders} folders, ${p.objects} objects, ${p.rate}/s, ${(p.elapsedMs / 1000).toFixed(1)} s`;
       io.stderr.write(`\r${line.slice(0, (io.stderr.columns ?? 100) - 1)}\x1b[K`);
     },
-    done: () => { if (shown) io.stderr.write('\r\x1b[K'); },
+    done: () => {
+      if (shown) io.stderr.write('\r\x1b[K');
+    },
   };
 }

@@ -39,7 +39,11 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     }
   }
   const verbose = !!io.env['NAS_MIRROR_VERBOSE'];
-  const log = createLogger('ui', { write: (l) => { if (verbose) io.stderr.write(l); } });
+  const log = createLogger('ui', {
+    write: (l) => {
+      if (verbose) io.stderr.write(l);
+    },
+  });
   const assetsDir = await ensureRenderer();
   const demo = io.env['NAS_MIRROR_DEMO_OBJECTS'];
   const core = await hostEngine({
@@ -48,7 +52,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     keychain: await openKeychain(),
     log,
     desktop: nodeDesktop(),
-    loginItem: process.platform === 'linux' ? xdgAutostart({ exec: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'start.js')] }) : noLoginItem,
+    loginItem:
+      process.platform === 'linux' ? xdgAutostart({ exec: process.execPath, args: [join(PROJECT_ROOT, 'bin', 'start.js')] }) : noLoginItem,
   });
   // the terminal hears what the window hears as an error (e.g. an engine process that crashed)
   core.events.subscribe((event, payload) => {
@@ -56,7 +61,9 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     if (event === 'notice' && n.level === 'error') io.stderr.write(`${n.message ?? ''}\n`);
   });
   const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, port, log });
-  io.stdout.write(`NAS Mirror is running headless (state in ${dataDir}).\nOpen the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`);
+  io.stdout.write(
+    `NAS Mirror is running headless (state in ${dataDir}).\nOpen the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

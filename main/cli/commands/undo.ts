@@ -15,9 +15,17 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     const local = new LocalStore(db);
     const a = local.activityBySeq(Number(op));
     const ent = a?.outboxSeq != null ? new OutboxStore(db).get(a.outboxSeq) : undefined;
-    if (!a) { io.stderr.write(`nas-mirror undo: no operation ${op} in the activity log (see "nas-mirror log")\n`); return 1; }
+    if (!a) {
+      io.stderr.write(`nas-mirror undo: no operation ${op} in the activity log (see "nas-mirror log")\n`);
+      return 1;
+    }
     if (a.kind === 'organized') {
-      if (!batchUndoable(db, a)) { io.stderr.write(`nas-mirror undo: organize batch ${op} ${a.undone ? 'was already undone' : 'is still being sent, or none of it was applied'}\n`); return 1; }
+      if (!batchUndoable(db, a)) {
+        io.stderr.write(
+          `nas-mirror undo: organize batch ${op} ${a.undone ? 'was already undone' : 'is still being sent, or none of it was applied'}\n`,
+        );
+        return 1;
+      }
       local.request('undo', [op]);
       io.stdout.write(`undo of "${a.summary}" queued; the engine sends the inverse patches\n`);
       return 0;
@@ -26,8 +34,14 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       io.stderr.write(`nas-mirror undo: operation ${op} is a "${a.kind}", not a rename or move: only those can be undone\n`);
       return 1;
     }
-    if (a.undone) { io.stderr.write(`nas-mirror undo: operation ${op} was already undone\n`); return 1; }
-    if (ent.state !== 'done') { io.stderr.write(`nas-mirror undo: operation ${op} is not applied on the NAS yet (${ent.state})\n`); return 1; }
+    if (a.undone) {
+      io.stderr.write(`nas-mirror undo: operation ${op} was already undone\n`);
+      return 1;
+    }
+    if (ent.state !== 'done') {
+      io.stderr.write(`nas-mirror undo: operation ${op} is not applied on the NAS yet (${ent.state})\n`);
+      return 1;
+    }
     local.request('undo', [op]);
     io.stdout.write(`undo of "${a.summary}" queued; the engine sends the inverse patch\n`);
     return 0;

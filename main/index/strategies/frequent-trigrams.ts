@@ -14,18 +14,24 @@ export const frequentTrigrams: NameStrategy = {
     const { view } = pass;
     const b = view.base;
     const t0 = pass.terms[0]!;
-    const blob = b.blob, starts = b.starts;
-    let kBest = 0, g = -1;
+    const blob = b.blob,
+      starts = b.starts;
+    let kBest = 0,
+      g = -1;
     for (let i = 0; i + 3 <= t0.length; i++) {
       const sl = view.slot(t0, i)!;
-      if (g < 0 || view.slotCount(sl) < view.slotCount(g)) { g = sl; kBest = i; }
+      if (g < 0 || view.slotCount(sl) < view.slotCount(g)) {
+        g = sl;
+        kBest = i;
+      }
     }
     /** Visits list[from, to) (objects with their trigram position); false once the page is proven. */
     const visit = (list: Uint32Array, pos: Uint8Array, from: number, to: number, wantWs: boolean, k: number): void => {
       for (let e = from; e < to; e++) {
         const p = Math.max(0, pos[e]! - k);
         const o = list[e]!;
-        const s0 = starts[o]!, end = starts[o + 1]! - 1;
+        const s0 = starts[o]!,
+          end = starts[o + 1]! - 1;
         const bound = pass.local.bound;
         // Later entries have a first location at p or after, and within p a larger (length, name, id).
         if (bound && (p > bound.index || (p === bound.index && view.tailNotBefore(o, end - s0, bound)))) return;

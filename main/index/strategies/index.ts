@@ -21,4 +21,12 @@ import { shortOrder } from './short-order.js';
 import { shortScan } from './short-scan.js';
 import { trigram } from './trigram.js';
 
-export const NAME_STRATEGIES: readonly NameStrategy[] = [shortOrder, narrowList, shortList, shortScan, frequentTrigrams, trigram, multiTerm];
+export const NAME_STRATEGIES: readonly NameStrategy[] = [
+  shortOrder,
+  narrowList,
+  shortList,
+  shortScan,
+  frequentTrigrams,
+  trigram,
+  multiTerm,
+];

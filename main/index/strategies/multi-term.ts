@@ -29,12 +29,17 @@ export function scanInOrder(pass: NamePass, cands: Iterable<number>, kept = fals
   for (const o of cands) {
     if (kept ? dead[o] === 1 : pass.skip(o)) continue;
     const fname = view.fname(o);
-    let ok = true, first = Infinity;
+    let ok = true,
+      first = Infinity;
     const c = b.combo[o]!;
     for (let i = 0; i < terms.length; i++) {
       const at = fname.indexOf(terms[i]!);
-      if (at >= 0) { if (at < first) first = at; }
-      else if (!cover[i]![c]) { ok = false; break; }
+      if (at >= 0) {
+        if (at < first) first = at;
+      } else if (!cover[i]![c]) {
+        ok = false;
+        break;
+      }
     }
     if (!ok || first === Infinity) continue;
     if (pass.pruned(o, first)) continue;

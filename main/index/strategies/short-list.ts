@@ -21,7 +21,8 @@ export const shortList: NameStrategy = {
     const s = view.shortSlot(shortKey(t));
     // no list: no base name holds the term when every gram has one, else the blob scan runs
     if (s === undefined) return b.shortAll === 1;
-    const from = b.shortStart[s]!, to = b.shortStart[s + 1]!;
+    const from = b.shortStart[s]!,
+      to = b.shortStart[s + 1]!;
     const tmp = new TopK<Hit>(limit + 1);
     for (let e = from; e < to; e++) {
       const o = b.shortList[e]!;

@@ -15,12 +15,16 @@ export const shortScan: NameStrategy = {
     const { view } = pass;
     const b = view.base;
     const t0 = pass.terms[0]!;
-    const blob = b.blob, starts = b.starts, n = b.n, names = b.names;
+    const blob = b.blob,
+      starts = b.starts,
+      n = b.n,
+      names = b.names;
     let at = blob.indexOf(t0, 0);
     let o = 0;
     while (at >= 0) {
       o = objectAt(b, at, o);
-      const s0 = starts[o]!, end = starts[o + 1]! - 1;
+      const s0 = starts[o]!,
+        end = starts[o + 1]! - 1;
       const next = blob.indexOf(t0, end);
       if (!view.dead[o]) {
         const first = at - s0;
@@ -31,7 +35,10 @@ export const shortScan: NameStrategy = {
         if (!go && !bound!.wordStart) {
           const name = names[o]!;
           for (let x = at; x >= 0 && x < end; x = blob.indexOf(t0, x + 1)) {
-            if (!isWordBefore(name, x - s0)) { go = true; break; }
+            if (!isWordBefore(name, x - s0)) {
+              go = true;
+              break;
+            }
           }
         }
         // the narrowing (filters) last: most objects are pruned by the bound first

@@ -45,7 +45,9 @@ describe('search operators narrow the service answer offline', () => {
     for (let i = 0; i < 40; i++) {
       const month = String(1 + (i % 12)).padStart(2, '0');
       svc.admin.createFile(i % 2 ? y.id : pf.id, `holiday ${i}.jpg`, {
-        mimeType: 'image/jpeg', size: (i + 1) * MB, image: { cameraMake: i % 3 ? 'Canon' : 'NIKON', cameraModel: 'X', date: `2019:${month}:0${1 + (i % 9)} 10:00:00` },
+        mimeType: 'image/jpeg',
+        size: (i + 1) * MB,
+        image: { cameraMake: i % 3 ? 'Canon' : 'NIKON', cameraModel: 'X', date: `2019:${month}:0${1 + (i % 9)} 10:00:00` },
       });
     }
     for (const [k, name] of ODD_NAMES.entries()) {
@@ -69,7 +71,8 @@ describe('search operators narrow the service answer offline', () => {
     const s = o.image?.date ?? o.mTime;
     return Number(s.slice(0, 10).replace(/[:-]/g, ''));
   };
-  const ext = (o: RemoteObject): string => (o.mimeType === FOLDER_MIME || o.name.lastIndexOf('.') <= 0 ? '' : o.name.slice(o.name.lastIndexOf('.') + 1).toLowerCase());
+  const ext = (o: RemoteObject): string =>
+    o.mimeType === FOLDER_MIME || o.name.lastIndexOf('.') <= 0 ? '' : o.name.slice(o.name.lastIndexOf('.') + 1).toLowerCase();
   const ORACLES: [string, (o: RemoteObject) => boolean][] = [
     ['ext:jpg', (o) => ext(o) === 'jpg'],
     ['ext:txt|pdf', (o) => ['txt', 'pdf'].includes(ext(o))],
@@ -88,7 +91,11 @@ describe('search operators narrow the service answer offline', () => {
     const names = [...tree.values()].map((o) => o.name);
     for (let i = 0; i < 60; i++) {
       const n = pick(r, names);
-      const q = [...n].slice(0, 1 + Math.floor(r() * 4)).join('').trim() || 'a';
+      const q =
+        [...n]
+          .slice(0, 1 + Math.floor(r() * 4))
+          .join('')
+          .trim() || 'a';
       const limit = 1 + Math.floor(r() * 20);
       const online = await allPages((t) => m.client.searchText(q, { limit, pageToken: t }));
       const offline = await allPages((t) => {
@@ -113,20 +120,32 @@ describe('search operators narrow the service answer offline', () => {
       // every other query after filtersReady, as the API calls it (what it builds ahead is then read)
       if (i % 2) await filtersReady(m.opened.index, q);
       // both ways: candidates read and filtered (fewMax 0), and the text matched on the few that pass the filters
-      const [few, viaCandidates] = await Promise.all([undefined, 0].map(async (fewMax) => (await allPages((t) => {
-        const p = searchFiltered(m.opened.index, q, { limit, pageToken: t, ...(fewMax === undefined ? {} : { fewMax }) });
-        expect(p.offlineOnly).toBe(true);
-        return p;
-      })).flatMap((p) => p.matches)));
+      const [few, viaCandidates] = await Promise.all(
+        [undefined, 0].map(async (fewMax) =>
+          (
+            await allPages((t) => {
+              const p = searchFiltered(m.opened.index, q, { limit, pageToken: t, ...(fewMax === undefined ? {} : { fewMax }) });
+              expect(p.offlineOnly).toBe(true);
+              return p;
+            })
+          ).flatMap((p) => p.matches),
+        ),
+      );
       expect(few, q).toEqual(viaCandidates); // same objects, order and fragments
       const got = few!.map((x) => x.file.id);
       let want: string[];
       if (text) {
         const online = await allPages((t) => m.client.searchText(text, { limit: 1000, pageToken: t }));
-        want = online.flatMap((p) => p.matches.map((x) => x.file)).filter((o) => fa(o) && fb(o)).map((o) => o.id);
+        want = online
+          .flatMap((p) => p.matches.map((x) => x.file))
+          .filter((o) => fa(o) && fb(o))
+          .map((o) => o.id);
       } else {
         // operators only: rule 7's order with no term (name length, name by code point, id)
-        want = [...tree.values()].filter((o) => fa(o) && fb(o)).sort(numberOrder).map((o) => o.id);
+        want = [...tree.values()]
+          .filter((o) => fa(o) && fb(o))
+          .sort(numberOrder)
+          .map((o) => o.id);
       }
       expect(got, q).toEqual(want);
       if (want.length) nonEmpty++;
@@ -148,8 +167,16 @@ describe('search operators narrow the service answer offline', () => {
   it('finds folders whose names hold ", \\, spaces or non-ASCII through a quoted in:', () => {
     for (const [k, name] of ODD_NAMES.entries()) {
       const q = `odd ${quoteOperator('in', `Photos/${name}/${name}`)}`;
-      expect(searchFiltered(m.opened.index, q, { limit: 50 }).matches.map((x) => x.file.name), q).toEqual([`odd ${k}.txt`]);
-      expect(searchFiltered(m.opened.index, quoteOperator('in', `Photos/${name}`), { limit: 50 }).matches.map((x) => x.file.name).sort(), name).toEqual([name, `odd ${k}.txt`].sort());
+      expect(
+        searchFiltered(m.opened.index, q, { limit: 50 }).matches.map((x) => x.file.name),
+        q,
+      ).toEqual([`odd ${k}.txt`]);
+      expect(
+        searchFiltered(m.opened.index, quoteOperator('in', `Photos/${name}`), { limit: 50 })
+          .matches.map((x) => x.file.name)
+          .sort(),
+        name,
+      ).toEqual([name, `odd ${k}.txt`].sort());
     }
   });
 

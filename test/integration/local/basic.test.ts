@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 const ids: Record<string, string> = {};
 
@@ -46,7 +49,10 @@ describe('local folder: basics', () => {
     r.mark();
     renameSync(join(r.mirror, 'Docs', 'a.txt'), join(r.mirror, 'Photos', 'a.txt'));
     renameSync(join(r.mirror, 'Docs', 'b.txt'), join(r.mirror, 'Photos', 'b2.txt'));
-    await waitFor(() => r.svc.admin.get(ids['a.txt']!)!.parentID === ids['Photos'] && r.svc.admin.get(ids['b.txt']!)!.name === 'b2.txt', 'both moved');
+    await waitFor(
+      () => r.svc.admin.get(ids['a.txt']!)!.parentID === ids['Photos'] && r.svc.admin.get(ids['b.txt']!)!.name === 'b2.txt',
+      'both moved',
+    );
     expect(r.svc.admin.get(ids['b.txt']!)!.parentID).toBe(ids['Photos']);
     expect(r.count('POST', '/patch')).toBe(2);
     expect(r.count('DELETE')).toBe(0);
@@ -59,7 +65,10 @@ describe('local folder: basics', () => {
     rmSync(join(r.mirror, 'f1.txt'));
     rmSync(join(r.mirror, 'Photos'), { recursive: true });
     // the file and the folder may leave in different batches: wait for both DELETEs, then check there are exactly two
-    await waitFor(() => r.svc.admin.get(ids['p.jpg']!) === undefined && r.svc.admin.get(ids['Photos']!) === undefined && r.count('DELETE') >= 2, 'deleted on the NAS');
+    await waitFor(
+      () => r.svc.admin.get(ids['p.jpg']!) === undefined && r.svc.admin.get(ids['Photos']!) === undefined && r.count('DELETE') >= 2,
+      'deleted on the NAS',
+    );
     await r.engine.drainOutbox();
     expect(r.count('DELETE')).toBe(2);
   });

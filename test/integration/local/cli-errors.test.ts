@@ -33,12 +33,22 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-interface Result { code: number; stdout: string; stderr: string }
-const cli = (args: string[], token = svc.token()): Promise<Result> => new Promise((res) => {
-  execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NAS_TOKEN: token }, timeout: 60_000 }, (err, stdout, stderr) => {
-    res({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+const cli = (args: string[], token = svc.token()): Promise<Result> =>
+  new Promise((res) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, NAS_TOKEN: token }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        res({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
-});
 const errorLines = (r: Result): string[] => r.stderr.split('\n').filter((l) => l.startsWith('nas-mirror '));
 const runOnce = (state: string, dir: string, token?: string, device = svc.baseUrl): Promise<Result> =>
   cli(['run', '--device', device, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--once'], token);
@@ -86,7 +96,10 @@ describe('nas-mirror run --once: a round that did not do its job exits 1 with on
     const r = await runOnce(join(base, 't-state'), join(base, 't-mirror'), 'nst_not-a-real-token');
     expect(r.code).toBe(1);
     expect(errorLines(r)).toEqual([expect.stringMatching(/^nas-mirror run: the NAS refused the token .*--token-env/)]);
-    const s = await cli(['sync', '--device', svc.baseUrl, '--state', join(base, 't-state2'), '--token-env', 'NAS_TOKEN', '--once'], 'nst_not-a-real-token');
+    const s = await cli(
+      ['sync', '--device', svc.baseUrl, '--state', join(base, 't-state2'), '--token-env', 'NAS_TOKEN', '--once'],
+      'nst_not-a-real-token',
+    );
     expect(s.code).toBe(1);
     expect(errorLines(s)).toEqual([expect.stringMatching(/^nas-mirror sync: .*the NAS refused the token/)]);
   });
@@ -140,11 +153,19 @@ describe('the NAS dies under a running `run` and comes back', () => {
     const port = Number(new URL(nas.baseUrl).port);
     const state = join(base, 'dying-state');
     const dir = join(base, 'dying-mirror');
-    const child = spawn(process.execPath, [BIN, 'run', '--device', nas.baseUrl, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', '--log-json'], {
-      cwd: ROOT, env: { ...process.env, NAS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--device', nas.baseUrl, '--state', state, '--dir', dir, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', '--log-json'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NAS_TOKEN: token },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let err = '';
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     try {
       await waitFor(() => err.includes('watcher self-test passed'), 'watching', 60_000);

@@ -40,7 +40,11 @@ describe('nas-mirror run (a real process)', () => {
     await waitFor(() => p.err().includes('watcher self-test passed'), 'watching', 30_000);
     const before = svc.requests().length;
     for (let i = 0; i < N; i++) renameSync(join(mirror, `file${i}.txt`), join(mirror, `renamed${i}.txt`));
-    const patched = (): number => svc.requests().slice(before).filter((r) => r.method === 'POST').length;
+    const patched = (): number =>
+      svc
+        .requests()
+        .slice(before)
+        .filter((r) => r.method === 'POST').length;
     await waitFor(() => patched() >= 5, 'replay started', 60_000);
     p.child.kill('SIGKILL');
     await p.exit;
@@ -51,16 +55,29 @@ describe('nas-mirror run (a real process)', () => {
     for (const r of svc.requests().slice(before)) if (r.method === 'POST') perId.set(r.path, (perId.get(r.path) ?? 0) + 1);
     expect(perId.size).toBe(N);
     expect([...perId.values()].every((n) => n === 1)).toBe(true);
-    expect(svc.requests().slice(before).filter((r) => r.method === 'DELETE')).toHaveLength(0);
+    expect(
+      svc
+        .requests()
+        .slice(before)
+        .filter((r) => r.method === 'DELETE'),
+    ).toHaveLength(0);
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
     expect(readdirSync(mirror).filter((n) => n.startsWith('renamed'))).toHaveLength(N);
 
-    const status = JSON.parse(await cli('status', '--state', state, '--json')) as { objects: number; outbox: { pending: number }; conflicts: number };
+    const status = JSON.parse(await cli('status', '--state', state, '--json')) as {
+      objects: number;
+      outbox: { pending: number };
+      conflicts: number;
+    };
     expect(status.objects).toBe(N);
     expect(status.outbox.pending).toBe(0);
     expect(status.conflicts).toBe(0);
-    const log = JSON.parse(await cli('log', '--state', state, '--json', '--limit', '2000')) as { seq: number; kind: string; undoable: boolean }[];
+    const log = JSON.parse(await cli('log', '--state', state, '--json', '--limit', '2000')) as {
+      seq: number;
+      kind: string;
+      undoable: boolean;
+    }[];
     expect(log.some((a) => a.kind === 'renamed' && a.undoable)).toBe(true);
     expect(await cli('held', '--state', state)).toContain('no held deletes');
     expect(await cli('conflicts', '--state', state)).toContain('no conflicts');

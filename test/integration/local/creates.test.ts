@@ -11,11 +11,16 @@ import { CHUNK_BYTES } from '../../../main/engine/creates.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 /** The NAS's content of a file, by id. */
 async function nasBytes(r: Rig, id: string): Promise<Buffer> {
-  const res = await fetch(`${r.svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`, { headers: { authorization: `Bearer ${r.svc.token()}` } });
+  const res = await fetch(`${r.svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`, {
+    headers: { authorization: `Bearer ${r.svc.token()}` },
+  });
   expect(res.status).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -23,7 +28,9 @@ async function nasBytes(r: Rig, id: string): Promise<Buffer> {
 describe('local folder: new folders and files are created on the NAS', () => {
   it('a folder dropped in with files and a subfolder: folders first, each file uploaded once, bound (no placeholder twin); an empty file stays here, listed', async () => {
     let photos = '';
-    rig = await startRig((svc, root) => { photos = svc.admin.createFolder(root, 'Photos').id; });
+    rig = await startRig((svc, root) => {
+      photos = svc.admin.createFolder(root, 'Photos').id;
+    });
     const r = rig;
     const big = randomBytes(CHUNK_BYTES * 2 + 12_345);
     mkdirSync(join(r.mirror, 'Photos', 'Trip', 'Day 1'), { recursive: true });
@@ -48,7 +55,9 @@ describe('local folder: new folders and files are created on the NAS', () => {
     expect((await r.nasChildren(dayId)).has('empty.txt')).toBe(false);
     expect(r.count('POST', '/files') - r.count('POST', '/files/resumable') - r.count('POST', '/patch')).toBe(2);
     await r.engine.syncNow();
-    expect(r.engine.actions.localOnly().map((l) => [l.path, l.reason])).toEqual([['Photos/Trip/Day 1/empty.txt', expect.stringMatching(/an empty file looks like placeholders/)]]);
+    expect(r.engine.actions.localOnly().map((l) => [l.path, l.reason])).toEqual([
+      ['Photos/Trip/Day 1/empty.txt', expect.stringMatching(/an empty file looks like placeholders/)],
+    ]);
     expect(readFileSync(join(r.mirror, 'Photos', 'Trip', 'Day 1', 'big.raw')).equals(big)).toBe(true);
     // bound: the model knows the new objects by their NAS ids, each file as this device's copy of the NAS version
     const e = r.engine.core.model.get(bigId)!;
@@ -63,14 +72,20 @@ describe('local folder: new folders and files are created on the NAS', () => {
 
   it('a restart in the middle of an upload resumes at the offset the NAS holds (never started twice)', async () => {
     let docs = '';
-    rig = await startRig((svc, root) => { docs = svc.admin.createFolder(root, 'Docs').id; });
+    rig = await startRig((svc, root) => {
+      docs = svc.admin.createFolder(root, 'Docs').id;
+    });
     const r = rig;
     const data = randomBytes(CHUNK_BYTES * 3 + 7);
     writeFileSync(join(r.mirror, 'Docs', 'video.mp4'), data);
     // stopped as soon as the first chunk is on the NAS
     await waitFor(() => r.engine.core.creates.open().some((c) => c.offset >= CHUNK_BYTES), 'one chunk sent', 30_000);
     await r.restart();
-    await waitFor(async () => r.engine.core.creates.counts().open === 0 && (await r.nasChildren(docs)).get('video.mp4')?.size === data.length, 'complete after the restart', 60_000);
+    await waitFor(
+      async () => r.engine.core.creates.counts().open === 0 && (await r.nasChildren(docs)).get('video.mp4')?.size === data.length,
+      'complete after the restart',
+      60_000,
+    );
     const id = (await r.nasChildren(docs)).get('video.mp4')!.id;
     expect((await nasBytes(r, id)).equals(data)).toBe(true);
     expect([...(await r.nasChildren(docs)).keys()]).toEqual(['video.mp4']);
@@ -78,7 +93,10 @@ describe('local folder: new folders and files are created on the NAS', () => {
   });
 
   it('what looks like placeholders is not uploaded: a copy of placeholder files, a folder of them (soak seeds 7000, 7002)', async () => {
-    rig = await startRig((svc, root) => { const d = svc.admin.createFolder(root, 'Music'); for (let i = 0; i < 3; i++) svc.admin.createFile(d.id, `t${i}.mp3`); });
+    rig = await startRig((svc, root) => {
+      const d = svc.admin.createFolder(root, 'Music');
+      for (let i = 0; i < 3; i++) svc.admin.createFile(d.id, `t${i}.mp3`);
+    });
     const r = rig;
     r.mark();
     cpSync(join(r.mirror, 'Music'), join(r.mirror, 'Music copy'), { recursive: true });
@@ -88,12 +106,21 @@ describe('local folder: new folders and files are created on the NAS', () => {
     expect(r.count('POST')).toBe(0);
     // content put in the copied folder: now it goes up (the folder first), its empty files stay
     writeFileSync(join(r.mirror, 'Music copy', 'notes.txt'), 'real content');
-    await waitFor(async () => { const c = (await r.nasChildren(r.svc.admin.rootId())).get('Music copy'); return c !== undefined && (await r.nasChildren(c.id)).get('notes.txt')?.size === 12; }, 'the folder and the file with content on the NAS', 30_000);
+    await waitFor(
+      async () => {
+        const c = (await r.nasChildren(r.svc.admin.rootId())).get('Music copy');
+        return c !== undefined && (await r.nasChildren(c.id)).get('notes.txt')?.size === 12;
+      },
+      'the folder and the file with content on the NAS',
+      30_000,
+    );
   });
 
-  it('many new files at once wait for the user\'s word (like mass deletes): approved, they upload; a dropped folder of many is held as one row, and rejected it stays here', async () => {
+  it("many new files at once wait for the user's word (like mass deletes): approved, they upload; a dropped folder of many is held as one row, and rejected it stays here", async () => {
     let docs = '';
-    rig = await startRig((svc, root) => { docs = svc.admin.createFolder(root, 'Docs').id; });
+    rig = await startRig((svc, root) => {
+      docs = svc.admin.createFolder(root, 'Docs').id;
+    });
     const r = rig; // the harness's delete limit: 50
     r.mark();
     for (let i = 0; i < 60; i++) writeFileSync(join(r.mirror, 'Docs', `scan ${i}.pdf`), `page ${i}`);
@@ -103,7 +130,11 @@ describe('local folder: new folders and files are created on the NAS', () => {
     expect(r.engine.actions.heldUploads().map((h) => h.path)).toContain('Docs/scan 7.pdf');
     expect(r.engine.actions.localOnly().find((l) => l.path === 'Docs/scan 7.pdf')?.reason).toMatch(/waits for your OK to upload/);
     expect(await r.engine.actions.resolveUploads(['all'], true)).toMatchObject({ done: 60 });
-    await waitFor(async () => (await r.nasChildren(docs)).size === 60 && r.engine.status().uploads.waiting === 0, 'all 60 on the NAS', 60_000);
+    await waitFor(
+      async () => (await r.nasChildren(docs)).size === 60 && r.engine.status().uploads.waiting === 0,
+      'all 60 on the NAS',
+      60_000,
+    );
     expect(r.count('POST', '/files/resumable')).toBe(60);
 
     // a folder dropped in with 70 files: its one row is held (what it holds waits with it)
@@ -112,7 +143,10 @@ describe('local folder: new folders and files are created on the NAS', () => {
     await waitFor(() => r.engine.actions.heldUploads().some((h) => h.path === 'Docs/Old disk' && h.folder), 'the folder held');
     expect(r.engine.actions.heldUploads()).toHaveLength(1);
     await r.engine.actions.resolveUploads(['all'], false);
-    await waitFor(() => r.engine.actions.localOnly().some((l) => l.path === 'Docs/Old disk' && /keep it on this computer only/.test(l.reason)), 'kept here, listed');
+    await waitFor(
+      () => r.engine.actions.localOnly().some((l) => l.path === 'Docs/Old disk' && /keep it on this computer only/.test(l.reason)),
+      'kept here, listed',
+    );
     expect(r.engine.status().uploads).toEqual({ waiting: 0, held: 0 });
     expect((await r.nasChildren(docs)).has('Old disk')).toBe(false);
   });
@@ -122,14 +156,20 @@ describe('local folder: new folders and files are created on the NAS', () => {
     let docs = '';
     rig = await startRig((svc, root) => {
       docs = svc.admin.createFolder(root, 'Docs').id;
-      ids['a'] = svc.admin.createFile(docs, 'report.txt', { content: Buffer.from('v1 from the NAS'), mTime: Date.parse('2021-03-04T05:06:07Z') }).id;
+      ids['a'] = svc.admin.createFile(docs, 'report.txt', {
+        content: Buffer.from('v1 from the NAS'),
+        mTime: Date.parse('2021-03-04T05:06:07Z'),
+      }).id;
       ids['b'] = svc.admin.createFile(docs, 'plan.txt', { content: Buffer.from('plan v1'), mTime: Date.parse('2021-03-04T05:06:07Z') }).id;
     });
     const r = rig;
     const file = join(r.mirror, 'Docs', 'report.txt');
     await r.engine.download(ids['a']!);
     writeFileSync(file, 'v2, edited here');
-    await waitFor(async () => r.engine.core.creates.counts().open === 0 && (await nasBytes(r, ids['a']!)).toString() === 'v2, edited here', 'the new version on the NAS');
+    await waitFor(
+      async () => r.engine.core.creates.counts().open === 0 && (await nasBytes(r, ids['a']!)).toString() === 'v2, edited here',
+      'the new version on the NAS',
+    );
     expect(r.engine.deviceStates([ids['a']!]).get(ids['a']!)).toBe('here');
     expect(r.engine.actions.localOnly()).toEqual([]);
     expect(r.engine.status().conflicts).toBe(0);
@@ -142,23 +182,37 @@ describe('local folder: new folders and files are created on the NAS', () => {
     await r.client.putContent(ids['b']!, 0, Buffer.from('plan v2 by someone else'), true);
     writeFileSync(join(r.mirror, 'Docs', 'plan.txt'), 'plan v2 mine');
     await r.restart();
-    const copyOf = async (): Promise<[string, { id: string }] | undefined> => [...(await r.nasChildren(docs))].find(([n]) => n.startsWith('plan (conflicted copy '));
-    await waitFor(async () => (await copyOf()) !== undefined && r.engine.core.creates.counts().open === 0, 'the conflicted copy on the NAS', 30_000);
+    const copyOf = async (): Promise<[string, { id: string }] | undefined> =>
+      [...(await r.nasChildren(docs))].find(([n]) => n.startsWith('plan (conflicted copy '));
+    await waitFor(
+      async () => (await copyOf()) !== undefined && r.engine.core.creates.counts().open === 0,
+      'the conflicted copy on the NAS',
+      30_000,
+    );
     const [copyName, copy] = (await copyOf())!;
     expect(copyName).toMatch(/^plan \(conflicted copy \d{4}-\d{2}-\d{2} \d{4}\)\.txt$/);
     expect((await nasBytes(r, copy.id)).toString()).toBe('plan v2 mine');
     expect((await nasBytes(r, ids['b']!)).toString()).toBe('plan v2 by someone else');
-    await waitFor(() => existsSync(join(r.mirror, 'Docs', 'plan.txt')) && readFileSync(join(r.mirror, 'Docs', copyName), 'utf8') === 'plan v2 mine', 'both on disk');
+    await waitFor(
+      () => existsSync(join(r.mirror, 'Docs', 'plan.txt')) && readFileSync(join(r.mirror, 'Docs', copyName), 'utf8') === 'plan v2 mine',
+      'both on disk',
+    );
     expect(r.engine.actions.activity().some((a) => a.kind === 'conflict' && a.summary.includes('both kept'))).toBe(true);
   });
 
   it('a file still being written goes up once stable, with its final content; with uploads off a new file stays here, listed', async () => {
     let docs = '';
-    rig = await startRig((svc, root) => { docs = svc.admin.createFolder(root, 'Docs').id; svc.admin.createFile(docs, 'taken.txt'); });
+    rig = await startRig((svc, root) => {
+      docs = svc.admin.createFolder(root, 'Docs').id;
+      svc.admin.createFile(docs, 'taken.txt');
+    });
     const r = rig;
     writeFileSync(join(r.mirror, 'Docs', 'mine.txt'), 'v1');
     writeFileSync(join(r.mirror, 'Docs', 'mine.txt'), 'v1 and more');
-    await waitFor(async () => r.engine.core.creates.counts().open === 0 && (await r.nasChildren(docs)).get('mine.txt')?.size === 11, 'the final content only');
+    await waitFor(
+      async () => r.engine.core.creates.counts().open === 0 && (await r.nasChildren(docs)).get('mine.txt')?.size === 11,
+      'the final content only',
+    );
     expect(statSync(join(r.mirror, 'Docs', 'mine.txt')).size).toBe(11);
     // uploads off: a new file stays on this computer, listed
     await r.restart({ uploads: false });

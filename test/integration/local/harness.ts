@@ -34,25 +34,59 @@ export { waitFor };
 const logger = (): Logger => (process.env['LOCAL_TEST_LOG'] ? createLogger('engine') : silentLogger);
 
 /** Starts a service, lets `seed` build the NAS tree, then an engine that mirrors it. */
-export async function startRig(seed: (svc: TestService, root: string) => void, opts: Partial<EngineOptions> = {}, svcIn?: TestService, transport?: Transport): Promise<Rig> {
+export async function startRig(
+  seed: (svc: TestService, root: string) => void,
+  opts: Partial<EngineOptions> = {},
+  svcIn?: TestService,
+  transport?: Transport,
+): Promise<Rig> {
   const svc = svcIn ?? (await startTestService());
   seed(svc, svc.admin.rootId());
   const base = mkdtempSync(join(tmpdir(), 'nas-local-'));
   const mirror = join(base, 'mirror');
   const state = join(base, 'state');
-  const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 1, backoffBaseMs: 20, timeoutMs: 5000, ...(transport ? { transport } : {}) });
+  const client = new ServiceClient({
+    baseUrl: svc.baseUrl,
+    token: svc.token(),
+    retries: 1,
+    backoffBaseMs: 20,
+    timeoutMs: 5000,
+    ...(transport ? { transport } : {}),
+  });
   let markAt = 0;
-  const mk = (o: Partial<EngineOptions>): Engine => new Engine({ stateDir: state, mirrorDir: mirror, client, log: logger(), holdMs: 300, rewalkMs: 0, rescanMs: 0, requestPollMs: 100, threshold: { count: 50, percent: 100 }, ...opts, ...o });
+  const mk = (o: Partial<EngineOptions>): Engine =>
+    new Engine({
+      stateDir: state,
+      mirrorDir: mirror,
+      client,
+      log: logger(),
+      holdMs: 300,
+      rewalkMs: 0,
+      rescanMs: 0,
+      requestPollMs: 100,
+      threshold: { count: 50, percent: 100 },
+      ...opts,
+      ...o,
+    });
   const rig: Rig = {
-    svc, client, mirror, state,
+    svc,
+    client,
+    mirror,
+    state,
     engine: mk({}),
     nasChildren: async (parentId) => {
       const out = new Map<string, RemoteObject>();
       for await (const p of client.pages(parentId)) for (const o of p.files) out.set(o.name, o);
       return out;
     },
-    count: (method, prefix = '') => svc.requests().slice(markAt).filter((r) => r.method === method && r.path.includes(prefix)).length,
-    mark: () => { markAt = svc.requests().length; },
+    count: (method, prefix = '') =>
+      svc
+        .requests()
+        .slice(markAt)
+        .filter((r) => r.method === method && r.path.includes(prefix)).length,
+    mark: () => {
+      markAt = svc.requests().length;
+    },
     restart: async (o = {}) => {
       await rig.engine.stop();
       rig.engine = mk(o);

@@ -13,13 +13,26 @@ import { startRig, waitFor, type Rig } from './harness.js';
 import { FaultDisk } from '../../../main/local/disk.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 describe('faulty disk: never a false delete', () => {
-  for (const fault of [{ op: 'lstat', path: '/F/a.txt', errno: 'EIO' }, { op: 'readdir', path: '/F', errno: 'EACCES' }] as const) {
+  for (const fault of [
+    { op: 'lstat', path: '/F/a.txt', errno: 'EIO' },
+    { op: 'readdir', path: '/F', errno: 'EACCES' },
+  ] as const) {
     it(`${fault.errno} on ${fault.op} of ${fault.path}: the batch waits, the status says why, no DELETE`, async () => {
       const disk = new FaultDisk();
-      rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'F'); svc.admin.createFile(f.id, 'a.txt'); svc.admin.createFile(f.id, 'b.txt'); }, { disk });
+      rig = await startRig(
+        (svc, root) => {
+          const f = svc.admin.createFolder(root, 'F');
+          svc.admin.createFile(f.id, 'a.txt');
+          svc.admin.createFile(f.id, 'b.txt');
+        },
+        { disk },
+      );
       const r = rig;
       r.mark();
       disk.add({ ...fault });
@@ -43,10 +56,14 @@ describe('faulty disk: never a false delete', () => {
   }
 });
 
-describe('the client\'s own folder as a symlink', () => {
+describe("the client's own folder as a symlink", () => {
   it('.nas-mirror replaced by a link to a folder outside: sync pauses and says why, nothing is written through it, the filled file stays', async () => {
     let fileId = '';
-    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'F'); fileId = svc.admin.createFile(f.id, 'a.txt').id; svc.admin.createFile(root, 'top.txt'); });
+    rig = await startRig((svc, root) => {
+      const f = svc.admin.createFolder(root, 'F');
+      fileId = svc.admin.createFile(f.id, 'a.txt').id;
+      svc.admin.createFile(root, 'top.txt');
+    });
     const r = rig;
     writeFileSync(join(r.mirror, 'F', 'a.txt'), 'the user wrote this');
     await waitFor(() => r.engine.actions.localOnly().length === 1, 'filled placeholder seen');

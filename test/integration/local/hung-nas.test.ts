@@ -23,7 +23,10 @@ const TIMEOUT_MS = 1500;
 const cli = (args: string[]) => spawnSync(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8' });
 
 let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => { await cleanup?.(); cleanup = undefined; });
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
 
 async function setup(): Promise<{ proc: ServiceProcess; engine: Engine; mirror: string; state: string }> {
   const base = mkdtempSync(join(tmpdir(), 'nas-hung-'));
@@ -35,7 +38,16 @@ async function setup(): Promise<{ proc: ServiceProcess; engine: Engine; mirror: 
   // the production retry policy, with a short request timeout (the app's is 30 s)
   const client = new ServiceClient({ baseUrl: proc.baseUrl, token, timeoutMs: TIMEOUT_MS });
   const state = join(base, 'state');
-  const engine = new Engine({ stateDir: state, mirrorDir: mirror, client, log: silentLogger, holdMs: 300, rewalkMs: 0, rescanMs: 0, requestPollMs: 100 });
+  const engine = new Engine({
+    stateDir: state,
+    mirrorDir: mirror,
+    client,
+    log: silentLogger,
+    holdMs: 300,
+    rewalkMs: 0,
+    rescanMs: 0,
+    requestPollMs: 100,
+  });
   cleanup = async () => {
     proc.child.kill('SIGCONT');
     await engine.stop();
@@ -68,9 +80,15 @@ describe('a NAS that hangs (SIGSTOP)', () => {
     expect(trayView(app, Date.now()).tooltip).toBe('NAS Mirror: NAS not answering, retrying, 1 change waiting');
     expect(statusWords(app).line).toMatch(/^The NAS is not answering: retrying\. 1 change waits here and will be sent when it is back\.$/);
     const cliStatus = spawnSync(process.execPath, ['bin/nas-mirror.js', 'status', '--state', state], { encoding: 'utf8' });
-    expect(cliStatus.stdout).toMatch(/^state: +not answering -- the NAS is not answering \(no reply within the request timeout\); retrying$/m);
+    expect(cliStatus.stdout).toMatch(
+      /^state: +not answering -- the NAS is not answering \(no reply within the request timeout\); retrying$/m,
+    );
     proc.child.kill('SIGCONT');
-    await waitFor(() => engine.status().connection === 'online' && engine.status().outbox.pending === 0, 'the change sent after SIGCONT', 30_000);
+    await waitFor(
+      () => engine.status().connection === 'online' && engine.status().outbox.pending === 0,
+      'the change sent after SIGCONT',
+      30_000,
+    );
     expect(engine.core.local.meta('connection')).toBeUndefined();
   }, 60_000);
 });

@@ -22,7 +22,9 @@ type Ids = Record<string, string>;
 /** Docs/{a,b,c}.txt, Photos/{p1,p2}.jpg + Photos/2019/{x,y}.jpg, Music/m.mp3, top.txt: distinct NAS times. */
 function seed(svc: TestService, root: string, ids: Ids): void {
   let t = Date.parse('2020-01-01T00:00:00Z');
-  const file = (parent: string, name: string, key: string): void => { ids[key] = svc.admin.createFile(parent, name, { mTime: (t += 60_000) }).id; };
+  const file = (parent: string, name: string, key: string): void => {
+    ids[key] = svc.admin.createFile(parent, name, { mTime: (t += 60_000) }).id;
+  };
   for (const d of ['Docs', 'Photos', 'Music']) ids[d] = svc.admin.createFolder(root, d).id;
   ids['Photos/2019'] = svc.admin.createFolder(ids['Photos']!, '2019').id;
   for (const n of ['a', 'b', 'c']) file(ids['Docs']!, `${n}.txt`, `Docs/${n}.txt`);
@@ -40,7 +42,10 @@ function restoreFromCopy(mirror: string): void {
 }
 
 async function settled(r: Rig): Promise<void> {
-  await waitFor(() => r.engine.ready && r.engine.status().outbox.pending === 0 && !r.engine.state.walk.running, 'engine ready, outbox empty');
+  await waitFor(
+    () => r.engine.ready && r.engine.status().outbox.pending === 0 && !r.engine.state.walk.running,
+    'engine ready, outbox empty',
+  );
   await r.engine.drainOutbox();
 }
 
@@ -60,7 +65,9 @@ describe('identity: a mirror restored from a copy (every inode new)', () => {
     const watch = setInterval(() => {
       try {
         if (r.engine.status().state === 'synced' && r.svc.admin.get(ids['Docs/a.txt']!)!.name !== 'a renamed.txt') syncedEarly = true;
-      } catch { /* between engines */ }
+      } catch {
+        /* between engines */
+      }
     }, 2);
     await r.restart().finally(() => clearInterval(watch));
     await waitFor(() => r.svc.admin.get(ids['Docs/a.txt']!)!.name === 'a renamed.txt', 'rename sent');
@@ -117,7 +124,10 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
 
   it('an empty folder renamed while stopped that the NAS deleted meanwhile: held, then dropped with its entry; its new name is not created on the NAS (soak seed 5007)', async () => {
     const ids: Ids = {};
-    rig = await startRig((svc, root) => { seed(svc, root, ids); ids['Empty'] = svc.admin.createFolder(ids['Music']!, 'Empty').id; }, unstable);
+    rig = await startRig((svc, root) => {
+      seed(svc, root, ids);
+      ids['Empty'] = svc.admin.createFolder(ids['Music']!, 'Empty').id;
+    }, unstable);
     const r = rig;
     await r.engine.stop();
     renameSync(join(r.mirror, 'Music', 'Empty'), join(r.mirror, 'Music', 'Empty renamed'));
@@ -151,7 +161,9 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     expect(r.count('POST') + r.count('DELETE')).toBe(0);
     expect(r.engine.status().state).toBe('needs-attention');
     const held = r.engine.actions.conflicts().held;
-    expect(held.map((h) => h.reason).join('\n')).toMatch(/not sure whether Docs\/a\.txt was renamed \(to Docs\/(one|two)\.txt or Docs\/(one|two)\.txt\) or deleted/);
+    expect(held.map((h) => h.reason).join('\n')).toMatch(
+      /not sure whether Docs\/a\.txt was renamed \(to Docs\/(one|two)\.txt or Docs\/(one|two)\.txt\) or deleted/,
+    );
     const a = held.find((h) => h.id === ids['Docs/a.txt'])!;
     expect(a).toMatchObject({ cause: 'renamed-or-deleted', candidates: expect.arrayContaining(['Docs/one.txt', 'Docs/two.txt']) });
     // one click: "it was renamed to two.txt" sends that rename, nothing else
@@ -216,13 +228,23 @@ describe('identity: a disk whose file ids change at each mount (exFAT-like)', ()
     await waitFor(() => r.svc.admin.get(ids['Photos/2019']!)!.name === 'Best of', 'folder rename sent');
     // inside it, y.jpg is found by place; x.jpg is gone next to two new files: renamed, or deleted?
     await waitFor(() => r.engine.actions.conflicts().held.some((x) => x.id === ids['Photos/2019/x.jpg']), 'x.jpg held');
-    expect(r.engine.actions.conflicts().held.find((x) => x.id === ids['Photos/2019/x.jpg'])!.candidates!.sort()).toEqual(['Photos/Best of/new 1.txt', 'Photos/Best of/new 2.txt']);
+    expect(
+      r.engine.actions
+        .conflicts()
+        .held.find((x) => x.id === ids['Photos/2019/x.jpg'])!
+        .candidates!.sort(),
+    ).toEqual(['Photos/Best of/new 1.txt', 'Photos/Best of/new 2.txt']);
     await r.engine.actions.resolveHeld([ids['Photos/2019/x.jpg']!], 'approve');
     await waitFor(() => r.svc.admin.get(ids['Photos/2019/x.jpg']!) === undefined, 'the delete inside it sent');
     await settled(r);
     expect(r.count('POST')).toBe(1);
     expect(r.count('DELETE')).toBe(1);
     expect(r.svc.admin.get(ids['Photos/2019/y.jpg']!)!.parentID).toBe(ids['Photos/2019']);
-    expect(r.engine.actions.localOnly().map((l) => l.path).sort()).toEqual(['Photos/Best of/new 1.txt', 'Photos/Best of/new 2.txt']);
+    expect(
+      r.engine.actions
+        .localOnly()
+        .map((l) => l.path)
+        .sort(),
+    ).toEqual(['Photos/Best of/new 1.txt', 'Photos/Best of/new 2.txt']);
   });
 });

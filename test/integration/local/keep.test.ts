@@ -25,13 +25,19 @@ const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const T = Date.parse('2021-03-04T05:06:07Z');
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 /** Docs/{a.bin,b.bin,Sub/c.bin} and Other/o.bin with real content; ids by name. */
 async function keepRig(): Promise<{ r: Rig; ids: Record<string, string>; data: Record<string, Buffer> }> {
   const ids: Record<string, string> = {};
   const data: Record<string, Buffer> = {
-    'a.bin': bytes(120_000, 1), 'b.bin': bytes(3_000, 2), 'c.bin': bytes(50_000, 3), 'o.bin': bytes(4_000, 4),
+    'a.bin': bytes(120_000, 1),
+    'b.bin': bytes(3_000, 2),
+    'c.bin': bytes(50_000, 3),
+    'o.bin': bytes(4_000, 4),
   };
   const r = await startRig((svc, root) => {
     const docs = svc.admin.createFolder(root, 'Docs');
@@ -40,7 +46,12 @@ async function keepRig(): Promise<{ r: Rig; ids: Record<string, string>; data: R
     ids['Sub'] = sub.id;
     const other = svc.admin.createFolder(root, 'Other');
     ids['Other'] = other.id;
-    for (const [n, parent] of [['a.bin', docs.id], ['b.bin', docs.id], ['c.bin', sub.id], ['o.bin', other.id]] as const) {
+    for (const [n, parent] of [
+      ['a.bin', docs.id],
+      ['b.bin', docs.id],
+      ['c.bin', sub.id],
+      ['o.bin', other.id],
+    ] as const) {
       ids[n] = svc.admin.createFile(parent, n, { content: data[n]!, mTime: T }).id;
     }
   });
@@ -77,7 +88,9 @@ class ContentGauge implements Transport {
       this.now--;
     }
   }
-  close(): void { this.inner.close(); }
+  close(): void {
+    this.inner.close();
+  }
 }
 
 describe('Keep on this device', () => {
@@ -86,13 +99,22 @@ describe('Keep on this device', () => {
     r.mark();
     expect(await r.engine.pin(ids['Docs']!)).toEqual({ files: 3 });
     await waitFor(() => allDownloaded(r), 'the pinned folder downloaded');
-    for (const [n, p] of [['a.bin', ['Docs', 'a.bin']], ['b.bin', ['Docs', 'b.bin']], ['c.bin', ['Docs', 'Sub', 'c.bin']]] as const) {
+    for (const [n, p] of [
+      ['a.bin', ['Docs', 'a.bin']],
+      ['b.bin', ['Docs', 'b.bin']],
+      ['c.bin', ['Docs', 'Sub', 'c.bin']],
+    ] as const) {
       expect(contentOf(r, ...p)).toBe(sha(data[n]!));
     }
     expect(sizeAt(r, 'Other', 'o.bin')).toBe(0); // not pinned: a placeholder
-    expect(r.engine.deviceStates([ids['Docs']!, ids['a.bin']!, ids['o.bin']!, ids['Other']!])).toEqual(new Map([
-      [ids['Docs']!, 'pinned'], [ids['a.bin']!, 'pinned'], [ids['o.bin']!, 'placeholder'], [ids['Other']!, 'folder'],
-    ]));
+    expect(r.engine.deviceStates([ids['Docs']!, ids['a.bin']!, ids['o.bin']!, ids['Other']!])).toEqual(
+      new Map([
+        [ids['Docs']!, 'pinned'],
+        [ids['a.bin']!, 'pinned'],
+        [ids['o.bin']!, 'placeholder'],
+        [ids['Other']!, 'folder'],
+      ]),
+    );
 
     // a new version on the NAS: downloaded over the old one at the next walk (never emptied meanwhile)
     const v2 = bytes(130_000, 9);
@@ -139,8 +161,13 @@ describe('Keep on this device', () => {
     expect([a.size, a.ino, a.mtimeMs]).toEqual([0, inoA, T]);
     expect(sizeAt(r, 'Docs', 'Sub', 'c.bin')).toBe(0);
     expect(readFileSync(edited).equals(mine)).toBe(true);
-    expect(r.engine.deviceStates([ids['a.bin']!, ids['b.bin']!, ids['Docs']!]))
-      .toEqual(new Map([[ids['a.bin']!, 'placeholder'], [ids['b.bin']!, 'edited'], [ids['Docs']!, 'folder']]));
+    expect(r.engine.deviceStates([ids['a.bin']!, ids['b.bin']!, ids['Docs']!])).toEqual(
+      new Map([
+        [ids['a.bin']!, 'placeholder'],
+        [ids['b.bin']!, 'edited'],
+        [ids['Docs']!, 'folder'],
+      ]),
+    );
     // freeing unpinned it: the next walk downloads nothing
     await r.engine.walkOnce();
     await r.engine.fullRescan();
@@ -185,8 +212,9 @@ describe('Keep on this device', () => {
     const { r, ids, data } = await keepRig();
     const ROOT = resolve(import.meta.dirname, '../../..');
     const cli = (...args: string[]): Promise<{ stdout: string; stderr: string; code?: number }> =>
-      promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], { cwd: ROOT })
-        .catch((e: { stdout: string; stderr: string; code: number }) => e);
+      promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], { cwd: ROOT }).catch(
+        (e: { stdout: string; stderr: string; code: number }) => e,
+      );
     r.engine.core.local.setMeta('mirrorDir', r.mirror); // as `run` and the app record it
     r.mark();
     expect((await cli('pin', 'Other', '--state', r.state)).stdout).toContain('Other: kept on this device: 1 file(s) to download');
@@ -210,10 +238,15 @@ describe('Keep on this device', () => {
     const gauge = new ContentGauge();
     const N = 2_000;
     let big = '';
-    const r = await startRig((svc, root) => {
-      big = svc.admin.createFolder(root, 'Many').id;
-      for (let i = 0; i < N; i++) svc.admin.createFile(big, `f${i}.bin`, { content: bytes(1_000 + (i % 7), i), mTime: T });
-    }, {}, undefined, gauge);
+    const r = await startRig(
+      (svc, root) => {
+        big = svc.admin.createFolder(root, 'Many').id;
+        for (let i = 0; i < N; i++) svc.admin.createFile(big, `f${i}.bin`, { content: bytes(1_000 + (i % 7), i), mTime: T });
+      },
+      {},
+      undefined,
+      gauge,
+    );
     rig = r;
     await waitFor(() => existsSync(join(r.mirror, 'Many', `f${N - 1}.bin`)), 'placeholders');
     expect(await r.engine.pin(big)).toEqual({ files: N });

@@ -42,9 +42,20 @@ describe('LAN down, relay up, and back', () => {
     const conn = await connect(candidates, auth.transport, auth.token);
     expect(conn.via).toBe('lan');
     const switched: Connection[] = [];
-    const failover = new FailoverTransport(auth.transport, conn.baseUrl, conn, 'lan', { recheck: () => connect(candidates, auth.transport, auth.token, { lanTimeoutMs: 500 }), periodMs: 300, onSwitch: (c) => switched.push(c) });
+    const failover = new FailoverTransport(auth.transport, conn.baseUrl, conn, 'lan', {
+      recheck: () => connect(candidates, auth.transport, auth.token, { lanTimeoutMs: 500 }),
+      periodMs: 300,
+      onSwitch: (c) => switched.push(c),
+    });
     const ids: string[] = [];
-    rig = await startRig((x, root) => { for (let i = 0; i < 3; i++) ids.push(x.admin.createFile(root, `f${i}.txt`).id); }, {}, s, failover);
+    rig = await startRig(
+      (x, root) => {
+        for (let i = 0; i < 3; i++) ids.push(x.admin.createFile(root, `f${i}.txt`).id);
+      },
+      {},
+      s,
+      failover,
+    );
     const r = rig;
 
     await s.quirks!.lanDown!();
@@ -54,7 +65,10 @@ describe('LAN down, relay up, and back', () => {
     expect(switched.at(-1)?.description).toBe(`using the proxy URL ${relay}`);
     // Long enough on the relay for the access token to be renewed there.
     const before = auth.signedIn!.refreshes;
-    await waitFor(async () => { await r.engine.syncNow(); return auth.signedIn!.refreshes > before; }, 'token renewed through the relay');
+    await waitFor(async () => {
+      await r.engine.syncNow();
+      return auth.signedIn!.refreshes > before;
+    }, 'token renewed through the relay');
 
     await s.quirks!.lanUp!();
     await waitFor(() => failover.connection.via === 'lan', 'back on the LAN');

@@ -11,7 +11,10 @@ import { readStatus } from '../../../main/engine/status.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 const paths = (r: Rig): string[] => r.engine.actions.localOnly().map((l) => l.path);
 const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -19,14 +22,17 @@ const same = (a: readonly string[], b: readonly string[]): boolean => a.length =
 describe('local folder: local-only entries follow their folder', () => {
   it('a local file stays one row through a local rename of its folder and a NAS rename of its grandparent', async () => {
     const ids: Record<string, string> = {};
-    rig = await startRig((svc, root) => {
-      const top = svc.admin.createFolder(root, 'Top');
-      const mid = svc.admin.createFolder(top.id, 'Mid');
-      const leaf = svc.admin.createFolder(mid.id, 'Leaf');
-      ids['Mid'] = mid.id;
-      ids['Leaf'] = leaf.id;
-      svc.admin.createFile(leaf.id, 'on-nas.txt');
-    }, { uploads: false }); // the list's rows themselves (with uploads on, a new file goes up: creates.test.ts)
+    rig = await startRig(
+      (svc, root) => {
+        const top = svc.admin.createFolder(root, 'Top');
+        const mid = svc.admin.createFolder(top.id, 'Mid');
+        const leaf = svc.admin.createFolder(mid.id, 'Leaf');
+        ids['Mid'] = mid.id;
+        ids['Leaf'] = leaf.id;
+        svc.admin.createFile(leaf.id, 'on-nas.txt');
+      },
+      { uploads: false },
+    ); // the list's rows themselves (with uploads on, a new file goes up: creates.test.ts)
     const r = rig;
     writeFileSync(join(r.mirror, 'Top', 'Mid', 'Leaf', 'mine.txt'), 'mine');
     await waitFor(() => same(paths(r), ['Top/Mid/Leaf/mine.txt']), 'mine.txt listed local only');
@@ -67,11 +73,14 @@ describe('local folder: local-only entries follow their folder', () => {
 
   it('a local folder deleted with a local-only file in it takes the row along', async () => {
     const ids: Record<string, string> = {};
-    rig = await startRig((svc, root) => {
-      const top = svc.admin.createFolder(root, 'Top');
-      ids['Box'] = svc.admin.createFolder(top.id, 'Box').id;
-      svc.admin.createFile(top.id, 'keep.txt');
-    }, { uploads: false });
+    rig = await startRig(
+      (svc, root) => {
+        const top = svc.admin.createFolder(root, 'Top');
+        ids['Box'] = svc.admin.createFolder(top.id, 'Box').id;
+        svc.admin.createFile(top.id, 'keep.txt');
+      },
+      { uploads: false },
+    );
     const r = rig;
     writeFileSync(join(r.mirror, 'Top', 'Box', 'mine.txt'), 'mine');
     await waitFor(() => same(paths(r), ['Top/Box/mine.txt']), 'mine.txt listed local only');

@@ -15,7 +15,10 @@ import { silentLogger } from '../../../main/log/logger.js';
 import { waitFor } from './harness.js';
 
 let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => { await cleanup?.(); cleanup = undefined; });
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
 
 async function setup(): Promise<{ svc: TestService; client: ServiceClient; engine: Engine; mirror: string }> {
   const svc = await startTestService();
@@ -24,7 +27,16 @@ async function setup(): Promise<{ svc: TestService; client: ServiceClient; engin
   const mirror = join(base, 'mirror');
   // The production retry policy (the client's defaults), not the harness's shortened one.
   const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token() });
-  const engine = new Engine({ stateDir: join(base, 'state'), mirrorDir: mirror, client, log: silentLogger, holdMs: 300, rewalkMs: 0, rescanMs: 0, requestPollMs: 100 });
+  const engine = new Engine({
+    stateDir: join(base, 'state'),
+    mirrorDir: mirror,
+    client,
+    log: silentLogger,
+    holdMs: 300,
+    rewalkMs: 0,
+    rescanMs: 0,
+    requestPollMs: 100,
+  });
   let svcStopped = false;
   cleanup = async () => {
     await engine.stop();
@@ -34,7 +46,10 @@ async function setup(): Promise<{ svc: TestService; client: ServiceClient; engin
   };
   await engine.start();
   const stopSvc = svc.stop.bind(svc);
-  svc.stop = async (o) => { svcStopped = true; await stopSvc(o); };
+  svc.stop = async (o) => {
+    svcStopped = true;
+    await stopSvc(o);
+  };
   return { svc, client, engine, mirror };
 }
 
@@ -42,8 +57,12 @@ async function setup(): Promise<{ svc: TestService; client: ServiceClient; engin
 function stopwatch(client: ServiceClient, engine: Engine): { failedAt: () => number; offlineAt: () => number } {
   let failedAt = 0;
   let offlineAt = 0;
-  client.observe((a) => { if (a.error && failedAt === 0) failedAt = Date.now(); });
-  engine.events.on('status', (s) => { if (s.state === 'offline' && offlineAt === 0) offlineAt = Date.now(); });
+  client.observe((a) => {
+    if (a.error && failedAt === 0) failedAt = Date.now();
+  });
+  engine.events.on('status', (s) => {
+    if (s.state === 'offline' && offlineAt === 0) offlineAt = Date.now();
+  });
   return { failedAt: () => failedAt, offlineAt: () => offlineAt };
 }
 

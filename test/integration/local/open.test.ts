@@ -34,7 +34,12 @@ class ContentTap implements Transport {
   async request(req: TransportRequest): Promise<TransportResponse> {
     if (!req.url.includes('/content')) return this.inner.request(req);
     this.ranges.push(req.headers['range']);
-    if (this.refuse !== undefined) return { status: this.refuse, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Method Not Allowed' }) };
+    if (this.refuse !== undefined)
+      return {
+        status: this.refuse,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Method Not Allowed' }),
+      };
     if (this.hold) {
       return new Promise((_, reject) => {
         const stop = (): void => reject(new AppError('Cancelled', 'held read cancelled'));
@@ -44,10 +49,17 @@ class ContentTap implements Transport {
     }
     const cut = this.cutAfter;
     if (cut === undefined || !req.sink) return this.inner.request(req);
-    return this.inner.request({ ...req, sink: cutAfter(req.sink, cut, () => { if (this.holdAfterCut) this.hold = true; }) });
+    return this.inner.request({
+      ...req,
+      sink: cutAfter(req.sink, cut, () => {
+        if (this.holdAfterCut) this.hold = true;
+      }),
+    });
   }
 
-  close(): void { this.inner.close(); }
+  close(): void {
+    this.inner.close();
+  }
 }
 
 const bytes = (n: number, seed: number): Buffer => {
@@ -59,16 +71,25 @@ const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 let rig: Rig | undefined;
 let tap: ContentTap;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 /** A rig with a few files of real content; `ids` by name. */
 async function contentRig(files: Record<string, Buffer>): Promise<{ r: Rig; ids: Record<string, string> }> {
   const ids: Record<string, string> = {};
   tap = new ContentTap();
-  const r = await startRig((svc, root) => {
-    const docs = svc.admin.createFolder(root, 'Docs');
-    for (const [name, content] of Object.entries(files)) ids[name] = svc.admin.createFile(docs.id, name, { content, mTime: Date.parse('2021-03-04T05:06:07Z') }).id;
-  }, {}, undefined, tap);
+  const r = await startRig(
+    (svc, root) => {
+      const docs = svc.admin.createFolder(root, 'Docs');
+      for (const [name, content] of Object.entries(files))
+        ids[name] = svc.admin.createFile(docs.id, name, { content, mTime: Date.parse('2021-03-04T05:06:07Z') }).id;
+    },
+    {},
+    undefined,
+    tap,
+  );
   rig = r;
   await waitFor(() => Object.keys(files).every((n) => existsSync(join(r.mirror, 'Docs', n))), 'placeholders');
   return { r, ids };
@@ -77,7 +98,10 @@ async function contentRig(files: Record<string, Buffer>): Promise<{ r: Rig; ids:
 /** A new version of a file on the NAS (resumable upload with truncate, done at once). */
 async function newVersionOnNas(r: Rig, id: string, content: Buffer, mTime = '2022-02-02T02:02:02Z'): Promise<void> {
   const { body, contentType } = multipart('node', { mTime }, content);
-  const res = await call(r.svc.baseUrl, r.svc.token(), 'POST', `/sdk/v2/files/${id}/resumable?done=true&truncate=true&offset=0`, { body, headers: { 'Content-Type': contentType } });
+  const res = await call(r.svc.baseUrl, r.svc.token(), 'POST', `/sdk/v2/files/${id}/resumable?done=true&truncate=true&offset=0`, {
+    body,
+    headers: { 'Content-Type': contentType },
+  });
   expect(res.status).toBe(201);
 }
 
@@ -89,9 +113,13 @@ describe('Open on demand', () => {
     const before = statSync(file);
     expect(before.size).toBe(0);
     let storeChanges = 0;
-    const off = r.engine.core.applier.onChanges(() => { storeChanges++; });
+    const off = r.engine.core.applier.onChanges(() => {
+      storeChanges++;
+    });
     const progress: number[] = [];
-    r.engine.events.on('download', (p) => { if (p.id === ids['a.bin']) progress.push(p.bytes); });
+    r.engine.events.on('download', (p) => {
+      if (p.id === ids['a.bin']) progress.push(p.bytes);
+    });
     r.mark();
     const got = await r.engine.download(ids['a.bin']!);
     expect(got).toEqual({ path: file, downloaded: true });
@@ -182,7 +210,12 @@ describe('Open on demand', () => {
     const { r, ids } = await contentRig({ 'keep.txt': bytes(20_000, 7), 'edit.txt': bytes(30_000, 8) });
     for (const n of ['keep.txt', 'edit.txt']) await r.engine.download(ids[n]!);
     // a rename on the NAS is not new content: the download stays
-    expect(await call(r.svc.baseUrl, r.svc.token(), 'POST', `/sdk/v2/files/${ids['keep.txt']}/patch`, { body: JSON.stringify({ name: 'kept.txt' }), headers: { 'content-type': 'application/json' } })).toMatchObject({ status: 204 });
+    expect(
+      await call(r.svc.baseUrl, r.svc.token(), 'POST', `/sdk/v2/files/${ids['keep.txt']}/patch`, {
+        body: JSON.stringify({ name: 'kept.txt' }),
+        headers: { 'content-type': 'application/json' },
+      }),
+    ).toMatchObject({ status: 204 });
     await r.engine.walkOnce();
     await waitFor(() => existsSync(join(r.mirror, 'Docs', 'kept.txt')), 'renamed');
     expect(statSync(join(r.mirror, 'Docs', 'kept.txt')).size).toBe(20_000);
@@ -216,7 +249,10 @@ describe('Open on demand', () => {
     const notices: string[] = [];
     r.engine.events.on('notice', (n) => notices.push(n.message));
     for (const n of ['x.bin', 'y.bin']) {
-      expect(await r.engine.download(ids[n]!).catch((e: unknown) => e)).toMatchObject({ code: 'NoContentInterface', message: expect.stringContaining('does not serve file content') });
+      expect(await r.engine.download(ids[n]!).catch((e: unknown) => e)).toMatchObject({
+        code: 'NoContentInterface',
+        message: expect.stringContaining('does not serve file content'),
+      });
       expect(statSync(join(r.mirror, 'Docs', n)).size).toBe(0);
     }
     expect(notices.filter((m) => m.includes('does not serve file content'))).toHaveLength(1);
@@ -240,8 +276,13 @@ describe('Open on demand', () => {
     const opener = join(tmp, 'opener.sh');
     writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > '${record}'\n`);
     chmodSync(opener, 0o755);
-    const cli = async (...args: string[]): Promise<string> => (await promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args],
-      { cwd: ROOT, env: { ...process.env, NAS_MIRROR_OPENER: opener } })).stdout;
+    const cli = async (...args: string[]): Promise<string> =>
+      (
+        await promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], {
+          cwd: ROOT,
+          env: { ...process.env, NAS_MIRROR_OPENER: opener },
+        })
+      ).stdout;
     r.engine.core.local.setMeta('mirrorDir', r.mirror); // as \`run\` and the app record it
     r.mark();
     const file = join(r.mirror, 'Docs', 'cli.bin');
@@ -255,7 +296,9 @@ describe('Open on demand', () => {
     expect(statSync(other).size).toBe(5_000);
     expect(r.count('POST') + r.count('DELETE')).toBe(0);
     // not a file of the mirror: said, exit 1
-    const bad = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), 'get', 'Docs/nope.bin', '--state', r.state], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    const bad = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), 'get', 'Docs/nope.bin', '--state', r.state], {
+      cwd: ROOT,
+    }).catch((e: { code: number; stderr: string }) => e);
     expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a file of the mirror') });
     rmSync(tmp, { recursive: true, force: true });
   }, 60_000);

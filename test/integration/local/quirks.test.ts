@@ -20,7 +20,11 @@ afterEach(async () => {
 
 /** A change made on the NAS by someone else (another client), through HTTP. */
 async function nasRename(s: TestService, id: string, name: string): Promise<void> {
-  const r = await fetch(`${s.baseUrl}/sdk/v2/files/${id}/patch`, { method: 'POST', headers: { authorization: `Bearer ${s.token()}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  const r = await fetch(`${s.baseUrl}/sdk/v2/files/${id}/patch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token()}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
   expect(r.status).toBe(204);
 }
 
@@ -36,7 +40,15 @@ describe('a device that ignores If-Match', () => {
     let a = '';
     let b = '';
     let c = '';
-    rig = await startRig((s, root) => { a = s.admin.createFile(root, 'a.txt').id; b = s.admin.createFile(root, 'b.txt').id; c = s.admin.createFile(root, 'c.txt').id; }, {}, svc);
+    rig = await startRig(
+      (s, root) => {
+        a = s.admin.createFile(root, 'a.txt').id;
+        b = s.admin.createFile(root, 'b.txt').id;
+        c = s.admin.createFile(root, 'c.txt').id;
+      },
+      {},
+      svc,
+    );
     const r = rig;
     const s = svc;
     // A fresh rename goes through (the probe runs first, and finds the quirk).
@@ -61,12 +73,16 @@ describe('a folder deleted with 202 that is still listed, and trashed objects', 
     svc = await startTestService({ quirks: 'lingering-delete,trashed', lingerMs: 60_000 });
     let big = '';
     let f = '';
-    rig = await startRig((s, root) => {
-      big = s.admin.createFolder(root, 'Big').id;
-      for (let i = 0; i < 5; i++) s.admin.createFile(big, `in${i}.txt`);
-      f = s.admin.createFile(root, 'loose.txt').id;
-      s.admin.createFile(root, 'keep.txt');
-    }, {}, svc);
+    rig = await startRig(
+      (s, root) => {
+        big = s.admin.createFolder(root, 'Big').id;
+        for (let i = 0; i < 5; i++) s.admin.createFile(big, `in${i}.txt`);
+        f = s.admin.createFile(root, 'loose.txt').id;
+        s.admin.createFile(root, 'keep.txt');
+      },
+      {},
+      svc,
+    );
     const r = rig;
     const s = svc;
     r.mark();
@@ -75,7 +91,9 @@ describe('a folder deleted with 202 that is still listed, and trashed objects', 
     await waitFor(() => s.admin.get(big) === undefined && s.admin.get(f) === undefined, 'deletes applied on the NAS');
     await r.engine.drainOutbox();
     // The device still lists Big (as it was) and loose.txt (trashed: true).
-    const listed = await fetch(`${s.baseUrl}/sdk/v2/filesSearch/parents?ids=root&pageToken=`, { headers: { authorization: `Bearer ${s.token()}` } }).then((x) => x.json()) as { files: { id: string; trashed?: boolean }[] };
+    const listed = (await fetch(`${s.baseUrl}/sdk/v2/filesSearch/parents?ids=root&pageToken=`, {
+      headers: { authorization: `Bearer ${s.token()}` },
+    }).then((x) => x.json())) as { files: { id: string; trashed?: boolean }[] };
     expect(listed.files.find((o) => o.id === big)?.trashed).toBeUndefined();
     expect(listed.files.find((o) => o.id === f)?.trashed).toBe(true);
     await r.engine.syncNow();
@@ -90,13 +108,22 @@ describe('a folder deleted with 202 that is still listed, and trashed objects', 
     expect(r.engine.status().state).toBe('synced');
   }, 60_000);
 
-  it('never mirrors objects that are already in the NAS\'s trash', async () => {
+  it("never mirrors objects that are already in the NAS's trash", async () => {
     svc = await startTestService({ quirks: 'trashed' });
     const s = svc;
     const gone = s.admin.createFile('root', 'trashed-before.txt');
-    const del = await fetch(`${s.baseUrl}/sdk/v2/files/${gone.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${s.token()}` } });
+    const del = await fetch(`${s.baseUrl}/sdk/v2/files/${gone.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${s.token()}` },
+    });
     expect(del.status).toBe(204);
-    rig = await startRig((x, root) => { x.admin.createFile(root, 'alive.txt'); }, {}, s);
+    rig = await startRig(
+      (x, root) => {
+        x.admin.createFile(root, 'alive.txt');
+      },
+      {},
+      s,
+    );
     expect(existsSync(join(rig.mirror, 'alive.txt'))).toBe(true);
     expect(existsSync(join(rig.mirror, 'trashed-before.txt'))).toBe(false);
     expect(rig.engine.status().objects).toBe(1); // alive.txt only
@@ -107,7 +134,13 @@ describe('5xx and 429 bursts (a device rebooting)', () => {
   it('says offline with the reason, keeps the changes queued, and replays each exactly once', async () => {
     svc = await startTestService({ quirks: 'bursts' });
     const ids: string[] = [];
-    rig = await startRig((s, root) => { for (let i = 0; i < 4; i++) ids.push(s.admin.createFile(root, `f${i}.txt`).id); }, {}, svc);
+    rig = await startRig(
+      (s, root) => {
+        for (let i = 0; i < 4; i++) ids.push(s.admin.createFile(root, `f${i}.txt`).id);
+      },
+      {},
+      svc,
+    );
     const r = rig;
     const s = svc;
     const from = s.requests().length;
@@ -132,7 +165,14 @@ describe('opaque eTags', () => {
     svc = await startTestService({ quirks: 'opaque-etags' });
     let a = '';
     let b = '';
-    rig = await startRig((s, root) => { a = s.admin.createFile(root, 'a.txt').id; b = s.admin.createFile(root, 'b.txt').id; }, {}, svc);
+    rig = await startRig(
+      (s, root) => {
+        a = s.admin.createFile(root, 'a.txt').id;
+        b = s.admin.createFile(root, 'b.txt').id;
+      },
+      {},
+      svc,
+    );
     const r = rig;
     const s = svc;
     expect((await r.client.get(a)).eTag).toMatch(/^"x-[0-9a-f]{16}"$/);

@@ -6,7 +6,10 @@ import { HttpTransport } from '../../../main/client/transport.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 describe('local folder: renames', () => {
   it('renames a folder holding 10,000 descendants with exactly ONE patch', async () => {
@@ -33,7 +36,10 @@ describe('local folder: renames', () => {
 
   it('case-only rename', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'readme.md').id; svc.admin.createFile(root, 'other'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'readme.md').id;
+      svc.admin.createFile(root, 'other');
+    });
     const r = rig;
     renameSync(join(r.mirror, 'readme.md'), join(r.mirror, 'README.md'));
     await waitFor(() => r.svc.admin.get(id)!.name === 'README.md', 'case-only rename on the NAS');
@@ -41,7 +47,10 @@ describe('local folder: renames', () => {
 
   it('a -> b -> c in quick succession ends as c, never deleted', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'a').id; svc.admin.createFile(root, 'other'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'a').id;
+      svc.admin.createFile(root, 'other');
+    });
     const r = rig;
     r.mark();
     renameSync(join(r.mirror, 'a'), join(r.mirror, 'b'));
@@ -55,7 +64,11 @@ describe('local folder: renames', () => {
   it('swaps two names through a temporary name', async () => {
     let x = '';
     let y = '';
-    rig = await startRig((svc, root) => { x = svc.admin.createFile(root, 'x.txt').id; y = svc.admin.createFile(root, 'y.txt').id; svc.admin.createFile(root, 'z'); });
+    rig = await startRig((svc, root) => {
+      x = svc.admin.createFile(root, 'x.txt').id;
+      y = svc.admin.createFile(root, 'y.txt').id;
+      svc.admin.createFile(root, 'z');
+    });
     const r = rig;
     r.mark();
     renameSync(join(r.mirror, 'x.txt'), join(r.mirror, 'tmp'));
@@ -70,14 +83,27 @@ describe('local folder: renames', () => {
   it('a rename waiting while the NAS deletes the file (a walk sees the delete first): the rename meets 404, and the placeholder goes at the next walk', async () => {
     let a = '';
     let writesDown = false;
-    const faults = new FaultTransport(new HttpTransport(), (req) => (writesDown && req.method === 'POST' ? { kind: 'status', status: 503 } : undefined));
-    rig = await startRig((svc, root) => { a = svc.admin.createFile(root, 'a.txt').id; svc.admin.createFile(root, 'keep.txt'); }, {}, undefined, faults);
+    const faults = new FaultTransport(new HttpTransport(), (req) =>
+      writesDown && req.method === 'POST' ? { kind: 'status', status: 503 } : undefined,
+    );
+    rig = await startRig(
+      (svc, root) => {
+        a = svc.admin.createFile(root, 'a.txt').id;
+        svc.admin.createFile(root, 'keep.txt');
+      },
+      {},
+      undefined,
+      faults,
+    );
     const r = rig;
     writesDown = true;
     renameSync(join(r.mirror, 'a.txt'), join(r.mirror, 'b.txt'));
     await waitFor(() => r.engine.status().outbox.pending === 1 && faults.stats.faults > 0, 'the rename queued, not sent yet');
     // another client deletes it; a walk takes the delete in while the rename waits (its placeholder stays: the user's intent)
-    expect((await fetch(`${r.svc.baseUrl}/sdk/v2/files/${a}`, { method: 'DELETE', headers: { authorization: `Bearer ${r.svc.token()}` } })).status).toBe(204);
+    expect(
+      (await fetch(`${r.svc.baseUrl}/sdk/v2/files/${a}`, { method: 'DELETE', headers: { authorization: `Bearer ${r.svc.token()}` } }))
+        .status,
+    ).toBe(204);
     await r.engine.syncNow();
     expect(existsSync(join(r.mirror, 'b.txt'))).toBe(true);
     writesDown = false;

@@ -21,7 +21,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-interface Tree { [path: string]: string }
+interface Tree {
+  [path: string]: string;
+}
 
 /** Docs/a.txt, Docs/b.txt, Photos/p.jpg, Music/m.mp3, Keep/k.txt, top.txt, plus 30 quiet folders. */
 function seed(svc: TestService, root: string): Tree {
@@ -41,7 +43,13 @@ function seed(svc: TestService, root: string): Tree {
 }
 
 /** The changes made while stopped: two local, two remote, and one of each on related objects. */
-async function changeWhileStopped(svc: TestService, mirror: string, ids: Tree, patch: (id: string, body: { name?: string; parentID?: string }) => Promise<unknown>, del: (id: string) => Promise<unknown>): Promise<void> {
+async function changeWhileStopped(
+  svc: TestService,
+  mirror: string,
+  ids: Tree,
+  patch: (id: string, body: { name?: string; parentID?: string }) => Promise<unknown>,
+  del: (id: string) => Promise<unknown>,
+): Promise<void> {
   renameSync(join(mirror, 'Docs', 'a.txt'), join(mirror, 'Docs', 'a renamed.txt'));
   rmSync(join(mirror, 'top.txt'));
   await patch(ids['Photos/p.jpg']!, { name: 'p renamed.jpg' });
@@ -53,10 +61,25 @@ async function changeWhileStopped(svc: TestService, mirror: string, ids: Tree, p
 
 async function expectConverged(svc: TestService, mirror: string, ids: Tree): Promise<void> {
   const name = (k: string): string | undefined => svc.admin.get(ids[k]!)?.name;
-  await waitFor(() => name('Docs/a.txt') === 'a renamed.txt' && svc.admin.get(ids['top.txt']!) === undefined && svc.admin.get(ids['Docs/b.txt']!)?.parentID === ids['Keep'], 'local changes on the NAS', 30_000);
-  await waitFor(() => existsSync(join(mirror, 'Photos', 'p renamed.jpg')) && !existsSync(join(mirror, 'Photos', 'p.jpg')), 'remote rename on disk', 30_000);
+  await waitFor(
+    () =>
+      name('Docs/a.txt') === 'a renamed.txt' &&
+      svc.admin.get(ids['top.txt']!) === undefined &&
+      svc.admin.get(ids['Docs/b.txt']!)?.parentID === ids['Keep'],
+    'local changes on the NAS',
+    30_000,
+  );
+  await waitFor(
+    () => existsSync(join(mirror, 'Photos', 'p renamed.jpg')) && !existsSync(join(mirror, 'Photos', 'p.jpg')),
+    'remote rename on disk',
+    30_000,
+  );
   await waitFor(() => !existsSync(join(mirror, 'Music', 'm.mp3')), 'remote delete on disk', 30_000);
-  await waitFor(() => existsSync(join(mirror, 'Keep (NAS)', 'b.txt')) && !existsSync(join(mirror, 'Keep')), 'both sides: b.txt in the renamed folder', 30_000);
+  await waitFor(
+    () => existsSync(join(mirror, 'Keep (NAS)', 'b.txt')) && !existsSync(join(mirror, 'Keep')),
+    'both sides: b.txt in the renamed folder',
+    30_000,
+  );
   expect(name('Keep')).toBe('Keep (NAS)');
   expect(readdirSync(join(mirror, 'Docs')).sort()).toEqual(['a renamed.txt']);
   expect(existsSync(join(mirror, 'top.txt'))).toBe(false);
@@ -75,10 +98,23 @@ describe('restart after changes made while stopped', () => {
       },
       close: () => inner.close(),
     };
-    rig = await startRig((svc, root) => { ids = seed(svc, root); }, {}, undefined, recording);
+    rig = await startRig(
+      (svc, root) => {
+        ids = seed(svc, root);
+      },
+      {},
+      undefined,
+      recording,
+    );
     const r = rig;
     await r.engine.stop();
-    await changeWhileStopped(r.svc, r.mirror, ids, (id, b) => r.client.patch(id, b), (id) => r.client.delete(id));
+    await changeWhileStopped(
+      r.svc,
+      r.mirror,
+      ids,
+      (id, b) => r.client.patch(id, b),
+      (id) => r.client.delete(id),
+    );
     r.mark();
     listings.length = 0;
     await r.restart();
@@ -103,23 +139,45 @@ describe('restart after changes made while stopped', () => {
     const state = join(base, 'state');
     const mirror = join(base, 'mirror');
     let p = startRunProcess(svc, state, mirror);
-    cleanups.push(() => { p.child.kill('SIGKILL'); });
+    cleanups.push(() => {
+      p.child.kill('SIGKILL');
+    });
     await waitFor(() => p.err().includes('watching'), 'ready', 60_000);
     await waitFor(() => existsSync(join(mirror, 'Quiet 29', 'q2.txt')), 'placeholders', 30_000);
     p.child.kill('SIGKILL');
     await p.exit;
     const token = svc.token();
     const call = async (method: string, path: string, body?: unknown): Promise<void> => {
-      const res = await fetch(`${svc.baseUrl}/sdk/v2${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${svc.baseUrl}/sdk/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status}`);
     };
-    await changeWhileStopped(svc, mirror, ids, (id, b) => call('POST', `/files/${id}/patch`, b), (id) => call('DELETE', `/files/${id}`));
+    await changeWhileStopped(
+      svc,
+      mirror,
+      ids,
+      (id, b) => call('POST', `/files/${id}/patch`, b),
+      (id) => call('DELETE', `/files/${id}`),
+    );
     const before = svc.requests().length;
     p = startRunProcess(svc, state, mirror);
     await expectConverged(svc, mirror, ids);
     await waitFor(() => p.err().includes('watching'), 'ready again', 30_000);
-    expect(svc.requests().slice(before).filter((q) => q.method === 'POST' && q.path.includes('/files/'))).toHaveLength(2);
-    expect(svc.requests().slice(before).filter((q) => q.method === 'DELETE' && q.path.includes('/files/'))).toHaveLength(1);
+    expect(
+      svc
+        .requests()
+        .slice(before)
+        .filter((q) => q.method === 'POST' && q.path.includes('/files/')),
+    ).toHaveLength(2);
+    expect(
+      svc
+        .requests()
+        .slice(before)
+        .filter((q) => q.method === 'DELETE' && q.path.includes('/files/')),
+    ).toHaveLength(1);
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
   });
@@ -128,14 +186,22 @@ describe('restart after changes made while stopped', () => {
 describe('the watcher limit', () => {
   it('ENOSPC: the engine polls folders, says how many watches it needs, and a rename still reaches the NAS', async () => {
     let ids: Tree = {};
-    rig = await startRig((svc, root) => { ids = seed(svc, root); }, { watcher: { pollIntervalMs: 100 } });
+    rig = await startRig(
+      (svc, root) => {
+        ids = seed(svc, root);
+      },
+      { watcher: { pollIntervalMs: 100 } },
+    );
     const r = rig;
     r.engine.simulateWatcherError(Object.assign(new Error('watch ENOSPC'), { code: 'ENOSPC' }));
     await waitFor(() => r.engine.status().watcher.polling, 'polling');
     // root, 34 folders, .nas-mirror/selftest and .nas-mirror: one watch each
     expect(r.engine.status().watcher.notice).toContain('needs 37 watches');
     expect(r.engine.actions.activity().some((a) => a.summary === 'watching by polling')).toBe(true);
-    await waitFor(() => r.engine.actions.activity().some((a) => a.kind === 'watcher' && a.summary.includes('self-test')), 'self-test after the switch');
+    await waitFor(
+      () => r.engine.actions.activity().some((a) => a.kind === 'watcher' && a.summary.includes('self-test')),
+      'self-test after the switch',
+    );
     const q1 = r.engine.core.store.childByName(r.engine.core.store.childByName('root', 'Quiet 7')!.id, 'q1.txt')!.id;
     renameSync(join(r.mirror, 'Quiet 7', 'q1.txt'), join(r.mirror, 'Quiet 7', 'q1 renamed.txt'));
     await waitFor(() => r.svc.admin.get(q1)?.name === 'q1 renamed.txt', 'rename sent while polling');

@@ -16,11 +16,34 @@ export interface RunProcess {
 }
 
 export function startRunProcess(svc: TestService, state: string, mirror: string, extra: string[] = []): RunProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), 'run', '--device', svc.baseUrl, '--state', state, '--dir', mirror, '--token-env', 'NAS_TOKEN', '--hold-ms', '300', '--log-json', ...extra], {
-    cwd: ROOT, env: { ...process.env, NAS_TOKEN: svc.token() }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin/nas-mirror.js'),
+      'run',
+      '--device',
+      svc.baseUrl,
+      '--state',
+      state,
+      '--dir',
+      mirror,
+      '--token-env',
+      'NAS_TOKEN',
+      '--hold-ms',
+      '300',
+      '--log-json',
+      ...extra,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NAS_TOKEN: svc.token() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   child.stdout!.on('data', () => undefined);
   const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
   return { child, exit, err: () => err };

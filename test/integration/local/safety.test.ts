@@ -8,11 +8,18 @@ import { ServiceClient } from '../../../main/client/service-client.js';
 import { openServiceDb } from '../../../server/store/schema.js';
 
 let rig: Rig | undefined;
-afterEach(async () => { await rig?.close(); rig = undefined; });
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 describe('local folder: nothing lost', () => {
   it('rm -rf of the mirror root pauses sync and deletes nothing; resume restores the placeholders', async () => {
-    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'F'); for (let i = 0; i < 30; i++) svc.admin.createFile(f.id, `x${i}`); svc.admin.createFile(root, 'top.txt'); });
+    rig = await startRig((svc, root) => {
+      const f = svc.admin.createFolder(root, 'F');
+      for (let i = 0; i < 30; i++) svc.admin.createFile(f.id, `x${i}`);
+      svc.admin.createFile(root, 'top.txt');
+    });
     const r = rig;
     r.mark();
     rmSync(r.mirror, { recursive: true, force: true });
@@ -31,7 +38,9 @@ describe('local folder: nothing lost', () => {
   });
 
   it('an emptied mirror folder pauses sync and deletes nothing', async () => {
-    rig = await startRig((svc, root) => { for (let i = 0; i < 5; i++) svc.admin.createFile(root, `x${i}`); });
+    rig = await startRig((svc, root) => {
+      for (let i = 0; i < 5; i++) svc.admin.createFile(root, `x${i}`);
+    });
     const r = rig;
     r.mark();
     for (const n of readdirSync(r.mirror)) if (n !== '.nas-mirror') rmSync(join(r.mirror, n), { recursive: true });
@@ -40,7 +49,14 @@ describe('local folder: nothing lost', () => {
   });
 
   it('1,000 deletes at once are held; rejecting brings the placeholders back', async () => {
-    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'Many'); for (let i = 0; i < 1000; i++) svc.admin.createFile(f.id, `m${i}`); svc.admin.createFile(root, 'keep'); }, { threshold: { count: 50, percent: 10 } });
+    rig = await startRig(
+      (svc, root) => {
+        const f = svc.admin.createFolder(root, 'Many');
+        for (let i = 0; i < 1000; i++) svc.admin.createFile(f.id, `m${i}`);
+        svc.admin.createFile(root, 'keep');
+      },
+      { threshold: { count: 50, percent: 10 } },
+    );
     const r = rig;
     r.mark();
     for (const n of readdirSync(join(r.mirror, 'Many'))) rmSync(join(r.mirror, 'Many', n));
@@ -58,7 +74,14 @@ describe('local folder: nothing lost', () => {
 
   it('held deletes approved are sent', async () => {
     let f = '';
-    rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Many').id; for (let i = 0; i < 60; i++) svc.admin.createFile(f, `m${i}`); for (let i = 0; i < 600; i++) svc.admin.createFile(root, `k${i}`); }, { threshold: { count: 50, percent: 10 } });
+    rig = await startRig(
+      (svc, root) => {
+        f = svc.admin.createFolder(root, 'Many').id;
+        for (let i = 0; i < 60; i++) svc.admin.createFile(f, `m${i}`);
+        for (let i = 0; i < 600; i++) svc.admin.createFile(root, `k${i}`);
+      },
+      { threshold: { count: 50, percent: 10 } },
+    );
     const r = rig;
     rmSync(join(r.mirror, 'Many'), { recursive: true });
     await waitFor(() => r.engine.status().heldDeletes === 1, 'folder delete held');
@@ -69,7 +92,15 @@ describe('local folder: nothing lost', () => {
   it('a folder deleted after deletes inside it were held is held too: the held ones are never deleted with it unasked', async () => {
     let f = '';
     let keep = '';
-    rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Many').id; keep = svc.admin.createFile(f, 'keep.txt').id; for (let i = 0; i < 60; i++) svc.admin.createFile(f, `m${i}`); for (let i = 0; i < 600; i++) svc.admin.createFile(root, `k${i}`); }, { threshold: { count: 50, percent: 10 } });
+    rig = await startRig(
+      (svc, root) => {
+        f = svc.admin.createFolder(root, 'Many').id;
+        keep = svc.admin.createFile(f, 'keep.txt').id;
+        for (let i = 0; i < 60; i++) svc.admin.createFile(f, `m${i}`);
+        for (let i = 0; i < 600; i++) svc.admin.createFile(root, `k${i}`);
+      },
+      { threshold: { count: 50, percent: 10 } },
+    );
     const r = rig;
     r.mark();
     for (let i = 0; i < 60; i++) rmSync(join(r.mirror, 'Many', `m${i}`));
@@ -81,7 +112,10 @@ describe('local folder: nothing lost', () => {
     expect(r.engine.actions.conflicts().held.find((h) => h.id === f)!.reason).toMatch(/it held Many\/m\d+, which waits for your choice/);
     // Keep on the folder brings it back with everything in it, and clears the rows below it
     await r.engine.actions.resolveHeld([f], 'reject');
-    await waitFor(() => existsSync(join(r.mirror, 'Many', 'm0')) && existsSync(join(r.mirror, 'Many', 'keep.txt')), 'the folder back with what it held');
+    await waitFor(
+      () => existsSync(join(r.mirror, 'Many', 'm0')) && existsSync(join(r.mirror, 'Many', 'keep.txt')),
+      'the folder back with what it held',
+    );
     expect(r.engine.status().heldDeletes).toBe(0);
     expect(r.count('DELETE')).toBe(0);
     expect(r.svc.admin.get(keep)).toBeDefined();
@@ -113,7 +147,10 @@ describe('local folder: nothing lost', () => {
 /** doc.txt renamed to mine.txt locally while paused (queued), then `patch` applied on the NAS by another client. */
 async function renameLocallyWhileNasPatches(patch: { name?: string; hidden?: 'mac' }): Promise<{ r: Rig; id: string }> {
   let id = '';
-  rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+  rig = await startRig((svc, root) => {
+    id = svc.admin.createFile(root, 'doc.txt').id;
+    svc.admin.createFile(root, 'z');
+  });
   const r = rig;
   await r.engine.setPaused(true);
   renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
@@ -134,12 +171,18 @@ describe('local folder: races and conflicts', () => {
     // re-apply the kept intent
     const c = r.engine.actions.conflicts().conflicts[0]!;
     await r.engine.actions.resolveConflicts([c.id], 'reapply');
-    await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt' && existsSync(join(r.mirror, 'mine.txt')), 're-applied on the NAS and on disk');
+    await waitFor(
+      () => r.svc.admin.get(id)!.name === 'mine.txt' && existsSync(join(r.mirror, 'mine.txt')),
+      're-applied on the NAS and on disk',
+    );
   });
 
   it('a local rename then delete of the same file, racing a NAS rename: both kept as conflicts, the file comes back', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'doc.txt').id;
+      svc.admin.createFile(root, 'z');
+    });
     const r = rig;
     await r.engine.setPaused(true);
     renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
@@ -159,7 +202,10 @@ describe('local folder: races and conflicts', () => {
 
   it('NAS delete of a locally renamed object: conflict, the placeholder goes', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; svc.admin.createFile(root, 'z'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'doc.txt').id;
+      svc.admin.createFile(root, 'z');
+    });
     const r = rig;
     await r.engine.setPaused(true);
     renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
@@ -172,7 +218,10 @@ describe('local folder: races and conflicts', () => {
     await waitFor(() => !existsSync(join(r.mirror, 'mine.txt')), 'placeholder removed');
     const c = r.engine.actions.conflicts().conflicts[0]!;
     expect(c.remote).toBe('deleted on the NAS');
-    expect(await r.engine.actions.resolveConflicts([c.id], 'reapply')).toEqual({ done: 0, failed: [{ id: c.id, message: 'the object is no longer on the NAS' }] });
+    expect(await r.engine.actions.resolveConflicts([c.id], 'reapply')).toEqual({
+      done: 0,
+      failed: [{ id: c.id, message: 'the object is no longer on the NAS' }],
+    });
     expect((await r.engine.actions.resolveConflicts([c.id], 'drop')).done).toBe(1);
     expect(r.engine.status().conflicts).toBe(0);
   });
@@ -182,11 +231,21 @@ describe('local folder: races and conflicts', () => {
     let lose = false;
     const ft = new FaultTransport(new HttpTransport(), (req) => {
       if (offline) return { kind: 'reset-before' };
-      if (lose && req.method === 'POST') { lose = false; return { kind: 'reset-after' }; }
+      if (lose && req.method === 'POST') {
+        lose = false;
+        return { kind: 'reset-after' };
+      }
       return undefined;
     });
     const names: Record<string, string> = {};
-    rig = await startRig((svc, root) => { for (let i = 0; i < 5; i++) names[`f${i}`] = svc.admin.createFile(root, `f${i}`).id; }, {}, undefined, ft);
+    rig = await startRig(
+      (svc, root) => {
+        for (let i = 0; i < 5; i++) names[`f${i}`] = svc.admin.createFile(root, `f${i}`).id;
+      },
+      {},
+      undefined,
+      ft,
+    );
     const r = rig;
     r.mark();
     offline = true;
@@ -196,26 +255,40 @@ describe('local folder: races and conflicts', () => {
     lose = true;
     offline = false;
     await r.engine.drainOutbox();
-    await waitFor(() => Object.entries(names).every(([k, id]) => r.svc.admin.get(id)!.name === k.replace('f', 'g')), 'all renamed on the NAS', 30_000);
+    await waitFor(
+      () => Object.entries(names).every(([k, id]) => r.svc.admin.get(id)!.name === k.replace('f', 'g')),
+      'all renamed on the NAS',
+      30_000,
+    );
     expect(r.count('POST')).toBe(5); // the lost answer was checked with a GET, not resent
     expect(r.engine.status().conflicts).toBe(0);
   });
 
   it('undo of a rename sends the inverse patch and the disk follows', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'a.txt').id; svc.admin.createFile(root, 'z'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'a.txt').id;
+      svc.admin.createFile(root, 'z');
+    });
     const r = rig;
     renameSync(join(r.mirror, 'a.txt'), join(r.mirror, 'b.txt'));
     await waitFor(() => r.svc.admin.get(id)!.name === 'b.txt', 'renamed on the NAS');
     await waitFor(() => r.engine.actions.activity().some((a) => a.undoable), 'undoable activity');
     const act = r.engine.actions.activity().find((a) => a.undoable)!;
     await r.engine.actions.undo(act.id);
-    await waitFor(() => r.svc.admin.get(id)!.name === 'a.txt' && existsSync(join(r.mirror, 'a.txt')) && !existsSync(join(r.mirror, 'b.txt')), 'undone on the NAS and on disk');
+    await waitFor(
+      () => r.svc.admin.get(id)!.name === 'a.txt' && existsSync(join(r.mirror, 'a.txt')) && !existsSync(join(r.mirror, 'b.txt')),
+      'undone on the NAS and on disk',
+    );
   });
 
   it('a NAS rename is applied on disk as a rename, not seen as a user change', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { const f = svc.admin.createFolder(root, 'Folder'); id = f.id; for (let i = 0; i < 50; i++) svc.admin.createFile(f.id, `c${i}`); });
+    rig = await startRig((svc, root) => {
+      const f = svc.admin.createFolder(root, 'Folder');
+      id = f.id;
+      for (let i = 0; i < 50; i++) svc.admin.createFile(f.id, `c${i}`);
+    });
     const r = rig;
     const other = new ServiceClient({ baseUrl: r.svc.baseUrl, token: r.svc.token() });
     await other.patch(id, { name: 'Renamed' });
@@ -242,7 +315,11 @@ describe('local folder: races and conflicts', () => {
   it('412 re-base on a NAS move: the disk follows the NAS folder, the base holds the NAS parent (never the old parent with the new eTag)', async () => {
     let id = '';
     let dest = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'doc.txt').id; dest = svc.admin.createFolder(root, 'Quotes').id; svc.admin.createFile(root, 'z'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'doc.txt').id;
+      dest = svc.admin.createFolder(root, 'Quotes').id;
+      svc.admin.createFile(root, 'z');
+    });
     const r = rig;
     await r.engine.setPaused(true);
     renameSync(join(r.mirror, 'doc.txt'), join(r.mirror, 'mine.txt'));
@@ -253,7 +330,10 @@ describe('local folder: races and conflicts', () => {
     await r.engine.setPaused(false);
     await waitFor(() => r.svc.admin.get(id)!.name === 'mine.txt', 'renamed after re-base');
     expect(r.svc.admin.get(id)!.parentID).toBe(dest);
-    await waitFor(() => existsSync(join(r.mirror, 'Quotes', 'mine.txt')) && !existsSync(join(r.mirror, 'mine.txt')), 'the disk follows the NAS move');
+    await waitFor(
+      () => existsSync(join(r.mirror, 'Quotes', 'mine.txt')) && !existsSync(join(r.mirror, 'mine.txt')),
+      'the disk follows the NAS move',
+    );
     expect(r.engine.core.model.get(id)!.rparent).toBe(dest);
     // a later walk finds nothing to correct: the base and the NAS agree
     r.mark();
@@ -265,7 +345,11 @@ describe('local folder: races and conflicts', () => {
 
   it('deleting a folder that gained something on the NAS the user has not seen: conflict, nothing deleted, folder back', async () => {
     let f = '';
-    rig = await startRig((svc, root) => { f = svc.admin.createFolder(root, 'Folder').id; svc.admin.createFile(f, 'known.txt'); for (let i = 0; i < 10; i++) svc.admin.createFile(root, `k${i}`); });
+    rig = await startRig((svc, root) => {
+      f = svc.admin.createFolder(root, 'Folder').id;
+      svc.admin.createFile(f, 'known.txt');
+      for (let i = 0; i < 10; i++) svc.admin.createFile(root, `k${i}`);
+    });
     const r = rig;
     await r.engine.setPaused(true);
     rmSync(join(r.mirror, 'Folder'), { recursive: true });
@@ -287,7 +371,11 @@ describe('local folder: permissions', () => {
   it('a read-only token: each change becomes a conflict, the NAS wins on disk, the queue is not blocked', async () => {
     let id = '';
     let svcToken = '';
-    rig = await startRig((svc, root) => { id = svc.admin.createFile(root, 'a.txt').id; svc.admin.createFile(root, 'b.txt'); svcToken = svc.token('nas_read_only'); });
+    rig = await startRig((svc, root) => {
+      id = svc.admin.createFile(root, 'a.txt').id;
+      svc.admin.createFile(root, 'b.txt');
+      svcToken = svc.token('nas_read_only');
+    });
     const r = rig;
     await r.engine.stop();
     const ro = new ServiceClient({ baseUrl: r.svc.baseUrl, token: svcToken, retries: 0 });

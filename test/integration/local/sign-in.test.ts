@@ -41,12 +41,23 @@ async function signedIn(s: TestService): Promise<{ auth: ClientAuth; keychain: s
   expect(await back.text()).toContain('NAS Mirror is signed in');
   const t = await si.done;
   const keychain: string[] = [];
-  const auth = authFor(`oauth-refresh ${t.refreshToken}`, transport, async (v) => { keychain.push(v); }, t);
+  const auth = authFor(
+    `oauth-refresh ${t.refreshToken}`,
+    transport,
+    async (v) => {
+      keychain.push(v);
+    },
+    t,
+  );
   return { auth, keychain };
 }
 
 const revoke = (s: TestService, token: string): Promise<Response> =>
-  fetch(`${s.baseUrl}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  fetch(`${s.baseUrl}/oauth/revoke`, {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 
 describe('sign-in that lasts', () => {
   it('survives the answer to a refresh being lost (the NAS rotated, the app never saw it)', async () => {
@@ -59,9 +70,13 @@ describe('sign-in that lasts', () => {
     await fetch((await browserSignIn(si.url, 'demo', 'pw for demo')).location!);
     const t = await si.done;
     let lose = true;
-    const faults = new FaultTransport(http, (req) => (lose && req.url.endsWith('/oauth/token') ? ((lose = false), { kind: 'reset-after' }) : undefined));
+    const faults = new FaultTransport(http, (req) =>
+      lose && req.url.endsWith('/oauth/token') ? ((lose = false), { kind: 'reset-after' }) : undefined,
+    );
     const kept: string[] = [];
-    const auth = authFor(`oauth-refresh ${t.refreshToken}`, faults, async (v) => { kept.push(v); });
+    const auth = authFor(`oauth-refresh ${t.refreshToken}`, faults, async (v) => {
+      kept.push(v);
+    });
     await expect(auth.signedIn!.current(s.baseUrl)).rejects.toMatchObject({ code: 'NetworkError' });
     const access = await auth.signedIn!.current(s.baseUrl);
     expect((await fetch(`${s.baseUrl}/sdk/v2/files/root`, { headers: { authorization: `Bearer ${access}` } })).status).toBe(200);
@@ -75,10 +90,15 @@ describe('sign-in that lasts', () => {
     await svc.admin.setPassword('demo', 'pw for demo');
     const { auth, keychain } = await signedIn(svc);
     const ids: string[] = [];
-    rig = await startRig((s, root) => {
-      const d = s.admin.createFolder(root, 'Docs').id;
-      for (let i = 0; i < 40; i++) ids.push(s.admin.createFile(d, `f${i}.txt`).id);
-    }, { rewalkMs: 1000 }, svc, auth.transport);
+    rig = await startRig(
+      (s, root) => {
+        const d = s.admin.createFolder(root, 'Docs').id;
+        for (let i = 0; i < 40; i++) ids.push(s.admin.createFile(d, `f${i}.txt`).id);
+      },
+      { rewalkMs: 1000 },
+      svc,
+      auth.transport,
+    );
     const r = rig;
     const states = new Set<string>();
     r.engine.events.on('status', (s) => states.add(s.state));
@@ -116,7 +136,15 @@ describe('sign-in that lasts', () => {
     const { auth, keychain } = await signedIn(svc);
     let a = '';
     let b = '';
-    rig = await startRig((s, root) => { a = s.admin.createFile(root, 'a.txt').id; b = s.admin.createFile(root, 'b.txt').id; }, {}, svc, auth.transport);
+    rig = await startRig(
+      (s, root) => {
+        a = s.admin.createFile(root, 'a.txt').id;
+        b = s.admin.createFile(root, 'b.txt').id;
+      },
+      {},
+      svc,
+      auth.transport,
+    );
     const r = rig;
     const s = svc;
     // The NAS forgets the access token (e.g. restored from a backup): one 401, one renewal, no failure.
@@ -137,7 +165,13 @@ describe('sign-in that lasts', () => {
     expect(s.admin.get(b)?.name).toBe('b.txt');
     expect(r.engine.status().outbox.pending).toBe(1);
     // A new session (app restart) with this sign-in says auth-error too, not "the NAS does not answer".
-    const two = [{ via: 'lan' as const, baseUrl: 'http://127.0.0.1:9' }, { via: 'proxy' as const, baseUrl: s.baseUrl }];
-    await expect(connect(two, auth.transport, '')).rejects.toMatchObject({ code: 'Unauthorized', message: expect.stringMatching(/sign in again/) });
+    const two = [
+      { via: 'lan' as const, baseUrl: 'http://127.0.0.1:9' },
+      { via: 'proxy' as const, baseUrl: s.baseUrl },
+    ];
+    await expect(connect(two, auth.transport, '')).rejects.toMatchObject({
+      code: 'Unauthorized',
+      message: expect.stringMatching(/sign in again/),
+    });
   }, 60_000);
 });

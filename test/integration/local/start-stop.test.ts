@@ -25,7 +25,11 @@ function resources(): Record<string, number> {
 describe('the engine started and stopped 100 times', () => {
   it('leaks no watcher, socket, timer or file handle', async () => {
     let id = '';
-    rig = await startRig((svc, root) => { const d = svc.admin.createFolder(root, 'Docs'); id = svc.admin.createFile(d.id, 'n0.txt').id; svc.admin.createFile(root, 'top.txt'); });
+    rig = await startRig((svc, root) => {
+      const d = svc.admin.createFolder(root, 'Docs');
+      id = svc.admin.createFile(d.id, 'n0.txt').id;
+      svc.admin.createFile(root, 'top.txt');
+    });
     const r = rig;
     await r.engine.stop();
     // closed handles go a moment after close() resolves: compare once they settled
@@ -49,6 +53,9 @@ describe('the engine started and stopped 100 times', () => {
       await r.engine.stop();
     }
     const after = await settled(before);
-    for (const k of KINDS) expect(after[k] ?? 0, `${k}: before ${before[k] ?? 0}, after ${after[k] ?? 0} (${JSON.stringify(after)})`).toBeLessThanOrEqual(before[k] ?? 0);
+    for (const k of KINDS)
+      expect(after[k] ?? 0, `${k}: before ${before[k] ?? 0}, after ${after[k] ?? 0} (${JSON.stringify(after)})`).toBeLessThanOrEqual(
+        before[k] ?? 0,
+      );
   }, 300_000);
 });

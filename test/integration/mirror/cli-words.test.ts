@@ -33,7 +33,9 @@ describe('command-line words', () => {
     const missing = join(base, 'no-such-nas');
     const t = service('token', 'demo', '--scope', 'nas_read_write', '--data', missing);
     expect(t.status).toBe(1);
-    expect(t.stderr).toBe(`nas-service: no service data in ${missing}: create it first with "nas-service demo --data ${missing}" (or serve, or user add)\n`);
+    expect(t.stderr).toBe(
+      `nas-service: no service data in ${missing}: create it first with "nas-service demo --data ${missing}" (or serve, or user add)\n`,
+    );
     expect(existsSync(missing)).toBe(false);
     const neg = join(base, 'neg');
     const d = service('demo', '--objects', '-5', '--data', neg);
@@ -44,7 +46,10 @@ describe('command-line words', () => {
   it('a device record that cannot be used says why, and leaves no state folder behind', async () => {
     const fresh = join(base, 'fresh-state');
     const gone = await cli('sync', '--device', join(base, 'nope.json'), '--state', fresh, '--token-env', 'NAS_TOKEN', '--once');
-    expect(gone).toMatchObject({ code: 1, err: `nas-mirror sync: cannot read the device record ${join(base, 'nope.json')}: no such file\n` });
+    expect(gone).toMatchObject({
+      code: 1,
+      err: `nas-mirror sync: cannot read the device record ${join(base, 'nope.json')}: no such file\n`,
+    });
     writeFileSync(join(base, 'bad.json'), '{oops');
     const bad = await cli('sync', '--device', join(base, 'bad.json'), '--state', fresh, '--token-env', 'NAS_TOKEN', '--once');
     expect(bad.err).toBe('nas-mirror sync: the device record is not valid JSON (is it the right file?)\n');
@@ -53,7 +58,10 @@ describe('command-line words', () => {
 
   it('what was not found is named, with the command', async () => {
     const ls = await cli('ls', 'nosuchid', '--state', state);
-    expect(ls).toMatchObject({ code: 1, err: 'nas-mirror ls: no folder "nosuchid" in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")\n' });
+    expect(ls).toMatchObject({
+      code: 1,
+      err: 'nas-mirror ls: no folder "nosuchid" in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")\n',
+    });
     const held = await cli('held', 'approve', '42', '--state', state);
     expect(held).toMatchObject({ code: 1, err: 'nas-mirror held: no held delete 42 (see "nas-mirror held")\n' });
     const conflicts = await cli('conflicts', 'drop', '42', '--state', state);

@@ -58,7 +58,10 @@ describe('nas-mirror command line', () => {
     expect(r.out).toContain('more: --page-token ');
     // a match in the camera, not the name: the file's name first, then where it matched
     const canon = await cli('search', 'canon', '--state', state, '--limit', '50');
-    const lines = canon.out.split('\n').slice(1).filter((l) => l.includes('camera'));
+    const lines = canon.out
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.includes('camera'));
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines) {
       expect(l).toMatch(/^\S.*\.(jpe?g|png|heic|cr2|nef|tiff?|dng|arw)\s+[\d.]+ (B|KB|MB|GB)\s+\/.*camera (make|model): .*\[Canon\]/i);
@@ -67,9 +70,14 @@ describe('nas-mirror command line', () => {
 
   it('piped into a reader that stops early (| head), it exits quietly', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['bin/nas-mirror.js', 'search', 'img', '--state', state, '--json', '--limit', '1000'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/nas-mirror.js', 'search', 'img', '--state', state, '--json', '--limit', '1000'], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout.once('data', () => child.stdout.destroy()); // like `head -c 10` closing the pipe
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(err).toBe('');
@@ -86,15 +94,22 @@ describe('nas-mirror command line', () => {
     expect(human.out).toContain(first.name);
     // a path, as du and organize take (ids still accepted)
     expect(JSON.parse((await cli('ls', '/', '--state', state, '--json')).out)).toEqual(JSON.parse(ls.out));
-    const folder = (JSON.parse(ls.out) as { files: { id: string; name: string; mimeType: string }[] }).files.find((f) => f.mimeType === 'application/x.service.dir')!;
+    const folder = (JSON.parse(ls.out) as { files: { id: string; name: string; mimeType: string }[] }).files.find(
+      (f) => f.mimeType === 'application/x.service.dir',
+    )!;
     expect(JSON.parse((await cli('ls', `/${folder.name}/`, '--state', state, '--json')).out)).toEqual(await client.list(folder.id));
     expect(JSON.parse((await cli('ls', folder.id, '--state', state, '--json')).out)).toEqual(await client.list(folder.id));
-    expect(JSON.parse((await cli('find', '/', first.name, '--state', state, '--json')).out)).toEqual(await client.parentAndName('root', first.name));
+    expect(JSON.parse((await cli('find', '/', first.name, '--state', state, '--json')).out)).toEqual(
+      await client.parentAndName('root', first.name),
+    );
   });
 
   it('fails clearly with non-zero exits', async () => {
     const missing = await cli('find', 'root', 'no such thing', '--state', state);
-    expect(missing).toMatchObject({ code: 1, err: 'nas-mirror find: no object named "no such thing" in the root folder (names are exact and case-sensitive)\n' });
+    expect(missing).toMatchObject({
+      code: 1,
+      err: 'nas-mirror find: no object named "no such thing" in the root folder (names are exact and case-sensitive)\n',
+    });
     const noState = await cli('search', 'x', '--state', join(state, 'nope'));
     expect(noState.code).toBe(1);
     expect(noState.err).toContain('no mirror in');

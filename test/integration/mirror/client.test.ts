@@ -17,8 +17,13 @@ const mk = (o: Partial<ConstructorParameters<typeof ServiceClient>[0]> = {}): Se
   clients.push(c);
   return c;
 };
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { for (const c of clients) c.close(); await svc.stop(); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await svc.stop();
+});
 
 describe('ServiceClient against the real service', () => {
   it('lists with paging, gets, looks up, searches, patches and deletes', async () => {
@@ -58,9 +63,23 @@ describe('ServiceClient against the real service', () => {
     let n = 0;
     const faults = new FaultTransport(new HttpTransport(), () => {
       n++;
-      return n === 1 ? { kind: 'reset-before' } : n === 2 ? { kind: 'status', status: 500 } : n === 3 ? { kind: 'status', status: 429, retryAfter: '1' } : n === 4 ? { kind: 'reset-after' } : undefined;
+      return n === 1
+        ? { kind: 'reset-before' }
+        : n === 2
+          ? { kind: 'status', status: 500 }
+          : n === 3
+            ? { kind: 'status', status: 429, retryAfter: '1' }
+            : n === 4
+              ? { kind: 'reset-after' }
+              : undefined;
     });
-    const c = mk({ transport: faults, sleep: async (ms) => { slept.push(ms); }, random: () => 0.5 });
+    const c = mk({
+      transport: faults,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+      random: () => 0.5,
+    });
     const root = await c.get('root');
     expect(root.parentID).toBe('');
     expect(faults.stats.faults).toBe(4);
@@ -70,7 +89,7 @@ describe('ServiceClient against the real service', () => {
     expect(slept[1]!).toBeGreaterThan(slept[0]!);
   });
 
-  it('retries by the error\'s retry class alone: an unknown status is an answer, not an outage', async () => {
+  it("retries by the error's retry class alone: an unknown status is an answer, not an outage", async () => {
     let n = 0;
     const faults = new FaultTransport(new HttpTransport(), () => (++n === 1 ? { kind: 'status', status: 418 } : undefined));
     const c = mk({ transport: faults });
@@ -109,7 +128,11 @@ describe('ServiceClient against the real service', () => {
       expect(conn.via).toBe('proxy');
       expect(conn.description).toContain('proxy URL');
       expect(conn.skipped.length).toBe(1);
-      const lan = await connect(await loadDevice(JSON.stringify({ network: { internalDNSName: svc.baseUrl, proxyURL: 'http://127.0.0.1:1' } }), t), t, svc.token());
+      const lan = await connect(
+        await loadDevice(JSON.stringify({ network: { internalDNSName: svc.baseUrl, proxyURL: 'http://127.0.0.1:1' } }), t),
+        t,
+        svc.token(),
+      );
       expect(lan.via).toBe('lan');
       const file = await loadDevice(`${svc.dataDir}/device.json`, t);
       expect(file[0]!.baseUrl).toBe(svc.baseUrl);

@@ -15,7 +15,52 @@ import { syncOnce } from '../../../main/mirror/sync.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { buildRandomLibrary, openMirror, pick, rng, type Mirror } from './helpers.js';
 
-const QUERY_CHARS = ['a', 'A', 'b', 'o', 'i', 'İ', 'ı', 'I', 'é', 'e', '\u0301', 'ß', 's', 'σ', 'Σ', 'ς', 'м', 'М', '家', '😀', '_', '.', '-', ' ', '(', '#', '%', '&', '+', '1', '2', '0', '/', 'x', 'j', 'p', 'g', '"', 'k', 'K', 'å', 'Å', '\u00a0', '·'];
+const QUERY_CHARS = [
+  'a',
+  'A',
+  'b',
+  'o',
+  'i',
+  'İ',
+  'ı',
+  'I',
+  'é',
+  'e',
+  '\u0301',
+  'ß',
+  's',
+  'σ',
+  'Σ',
+  'ς',
+  'м',
+  'М',
+  '家',
+  '😀',
+  '_',
+  '.',
+  '-',
+  ' ',
+  '(',
+  '#',
+  '%',
+  '&',
+  '+',
+  '1',
+  '2',
+  '0',
+  '/',
+  'x',
+  'j',
+  'p',
+  'g',
+  '"',
+  'k',
+  'K',
+  'å',
+  'Å',
+  '\u00a0',
+  '·',
+];
 
 /** A random query: slices of real names (by code point), random characters, quotes, several terms. */
 function randomQuery(r: () => number, names: readonly string[]): string {
@@ -47,7 +92,10 @@ async function pagesOf(fetch: (token: string) => Promise<unknown>): Promise<unkn
     try {
       page = (await fetch(token)) as { pageToken: string };
     } catch (e) {
-      if (e instanceof AppError) { out.push({ error: e.code }); return out; }
+      if (e instanceof AppError) {
+        out.push({ error: e.code });
+        return out;
+      }
       throw e;
     }
     out.push(page);
@@ -57,7 +105,13 @@ async function pagesOf(fetch: (token: string) => Promise<unknown>): Promise<unkn
   return out;
 }
 
-async function compareQueries(client: ServiceClient, index: OfflineIndex, seed: number, count: number, names: readonly string[]): Promise<number> {
+async function compareQueries(
+  client: ServiceClient,
+  index: OfflineIndex,
+  seed: number,
+  count: number,
+  names: readonly string[],
+): Promise<number> {
   const r = rng(seed);
   let nonEmpty = 0;
   for (let i = 0; i < count; i++) {
@@ -126,7 +180,11 @@ describe('offline index vs the real service (differential)', () => {
     expect(m.opened.index.list(dup)).toEqual(await m.client.list(dup));
     const many = Array.from({ length: 101 }, (_, i) => lib.folders[i % lib.folders.length]! + (i < lib.folders.length ? '' : `x${i}`));
     const code = async (p: Promise<unknown> | (() => unknown)): Promise<string> => {
-      try { await (typeof p === 'function' ? p() : p); } catch (e) { return (e as { code?: string }).code ?? 'thrown'; }
+      try {
+        await (typeof p === 'function' ? p() : p);
+      } catch (e) {
+        return (e as { code?: string }).code ?? 'thrown';
+      }
       return 'ok';
     };
     const cases: [string, () => unknown, () => Promise<unknown>][] = [

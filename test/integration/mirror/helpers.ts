@@ -19,15 +19,92 @@ import { prng } from '../../../app/util/prng.js';
 
 export const rng = prng;
 
+export const pick = <T>(r: () => number, a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
 
-export const pick = <T,>(r: () => number, a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
-
-const WORDS = ['holiday', 'Holiday', 'HOLIDAY', 'rome', 'Rome', 'img', 'IMG', 'DSC', 'report', 'Report', 'notes', 'ab', 'aa', 'a', 'b', 'x', '2041', '2019', '001',
-  'İstanbul', 'istanbul', 'ışık', 'Straße', 'STRASSE', 'Éléphant', 'éléphant', 'e\u0301le\u0301phant', 'Σίσυφος', 'ΣΊΣΥΦΟΣ', 'Москва', 'москва', '家族写真', '請求書', 'مستند',
-  '😀', '🎉party', 'naïve', 'NAÏVE', 'ǅemal', 'ﬁle', 'Ⅻ', '١٢٣', 'ǈ', 'K', 'Å', 'å'];
-const SEPS = ['_', '.', '-', ' ', '  ', '(', ')', '[', ']', '#', '&', '+', ',', "'", '%', '~', '!', '@', '=', ';', '\t', '·', '—', '\u00a0', '\u200b'];
+const WORDS = [
+  'holiday',
+  'Holiday',
+  'HOLIDAY',
+  'rome',
+  'Rome',
+  'img',
+  'IMG',
+  'DSC',
+  'report',
+  'Report',
+  'notes',
+  'ab',
+  'aa',
+  'a',
+  'b',
+  'x',
+  '2041',
+  '2019',
+  '001',
+  'İstanbul',
+  'istanbul',
+  'ışık',
+  'Straße',
+  'STRASSE',
+  'Éléphant',
+  'éléphant',
+  'e\u0301le\u0301phant',
+  'Σίσυφος',
+  'ΣΊΣΥΦΟΣ',
+  'Москва',
+  'москва',
+  '家族写真',
+  '請求書',
+  'مستند',
+  '😀',
+  '🎉party',
+  'naïve',
+  'NAÏVE',
+  'ǅemal',
+  'ﬁle',
+  'Ⅻ',
+  '١٢٣',
+  'ǈ',
+  'K',
+  'Å',
+  'å',
+];
+const SEPS = [
+  '_',
+  '.',
+  '-',
+  ' ',
+  '  ',
+  '(',
+  ')',
+  '[',
+  ']',
+  '#',
+  '&',
+  '+',
+  ',',
+  "'",
+  '%',
+  '~',
+  '!',
+  '@',
+  '=',
+  ';',
+  '\t',
+  '·',
+  '—',
+  '\u00a0',
+  '\u200b',
+];
 const EXTS = ['.JPG', '.jpg', '.txt', '.pdf', '.mp4', '.tar.gz', '', '.CR2', '.HEIC', '.md'];
-const CAMERAS: [string, string][] = [['Canon', 'Canon EOS 5D Mark IV'], ['NIKON CORPORATION', 'NIKON D750'], ['Apple', 'iPhone 12 Pro'], ['SONY', 'ILCE-7M3'], ['İzmir Optik', 'Model ß'], ['samsung', 'SM-G991B']];
+const CAMERAS: [string, string][] = [
+  ['Canon', 'Canon EOS 5D Mark IV'],
+  ['NIKON CORPORATION', 'NIKON D750'],
+  ['Apple', 'iPhone 12 Pro'],
+  ['SONY', 'ILCE-7M3'],
+  ['İzmir Optik', 'Model ß'],
+  ['samsung', 'SM-G991B'],
+];
 
 /** A random name: words and separators, sometimes long, always valid for the service. */
 export function randomName(r: () => number): string {
@@ -61,7 +138,10 @@ export function buildRandomLibrary(svc: TestService, seed: number, n: number): {
         name = r() < 0.5 ? other.toUpperCase() : other.toLowerCase();
         if (nameProblem(name)) continue;
       }
-      if (!used.has(name)) { used.add(name); return name; }
+      if (!used.has(name)) {
+        used.add(name);
+        return name;
+      }
     }
   };
   for (let i = 0; i < n; i++) {
@@ -71,9 +151,18 @@ export function buildRandomLibrary(svc: TestService, seed: number, n: number): {
     } else if (r() < 0.4) {
       const [make, model] = pick(r, CAMERAS);
       const image = r() < 0.2 ? { cameraMake: make, width: 10 } : { cameraMake: make, cameraModel: model, width: 4000, height: 3000 };
-      files.push(svc.admin.createFile(parent, fresh(parent), { mimeType: pick(r, ['image/jpeg', 'image/x-canon-cr2', 'image/heic']), image, size: Math.floor(r() * 1e7) }).id);
+      files.push(
+        svc.admin.createFile(parent, fresh(parent), {
+          mimeType: pick(r, ['image/jpeg', 'image/x-canon-cr2', 'image/heic']),
+          image,
+          size: Math.floor(r() * 1e7),
+        }).id,
+      );
     } else {
-      files.push(svc.admin.createFile(parent, fresh(parent), { size: Math.floor(r() * 1e6), mTime: Date.UTC(2020, 0, 1) + Math.floor(r() * 1e10) }).id);
+      files.push(
+        svc.admin.createFile(parent, fresh(parent), { size: Math.floor(r() * 1e6), mTime: Date.UTC(2020, 0, 1) + Math.floor(r() * 1e10) })
+          .id,
+      );
     }
   }
   return { folders: folders.filter((f) => f !== 'root'), files };
@@ -97,11 +186,30 @@ export async function openMirror(svc: TestService, clientOpts: Partial<ServiceCl
   const opened = await openOfflineIndex(store, d);
   const applier = new ChangeApplier(store);
   const changes: RemoteChange[] = [];
-  applier.onChanges((c) => { opened.index.applyChanges(c); changes.push(...c); });
-  const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token('nas_read_write'), backoffBaseMs: 1, backoffMaxMs: 20, ...clientOpts });
+  applier.onChanges((c) => {
+    opened.index.applyChanges(c);
+    changes.push(...c);
+  });
+  const client = new ServiceClient({
+    baseUrl: svc.baseUrl,
+    token: svc.token('nas_read_write'),
+    backoffBaseMs: 1,
+    backoffMaxMs: 20,
+    ...clientOpts,
+  });
   return {
-    dir: d, db, store, applier, opened, client, changes,
-    close: () => { client.close(); db.close(); if (!dir) rmSync(d, { recursive: true, force: true }); },
+    dir: d,
+    db,
+    store,
+    applier,
+    opened,
+    client,
+    changes,
+    close: () => {
+      client.close();
+      db.close();
+      if (!dir) rmSync(d, { recursive: true, force: true });
+    },
   };
 }
 

@@ -40,7 +40,10 @@ if (kc.kind === 'os') {
     onStdout: (soFar) => {
       const m = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(soFar);
       // The user opens the printed page, signs in, and the browser follows the redirect.
-      if (m && !browser) browser = browserSignIn(m[1]!, 'demo', 'pw').then((r) => fetch(r.location!)).then((r) => r.text());
+      if (m && !browser)
+        browser = browserSignIn(m[1]!, 'demo', 'pw')
+          .then((r) => fetch(r.location!))
+          .then((r) => r.text());
     },
   });
   out['browserLoginCode'] = browserLogin.code;

@@ -25,7 +25,11 @@ const haveDbus = has('dbus-run-session') && has('gnome-keyring-daemon');
 
 describe('keychain', () => {
   it.skipIf(!haveDbus)('round-trips a token through gnome-keyring (Secret Service) and nas-mirror login', () => {
-    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', `echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec "${tsx}" "${child}"`], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      'dbus-run-session',
+      ['--', 'sh', '-c', `echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec "${tsx}" "${child}"`],
+      { cwd: root, encoding: 'utf8', timeout: 60_000 },
+    );
     const line = r.stdout.trim().split('\n').pop() ?? '';
     const out = JSON.parse(line) as Record<string, unknown>;
     expect(out).toMatchObject({ kind: 'os', got: 'tok-123', deleted: true, after: null, loginCode: 0, resolved: 'secret-token-xyz' });

@@ -22,15 +22,23 @@ beforeAll(async () => {
   empty = svc.admin.createFolder('root', 'Empty').id;
   m = await openMirror(svc);
 });
-afterAll(async () => { m?.close(); await svc?.stop(); });
-
-const raw = (path: string): Promise<{ headers: string[]; body: string }> => new Promise((resolve, reject) => {
-  http.get(`${svc.baseUrl}/sdk/v2${path}`, { headers: { authorization: `Bearer ${svc.token()}` } }, (res) => {
-    let body = '';
-    res.on('data', (c: Buffer) => { body += c.toString(); });
-    res.on('end', () => resolve({ headers: res.rawHeaders.filter((_, i) => i % 2 === 0), body }));
-  }).on('error', reject);
+afterAll(async () => {
+  m?.close();
+  await svc?.stop();
 });
+
+const raw = (path: string): Promise<{ headers: string[]; body: string }> =>
+  new Promise((resolve, reject) => {
+    http
+      .get(`${svc.baseUrl}/sdk/v2${path}`, { headers: { authorization: `Bearer ${svc.token()}` } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += c.toString();
+        });
+        res.on('end', () => resolve({ headers: res.rawHeaders.filter((_, i) => i % 2 === 0), body }));
+      })
+      .on('error', reject);
+  });
 
 async function all(fetchPage: (token: string) => Promise<SearchPage>): Promise<unknown[]> {
   const out: unknown[] = [];

@@ -20,7 +20,10 @@ beforeAll(async () => {
   svc = await startTestService({ demo: { objects: 2000, seed: 1 } });
   client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token() });
 });
-afterAll(async () => { client.close(); await svc.stop(); });
+afterAll(async () => {
+  client.close();
+  await svc.stop();
+});
 
 describe('the README example queries', () => {
   it('are there', () => {

@@ -11,9 +11,15 @@ import { startTestService, type TestService } from '../../../server/testing.js';
 import { buildRandomLibrary, openMirror, serviceTree, storeTree, type Mirror } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
 
-async function setup(n: number, seed = 1, plan?: FaultPlan): Promise<{ svc: TestService; m: Mirror; faults: FaultTransport; lib: { folders: string[]; files: string[] } }> {
+async function setup(
+  n: number,
+  seed = 1,
+  plan?: FaultPlan,
+): Promise<{ svc: TestService; m: Mirror; faults: FaultTransport; lib: { folders: string[]; files: string[] } }> {
   const svc = await startTestService();
   cleanups.push(() => svc.stop());
   const lib = buildRandomLibrary(svc, seed, n);
@@ -107,8 +113,12 @@ describe('walker against the real service', () => {
 
   it('survives injected faults: resets, 500, 503, 429 with Retry-After, slow answers', async () => {
     const plan = randomFaults(7, 0.25, [
-      { kind: 'reset-before' }, { kind: 'reset-after' }, { kind: 'status', status: 500 }, { kind: 'status', status: 503 },
-      { kind: 'status', status: 429, retryAfter: '0' }, { kind: 'slow', ms: 20 },
+      { kind: 'reset-before' },
+      { kind: 'reset-after' },
+      { kind: 'status', status: 500 },
+      { kind: 'status', status: 503 },
+      { kind: 'status', status: 429, retryAfter: '0' },
+      { kind: 'slow', ms: 20 },
     ]);
     const { m, faults } = await setup(400, 5, plan);
     const s = await syncOnce(m.client, m.store, m.applier, { pageSize: 10 });
@@ -128,7 +138,13 @@ describe('walker against the real service', () => {
     m.changes.length = 0;
     // 1: cancelled after the second page
     const ac = new AbortController();
-    const s1 = await syncOnce(m.client, m.store, m.applier, { pageSize: 5, signal: ac.signal, onProgress: (p) => { if (p.pages >= 2) ac.abort(); } });
+    const s1 = await syncOnce(m.client, m.store, m.applier, {
+      pageSize: 5,
+      signal: ac.signal,
+      onProgress: (p) => {
+        if (p.pages >= 2) ac.abort();
+      },
+    });
     expect(s1.complete).toBe(false);
     // 2: the NAS starts failing for good half-way
     let n = 0;
@@ -154,7 +170,10 @@ describe('walker against the real service', () => {
     const m = await openMirror(svc);
     cleanups.push(() => m.close());
     // deleted by another client (this one would know its own delete and skip the ghost)
-    expect((await fetch(`${svc.baseUrl}/sdk/v2/files/${f.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${svc.token()}` } })).status).toBe(202);
+    expect(
+      (await fetch(`${svc.baseUrl}/sdk/v2/files/${f.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${svc.token()}` } }))
+        .status,
+    ).toBe(202);
     await svc.admin.drainDeletes();
     // a first walk now: the root's listing still shows F, F's own listing answers 404
     const r = await syncOnce(m.client, m.store, m.applier);
@@ -185,14 +204,17 @@ describe('walker against the real service', () => {
     const lib = buildRandomLibrary(svc, 5, 200);
     const answers: { status: number; conditional: boolean }[] = [];
     const inner = new HttpTransport();
-    const m = await openMirror(svc, { transport: {
-      request: async (req) => {
-        const res = await inner.request(req);
-        if (req.url.includes('/filesSearch/parents')) answers.push({ status: res.status, conditional: req.headers['if-none-match'] !== undefined });
-        return res;
+    const m = await openMirror(svc, {
+      transport: {
+        request: async (req) => {
+          const res = await inner.request(req);
+          if (req.url.includes('/filesSearch/parents'))
+            answers.push({ status: res.status, conditional: req.headers['if-none-match'] !== undefined });
+          return res;
+        },
+        close: () => inner.close(),
       },
-      close: () => inner.close(),
-    } });
+    });
     cleanups.push(() => m.close());
     // small pages: most folders take several, so a change in a later page is exercised too
     const opts = { pageSize: 4 };
@@ -203,7 +225,7 @@ describe('walker against the real service', () => {
     answers.length = 0;
     m.changes.length = 0;
     const gen = m.store.generation();
-    expect((await syncOnce(m.client, m.store, m.applier, opts))).toMatchObject({ complete: true, added: 0, updated: 0, removed: 0 });
+    expect(await syncOnce(m.client, m.store, m.applier, opts)).toMatchObject({ complete: true, added: 0, updated: 0, removed: 0 });
     expect(answers.length).toBe(firstPages);
     expect(answers.every((a) => a.status === 304 && a.conditional)).toBe(true);
     expect(m.store.generation()).toBe(gen);
@@ -214,12 +236,15 @@ describe('walker against the real service', () => {
     const counts = new Map<string, number>();
     for (const o of tree.values()) counts.set(o.parentID, (counts.get(o.parentID) ?? 0) + 1);
     const big = [...counts].find(([id, n]) => n > 8 && lib.folders.includes(id))![0];
-    const last = [...tree.values()].filter((o) => o.parentID === big).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).at(-1)!;
+    const last = [...tree.values()]
+      .filter((o) => o.parentID === big)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .at(-1)!;
     await m.client.patch(last.id, { name: `${last.name} (renamed)` });
     answers.length = 0;
     m.changes.length = 0;
     // the file, and its folder (a folder's eTag moves when a child is renamed): two listings change
-    expect((await syncOnce(m.client, m.store, m.applier, opts))).toMatchObject({ complete: true, added: 0, updated: 2, removed: 0 });
+    expect(await syncOnce(m.client, m.store, m.applier, opts)).toMatchObject({ complete: true, added: 0, updated: 2, removed: 0 });
     expect(m.changes.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)).sort()).toEqual([last.id, big].sort());
     const up = tree.get(big)!.parentID;
     // each changed folder is listed in full once, plus at most its one changed page found after 304s
@@ -254,7 +279,9 @@ describe('walker against the real service', () => {
     // Big moved; Archive and root changed childCount (eTag): three updates, nothing else.
     expect(m.changes.map((c) => c.kind)).toEqual(['updated', 'updated', 'updated'].slice(0, m.changes.length));
     expect(m.changes.length).toBeLessThanOrEqual(3);
-    expect(m.changes.find((c) => c.kind === 'updated' && c.after.id === big.id)).toMatchObject({ aspects: { moved: true, renamed: false } });
+    expect(m.changes.find((c) => c.kind === 'updated' && c.after.id === big.id)).toMatchObject({
+      aspects: { moved: true, renamed: false },
+    });
     // three object rows and their unfollowed ids (the disk's to-do), plus one generation bump per applied batch and the walk record
     expect(after - before).toBeLessThanOrEqual(3 * 2 + 3 + 1);
     expect(m.store.pathOf(m.store.childIds(m.store.childIds(big.id)[0]!)[0]!)?.slice(0, 2)).toEqual(['Archive', 'Big']);

@@ -45,7 +45,10 @@ describe('nas-mirror search with operators, du, organize', () => {
     const page = JSON.parse(r.out) as { offlineOnly: boolean; matches: { file: RemoteObject }[] };
     expect(page.offlineOnly).toBe(true);
     const text = await client.searchText('IMG', { limit: 1000 });
-    const want = text.matches.map((m) => m.file).filter((o) => /\.jpg$/i.test(o.name) && (o.image?.date ?? o.mTime).startsWith('2021')).map((o) => o.id);
+    const want = text.matches
+      .map((m) => m.file)
+      .filter((o) => /\.jpg$/i.test(o.name) && (o.image?.date ?? o.mTime).startsWith('2021'))
+      .map((o) => o.id);
     expect(page.matches.map((m) => m.file.id)).toEqual(want);
     const human = await cli('search', 'IMG ext:jpg', '--state', state(), '--limit', '3');
     expect(human.out).toMatch(/^offline-only \(the NAS has no operators\): ext: jpg\n/);
@@ -57,13 +60,21 @@ describe('nas-mirror search with operators, du, organize', () => {
   it('du totals equal the sizes the service reports', async () => {
     const r = await cli('du', '--state', state(), '--json', '--depth', '1');
     expect(r.code).toBe(0);
-    const du = JSON.parse(r.out) as { bytes: number; files: number; folders: { path: string; bytes: number }[]; byKind: { key: string; files: number }[] };
+    const du = JSON.parse(r.out) as {
+      bytes: number;
+      files: number;
+      folders: { path: string; bytes: number }[];
+      byKind: { key: string; files: number }[];
+    };
     const files = [...tree.values()].filter((o) => o.mimeType !== 'application/x.service.dir');
     expect(du.files).toBe(files.length);
     expect(du.bytes).toBe(files.reduce((s, o) => s + (o.size ?? 0), 0));
     expect(du.byKind.reduce((s, k) => s + k.files, 0)).toBe(files.length);
     const photos = [...tree.values()].find((o) => o.name === 'Photos' && o.parentID === svc.admin.rootId())!;
-    const under = (o: RemoteObject): boolean => { for (let p = tree.get(o.parentID); p; p = tree.get(p.parentID)) if (p.id === photos.id) return true; return o.parentID === photos.id; };
+    const under = (o: RemoteObject): boolean => {
+      for (let p = tree.get(o.parentID); p; p = tree.get(p.parentID)) if (p.id === photos.id) return true;
+      return o.parentID === photos.id;
+    };
     expect(du.folders.find((f) => f.path === '/Photos')!.bytes).toBe(files.filter(under).reduce((s, o) => s + (o.size ?? 0), 0));
     const human = await cli('du', 'Photos', '--state', state());
     expect(human.out).toMatch(/\/Photos\n/);
@@ -77,7 +88,9 @@ describe('nas-mirror search with operators, du, organize', () => {
     expect(dry.code).toBe(0);
     expect(dry.out).toMatch(/(\d+) selected: \1 to change, 0 unchanged, 0 collisions/);
     expect(dry.out).toContain('dry run: nothing was queued');
-    const json = JSON.parse((await cli('organize', q, '--state', state(), '--rename', '{date:YYYY-MM-DD} {counter:3}.{ext:lower}', '--json', '--dry-run')).out) as { items: { id: string; to: string; from: string }[] };
+    const json = JSON.parse(
+      (await cli('organize', q, '--state', state(), '--rename', '{date:YYYY-MM-DD} {counter:3}.{ext:lower}', '--json', '--dry-run')).out,
+    ) as { items: { id: string; to: string; from: string }[] };
     const missing = await cli('organize', q, '--state', state(), '--move', 'Photos/{date:YYYY}/Sorted', '--dry-run');
     expect(missing.out).toContain('/Photos/2021/Sorted');
     expect((await cli('organize', q, '--state', state())).code).toBe(2);
@@ -85,7 +98,11 @@ describe('nas-mirror search with operators, du, organize', () => {
     expect(real.out).toMatch(/queued as organize batch \d+/);
     expect((await runOnce()).code).toBe(0);
     for (const it of json.items) expect(svc.admin.get(it.id)!.name).toBe(it.to.split('/').pop());
-    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '500')).out) as { seq?: number; id?: string; kind: string }[];
+    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '500')).out) as {
+      seq?: number;
+      id?: string;
+      kind: string;
+    }[];
     const organized = log.filter((a) => a.kind === 'organized');
     expect(organized).toHaveLength(1);
     expect(log.filter((a) => a.kind === 'sent')).toHaveLength(0);
@@ -105,8 +122,16 @@ describe('nas-mirror search with operators, du, organize', () => {
     const file = join(base, 'ids.txt');
     writeFileSync(file, `${c!.id}\n\nno-such-id\n`);
     const args = ['--ids', `${a!.id},${b!.id}`, '--ids-from', file, '--state', state(), '--rename', 'sel {counter}.{ext:lower}'];
-    const dry = JSON.parse((await cli('organize', ...args, '--dry-run', '--json')).out) as { items: { id: string; status: string; to: string }[]; counts: { ok: number; invalid: number } };
-    expect(dry.items.map((i) => [i.id, i.status])).toEqual([[a!.id, 'ok'], [b!.id, 'ok'], [c!.id, 'ok'], ['no-such-id', 'invalid']]);
+    const dry = JSON.parse((await cli('organize', ...args, '--dry-run', '--json')).out) as {
+      items: { id: string; status: string; to: string }[];
+      counts: { ok: number; invalid: number };
+    };
+    expect(dry.items.map((i) => [i.id, i.status])).toEqual([
+      [a!.id, 'ok'],
+      [b!.id, 'ok'],
+      [c!.id, 'ok'],
+      ['no-such-id', 'invalid'],
+    ]);
     const human = await cli('organize', ...args, '--dry-run');
     expect(human.out).toContain('id no-such-id');
     expect(human.out).toMatch(/4 selected: 3 to change, 0 unchanged, 0 collisions, 1 invalid names/);
@@ -116,7 +141,12 @@ describe('nas-mirror search with operators, du, organize', () => {
     expect(real.out).toMatch(/queued as organize batch \d+: the running engine \(nas-mirror run, or the app\) sends 3 changes/);
     expect((await runOnce()).code).toBe(0);
     expect([a, b, c].map((o) => svc.admin.get(o!.id)!.name)).toEqual(dry.items.slice(0, 3).map((i) => i.to.split('/').pop()));
-    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '500')).out) as { seq?: number; id?: string; kind: string; reason?: string }[];
+    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '500')).out) as {
+      seq?: number;
+      id?: string;
+      kind: string;
+      reason?: string;
+    }[];
     const last = log.find((x) => x.kind === 'organized')!;
     expect(last.reason).toContain('"4 selected objects"'); // as picked, the unknown one included
     expect((await cli('undo', String(last.seq ?? last.id), '--state', state())).code).toBe(0);

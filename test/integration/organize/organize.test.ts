@@ -23,7 +23,14 @@ describe('organize: 500 objects previewed, applied, partly conflicted, undone', 
   beforeAll(async () => {
     r = await startOrganizeRig((svc, root) => {
       const shoot = svc.admin.createFolder(root, 'Shoot').id;
-      for (let i = 1; i <= N; i++) ids.push(svc.admin.createFile(shoot, name(i), { mimeType: 'image/jpeg', size: 1000 + i, image: { cameraMake: 'Canon', cameraModel: 'EOS R', date: day(i) } }).id);
+      for (let i = 1; i <= N; i++)
+        ids.push(
+          svc.admin.createFile(shoot, name(i), {
+            mimeType: 'image/jpeg',
+            size: 1000 + i,
+            image: { cameraMake: 'Canon', cameraModel: 'EOS R', date: day(i) },
+          }).id,
+        );
       // one target name is taken already
       svc.admin.createFile(shoot, `2019-01-02 Canon EOS R 001.jpg`, { mimeType: 'image/jpeg', size: 5 });
       const photos = svc.admin.createFolder(root, 'Photos').id;
@@ -31,13 +38,20 @@ describe('organize: 500 objects previewed, applied, partly conflicted, undone', 
       for (let m = 1; m <= 6; m++) svc.admin.createFolder(y, String(m).padStart(2, '0'));
     });
   }, 120_000);
-  afterAll(async () => { await r?.close(); });
+  afterAll(async () => {
+    await r?.close();
+  });
 
   it('previews every change and flags collisions, invalid names and missing folders', () => {
     const q = 'IMG ext:jpg in:Shoot';
     const rename = buildPlan(r.index, { q, rename: '{date:YYYY-MM-DD} {camera} {counter:3}.{ext:lower}' });
     expect(rename.items).toHaveLength(N);
-    expect(rename.items[0]).toMatchObject({ from: `Shoot/${name(1)}`, to: 'Shoot/2019-02-02 Canon EOS R 001.jpg', status: 'ok', parentId: null });
+    expect(rename.items[0]).toMatchObject({
+      from: `Shoot/${name(1)}`,
+      to: 'Shoot/2019-02-02 Canon EOS R 001.jpg',
+      status: 'ok',
+      parentId: null,
+    });
     const clash = buildPlan(r.index, { q: 'IMG_0012 in:Shoot', rename: '2019-01-02 Canon EOS R 001.jpg' });
     expect(clash.items[0]).toMatchObject({ status: 'collision' });
     const dup = buildPlan(r.index, { q: 'IMG_000 in:Shoot', rename: 'same.jpg' });
@@ -45,11 +59,20 @@ describe('organize: 500 objects previewed, applied, partly conflicted, undone', 
     expect(buildPlan(r.index, { q: 'IMG_0001', rename: '..' }).items[0]).toMatchObject({ status: 'invalid' });
     const move = buildPlan(r.index, { q, move: 'Photos/{date:YYYY}/{date:MM}' });
     expect(move.counts.ok + move.counts.missingFolder).toBe(N);
-    expect(move.missingFolders).toEqual(['/Photos/2019/07', '/Photos/2019/08', '/Photos/2019/09', '/Photos/2019/10', '/Photos/2019/11', '/Photos/2019/12']);
+    expect(move.missingFolders).toEqual([
+      '/Photos/2019/07',
+      '/Photos/2019/08',
+      '/Photos/2019/09',
+      '/Photos/2019/10',
+      '/Photos/2019/11',
+      '/Photos/2019/12',
+    ]);
     expect(() => buildPlan(r.index, { q, rename: '{nope}' })).toThrow(/not a token/);
     // files only unless the query asks for folders
     expect(buildPlan(r.index, { q: 'Shoot', rename: 'x' }).items).toHaveLength(0);
-    expect(buildPlan(r.index, { q: 'Shoot kind:folder', rename: 'Shoot 2019' }).items).toMatchObject([{ folder: true, to: 'Shoot 2019', status: 'ok' }]);
+    expect(buildPlan(r.index, { q: 'Shoot kind:folder', rename: 'Shoot 2019' }).items).toMatchObject([
+      { folder: true, to: 'Shoot 2019', status: 'ok' },
+    ]);
   });
 
   it('applies through the outbox: one activity entry, conflicts for what changed on the NAS, then one Undo', async () => {
@@ -73,11 +96,19 @@ describe('organize: 500 objects previewed, applied, partly conflicted, undone', 
     for (let i = 1; i <= N; i++) {
       const o = r.svc.admin.get(ids[i - 1]!)!;
       if ((i - 1) % 25 === 0 && i - 1 < 500) expect(o.name).toMatch(/^theirs /);
-      else { expect(o.name).toBe(`${day(i).slice(0, 10).replace(/:/g, '-')} IMG_${String(i).padStart(4, '0')}.jpg`); applied++; }
+      else {
+        expect(o.name).toBe(`${day(i).slice(0, 10).replace(/:/g, '-')} IMG_${String(i).padStart(4, '0')}.jpg`);
+        applied++;
+      }
     }
     expect(applied).toBe(N - 20);
     // exactly once: one POST per change (the 20 conflicts: one POST answered 412 each)
-    expect(r.svc.requests().slice(mark).filter((x) => x.method === 'POST').length).toBe(N);
+    expect(
+      r.svc
+        .requests()
+        .slice(mark)
+        .filter((x) => x.method === 'POST').length,
+    ).toBe(N);
     // ONE activity entry for the batch, undoable
     const acts = r.engine.actions.activity(2000);
     const batch = acts.filter((a) => a.kind === 'organized');

@@ -36,10 +36,27 @@ export async function startOrganizeRig(seed: (svc: TestService, root: string) =>
   const applier = new ChangeApplier(store);
   applier.onChanges((c) => index.applyChanges(c));
   const client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token(), retries: 1, backoffBaseMs: 20, timeoutMs: 5000 });
-  const engine = new Engine({ stateDir: state, mirrorDir: mirror, client, log: silentLogger, db, store, applier, holdMs: 300, rewalkMs: 0, rescanMs: 0, requestPollMs: 100, threshold: { count: 50, percent: 100 } });
+  const engine = new Engine({
+    stateDir: state,
+    mirrorDir: mirror,
+    client,
+    log: silentLogger,
+    db,
+    store,
+    applier,
+    holdMs: 300,
+    rewalkMs: 0,
+    rescanMs: 0,
+    requestPollMs: 100,
+    threshold: { count: 50, percent: 100 },
+  });
   await engine.start();
   return {
-    svc, engine, index, mirror, state,
+    svc,
+    engine,
+    index,
+    mirror,
+    state,
     close: async () => {
       await engine.stop();
       db.close();

@@ -27,10 +27,15 @@ describe('organize: 3 objects picked by id, previewed, applied, undone', () => {
       svc.admin.createFile(id.f, 'page.pdf', { mimeType: 'application/pdf', size: 5 });
     });
   }, 120_000);
-  afterAll(async () => { await r?.close(); });
+  afterAll(async () => {
+    await r?.close();
+  });
 
   it('previews the picks in order, the unknown id reported, not thrown', async () => {
-    const h = organizeHandlers(() => r.index, () => r.engine);
+    const h = organizeHandlers(
+      () => r.index,
+      () => r.engine,
+    );
     const args = organizeArgs.parse({ ids: [id.b, 'no-such-id', id.a, id.f], rename: 'picked {counter}.{ext:lower}' }, 'args');
     const plan = await h.organizePreview(args);
     expect(plan.items.map((i) => [i.from, i.to, i.status])).toEqual([

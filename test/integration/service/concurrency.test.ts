@@ -5,8 +5,12 @@ import { client } from './http.js';
 import type { ListingPage } from '../../../app/model/remote-object.js';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+});
 
 describe('concurrency', () => {
   it('two clients racing the same If-Match: exactly one 204, one 412', async () => {
@@ -52,8 +56,15 @@ describe('concurrency', () => {
           const c = churn[(step * 3 + k) % churn.length]!;
           const fresh = svc.admin.get(c.id);
           if (!fresh) continue;
-          if ((step + k) % 2 === 0) await writer.patch(c.id, { name: `${String.fromCharCode(97 + ((step * 7 + k) % 26))}-${c.id}.txt`, mTime: new Date(Date.UTC(2000 + step, 0, 1)).toISOString() });
-          else { await writer.del(c.id); svc.admin.createFile(d.id, `new-${step}-${k}-${c.id}.txt`); }
+          if ((step + k) % 2 === 0)
+            await writer.patch(c.id, {
+              name: `${String.fromCharCode(97 + ((step * 7 + k) % 26))}-${c.id}.txt`,
+              mTime: new Date(Date.UTC(2000 + step, 0, 1)).toISOString(),
+            });
+          else {
+            await writer.del(c.id);
+            svc.admin.createFile(d.id, `new-${step}-${k}-${c.id}.txt`);
+          }
         }
         step++;
       } while (token);

@@ -12,19 +12,29 @@ export interface ByteRes {
 }
 
 /** Any request; the body as bytes (and parsed as JSON when it is JSON). */
-export interface CallOptions { body?: Uint8Array | string; headers?: Record<string, string> }
+export interface CallOptions {
+  body?: Uint8Array | string;
+  headers?: Record<string, string>;
+}
 
 export async function call(baseUrl: string, token: string, method: string, path: string, opts: CallOptions = {}): Promise<ByteRes> {
   const body0 = typeof opts.body === 'string' || opts.body === undefined ? opts.body : new Uint8Array(opts.body);
   const r = await fetch(baseUrl + path, { method, headers: { Authorization: `Bearer ${token}`, ...opts.headers }, body: body0 });
   const body = Buffer.from(await r.arrayBuffer());
   let json: unknown;
-  try { json = body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined; } catch { json = undefined; }
+  try {
+    json = body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined;
+  } catch {
+    json = undefined;
+  }
   return { status: r.status, headers: r.headers, body, json };
 }
 
 export type ClientStyle = 'go' | 'node' | 'python';
-export interface MultipartBody { body: Buffer; contentType: string }
+export interface MultipartBody {
+  body: Buffer;
+  contentType: string;
+}
 
 /**
  * A create body as each client sends it: `go` (CRLF, a JSON part header, no final line end),
@@ -73,7 +83,9 @@ export function openPut(baseUrl: string, token: string, path: string, length?: n
   const done = new Promise<{ status: number; body: string }>((resolve) => {
     req.on('response', (res) => {
       let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', () => resolve({ status: res.statusCode ?? 0, body }));
     });
@@ -87,7 +99,11 @@ export function testBytes(n: number, seed = 1): Buffer {
   const b = Buffer.alloc(n);
   let x = seed >>> 0 || 1;
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     b[i] = x & 0xff;
   }
   return b;

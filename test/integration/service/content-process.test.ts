@@ -8,7 +8,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import {
-  appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync,
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +34,9 @@ const tempDir = (prefix: string): string => {
   dirs.push(d);
   return d;
 };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const partDir = (data: string) => join(data, 'content', '.partial');
 const partSizes = (data: string) => readdirSync(partDir(data)).map((f) => statSync(join(partDir(data), f)).size);
@@ -144,7 +155,7 @@ describe('start-up recovery', () => {
 });
 
 describe('import', () => {
-  it('copies each file\'s content into the data folder; a changed file is copied again', async () => {
+  it("copies each file's content into the data folder; a changed file is copied again", async () => {
     const src = tempDir('nas-content-src-');
     const data = tempDir('nas-content-data-');
     mkdirSync(join(src, 'Docs'));
@@ -178,7 +189,8 @@ describe('import', () => {
       const notes = pan.json as RemoteObject;
       const r = await call(svc.baseUrl, t2, 'GET', `/sdk/v2/files/${notes.id}/content`);
       expect([r.body.toString(), notes.size]).toEqual(['hello again\n', 12]);
-      const stored = readdirSync(join(data, 'content')).filter((d) => d !== '.partial')
+      const stored = readdirSync(join(data, 'content'))
+        .filter((d) => d !== '.partial')
         .flatMap((d) => readdirSync(join(data, 'content', d)));
       expect(stored).toHaveLength(3); // the old copy of notes.txt is gone
     } finally {

@@ -21,7 +21,9 @@ beforeAll(async () => {
   token = svc.token();
   svc.admin.addUser('bob');
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 describe('GET files/<id>/content', () => {
   it('answers the bytes with Content-Type = mimeType, Content-Length and the object eTag', async () => {
@@ -51,8 +53,14 @@ describe('GET files/<id>/content', () => {
     const f = svc.admin.createFile('root', 'range.bin', { content: data });
     const path = `/sdk/v2/files/${f.id}/content`;
     const cases: [string, number, number][] = [
-      ['bytes=0-0', 0, 1], ['bytes=10-19', 10, 20], ['bytes=990-', 990, 1000], ['bytes=-5', 995, 1000],
-      ['bytes=500-5000', 500, 1000], ['bytes=-5000', 0, 1000], ['bytes=999-999', 999, 1000]];
+      ['bytes=0-0', 0, 1],
+      ['bytes=10-19', 10, 20],
+      ['bytes=990-', 990, 1000],
+      ['bytes=-5', 995, 1000],
+      ['bytes=500-5000', 500, 1000],
+      ['bytes=-5000', 0, 1000],
+      ['bytes=999-999', 999, 1000],
+    ];
     for (const [range, start, end] of cases) {
       const r = await get(path, { Range: range });
       expect(r.status, range).toBe(206);
@@ -147,7 +155,13 @@ describe('GET files/<id>/content', () => {
     const b = await get(path);
     expect([a.status, a.body.length, a.headers.get('content-type')]).toEqual([200, 300_001, 'video/quicktime']);
     expect(a.body.equals(b.body)).toBe(true);
-    for (const [s, e] of [[0, 1], [1, 7], [65_535, 65_537], [131_071, 200_000], [299_999, 300_000]] as const) {
+    for (const [s, e] of [
+      [0, 1],
+      [1, 7],
+      [65_535, 65_537],
+      [131_071, 200_000],
+      [299_999, 300_000],
+    ] as const) {
       const r = await get(path, { Range: `bytes=${s}-${e}` });
       expect(r.body.equals(a.body.subarray(s, e + 1)), `${s}-${e}`).toBe(true);
     }
@@ -158,8 +172,12 @@ describe('GET files/<id>/content', () => {
 
 describe('the demo library', () => {
   let demo: TestService;
-  beforeAll(async () => { demo = await startTestService({ demo: { objects: 400, seed: 3 } }); });
-  afterAll(async () => { await demo.stop(); });
+  beforeAll(async () => {
+    demo = await startTestService({ demo: { objects: 400, seed: 3 } });
+  });
+  afterAll(async () => {
+    await demo.stop();
+  });
 
   it('serves generated content: same bytes on every read and range, nothing stored', async () => {
     const t = demo.token();
@@ -190,8 +208,12 @@ describe('the demo library', () => {
 
 describe('quirks mode', () => {
   let q: TestService;
-  beforeAll(async () => { q = await startTestService({ quirks: 'real-device' }); });
-  afterAll(async () => { await q.stop(); });
+  beforeAll(async () => {
+    q = await startTestService({ quirks: 'real-device' });
+  });
+  afterAll(async () => {
+    await q.stop();
+  });
 
   it('content passes through untouched; only the header rules apply (lower-case names, opaque eTags)', async () => {
     const t = q.token();

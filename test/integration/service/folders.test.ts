@@ -17,7 +17,9 @@ beforeAll(async () => {
   token = svc.token();
   svc.admin.addUser('bob');
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 async function mkdir(style: ClientStyle | 'json', meta: Record<string, unknown>, query = '', tok = token, prefix = '/sdk/v2') {
   if (style === 'json') {
@@ -77,10 +79,14 @@ describe('POST files (create a folder)', () => {
     const parent = svc.admin.createFolder('root', 'Valid');
     const file = svc.admin.createFile(parent.id, 'f.txt');
     const bads: [Record<string, unknown>, string][] = [
-      [{ name: '', parentID: parent.id, mimeType: DIR }, 'empty'], [{ name: 'a/b', parentID: parent.id, mimeType: DIR }, '"/"'],
-      [{ name: '..', parentID: parent.id, mimeType: DIR }, '".."'], [{ name: 'x'.repeat(256), parentID: parent.id, mimeType: DIR }, '255'],
-      [{ name: 'n\u0000', parentID: parent.id, mimeType: DIR }, 'NUL'], [{ parentID: parent.id, mimeType: DIR }, 'name'],
-      [{ name: 'ok', mimeType: DIR }, 'parentID'], [{ name: 'ok', parentID: parent.id }, 'mimeType'],
+      [{ name: '', parentID: parent.id, mimeType: DIR }, 'empty'],
+      [{ name: 'a/b', parentID: parent.id, mimeType: DIR }, '"/"'],
+      [{ name: '..', parentID: parent.id, mimeType: DIR }, '".."'],
+      [{ name: 'x'.repeat(256), parentID: parent.id, mimeType: DIR }, '255'],
+      [{ name: 'n\u0000', parentID: parent.id, mimeType: DIR }, 'NUL'],
+      [{ parentID: parent.id, mimeType: DIR }, 'name'],
+      [{ name: 'ok', mimeType: DIR }, 'parentID'],
+      [{ name: 'ok', parentID: parent.id }, 'mimeType'],
       [{ name: 'ok', parentID: parent.id, mimeType: 'text/plain' }, 'mimeType'],
       [{ name: 'ok', parentID: file.id, mimeType: DIR }, 'not a folder'],
       [{ name: 'ok', parentID: parent.id, mimeType: DIR, mTime: 'yesterday' }, 'mTime'],

@@ -9,9 +9,12 @@ import { checkStore } from './store-check.js';
 import { prng } from '../../../app/util/prng.js';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService({ demo: { objects: 1500, seed: 11 } }); });
-afterAll(async () => { await svc.stop(); });
-
+beforeAll(async () => {
+  svc = await startTestService({ demo: { objects: 1500, seed: 11 } });
+});
+afterAll(async () => {
+  await svc.stop();
+});
 
 describe('fuzz', () => {
   it('survives random and malformed requests', async () => {
@@ -20,7 +23,29 @@ describe('fuzz', () => {
     const ids = (svc.service.store.db.prepare('SELECT id FROM objects ORDER BY row LIMIT 400').all() as { id: string }[]).map((r) => r.id);
     const good = svc.token();
     const ro = svc.token('nas_read_only');
-    const junk = (): string => pick(['', ' ', '%', '%ZZ', '%E0%A4%A', '😀', 'a/b', '..', '.', '\u0000', 'x'.repeat(300), '"quoted"', 'root', 'null', '[]', '{}', '-1', '1e309', 'é'.repeat(200), '%00']);
+    const junk = (): string =>
+      pick([
+        '',
+        ' ',
+        '%',
+        '%ZZ',
+        '%E0%A4%A',
+        '😀',
+        'a/b',
+        '..',
+        '.',
+        '\u0000',
+        'x'.repeat(300),
+        '"quoted"',
+        'root',
+        'null',
+        '[]',
+        '{}',
+        '-1',
+        '1e309',
+        'é'.repeat(200),
+        '%00',
+      ]);
     const anId = (): string => (rnd() < 0.7 ? pick(ids) : junk());
     const value = (depth = 0): unknown => {
       const r = rnd();
@@ -32,7 +57,17 @@ describe('fuzz', () => {
       if (r < 0.5 && depth < 3) return { name: value(depth + 1) };
       if (r < 0.6) return pick(ids);
       if (r < 0.7) return new Date(Math.floor(rnd() * 4e12)).toISOString();
-      return pick(['mac', 'linux', 'windows', 'none', 'text/plain', 'application/x.service.dir', 'image/jpeg', `fz-${Math.floor(rnd() * 50)}.txt`, 'root']);
+      return pick([
+        'mac',
+        'linux',
+        'windows',
+        'none',
+        'text/plain',
+        'application/x.service.dir',
+        'image/jpeg',
+        `fz-${Math.floor(rnd() * 50)}.txt`,
+        'root',
+      ]);
     };
     const body = (): string | undefined => {
       const r = rnd();
@@ -55,7 +90,15 @@ describe('fuzz', () => {
     let bad: string[] = [];
     const one = async (): Promise<void> => {
       const prefix = pick(['/sdk/v2', '/v2', '/v3', '', '/sdk/v2/']);
-      const path = pick([`/files/${encodeURIComponent(anId())}`, `/files/${anId()}/patch`, '/filesSearch/text', '/filesSearch/parents', '/filesSearch/parentAndName', `/files/${anId()}/x/y`, '/filesSearch/other']);
+      const path = pick([
+        `/files/${encodeURIComponent(anId())}`,
+        `/files/${anId()}/patch`,
+        '/filesSearch/text',
+        '/filesSearch/parents',
+        '/filesSearch/parentAndName',
+        `/files/${anId()}/x/y`,
+        '/filesSearch/other',
+      ]);
       const method = pick(['GET', 'GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS']);
       const headers: Record<string, string> = {};
       const auth = rnd();
@@ -87,9 +130,17 @@ describe('fuzz', () => {
     };
     const N = 3000;
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => { while (next++ < N) await one(); }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next++ < N) await one();
+      }),
+    );
     // raw garbage on the socket
-    for (const raw of ['GARBAGE\r\n\r\n', 'GET /sdk/v2/files/x HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 'POST /v2/files/x/patch HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n{']) {
+    for (const raw of [
+      'GARBAGE\r\n\r\n',
+      'GET /sdk/v2/files/x HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      'POST /v2/files/x/patch HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n{',
+    ]) {
       await new Promise<void>((resolve) => {
         const s = connect(Number(new URL(svc.baseUrl).port), '127.0.0.1', () => s.end(raw));
         s.on('data', () => undefined);

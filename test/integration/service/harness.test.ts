@@ -4,8 +4,12 @@ import { client } from './http.js';
 import type { ListingPage, RemoteObject } from '../../../app/model/remote-object.js';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+});
 
 describe('test harness', () => {
   it('creates objects that the interface returns', async () => {

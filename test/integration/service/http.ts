@@ -7,7 +7,11 @@ export interface Res {
 }
 
 export function client(baseUrl: string, token: string | undefined, prefix = '/sdk/v2') {
-  const call = async (method: string, path: string, opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Res> => {
+  const call = async (
+    method: string,
+    path: string,
+    opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<Res> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (token !== undefined) headers['Authorization'] = `Bearer ${token}`;
     let body: string | undefined;
@@ -24,16 +28,22 @@ export function client(baseUrl: string, token: string | undefined, prefix = '/sd
     });
     const text = await r.text();
     let parsed: unknown = undefined;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
     return { status: r.status, headers: r.headers, body: parsed, text };
   };
   return {
     call,
     get: (path: string, headers?: Record<string, string>) => call('GET', path, { headers }),
-    patch: (id: string, body: unknown, headers?: Record<string, string>) => call('POST', `/files/${encodeURIComponent(id)}/patch`, { body, headers }),
+    patch: (id: string, body: unknown, headers?: Record<string, string>) =>
+      call('POST', `/files/${encodeURIComponent(id)}/patch`, { body, headers }),
     del: (id: string, headers?: Record<string, string>) => call('DELETE', `/files/${encodeURIComponent(id)}`, { headers }),
     list: (ids: string, extra = '') => call('GET', `/filesSearch/parents?ids=${encodeURIComponent(ids)}${extra}`),
     search: (q: string, extra = '') => call('GET', `/filesSearch/text?q=${encodeURIComponent(q)}${extra}`),
-    pan: (parentID: string, name: string) => call('GET', `/filesSearch/parentAndName?parentID=${encodeURIComponent(parentID)}&name=${encodeURIComponent(name)}`),
+    pan: (parentID: string, name: string) =>
+      call('GET', `/filesSearch/parentAndName?parentID=${encodeURIComponent(parentID)}&name=${encodeURIComponent(name)}`),
   };
 }

@@ -9,7 +9,10 @@ import { client } from './http.js';
 import type { ListingPage, RemoteObject } from '../../../app/model/remote-object.js';
 
 // A 1x1 baseline JPEG; exiftool adds the EXIF block.
-const TINY_JPEG = Buffer.from('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=', 'base64');
+const TINY_JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  'base64',
+);
 
 let src: string;
 let data: string;
@@ -21,7 +24,22 @@ beforeAll(() => {
   mkdirSync(join(src, 'Docs'));
   const jpg = join(src, 'Photos', 'Rome 2019', 'IMG_2041.JPG');
   writeFileSync(jpg, TINY_JPEG);
-  execFileSync('exiftool', ['-q', '-overwrite_original', '-Make=Canon', '-Model=Canon EOS 5D Mark IV', '-DateTimeOriginal=2019:07:12 15:30:12', '-FNumber=2.8', '-ExposureTime=0.004', '-ISO=200', '-FocalLength=50', '-ExifIFD:Flash#=25', '-Orientation#=6', '-ExifImageWidth=6720', '-ExifImageHeight=4480', jpg]);
+  execFileSync('exiftool', [
+    '-q',
+    '-overwrite_original',
+    '-Make=Canon',
+    '-Model=Canon EOS 5D Mark IV',
+    '-DateTimeOriginal=2019:07:12 15:30:12',
+    '-FNumber=2.8',
+    '-ExposureTime=0.004',
+    '-ISO=200',
+    '-FocalLength=50',
+    '-ExifIFD:Flash#=25',
+    '-Orientation#=6',
+    '-ExifImageWidth=6720',
+    '-ExifImageHeight=4480',
+    jpg,
+  ]);
   writeFileSync(join(src, 'Photos', 'plain.jpg'), TINY_JPEG); // no EXIF: size from the frame header
   writeFileSync(join(src, 'Docs', 'notes.txt'), 'hello\n');
   writeFileSync(join(src, 'Docs', 'Report.PDF'), '%PDF-1.4\n');
@@ -58,13 +76,30 @@ describe('import', () => {
     const rome = (await c.pan(photos.id, 'Rome 2019')).body as RemoteObject;
     const img = (await c.pan(rome.id, 'IMG_2041.JPG')).body as RemoteObject;
     expect(img.mimeType).toBe('image/jpeg');
-    expect(img.image).toEqual({ width: 6720, height: 4480, date: '2019:07:12 15:30:12', cameraMake: 'Canon', cameraModel: 'Canon EOS 5D Mark IV', aperture: 2.8, exposureTime: 0.004, isoSpeed: 200, focalLength: 50, flashFired: true, orientation: 6 });
+    expect(img.image).toEqual({
+      width: 6720,
+      height: 4480,
+      date: '2019:07:12 15:30:12',
+      cameraMake: 'Canon',
+      cameraModel: 'Canon EOS 5D Mark IV',
+      aperture: 2.8,
+      exposureTime: 0.004,
+      isoSpeed: 200,
+      focalLength: 50,
+      flashFired: true,
+      orientation: 6,
+    });
     expect(((await c.pan(photos.id, 'plain.jpg')).body as RemoteObject).image).toEqual({ width: 1, height: 1 });
     const found = (await c.search('canon')).body as { matches: { file: RemoteObject }[] };
     expect(found.matches.map((m) => m.file.id)).toEqual([img.id]);
     // --into a folder
     const into = run(['import', join(src, 'Docs'), '--user', 'demo', '--data', data, '--into', photos.id]);
     expect(into.status, into.stderr).toBe(0);
-    expect(((await c.list(photos.id)).body as ListingPage).files.map((f) => f.name)).toEqual(['Report.PDF', 'Rome 2019', 'notes.txt', 'plain.jpg']);
+    expect(((await c.list(photos.id)).body as ListingPage).files.map((f) => f.name)).toEqual([
+      'Report.PDF',
+      'Rome 2019',
+      'notes.txt',
+      'plain.jpg',
+    ]);
   });
 });

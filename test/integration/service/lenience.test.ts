@@ -17,7 +17,9 @@ beforeAll(async () => {
   dir = svc.admin.createFolder('root', 'Lenient').id;
   for (const n of ['b.txt', 'a b.txt', 'c;.txt']) svc.admin.createFile(dir, n, { size: 3 });
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 const names = (r: { body: unknown }): string[] => (r.body as ListingPage).files.map((f) => f.name);
 

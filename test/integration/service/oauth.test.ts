@@ -18,33 +18,60 @@ beforeAll(async () => {
   svc = await startTestService({ tokenTtlSec: 2 });
   await svc.admin.setPassword('demo', 'correct horse');
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 const verifier = (): string => randomBytes(32).toString('base64url');
 const challengeOf = (v: string): string => createHash('sha256').update(v).digest('base64url');
 const REDIRECT = 'http://127.0.0.1:49999/callback';
 
 function authorizeUrl(o: { challenge: string; redirect?: string; state?: string; method?: string; scope?: string }): string {
-  const q = new URLSearchParams({ response_type: 'code', client_id: 'test-app', redirect_uri: o.redirect ?? REDIRECT, state: o.state ?? 'st-1', code_challenge: o.challenge, code_challenge_method: o.method ?? 'S256', scope: o.scope ?? 'nas_read_write' });
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'test-app',
+    redirect_uri: o.redirect ?? REDIRECT,
+    state: o.state ?? 'st-1',
+    code_challenge: o.challenge,
+    code_challenge_method: o.method ?? 'S256',
+    scope: o.scope ?? 'nas_read_write',
+  });
   return `${svc.baseUrl}/oauth/authorize?${q}`;
 }
 
 async function token(form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; cache: string | null }> {
-  const r = await fetch(`${svc.baseUrl}/oauth/token`, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const r = await fetch(`${svc.baseUrl}/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams(form),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   return { status: r.status, body: (await r.json()) as Record<string, unknown>, cache: r.headers.get('cache-control') };
 }
 
-const listRoot = (t: string): Promise<number> => fetch(`${svc.baseUrl}/sdk/v2/filesSearch/parents?ids=root&pageToken=`, { headers: { authorization: `Bearer ${t}` } }).then((r) => r.status);
+const listRoot = (t: string): Promise<number> =>
+  fetch(`${svc.baseUrl}/sdk/v2/filesSearch/parents?ids=root&pageToken=`, { headers: { authorization: `Bearer ${t}` } }).then(
+    (r) => r.status,
+  );
 
 async function signIn(v = verifier()): Promise<{ access: string; refresh: string; expiresIn: number }> {
   const r = await browserSignIn(authorizeUrl({ challenge: challengeOf(v) }), 'demo', 'correct horse');
   expect(r.status).toBe(302);
   const loc = new URL(r.location!);
   expect(loc.searchParams.get('state')).toBe('st-1');
-  const t = await token({ grant_type: 'authorization_code', code: loc.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: 'test-app', code_verifier: v });
+  const t = await token({
+    grant_type: 'authorization_code',
+    code: loc.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    client_id: 'test-app',
+    code_verifier: v,
+  });
   expect(t.status).toBe(200);
   expect(t.cache).toBe('no-store');
-  return { access: t.body['access_token'] as string, refresh: t.body['refresh_token'] as string, expiresIn: t.body['expires_in'] as number };
+  return {
+    access: t.body['access_token'] as string,
+    refresh: t.body['refresh_token'] as string,
+    expiresIn: t.body['expires_in'] as number,
+  };
 }
 
 describe('sign-in (OAuth 2)', () => {
@@ -81,7 +108,13 @@ describe('sign-in (OAuth 2)', () => {
     const v = verifier();
     const r = await browserSignIn(authorizeUrl({ challenge: challengeOf(v) }), 'demo', 'correct horse');
     const code = new URL(r.location!).searchParams.get('code')!;
-    const wrongVerifier = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: 'test-app', code_verifier: verifier() });
+    const wrongVerifier = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: 'test-app',
+      code_verifier: verifier(),
+    });
     expect(wrongVerifier.status).toBe(400);
     expect(wrongVerifier.body['error']).toBe('invalid_grant');
     // The code was spent by the failed attempt: a stolen code is worth one try.
@@ -89,7 +122,17 @@ describe('sign-in (OAuth 2)', () => {
     expect(again.status).toBe(400);
     const r2 = await browserSignIn(authorizeUrl({ challenge: challengeOf(v) }), 'demo', 'correct horse');
     const code2 = new URL(r2.location!).searchParams.get('code')!;
-    expect((await token({ grant_type: 'authorization_code', code: code2, redirect_uri: 'http://127.0.0.1:1/other', client_id: 'test-app', code_verifier: v })).status).toBe(400);
+    expect(
+      (
+        await token({
+          grant_type: 'authorization_code',
+          code: code2,
+          redirect_uri: 'http://127.0.0.1:1/other',
+          client_id: 'test-app',
+          code_verifier: v,
+        })
+      ).status,
+    ).toBe(400);
     expect((await token({ grant_type: 'password', client_id: 'test-app' })).body['error']).toBe('unsupported_grant_type');
   });
 
@@ -107,13 +150,17 @@ describe('sign-in (OAuth 2)', () => {
     const r2 = await token({ grant_type: 'refresh_token', refresh_token: r1.body['refresh_token'] as string, client_id: 'test-app' });
     expect(r2.status).toBe(200);
     // Another client cannot use it.
-    expect((await token({ grant_type: 'refresh_token', refresh_token: r2.body['refresh_token'] as string, client_id: 'other' })).status).toBe(400);
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: r2.body['refresh_token'] as string, client_id: 'other' })).status,
+    ).toBe(400);
     // Presenting a rotated refresh token again revokes the whole sign-in (stolen copy).
     const reuse = await token({ grant_type: 'refresh_token', refresh_token: t.refresh, client_id: 'test-app' });
     expect(reuse.status).toBe(400);
     expect(String(reuse.body['error_description'])).toContain('already used');
     expect(await listRoot(r2.body['access_token'] as string)).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: r2.body['refresh_token'] as string, client_id: 'test-app' })).status).toBe(400);
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: r2.body['refresh_token'] as string, client_id: 'test-app' })).status,
+    ).toBe(400);
   });
 
   it('lets a refresh whose answer was lost be repeated (successor unused), once', async () => {
@@ -135,11 +182,19 @@ describe('sign-in (OAuth 2)', () => {
 
   it('revokes a refresh token with its access tokens (RFC 7009); minted tokens still work', async () => {
     const t = await signIn();
-    const rv = await fetch(`${svc.baseUrl}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: t.refresh }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const rv = await fetch(`${svc.baseUrl}/oauth/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: t.refresh }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(rv.status).toBe(200);
     expect(await listRoot(t.access)).toBe(401);
     expect((await token({ grant_type: 'refresh_token', refresh_token: t.refresh, client_id: 'test-app' })).status).toBe(400);
-    const unknown = await fetch(`${svc.baseUrl}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: 'nope' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const unknown = await fetch(`${svc.baseUrl}/oauth/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: 'nope' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(unknown.status).toBe(200);
     expect(await listRoot(svc.token())).toBe(200);
   });
@@ -150,13 +205,20 @@ describe('nas-service user add --password-stdin', () => {
     const dir = mkdtempSync(join(tmpdir(), 'nas-oauth-cli-'));
     try {
       const bin = join(process.cwd(), 'bin/nas-service.js');
-      const a = spawnSync(process.execPath, [bin, 'user', 'add', 'ann', '--data', dir, '--password-stdin'], { input: 's3cret pw\n', encoding: 'utf8' });
+      const a = spawnSync(process.execPath, [bin, 'user', 'add', 'ann', '--data', dir, '--password-stdin'], {
+        input: 's3cret pw\n',
+        encoding: 'utf8',
+      });
       expect(a.stderr).toBe('');
       expect(a.stdout).toContain('with a password');
       const b = spawnSync(process.execPath, [bin, 'user', 'add', 'bob', '--data', dir], { input: '', encoding: 'utf8' });
       expect(b.status).toBe(0);
       const db = openServiceDb(dir);
-      const [ok, nl, none] = await Promise.all([checkPassword({ db }, 'ann', 's3cret pw'), checkPassword({ db }, 'ann', 's3cret pw\n'), checkPassword({ db }, 'bob', '')]);
+      const [ok, nl, none] = await Promise.all([
+        checkPassword({ db }, 'ann', 's3cret pw'),
+        checkPassword({ db }, 'ann', 's3cret pw\n'),
+        checkPassword({ db }, 'bob', ''),
+      ]);
       db.close();
       expect(ok).toBeTypeOf('number');
       expect(nl).toBeUndefined();

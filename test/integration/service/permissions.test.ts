@@ -9,7 +9,9 @@ beforeAll(async () => {
   svc = await startTestService();
   svc.admin.addUser('bob');
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 describe('permissions across two users', () => {
   it('each user sees only their tree and what is granted, with inheritance', async () => {
@@ -23,7 +25,13 @@ describe('permissions across two users', () => {
     const bobFile = svc.admin.createFile(bobRoot, 'bob-own.txt'); // parent given by real id
     expect((await bob.get('/files/root')).body).toMatchObject({ id: bobRoot, name: 'bob' });
     // nothing of demo's leaks to bob
-    for (const r of [await bob.get(`/files/${file.id}`), await bob.list(shared.id), await bob.pan(shared.id, 'sub'), await bob.patch(file.id, { name: 'x' }), await bob.del(file.id)]) {
+    for (const r of [
+      await bob.get(`/files/${file.id}`),
+      await bob.list(shared.id),
+      await bob.pan(shared.id, 'sub'),
+      await bob.patch(file.id, { name: 'x' }),
+      await bob.del(file.id),
+    ]) {
       expect(r.status).toBe(404);
     }
     expect(((await bob.search('zebra')).body as SearchPage).matches).toEqual([]);

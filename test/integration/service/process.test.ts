@@ -22,19 +22,28 @@ const cli = (args: string[]) => spawnSync(process.execPath, ['bin/nas-service.js
 /** The same, without blocking: independent checks run side by side. */
 const cliAsync = (args: string[]): Promise<{ status: number | null; stderr: string }> =>
   new Promise((res) => {
-    const p = execFile(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8' }, (_e, _out, stderr) => res({ status: p.exitCode, stderr }));
+    const p = execFile(process.execPath, ['bin/nas-service.js', ...args], { encoding: 'utf8' }, (_e, _out, stderr) =>
+      res({ status: p.exitCode, stderr }),
+    );
   });
 const until = (cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => waitFor(cond, what, ms, 10);
 /** True once nothing accepts connections on the port (the service stopped listening). */
 const refuses = (host: string, port: number): Promise<boolean> =>
   new Promise((res) => {
     const s = connect({ host, port });
-    s.once('connect', () => { s.destroy(); res(false); });
+    s.once('connect', () => {
+      s.destroy();
+      res(false);
+    });
     s.once('error', () => res(true));
   });
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'nas-proc-')); });
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'nas-proc-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('command line', () => {
   it('demo, user add, token, grant, serve + device.json, SIGTERM; bad input exits non-zero', async () => {
@@ -47,7 +56,18 @@ describe('command line', () => {
     expect(tok.status).toBe(0);
     const token = tok.stdout.trim();
     expect(token).toMatch(/^\S+$/);
-    const bads = [['frobnicate'], ['serve'], ['serve', '--data', dir, '--port', 'x'], ['token', 'demo', '--scope', 'admin', '--data', dir], ['token', 'nobody', '--scope', 'nas_read_only', '--data', dir], ['grant', 'bob', 'nope', 'ReadFile', '--data', dir], ['grant', 'bob', 'x', 'Everything', '--data', dir], ['demo', '--data', dir, '--objects', '-3'], ['import', '/definitely/not/here', '--user', 'demo', '--data', dir], ['serve', '--data', dir, '--bogus', '1']];
+    const bads = [
+      ['frobnicate'],
+      ['serve'],
+      ['serve', '--data', dir, '--port', 'x'],
+      ['token', 'demo', '--scope', 'admin', '--data', dir],
+      ['token', 'nobody', '--scope', 'nas_read_only', '--data', dir],
+      ['grant', 'bob', 'nope', 'ReadFile', '--data', dir],
+      ['grant', 'bob', 'x', 'Everything', '--data', dir],
+      ['demo', '--data', dir, '--objects', '-3'],
+      ['import', '/definitely/not/here', '--user', 'demo', '--data', dir],
+      ['serve', '--data', dir, '--bogus', '1'],
+    ];
     const results = await Promise.all(bads.map((bad) => cliAsync(bad)));
     results.forEach((r, i) => {
       expect(r.status, bads[i]!.join(' ')).not.toBe(0);
@@ -56,7 +76,9 @@ describe('command line', () => {
     expect(results[5]!.stderr).toMatch(/no object with id "nope"/);
     const proc = await spawnServiceProcess(dir);
     try {
-      const device = JSON.parse(readFileSync(join(dir, 'device.json'), 'utf8')) as { network: { internalDNSName: string; proxyURL: string } };
+      const device = JSON.parse(readFileSync(join(dir, 'device.json'), 'utf8')) as {
+        network: { internalDNSName: string; proxyURL: string };
+      };
       expect(device.network.internalDNSName).toBe(proc.baseUrl);
       expect(device.network.proxyURL).toBe(proc.baseUrl);
       const c = client(proc.baseUrl, token);
@@ -71,12 +93,19 @@ describe('command line', () => {
     } finally {
       expect(await proc.stop()).toBe(0);
     }
-    const out = execFileSync(process.execPath, ['-e', `
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `
       const { spawn } = require('node:child_process');
       const p = spawn(process.execPath, ['bin/nas-service.js', 'serve', '--data', ${JSON.stringify(dir)}], { stdio: ['ignore', 'pipe', 'ignore'] });
       let out = ''; p.stdout.on('data', (d) => { out += d; if (out.includes('\\n')) p.kill('SIGTERM'); });
       p.on('exit', (code) => { process.stdout.write(JSON.stringify({ out, code })); });
-    `], { encoding: 'utf8' });
+    `,
+      ],
+      { encoding: 'utf8' },
+    );
     const r = JSON.parse(out) as { out: string; code: number };
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
@@ -92,9 +121,18 @@ describe('clean stop', () => {
     const { hostname, port } = new URL(proc.baseUrl);
     const body = JSON.stringify({ name: 'Documents renamed during stop' });
     // Send the headers and half the body, stop the service, then send the rest.
-    const req = request({ hostname, port, method: 'POST', path: `/sdk/v2/files/${docs.id}/patch`, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+    const req = request({
+      hostname,
+      port,
+      method: 'POST',
+      path: `/sdk/v2/files/${docs.id}/patch`,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+    });
     const answer = new Promise<number>((resolve, reject) => {
-      req.on('response', (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
       req.on('error', reject);
     });
     req.write(body.slice(0, 10));
@@ -107,7 +145,9 @@ describe('clean stop', () => {
     expect(await answer).toBe(204);
     expect(await stopped).toBe(0);
     const db = new Database(join(dir, 'service.db'), { readonly: true });
-    expect((db.prepare('SELECT name FROM objects WHERE id = ?').get(docs.id) as { name: string }).name).toBe('Documents renamed during stop');
+    expect((db.prepare('SELECT name FROM objects WHERE id = ?').get(docs.id) as { name: string }).name).toBe(
+      'Documents renamed during stop',
+    );
     db.close();
   }, 90_000);
 });
@@ -117,7 +157,7 @@ describe('crash safety', () => {
     const token = cli(['token', 'demo', '--scope', 'nas_read_write', '--data', dir]).stdout.trim();
     let proc = await spawnServiceProcess(dir);
     let c = client(proc.baseUrl, token);
-    const photos = ((await c.pan('root', 'Photos')).body as RemoteObject);
+    const photos = (await c.pan('root', 'Photos')).body as RemoteObject;
     const db = new Database(join(dir, 'service.db'), { readonly: true });
     const count = () => (db.prepare('SELECT count(*) AS n FROM objects').get() as { n: number }).n;
     const before = count();
@@ -131,7 +171,10 @@ describe('crash safety', () => {
     expect((await c.get(`/files/${photos.id}`)).status).toBe(404);
     expect(((await c.list('root')).body as ListingPage).files.map((f) => f.name)).not.toContain('Photos');
     expect(((await c.search('IMG_', '&limit=1000')).body as SearchPage).matches.length).toBe(0);
-    await until(() => (db.prepare('SELECT count(*) AS n FROM delete_jobs').get() as { n: number }).n === 0, 'the interrupted delete to complete');
+    await until(
+      () => (db.prepare('SELECT count(*) AS n FROM delete_jobs').get() as { n: number }).n === 0,
+      'the interrupted delete to complete',
+    );
     expect((db.prepare('SELECT count(*) AS n FROM delete_jobs').get() as { n: number }).n).toBe(0);
     expect((db.prepare('SELECT count(*) AS n FROM objects WHERE id = ?').get(photos.id) as { n: number }).n).toBe(0);
     expect(count()).toBeLessThan(before);

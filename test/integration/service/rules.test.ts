@@ -11,7 +11,9 @@ beforeAll(async () => {
   svc = await startTestService();
   c = client(svc.baseUrl, svc.token());
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 const obj = (r: { body: unknown }) => r.body as RemoteObject;
 const page = (r: { body: unknown }) => r.body as ListingPage;
@@ -33,10 +35,26 @@ describe('paths, objects, eTags', () => {
 
   it('returns the decided fields and formats', async () => {
     const d = svc.admin.createFolder('root', 'fields');
-    const f = svc.admin.createFile(d.id, 'Notes.TXT', { size: 42, mTime: Date.UTC(2017, 0, 31, 2, 11, 56, 940), cTime: Date.UTC(2016, 10, 14, 13, 15, 14) });
+    const f = svc.admin.createFile(d.id, 'Notes.TXT', {
+      size: 42,
+      mTime: Date.UTC(2017, 0, 31, 2, 11, 56, 940),
+      cTime: Date.UTC(2016, 10, 14, 13, 15, 14),
+    });
     const n = svc.admin.createFile(d.id, 'README', {});
     const got = obj(await c.get(`/files/${f.id}`));
-    expect(got).toEqual({ id: f.id, parentID: d.id, eTag: '"Ag"', mimeType: 'text/plain; charset=utf-8', name: 'Notes.TXT', mTime: '2017-01-31T02:11:56.94Z', cTime: '2016-11-14T13:15:14Z', hidden: 'none', storageType: 'local', size: 42, extension: '.TXT' });
+    expect(got).toEqual({
+      id: f.id,
+      parentID: d.id,
+      eTag: '"Ag"',
+      mimeType: 'text/plain; charset=utf-8',
+      name: 'Notes.TXT',
+      mTime: '2017-01-31T02:11:56.94Z',
+      cTime: '2016-11-14T13:15:14Z',
+      hidden: 'none',
+      storageType: 'local',
+      size: 42,
+      extension: '.TXT',
+    });
     expect(obj(await c.get(`/files/${n.id}`)).extension).toBeUndefined();
     const folder = obj(await c.get(`/files/${d.id}`));
     expect(folder.childCount).toBe(2);
@@ -75,7 +93,13 @@ describe('listing', () => {
   beforeAll(() => {
     dir = svc.admin.createFolder('root', 'listing');
     const names = ['b.txt', 'B.txt', 'a.txt', 'é.txt', 'z', '😀.png', '.DS_Store', 'Thumbs.db'];
-    names.forEach((n, i) => svc.admin.createFile(dir.id, n, { size: (i * 37) % 5, mTime: Date.UTC(2020, 0, 1 + ((i * 3) % 7)), hidden: n === '.DS_Store' ? 'mac' : n === 'Thumbs.db' ? 'windows' : 'none' }));
+    names.forEach((n, i) =>
+      svc.admin.createFile(dir.id, n, {
+        size: (i * 37) % 5,
+        mTime: Date.UTC(2020, 0, 1 + ((i * 3) % 7)),
+        hidden: n === '.DS_Store' ? 'mac' : n === 'Thumbs.db' ? 'windows' : 'none',
+      }),
+    );
     svc.admin.createFolder(dir.id, 'sub');
   });
 
@@ -168,7 +192,9 @@ describe('parentAndName', () => {
     expect(miss.body).toEqual({ message: 'Not Found' });
     const r = await c.pan(d.id, 'hello.txt');
     expect(r.headers.get('etag')).toBe('"Ag"');
-    expect((await c.call('GET', `/filesSearch/parentAndName?parentID=${d.id}&name=hello.txt`, { headers: { 'If-None-Match': '"Ag"' } })).status).toBe(304);
+    expect(
+      (await c.call('GET', `/filesSearch/parentAndName?parentID=${d.id}&name=hello.txt`, { headers: { 'If-None-Match': '"Ag"' } })).status,
+    ).toBe(304);
     expect((await c.call('GET', `/filesSearch/parentAndName?parentID=${d.id}`)).status).toBe(400);
   });
 });
@@ -184,14 +210,37 @@ describe('patch', () => {
     expect(obj(await c.get(`/files/${b.id}`)).childCount).toBe(1);
     expect((await c.call('PATCH', `/files/${f.id}`, { body: { name: 'three.md' } })).status).toBe(204);
     expect(obj(await c.get(`/files/${f.id}`)).mimeType).toBe('text/plain; charset=utf-8'); // mimeType changes only when patched
-    expect((await c.call('POST', `/files/${f.id}/patch`, { raw: JSON.stringify({ hidden: 'linux' }), headers: { 'Content-Type': 'text/plain' } })).status).toBe(204);
+    expect(
+      (
+        await c.call('POST', `/files/${f.id}/patch`, {
+          raw: JSON.stringify({ hidden: 'linux' }),
+          headers: { 'Content-Type': 'text/plain' },
+        })
+      ).status,
+    ).toBe(204);
     const before = obj(await c.get(`/files/${f.id}`)).eTag;
     const noop = await c.patch(f.id, {});
     expect(noop.status).toBe(204);
     expect(noop.headers.get('etag')).toBe(before);
     expect((await c.call('POST', `/files/${f.id}/patch`, { raw: '' })).status).toBe(204);
-    expect((await c.patch(f.id, { parentID: 'root', mimeType: 'text/markdown', cTime: '2001-02-03T04:05:06.7Z', mTime: '2002-02-03T04:05:06Z', unknownField: 1 })).status).toBe(204);
-    expect(obj(await c.get(`/files/${f.id}`))).toMatchObject({ parentID: svc.admin.rootId(), mimeType: 'text/markdown', cTime: '2001-02-03T04:05:06.7Z', mTime: '2002-02-03T04:05:06Z', hidden: 'linux' });
+    expect(
+      (
+        await c.patch(f.id, {
+          parentID: 'root',
+          mimeType: 'text/markdown',
+          cTime: '2001-02-03T04:05:06.7Z',
+          mTime: '2002-02-03T04:05:06Z',
+          unknownField: 1,
+        })
+      ).status,
+    ).toBe(204);
+    expect(obj(await c.get(`/files/${f.id}`))).toMatchObject({
+      parentID: svc.admin.rootId(),
+      mimeType: 'text/markdown',
+      cTime: '2001-02-03T04:05:06.7Z',
+      mTime: '2002-02-03T04:05:06Z',
+      hidden: 'linux',
+    });
   });
 
   it('validates: 400 with a message, and nothing changes', async () => {
@@ -200,10 +249,25 @@ describe('patch', () => {
     const deep = svc.admin.createFolder(sub.id, 'deep');
     const f = svc.admin.createFile(d.id, 'f.txt');
     const bads: [string, unknown, string?][] = [
-      [f.id, '{bad json'], [f.id, '[1]'], [f.id, { name: 5 }], [f.id, { name: '' }], [f.id, { name: 'a/b' }], [f.id, { name: '.' }], [f.id, { name: '..' }],
-      [f.id, { name: 'x'.repeat(256) }], [f.id, { name: 'nul\u0000' }], [f.id, { hidden: 'amiga' }], [f.id, { mTime: 'yesterday' }], [f.id, { cTime: 5 }],
-      [f.id, { mimeType: 'application/x.service.dir' }], [d.id, { mimeType: 'text/plain' }], [sub.id, { parentID: deep.id }], [sub.id, { parentID: sub.id }],
-      [f.id, { parentID: f.id }], [d.id, { parentID: f.id }], [f.id, { mimeType: 'not a type' }],
+      [f.id, '{bad json'],
+      [f.id, '[1]'],
+      [f.id, { name: 5 }],
+      [f.id, { name: '' }],
+      [f.id, { name: 'a/b' }],
+      [f.id, { name: '.' }],
+      [f.id, { name: '..' }],
+      [f.id, { name: 'x'.repeat(256) }],
+      [f.id, { name: 'nul\u0000' }],
+      [f.id, { hidden: 'amiga' }],
+      [f.id, { mTime: 'yesterday' }],
+      [f.id, { cTime: 5 }],
+      [f.id, { mimeType: 'application/x.service.dir' }],
+      [d.id, { mimeType: 'text/plain' }],
+      [sub.id, { parentID: deep.id }],
+      [sub.id, { parentID: sub.id }],
+      [f.id, { parentID: f.id }],
+      [d.id, { parentID: f.id }],
+      [f.id, { mimeType: 'not a type' }],
     ];
     for (const [id, body] of bads) {
       const before = obj(await c.get(`/files/${id}`));
@@ -276,7 +340,9 @@ describe('delete', () => {
     // the name is free again at once
     svc.admin.createFolder(d.id, 'full');
     await svc.admin.drainDeletes();
-    const left = svc.service.store.db.prepare('SELECT count(*) AS n FROM objects WHERE id IN (?, ?, ?)').get(full.id, inner.id, leaf.id) as { n: number };
+    const left = svc.service.store.db
+      .prepare('SELECT count(*) AS n FROM objects WHERE id IN (?, ?, ?)')
+      .get(full.id, inner.id, leaf.id) as { n: number };
     expect(left.n).toBe(0);
   });
 });
@@ -314,7 +380,11 @@ describe('authentication and errors', () => {
     const before = obj(await c.get(`/files/${f.id}`));
     for (const bytes of [[0xff, 0xfe], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
       const body = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('b"}')]);
-      const r = await fetch(`${svc.baseUrl}/sdk/v2/files/${f.id}/patch`, { method: 'POST', headers: { authorization: `Bearer ${svc.token()}`, 'content-type': 'application/json' }, body });
+      const r = await fetch(`${svc.baseUrl}/sdk/v2/files/${f.id}/patch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.token()}`, 'content-type': 'application/json' },
+        body,
+      });
       expect(r.status).toBe(400);
       expect(await r.json()).toMatchObject({ message: expect.stringContaining('UTF-8') });
     }

@@ -10,7 +10,9 @@ beforeAll(async () => {
   svc = await startTestService();
   c = client(svc.baseUrl, svc.token());
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 const sp = (r: { body: unknown }) => r.body as SearchPage;
 
@@ -21,9 +23,25 @@ describe('search.md worked examples over HTTP', () => {
     ['ello', 'ex3', 'hello.txt', [{ index: 1, length: 4 }]],
     ['2041', 'ex4', 'IMG_2041.JPG', [{ index: 4, length: 4 }]],
     ['rom', 'ex5', 'Holiday in Rome 2019.mp4', [{ index: 11, length: 4 }]],
-    ['holiday rome', 'ex6', 'Holiday in Rome 2019.mp4', [{ index: 0, length: 7 }, { index: 11, length: 4 }]],
+    [
+      'holiday rome',
+      'ex6',
+      'Holiday in Rome 2019.mp4',
+      [
+        { index: 0, length: 7 },
+        { index: 11, length: 4 },
+      ],
+    ],
     ['"in rome"', 'ex7', 'Holiday in Rome 2019.mp4', [{ index: 8, length: 7 }]],
-    ['aa', 'ex8', 'aaaa aa', [{ index: 0, length: 4 }, { index: 5, length: 2 }]],
+    [
+      'aa',
+      'ex8',
+      'aaaa aa',
+      [
+        { index: 0, length: 4 },
+        { index: 5, length: 2 },
+      ],
+    ],
   ];
   it.each(cases)('%s', async (q, folder, name, locations) => {
     const d = svc.admin.createFolder('root', folder);
@@ -51,7 +69,9 @@ describe('search.md worked examples over HTTP', () => {
   it('orders hello.txt, helloworld.txt, world hello.txt; never returns the root', async () => {
     const d = svc.admin.createFolder('root', 'order');
     for (const n of ['world hello.txt', 'helloworld.txt', 'hello.txt']) svc.admin.createFile(d.id, n);
-    const names = sp(await c.search('hello', '&limit=1000')).matches.filter((m) => m.file.parentID === d.id).map((m) => m.file.name);
+    const names = sp(await c.search('hello', '&limit=1000'))
+      .matches.filter((m) => m.file.parentID === d.id)
+      .map((m) => m.file.name);
     expect(names).toEqual(['hello.txt', 'helloworld.txt', 'world hello.txt']);
     const all = sp(await c.search('demo', '&limit=1000')).matches;
     expect(all.some((m) => m.file.id === svc.admin.rootId())).toBe(false);

@@ -10,16 +10,40 @@ export function checkStore(dataDir: string): string[] {
     const problems: string[] = [];
     const ic = db.pragma('integrity_check', { simple: true });
     if (ic !== 'ok') problems.push(`integrity_check: ${String(ic)}`);
-    const orphans = (db.prepare('SELECT count(*) AS n FROM objects o WHERE o.parent <> 0 AND NOT EXISTS (SELECT 1 FROM objects p WHERE p.row = o.parent)').get() as { n: number }).n;
+    const orphans = (
+      db
+        .prepare('SELECT count(*) AS n FROM objects o WHERE o.parent <> 0 AND NOT EXISTS (SELECT 1 FROM objects p WHERE p.row = o.parent)')
+        .get() as { n: number }
+    ).n;
     if (orphans) problems.push(`${orphans} objects whose parent is missing`);
-    const counts = db.prepare(`SELECT p.id, p.child_count AS stored, (SELECT count(*) FROM objects c WHERE c.parent = p.row AND c.deleting = 0) AS real
-      FROM objects p WHERE p.dir = 1 AND p.deleting = 0`).all() as { id: string; stored: number; real: number }[];
+    const counts = db
+      .prepare(
+        `SELECT p.id, p.child_count AS stored, (SELECT count(*) FROM objects c WHERE c.parent = p.row AND c.deleting = 0) AS real
+      FROM objects p WHERE p.dir = 1 AND p.deleting = 0`,
+      )
+      .all() as { id: string; stored: number; real: number }[];
     for (const c of counts) if (c.stored !== c.real) problems.push(`folder ${c.id}: childCount ${c.stored} but ${c.real} children`);
-    const files = (db.prepare('SELECT count(*) AS n FROM objects p WHERE p.dir = 0 AND EXISTS (SELECT 1 FROM objects c WHERE c.parent = p.row)').get() as { n: number }).n;
+    const files = (
+      db
+        .prepare('SELECT count(*) AS n FROM objects p WHERE p.dir = 0 AND EXISTS (SELECT 1 FROM objects c WHERE c.parent = p.row)')
+        .get() as { n: number }
+    ).n;
     if (files) problems.push(`${files} files with children`);
-    const dups = (db.prepare('SELECT count(*) AS n FROM (SELECT parent, name FROM objects WHERE deleting = 0 GROUP BY parent, name HAVING count(*) > 1)').get() as { n: number }).n;
+    const dups = (
+      db
+        .prepare(
+          'SELECT count(*) AS n FROM (SELECT parent, name FROM objects WHERE deleting = 0 GROUP BY parent, name HAVING count(*) > 1)',
+        )
+        .get() as { n: number }
+    ).n;
     if (dups) problems.push(`${dups} duplicate sibling names`);
-    const jobs = (db.prepare('SELECT count(*) AS n FROM delete_jobs j WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.row = j.row AND o.deleting = 1)').get() as { n: number }).n;
+    const jobs = (
+      db
+        .prepare(
+          'SELECT count(*) AS n FROM delete_jobs j WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.row = j.row AND o.deleting = 1)',
+        )
+        .get() as { n: number }
+    ).n;
     if (jobs) problems.push(`${jobs} delete jobs without a folder marked deleting`);
     problems.push(...checkContent(db, dataDir));
     return problems;

@@ -13,9 +13,12 @@ import { Store } from '../../../server/store/store.js';
 import { authenticate } from '../../../server/store/users.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const svc = (args: string[], input?: string) => spawnSync(process.execPath, [join(ROOT, 'bin/nas-service.js'), ...args], { cwd: ROOT, input, encoding: 'utf8' });
+const svc = (args: string[], input?: string) =>
+  spawnSync(process.execPath, [join(ROOT, 'bin/nas-service.js'), ...args], { cwd: ROOT, input, encoding: 'utf8' });
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('nas-service token revoke', () => {
   it('revokes a token given on stdin; a token on the command line is refused', () => {
@@ -25,7 +28,11 @@ describe('nas-service token revoke', () => {
     const token = svc(['token', 'demo', '--scope', 'nas_read_write', '--data', data]).stdout.trim();
     const works = (): boolean => {
       const store = new Store(openServiceDb(data));
-      try { return authenticate(store, token) !== undefined; } finally { store.db.close(); }
+      try {
+        return authenticate(store, token) !== undefined;
+      } finally {
+        store.db.close();
+      }
     };
     expect(works()).toBe(true);
     const bad = svc(['token', 'revoke', token, '--data', data]);

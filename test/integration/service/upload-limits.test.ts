@@ -21,7 +21,9 @@ function helpers(svc: TestService, token: string) {
   };
   const offsetOf = async (id: string) => ((await api('GET', `/files/${id}/resumable`)).json as { offset?: number }).offset;
   const partSize = (id: string): number | undefined => {
-    const file = svc.service.store.db.prepare('SELECT u.file FROM uploads u JOIN objects o ON o.row = u.row WHERE o.id = ?').pluck()
+    const file = svc.service.store.db
+      .prepare('SELECT u.file FROM uploads u JOIN objects o ON o.row = u.row WHERE o.id = ?')
+      .pluck()
       .get(id) as string | undefined;
     const p = join(svc.dataDir, 'content', '.partial', `${file ?? ''}.part`);
     return file !== undefined && existsSync(p) ? statSync(p).size : undefined;
@@ -36,7 +38,9 @@ describe('a disk without room', () => {
     svc = await startTestService({ diskRoom: 100_000 });
     h = helpers(svc, svc.token());
   });
-  afterAll(async () => { await svc.stop(); });
+  afterAll(async () => {
+    await svc.stop();
+  });
 
   it('a PUT past the room is 507; nothing of that part is kept; with room again the upload resumes', async () => {
     const data = testBytes(150_000, 11);
@@ -83,7 +87,9 @@ describe('unfinished uploads are removed when untouched', () => {
     svc = await startTestService({ uploadTtlMs: 300 });
     h = helpers(svc, svc.token());
   });
-  afterAll(async () => { await svc.stop(); });
+  afterAll(async () => {
+    await svc.stop();
+  });
 
   it('a new file goes (its folder eTag moves); a new version is forgotten and the old content stays', async () => {
     const folder = svc.admin.createFolder('root', 'Stale');
@@ -110,13 +116,17 @@ describe('the age counts from the last touch', () => {
     svc = await startTestService(); // default age, 24 h: the job never fires here; expire() is called directly
     h = helpers(svc, svc.token());
   });
-  afterAll(async () => { await svc.stop(); });
+  afterAll(async () => {
+    await svc.stop();
+  });
 
   it('expire(age) removes uploads untouched longer than the age and keeps those touched since', async () => {
     const a = idOf((await h.create('a.bin', 'root')).headers.get('location'));
     const touched = (id: string) =>
-      svc.service.store.db.prepare('SELECT u.touched FROM uploads u JOIN objects o ON o.row = u.row WHERE o.id = ?')
-        .pluck().get(id) as number;
+      svc.service.store.db
+        .prepare('SELECT u.touched FROM uploads u JOIN objects o ON o.row = u.row WHERE o.id = ?')
+        .pluck()
+        .get(id) as number;
     const tA = touched(a);
     await waitFor(() => Date.now() > tA + 30, 'time passes');
     const b = idOf((await h.create('b.bin', 'root')).headers.get('location'));

@@ -22,7 +22,9 @@ beforeAll(async () => {
   token = svc.token();
   svc.admin.addUser('bob');
 });
-afterAll(async () => { await svc.stop(); });
+afterAll(async () => {
+  await svc.stop();
+});
 
 const api = (method: string, path: string, body?: Uint8Array | string, headers?: Record<string, string>) =>
   call(svc.baseUrl, token, method, `/sdk/v2${path}`, { body, headers });
@@ -39,13 +41,15 @@ async function startUpload(style: ClientStyle, meta: Record<string, unknown>, da
 /** The unfinished-upload files in the data folder. */
 const partials = () => readdirSync(join(svc.dataDir, 'content', '.partial'));
 /** The stored content files in the data folder. */
-const stored = () => readdirSync(join(svc.dataDir, 'content')).filter((d) => d !== '.partial')
-  .flatMap((d) => readdirSync(join(svc.dataDir, 'content', d)));
+const stored = () =>
+  readdirSync(join(svc.dataDir, 'content'))
+    .filter((d) => d !== '.partial')
+    .flatMap((d) => readdirSync(join(svc.dataDir, 'content', d)));
 /** Bytes in the temporary file of an object's upload (white box: its name is in the uploads table). */
 function partSize(id: string): number {
   const db = svc.service.store.db;
-  const file = db.prepare('SELECT u.file FROM uploads u JOIN objects o ON o.row = u.row WHERE o.id = ?').pluck()
-    .get(id) as string | undefined;
+  const file = db.prepare('SELECT u.file FROM uploads u JOIN objects o ON o.row = u.row WHERE o.id = ?').pluck().get(id) as
+    string | undefined;
   const p = file === undefined ? '' : join(svc.dataDir, 'content', '.partial', `${file}.part`);
   return file !== undefined && existsSync(p) ? statSync(p).size : 0;
 }
@@ -60,7 +64,11 @@ describe('creating a file with a resumable upload', () => {
     const first = svc.admin.get(up.id)!;
     expect(first).toMatchObject({ name: 'movie.mp4', size: 0, mimeType: 'video/mp4', mTime: '2019-12-12T10:12:12Z', resumable: true });
     let etag = first.eTag;
-    for (const [s, e] of [[0, 65_536], [65_536, 100_000], [100_000, 150_000]] as const) {
+    for (const [s, e] of [
+      [0, 65_536],
+      [65_536, 100_000],
+      [100_000, 150_000],
+    ] as const) {
       // the FUSE client appends the Location to its base URL; curl sends form-encoded PUTs
       const headers = { 'Content-Type': 'application/x-www-form-urlencoded' };
       const url = `${up.location!}/resumable/content?offset=${s}&done=false`;
@@ -131,8 +139,12 @@ describe('creating a file with a resumable upload', () => {
     expect(clash.status).toBe(409);
     // an unfinished upload holds its name too
     expect((await startUpload('go', { name: 'IMG_1 (1).JPG', parentID: folder.id })).status).toBe(409);
-    const bads = [{ name: 'a/b', parentID: folder.id }, { name: 'x', parentID: folder.id, mimeType: 'application/x.service.dir' },
-      { name: 'x', parentID: folder.id, mimeType: 'not a type' }, { parentID: folder.id }];
+    const bads = [
+      { name: 'a/b', parentID: folder.id },
+      { name: 'x', parentID: folder.id, mimeType: 'application/x.service.dir' },
+      { name: 'x', parentID: folder.id, mimeType: 'not a type' },
+      { parentID: folder.id },
+    ];
     for (const meta of bads) expect((await startUpload('go', meta)).status, JSON.stringify(meta)).toBe(400);
   });
 
@@ -205,7 +217,7 @@ describe('creating a file with a resumable upload', () => {
   });
 });
 
-describe('replacing a file\'s content', () => {
+describe("replacing a file's content", () => {
   it('truncate starts a new version; readers see the old bytes until done=true; If-Match stale is 412', async () => {
     const old = testBytes(30_000, 5);
     const f = svc.admin.createFile('root', 'report.pdf', { content: old });
