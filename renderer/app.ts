@@ -20,8 +20,20 @@ import { fileOpener } from './open-file.js';
 import { browserNotifier } from './notify.js';
 import { organizeView } from './views/organize.js';
 import { storageView } from './views/storage.js';
+import type { Link } from './transport.js';
 
-export function startApp(root: HTMLElement, client: ContractClient, opts: { notify?: boolean } = {}): { setLink(up: boolean): void } {
+/** The banner of a window that lost its app (browser mode). */
+const LINK_WORDS: Record<Link, string> = {
+  up: '',
+  down:
+    'NAS Mirror is not answering (stopped, or restarting). This window reconnects when it is back; ' +
+    'if you started it again, use the window it opened.',
+  replaced:
+    'NAS Mirror was restarted: this window belongs to its previous run and cannot reconnect. Use the window it opened ' +
+    '(`nas-mirror ui` prints its address), then close this one.',
+};
+
+export function startApp(root: HTMLElement, client: ContractClient, opts: { notify?: boolean } = {}): { setLink(link: Link): void } {
   let status: AppStatus | null = null;
   const badge = el('span', { class: 'badge conn', id: 'conn-badge', role: 'status' }, '…');
   const stateLine = el('span', { class: 'state-line', id: 'state-line' });
@@ -35,7 +47,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     { class: 'progress', id: 'walk-progress', role: 'progressbar', 'aria-label': 'Reading the NAS', hidden: true },
     bar,
   );
-  const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true }, 'The engine is not reachable; reconnecting…');
+  const linkBanner = el('div', { class: 'banner', role: 'alert', hidden: true });
   const toasts = el('div', { class: 'toasts', 'aria-live': 'polite' });
 
   const opener = fileOpener(client, (m, level) => ctx.toast(m, level));
@@ -277,8 +289,10 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   const hash = location.hash.replace(/^#/, '') as ViewId;
   show(VIEW_IDS.includes(hash) ? hash : 'search');
   return {
-    setLink(up) {
+    setLink(link) {
+      const up = link === 'up';
       linkBanner.hidden = up;
+      linkBanner.textContent = LINK_WORDS[link];
       // a set-up may have finished (or a mirror been swapped) while the link was down
       if (up) {
         checkSetUp();

@@ -3,7 +3,7 @@
  * in browser mode a WebSocket to the headless engine does (same origin, same secret path).
  */
 import { startApp } from './app.js';
-import { preloadClient, socketClient } from './transport.js';
+import { preloadClient, socketClient, type Link } from './transport.js';
 
 const root = document.getElementById('app');
 if (root) {
@@ -13,8 +13,8 @@ if (root) {
     const url = new URL('ws', location.href);
     url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
     url.hash = '';
-    let setLink: (up: boolean) => void = () => undefined;
-    const client = socketClient(url.toString(), (up) => setLink(up));
+    let setLink: (link: Link) => void = () => undefined;
+    const client = socketClient(url.toString(), (link) => setLink(link));
     setLink = startApp(root, client, { notify: true }).setLink; // Electron notifies from its main process
   }
 }

@@ -53,26 +53,58 @@ export function preloadClient(bridge: PreloadBridge): ContractClient {
   };
 }
 
-/** Connection state of the WebSocket carrier, for the "engine not reachable" banner. */
-export type LinkListener = (up: boolean) => void;
+/**
+ * The WebSocket carrier's link, for the banner: `up`; `down` (nothing answers at the window's
+ * address: the app is stopped, or restarting); `replaced` (the app answers there, but under
+ * another secret: it was restarted and this window belongs to its previous run; it can never
+ * reconnect, so it stops trying).
+ */
+export type Link = 'up' | 'down' | 'replaced';
+export type LinkListener = (link: Link) => void;
 
-/** The client over a WebSocket to `url`, reconnecting with backoff. */
-export function socketClient(url: string, onLink: LinkListener): ContractClient {
+/** Whether the page's own address still answers as this window's (a restarted app has a new secret). */
+async function probePage(): Promise<Link> {
+  try {
+    const res = await fetch(new URL('./', location.href), { cache: 'no-store' });
+    return res.ok ? 'down' : 'replaced';
+  } catch {
+    return 'down'; // nothing answers: not running (or not yet)
+  }
+}
+
+/** The client over a WebSocket to `url`, reconnecting with backoff while the app may come back. */
+export function socketClient(url: string, onLink: LinkListener, probe: () => Promise<Link> = probePage): ContractClient {
   const events = new Events();
   const pending = new Map<number, { method: Method; resolve: (r: unknown) => void; reject: (e: unknown) => void }>();
   let ws: WebSocket | null = null;
   let open: Promise<WebSocket> | null = null;
   let nextId = 1;
   let delay = 250;
+  let replaced = false;
+
+  /** After a close: says why, and tries again unless the app now answers under another secret. */
+  const retry = async (): Promise<void> => {
+    const link = await probe();
+    onLink(link);
+    if (link === 'replaced') {
+      replaced = true;
+      return;
+    }
+    setTimeout(() => {
+      connect().catch(() => undefined); // a failed attempt closes, and that close retries
+    }, delay);
+    delay = Math.min(delay * 2, 5000);
+  };
 
   const connect = (): Promise<WebSocket> => {
+    if (replaced) return Promise.reject(new Error('NAS Mirror was restarted: this window cannot reconnect'));
     if (open) return open;
     open = new Promise<WebSocket>((resolve, reject) => {
       const sock = new WebSocket(url);
       sock.addEventListener('open', () => {
         ws = sock;
         delay = 250;
-        onLink(true);
+        onLink('up');
         resolve(sock);
       });
       sock.addEventListener('message', (m) => onMessage(m.data));
@@ -80,14 +112,10 @@ export function socketClient(url: string, onLink: LinkListener): ContractClient 
         const wasOpen = ws === sock;
         ws = null;
         open = null;
-        for (const p of pending.values()) p.reject(new Error('the engine went away'));
+        for (const p of pending.values()) p.reject(new Error('NAS Mirror stopped answering'));
         pending.clear();
-        onLink(false);
-        if (!wasOpen) reject(new Error('cannot reach the engine'));
-        setTimeout(() => {
-          connect().catch(() => undefined);
-        }, delay);
-        delay = Math.min(delay * 2, 5000);
+        if (!wasOpen) reject(new Error('cannot reach NAS Mirror'));
+        void retry();
       });
     });
     return open;
@@ -116,7 +144,7 @@ export function socketClient(url: string, onLink: LinkListener): ContractClient 
     }
   };
 
-  connect().catch(() => undefined);
+  connect().catch(() => undefined); // its close says why and retries
   return {
     async call<M extends Method>(method: M, args: Args<M>): Promise<Result<M>> {
       const sock = ws ?? (await connect());
