@@ -1,7 +1,7 @@
 import type { ActivityKind } from '../app/model/activity-kinds.js';
 import { describe, expect, it } from 'vitest';
 import type { ActivityEntry, AppStatus } from '../app/contract/shapes.js';
-import { activityLines } from './activity-words.js';
+import { activityLines } from '../app/activity/words.js';
 import { statusWords } from './status-words.js';
 
 const now = Date.parse('2026-01-01T12:00:00Z');

@@ -5,7 +5,17 @@
  * JSON (`--log-json`). A line that is not such JSON passes through unchanged.
  */
 
+import { activityText } from '../activity/words.js';
+import { ACTIVITY_KINDS, type ActivityKind } from '../model/activity-kinds.js';
 import { realPlurals } from '../util/human.js';
+
+const KINDS: ReadonlySet<string> = new Set(ACTIVITY_KINDS);
+
+/** How much a line says: the engine's decisions in plain words, or with their details too. */
+export interface HumanLineOptions {
+  /** The path, the engine's summary and its technical reason after the plain words (`--verbose`). */
+  details?: boolean;
+}
 
 /** Fields shown in their own place (time, what, where, why), not as `key=value`. */
 const PLACED = new Set(['t', 'level', 'component', 'msg', 'path', 'summary', 'reason']);
@@ -26,8 +36,24 @@ const clock = (iso: unknown): string => {
   return Number.isNaN(d.getTime()) ? '--:--:--' : d.toTimeString().slice(0, 8);
 };
 
+/**
+ * An engine decision (an activity-log entry, also logged) in the window's plain words; with
+ * `details`, the path, the summary and the technical reason follow in brackets.
+ */
+function decisionLine(rec: Record<string, unknown>, details: boolean): string | undefined {
+  const kind = rec['msg'];
+  if (rec['component'] !== 'engine' || typeof kind !== 'string' || !KINDS.has(kind) || typeof rec['summary'] !== 'string') return undefined;
+  const path = typeof rec['path'] === 'string' ? rec['path'] : '';
+  const summary = realPlurals(rec['summary']);
+  const words = activityText({ kind: kind as ActivityKind, path, summary });
+  const reason = typeof rec['reason'] === 'string' && rec['reason'] !== '' ? ` (${rec['reason']})` : '';
+  const more = details ? `  [${path ? `${path}: ` : ''}${summary}${reason}]` : '';
+  const level = rec['level'] === 'error' ? 'error: ' : rec['level'] === 'warn' ? 'warning: ' : '';
+  return printable(`${clock(rec['t'])} ${level}${words}${more}`) + '\n';
+}
+
 /** One JSON log line (without its newline) as a line for people (with its newline). */
-export function humanLine(jsonLine: string): string {
+export function humanLine(jsonLine: string, opts: HumanLineOptions = {}): string {
   let rec: Record<string, unknown>;
   try {
     const v: unknown = JSON.parse(jsonLine);
@@ -36,6 +62,8 @@ export function humanLine(jsonLine: string): string {
   } catch {
     return `${jsonLine}\n`;
   }
+  const decision = decisionLine(rec, opts.details ?? false);
+  if (decision !== undefined) return decision;
   const level = rec['level'];
   const what = `${level === 'error' ? 'error: ' : level === 'warn' ? 'warning: ' : ''}${text(rec['msg'] ?? '')}`;
   const path = typeof rec['path'] === 'string' && rec['path'] !== '' ? rec['path'] : undefined;

@@ -177,17 +177,20 @@ export const conflicts = defineCommand({
 export const undo = defineCommand({
   name: 'undo',
   summary: 'undo a rename, a move or an organize batch',
-  positionals: [
-    { name: 'OPERATION', description: 'the number in the first column of a "renamed", "moved" or "organized" line of "nas-mirror log"' },
-  ],
+  positionals: [{ name: 'OPERATION', description: 'the number after "#" of a rename, a move or an organize batch in "nas-mirror log"' }],
   options: { state },
 });
 
 export const log = defineCommand({
   name: 'log',
-  summary: 'the activity log, newest first: every decision with its reason',
+  summary: 'the activity log, newest first: every decision in plain words (--details: the technical reason too)',
   positionals: [],
-  options: { state, limit: { type: 'string', value: 'N', description: 'the last N lines (default 100)' }, json },
+  options: {
+    state,
+    limit: { type: 'string', value: 'N', description: 'the last N lines (default 100)' },
+    details: { type: 'boolean', description: 'each line with the path and the technical reason the app recorded' },
+    json,
+  },
 });
 
 export const organize = defineCommand({

@@ -1,11 +1,11 @@
 /**
- * Activity: one line per action in plain words (see activity-words.ts), newest first, with
+ * Activity: one line per action in plain words (see app/activity/words.ts), newest first, with
  * whether the NAS took it; the engine's own record (path, reason, request numbers) one
  * click away under "Details". A filter by kind of action and a text filter; renames and
  * moves can be undone.
  */
 import type { ActivityEntry } from '../../app/contract/shapes.js';
-import { activityLines, type ActivityGroup, type ActivityLine } from '../activity-words.js';
+import { activityLines, type ActivityGroup, type ActivityLine } from '../../app/activity/words.js';
 import { button, el, field, replace } from '../dom.js';
 import { formatCount, formatDate, plural, realPlurals } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';

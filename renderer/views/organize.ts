@@ -183,7 +183,8 @@ export function organizeView(ctx: UiContext): View {
         el(
           'span',
           { id: 'organize-done' },
-          `Queued ${out.queued} changes as one batch. They are sent with If-Match; anything changed on the NAS meanwhile becomes a conflict.`,
+          `Queued ${plural(out.queued, 'change', 'changes')} as one batch. Each is sent only if the item is still as the preview ` +
+            'showed it: anything someone changed on the NAS meanwhile is left as it is and listed in Conflicts for you to decide.',
         ),
         ' ',
         button('See it in Activity', () => ctx.show('activity'), { class: 'link' }),

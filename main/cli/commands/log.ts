@@ -1,4 +1,9 @@
-/** `nas-mirror log --state DIR [--limit N] [--json]`: the activity log, newest first: every decision with its reason. */
+/**
+ * `nas-mirror log --state DIR [--limit N] [--details] [--json]`: the activity log, newest first,
+ * each decision in the window's plain words (app/activity/words.ts); `--details` adds the path
+ * and the technical reason the app recorded (request numbers, versions: the words of the protocol).
+ */
+import { activityText } from '../../../app/activity/words.js';
 import { realPlurals } from '../../../app/util/human.js';
 import { LocalStore } from '../../local/local-store.js';
 import { OutboxStore } from '../../outbox/outbox-store.js';
@@ -19,10 +24,13 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
     }
-    for (const a of rows)
-      io.stdout.write(
-        `${a.seq}\t${a.at}\t${a.kind}${a.undoable ? ' (undoable)' : ''}\t${a.path}\t${realPlurals(a.summary)}\t-- ${a.reason}\n`,
-      );
+    const details = args.flag('details');
+    for (const a of rows) {
+      const when = new Date(a.at).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+      const undo = a.undoable ? `  (undo: nas-mirror undo ${a.seq})` : a.undone ? '  (undone)' : '';
+      io.stdout.write(`#${a.seq}  ${when}  ${activityText(a)}${undo}\n`);
+      if (details) io.stdout.write(`      ${a.path ? `${a.path}: ` : ''}${realPlurals(a.summary)}${a.reason ? ` (${a.reason})` : ''}\n`);
+    }
     return 0;
   } finally {
     db.close();

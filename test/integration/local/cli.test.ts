@@ -79,6 +79,12 @@ describe('nas-mirror run (a real process)', () => {
       undoable: boolean;
     }[];
     expect(log.some((a) => a.kind === 'renamed' && a.undoable)).toBe(true);
+    // for people: plain words, the way to undo, no protocol words (issue 25 point 6); --details adds them
+    const words = await cli('log', '--state', state, '--limit', '2000');
+    expect(words).toMatch(/^#\d+ {2}.+ {2}Renamed “file\d+\.txt” to “renamed\d+\.txt” {2}\(undo: nas-mirror undo \d+\)$/m);
+    const jargon = /If-Match|eTag|inode|#\d+ applied|\b412\b/;
+    expect(words.split('\n').filter((l) => jargon.test(l.replace(/^#\d+/, '')))).toEqual([]);
+    expect(await cli('log', '--state', state, '--limit', '2000', '--details')).toMatch(/If-Match/);
     expect(await cli('held', '--state', state)).toContain('no held deletes');
     expect(await cli('conflicts', '--state', state)).toContain('no conflicts');
 

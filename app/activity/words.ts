@@ -5,9 +5,9 @@
  * done on the NAS, and the "sent" entry is folded into it. Runs of routine entries (files
  * saved in place, placeholders placed) become one line. Pure (no DOM).
  */
-import type { ActivityKind } from '../app/model/activity-kinds.js';
-import type { ActivityEntry } from '../app/contract/shapes.js';
-import { formatSize, plural, realPlurals } from './format.js';
+import type { ActivityKind } from '../model/activity-kinds.js';
+import type { ActivityEntry } from '../contract/shapes.js';
+import { formatSize, plural, realPlurals } from '../util/human.js';
 
 export type ActivityGroup = 'mine' | 'nas' | 'needs-you' | 'problem' | 'app';
 
@@ -34,7 +34,10 @@ const dir = (p: string): string => {
 const q = (s: string): string => `“${s}”`;
 const seqOf = (summary: string): string | null => /#(\d+)/.exec(summary)?.[1] ?? null;
 
-function words(e: ActivityEntry): { text: string; group: ActivityGroup } {
+/** One entry in plain words, alone (the command line's log lines; the window folds runs of them). */
+export const activityText = (e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): string => words(e).text;
+
+function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: string; group: ActivityGroup } {
   const s = e.summary;
   const name = e.path ? base(e.path) : '';
   switch (e.kind) {
