@@ -106,7 +106,8 @@ export function interpret<O extends string>(spec: CommandSpec<O>, tokens: readon
     // `--state --json`: the next word is another option, not the value (`--objects=-5` says a dash is meant)
     if (t.value === undefined || (!t.inlineValue && /^-./.test(t.value))) {
       throw new UsageError(
-        `${t.rawName} needs a value (${opt.value})${t.value === undefined ? '' : `; to give one starting with "-", write ${t.rawName}=${t.value}`}`,
+        `${t.rawName} needs a value (${opt.value})` +
+          (t.value === undefined ? '' : `; to give one starting with "-", write ${t.rawName}=${t.value}`),
         'MissingValue',
       );
     }

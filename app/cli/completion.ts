@@ -45,9 +45,8 @@ function bashScript(program: ProgramSpec): string {
       if (o.type === 'string') values.push(`    ${sq(`${spec.name} --${n}`)}) ${bashValues(o.complete) || ':'} ;;`);
     for (const form of formsOf(spec)) {
       const key = formKey(spec, form);
-      options.push(
-        `    ${sq(key)}) COMPREPLY=( $(compgen -W ${sq([...entries(spec, form).map(([n]) => `--${n}`), '--help'].join(' '))} -- "$cur") ) ;;`,
-      );
+      const words = [...entries(spec, form).map(([n]) => `--${n}`), '--help'].join(' ');
+      options.push(`    ${sq(key)}) COMPREPLY=( $(compgen -W ${sq(words)} -- "$cur") ) ;;`);
       form.positionals.forEach((p, i) => {
         const subsHere = form === spec && i === 0 && subs.length > 0 ? `COMPREPLY=( $(compgen -W ${sq(subs.join(' '))} -- "$cur") ); ` : '';
         positionals.push(`    ${sq(`${key}:${i}`)}) ${subsHere}${bashValues(p.complete) || ':'} ;;`);

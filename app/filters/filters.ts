@@ -316,15 +316,22 @@ export function describeFilter(f: Filter): string {
       return `in: /${f.path}`;
     case 'camera':
       return `camera: ${f.text}`;
-    case 'size':
-      return `size: ${f.max === Infinity ? `≥ ${human(f.min)}` : f.min === 0 ? `≤ ${human(f.max)}` : `${human(f.min)} – ${human(f.max)}`}`;
-    case 'date':
-      return `date: ${f.to === 99_991_231 ? `from ${iso(f.from)}` : f.from === 1 ? `until ${iso(f.to)}` : `${iso(f.from)} – ${iso(f.to)}`}`;
+    case 'size': {
+      const range = f.max === Infinity ? `≥ ${human(f.min)}` : f.min === 0 ? `≤ ${human(f.max)}` : `${human(f.min)} – ${human(f.max)}`;
+      return `size: ${range}`;
+    }
+    case 'date': {
+      const range = f.to === 99_991_231 ? `from ${iso(f.from)}` : f.from === 1 ? `until ${iso(f.to)}` : `${iso(f.from)} – ${iso(f.to)}`;
+      return `date: ${range}`;
+    }
   }
 }
 
-const iso = (d: number): string =>
-  `${String(Math.floor(d / 10_000)).padStart(4, '0')}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}`;
+/** `n` in decimal, zero-padded to `width` digits. */
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+/** A yyyymmdd number as `yyyy-mm-dd`. */
+const iso = (d: number): string => `${pad(Math.floor(d / 10_000), 4)}-${pad(Math.floor(d / 100) % 100, 2)}-${pad(d % 100, 2)}`;
 
 /** Bytes for people (1024-based, as `size:` reads them): the app's one size format. */
 export function human(n: number): string {

@@ -172,7 +172,9 @@ export function notificationsFor(prev: AppStatus | null, next: AppStatus): TrayN
     out.push({
       kind: 'held-uploads',
       title: `${plural(n, 'new item waits', 'new items wait')} for your OK`,
-      body: 'Many new files at once: they wait for you in Conflicts (Upload, or keep them on this computer only). Nothing was uploaded yet.',
+      body:
+        'Many new files at once: they wait for you in Conflicts (Upload, or keep them on this computer only). ' +
+        'Nothing was uploaded yet.',
     });
   }
   return out;

@@ -86,7 +86,8 @@ export async function moveMirrorFolder(m: MoveMirror): Promise<void> {
       }));
     } catch (err) {
       fail(
-        `the mirror folder could not be copied to ${to}: ${err instanceof Error ? err.message : String(err)} (nothing was changed: the mirror is still in ${m.from})`,
+        `the mirror folder could not be copied to ${to}: ${err instanceof Error ? err.message : String(err)} ` +
+          `(nothing was changed: the mirror is still in ${m.from})`,
         err,
       );
     }

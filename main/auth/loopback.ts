@@ -25,7 +25,10 @@ const PATH = '/callback';
 
 function html(res: ServerResponse, status: number, title: string, text: string): void {
   const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:30rem;margin:4rem auto;padding:0 1rem}</style></head><body><h1>${esc(title)}</h1><p>${esc(text)}</p></body></html>`;
+  const body =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>` +
+    '<style>body{font:16px system-ui,sans-serif;max-width:30rem;margin:4rem auto;padding:0 1rem}</style></head>' +
+    `<body><h1>${esc(title)}</h1><p>${esc(text)}</p></body></html>`;
   res.writeHead(status, {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',

@@ -39,14 +39,23 @@ export function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s.replace(/\x1b\[\d+m/g, '')) {
     if (/[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f]/u.test(ch)) continue;
-    w +=
-      /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u.test(
-        ch,
-      ) && !/[\u00a9\u00ae\u2000-\u2bff]/u.test(ch)
-        ? 2
-        : 1;
+    w += isWide(ch) ? 2 : 1;
   }
   return w;
+}
+
+/** Hangul jamo, CJK symbols and ideographs, kana, Yi, Hangul syllables. */
+const EAST_ASIAN_WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3]/u;
+/** CJK compatibility ideographs, CJK compatibility forms, full-width forms and signs. */
+const FULL_WIDTH_FORMS = /[\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
+/** Emoji and other pictographs. */
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+/** Counted one column although pictographic: ©, ® and the symbols of U+2000-2BFF. */
+const NARROW_SYMBOL = /[\u00a9\u00ae\u2000-\u2bff]/u;
+
+/** True when the character takes two columns: East Asian wide, full-width or emoji. */
+function isWide(ch: string): boolean {
+  return (EAST_ASIAN_WIDE.test(ch) || FULL_WIDTH_FORMS.test(ch) || PICTOGRAPHIC.test(ch)) && !NARROW_SYMBOL.test(ch);
 }
 
 /** Left-aligned columns; visible width ignores ANSI sequences and counts wide characters twice. */

@@ -30,7 +30,8 @@ export function openExistingState(given: string | undefined, env: NodeJS.Process
     throw new AppError(
       'BadConfig',
       given === undefined
-        ? `no mirror in ${dir} (the app's data folder): set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR`
+        ? `no mirror in ${dir} (the app's data folder): ` +
+            'set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR'
         : `no mirror in ${dir}: run "nas-mirror sync --device ... --state ${given} --once" first`,
     );
   }

@@ -210,7 +210,8 @@ export class ServiceClient {
       if (sent.has(page.pageToken) || sent.size >= MAX_PAGES)
         throw new AppError(
           'BadResponse',
-          `listing of ${typeof ids === 'string' ? ids : ids.join(',')} ${sent.has(page.pageToken) ? 'repeats an earlier page token' : `takes more than ${MAX_PAGES} pages`}`,
+          `listing of ${typeof ids === 'string' ? ids : ids.join(',')} ` +
+            (sent.has(page.pageToken) ? 'repeats an earlier page token' : `takes more than ${MAX_PAGES} pages`),
         );
       token = page.pageToken;
     }
@@ -298,7 +299,8 @@ export class ServiceClient {
         await this.send(method, path, { signal, idempotent: true, body: '{}', headers });
         this.quirks.ifMatch = 'ignored';
         this.opts.onWarning?.(
-          'this NAS ignores If-Match: every rename, move or delete now re-reads the object first, so a change made on the NAS meanwhile is still never overwritten',
+          'this NAS ignores If-Match: every rename, move or delete now re-reads the object first, ' +
+            'so a change made on the NAS meanwhile is still never overwritten',
         );
         return;
       } catch (e) {

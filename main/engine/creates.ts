@@ -328,7 +328,8 @@ export class Creator {
         path: pathFor(core, id),
         summary: `both kept: your version is now "${copy}" beside it`,
         reason:
-          'the NAS changed this file while you changed it here (its version moved); nothing of either is lost: your copy goes to the NAS as a new file',
+          'the NAS changed this file while you changed it here (its version moved); ' +
+          'nothing of either is lost: your copy goes to the NAS as a new file',
       });
     });
     this.p.reconcile();

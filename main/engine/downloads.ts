@@ -166,7 +166,8 @@ export class Downloads {
 }
 
 export const NO_CONTENT_INTERFACE =
-  'this NAS does not serve file content (it answered 404/405 to a content read): files can be renamed, moved and searched here, but opened only on the NAS itself';
+  'this NAS does not serve file content (it answered 404/405 to a content read): ' +
+  'files can be renamed, moved and searched here, but opened only on the NAS itself';
 
 /** The partial file of a download in progress (the command line reads its size as progress). */
 export const partialPathOf = (root: string, id: string): string => join(downloadsDir(root), partialFileOf(id));

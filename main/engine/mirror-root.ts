@@ -37,7 +37,10 @@ export function reservedDirProblem(root: string, disk: Disk = realDisk): string 
       } catch {
         /* unreadable link */
       }
-      return `${rel} in the mirror folder is a link (to ${to}): the client writes nothing through a link; replace it with a real folder to resume`;
+      return (
+        `${rel} in the mirror folder is a link (to ${to}): the client writes nothing through a link; ` +
+        'replace it with a real folder to resume'
+      );
     }
     if (!st.isDirectory()) return `${rel} in the mirror folder is not a folder: replace it with a real folder to resume`;
   }

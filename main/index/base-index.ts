@@ -106,7 +106,10 @@ export function columnsOf(docs: readonly IndexDoc[]): BaseColumns {
   return { ids, names, combo, combos: table.combos };
 }
 
-/** Overrides (tests): `frequent`, the frequent-trigram (and 1-2 gram) threshold; `shortTop`, SHORT_TOP; `shortRare`, the infrequent grams' budget. */
+/**
+ * Overrides (tests): `frequent`, the frequent-trigram (and 1-2 gram) threshold; `shortTop`,
+ * SHORT_TOP; `shortRare`, the infrequent grams' budget.
+ */
 export function buildBase(input: readonly IndexDoc[], opts: BuildOptions = {}): BaseData {
   return buildBaseColumns(columnsOf(input), opts);
 }

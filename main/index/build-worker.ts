@@ -1,6 +1,7 @@
 /**
  * Worker thread entry: builds the text index of a state folder off the main thread and
- * saves it and/or the word vocabulary (same generation); the main thread then loads the files. Input: `{stateDir, parts}`; output: `{ok}` or `{error}`.
+ * saves it and/or the word vocabulary (same generation); the main thread then loads the
+ * files. Input: `{stateDir, parts}`; output: `{ok}` or `{error}`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStateDbReadOnly } from '../state/db.js';

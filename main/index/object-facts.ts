@@ -1,15 +1,16 @@
 /**
- * The facts of every mirrored object (app/filters/facts.ts) in memory, as columns: each id
- * gets a slot number, kept while the id is present or is the parent of one (so a present
- * object's slot never changes meaning; a slot freed by a removal is given to a later new id,
- * and the slots stay as many as the most objects held at once) and each fact field is a typed array indexed by slot (kind, extension and camera
- * as ids into small string tables, size, day, parent slot, children as linked lists). Only
- * the ids and names are JS strings: a million facts are a few typed arrays for the garbage
- * collector, not a million objects. Built once from the mirror store on first use (one pass
- * over the stored JSON, in chunks: see facts-keeper.ts) and then kept up to date by the same
- * change batches that update the offline index. `version` moves with each batch, so derived
- * views (storage totals, name order) know when their cache is stale. Used by the search
- * filters (fact-filter.ts reads the columns) and the storage view; never by the plain text search.
+ * The facts of every mirrored object (app/filters/facts.ts) in memory, as columns: each id gets
+ * a slot number, kept while the id is present or is the parent of one (so a present object's
+ * slot never changes meaning; a slot freed by a removal is given to a later new id, and the
+ * slots stay as many as the most objects held at once) and each fact field is a typed array
+ * indexed by slot (kind, extension and camera as ids into small string tables, size, day,
+ * parent slot, children as linked lists). Only the ids and names are JS strings: a million
+ * facts are a few typed arrays for the garbage collector, not a million objects. Built once
+ * from the mirror store on first use (one pass over the stored JSON, in chunks: see
+ * facts-keeper.ts) and then kept up to date by the same change batches that update the offline
+ * index. `version` moves with each batch, so derived views (storage totals, name order) know
+ * when their cache is stale. Used by the search filters (fact-filter.ts reads the columns) and
+ * the storage view; never by the plain text search.
  */
 import { KINDS, factOf, type Fact, type ObjectKind } from '../../app/filters/facts.js';
 import type { RemoteChange } from '../mirror/changes.js';
@@ -112,7 +113,8 @@ export class ObjectFacts {
     const stmt = store.db
       .prepare(
         `SELECT rowid, id, parent_id, name, mime, json_extract(json, '$.size'), json_extract(json, '$.extension'),
-      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+      json_extract(json, '$.mTime'), json_extract(json, '$.image.date'), camera_make, camera_model ` +
+          'FROM mirror_objects WHERE rowid > ? ORDER BY rowid LIMIT ?',
       )
       .raw(true);
     let rowsNext = typeof chunk === 'number' ? chunk : 500;

@@ -79,7 +79,10 @@ export class CreatesStore {
     migrate(db, 'creates', MIGRATIONS);
   }
 
-  /** Records a new entry to create (`held`: waiting for the user's word), unless one is open or held at that place already. Call in the batch's transaction. True when added. */
+  /**
+   * Records a new entry to create (`held`: waiting for the user's word), unless one is open or held
+   * at that place already. Call in the batch's transaction. True when added.
+   */
   add(kind: CreateKind, parent: string, name: string, held = false): boolean {
     const open = this.db
       .prepare(`SELECT 1 FROM local_creates WHERE parent = ? AND name = ? AND state IN ('held', 'pending', 'creating', 'uploading')`)
@@ -118,7 +121,8 @@ export class CreatesStore {
   /** Holds rows not started yet (they join a mass upload that waits for the user's word). */
   hold(seqs: readonly number[]): void {
     const up = this.db.prepare(
-      `UPDATE local_creates SET state = 'held' WHERE seq = ? AND state = 'pending' AND attempts = 0 AND coalesce(note, '') <> '${APPROVED}'`,
+      "UPDATE local_creates SET state = 'held' WHERE seq = ? AND state = 'pending' AND attempts = 0 " +
+        `AND coalesce(note, '') <> '${APPROVED}'`,
     );
     for (const s of seqs) up.run(s);
   }
@@ -158,7 +162,10 @@ export class CreatesStore {
     return this.db.prepare(`SELECT ${COLS} FROM local_creates WHERE state = 'held' ORDER BY seq`).all() as CreateRow[];
   }
 
-  /** The user's word on held rows (`all`: every one): approve -> pending, reject -> refused (kept here, local only). Returns the rows decided. */
+  /**
+   * The user's word on held rows (`all`: every one): approve -> pending, reject -> refused (kept
+   * here, local only). Returns the rows decided.
+   */
   decide(seqs: readonly number[] | 'all', approve: boolean): CreateRow[] {
     const rows = this.held().filter((r) => seqs === 'all' || seqs.includes(r.seq));
     const up = approve
@@ -230,7 +237,8 @@ export class CreatesStore {
       (
         this.db
           .prepare(
-            `SELECT object_id AS id FROM local_creates WHERE kind = 'dir' AND state = 'done' AND note = '${APPROVED}' AND object_id IS NOT NULL`,
+            "SELECT object_id AS id FROM local_creates WHERE kind = 'dir' AND state = 'done' " +
+              `AND note = '${APPROVED}' AND object_id IS NOT NULL`,
           )
           .all() as { id: string }[]
       ).map((r) => r.id),
@@ -256,7 +264,8 @@ export class CreatesStore {
     // full scan per status took 33 s of a 60 s upload of 10,000 files)
     const rows = this.db
       .prepare(
-        "SELECT state, count(*) AS n FROM local_creates WHERE state IN ('held', 'pending', 'creating', 'uploading', 'refused') GROUP BY state",
+        "SELECT state, count(*) AS n FROM local_creates WHERE state IN ('held', 'pending', 'creating', 'uploading', 'refused') " +
+          'GROUP BY state',
       )
       .all() as { state: CreateState; n: number }[];
     const n = (st: CreateState): number => rows.find((r) => r.state === st)?.n ?? 0;

@@ -13,7 +13,8 @@ export const LOCAL_MIGRATIONS = [
   {
     version: 1,
     up: (db: Db): void => {
-      db.exec(`
+      db.exec(
+        `
         CREATE TABLE local_entries (
           id TEXT PRIMARY KEY, kind TEXT NOT NULL, lparent TEXT NOT NULL, lname TEXT NOT NULL, ino TEXT,
           filled INTEGER NOT NULL, rparent TEXT NOT NULL, rname TEXT NOT NULL, etag TEXT NOT NULL,
@@ -21,7 +22,8 @@ export const LOCAL_MIGRATIONS = [
         ) WITHOUT ROWID;
         CREATE TABLE local_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE local_only (path TEXT PRIMARY KEY, kind TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;
-        CREATE TABLE local_held (id TEXT PRIMARY KEY, at TEXT NOT NULL, path TEXT NOT NULL, folder INTEGER NOT NULL, objects INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE local_held (id TEXT PRIMARY KEY, at TEXT NOT NULL, path TEXT NOT NULL, folder INTEGER NOT NULL, ` +
+          `objects INTEGER NOT NULL, reason TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE local_conflicts (
           seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, object_id TEXT NOT NULL,
           path TEXT NOT NULL, intent TEXT NOT NULL, remote TEXT NOT NULL, reason TEXT NOT NULL, op TEXT NOT NULL
@@ -31,7 +33,8 @@ export const LOCAL_MIGRATIONS = [
           summary TEXT NOT NULL, reason TEXT NOT NULL, outbox_seq INTEGER, undone INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE local_requests (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, action TEXT NOT NULL, ids TEXT NOT NULL);
-      `);
+      `,
+      );
     },
   },
   {
@@ -60,8 +63,11 @@ export const LOCAL_MIGRATIONS = [
   {
     version: 6,
     up: (db: Db): void => {
-      db.exec(`ALTER TABLE local_entries ADD COLUMN content TEXT;
-        CREATE TABLE local_downloads (id TEXT PRIMARY KEY, etag TEXT NOT NULL, size INTEGER NOT NULL, file TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;`);
+      db.exec(
+        `ALTER TABLE local_entries ADD COLUMN content TEXT;
+        CREATE TABLE local_downloads (id TEXT PRIMARY KEY, etag TEXT NOT NULL, size INTEGER NOT NULL, file TEXT NOT NULL, ` +
+          'at TEXT NOT NULL) WITHOUT ROWID;',
+      );
     },
   },
   // v7 (issue 23): "Keep on this device": the pinned files and folders, by object id (a folder's pin
@@ -338,11 +344,14 @@ export class LocalStore {
     }
     const ids = m.takeDirty();
     if (ids.length === 0) return;
-    const up = this.db
-      .prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state, content)
+    const up = this.db.prepare(
+      `INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state, content)
       VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state, @content)
-      ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ino=excluded.ino, filled=excluded.filled,
-      rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, setag=excluded.setag, state=excluded.state, content=excluded.content`);
+      ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ` +
+        `ino=excluded.ino, filled=excluded.filled,
+      rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, ` +
+        'setag=excluded.setag, state=excluded.state, content=excluded.content',
+    );
     const del = this.db.prepare('DELETE FROM local_entries WHERE id = ?');
     // A folder gone from the model takes its local-only rows (what it held on disk went with it, or was kept as a literal row).
     const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
@@ -414,7 +423,8 @@ export class LocalStore {
   addLocalOnly(place: LocalOnlyPlace, kind: string, reason: string): void {
     this.db
       .prepare(
-        'INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason',
+        'INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ' +
+          'ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason',
       )
       .run(...keyOf(place), kind, reason, new Date().toISOString());
   }
@@ -469,7 +479,8 @@ export class LocalStore {
   addHeld(h: Omit<HeldRow, 'at'>): void {
     this.db
       .prepare(
-        'INSERT INTO local_held (id, at, path, folder, objects, reason, candidates) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+        'INSERT INTO local_held (id, at, path, folder, objects, reason, candidates) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT(id) DO NOTHING',
       )
       .run(
         h.id,
@@ -594,7 +605,8 @@ export class LocalStore {
   setDownload(d: DownloadRow): void {
     this.db
       .prepare(
-        'INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at',
+        'INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ' +
+          'ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at',
       )
       .run(d.id, d.etag, d.size, d.file, new Date().toISOString());
   }

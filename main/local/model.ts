@@ -299,7 +299,10 @@ export class LocalModel {
     return cur;
   }
 
-  /** The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path if its inode matches (while the inode index is not built), else the index's. */
+  /**
+   * The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path
+   * if its inode matches (while the inode index is not built), else the index's.
+   */
   dirByIno(path: string, ino: string): LocalEntry | undefined {
     if (this.inoIdx) return this.byIno(ino);
     let cur: LocalEntry | undefined = this.byId.get(this.rootId);

@@ -164,7 +164,8 @@ export function checkPipelineBatch(root: string, spec: readonly NodeSpec[], ops:
         .filter((x) => x.id !== model.rootId)
         .map((x) => `${x.id}=${model.pathOf(x.id)}`)
         .join(' ')}` +
-      `\n  moves:  ${pair.moves.map((m) => `${m.id}->${m.toParent}/${m.toName}`).join(' ')}\n  deletes: ${pair.deletes.join(' ')}\n  plan:\n    ${plan.ops.map(show).join('\n    ')}`;
+      `\n  moves:  ${pair.moves.map((m) => `${m.id}->${m.toParent}/${m.toName}`).join(' ')}\n  deletes: ${pair.deletes.join(' ')}` +
+      `\n  plan:\n    ${plan.ops.map(show).join('\n    ')}`;
     let nas: NasTable;
     try {
       nas = replayOnNas(model, plan.ops);

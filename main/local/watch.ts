@@ -230,8 +230,12 @@ export class LocalWatcher {
       const limit = inotifyLimit();
       const reason =
         e.code === 'ENOSPC'
-          ? `the system limit of watched folders (inotify) is reached: this mirror needs ${need} watches (one per folder)${limit !== undefined ? `, the limit is ${limit}` : ''}; raise it with \`sudo sysctl fs.inotify.max_user_watches=${suggestedLimit(need)}\` (and in /etc/sysctl.conf to keep it); meanwhile the folders are polled every ${Math.round((this.opts.pollIntervalMs ?? 1000) / 1000)} s (one stat per folder)`
-          : `too many open files for watching (this mirror needs ${need} watches, one per folder); meanwhile the folders are polled (one stat per folder)`;
+          ? `the system limit of watched folders (inotify) is reached: this mirror needs ${need} watches (one per folder)` +
+            `${limit !== undefined ? `, the limit is ${limit}` : ''}; ` +
+            `raise it with \`sudo sysctl fs.inotify.max_user_watches=${suggestedLimit(need)}\` (and in /etc/sysctl.conf to keep it); ` +
+            `meanwhile the folders are polled every ${Math.round((this.opts.pollIntervalMs ?? 1000) / 1000)} s (one stat per folder)`
+          : `too many open files for watching (this mirror needs ${need} watches, one per folder); ` +
+            'meanwhile the folders are polled (one stat per folder)';
       this.log.warn('watcher limit reached, switching to polling', { code: e.code });
       this.onNotice({ kind: 'polling', reason });
       this.polling = true;

@@ -123,7 +123,11 @@ export class MirrorStore {
       allIds: db.prepare<[], { id: string }>('SELECT id FROM mirror_objects'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mirror_objects'),
       upsert: db.prepare(
-        'INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name, etag = excluded.etag, is_folder = excluded.is_folder, mime = excluded.mime, camera_make = excluded.camera_make, camera_model = excluded.camera_model, json = excluded.json',
+        'INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT(id) DO UPDATE SET parent_id = excluded.parent_id, name = excluded.name, etag = excluded.etag, ' +
+          'is_folder = excluded.is_folder, mime = excluded.mime, camera_make = excluded.camera_make, ' +
+          'camera_model = excluded.camera_model, json = excluded.json',
       ),
       docs: db
         .prepare<[], [string, string, string, string | null, string | null]>(

@@ -87,8 +87,12 @@ export function enqueueBatch(
       kind: 'organized',
       path: '',
       outboxSeq: seqs[0]!,
-      summary: `organized ${send.length} object${send.length === 1 ? '' : 's'}: ${describe(meta)} (queued #${seqs[0]}..#${seqs[seqs.length - 1]})${skipped.length ? `; ${skipped.length} skipped` : ''}`,
-      reason: `you applied an Organize plan for ${JSON.stringify(meta.q)}; each change carries If-Match like any other; one Undo reverts the batch`,
+      summary:
+        `organized ${send.length} object${send.length === 1 ? '' : 's'}: ${describe(meta)} ` +
+        `(queued #${seqs[0]}..#${seqs[seqs.length - 1]})${skipped.length ? `; ${skipped.length} skipped` : ''}`,
+      reason:
+        `you applied an Organize plan for ${JSON.stringify(meta.q)}; ` +
+        'each change carries If-Match like any other; one Undo reverts the batch',
     });
     const activitySeq = core.local.activity(1)[0]!.seq;
     store.setApplied(id, activitySeq, withSeqs);

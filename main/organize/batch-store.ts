@@ -50,6 +50,11 @@ export interface BatchRow {
 
 const BATCH_COLS = 'id, at, state, q, rename, move, activity_seq AS activitySeq';
 
+/** Inserts one change of a batch: its batch id, its position, then the item's fields. */
+const INSERT_ITEM =
+  'INSERT INTO organize_items (batch_id, pos, object_id, name, parent_id, from_name, from_parent, path, outbox_seq) ' +
+  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
 export class OrganizeStore {
   constructor(readonly db: Db) {
     migrate(db, 'organize', MIGRATIONS);
@@ -61,9 +66,7 @@ export class OrganizeStore {
         .prepare('INSERT INTO organize_batches (at, state, q, rename, move) VALUES (?, ?, ?, ?, ?)')
         .run(new Date().toISOString(), b.state, b.q, b.rename, b.move).lastInsertRowid,
     );
-    const ins = this.db.prepare(
-      'INSERT INTO organize_items (batch_id, pos, object_id, name, parent_id, from_name, from_parent, path, outbox_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const ins = this.db.prepare(INSERT_ITEM);
     items.forEach((it, pos) => ins.run(id, pos, it.objectId, it.name, it.parentId, it.fromName, it.fromParent, it.path, it.outboxSeq));
     return id;
   }
@@ -79,7 +82,8 @@ export class OrganizeStore {
   items(batchId: number): BatchItem[] {
     return this.db
       .prepare(
-        'SELECT object_id AS objectId, name, parent_id AS parentId, from_name AS fromName, from_parent AS fromParent, path, outbox_seq AS outboxSeq FROM organize_items WHERE batch_id = ? ORDER BY pos',
+        'SELECT object_id AS objectId, name, parent_id AS parentId, from_name AS fromName, from_parent AS fromParent, path, ' +
+          'outbox_seq AS outboxSeq FROM organize_items WHERE batch_id = ? ORDER BY pos',
       )
       .all(batchId) as BatchItem[];
   }
@@ -87,9 +91,7 @@ export class OrganizeStore {
   /** Replaces the items (a planned batch becomes the applied one, with outbox seqs). */
   setApplied(batchId: number, activitySeq: number, items: readonly BatchItem[]): void {
     this.db.prepare('DELETE FROM organize_items WHERE batch_id = ?').run(batchId);
-    const ins = this.db.prepare(
-      'INSERT INTO organize_items (batch_id, pos, object_id, name, parent_id, from_name, from_parent, path, outbox_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const ins = this.db.prepare(INSERT_ITEM);
     items.forEach((it, pos) => ins.run(batchId, pos, it.objectId, it.name, it.parentId, it.fromName, it.fromParent, it.path, it.outboxSeq));
     this.db.prepare("UPDATE organize_batches SET state = 'applied', activity_seq = ? WHERE id = ?").run(activitySeq, batchId);
   }
@@ -103,7 +105,8 @@ export class OrganizeStore {
     const out: Record<string, number> = {};
     for (const r of this.db
       .prepare(
-        'SELECT o.state AS state, count(*) AS n FROM organize_items i JOIN outbox_entries o ON o.seq = i.outbox_seq WHERE i.batch_id = ? GROUP BY o.state',
+        'SELECT o.state AS state, count(*) AS n FROM organize_items i JOIN outbox_entries o ON o.seq = i.outbox_seq ' +
+          'WHERE i.batch_id = ? GROUP BY o.state',
       )
       .all(batchId) as { state: string; n: number }[])
       out[r.state] = r.n;

@@ -50,7 +50,9 @@ export function undoBatch(core: OrganizePort, a: ActivityRow): number {
     core.activity({
       kind: 'undo',
       path: '',
-      summary: `undo of ${a.summary.replace(/ \(queued .*$/, '')}: ${entries.length} inverse patch${entries.length === 1 ? '' : 'es'} queued${seqs.length ? ` (#${seqs[0]}..#${seqs[seqs.length - 1]})` : ''}`,
+      summary:
+        `undo of ${a.summary.replace(/ \(queued .*$/, '')}: ${entries.length} inverse patch${entries.length === 1 ? '' : 'es'} queued` +
+        (seqs.length ? ` (#${seqs[0]}..#${seqs[seqs.length - 1]})` : ''),
       reason: 'you asked to undo the batch; each inverse patch carries If-Match like any other',
     });
   })();

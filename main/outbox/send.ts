@@ -139,7 +139,8 @@ async function sendPatch(client: ServiceClient, model: LocalModel, entry: Outbox
         return {
           kind: 'conflict',
           remote: fresh,
-          reason: `changed on the NAS meanwhile (412): ${nameTouched ? `now named ${JSON.stringify(fresh.name)}` : 'moved to another folder'}`,
+          reason:
+            'changed on the NAS meanwhile (412): ' + (nameTouched ? `now named ${JSON.stringify(fresh.name)}` : 'moved to another folder'),
         };
       }
       note = `412 on ${ifMatch}: the NAS changed only what this change does not touch; re-based on ${fresh.eTag}`;

@@ -165,7 +165,9 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
       kind: 'conflict',
       path,
       summary: `couldn't send: ${intent}`,
-      reason: `${reason}; the NAS version stays on disk, your change is kept in the conflicts list (Keep mine, or nas-mirror conflicts reapply, sends it again)`,
+      reason:
+        `${reason}; the NAS version stays on disk, your change is kept in the conflicts list ` +
+        '(Keep mine, or nas-mirror conflicts reapply, sends it again)',
     });
 }
 

@@ -26,7 +26,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       if (e instanceof AppError && e.code === 'NotFound')
         throw new AppError(
           'NotFound',
-          `no object named "${name}" in ${parent === 'root' || folder === '/' ? 'the root folder' : `folder ${folder}`} (names are exact and case-sensitive)`,
+          `no object named "${name}" in ${parent === 'root' || folder === '/' ? 'the root folder' : `folder ${folder}`} ` +
+            '(names are exact and case-sensitive)',
         );
       throw e;
     }

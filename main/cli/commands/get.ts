@@ -100,7 +100,8 @@ async function waitForContent(
   if (here()) return file;
   if (enginePid(stateDir) === null) {
     io.stderr.write(
-      `nas-mirror ${name}: no engine is running on ${stateDir}: downloads are made by it; start "nas-mirror run ..." (or the app) and try again\n`,
+      `nas-mirror ${name}: no engine is running on ${stateDir}: ` +
+        'downloads are made by it; start "nas-mirror run ..." (or the app) and try again\n',
     );
     return undefined;
   }

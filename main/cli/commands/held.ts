@@ -13,7 +13,8 @@ import type { held as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 import { decisionCommand } from './decisions.js';
 
-const list = (local: LocalStore): HeldDelete[] => heldDeletes(local, new MirrorStore(local.db).root()?.id ?? ''); // the root held = the NAS suddenly looks empty
+// the root held = the NAS suddenly looks empty
+const list = (local: LocalStore): HeldDelete[] => heldDeletes(local, new MirrorStore(local.db).root()?.id ?? '');
 
 const decisions = decisionCommand<HeldDelete>({
   name: 'held',
@@ -21,7 +22,8 @@ const decisions = decisionCommand<HeldDelete>({
   actions: ['approve', 'reject'],
   list,
   line: (h) =>
-    `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} ${h.objects === 1 ? 'object' : 'objects'}\t${h.path}\t(${h.reason})${h.candidates ? `\n\trenamed? nas-mirror held renamed ${h.id} ${h.candidates.map((c) => JSON.stringify(c)).join(' | ')}` : ''}`,
+    `${h.id}\t${h.folder ? 'folder' : 'file'}\t${h.objects} ${h.objects === 1 ? 'object' : 'objects'}\t${h.path}\t(${h.reason})` +
+    (h.candidates ? `\n\trenamed? nas-mirror held renamed ${h.id} ${h.candidates.map((c) => JSON.stringify(c)).join(' | ')}` : ''),
 });
 
 export const run: CommandOf<typeof spec> = async (args, io) => {

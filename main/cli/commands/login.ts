@@ -27,7 +27,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     const kc = await openKeychain();
     if (kc.kind === 'memory') {
       io.stderr.write(
-        `nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\nThe sign-in was NOT stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n`,
+        `nas-mirror login: ${kc.reason ?? 'no OS keychain'}.\n` +
+          'The sign-in was NOT stored. Without a keychain, pass an access token to the commands with --token-env VAR.\n',
       );
       return 1;
     }

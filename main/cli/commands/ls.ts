@@ -33,7 +33,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       if (e instanceof AppError && e.code === 'NotFound')
         throw new AppError(
           'NotFound',
-          `no folder ${JSON.stringify(folder)} in this mirror (a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")`,
+          `no folder ${JSON.stringify(folder)} in this mirror ` +
+            '(a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")',
         );
       throw e;
     }

@@ -49,7 +49,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   if (ids !== undefined && query !== undefined) throw new UsageError('give either a QUERY or --ids/--ids-from, not both');
   if (ids === undefined && (query === undefined || query.trim() === ''))
     throw new UsageError(
-      'give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), or --ids ID,ID,... / --ids-from FILE',
+      'give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), ' +
+        'or --ids ID,ID,... / --ids-from FILE',
     );
   const rename = args.str('rename');
   const move = args.str('move');
@@ -87,17 +88,23 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     );
     const c = plan.counts;
     io.stdout.write(
-      `${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ${c.missingFolder} in missing folders\n`,
+      `${plan.items.length} selected${plan.truncated ? ' (more matched: one batch takes 10,000)' : ''}: ` +
+        `${c.ok} to change, ${c.unchanged} unchanged, ${c.collision} collisions, ${c.invalid} invalid names, ` +
+        `${c.missingFolder} in missing folders\n`,
     );
     if (plan.missingFolders.length)
       io.stdout.write(
-        `missing target folders (create them on the NAS first; the interface cannot):\n${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`,
+        'missing target folders (create them on the NAS first; the interface cannot):\n' +
+          `${plan.missingFolders.map((f) => `  ${clean(f)}`).join('\n')}\n`,
       );
     if (args.flag('dry-run')) io.stdout.write('dry run: nothing was queued\n');
     else if (batch === undefined) io.stdout.write('nothing to change: nothing was queued\n');
     else
       io.stdout.write(
-        `queued as organize batch ${batch}: the running engine (nas-mirror run, or the app) sends ${items.length} change${items.length === 1 ? '' : 's'}${flagged.length ? ` (the ${flagged.length} flagged are left out)` : ''}; see "nas-mirror log", undo with "nas-mirror undo"\n`,
+        `queued as organize batch ${batch}: the running engine (nas-mirror run, or the app) ` +
+          `sends ${items.length} change${items.length === 1 ? '' : 's'}` +
+          `${flagged.length ? ` (the ${flagged.length} flagged are left out)` : ''}; ` +
+          'see "nas-mirror log", undo with "nas-mirror undo"\n',
       );
     return 0;
   } finally {

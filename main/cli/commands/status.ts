@@ -16,7 +16,9 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     }
     io.stdout.write(
       [
-        `state:               ${s.notAnswering ? 'not answering' : s.state}${s.paused ? ' (paused)' : ''}${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
+        `state:               ${s.notAnswering ? 'not answering' : s.state}${s.paused ? ' (paused)' : ''}` +
+          `${s.mirrorMissing ? ` -- ${s.mirrorMissing}; nothing is deleted` : ''}` +
+          `${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
         `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
         `mirror folder:       ${s.mirrorFolder ?? '(none: this state folder was only synced, never run with --dir)'}`,
         `mirrored:            ${count(store.count(), 'object')}${s.mirrorFolder ? ` (${count(s.objects, 'placeholder')} on disk)` : ''}`,
@@ -25,7 +27,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         `changes to send:     ${s.outbox.pending} (${s.outbox.done} sent so far)`,
         `conflicts:           ${s.conflicts}`,
         `held deletes:        ${s.heldDeletes} (${s.heldObjects} objects)`,
-        `new to upload:       ${s.uploads.waiting}${s.uploads.held ? ` (and ${s.uploads.held} waiting for your word: nas-mirror uploads)` : ''}`,
+        `new to upload:       ${s.uploads.waiting}` +
+          `${s.uploads.held ? ` (and ${s.uploads.held} waiting for your word: nas-mirror uploads)` : ''}`,
         `local only:          ${s.localOnly} (${s.filledPlaceholders} filled placeholders)`,
         ...(s.pendingRequests ? [`requests waiting:    ${s.pendingRequests} (the engine carries them out when it runs)`] : []),
       ].join('\n') + '\n',

@@ -27,9 +27,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
     const conn = await connect(candidates, authed, token);
     prepareStateDir(stateDir); // after the device and the token are known good: a failed start leaves no folder
-    io.stderr.write(
-      `${conn.description}${conn.skipped.length ? ` (${conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ')})` : ''}\n`,
-    );
+    const skipped = conn.skipped.map((s) => `${s.candidate.baseUrl}: ${s.reason}`).join('; ');
+    io.stderr.write(`${conn.description}${conn.skipped.length ? ` (${skipped})` : ''}\n`);
     const client = new ServiceClient({
       baseUrl: conn.baseUrl,
       token,
@@ -49,15 +48,17 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         bar.done();
       });
       await opened.save();
-      const counts = `${s.objects} objects in ${s.folders} folders (+${s.added} added, ${s.updated} updated, ${s.removed} removed) in ${(s.elapsedMs / 1000).toFixed(1)} s`;
+      const counts =
+        `${s.objects} objects in ${s.folders} folders (+${s.added} added, ${s.updated} updated, ${s.removed} removed) ` +
+        `in ${(s.elapsedMs / 1000).toFixed(1)} s`;
       if (!s.complete) {
         const why =
           s.error?.code === 'Unauthorized'
-            ? `the NAS refused the token (${s.error.message}): ${args.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}`
+            ? `the NAS refused the token (${s.error.message}): ` +
+              (args.has('token-env') ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again')
             : (s.error?.message ?? 'unknown error');
-        io.stderr.write(
-          `nas-mirror sync: ${s.error?.code === 'BadResponse' ? 'incomplete' : 'interrupted'} after ${counts}: ${why}; nothing was deleted\n`,
-        );
+        const outcome = s.error?.code === 'BadResponse' ? 'incomplete' : 'interrupted';
+        io.stderr.write(`nas-mirror sync: ${outcome} after ${counts}: ${why}; nothing was deleted\n`);
         return 1;
       }
       io.stdout.write(`sync complete: ${counts}\n`);
@@ -87,7 +88,9 @@ function progressBar(io: CliIO): { update: (p: WalkProgress) => void; done: () =
       const width = 24;
       const frac = p.folders > 0 ? p.foldersDone / p.folders : 0;
       const filled = Math.round(frac * width);
-      const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.foldersDone}/${p.folders} folders, ${p.objects} objects, ${p.rate}/s, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+      const line =
+        `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.foldersDone}/${p.folders} folders, ` +
+        `${p.objects} objects, ${p.rate}/s, ${(p.elapsedMs / 1000).toFixed(1)} s`;
       io.stderr.write(`\r${line.slice(0, (io.stderr.columns ?? 100) - 1)}\x1b[K`);
     },
     done: () => {

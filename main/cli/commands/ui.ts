@@ -62,7 +62,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   });
   const server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir, port, log });
   io.stdout.write(
-    `NAS Mirror is running headless (state in ${dataDir}).\nOpen the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`,
+    `NAS Mirror is running headless (state in ${dataDir}).\n` +
+      `Open the window in a browser on this machine:\n\n  ${server.url}\n\nPress Ctrl-C to stop.\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

@@ -1,4 +1,7 @@
-/** `nas-mirror undo OPERATION --state DIR`: undoes a rename or move, or a whole organize batch (an activity id from `log`), with inverse patches. */
+/**
+ * `nas-mirror undo OPERATION --state DIR`: undoes a rename or move, or a whole organize batch
+ * (an activity id from `log`), with inverse patches.
+ */
 import { LocalStore } from '../../local/local-store.js';
 import { batchUndoable } from '../../organize/undo.js';
 import { OutboxStore } from '../../outbox/outbox-store.js';
