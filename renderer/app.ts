@@ -21,6 +21,7 @@ import { browserNotifier } from './notify.js';
 import { organizeView } from './views/organize.js';
 import { storageView } from './views/storage.js';
 import type { Link } from './transport.js';
+import { ignore } from '../app/util/ignore.js';
 
 /** The banner of a window that lost its app (browser mode). */
 const LINK_WORDS: Record<Link, string> = {
@@ -175,7 +176,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
           if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();
         }
       })
-      .catch(() => undefined);
+      .catch(ignore('the set-up check runs again when the link comes back'));
   }
 
   let currentView: ViewId = 'search';
@@ -279,10 +280,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     if (status) renderStatus(status);
   }, 5000);
   function refreshStatus(): void {
-    client
-      .call('status', {})
-      .then(renderStatus)
-      .catch(() => undefined);
+    client.call('status', {}).then(renderStatus).catch(ignore('the status comes again with the next event or the link coming back'));
   }
   checkSetUp();
   refreshStatus();

@@ -6,6 +6,7 @@
  */
 import type { AppStatus } from '../app/contract/shapes.js';
 import { notificationsFor } from '../app/tray/tray-state.js';
+import { ignore } from '../app/util/ignore.js';
 
 export function browserNotifier(show: (view: 'conflicts' | 'settings') => void): (prev: AppStatus | null, next: AppStatus) => void {
   if (typeof Notification === 'undefined') return () => undefined;
@@ -13,7 +14,7 @@ export function browserNotifier(show: (view: 'conflicts' | 'settings') => void):
     document.addEventListener(
       'click',
       () => {
-        void Notification.requestPermission().catch(() => undefined);
+        void Notification.requestPermission().catch(ignore('without permission the window shows toasts only'));
       },
       { once: true },
     );

@@ -5,6 +5,7 @@
  */
 import { checkEvent, checkReply, type Reply } from '../app/contract/envelope.js';
 import type { Args, ContractClient, EventName, EventPayload, Method, Result } from '../app/contract/methods.js';
+import { ignore } from '../app/util/ignore.js';
 
 /** What the Electron preload exposes (see main/shell/preload.ts). */
 export interface PreloadBridge {
@@ -91,7 +92,7 @@ export function socketClient(url: string, onLink: LinkListener, probe: () => Pro
       return;
     }
     setTimeout(() => {
-      connect().catch(() => undefined); // a failed attempt closes, and that close retries
+      connect().catch(ignore('a failed attempt closes, and that close retries'));
     }, delay);
     delay = Math.min(delay * 2, 5000);
   };
@@ -144,7 +145,7 @@ export function socketClient(url: string, onLink: LinkListener, probe: () => Pro
     }
   };
 
-  connect().catch(() => undefined); // its close says why and retries
+  connect().catch(ignore('its close says why and retries'));
   return {
     async call<M extends Method>(method: M, args: Args<M>): Promise<Result<M>> {
       const sock = ws ?? (await connect());

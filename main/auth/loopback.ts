@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../../app/errors.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export interface Redirect {
   code: string;
@@ -46,7 +47,7 @@ export async function startLoopback(state: string, timeoutMs = 10 * 60_000): Pro
     resolve = res;
     reject = rej;
   });
-  redirect.catch(() => undefined);
+  redirect.catch(ignore('awaited later by the sign-in, which reports it; unhandled until then'));
   let done = false;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Transport } from '../client/transport.js';
 import { startLoopback } from './loopback.js';
 import { authorizeUrl, exchangeCode, newPkce, type Tokens } from './oauth-client.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export interface SignIn {
   /** The NAS's login page, to open in the system browser. */
@@ -37,6 +38,6 @@ export async function startSignIn(o: { baseUrl: string; transport: Transport; ti
       throw e;
     }
   });
-  done.catch(() => undefined);
+  done.catch(ignore('the caller awaits `done` and reports its failure; unhandled until then'));
   return { url, done, cancel: () => loop.close() };
 }

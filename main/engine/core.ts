@@ -18,6 +18,7 @@ import { DEFAULT_THRESHOLD, type DeleteThreshold } from '../local/plan.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { CreatesStore } from '../local/creates-store.js';
 import type { EngineOptions } from './engine-options.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export type { ActivityInput };
 
@@ -107,7 +108,7 @@ export class Lock {
   private tail: Promise<unknown> = Promise.resolve();
   run<T>(fn: () => Promise<T> | T): Promise<T> {
     const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
+    this.tail = next.catch(ignore('the caller of run() gets the failure; the lock only keeps the order'));
     return next;
   }
 }

@@ -19,6 +19,7 @@ import type { DownloadRow, LocalStore } from './local-store.js';
 import { RESERVED_DIR } from './local-names.js';
 import { asDownloaded, type HeldContent, type LocalModel } from './model.js';
 import { absOf } from './placeholders.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export const downloadsDir = (root: string): string => join(root, RESERVED_DIR, 'downloads');
 
@@ -81,7 +82,7 @@ export async function fetchContent(o: FetchOptions): Promise<string> {
     const held = target.offset();
     const etagOk = read.status === 416 || read.eTag === want.etag;
     if (!etagOk || held !== want.size || (read.total !== undefined && read.total !== want.size)) {
-      await fh.close().catch(() => undefined);
+      await fh.close().catch(ignore('closed again in finally; a partial download is started over'));
       dropPartial(abs, records, want.id);
       throw new AppError(
         'ContentMismatch',
@@ -93,7 +94,7 @@ export async function fetchContent(o: FetchOptions): Promise<string> {
     await fh.sync();
     return abs;
   } finally {
-    await fh.close().catch(() => undefined);
+    await fh.close().catch(ignore('the outcome of the download is already decided; a failed close loses nothing'));
   }
 }
 

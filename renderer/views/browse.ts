@@ -13,6 +13,7 @@ import { button, el, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export function browseView(ctx: UiContext): View {
   const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Folder path' });
@@ -120,7 +121,7 @@ export function browseView(ctx: UiContext): View {
           b.setAttribute('aria-label', `${pinned ? 'Stop keeping' : 'Keep'} ${b.dataset['name'] ?? ''} on this device`);
         }
       })
-      .catch(() => undefined);
+      .catch(ignore('the marks are a hint: the rows stay usable without them'));
   };
   const keepOrFree = (b: HTMLButtonElement | 'free', f: RemoteObject): void => {
     const what = b === 'free' ? 'free' : b.dataset['pinned'] === '1' ? 'unpin' : 'pin';

@@ -17,6 +17,7 @@ import { messageOf, type UiContext, type View } from '../context.js';
 import { handOff } from '../selection.js';
 import { FILTER_HELP, filterChips } from './filter-chips.js';
 import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
+import { ignore } from '../../app/util/ignore.js';
 
 const PAGE = 50;
 
@@ -174,7 +175,7 @@ export function searchView(ctx: UiContext): View {
       ctx.client,
       results,
       hits.map((h) => h.file.id),
-    ).catch(() => undefined);
+    ).catch(ignore('the marks are a hint: the results stay usable without them'));
   };
 
   const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {

@@ -16,6 +16,7 @@ import type { ContentStore } from './content-store.js';
 import { isNoSpace, type ContentDisk } from './disk.js';
 import { insufficientStorage, noUpload, uploadBusy } from './errors.js';
 import { beginUploadRow, commitUploadRow, dropUploadRow, progressRow } from './upload-rows.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export class Uploads {
   private readonly busy = new Set<number>();
@@ -77,16 +78,16 @@ export class Uploads {
       }
     } catch (e) {
       if (isNoSpace(e)) {
-        await fh.truncate(up.received).catch(() => undefined);
+        await fh.truncate(up.received).catch(ignore('the 507 below is the answer; the recorded offset stays right'));
         pos = up.received;
         throw insufficientStorage(e);
       }
       if (e instanceof AppError) throw e;
       // cut off: what reached the file is kept and recorded, so the client can resume there
-      await fh.truncate(pos).catch(() => undefined);
+      await fh.truncate(pos).catch(ignore('the 400 below is the answer; the client resumes at the recorded offset'));
       throw new AppError('BadRequest', 'the request body was cut off', { status: 400, cause: e });
     } finally {
-      await fh.close().catch(() => undefined);
+      await fh.close().catch(ignore('the answer is already decided; a failed close loses nothing written'));
       if (pos !== up.received) progressRow(this.store, row, pos);
     }
     return pos;

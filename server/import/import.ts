@@ -17,6 +17,7 @@ import { ContentStore } from '../content/content-store.js';
 import { silentLogger } from '../log.js';
 import { userByName } from '../store/users.js';
 import { readImageMeta } from './exif.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export interface ImportResult {
   added: number;
@@ -46,7 +47,7 @@ export async function importTree(store: Store, path: string, userName: string, i
     target = r.row;
   }
   const abs = resolve(path);
-  const st = await lstat(abs).catch(() => undefined);
+  const st = await lstat(abs).catch(ignore('absent or unreadable: said just below'));
   if (!st || !st.isDirectory()) throw new AppError('BadConfig', `${path} is not a folder`);
   const result: ImportResult = { added: 0, updated: 0, unchanged: 0, skipped: 0 };
   await importDir(store, new ContentStore(store, silentLogger), abs, target, result);
