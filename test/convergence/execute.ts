@@ -132,14 +132,16 @@ export async function decideHeld(rig: Rig, world: RoundWorld, index: DiskIndex, 
     out.push(await engine.held(['reject', ...reject]));
     world.count('held delete rejected');
   }
-  const ok = await waitUntil(() => engine.view().held.length === 0, 15_000, 100);
-  if (!ok)
-    out.push(
-      `STILL HELD 15 s later: ${engine
-        .view()
-        .held.map((h) => `"${h.path}"`)
-        .join(', ')}`,
-    );
+  // what the user decided goes; a hold that came after the list they read (a folder delete
+  // held for the entry just decided, a mass delete) waits for their next decision (soak seed 9007 r6)
+  const decided = new Set(held.map((h) => h.id));
+  const stillHeld = (): string[] =>
+    engine
+      .view()
+      .held.filter((h) => decided.has(h.id))
+      .map((h) => `"${h.path}"`);
+  const ok = await waitUntil(() => stillHeld().length === 0, 15_000, 100);
+  if (!ok) out.push(`STILL HELD 15 s later: ${stillHeld().join(', ')}`);
   return `${held.map((h) => `"${h.path}" (${h.id}, ${h.objects} object(s)${h.candidates ? ', renamed or deleted?' : ''})`).join(', ')}: ${out.join('; ')}`;
 }
 
