@@ -2,17 +2,21 @@
  * The README's example queries find something in the demo library the app starts with
  * (the embedded demo: 2000 objects, seed 1, main/embedded/embedded-service.ts), and
  * "holliday" gets its "did you mean". Read from the README itself, so an edit there is
- * checked here.
+ * checked here: the plain words through the NAS's search, the command line's examples (filters
+ * included, issue 25 point 13) through `nas-mirror search` on a mirror of that demo.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../../main/client/service-client.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
+import { runCli } from '../../support/run-cli.js';
 
 const readme = readFileSync('README.md', 'utf8');
 const tryLine = /Try searching the demo for:([^\n]*\n[^\n]*)/.exec(readme)?.[1] ?? '';
 const shown = [...tryLine.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((q) => q !== 'holliday');
-const cliQueries = [...readme.matchAll(/nas-mirror search ("[^"]+"|\S+) --state/g)].map((m) => m[1]!.replace(/^"|"$/g, ''));
+const cliQueries = [...readme.matchAll(/nas-mirror search ("[^"]+"|'[^']+'|\S+) --state/g)].map((m) => m[1]!.replace(/^["']|["']$/g, ''));
 
 let svc: TestService;
 let client: ServiceClient;
@@ -32,10 +36,38 @@ describe('the README example queries', () => {
     expect(tryLine).toContain('`holliday`');
   });
   it('each finds something in the demo the app starts with', async () => {
-    for (const q of [...shown, ...cliQueries]) {
+    for (const q of [...shown, ...cliQueries.filter((c) => !/\w:/.test(c))]) {
       const page = await client.searchText(q, { limit: 5 });
       expect(page.matches.length, `README query ${q}`).toBeGreaterThan(0);
     }
     expect((await client.searchText('holliday', { limit: 5 })).matches).toHaveLength(0);
   });
+  it('the command line examples, filters included, each find something offline in a mirror of that demo', async () => {
+    expect(cliQueries.filter((c) => /\w:/.test(c)).length).toBeGreaterThanOrEqual(2);
+    const dir = mkdtempSync(join(tmpdir(), 'readme-cli-'));
+    try {
+      const state = join(dir, 'state');
+      const run = await runCli(
+        ['run', '--device', svc.baseUrl, '--state', state, '--dir', join(dir, 'mirror'), '--token-env', 'NAS_TOKEN', '--once'],
+        {
+          token: svc.token(),
+        },
+      );
+      expect(run.code, run.err).toBe(0);
+      for (const q of cliQueries) {
+        const r = await runCli(['search', q, '--state', state]);
+        expect(r.code, r.err).toBe(0);
+        expect(r.out, `README query ${q}`).not.toMatch(/^no match/m);
+        expect(
+          r.out
+            .trim()
+            .split('\n')
+            .filter((l) => !/^(offline-only|more:|NAME )/.test(l)).length,
+          `README query ${q}: ${r.out}`,
+        ).toBeGreaterThan(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
