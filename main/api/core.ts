@@ -11,9 +11,10 @@ import { METHOD_NAMES, type ContractHandlers, type Method } from '../../app/cont
 import type { AppStatus } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
+import type { Settings } from '../settings/settings-store.js';
 import type { Core, CoreOptions } from './core-types.js';
 import { EventHub } from './event-hub.js';
-import { openMirrorCore, type MirrorCore } from './mirror-core.js';
+import { openMirrorCore, type MirrorCore, type MirrorCoreDeps } from './mirror-core.js';
 import { dropEmptyState, previousMirror, putMirrorAside, restoreMirror } from './previous-mirrors.js';
 import type { SessionDeps } from './session.js';
 
@@ -43,7 +44,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     const run = (async () => {
       current = null;
       await old.close();
-      let carry: Parameters<typeof openMirrorCore>[0]['carry'];
+      let carry: MirrorCoreDeps['carry'];
       try {
         if (s.source === 'none') dropEmptyState(opts.dataDir);
         else
@@ -53,14 +54,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
           });
         opts.log.info('mirror put aside', { mirrorFolder: s.mirrorFolder, reopening: back?.keptIn });
         if (back) restoreMirror(opts.dataDir, back);
-        else
-          carry = {
-            theme: s.theme,
-            syncIntervalSec: s.syncIntervalSec,
-            deleteThresholdCount: s.deleteThresholdCount,
-            deleteThresholdPercent: s.deleteThresholdPercent,
-            startAtLogin: s.startAtLogin,
-          };
+        else carry = carriedSettings(s);
       } finally {
         // a fresh state, the one brought back (or, if the files could not move, the same one again): never no core
         current = await openMirrorCore({ opts, hub, keychain, memoryTokens, ...(carry ? { carry } : {}) });
@@ -86,7 +80,33 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     ]),
   ) as unknown as ContractHandlers;
 
-  const idleStatus = (): AppStatus => ({
+  return {
+    handlers,
+    events: hub,
+    status: () => current?.status() ?? switchingStatus(),
+    async close() {
+      await swapping;
+      const c = current;
+      current = null;
+      await c?.close();
+    },
+  };
+}
+
+/** What a fresh mirror keeps of the one put aside: theme, timing, delete limits, start at login. */
+function carriedSettings(s: Settings): MirrorCoreDeps['carry'] {
+  return {
+    theme: s.theme,
+    syncIntervalSec: s.syncIntervalSec,
+    deleteThresholdCount: s.deleteThresholdCount,
+    deleteThresholdPercent: s.deleteThresholdPercent,
+    startAtLogin: s.startAtLogin,
+  };
+}
+
+/** The status while one mirror is put aside and the next one opens. */
+function switchingStatus(): AppStatus {
+  return {
     connection: 'offline',
     endpoint: null,
     via: null,
@@ -102,17 +122,5 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
     mirrorFolder: null,
     indexed: 0,
     error: { code: 'MirrorSwitching', message: 'starting a new mirror…' },
-  });
-
-  return {
-    handlers,
-    events: hub,
-    status: () => current?.status() ?? idleStatus(),
-    async close() {
-      await swapping;
-      const c = current;
-      current = null;
-      await c?.close();
-    },
   };
 }

@@ -72,9 +72,6 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     if (!e) throw new AppError('Unavailable', d.whyNoEngine());
     return e;
   };
-  const appOnly = (): never => {
-    throw new AppError('BadRequest', 'in "nas-mirror run" the NAS and the mirror folder come from the command line');
-  };
   const localPath = (id: string): string => {
     const e = engineOrThrow();
     const p = absOf(e.core.root, e.core.model, id);
@@ -125,27 +122,52 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
         .catch((err: unknown) => d.log.warn('sync now failed', { err }));
       return {};
     },
-    setPaused: async ({ paused }) => {
-      await d.settings.setPaused(paused);
-      return {};
-    },
-    getSettings: async () => d.settings.view(),
-    updateSettings: async ({ patch }) => d.settings.update(patch),
-    setToken: async ({ token }) => d.settings.setToken(token),
-    clearToken: async () => d.settings.clearToken(),
-    signIn: async ({ location }) => d.settings.signIn(location),
     openMirrorFolder: async () => {
       const dir = d.engine()?.core.root ?? d.status().mirrorFolder;
       if (!dir) throw new AppError('Unavailable', 'there is no mirror folder yet: connect your NAS or try the demo first');
       await d.desktop.open(dir);
       return {};
     },
-    setUp: async (args) => (d.settings.setUp ?? appOnly)(args),
-    startNewMirror: async () => (d.settings.startNewMirror ?? appOnly)(),
-    reopenMirror: async () => appOnly(), // the app's core answers it (core.ts); "nas-mirror run" has no mirrors put aside
-    moveMirror: async ({ to }) => (d.settings.moveMirror ?? appOnly)(to),
+    ...settingsHandlers(d.settings),
     ...organizeHandlers(d.index, engineOrThrow),
   };
+}
+
+/** The contract's methods on the settings and the mirror's set-up, answered by the provider. */
+type SettingsMethods =
+  | 'setPaused'
+  | 'getSettings'
+  | 'updateSettings'
+  | 'setToken'
+  | 'clearToken'
+  | 'signIn'
+  | 'setUp'
+  | 'startNewMirror'
+  | 'reopenMirror'
+  | 'moveMirror';
+
+/** The handlers of the settings methods; those only the app has refuse in "nas-mirror run". */
+function settingsHandlers(settings: SettingsProvider): Pick<ContractHandlers, SettingsMethods> {
+  return {
+    setPaused: async ({ paused }) => {
+      await settings.setPaused(paused);
+      return {};
+    },
+    getSettings: async () => settings.view(),
+    updateSettings: async ({ patch }) => settings.update(patch),
+    setToken: async ({ token }) => settings.setToken(token),
+    clearToken: async () => settings.clearToken(),
+    signIn: async ({ location }) => settings.signIn(location),
+    setUp: async (args) => (settings.setUp ?? appOnly)(args),
+    startNewMirror: async () => (settings.startNewMirror ?? appOnly)(),
+    reopenMirror: async () => appOnly(), // the app's core answers it (core.ts); "nas-mirror run" has no mirrors put aside
+    moveMirror: async ({ to }) => (settings.moveMirror ?? appOnly)(to),
+  };
+}
+
+/** The answer to a method only the app has, in "nas-mirror run". */
+function appOnly(): never {
+  throw new AppError('BadRequest', 'in "nas-mirror run" the NAS and the mirror folder come from the command line');
 }
 
 /**

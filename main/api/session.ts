@@ -129,7 +129,9 @@ async function signInOfMovedNas(
     kind: 'nas-moved',
     path: '',
     summary: `The NAS is now at ${acc.account}`,
-    reason: `the same NAS as at ${was} (the same root), found at the address its device record now gives: the mirror and the sign-in are kept`,
+    reason:
+      `the same NAS as at ${was} (the same root), found at the address its device record now gives:` +
+      ' the mirror and the sign-in are kept',
   });
   deps.log.info('NAS moved', { summary: `the same NAS, now at ${acc.account} (was ${was})` });
   return current;
@@ -145,37 +147,71 @@ export async function forgetCredential(deps: SessionDeps, account: string): Prom
     });
 }
 
+/** Why a session runs no engine. */
+type Problem = NonNullable<Session['problem']>;
+
+/** How the NAS is reached once connected: its address, the token and the transport the client sends through. */
+interface Reached {
+  baseUrl: string;
+  token: string;
+  via: Via;
+  transport: Transport;
+  /** Switches between the NAS's addresses (a real NAS; none for the demo). */
+  failover?: FailoverTransport;
+  /** The sign-in's secrets (a refresh token), redacted from errors. */
+  secrets?: () => string[];
+  /** The embedded demo NAS, stopped with the session. */
+  embedded?: EmbeddedService;
+}
+
 /** Starts a session for the settings; never throws (a failure is the session's `problem`). */
 export async function openSession(deps: SessionDeps, s: Settings): Promise<Session> {
   const transport = new HttpTransport();
-  let embedded: EmbeddedService | null = null;
-  const idle = (problem: Session['problem'], via: Via | null = null, endpoint: string | null = null): Session => ({
+  if (s.source === 'none')
+    return idleSession(transport, {
+      connection: 'unconfigured',
+      code: 'BadConfig',
+      message: 'not set up yet: connect your NAS or try the demo',
+    });
+  const badFolder = mirrorFolderProblem(deps, s);
+  if (badFolder) return idleSession(transport, badFolder);
+  const reached = await reach(deps, s, transport);
+  if ('problem' in reached) return idleSession(transport, reached.problem);
+  return engineSession(deps, s, transport, reached);
+}
+
+/** A session without an engine, saying why. */
+function idleSession(transport: HttpTransport, problem: Problem): Session {
+  return {
     engine: null,
-    via,
-    endpoint,
+    via: null,
+    endpoint: null,
     problem,
     async close() {
       transport.close();
-      await embedded?.stop();
     },
-  });
-  if (s.source === 'none')
-    return idle({ connection: 'unconfigured', code: 'BadConfig', message: 'not set up yet: connect your NAS or try the demo' });
-  // The saved mirror folder, checked with the command line's rules before any engine touches
-  // it (a folder under /proc would spin a recursive mkdir forever). A mirror whose folder
-  // vanished is left to the engine, which pauses rather than recreate it.
-  if (!deps.store.root() || existsSync(s.mirrorFolder)) {
-    try {
-      checkMirrorFolder(deps.stateDir, s.mirrorFolder);
-    } catch (e) {
-      const err = toAppError(e);
-      return idle({ connection: 'unconfigured', code: 'BadConfig', message: `${err.message}: choose another mirror folder in Settings` });
-    }
+  };
+}
+
+/**
+ * The saved mirror folder, checked with the command line's rules before any engine touches
+ * it (a folder under /proc would spin a recursive mkdir forever). A mirror whose folder
+ * vanished is left to the engine, which pauses rather than recreate it.
+ */
+function mirrorFolderProblem(deps: SessionDeps, s: Settings): Problem | null {
+  if (deps.store.root() && !existsSync(s.mirrorFolder)) return null;
+  try {
+    checkMirrorFolder(deps.stateDir, s.mirrorFolder);
+    return null;
+  } catch (e) {
+    const err = toAppError(e);
+    return { connection: 'unconfigured', code: 'BadConfig', message: `${err.message}: choose another mirror folder in Settings` };
   }
-  let baseUrl: string, token: string, via: Via;
-  let clientTransport: Transport = transport;
-  let failover: FailoverTransport | undefined;
-  let secrets: (() => string[]) | undefined;
+}
+
+/** Reaches the NAS of the settings (the embedded demo started, or a real NAS connected), or says why not. */
+async function reach(deps: SessionDeps, s: Settings, transport: HttpTransport): Promise<Reached | { problem: Problem }> {
+  let embedded: EmbeddedService | null = null;
   try {
     if (s.source === 'embedded') {
       embedded = await startEmbeddedService({
@@ -184,54 +220,71 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
         log: deps.log.child('embedded'),
         demoObjects: deps.demoObjects,
       });
-      ({ baseUrl, token } = embedded);
-      via = 'embedded';
-    } else {
-      const acc = await accountFor(s, transport);
-      const t = acc ? ((await tokenFor(deps, acc.account)) ?? (await signInOfMovedNas(deps, acc, transport))) : undefined;
-      // the NAS is configured, only the sign-in is missing: say so (never "not set up"), and why it is gone when there is no keychain
-      const noKeychain = deps.keychain.kind === 'memory' ? ' (this desktop has no keychain: a sign-in lasts until the app quits)' : '';
-      if (!acc || !t)
-        return idle({
-          connection: 'unconfigured',
-          code: 'Unauthorized',
-          message: `not signed in to this NAS${noKeychain}: use "Sign in" in Settings (or paste an access token there)`,
-        });
-      const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
-      token = auth.token;
-      clientTransport = auth.transport;
-      const signedIn = auth.signedIn;
-      if (signedIn) secrets = () => signedIn.secrets();
-      const conn = await connect(acc.candidates, clientTransport, token);
-      new LocalStore(deps.db).setMeta(ACCOUNT_META, acc.account);
-      baseUrl = conn.baseUrl;
-      via = conn.via;
-      // The address is checked again on errors and periodically (LAN down, proxy up, and back).
-      const authed = clientTransport;
-      failover = new FailoverTransport(authed, baseUrl, conn, acc.candidates[0]!.via, {
-        recheck: () => connect(acc.candidates, authed, token),
-        onSwitch: (c) => {
-          deps.log.info('address', { summary: `now ${c.description}` });
-          deps.notice?.(`Now ${c.description}.`);
-        },
-      });
-      clientTransport = failover;
+      return { baseUrl: embedded.baseUrl, token: embedded.token, via: 'embedded', transport, embedded };
     }
+    return await connectNas(deps, s, transport);
   } catch (e) {
     const err = toAppError(e);
     await embedded?.stop();
-    embedded = null;
-    return idle({
-      connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline',
-      code: err.code,
-      message: err.message,
-    });
+    return {
+      problem: {
+        connection: err.code === 'Unauthorized' ? 'auth-error' : err.code === 'BadConfig' ? 'unconfigured' : 'offline',
+        code: err.code,
+        message: err.message,
+      },
+    };
   }
+}
+
+/**
+ * Connects to a real NAS with the account's sign-in (or the one of the address it moved
+ * from), LAN first; the address is checked again on errors and periodically (LAN down, proxy
+ * up, and back). Without a sign-in, says so.
+ */
+async function connectNas(deps: SessionDeps, s: Settings, transport: HttpTransport): Promise<Reached | { problem: Problem }> {
+  const acc = await accountFor(s, transport);
+  const t = acc ? ((await tokenFor(deps, acc.account)) ?? (await signInOfMovedNas(deps, acc, transport))) : undefined;
+  // the NAS is configured, only the sign-in is missing: say so (never "not set up"), and why it is gone when there is no keychain
+  const noKeychain = deps.keychain.kind === 'memory' ? ' (this desktop has no keychain: a sign-in lasts until the app quits)' : '';
+  if (!acc || !t)
+    return {
+      problem: {
+        connection: 'unconfigured',
+        code: 'Unauthorized',
+        message: `not signed in to this NAS${noKeychain}: use "Sign in" in Settings (or paste an access token there)`,
+      },
+    };
+  const auth = authFor(t, transport, (v) => storeCredential(deps, acc.account, v).then(() => undefined));
+  const token = auth.token;
+  const authed = auth.transport;
+  const signedIn = auth.signedIn;
+  const conn = await connect(acc.candidates, authed, token);
+  new LocalStore(deps.db).setMeta(ACCOUNT_META, acc.account);
+  const failover = new FailoverTransport(authed, conn.baseUrl, conn, acc.candidates[0]!.via, {
+    recheck: () => connect(acc.candidates, authed, token),
+    onSwitch: (c) => {
+      deps.log.info('address', { summary: `now ${c.description}` });
+      deps.notice?.(`Now ${c.description}.`);
+    },
+  });
+  return {
+    baseUrl: conn.baseUrl,
+    token,
+    via: conn.via,
+    transport: failover,
+    failover,
+    ...(signedIn ? { secrets: () => signedIn.secrets() } : {}),
+  };
+}
+
+/** The session of a reached NAS: its Engine on the shared state, the client sending through `reached`. */
+function engineSession(deps: SessionDeps, s: Settings, transport: HttpTransport, reached: Reached): Session {
+  const { baseUrl, token, via, failover: fo, secrets, embedded } = reached;
   new LocalStore(deps.db).setMeta('mirrorDir', s.mirrorFolder);
   const client = new ServiceClient({
     baseUrl,
     token,
-    transport: clientTransport,
+    transport: reached.transport,
     ...(secrets ? { secrets } : {}),
     onWarning: (m) => {
       deps.log.warn('NAS quirk', { summary: m });
@@ -247,7 +300,6 @@ export async function openSession(deps: SessionDeps, s: Settings): Promise<Sessi
     endpoint: baseUrl,
     ...deps.engine,
   });
-  const fo = failover;
   return {
     engine,
     problem: null,

@@ -120,7 +120,7 @@ export const run = defineCommand({
     'hold-ms': { type: 'string', value: 'MS', description: "wait MS for a move's other half before deciding (default 1000)" },
     ui: { type: 'boolean', description: 'also serve the window in a browser on 127.0.0.1' },
     'ui-port': { type: 'string', value: 'N', description: 'the port of --ui (default: any free one)' },
-    verbose: { type: 'boolean', description: 'log the details too (debug level)' },
+    verbose: { type: 'boolean', description: 'log the details too: each decision with its path and technical reason, and debug lines' },
     'log-json': { type: 'boolean', description: 'log JSON lines (for a file or a program) instead of lines for people' },
   },
 });

@@ -81,112 +81,174 @@ export class HttpTransport implements Transport {
         reject(new AppError('BadConfig', `bad URL ${req.url}`, { cause: e }));
         return;
       }
-      const mod = url.protocol === 'https:' ? https : http;
-      const agent = url.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
-      let connected = false;
-      let settled = false;
-      const fail = (e: AppError): void => {
-        if (settled) return;
-        settled = true;
-        cleanup();
-        r.destroy();
-        reject(e);
-      };
-      const headers: Record<string, string> = { ...req.headers };
-      if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
-      const r = mod.request(url, { method: req.method, headers, agent });
-      const timedOut = (): void =>
-        fail(
-          new AppError('Timeout', `${req.method} ${url.pathname} timed out after ${req.timeoutMs} ms`, {
-            delivery: connected ? MAYBE_SENT : NOT_SENT,
-          }),
-        );
-      let timer = setTimeout(timedOut, req.timeoutMs);
-      const onAbort = (): void => fail(new AppError('Cancelled', 'request cancelled', { delivery: connected ? MAYBE_SENT : NOT_SENT }));
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        req.signal?.removeEventListener('abort', onAbort);
-      };
-      if (req.signal?.aborted) {
-        onAbort();
-        return;
-      }
-      req.signal?.addEventListener('abort', onAbort);
-      r.on('socket', (s) => {
-        // A reused keep-alive socket is already connected.
-        if (!s.connecting) connected = true;
-        else
-          s.once('connect', () => {
-            connected = true;
-          });
-      });
-      r.on('error', (e: NodeJS.ErrnoException) => {
-        // A reset on a reused socket may come before the server read anything, but we cannot know.
-        const before = !connected || e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN';
-        fail(
-          new AppError('NetworkError', `${req.method} ${url.host}: ${e.code ?? e.message}`, {
-            cause: e,
-            delivery: before ? NOT_SENT : MAYBE_SENT,
-          }),
-        );
-      });
-      r.on('response', (res) => {
-        const sink = req.sink;
-        if (sink && (res.statusCode === 200 || res.statusCode === 206)) {
-          const idle = (): void => {
-            clearTimeout(timer);
-            timer = setTimeout(timedOut, req.timeoutMs);
-          };
-          streamTo(res, sink, url.host, idle, fail, (status, headers) => {
-            if (settled) return;
-            settled = true;
-            cleanup();
-            resolve({ status, headers, body: '' });
-          });
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const tooLarge = (): void =>
-          fail(
-            new AppError(
-              'BadResponse',
-              `response from ${url.host} to ${req.method} ${url.pathname} is larger than ${this.maxBytes} bytes: refused`,
-              { detail: TOO_LARGE, retry: 'fatal' },
-            ),
-          );
-        const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > this.maxBytes) {
-          tooLarge();
-          return;
-        }
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > this.maxBytes) {
-            chunks.length = 0;
-            tooLarge();
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('error', (e) =>
-          fail(new AppError('NetworkError', `response from ${url.host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })),
-        );
-        res.on('aborted', () => fail(new AppError('NetworkError', `response from ${url.host} aborted`, { delivery: MAYBE_SENT })));
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          cleanup();
-          resolve({ status: res.statusCode ?? 0, headers: headersOf(res), body: Buffer.concat(chunks).toString('utf8') });
-        });
-      });
-      r.end(req.body);
+      const secure = url.protocol === 'https:';
+      const route: Route = { url, mod: secure ? https : http, agent: secure ? this.httpsAgent : this.httpAgent, maxBytes: this.maxBytes };
+      new Exchange(req, route, { resolve, reject }).start();
     });
   }
 
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+  }
+}
+
+/** Where one request goes and through what: its URL, the module and keep-alive agent of its scheme, the body limit. */
+interface Route {
+  url: URL;
+  mod: typeof http | typeof https;
+  agent: http.Agent;
+  maxBytes: number;
+}
+
+/** How an exchange ends: the answer, or an AppError. */
+interface Outcome {
+  resolve: (res: TransportResponse) => void;
+  reject: (e: AppError) => void;
+}
+
+/**
+ * One request in flight: its timer (a timeout, or the idle limit of a streamed answer), its
+ * abort listener, and whether it reached the server. It ends once: the first outcome wins and
+ * the connection of a failed one is dropped.
+ */
+class Exchange {
+  private connected = false;
+  private settled = false;
+  private readonly r: http.ClientRequest;
+  private timer: ReturnType<typeof setTimeout>;
+  private readonly onAbort = (): void =>
+    this.fail(new AppError('Cancelled', 'request cancelled', { delivery: this.connected ? MAYBE_SENT : NOT_SENT }));
+
+  constructor(
+    private readonly req: TransportRequest,
+    private readonly route: Route,
+    private readonly outcome: Outcome,
+  ) {
+    const headers: Record<string, string> = { ...req.headers };
+    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    this.r = route.mod.request(route.url, { method: req.method, headers, agent: route.agent });
+    this.timer = setTimeout(() => this.timedOut(), req.timeoutMs);
+  }
+
+  /** Sends the request (unless its signal is aborted already) and listens for the answer. */
+  start(): void {
+    const { req, r } = this;
+    if (req.signal?.aborted) {
+      this.onAbort();
+      return;
+    }
+    req.signal?.addEventListener('abort', this.onAbort);
+    r.on('socket', (s) => {
+      // A reused keep-alive socket is already connected.
+      if (!s.connecting) this.connected = true;
+      else
+        s.once('connect', () => {
+          this.connected = true;
+        });
+    });
+    r.on('error', (e: NodeJS.ErrnoException) => {
+      // A reset on a reused socket may come before the server read anything, but we cannot know.
+      const before = !this.connected || e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN';
+      this.fail(
+        new AppError('NetworkError', `${req.method} ${this.route.url.host}: ${e.code ?? e.message}`, {
+          cause: e,
+          delivery: before ? NOT_SENT : MAYBE_SENT,
+        }),
+      );
+    });
+    r.on('response', (res) => this.onResponse(res));
+    r.end(req.body);
+  }
+
+  /** Fails the exchange (once) and drops its connection. */
+  private fail(e: AppError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.cleanup();
+    this.r.destroy();
+    this.outcome.reject(e);
+  }
+
+  /** Ends the exchange with its answer (once). */
+  private succeed(res: TransportResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.cleanup();
+    this.outcome.resolve(res);
+  }
+
+  private cleanup(): void {
+    clearTimeout(this.timer);
+    this.req.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private timedOut(): void {
+    const { req, route } = this;
+    this.fail(
+      new AppError('Timeout', `${req.method} ${route.url.pathname} timed out after ${req.timeoutMs} ms`, {
+        delivery: this.connected ? MAYBE_SENT : NOT_SENT,
+      }),
+    );
+  }
+
+  /** The answer: a 200/206 streamed into the request's sink, any other read whole. */
+  private onResponse(res: http.IncomingMessage): void {
+    const sink = this.req.sink;
+    if (sink && (res.statusCode === 200 || res.statusCode === 206)) {
+      const idle = (): void => {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.timedOut(), this.req.timeoutMs);
+      };
+      streamTo(
+        res,
+        sink,
+        this.route.url.host,
+        idle,
+        (e) => this.fail(e),
+        (status, headers) => this.succeed({ status, headers, body: '' }),
+      );
+      return;
+    }
+    this.readWhole(res);
+  }
+
+  /** Reads a whole answer as text, refused past `maxBytes` (declared or counted). */
+  private readWhole(res: http.IncomingMessage): void {
+    const { req, route } = this;
+    const { host } = route.url;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const tooLarge = (): void =>
+      this.fail(
+        new AppError(
+          'BadResponse',
+          `response from ${host} to ${req.method} ${route.url.pathname} is larger than ${route.maxBytes} bytes: refused`,
+          { detail: TOO_LARGE, retry: 'fatal' },
+        ),
+      );
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > route.maxBytes) {
+      tooLarge();
+      return;
+    }
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > route.maxBytes) {
+        chunks.length = 0;
+        tooLarge();
+        return;
+      }
+      chunks.push(c);
+    });
+    res.on('error', (e) =>
+      this.fail(new AppError('NetworkError', `response from ${host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })),
+    );
+    res.on('aborted', () => this.fail(new AppError('NetworkError', `response from ${host} aborted`, { delivery: MAYBE_SENT })));
+    res.on('end', () => {
+      if (this.settled) return;
+      this.succeed({ status: res.statusCode ?? 0, headers: headersOf(res), body: Buffer.concat(chunks).toString('utf8') });
+    });
   }
 }
 

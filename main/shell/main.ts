@@ -42,43 +42,112 @@ function main(): void {
     app.quit();
     return;
   }
-  let core: Core | null = null;
-  let win: BrowserWindow | null = null;
-  let tray: AppTray | null = null;
-  let unwire: (() => void) | null = null;
-  let quitting = false;
-  const hidden = process.argv.includes('--hidden');
+  const shell = new Shell(process.argv.includes('--hidden'));
+  app.on('second-instance', () => shell.showIfRunning());
+  app.on('activate', () => shell.showIfRunning()); // macOS: the dock icon
+  app.on('window-all-closed', () => {
+    /* keep running in the tray */
+  });
+  app.on('before-quit', (e) => shell.beforeQuit(e));
+  void app.whenReady().then(() => shell.start());
+}
 
-  const showWindow = (hash?: string): void => {
-    if (!win || win.isDestroyed()) {
-      win = createMainWindow(PATHS, true);
-      win.on('close', (e) => {
-        if (!quitting) {
+/** The main process's parts: the engine's handle, the window, the tray; quitting closes them in order. */
+class Shell {
+  private core: Core | null = null;
+  private win: BrowserWindow | null = null;
+  private tray: AppTray | null = null;
+  private unwire: (() => void) | null = null;
+  private quitting = false;
+
+  /** `hidden`: started at login, in the tray only. */
+  constructor(private readonly hidden: boolean) {}
+
+  /** Starts the engine's process, wires the window's IPC and the tray, and shows the window. */
+  async start(): Promise<void> {
+    hardenSession();
+    this.core = await hostEngine({
+      spawn: utilityEngine(PATHS.engine),
+      start: {
+        dataDir: defaultDataDir(),
+        service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } },
+      },
+      keychain: await openKeychain(),
+      log,
+      desktop: electronDesktop,
+      loginItem: electronLoginItem(),
+    });
+    const c = this.core;
+    this.unwire = wireIpc(c, () => this.win, pathToFileURL(PATHS.indexHtml).toString(), log);
+    this.tray = new AppTray(
+      PATHS.trayIcons,
+      (a) => this.onTray(a),
+      () => this.win,
+      () => c.status(),
+    );
+    this.tray.update(c.status(), false);
+    c.events.subscribe((event, payload) => {
+      if (event === 'status') this.tray?.update(c.status());
+      void payload;
+    });
+    if (!this.hidden) this.showWindow();
+  }
+
+  /** Another start of the app, or the dock icon: the window, once the engine runs. */
+  showIfRunning(): void {
+    if (this.core) this.showWindow();
+  }
+
+  /** Quitting: the IPC and the tray go, the engine closes cleanly, then the app exits. */
+  beforeQuit(e: { preventDefault(): void }): void {
+    if (this.quitting) return;
+    this.quitting = true;
+    e.preventDefault();
+    void (async () => {
+      try {
+        this.unwire?.();
+        this.tray?.destroy();
+        await this.core?.close();
+      } catch (err) {
+        log.error('clean shutdown failed', { err });
+      }
+      app.exit(0);
+    })();
+  }
+
+  /** Shows the window (made again if it was destroyed; closing it only hides it), at `hash` when given. */
+  private showWindow(hash?: string): void {
+    if (!this.win || this.win.isDestroyed()) {
+      this.win = createMainWindow(PATHS, true);
+      this.win.on('close', (e) => {
+        if (!this.quitting) {
           e.preventDefault();
-          win?.hide();
+          this.win?.hide();
         }
       });
     }
+    const win = this.win;
     if (hash) void win.webContents.executeJavaScript(`location.hash = ${JSON.stringify(hash)}; location.reload();`);
     win.show();
     win.focus();
-  };
+  }
 
-  const refused = (err: unknown): void => log.warn('the engine refused a tray action', { err });
-  const onTray = (a: TrayAction): void => {
+  /** A tray menu item: a view of the window, or an action the engine answers. */
+  private onTray(a: TrayAction): void {
+    const core = this.core;
     if (!core) return;
     switch (a) {
       case 'open':
-        return showWindow();
+        return this.showWindow();
       case 'search':
-        return showWindow('search');
+        return this.showWindow('search');
       case 'open-mirror':
         void core.handlers.openMirrorFolder({}).catch((err: unknown) => log.warn('opening the mirror folder failed', { err }));
         return;
       case 'activity':
-        return showWindow('activity');
+        return this.showWindow('activity');
       case 'conflicts':
-        return showWindow('conflicts');
+        return this.showWindow('conflicts');
       // the engine may be starting again after a crash: its answer is then Unavailable
       case 'sync-now':
         void core.handlers.syncNow({}).catch(refused);
@@ -93,61 +162,10 @@ function main(): void {
         app.quit();
         return;
     }
-  };
-
-  app.on('second-instance', () => {
-    if (core) showWindow();
-  });
-  app.on('activate', () => {
-    if (core) showWindow();
-  }); // macOS: the dock icon
-  app.on('window-all-closed', () => {
-    /* keep running in the tray */
-  });
-  app.on('before-quit', (e) => {
-    if (quitting) return;
-    quitting = true;
-    e.preventDefault();
-    void (async () => {
-      try {
-        unwire?.();
-        tray?.destroy();
-        await core?.close();
-      } catch (err) {
-        log.error('clean shutdown failed', { err });
-      }
-      app.exit(0);
-    })();
-  });
-
-  void app.whenReady().then(async () => {
-    hardenSession();
-    core = await hostEngine({
-      spawn: utilityEngine(PATHS.engine),
-      start: {
-        dataDir: defaultDataDir(),
-        service: { command: process.execPath, args: [PATHS.service], env: { ELECTRON_RUN_AS_NODE: '1' } },
-      },
-      keychain: await openKeychain(),
-      log,
-      desktop: electronDesktop,
-      loginItem: electronLoginItem(),
-    });
-    const c = core;
-    unwire = wireIpc(c, () => win, pathToFileURL(PATHS.indexHtml).toString(), log);
-    tray = new AppTray(
-      PATHS.trayIcons,
-      onTray,
-      () => win,
-      () => c.status(),
-    );
-    tray.update(c.status(), false);
-    c.events.subscribe((event, payload) => {
-      if (event === 'status') tray?.update(c.status());
-      void payload;
-    });
-    if (!hidden) showWindow();
-  });
+  }
 }
+
+/** Logs a tray action the engine refused. */
+const refused = (err: unknown): void => log.warn('the engine refused a tray action', { err });
 
 main();

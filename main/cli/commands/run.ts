@@ -8,14 +8,15 @@
  * window. The log is lines for people, JSON lines with --log-json.
  */
 import { resolve } from 'node:path';
-import { createEngine, openMirrorState } from '../../api/compose.js';
+import { createEngine, openMirrorState, type MirrorState } from '../../api/compose.js';
 import { ServiceClient } from '../../client/service-client.js';
 import { HttpTransport } from '../../client/transport.js';
-import { connect } from '../../connection/connect.js';
+import { connect, type Connection } from '../../connection/connect.js';
 import { FailoverTransport } from '../../connection/failover.js';
 import { loadDevice } from '../../connection/device.js';
 import { serveEngineUi } from '../../host/run-ui.js';
 import { DEFAULT_THRESHOLD } from '../../local/plan.js';
+import type { Engine } from '../../engine/engine.js';
 import type { EngineStatus } from '../../engine/status.js';
 import { humanSink } from '../../log/human-format.js';
 import { createLogger, type LogSink } from '../../log/logger.js';
@@ -24,6 +25,9 @@ import type { CliIO, CommandOf } from '../io.js';
 import type { run as spec } from '../specs.js';
 import { isFreeFolder, prepareFolders } from '../../settings/folders.js';
 import { resolveAuth, stateDirOf } from '../state.js';
+
+/** The parsed options of `nas-mirror run`. */
+type RunArgs = Parameters<CommandOf<typeof spec>>[0];
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
   const rewalk = args.int('rewalk-sec');
@@ -37,43 +41,21 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const mirrorDir = resolve(args.need('dir'));
   prepareFolders(stateDir, mirrorDir);
   io.stderr.write(`mirror folder ${mirrorDir} (state in ${stateDir}${args.has('state') ? '' : ", the app's data folder"})\n`);
-  const transport = new HttpTransport();
-  const candidates = await loadDevice(args.need('device'), transport);
-  const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
-  const conn = await connect(candidates, authed, token);
-  io.stderr.write(`${conn.description}\n`);
-  // The address is checked again on errors and periodically (LAN down, proxy up, and back).
-  const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, {
-    recheck: () => connect(candidates, authed, token),
-    onSwitch: (c) => io.stderr.write(`now ${c.description}\n`),
-  });
-  const client = new ServiceClient({
-    baseUrl: conn.baseUrl,
-    token,
-    transport: failover,
-    ...(signedIn ? { secrets: () => signedIn.secrets() } : {}),
-    onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
-  });
+  const { conn, failover, client } = await connectNas(args, io);
   const state = await openMirrorState(stateDir);
-  const { db, store, opened } = state;
-  const local = new LocalStore(db);
-  const known = local.meta('mirrorDir');
-  if (known !== undefined && known !== mirrorDir) {
+  const { store, opened } = state;
+  const local = new LocalStore(state.db);
+  const refusal = folderRefusal(local.meta('mirrorDir'), mirrorDir);
+  if (refusal !== undefined) {
     state.close();
     failover.close();
-    io.stderr.write(`nas-mirror run: this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder\n`);
-    return 1;
-  }
-  // a new mirror goes into an empty or new folder, as the window asks (placeholders never go among existing files)
-  if (known === undefined && !isFreeFolder(mirrorDir)) {
-    state.close();
-    failover.close();
-    io.stderr.write(`nas-mirror run: the folder ${mirrorDir} already holds files: choose an empty or new folder for the mirror\n`);
+    io.stderr.write(`nas-mirror run: ${refusal}\n`);
     return 1;
   }
   local.setMeta('mirrorDir', mirrorDir);
   const stderr: LogSink = { write: (l) => io.stderr.write(l) };
-  const log = createLogger('engine', args.flag('log-json') ? stderr : humanSink(stderr), args.flag('verbose') ? 'debug' : 'info');
+  const verbose = args.flag('verbose');
+  const log = createLogger('engine', args.flag('log-json') ? stderr : humanSink(stderr, { details: verbose }), verbose ? 'debug' : 'info');
   const engine = createEngine(state, {
     mirrorDir,
     client,
@@ -100,34 +82,90 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         })
       : undefined;
   if (ui) io.stdout.write(`window: ${ui.url}\n`);
-  const shutdown = async (): Promise<void> => {
-    await ui?.close();
-    await engine.stop();
-    await opened.save();
-    state.close();
-    failover.close();
-  };
-  if (args.flag('once')) {
-    try {
-      await engine.runOnce();
-      const s = engine.status();
-      io.stdout.write(
-        `${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ${s.heldDeletes} held deletes, ${s.localOnly} local only\n`,
-      );
-      const problem = onceProblem(s, args.has('token-env'));
-      if (problem !== undefined) io.stderr.write(`nas-mirror run: ${problem}\n`);
-      return problem === undefined ? 0 : 1;
-    } finally {
-      await shutdown();
-    }
+  const running: Running = { engine, ui, state, failover };
+  if (args.flag('once')) return runOnce(running, args.has('token-env'), io);
+  return runUntilStopped(running, mirrorDir, io);
+};
+
+/** What a run holds open, closed in this order by `shutdown`. */
+interface Running {
+  engine: Engine;
+  ui: Awaited<ReturnType<typeof serveEngineUi>> | undefined;
+  state: MirrorState;
+  failover: FailoverTransport;
+}
+
+/**
+ * The NAS of --device: signed in, connected (LAN first, said on stderr), the address checked
+ * again on errors and periodically (LAN down, proxy up, and back); the client over it.
+ */
+async function connectNas(args: RunArgs, io: CliIO): Promise<{ conn: Connection; failover: FailoverTransport; client: ServiceClient }> {
+  const transport = new HttpTransport();
+  const candidates = await loadDevice(args.need('device'), transport);
+  const { token, transport: authed, signedIn } = await resolveAuth(io.env, args.str('token-env'), candidates, transport);
+  const conn = await connect(candidates, authed, token);
+  io.stderr.write(`${conn.description}\n`);
+  const failover = new FailoverTransport(authed, conn.baseUrl, conn, candidates[0]!.via, {
+    recheck: () => connect(candidates, authed, token),
+    onSwitch: (c) => io.stderr.write(`now ${c.description}\n`),
+  });
+  const client = new ServiceClient({
+    baseUrl: conn.baseUrl,
+    token,
+    transport: failover,
+    ...(signedIn ? { secrets: () => signedIn.secrets() } : {}),
+    onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+  });
+  return { conn, failover, client };
+}
+
+/** Why this state folder may not mirror `mirrorDir` (it mirrors another, or the new mirror's folder holds files), or undefined. */
+function folderRefusal(known: string | undefined, mirrorDir: string): string | undefined {
+  if (known !== undefined && known !== mirrorDir)
+    return `this state folder mirrors ${known}, not ${mirrorDir}; use another --state for another folder`;
+  // a new mirror goes into an empty or new folder, as the window asks (placeholders never go among existing files)
+  if (known === undefined && !isFreeFolder(mirrorDir))
+    return `the folder ${mirrorDir} already holds files: choose an empty or new folder for the mirror`;
+  return undefined;
+}
+
+/** Closes what a run holds: the window's server, the engine, the offline index (saved), the state, the connection. */
+async function shutdown(r: Running): Promise<void> {
+  await r.ui?.close();
+  await r.engine.stop();
+  await r.state.opened.save();
+  r.state.close();
+  r.failover.close();
+}
+
+/** `--once`: one full round, its outcome on stdout; exit 1 when it did not finish its job. */
+async function runOnce(r: Running, tokenFromEnv: boolean, io: CliIO): Promise<number> {
+  const { engine } = r;
+  try {
+    await engine.runOnce();
+    const s = engine.status();
+    io.stdout.write(
+      `${s.state}: ${s.objects} objects, outbox ${s.outbox.pending} pending, ${s.conflicts} conflicts, ` +
+        `${s.heldDeletes} held deletes, ${s.localOnly} local only\n`,
+    );
+    const problem = onceProblem(s, tokenFromEnv);
+    if (problem !== undefined) io.stderr.write(`nas-mirror run: ${problem}\n`);
+    return problem === undefined ? 0 : 1;
+  } finally {
+    await shutdown(r);
   }
+}
+
+/** The engine until SIGTERM or SIGINT (or a failed start, thrown after the clean stop). */
+async function runUntilStopped(r: Running, mirrorDir: string, io: CliIO): Promise<number> {
+  const { engine } = r;
   // Signals are taken before starting, so a SIGTERM during the first round also stops cleanly.
   let stopRequested!: () => void;
   let stopping = false;
-  const stopped = new Promise<void>((r) => {
+  const stopped = new Promise<void>((res) => {
     stopRequested = () => {
       stopping = true;
-      r();
+      res();
     };
   });
   const onSignal = (): void => stopRequested();
@@ -153,13 +191,13 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     process.off('SIGINT', onSignal);
     await engine.stop(); // aborts a walk in progress
     await starting;
-    await shutdown();
+    await shutdown(r);
   }
   if (startError !== undefined) throw startError;
   io.stderr.write('stopped\n');
   exitSoonIfHeldOpen(io);
   return 0;
-};
+}
 
 /**
  * Everything is saved once "stopped" is printed. A handle a library leaves open (the
@@ -191,7 +229,10 @@ export function onceProblem(s: EngineStatus, tokenFromEnv: boolean): string | un
       : '; nothing was lost';
   if (s.mirrorMissing) return `${s.mirrorMissing}; sync is paused, nothing was deleted`;
   if (s.state === 'auth-error')
-    return `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`;
+    return (
+      `the NAS refused the token${s.error ? ` (${s.error.message})` : ''}: ` +
+      `${tokenFromEnv ? 'pass a valid token with --token-env' : 'run "nas-mirror login" again'}${queued}`
+    );
   if (s.state === 'offline' || s.connection === 'offline')
     return `the NAS is not reachable${s.error ? ` (${s.error.message})` : ''}${queued}`;
   if (s.error?.code === 'BadResponse') return `the walk is incomplete, nothing was inferred deleted: ${s.error.message}${queued}`;
