@@ -7,7 +7,7 @@
  */
 import { KINDS } from '../../app/filters/facts.js';
 import type { Filter } from '../../app/filters/filters.js';
-import { FOLDER_CODE, type ObjectFacts } from './object-facts.js';
+import { FOLDER_CODE, type FactColumns, type ObjectFacts } from './object-facts.js';
 
 export type SlotTest = (slot: number) => boolean;
 
@@ -105,24 +105,13 @@ export function* slotMaskSteps(
 ): Generator<void, Uint8Array> {
   const c = facts.columns();
   const n = c.slots;
-  const m = c.present.slice(0, n);
+  const mask: MaskRun = { m: c.present.slice(0, n), n, chunk };
   let k = 0;
-  /** Clears m[s] for the slots in [0, n) that `keep` rejects, a chunk at a time. */
-  function* narrowBy(keep: (s: number) => boolean): Generator<void> {
-    for (let from = 0; from < n; from += chunk) {
-      const to = Math.min(n, from + chunk);
-      for (let s = from; s < to; s++) if (m[s] === 1 && !keep(s)) m[s] = 0;
-      if (to < n) yield;
-    }
-  }
-  const byTable =
-    (table: Uint8Array, col: Uint8Array | Uint32Array) =>
-    (s: number): boolean =>
-      table[col[s]!] === 1;
   for (const x of filters) {
     switch (x.op) {
       case 'ext':
         yield* narrowBy(
+          mask,
           byTable(
             Uint8Array.from(c.exts, (e) => (x.exts.includes(e) ? 1 : 0)),
             c.ext,
@@ -131,6 +120,7 @@ export function* slotMaskSteps(
         break;
       case 'kind':
         yield* narrowBy(
+          mask,
           byTable(
             Uint8Array.from(KINDS, (kd) => (x.kinds.includes(kd) ? 1 : 0)),
             c.kind,
@@ -139,6 +129,7 @@ export function* slotMaskSteps(
         break;
       case 'camera':
         yield* narrowBy(
+          mask,
           byTable(
             Uint8Array.from(c.cameras, (cam) => (cam !== '' && cam.includes(x.text) ? 1 : 0)),
             c.camera,
@@ -149,13 +140,13 @@ export function* slotMaskSteps(
         const { min, max } = x,
           kind = c.kind,
           size = c.size;
-        yield* narrowBy((s) => kind[s] !== FOLDER_CODE && size[s]! >= min && size[s]! <= max);
+        yield* narrowBy(mask, (s) => kind[s] !== FOLDER_CODE && size[s]! >= min && size[s]! <= max);
         break;
       }
       case 'date': {
         const { from, to } = x,
           day = c.day;
-        yield* narrowBy((s) => {
+        yield* narrowBy(mask, (s) => {
           const d = day[s]!;
           return d !== 0 && d >= from && d <= to;
         });
@@ -163,20 +154,48 @@ export function* slotMaskSteps(
       }
       case 'in': {
         const folder = facts.slotOfId(inFolders[k++]!);
-        if (folder === undefined) return m.fill(0);
+        if (folder === undefined) return mask.m.fill(0);
         if (folder === c.rootSlot) break;
-        // per parent slot: 0 not known yet, 1 under the folder (or it), 2 not
-        const known = new Uint8Array(n);
-        const parent = c.parent;
-        yield* narrowBy((s) => {
-          const p = parent[s]!;
-          if (p < 0) return false;
-          if (known[p] === 0) known[p] = p === folder || facts.slotUnder(s, folder) ? 1 : 2;
-          return known[p] === 1;
-        });
+        yield* narrowBy(mask, underFolder(facts, c, folder));
         break;
       }
     }
   }
-  return m;
+  return mask.m;
+}
+
+/** The mask being narrowed (1: passes), over slots [0, n), and the slots a loop runs before it yields. */
+interface MaskRun {
+  m: Uint8Array;
+  n: number;
+  chunk: number;
+}
+
+/** Clears m[s] for the slots in [0, n) that `keep` rejects, a chunk at a time. */
+function* narrowBy(mask: MaskRun, keep: (s: number) => boolean): Generator<void> {
+  const { m, n, chunk } = mask;
+  for (let from = 0; from < n; from += chunk) {
+    const to = Math.min(n, from + chunk);
+    for (let s = from; s < to; s++) if (m[s] === 1 && !keep(s)) m[s] = 0;
+    if (to < n) yield;
+  }
+}
+
+/** A slot passes when its column's entry passes in `table`. */
+const byTable =
+  (table: Uint8Array, col: Uint8Array | Uint32Array) =>
+  (s: number): boolean =>
+    table[col[s]!] === 1;
+
+/** The `in:` test: the slot's parent is `folder` or under it (found once per parent). */
+function underFolder(facts: ObjectFacts, c: FactColumns, folder: number): (s: number) => boolean {
+  // per parent slot: 0 not known yet, 1 under the folder (or it), 2 not
+  const known = new Uint8Array(c.slots);
+  const parent = c.parent;
+  return (s) => {
+    const p = parent[s]!;
+    if (p < 0) return false;
+    if (known[p] === 0) known[p] = p === folder || facts.slotUnder(s, folder) ? 1 : 2;
+    return known[p] === 1;
+  };
 }

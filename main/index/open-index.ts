@@ -61,20 +61,110 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
     loaded = loadIndex(stateDir);
   }
   if (!loaded) throw new Error('the offline index could not be built');
-  let engine = new FastEngine(loaded.base, loaded.dead, loaded.extra);
+  const engine = new FastEngine(loaded.base, loaded.dead, loaded.extra);
   const vocab = Vocabulary.lazySaved(store, () => loadVocabulary(stateDir, generation));
   if (opts.vocabulary) void vocab.size;
   const index = new OfflineIndex(store, engine, vocab);
-  const limit = (): number => opts.overlayLimit ?? Math.max(50_000, engine.base.n / 4);
-  let lagging = false;
+  return new LiveIndex({ store, stateDir, opts, index, vocab }, engine, source, source === 'loaded' ? generation : -1);
+}
+
+/** What an opened index works with. */
+interface IndexParts {
+  store: MirrorStore;
+  stateDir: string;
+  opts: OpenIndexOptions;
+  index: OfflineIndex;
+  vocab: Vocabulary;
+}
+
+/** An opened index: follows the store's changes, by its overlay or by catch-up rebuilds, and saves itself. */
+class LiveIndex implements OpenedIndex {
+  readonly index: OfflineIndex;
+  readonly source: OpenedIndex['source'];
+  private readonly parts: IndexParts;
+  private current: FastEngine;
+  private behind = false;
   /** The generation of the files on disk when they equal the engine (a catch-up rebuild saved them). */
-  let savedGen = source === 'loaded' ? generation : -1;
-  let catching: Promise<void> | undefined;
+  private savedGen: number;
+  private catching: Promise<void> | undefined;
   /** A save is waiting (the app stops): the catch-up rebuilds at once, without its spacing. */
-  let hurry = false;
-  const waiters: (() => void)[] = [];
+  private hurry = false;
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(parts: IndexParts, engine: FastEngine, source: OpenedIndex['source'], savedGen: number) {
+    this.parts = parts;
+    this.index = parts.index;
+    this.current = engine;
+    this.source = source;
+    this.savedGen = savedGen;
+  }
+
+  get engine(): FastEngine {
+    return this.current;
+  }
+
+  get lagging(): boolean {
+    return this.behind;
+  }
+
+  follow(changes: readonly RemoteChange[]): void {
+    const { index, opts } = this.parts;
+    if (this.behind) {
+      index.followFacts(changes);
+      return;
+    }
+    if (this.current.overlaySize + changes.length > (opts.overlayLimit ?? Math.max(50_000, this.current.base.n / 4))) {
+      index.followFacts(changes);
+      this.behind = true;
+      // could not rebuild: follow the overlay again from a full rebuild at the next save
+      this.catching = this.catchUp().catch(() => this.settle());
+      return;
+    }
+    index.applyChanges(changes);
+  }
+
+  caughtUp(): Promise<void> {
+    return this.catching ? new Promise<void>((r) => this.waiters.push(r)) : Promise.resolve();
+  }
+
+  catchUpNow(): void {
+    if (this.catching) this.hurry = true;
+  }
+
+  async save(): Promise<void> {
+    const { store, stateDir, opts, index, vocab } = this.parts;
+    if (this.catching) {
+      this.hurry = true;
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+    if (this.current.overlaySize === 0 && this.savedGen === store.generation() && !vocab.dirty && hasVocabulary(stateDir, this.savedGen))
+      return;
+    const gen = store.generation();
+    if (this.current.overlaySize > Math.max(5000, this.current.base.n / 10)) {
+      await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, vocab);
+      const fresh = loadIndex(stateDir);
+      if (fresh) {
+        this.current = new FastEngine(fresh.base, fresh.dead, fresh.extra);
+        index.replaceEngine(this.current);
+        // the rebuild saved a vocabulary of this generation: one in memory equals it
+        if (vocab.isPending) vocab.reloadFrom(store, () => loadVocabulary(stateDir, gen));
+        else vocab.dirty = false;
+        return;
+      }
+    }
+    const engine = this.current;
+    saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: gen });
+    // a pending vocabulary is either the saved one (unchanged since) or has none fresh: build it
+    if (vocab.isPending && !hasVocabulary(stateDir, gen)) void vocab.size;
+    if (vocab.dirty) {
+      saveVocabulary(stateDir, gen, vocab.toJSON());
+      vocab.dirty = false;
+    }
+  }
+
   /** Rebuilds from the store until a rebuild saw its latest generation. */
-  const catchUp = async (): Promise<void> => {
+  private async catchUp(): Promise<void> {
+    const { store, stateDir, opts, index, vocab } = this.parts;
     for (;;) {
       // always in the worker: a catch-up runs while the walk needs this thread (on the other
       // core, the build runs beside the walk instead of pausing it)
@@ -85,9 +175,9 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
-        engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
-        index.replaceEngine(engine);
-        savedGen = fresh.generation;
+        this.current = new FastEngine(fresh.base, fresh.dead, fresh.extra);
+        index.replaceEngine(this.current);
+        this.savedGen = fresh.generation;
         opts.collect?.();
         // caught up: the vocabulary alone, in a worker of its own too (built lazily here, a
         // million names would hold this thread seconds and ~1 GB of heap)
@@ -96,91 +186,39 @@ export async function openOfflineIndex(store: MirrorStore, stateDir: string, opt
         vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
       }
       if (!fresh || fresh.generation === store.generation()) break;
-      // The store moved during the build (a walk still running): again once it has been
-      // quiet for a second, or after 30 s at most; never sooner than two builds' time, so
-      // the worker takes at most a third of a core the walk needs too (a first walk at 1M
-      // pauses often enough to look quiet: back-to-back rebuilds cost it minutes).
-      const t1 = Date.now();
-      const shortest = 2 * buildMs;
-      const longest = Math.max(30_000, 4 * buildMs);
-      let seen = store.generation();
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 1000));
-        const g = store.generation();
-        const waited = Date.now() - t1;
-        if ((g === seen && waited >= shortest) || waited >= longest || hurry) break;
-        seen = g;
-      }
+      await this.waitQuiet(buildMs);
     }
-    lagging = false;
-    catching = undefined;
-    hurry = false;
-    for (const w of waiters.splice(0)) w();
-  };
-  return {
-    get index() {
-      return index;
-    },
-    get engine() {
-      return engine;
-    },
-    source,
-    get lagging() {
-      return lagging;
-    },
-    follow(changes) {
-      if (lagging) {
-        index.followFacts(changes);
-        return;
-      }
-      if (engine.overlaySize + changes.length > limit()) {
-        index.followFacts(changes);
-        lagging = true;
-        catching = catchUp().catch(() => {
-          // could not rebuild: follow the overlay again from a full rebuild at the next save
-          lagging = false;
-          catching = undefined;
-          hurry = false;
-          for (const w of waiters.splice(0)) w();
-        });
-        return;
-      }
-      index.applyChanges(changes);
-    },
-    caughtUp() {
-      return catching ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve();
-    },
-    catchUpNow() {
-      if (catching) hurry = true;
-    },
-    async save() {
-      if (catching) {
-        hurry = true;
-        await new Promise<void>((r) => waiters.push(r));
-      }
-      if (engine.overlaySize === 0 && savedGen === store.generation() && !vocab.dirty && hasVocabulary(stateDir, savedGen)) return;
-      const gen = store.generation();
-      if (engine.overlaySize > Math.max(5000, engine.base.n / 10)) {
-        await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, vocab);
-        const fresh = loadIndex(stateDir);
-        if (fresh) {
-          engine = new FastEngine(fresh.base, fresh.dead, fresh.extra);
-          index.replaceEngine(engine);
-          // the rebuild saved a vocabulary of this generation: one in memory equals it
-          if (vocab.isPending) vocab.reloadFrom(store, () => loadVocabulary(stateDir, gen));
-          else vocab.dirty = false;
-          return;
-        }
-      }
-      saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: gen });
-      // a pending vocabulary is either the saved one (unchanged since) or has none fresh: build it
-      if (vocab.isPending && !hasVocabulary(stateDir, gen)) void vocab.size;
-      if (vocab.dirty) {
-        saveVocabulary(stateDir, gen, vocab.toJSON());
-        vocab.dirty = false;
-      }
-    },
-  };
+    this.settle();
+  }
+
+  /**
+   * The store moved during the build (a walk still running): again once it has been
+   * quiet for a second, or after 30 s at most; never sooner than two builds' time, so
+   * the worker takes at most a third of a core the walk needs too (a first walk at 1M
+   * pauses often enough to look quiet: back-to-back rebuilds cost it minutes).
+   */
+  private async waitQuiet(buildMs: number): Promise<void> {
+    const { store } = this.parts;
+    const t1 = Date.now();
+    const shortest = 2 * buildMs;
+    const longest = Math.max(30_000, 4 * buildMs);
+    let seen = store.generation();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const g = store.generation();
+      const waited = Date.now() - t1;
+      if ((g === seen && waited >= shortest) || waited >= longest || this.hurry) break;
+      seen = g;
+    }
+  }
+
+  /** The catch-up is over (caught up, or given up): no longer lagging, and the waiters go on. */
+  private settle(): void {
+    this.behind = false;
+    this.catching = undefined;
+    this.hurry = false;
+    for (const w of this.waiters.splice(0)) w();
+  }
 }
 
 /**

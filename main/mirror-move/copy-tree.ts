@@ -72,79 +72,23 @@ export interface CopyOptions {
  */
 export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
   const staging = stagingFor(o.to);
-  const say = o.onProgress ?? (() => undefined);
-  let last = 0;
-  const tick = (p: MoveProgress, force = false): void => {
-    const now = Date.now();
-    if (force || now - last >= 200) {
-      last = now;
-      say(p);
-    }
-  };
+  const say = new ProgressSay(o.onProgress ?? (() => undefined));
   await rm(staging, { recursive: true, force: true }); // an earlier, interrupted attempt: start again
   try {
-    tick({ phase: 'counting', done: 0, total: 0, bytes: 0, totalBytes: 0 }, true);
+    say.tick({ phase: 'counting', done: 0, total: 0, bytes: 0, totalBytes: 0 }, true);
     const entries = await walk(o.from);
     const total = entries.length;
     const totalBytes = entries.reduce((n, e) => n + e.size, 0);
-    const free = await statfs(dirname(o.to)).then(
-      (f) => f.bavail * f.bsize,
-      () => Infinity,
-    );
-    // placeholders take a block each even when empty: a margin of 4 KiB per entry
-    if (free < totalBytes + total * 4096)
-      throw new Error(`${dirname(o.to)} has ${formatBytes(free)} free; the mirror needs about ${formatBytes(totalBytes + total * 4096)}`);
+    await checkRoom(o.to, total, totalBytes);
     await mkdir(staging, { recursive: false });
-    let bytes = 0;
-    let done = 0;
-    const copied = (e: Entry): void => {
-      done++;
-      bytes += e.size;
-      tick({ phase: 'copying', done, total, bytes, totalBytes }, done === total);
-    };
-    // folders and links first, in order (parents before children), then the files, PARALLEL at a time
-    const files: [Entry, number][] = [];
-    for (const [i, e] of entries.entries()) {
-      if (e.kind === 'file') {
-        files.push([e, i]);
-        continue;
-      }
-      o.beforeEntry?.(e.rel, i);
-      if (e.kind === 'dir') await mkdir(join(staging, e.rel));
-      else await symlink(await readlink(join(o.from, e.rel)), join(staging, e.rel));
-      copied(e);
-    }
-    let next = 0;
-    let failure: { error: unknown } | null = null;
-    const worker = async (): Promise<void> => {
-      while (failure === null && next < files.length) {
-        const [e, i] = files[next++]!;
-        try {
-          o.beforeEntry?.(e.rel, i);
-          const dst = join(staging, e.rel);
-          await copyFile(join(o.from, e.rel), dst, constants.COPYFILE_EXCL);
-          await chmod(dst, e.mode);
-          await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
-          copied(e);
-        } catch (error) {
-          failure ??= { error };
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: PARALLEL }, worker)); // every worker stops before the staging folder may go
-    if (failure !== null) throw (failure as { error: unknown }).error;
-    // folders last, deepest first: writing into a folder moves its mtime
-    for (const e of [...entries].reverse()) {
-      const dst = join(staging, e.rel);
-      if (e.kind === 'dir') {
-        await chmod(dst, e.mode);
-        await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
-      } else if (e.kind === 'link') await lutimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000).catch(() => undefined);
-    }
-    tick({ phase: 'verifying', done: total, total, bytes, totalBytes }, true);
+    const run: CopyRun = { o, staging, say, total, totalBytes, done: 0, bytes: 0 };
+    const files = await copyFoldersAndLinks(run, entries);
+    await copyFiles(run, files);
+    await restoreFolderTimes(entries, staging);
+    say.tick({ phase: 'verifying', done: total, total, bytes: run.bytes, totalBytes }, true);
     await verify(entries, staging);
     o.beforeSwitch?.(staging);
-    tick({ phase: 'switching', done: total, total, bytes, totalBytes }, true);
+    say.tick({ phase: 'switching', done: total, total, bytes: run.bytes, totalBytes }, true);
     await rmdir(o.to).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     });
@@ -152,6 +96,107 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
   } catch (e) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     throw e;
+  }
+}
+
+/** Progress, said at most every 200 ms unless forced. */
+class ProgressSay {
+  private last = 0;
+  private readonly say: (p: MoveProgress) => void;
+
+  constructor(say: (p: MoveProgress) => void) {
+    this.say = say;
+  }
+
+  tick(p: MoveProgress, force = false): void {
+    const now = Date.now();
+    if (force || now - this.last >= 200) {
+      this.last = now;
+      const say = this.say;
+      say(p);
+    }
+  }
+}
+
+/** A copy under way: where it goes, and how far it is. */
+interface CopyRun {
+  readonly o: CopyOptions;
+  readonly staging: string;
+  readonly say: ProgressSay;
+  readonly total: number;
+  readonly totalBytes: number;
+  done: number;
+  bytes: number;
+}
+
+/** One entry copied: counted, and said. */
+function copied(run: CopyRun, e: Entry): void {
+  run.done++;
+  run.bytes += e.size;
+  const { done, total, bytes, totalBytes } = run;
+  run.say.tick({ phase: 'copying', done, total, bytes, totalBytes }, done === total);
+}
+
+/** Refuses a copy the target's disk has no room for. */
+async function checkRoom(to: string, total: number, totalBytes: number): Promise<void> {
+  const free = await statfs(dirname(to)).then(
+    (f) => f.bavail * f.bsize,
+    () => Infinity,
+  );
+  // placeholders take a block each even when empty: a margin of 4 KiB per entry
+  if (free < totalBytes + total * 4096)
+    throw new Error(`${dirname(to)} has ${formatBytes(free)} free; the mirror needs about ${formatBytes(totalBytes + total * 4096)}`);
+}
+
+/** Folders and links first, in order (parents before children); the files, with their index, are left for `copyFiles`. */
+async function copyFoldersAndLinks(run: CopyRun, entries: Entry[]): Promise<[Entry, number][]> {
+  const { o, staging } = run;
+  const files: [Entry, number][] = [];
+  for (const [i, e] of entries.entries()) {
+    if (e.kind === 'file') {
+      files.push([e, i]);
+      continue;
+    }
+    o.beforeEntry?.(e.rel, i);
+    if (e.kind === 'dir') await mkdir(join(staging, e.rel));
+    else await symlink(await readlink(join(o.from, e.rel)), join(staging, e.rel));
+    copied(run, e);
+  }
+  return files;
+}
+
+/** The files, PARALLEL at a time (mode and times kept); the first failure is rethrown once every copy stopped. */
+async function copyFiles(run: CopyRun, files: [Entry, number][]): Promise<void> {
+  const { o, staging } = run;
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && next < files.length) {
+      const [e, i] = files[next++]!;
+      try {
+        o.beforeEntry?.(e.rel, i);
+        const dst = join(staging, e.rel);
+        await copyFile(join(o.from, e.rel), dst, constants.COPYFILE_EXCL);
+        await chmod(dst, e.mode);
+        await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
+        copied(run, e);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker)); // every worker stops before the staging folder may go
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+/** Folders last, deepest first: writing into a folder moves its mtime. */
+async function restoreFolderTimes(entries: Entry[], staging: string): Promise<void> {
+  for (const e of [...entries].reverse()) {
+    const dst = join(staging, e.rel);
+    if (e.kind === 'dir') {
+      await chmod(dst, e.mode);
+      await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
+    } else if (e.kind === 'link') await lutimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000).catch(() => undefined);
   }
 }
 
@@ -163,9 +208,8 @@ async function verify(source: Entry[], staging: string): Promise<void> {
     const c = copied.get(e.rel);
     if (!c || c.kind !== e.kind || c.size !== e.size || (e.kind === 'file' && Math.abs(c.mtimeMs - e.mtimeMs) >= 1)) {
       const was = `${e.kind} ${e.size} B ${new Date(e.mtimeMs).toISOString()}`;
-      throw new Error(
-        `the copy of ${e.rel} does not match the original (${c ? `${c.kind} ${c.size} B ${new Date(c.mtimeMs).toISOString()}` : 'missing'}, not ${was})`,
-      );
+      const is = c ? `${c.kind} ${c.size} B ${new Date(c.mtimeMs).toISOString()}` : 'missing';
+      throw new Error(`the copy of ${e.rel} does not match the original (${is}, not ${was})`);
     }
   }
 }

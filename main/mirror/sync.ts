@@ -5,13 +5,13 @@
  * means removed, found means moved (its subtree is walked again). An incomplete walk removes nothing.
  */
 import { AppError, toAppError } from '../../app/errors.js';
-import { FOLDER_MIME } from '../../app/model/remote-object.js';
+import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ChangeApplier } from './apply.js';
 import { jsonOf, type RemoteChange } from './changes.js';
 import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
-import { walk, type WalkProgress } from './walk.js';
+import { walk, type WalkOptions, type WalkProgress } from './walk.js';
 import type { ListingChain } from './store.js';
 
 export interface SyncSummary {
@@ -50,126 +50,195 @@ export async function syncOnce(
 ): Promise<SyncSummary> {
   const t0 = Date.now();
   const before = { ...applier.totals };
-  // Writes are batched across pages (one transaction per batch, not per page); objects seen
-  // again before the flush are diffed against the pending version.
-  let batch: RemoteChange[] = [];
-  const pending = new Map<string, string>();
-  // A fresh mirror: only what this walk wrote can be stored, so a page whose ids were not
-  // written yet needs no lookup; and the parent index is built once at the end.
-  const written = store.count() === 0 ? new Set<string>() : undefined;
-  if (written) store.beginBulkFill();
-  // Listing chains wait for their pages' objects to be written (a chain stored first would
-  // answer 304 next time for objects the store never got).
-  let chains = new Map<string, ListingChain>();
-  const flush = (): void => {
-    const b = batch;
-    batch = [];
-    pending.clear();
-    applier.apply(b);
-    if (written) for (const c of b) if (c.kind !== 'removed') written.add(c.after.id);
-    const ch = chains;
-    chains = new Map();
-    store.setListings(ch);
-  };
-  const conditional = {
-    chain: (id: string) => store.listing(id),
-    children: (id: string) => store.childKinds(id),
-    listed: (id: string, chain: ListingChain) => {
-      chains.set(id, chain);
-    },
-    childCount: (id: string) => store.get(id)?.childCount,
-  };
-  const onPage = (objs: Parameters<Parameters<typeof walk>[1]['onPage']>[0]): void => {
-    const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
-    for (const c of diffPage(store, objs, pending, fresh)) {
-      batch.push(c);
-      if (c.kind !== 'removed') pending.set(c.after.id, jsonOf(c.after));
-    }
-    if (batch.length >= (opts.batchSize ?? 1000)) flush();
-  };
-  const summary = (complete: boolean, objects: number, folders: number, error?: AppError): SyncSummary => ({
-    complete,
-    objects,
-    folders,
-    added: applier.totals.added - before.added,
-    updated: applier.totals.updated - before.updated,
-    removed: applier.totals.removed - before.removed,
-    elapsedMs: Date.now() - t0,
-    ...(error ? { error } : {}),
-  });
+  const writes = new PassWrites(store, applier, opts);
+  const run: SyncRun = { client, store, applier, opts, t0, before, writes };
   const r = await walk(client, {
     concurrency: opts.concurrency,
     pageSize: opts.pageSize,
     signal: opts.signal,
-    onPage,
+    onPage: (objs) => writes.page(objs),
     onProgress: opts.onProgress,
     onWarning: opts.onWarning,
     onRoot: (root) => store.setRoot(root),
-    conditional,
+    conditional: writes.conditional,
   }).finally(() => {
-    flush();
-    if (written) store.endBulkFill();
+    writes.flush();
+    writes.endBulkFill();
   });
   if (r.root) store.setRoot(r.root);
-  if (!r.complete) return summary(false, r.progress.objects, r.progress.folders, r.error);
+  if (!r.complete) return summaryOf(run, false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
   if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
-    // the root's empty listing is not applied: its chain is dropped, so the next walk asks it in full (never a 304 that would bring back the stored children)
+    // the root's empty listing is not applied: its chain is dropped, so the next walk asks it
+    // in full (never a 304 that would bring back the stored children)
     if (r.root) store.setListings(new Map([[r.root.id, []]]));
-    return summary(
-      false,
-      0,
-      r.progress.folders,
-      new AppError(
-        'NasLooksEmpty',
-        `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; nothing is removed until you approve`,
-      ),
-    );
+    const why =
+      `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; ` +
+      'nothing is removed until you approve';
+    return summaryOf(run, false, 0, r.progress.folders, new AppError('NasLooksEmpty', why));
   }
-  let objects = r.progress.objects;
-  let folders = r.progress.folders;
+  const tally: Tally = { objects: r.progress.objects, folders: r.progress.folders };
+  let error: AppError | undefined;
   try {
-    // Unseen subtrees: re-check each top by id until nothing new turns up.
-    for (let round = 0; round < 10; round++) {
-      const subtrees = unseenSubtrees(store, seen);
-      if (subtrees.length === 0) break;
-      const moved: string[] = [];
-      for (const s of subtrees) {
-        let now;
-        try {
-          now = await client.get(s.root.id, { signal: opts.signal });
-        } catch (e) {
-          if (e instanceof AppError && e.code === 'NotFound') {
-            applier.apply(removalsOf(s.members));
-            continue;
-          }
-          throw e;
-        }
-        seen.add(now.id);
-        objects++;
-        applier.apply(diffPage(store, [now]));
-        if (now.mimeType === FOLDER_MIME) moved.push(now.id);
-      }
-      if (moved.length) {
-        const again = await walk(client, {
-          concurrency: opts.concurrency,
-          pageSize: opts.pageSize,
-          signal: opts.signal,
-          onPage,
-          startFolders: moved,
-          conditional,
-          onWarning: opts.onWarning,
-        }).finally(flush);
-        for (const id of again.seen) seen.add(id);
-        objects += again.progress.objects;
-        folders += again.progress.folders;
-        flush();
-        if (!again.complete) return summary(false, objects, folders, again.error);
-      }
-    }
+    error = await recheckUnseen(run, seen, tally);
   } catch (e) {
-    return summary(false, objects, folders, toAppError(e));
+    return summaryOf(run, false, tally.objects, tally.folders, toAppError(e));
   }
-  store.setLastWalk({ completedAt: new Date().toISOString(), objects, folders });
-  return summary(true, objects, folders);
+  if (error) return summaryOf(run, false, tally.objects, tally.folders, error);
+  store.setLastWalk({ completedAt: new Date().toISOString(), objects: tally.objects, folders: tally.folders });
+  return summaryOf(run, true, tally.objects, tally.folders);
+}
+
+/** One pass: what it works on and what it started from (for the summary). */
+interface SyncRun {
+  readonly client: ServiceClient;
+  readonly store: MirrorStore;
+  readonly applier: ChangeApplier;
+  readonly opts: SyncOptions;
+  readonly t0: number;
+  readonly before: ChangeApplier['totals'];
+  readonly writes: PassWrites;
+}
+
+/** Objects and folders a pass has seen so far. */
+interface Tally {
+  objects: number;
+  folders: number;
+}
+
+/** The summary of a pass: the applier's totals since it started. */
+function summaryOf(run: SyncRun, complete: boolean, objects: number, folders: number, error?: AppError): SyncSummary {
+  const { totals } = run.applier;
+  return {
+    complete,
+    objects,
+    folders,
+    added: totals.added - run.before.added,
+    updated: totals.updated - run.before.updated,
+    removed: totals.removed - run.before.removed,
+    elapsedMs: Date.now() - run.t0,
+    ...(error ? { error } : {}),
+  };
+}
+
+/** One pass's writes: the changes of its pages, batched, and the listing chains that wait for them. */
+class PassWrites {
+  // Writes are batched across pages (one transaction per batch, not per page); objects seen
+  // again before the flush are diffed against the pending version.
+  private batch: RemoteChange[] = [];
+  private readonly pending = new Map<string, string>();
+  // A fresh mirror: only what this walk wrote can be stored, so a page whose ids were not
+  // written yet needs no lookup; and the parent index is built once at the end.
+  private readonly written: Set<string> | undefined;
+  // Listing chains wait for their pages' objects to be written (a chain stored first would
+  // answer 304 next time for objects the store never got).
+  private chains = new Map<string, ListingChain>();
+  /** The walk's conditional re-walks, from the store; new chains wait here for the next flush. */
+  readonly conditional: NonNullable<WalkOptions['conditional']>;
+  private readonly store: MirrorStore;
+  private readonly applier: ChangeApplier;
+  private readonly opts: SyncOptions;
+
+  constructor(store: MirrorStore, applier: ChangeApplier, opts: SyncOptions) {
+    this.store = store;
+    this.applier = applier;
+    this.opts = opts;
+    this.written = store.count() === 0 ? new Set<string>() : undefined;
+    if (this.written) store.beginBulkFill();
+    this.conditional = {
+      chain: (id: string) => store.listing(id),
+      children: (id: string) => store.childKinds(id),
+      listed: (id: string, chain: ListingChain) => {
+        this.chains.set(id, chain);
+      },
+      childCount: (id: string) => store.get(id)?.childCount,
+    };
+  }
+
+  /** Diffs a walked page into the batch; writes the batch once it is full. */
+  page(objs: RemoteObject[]): void {
+    const written = this.written;
+    const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
+    for (const c of diffPage(this.store, objs, this.pending, fresh)) {
+      this.batch.push(c);
+      if (c.kind !== 'removed') this.pending.set(c.after.id, jsonOf(c.after));
+    }
+    if (this.batch.length >= (this.opts.batchSize ?? 1000)) this.flush();
+  }
+
+  /** Writes the batch, then the listing chains whose pages it held. */
+  flush(): void {
+    const b = this.batch;
+    this.batch = [];
+    this.pending.clear();
+    this.applier.apply(b);
+    if (this.written) for (const c of b) if (c.kind !== 'removed') this.written.add(c.after.id);
+    const ch = this.chains;
+    this.chains = new Map();
+    this.store.setListings(ch);
+  }
+
+  /** Ends the bulk fill of a fresh mirror (builds the parent index). */
+  endBulkFill(): void {
+    if (this.written) this.store.endBulkFill();
+  }
+}
+
+/**
+ * Unseen subtrees: re-checks each top by id until nothing new turns up. Gone means removed,
+ * found means moved (a moved folder's subtree is walked again). The error of an incomplete walk.
+ */
+async function recheckUnseen(run: SyncRun, seen: Set<string>, tally: Tally): Promise<AppError | undefined> {
+  for (let round = 0; round < 10; round++) {
+    const subtrees = unseenSubtrees(run.store, seen);
+    if (subtrees.length === 0) break;
+    const moved = await recheckTops(run, subtrees, seen, tally);
+    if (moved.length) {
+      const error = await walkMoved(run, moved, seen, tally);
+      if (error) return error;
+    }
+  }
+  return undefined;
+}
+
+/** Fetches each unseen subtree's top by id: gone (404) removes the subtree, found is diffed in. The folders found (moved). */
+async function recheckTops(run: SyncRun, subtrees: ReturnType<typeof unseenSubtrees>, seen: Set<string>, tally: Tally): Promise<string[]> {
+  const { client, store, applier } = run;
+  const moved: string[] = [];
+  for (const s of subtrees) {
+    let now;
+    try {
+      now = await client.get(s.root.id, { signal: run.opts.signal });
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'NotFound') {
+        applier.apply(removalsOf(s.members));
+        continue;
+      }
+      throw e;
+    }
+    seen.add(now.id);
+    tally.objects++;
+    applier.apply(diffPage(store, [now]));
+    if (now.mimeType === FOLDER_MIME) moved.push(now.id);
+  }
+  return moved;
+}
+
+/** Walks the subtrees of folders that moved; the error when that walk is incomplete. */
+async function walkMoved(run: SyncRun, moved: string[], seen: Set<string>, tally: Tally): Promise<AppError | undefined> {
+  const { opts, writes } = run;
+  const again = await walk(run.client, {
+    concurrency: opts.concurrency,
+    pageSize: opts.pageSize,
+    signal: opts.signal,
+    onPage: (objs) => writes.page(objs),
+    startFolders: moved,
+    conditional: writes.conditional,
+    onWarning: opts.onWarning,
+  }).finally(() => writes.flush());
+  for (const id of again.seen) seen.add(id);
+  tally.objects += again.progress.objects;
+  tally.folders += again.progress.folders;
+  writes.flush();
+  return again.complete ? undefined : again.error;
 }

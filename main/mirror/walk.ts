@@ -12,6 +12,7 @@
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
+import type { CheckedListing } from '../client/parse.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ListingChain } from './store.js';
 
@@ -20,7 +21,10 @@ export const MAX_PAGES_PER_FOLDER = 2000;
 /** Pages in a row that bring no new object before a folder's listing is given up. */
 export const MAX_IDLE_PAGES = 2;
 
-/** The most pages a folder of `childCount` children may take: one object a page at least, plus slack for objects added while it is listed. */
+/**
+ * The most pages a folder of `childCount` children may take: one object a page at least, plus
+ * slack for objects added while it is listed.
+ */
 export const pagesAllowed = (childCount: number | undefined): number =>
   childCount === undefined ? MAX_PAGES_PER_FOLDER : Math.min(MAX_PAGES_PER_FOLDER, childCount + 10);
 
@@ -69,210 +73,323 @@ export type WalkResult =
   | { complete: false; root: RemoteObject | undefined; seen: Set<string>; progress: WalkProgress; error: AppError };
 
 export async function walk(client: ServiceClient, opts: WalkOptions): Promise<WalkResult> {
-  const started = Date.now();
-  const seen = new Set<string>();
-  const queue: string[] = [];
-  const progress: WalkProgress = { folders: 0, foldersDone: 0, unchanged: 0, objects: 0, pages: 0, elapsedMs: 0, rate: 0 };
-  const report = (): void => {
-    progress.elapsedMs = Date.now() - started;
-    progress.rate = progress.elapsedMs > 0 ? Math.round((progress.objects * 1000) / progress.elapsedMs) : 0;
-    opts.onProgress?.({ ...progress });
+  const w: WalkState = {
+    client,
+    opts,
+    started: Date.now(),
+    pageSize: opts.pageSize ?? 1000,
+    seen: new Set<string>(),
+    queue: [],
+    progress: { folders: 0, foldersDone: 0, unchanged: 0, objects: 0, pages: 0, elapsedMs: 0, rate: 0 },
+    root: undefined,
+    failure: undefined,
+    invalid: [],
+    invalidCount: 0,
+    childCounts: new Map<string, number>(),
+    active: 0,
+    wake: undefined,
   };
-  let root: RemoteObject | undefined;
-  let failure: AppError | undefined;
-  /** Objects the schema refused (skipped): the walk is then incomplete. */
-  const invalid: string[] = [];
-  let invalidCount = 0;
-  /** Folders' childCount as listed (bounds their pages). */
-  const childCounts = new Map<string, number>();
   try {
-    if (opts.startFolders) queue.push(...opts.startFolders);
-    else {
-      root = await client.get('root', { signal: opts.signal });
-      if (root.childCount !== undefined) childCounts.set(root.id, root.childCount);
-      opts.onRoot?.(root);
-      queue.push(root.id);
-    }
-    progress.folders = queue.length;
+    await queueStart(w);
   } catch (e) {
-    return { complete: false, root, seen, progress, error: toAppError(e) };
+    return { complete: false, root: w.root, seen: w.seen, progress: w.progress, error: toAppError(e) };
   }
-  const concurrency = Math.max(1, opts.concurrency ?? 8);
-  const pageSize = opts.pageSize ?? 1000;
-  let active = 0;
-  let wake: (() => void) | undefined;
-  const wakeAll = (): void => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
+  await runWorkers(w, Math.max(1, opts.concurrency ?? 8));
+  report(w);
+  return resultOf(w);
+}
 
-  /** Counts children seen, queues the folders among them. */
-  const saw = (id: string, isFolder: boolean): boolean => {
-    if (seen.has(id)) return false;
-    seen.add(id);
-    progress.objects++;
-    if (isFolder) {
-      queue.push(id);
-      progress.folders++;
-    }
-    return true;
-  };
+/** What the folder listings of one walk share. */
+interface WalkState {
+  readonly client: ServiceClient;
+  readonly opts: WalkOptions;
+  readonly started: number;
+  readonly pageSize: number;
+  readonly seen: Set<string>;
+  /** Folders to list. */
+  readonly queue: string[];
+  readonly progress: WalkProgress;
+  root: RemoteObject | undefined;
+  failure: AppError | undefined;
+  /** Objects the schema refused (skipped): the walk is then incomplete. */
+  readonly invalid: string[];
+  invalidCount: number;
+  /** Folders' childCount as listed (bounds their pages). */
+  readonly childCounts: Map<string, number>;
+  /** Folders being listed now. */
+  active: number;
+  /** Wakes the workers waiting for a folder to list. */
+  wake: (() => void) | undefined;
+}
 
-  /**
-   * Lists one folder, every page. With a stored chain the pages are asked with If-None-Match
-   * first: every page 304 = its stored children stand; the first page changed = it is used as
-   * the first page of a full listing; a later page changed = listed again from the start
-   * (the objects of the 304 pages before it are not at hand).
-   */
-  const listFolder = async (folderId: string): Promise<void> => {
-    const known = opts.conditional?.chain(folderId);
-    let conditional = known !== undefined && known.length > 0;
-    let token = '';
-    let i = 0;
-    const chain: ListingChain = [];
-    let pages = 0;
-    // bounds: tokens already sent in this listing, pages without a new object, pages allowed
-    const sent = new Set<string>();
-    const mine = new Set<string>();
-    let idle = 0;
-    let skipped = false;
-    // asked only when a second page comes (most folders have one): listed, else stored
-    const childCount = (): number | undefined => childCounts.get(folderId) ?? opts.conditional?.childCount?.(folderId);
-    let allowed: number | undefined;
-    const broken = (why: string): AppError =>
-      new AppError('BadResponse', `listing of folder ${folderId} ${why}: the walk is incomplete, nothing is deleted`);
-    for (;;) {
-      if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
-      const ifNoneMatch = conditional ? known![i]!.etag : undefined;
-      let r: Awaited<ReturnType<ServiceClient['listIfChanged']>>;
-      try {
-        r = await client.listIfChanged(folderId, {
-          limit: pageSize,
-          pageToken: token,
-          signal: opts.signal,
-          ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}),
-        });
-      } catch (e) {
-        if (!(e instanceof AppError && e.code === 'NotFound') || folderId === root?.id) throw e;
-        // Gone since it was listed in its parent (deleted meanwhile; a device's trash or a
-        // lingering delete lists it for a while, also in a parent answered 304): neither it nor
-        // what its pages brought counts as seen, so the re-check by id after the walk (sync.ts)
-        // takes them out of the store. The walk goes on: one folder gone is not an outage.
-        seen.delete(folderId);
-        for (const id of mine) seen.delete(id);
-        return;
-      }
-      if (failure) return;
-      progress.pages++;
-      if (r.notModified) {
-        // a 304 to a request without If-None-Match is not an answer
-        if (!conditional) throw new AppError('BadResponse', `listing of ${folderId} answered 304 to an unconditional request`);
-        token = known![i]!.next;
-        if (++i < known!.length) continue;
-        const kids = opts.conditional!.children(folderId);
-        const folders = new Set(kids.folders);
-        for (const id of kids.ids) saw(id, folders.has(id));
-        progress.unchanged++;
-        if (queue.length) wakeAll();
-        report();
-        return;
-      }
-      if (conditional && i > 0) {
-        conditional = false;
-        token = '';
-        continue;
-      }
-      conditional = false;
-      const page = r.page;
-      pages++;
-      sent.add(token);
-      const fresh: RemoteObject[] = [];
-      let progressed = false;
-      for (const o of page.files) {
-        if (!mine.has(o.id)) {
-          mine.add(o.id);
-          progressed = true;
-        }
-        saw(o.id, o.mimeType === FOLDER_MIME);
-        if (o.childCount !== undefined && o.mimeType === FOLDER_MIME) childCounts.set(o.id, o.childCount);
-        fresh.push(o);
-      }
-      if (page.invalid) {
-        skipped = true;
-        invalidCount += page.invalid.length;
-        for (const v of page.invalid) if (invalid.length < 5) invalid.push(`${v.id ?? '(no id)'}: ${v.reason}`);
-        for (const v of page.invalid) opts.onWarning?.(`skipped an invalid object in folder ${folderId}: ${v.reason}`, folderId);
-      }
-      opts.onPage(fresh, folderId);
-      if (queue.length) wakeAll();
-      report();
-      if (page.pageToken !== '' && page.pageToken === token)
-        opts.onWarning?.(`listing of folder ${folderId} answered with the page token it was sent: taken as the last page`, folderId);
-      const next = page.pageToken === token ? '' : page.pageToken;
-      if (r.etag !== undefined) chain.push({ etag: r.etag, next });
-      if (next === '') break;
-      if (sent.has(next)) throw broken(`repeats an earlier page token after ${pages} pages (a cycle)`);
-      idle = progressed ? 0 : idle + 1;
-      if (idle >= MAX_IDLE_PAGES) throw broken(`brought no new object in ${idle} pages in a row`);
-      allowed ??= pagesAllowed(childCount());
-      if (pages >= allowed)
-        throw broken(
-          `took more pages (${pages}) than its ${childCount() !== undefined ? `childCount of ${childCount()} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`}`,
-        );
-      token = next;
-    }
-    // the chain is kept only when every page carried an ETag and every object was readable
-    if (opts.conditional && chain.length === pages && !skipped) opts.conditional.listed(folderId, chain);
-  };
+/** Hands a copy of the progress so far to `onProgress`. */
+function report(w: WalkState): void {
+  const { progress } = w;
+  progress.elapsedMs = Date.now() - w.started;
+  progress.rate = progress.elapsedMs > 0 ? Math.round((progress.objects * 1000) / progress.elapsedMs) : 0;
+  w.opts.onProgress?.({ ...progress });
+}
 
-  await new Promise<void>((resolve) => {
-    const worker = async (): Promise<void> => {
-      for (;;) {
-        if (failure) return;
-        const next = queue.shift();
-        if (next === undefined) {
-          if (active === 0) {
-            wakeAll();
-            return;
-          }
-          await new Promise<void>((r) => {
-            const prev = wake;
-            wake = () => {
-              prev?.();
-              r();
-            };
-          });
-          continue;
-        }
-        active++;
-        try {
-          await listFolder(next);
-          progress.foldersDone++;
-        } catch (e) {
-          failure ??= toAppError(e);
-          wakeAll();
-        } finally {
-          active--;
-        }
-        if (active === 0 && queue.length === 0) wakeAll();
-      }
-    };
-    void Promise.all(Array.from({ length: concurrency }, worker)).then(() => resolve());
+/** Wakes every worker waiting for a folder to list. */
+function wakeAll(w: WalkState): void {
+  const wake = w.wake;
+  w.wake = undefined;
+  wake?.();
+}
+
+/** Counts children seen, queues the folders among them. */
+function saw(w: WalkState, id: string, isFolder: boolean): boolean {
+  if (w.seen.has(id)) return false;
+  w.seen.add(id);
+  w.progress.objects++;
+  if (isFolder) {
+    w.queue.push(id);
+    w.progress.folders++;
+  }
+  return true;
+}
+
+/** Queues the folders to list first: the ones given, else the root (fetched first). */
+async function queueStart(w: WalkState): Promise<void> {
+  const { opts, queue } = w;
+  if (opts.startFolders) queue.push(...opts.startFolders);
+  else {
+    const root = (w.root = await w.client.get('root', { signal: opts.signal }));
+    if (root.childCount !== undefined) w.childCounts.set(root.id, root.childCount);
+    opts.onRoot?.(root);
+    queue.push(root.id);
+  }
+  w.progress.folders = queue.length;
+}
+
+/** Lists the queued folders, `concurrency` at once, until none is left or one failed. */
+function runWorkers(w: WalkState, concurrency: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    void Promise.all(Array.from({ length: concurrency }, () => worker(w))).then(() => resolve());
   });
-  report();
-  if (failure) return { complete: false, root, seen, progress, error: failure };
-  if (invalidCount > 0)
-    return {
-      complete: false,
-      root,
-      seen,
-      progress,
-      error: new AppError(
-        'BadResponse',
-        `the NAS sent ${invalidCount} invalid object(s), skipped: the walk is incomplete, nothing is deleted (${invalid.join('; ')})`,
-      ),
+}
+
+/** Takes folders from the queue and lists them; waits while other folders being listed may queue more. */
+async function worker(w: WalkState): Promise<void> {
+  for (;;) {
+    if (w.failure) return;
+    const next = w.queue.shift();
+    if (next === undefined) {
+      if (w.active === 0) {
+        wakeAll(w);
+        return;
+      }
+      await nextWake(w);
+      continue;
+    }
+    w.active++;
+    try {
+      await listFolder(w, next);
+      w.progress.foldersDone++;
+    } catch (e) {
+      w.failure ??= toAppError(e);
+      wakeAll(w);
+    } finally {
+      w.active--;
+    }
+    if (w.active === 0 && w.queue.length === 0) wakeAll(w);
+  }
+}
+
+/** Resolves at the next `wakeAll`. */
+function nextWake(w: WalkState): Promise<void> {
+  return new Promise<void>((r) => {
+    const prev = w.wake;
+    w.wake = () => {
+      prev?.();
+      r();
     };
-  if (opts.signal?.aborted) return { complete: false, root, seen, progress, error: new AppError('Cancelled', 'walk cancelled') };
+  });
+}
+
+/** One folder's listing under way: where it is in the stored chain and the pages, and the bounds it has used. */
+interface FolderListing {
+  readonly folderId: string;
+  /** The stored listing chain, asked page by page with If-None-Match while `conditional`. */
+  readonly known: ListingChain | undefined;
+  conditional: boolean;
+  token: string;
+  /** The page of `known` asked next. */
+  i: number;
+  /** The chain of this listing, recorded when it ends. */
+  readonly chain: ListingChain;
+  pages: number;
+  // bounds: tokens already sent in this listing, pages without a new object, pages allowed
+  readonly sent: Set<string>;
+  readonly mine: Set<string>;
+  idle: number;
+  skipped: boolean;
+  allowed: number | undefined;
+}
+
+type Listed = Awaited<ReturnType<ServiceClient['listIfChanged']>>;
+
+/**
+ * Lists one folder, every page. With a stored chain the pages are asked with If-None-Match
+ * first: every page 304 = its stored children stand; the first page changed = it is used as
+ * the first page of a full listing; a later page changed = listed again from the start
+ * (the objects of the 304 pages before it are not at hand).
+ */
+async function listFolder(w: WalkState, folderId: string): Promise<void> {
+  const { opts } = w;
+  const known = opts.conditional?.chain(folderId);
+  const f: FolderListing = {
+    folderId,
+    known,
+    conditional: known !== undefined && known.length > 0,
+    token: '',
+    i: 0,
+    chain: [],
+    pages: 0,
+    sent: new Set<string>(),
+    mine: new Set<string>(),
+    idle: 0,
+    skipped: false,
+    allowed: undefined,
+  };
+  for (;;) {
+    if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
+    let r: Listed;
+    try {
+      r = await w.client.listIfChanged(folderId, pageRequest(w, f));
+    } catch (e) {
+      forgetGone(w, f, e);
+      return;
+    }
+    if (w.failure) return;
+    w.progress.pages++;
+    if (r.notModified) {
+      if (takeNotModified(w, f)) return;
+      continue;
+    }
+    if (f.conditional && f.i > 0) {
+      f.conditional = false;
+      f.token = '';
+      continue;
+    }
+    f.conditional = false;
+    const next = takePage(w, f, r.page, r.etag);
+    if (next === '') break;
+    checkBounds(w, f, next);
+    f.token = next;
+  }
+  // the chain is kept only when every page carried an ETag and every object was readable
+  if (opts.conditional && f.chain.length === f.pages && !f.skipped) opts.conditional.listed(folderId, f.chain);
+}
+
+/** The request for the listing's next page (with If-None-Match while it is conditional). */
+function pageRequest(w: WalkState, f: FolderListing): Parameters<ServiceClient['listIfChanged']>[1] {
+  const ifNoneMatch = f.conditional ? f.known![f.i]!.etag : undefined;
+  return {
+    limit: w.pageSize,
+    pageToken: f.token,
+    signal: w.opts.signal,
+    ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}),
+  };
+}
+
+/** Rethrows `e` unless it says the folder (not the root) is gone: then neither it nor what its pages brought is seen. */
+function forgetGone(w: WalkState, f: FolderListing, e: unknown): void {
+  if (!(e instanceof AppError && e.code === 'NotFound') || f.folderId === w.root?.id) throw e;
+  // Gone since it was listed in its parent (deleted meanwhile; a device's trash or a
+  // lingering delete lists it for a while, also in a parent answered 304): neither it nor
+  // what its pages brought counts as seen, so the re-check by id after the walk (sync.ts)
+  // takes them out of the store. The walk goes on: one folder gone is not an outage.
+  w.seen.delete(f.folderId);
+  for (const id of f.mine) w.seen.delete(id);
+}
+
+/** A page answered 304: on to the next stored page, or after the last one the stored children stand. True when the listing is done. */
+function takeNotModified(w: WalkState, f: FolderListing): boolean {
+  // a 304 to a request without If-None-Match is not an answer
+  if (!f.conditional) throw new AppError('BadResponse', `listing of ${f.folderId} answered 304 to an unconditional request`);
+  const known = f.known!;
+  f.token = known[f.i]!.next;
+  if (++f.i < known.length) return false;
+  const kids = w.opts.conditional!.children(f.folderId);
+  const folders = new Set(kids.folders);
+  for (const id of kids.ids) saw(w, id, folders.has(id));
+  w.progress.unchanged++;
+  if (w.queue.length) wakeAll(w);
+  report(w);
+  return true;
+}
+
+/** Takes a listed page: counts and queues its objects and hands them on. The next page's token ('' after the last page). */
+function takePage(w: WalkState, f: FolderListing, page: CheckedListing, etag: string | undefined): string {
+  const { folderId, token } = f;
+  f.pages++;
+  f.sent.add(token);
+  const fresh: RemoteObject[] = [];
+  let progressed = false;
+  for (const o of page.files) {
+    if (!f.mine.has(o.id)) {
+      f.mine.add(o.id);
+      progressed = true;
+    }
+    saw(w, o.id, o.mimeType === FOLDER_MIME);
+    if (o.childCount !== undefined && o.mimeType === FOLDER_MIME) w.childCounts.set(o.id, o.childCount);
+    fresh.push(o);
+  }
+  if (page.invalid) skipInvalid(w, f, page.invalid);
+  w.opts.onPage(fresh, folderId);
+  if (w.queue.length) wakeAll(w);
+  report(w);
+  if (page.pageToken !== '' && page.pageToken === token)
+    w.opts.onWarning?.(`listing of folder ${folderId} answered with the page token it was sent: taken as the last page`, folderId);
+  const next = page.pageToken === token ? '' : page.pageToken;
+  if (etag !== undefined) f.chain.push({ etag, next });
+  // pages in a row without a new object (looked at only when another page follows)
+  f.idle = progressed ? 0 : f.idle + 1;
+  return next;
+}
+
+/** Notes the objects of a page that the schema refused: skipped, reported, and the walk is incomplete. */
+function skipInvalid(w: WalkState, f: FolderListing, invalid: NonNullable<CheckedListing['invalid']>): void {
+  f.skipped = true;
+  w.invalidCount += invalid.length;
+  for (const v of invalid) if (w.invalid.length < 5) w.invalid.push(`${v.id ?? '(no id)'}: ${v.reason}`);
+  for (const v of invalid) w.opts.onWarning?.(`skipped an invalid object in folder ${f.folderId}: ${v.reason}`, f.folderId);
+}
+
+/** Fails the listing (the walk is incomplete) when the page `next` would be a cycle, idle, or more than the folder allows. */
+function checkBounds(w: WalkState, f: FolderListing, next: string): void {
+  if (f.sent.has(next)) throw broken(f.folderId, `repeats an earlier page token after ${f.pages} pages (a cycle)`);
+  if (f.idle >= MAX_IDLE_PAGES) throw broken(f.folderId, `brought no new object in ${f.idle} pages in a row`);
+  f.allowed ??= pagesAllowed(childCountOf(w, f.folderId));
+  if (f.pages >= f.allowed) {
+    const count = childCountOf(w, f.folderId);
+    const limit = count !== undefined ? `childCount of ${count} allows` : `limit of ${MAX_PAGES_PER_FOLDER} pages`;
+    throw broken(f.folderId, `took more pages (${f.pages}) than its ${limit}`);
+  }
+}
+
+/** A folder's childCount: as listed in this walk, else as stored (asked only when a second page comes: most folders have one). */
+function childCountOf(w: WalkState, folderId: string): number | undefined {
+  return w.childCounts.get(folderId) ?? w.opts.conditional?.childCount?.(folderId);
+}
+
+/** The error of a listing that breaks a bound. */
+function broken(folderId: string, why: string): AppError {
+  return new AppError('BadResponse', `listing of folder ${folderId} ${why}: the walk is incomplete, nothing is deleted`);
+}
+
+/** The walk's result once every worker stopped: complete only without a failure, a skipped object or a cancel. */
+function resultOf(w: WalkState): WalkResult {
+  const { root, seen, progress } = w;
+  if (w.failure) return { complete: false, root, seen, progress, error: w.failure };
+  if (w.invalidCount > 0) {
+    const error = new AppError(
+      'BadResponse',
+      `the NAS sent ${w.invalidCount} invalid object(s), skipped: the walk is incomplete, nothing is deleted (${w.invalid.join('; ')})`,
+    );
+    return { complete: false, root, seen, progress, error };
+  }
+  if (w.opts.signal?.aborted) return { complete: false, root, seen, progress, error: new AppError('Cancelled', 'walk cancelled') };
   return { complete: true, root, seen, progress };
 }

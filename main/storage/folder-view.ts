@@ -5,7 +5,7 @@
  * is a generator that yields once it has run `sliceMs`, so the engine can run it without
  * holding the event loop; objects that vanish mid-pass are skipped.
  */
-import { KINDS } from '../../app/filters/facts.js';
+import { KINDS, type Fact } from '../../app/filters/facts.js';
 import type { StorageView } from '../../app/contract/organize-shapes.js';
 import type { ObjectFacts } from '../index/object-facts.js';
 
@@ -42,7 +42,49 @@ export function* folderViewSteps(
   sliceMs: number,
 ): Generator<void, StorageView> {
   const slice = timeSlice(sliceMs);
-  const children = f
+  const children = childrenBySize(f, id, totals);
+  const tally: SubtreeTally = { years: new Map(), largest: [], bySize: new Map() };
+  const stack = f.children(id);
+  while (stack.length) {
+    if (slice()) yield;
+    const x = f.get(stack.pop()!);
+    if (!x) continue;
+    if (x.kind === 'folder') {
+      for (const c of f.children(x.id)) stack.push(c);
+      continue;
+    }
+    tallyFile(tally, x);
+  }
+  const groups = yield* duplicateGroups(f, tally.bySize, slice);
+  const duplicates = groups
+    .sort((a, b) => b.bytes * (b.ids.length - 1) - a.bytes * (a.ids.length - 1))
+    .slice(0, DUPLICATES)
+    .map((d) => ({ name: d.name, bytes: d.bytes, count: d.ids.length, paths: d.ids.slice(0, 20).map((i) => '/' + f.pathOf(i)) }));
+  const crumbs = crumbsOf(f, id);
+  return {
+    folder: { id, name: id === f.rootId ? 'NAS' : (f.get(id)?.name ?? '?'), path: '/' + f.pathOf(id) },
+    crumbs,
+    bytes: me.bytes,
+    files: me.files,
+    children,
+    byKind: KINDS.filter((k) => k !== 'folder').map((k) => ({
+      key: k,
+      bytes: me.kinds[KINDS.indexOf(k)]!,
+      files: me.kindFiles[KINDS.indexOf(k)]!,
+    })),
+    byYear: [...tally.years.entries()].sort((a, b) => a[0] - b[0]).map(([y, v]) => ({ key: y ? String(y) : 'undated', ...v })),
+    largest: tally.largest.flatMap((l) => {
+      const x = f.get(l.id);
+      return x ? [{ id: l.id, name: x.name, path: '/' + f.pathOf(l.id), bytes: l.bytes }] : [];
+    }),
+    duplicates,
+    computedMs: 0,
+  };
+}
+
+/** The folder's children, biggest first (folders with their subtree totals), at most CHILDREN_MAX. */
+function childrenBySize(f: ObjectFacts, id: string, totals: ReadonlyMap<string, Totals>): StorageView['children'] {
+  return f
     .children(id)
     .flatMap((c) => {
       const x = f.get(c);
@@ -56,37 +98,44 @@ export function* folderViewSteps(
     })
     .sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : 1))
     .slice(0, CHILDREN_MAX);
-  const years = new Map<number, { bytes: number; files: number }>();
-  const largest: { id: string; bytes: number }[] = [];
+}
+
+/** What the pass over the subtree gathers from its files. */
+interface SubtreeTally {
+  years: Map<number, { bytes: number; files: number }>;
+  largest: { id: string; bytes: number }[];
   // duplicates: grouped by size first (a number key, no string built per file), by name only among equal sizes
-  const bySize = new Map<number, string | string[]>();
-  const stack = f.children(id);
-  while (stack.length) {
-    if (slice()) yield;
-    const x = f.get(stack.pop()!);
-    if (!x) continue;
-    if (x.kind === 'folder') {
-      for (const c of f.children(x.id)) stack.push(c);
-      continue;
-    }
-    const y = x.day ? Math.floor(x.day / 10_000) : 0;
-    const b = years.get(y);
-    if (b) {
-      b.bytes += x.size;
-      b.files++;
-    } else years.set(y, { bytes: x.size, files: 1 });
-    if (largest.length < LARGEST || x.size > largest[largest.length - 1]!.bytes) {
-      largest.push({ id: x.id, bytes: x.size });
-      largest.sort((p, q) => q.bytes - p.bytes);
-      if (largest.length > LARGEST) largest.pop();
-    }
-    if (x.size > 0) {
-      const l = bySize.get(x.size);
-      if (l === undefined) bySize.set(x.size, x.id);
-      else if (typeof l === 'string') bySize.set(x.size, [l, x.id]);
-      else l.push(x.id);
-    }
+  bySize: Map<number, string | string[]>;
+}
+
+/** Counts one file of the subtree: its year, among the largest, in its size's group. */
+function tallyFile(t: SubtreeTally, x: Fact): void {
+  const { years, largest, bySize } = t;
+  const y = x.day ? Math.floor(x.day / 10_000) : 0;
+  const b = years.get(y);
+  if (b) {
+    b.bytes += x.size;
+    b.files++;
+  } else years.set(y, { bytes: x.size, files: 1 });
+  if (largest.length < LARGEST || x.size > largest[largest.length - 1]!.bytes) {
+    largest.push({ id: x.id, bytes: x.size });
+    largest.sort((p, q) => q.bytes - p.bytes);
+    if (largest.length > LARGEST) largest.pop();
   }
+  if (x.size > 0) {
+    const l = bySize.get(x.size);
+    if (l === undefined) bySize.set(x.size, x.id);
+    else if (typeof l === 'string') bySize.set(x.size, [l, x.id]);
+    else l.push(x.id);
+  }
+}
+
+/** The files of the same name and size (groups of 2 or more), yielding when the slice is up. */
+function* duplicateGroups(
+  f: ObjectFacts,
+  bySize: ReadonlyMap<number, string | string[]>,
+  slice: () => boolean,
+): Generator<void, { name: string; bytes: number; ids: string[] }[]> {
   const groups: { name: string; bytes: number; ids: string[] }[] = [];
   for (const [size, ids] of bySize) {
     if (slice()) yield;
@@ -101,33 +150,16 @@ export function* folderViewSteps(
     }
     for (const [name, same] of byName) if (same.length > 1) groups.push({ name, bytes: size, ids: same });
   }
-  const duplicates = groups
-    .sort((a, b) => b.bytes * (b.ids.length - 1) - a.bytes * (a.ids.length - 1))
-    .slice(0, DUPLICATES)
-    .map((d) => ({ name: d.name, bytes: d.bytes, count: d.ids.length, paths: d.ids.slice(0, 20).map((i) => '/' + f.pathOf(i)) }));
+  return groups;
+}
+
+/** The folders from the root down to `id` (the root named NAS). */
+function crumbsOf(f: ObjectFacts, id: string): { id: string; name: string }[] {
   const crumbs: { id: string; name: string }[] = [];
   for (let cur: string | undefined = id, guard = 0; cur !== undefined && guard < 1024; guard++) {
     crumbs.unshift({ id: cur, name: cur === f.rootId ? 'NAS' : (f.get(cur)?.name ?? '?') });
     if (cur === f.rootId) break;
     cur = f.get(cur)?.parent;
   }
-  return {
-    folder: { id, name: id === f.rootId ? 'NAS' : (f.get(id)?.name ?? '?'), path: '/' + f.pathOf(id) },
-    crumbs,
-    bytes: me.bytes,
-    files: me.files,
-    children,
-    byKind: KINDS.filter((k) => k !== 'folder').map((k) => ({
-      key: k,
-      bytes: me.kinds[KINDS.indexOf(k)]!,
-      files: me.kindFiles[KINDS.indexOf(k)]!,
-    })),
-    byYear: [...years.entries()].sort((a, b) => a[0] - b[0]).map(([y, v]) => ({ key: y ? String(y) : 'undated', ...v })),
-    largest: largest.flatMap((l) => {
-      const x = f.get(l.id);
-      return x ? [{ id: l.id, name: x.name, path: '/' + f.pathOf(l.id), bytes: l.bytes }] : [];
-    }),
-    duplicates,
-    computedMs: 0,
-  };
+  return crumbs;
 }
