@@ -17,6 +17,7 @@ import { EventHub } from './event-hub.js';
 import { openMirrorCore, type MirrorCore, type MirrorCoreDeps } from './mirror-core.js';
 import { dropEmptyState, previousMirror, putMirrorAside, restoreMirror } from './previous-mirrors.js';
 import type { SessionDeps } from './session.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export async function startCore(opts: CoreOptions & { demoObjects?: number; engine?: SessionDeps['engine'] }): Promise<Core> {
   mkdirSync(opts.dataDir, { recursive: true });
@@ -60,7 +61,7 @@ export async function startCore(opts: CoreOptions & { demoObjects?: number; engi
         current = await openMirrorCore({ opts, hub, keychain, memoryTokens, ...(carry ? { carry } : {}) });
       }
     })();
-    swapping = run.catch(() => undefined);
+    swapping = run.catch(ignore('awaited just below: the caller gets the failure; others only wait for the swap to end'));
     await run;
     hub.emit('changed', { what: 'settings' });
     hub.emit('changed', { what: 'index' });

@@ -15,6 +15,7 @@ import type { Keychain } from '../keychain/keychain.js';
 import { createLogger, silentLogger, type Level, type Logger } from '../log/logger.js';
 import type { ParentPort } from './port.js';
 import { answerValue, toEngine, type AskOp, type FromEngine, type StartOptions, type ToEngine } from './protocol.js';
+import { ignore } from '../../app/util/ignore.js';
 
 /**
  * How often the status is compared with the last one pushed (walk progress has no event):
@@ -215,7 +216,7 @@ class EngineServer {
   /** The clean stop behind `close`. */
   private async stop(): Promise<void> {
     if (this.poll) clearTimeout(this.poll);
-    await this.starting?.catch(() => undefined);
+    await this.starting?.catch(ignore('a start that failed was reported when it failed; stopping goes on'));
     try {
       await this.core?.close();
     } catch (e) {

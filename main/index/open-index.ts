@@ -18,6 +18,7 @@ import { OfflineIndex } from './offline-index.js';
 import { loadIndex, saveIndex } from './persist.js';
 import { Vocabulary } from './vocabulary.js';
 import { hasVocabulary, loadVocabulary, saveVocabulary } from './vocabulary-file.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export interface OpenIndexOptions {
   /** Build in a worker thread above this many objects (default 200k). */
@@ -182,7 +183,9 @@ class LiveIndex implements OpenedIndex {
         // caught up: the vocabulary alone, in a worker of its own too (built lazily here, a
         // million names would hold this thread seconds and ~1 GB of heap)
         if (fresh.generation === store.generation())
-          await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(() => undefined);
+          await buildInWorker(stateDir, { index: false, vocabulary: true }).catch(
+            ignore('without a saved vocabulary, the one below is built from the store: slower, the same words'),
+          );
         vocab.reloadFrom(store, () => loadVocabulary(stateDir, fresh.generation));
       }
       if (!fresh || fresh.generation === store.generation()) break;

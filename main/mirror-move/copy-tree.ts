@@ -10,6 +10,7 @@
 import { constants } from 'node:fs';
 import { chmod, copyFile, lstat, lutimes, mkdir, readdir, readlink, rename, rm, rmdir, statfs, symlink, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { ignore } from '../../app/util/ignore.js';
 
 export type MovePhase = 'counting' | 'copying' | 'verifying' | 'switching' | 'removing-old' | 'done';
 export interface MoveProgress {
@@ -94,7 +95,9 @@ export async function copyTreeAcrossDisks(o: CopyOptions): Promise<void> {
     });
     await rename(staging, o.to);
   } catch (e) {
-    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await rm(staging, { recursive: true, force: true }).catch(
+      ignore('the copy failed: its error is thrown below; a staging folder left over is removed by the next attempt'),
+    );
     throw e;
   }
 }
@@ -196,7 +199,8 @@ async function restoreFolderTimes(entries: Entry[], staging: string): Promise<vo
     if (e.kind === 'dir') {
       await chmod(dst, e.mode);
       await utimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000);
-    } else if (e.kind === 'link') await lutimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000).catch(() => undefined);
+    } else if (e.kind === 'link')
+      await lutimes(dst, e.mtimeMs / 1000, e.mtimeMs / 1000).catch(ignore('a link keeps the copy time where the disk cannot set its own'));
   }
 }
 
