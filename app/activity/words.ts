@@ -40,6 +40,17 @@ export const activityText = (e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>
 function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: string; group: ActivityGroup } {
   const s = e.summary;
   const name = e.path ? base(e.path) : '';
+  return (
+    changeWords(e, s, name) ?? decisionWords(e, s, name) ?? nasAndAppWords(e, s, name) ?? { text: capital(realPlurals(s)), group: 'app' }
+  );
+}
+
+/** The user's own changes, as the engine queued and sent them, and what waits for the user. */
+function changeWords(
+  e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>,
+  s: string,
+  name: string,
+): { text: string; group: ActivityGroup } | undefined {
   switch (e.kind) {
     case 'renamed': {
       const m = /^renamed: (.*) -> (.*?)(?: \(queued #\d+\))?$/.exec(s);
@@ -58,7 +69,9 @@ function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: str
       const m = /^undo of organized (\d+) objects?: (.*?): (\d+) inverse patch/.exec(s);
       if (m)
         return {
-          text: `Undid the Organize batch of ${plural(Number(m[1]), 'item', 'items')} (${m[2]}): ${plural(Number(m[3]), 'change goes', 'changes go')} back on the NAS`,
+          text:
+            `Undid the Organize batch of ${plural(Number(m[1]), 'item', 'items')} (${m[2]}): ` +
+            `${plural(Number(m[3]), 'change goes', 'changes go')} back on the NAS`,
           group: 'mine',
         };
       return { text: `Undid a change to ${q(name)}`, group: 'mine' };
@@ -82,7 +95,9 @@ function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: str
         };
       if (/renamed or deleted\?/.test(s))
         return {
-          text: `${plural(n, 'item is', 'items are')} gone from the mirror folder and a new one appeared: renamed or deleted? Choose in Conflicts`,
+          text:
+            `${plural(n, 'item is', 'items are')} gone from the mirror folder and a new one appeared: ` +
+            'renamed or deleted? Choose in Conflicts',
           group: 'needs-you',
         };
       return {
@@ -90,6 +105,18 @@ function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: str
         group: 'needs-you',
       };
     }
+    default:
+      return undefined;
+  }
+}
+
+/** What the user decided, and what happened to content on this computer. */
+function decisionWords(
+  e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>,
+  s: string,
+  name: string,
+): { text: string; group: ActivityGroup } | undefined {
+  switch (e.kind) {
     case 'approved':
       if (/^upload approved/.test(s))
         return { text: capital(realPlurals(s.replace(/^upload approved for/, 'You approved uploading'))), group: 'mine' };
@@ -124,6 +151,18 @@ function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: str
       return { text: capital(realPlurals(s)), group: 'app' };
     case 'freed':
       return { text: freedWords(s, name), group: 'mine' };
+    default:
+      return undefined;
+  }
+}
+
+/** What the NAS changed, and what the app itself did (anything else: its summary, capitalised). */
+function nasAndAppWords(
+  e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>,
+  s: string,
+  name: string,
+): { text: string; group: ActivityGroup } | undefined {
+  switch (e.kind) {
     case 'remote-added': {
       const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
       return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };
@@ -159,10 +198,8 @@ function words(e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): { text: str
           : { text: 'Changes in the mirror folder are found by regular checks (the watcher did not answer)', group: 'problem' };
     case 'error':
       return { text: `Something went wrong: ${realPlurals(s)}`, group: 'problem' };
-    case 'mirror-moved':
-      return { text: capital(realPlurals(s)), group: 'app' };
     default:
-      return { text: capital(realPlurals(s)), group: 'app' };
+      return undefined;
   }
 }
 
