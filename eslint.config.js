@@ -29,6 +29,35 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
   },
+  // Issue 22: functions a reader can hold (80 lines), lines a reader can see (140 characters).
+  {
+    files: ['main/**/*.ts', 'app/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, IIFEs: true }],
+      'max-len': ['error', { code: 140, ignoreUrls: true }],
+    },
+  },
+  // No catch swallows an error in silence: a rejection the app may ignore says why (app/util/ignore.ts).
+  {
+    files: ['main/**/*.ts', 'app/**/*.ts', 'renderer/**/*.ts', 'server/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='catch'] > ArrowFunctionExpression[body.type='Identifier'][body.name='undefined']",
+          message: "say why the failure may be ignored: .catch(ignore('why')) (app/util/ignore.ts)",
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name='catch'] > ArrowFunctionExpression[body.type='BlockStatement'][body.body.length=0]",
+          message: "say why the failure may be ignored: .catch(ignore('why')) (app/util/ignore.ts)",
+        },
+      ],
+    },
+  },
   {
     files: ['app/**/*.ts'],
     ignores: ['app/**/*.test.ts'],

@@ -11,7 +11,8 @@ import { lstatBig } from '../local/analyse.js';
 import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
 import { safeJoin } from '../local/path-safety.js';
 import { conflictEntries, heldDeletes, heldUploads } from '../local/decision-views.js';
-import type { RequestAction } from '../local/local-store.js';
+import type { ConflictRow, RequestAction } from '../local/local-store.js';
+import type { LocalEntry } from '../local/model.js';
 import { pathFor, type Core, type Lock } from './core.js';
 import { initRoot } from './mirror-root.js';
 import { applySaved } from '../organize/apply.js';
@@ -74,7 +75,10 @@ export class EngineActions {
     };
   }
 
-  /** Where mirror path `path` is: the NAS folder holding it and its name, and the item of the NAS already there, if any; undefined when its folder is not on the NAS. */
+  /**
+   * Where mirror path `path` is: the NAS folder holding it and its name, and the item of the NAS
+   * already there, if any; undefined when its folder is not on the NAS.
+   */
   private placeOf(path: string): { parent: string; name: string; taken: string | undefined } | undefined {
     const c = this.core;
     const segs = path.split('/');
@@ -277,69 +281,15 @@ export class EngineActions {
           continue;
         }
         if (action === 'drop') {
-          c.local.removeConflict(k.seq);
-          c.activity({
-            kind: 'dropped',
-            path: k.path,
-            summary: `dropped: ${k.intent}`,
-            reason: 'you dropped a conflict; the NAS version stays',
-          });
+          dropConflict(c, k);
           out.done++;
           continue;
         }
-        const op = k.op;
-        const e = c.model.get(k.objectId);
-        if (op.op === 'unsendable') {
-          out.failed.push({ id, message: 'this change cannot be sent to the NAS' });
+        const refused = reapplyConflict(c, k);
+        if (refused !== undefined) {
+          out.failed.push({ id, message: refused });
           continue;
         }
-        if (!e || e.state !== 'ok') {
-          out.failed.push({ id, message: 'the object is no longer on the NAS' });
-          continue;
-        }
-        if (op.op === 'patch' && op.parentID !== undefined && !c.model.get(op.parentID)) {
-          out.failed.push({ id, message: 'the target folder is no longer on the NAS' });
-          continue;
-        }
-        c.db.transaction(() => {
-          if (op.op === 'delete') {
-            const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
-            const known = new Map<string, string>();
-            for (const d of [e.id, ...c.model.descendants(e.id)]) {
-              const x = c.model.get(d);
-              if (x?.ino) known.set(x.ino, x.kind);
-            }
-            const rep: WriteReport = {
-              created: 0,
-              moved: 0,
-              removed: 0,
-              keptLocal: [],
-              failed: [],
-              touchedDirs: new Set(),
-              reread: new Set(),
-              tombstones: [],
-            };
-            if (abs) removeTree(c.root, abs, known, rep, c.disk);
-            for (const kl of rep.keptLocal) c.local.addLocalOnly({ path: kl.to }, 'moved', kl.reason);
-            c.model.update(e.id, { state: 'deleting' });
-          }
-          const [seq] = c.outbox.enqueue([
-            {
-              intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent },
-              origin: 'reapply',
-              path: k.path,
-              reason: 'conflict re-applied by you',
-            },
-          ]);
-          c.local.removeConflict(k.seq);
-          c.local.flush(c.model);
-          c.activity({
-            kind: 'reapplied',
-            path: k.path,
-            summary: `re-applied: ${k.intent} (queued #${seq})`,
-            reason: 'you chose to re-apply your change over the NAS version',
-          });
-        })();
         out.done++;
       }
       return out;
@@ -461,7 +411,10 @@ export function holdEmptyNas(c: Pick<Core, 'model' | 'local' | 'activity' | 'sto
   c.activity({ kind: 'held', path: '', summary: 'the NAS now looks empty: removals held for your confirmation', reason: e.message });
 }
 
-/** Approve: the next complete walk removes what the NAS no longer has. Reject: the placeholders stay (asked again at the next walk that finds it empty). */
+/**
+ * Approve: the next complete walk removes what the NAS no longer has. Reject: the placeholders
+ * stay (asked again at the next walk that finds it empty).
+ */
 function resolveEmptyNas(c: Core, path: string, action: 'approve' | 'reject'): void {
   c.local.removeHeld(c.model.rootId);
   if (action === 'approve') {
@@ -480,4 +433,72 @@ function resolveEmptyNas(c: Core, path: string, action: 'approve' | 'reject'): v
       reason: 'you rejected the removals of a NAS that looks empty; nothing is removed',
     });
   }
+}
+
+/** Drops a conflict: the NAS version stays. */
+function dropConflict(c: Core, k: ConflictRow): void {
+  c.local.removeConflict(k.seq);
+  c.activity({
+    kind: 'dropped',
+    path: k.path,
+    summary: `dropped: ${k.intent}`,
+    reason: 'you dropped a conflict; the NAS version stays',
+  });
+}
+
+/**
+ * Re-applies a conflict's change over the NAS version: queued again in one transaction (a
+ * delete takes its placeholders off the disk first). Why it cannot be, or undefined when done.
+ */
+function reapplyConflict(c: Core, k: ConflictRow): string | undefined {
+  const op = k.op;
+  const e = c.model.get(k.objectId);
+  if (op.op === 'unsendable') return 'this change cannot be sent to the NAS';
+  if (!e || e.state !== 'ok') return 'the object is no longer on the NAS';
+  if (op.op === 'patch' && op.parentID !== undefined && !c.model.get(op.parentID)) return 'the target folder is no longer on the NAS';
+  c.db.transaction(() => {
+    if (op.op === 'delete') {
+      removePlaceholders(c, e);
+      c.model.update(e.id, { state: 'deleting' });
+    }
+    const [seq] = c.outbox.enqueue([
+      {
+        intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent },
+        origin: 'reapply',
+        path: k.path,
+        reason: 'conflict re-applied by you',
+      },
+    ]);
+    c.local.removeConflict(k.seq);
+    c.local.flush(c.model);
+    c.activity({
+      kind: 'reapplied',
+      path: k.path,
+      summary: `re-applied: ${k.intent} (queued #${seq})`,
+      reason: 'you chose to re-apply your change over the NAS version',
+    });
+  })();
+  return undefined;
+}
+
+/** Takes an entry's placeholders off the disk (empty ones deleted, anything else kept local only). */
+function removePlaceholders(c: Core, e: LocalEntry): void {
+  const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
+  const known = new Map<string, string>();
+  for (const d of [e.id, ...c.model.descendants(e.id)]) {
+    const x = c.model.get(d);
+    if (x?.ino) known.set(x.ino, x.kind);
+  }
+  const rep: WriteReport = {
+    created: 0,
+    moved: 0,
+    removed: 0,
+    keptLocal: [],
+    failed: [],
+    touchedDirs: new Set(),
+    reread: new Set(),
+    tombstones: [],
+  };
+  if (abs) removeTree(c.root, abs, known, rep, c.disk);
+  for (const kl of rep.keptLocal) c.local.addLocalOnly({ path: kl.to }, 'moved', kl.reason);
 }

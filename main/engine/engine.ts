@@ -10,7 +10,7 @@ import { AppError, toAppError } from '../../app/errors.js';
 import { probeFsTraits } from '../local/fs-traits.js';
 import { probeDiskIdentity, type DiskIdentity } from '../local/volume.js';
 import { Lock, openCore, type ActivityInput, type Core } from './core.js';
-import { canSend, retryDelayMs, type EngineEvent, type EngineState } from './engine-state.js';
+import { canSend, retryDelayMs, type EngineState } from './engine-state.js';
 import type { EngineOptions } from './engine-options.js';
 import { attemptEvent, StateKeeper } from './state-keeper.js';
 import { EngineEvents } from './events.js';
@@ -28,6 +28,7 @@ import { Downloads, type GetResult } from './downloads.js';
 import { Keeper, type DeviceState, type FreeResult } from './keep.js';
 import { Creator } from './creates.js';
 import { sweepPartials } from '../local/download.js';
+import { ignore } from '../../app/util/ignore.js';
 
 export type { EngineOptions };
 
@@ -61,36 +62,70 @@ export class Engine {
     const { local, store, applier } = this.core;
     this.keeper = new StateKeeper(local, opts.log, { statusChanged: () => this.emitStatus(), backOnline: () => this.kickOutbox() });
     const plans = new PlanQueue(local, store);
-    const report = (ev: EngineEvent): void => this.keeper.dispatch(ev);
-    const failed = (step: string, e: unknown): void => this.failed(step, e);
-    const healthy = (): Promise<boolean> => this.checkHealth();
-    const stopped = (): boolean => this.stopped;
-    const schedule = (fn: () => void, ms: number): void => this.timers.schedule(fn, ms);
-    this.remote = new RemoteRounds({
+    this.remote = this.newRemoteRounds(plans);
+    this.localSide = this.newLocalRounds();
+    this.offApplier = applier.onChanges((cs) => {
+      plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
+      this.remote.storeChanged();
+    });
+    // Every request's attempt is evidence of the link: a NAS that stops answering is "offline"
+    // at its first failed attempt, not after the client's retries (issue 11, point 8).
+    this.offClient = opts.client.observe((a) => {
+      if (this.stopped) return;
+      const ev = attemptEvent(a);
+      if (ev) this.keeper.dispatch(ev);
+    });
+    this.pump = this.newOutboxPump();
+    this.downloads = new Downloads({
       core: this.core,
       lock: this.lock,
       client: opts.client,
+      signal: this.abort.signal,
+      progress: (p) => this.events.emit('download', p),
+      notice: (n) => this.events.emit('notice', n),
+    });
+    this.pins = new Keeper({
+      core: this.core,
+      lock: this.lock,
+      get: (id) => this.downloads.get(id),
+      stopped: () => this.stopped,
+      changed: () => this.events.emit('changed', { what: 'content' }),
+    });
+    this.creator = this.newCreator();
+    this.actions = this.newActions();
+  }
+
+  /** The NAS side: walks, reconciles (remote-rounds.ts). */
+  private newRemoteRounds(plans: PlanQueue): RemoteRounds {
+    return new RemoteRounds({
+      core: this.core,
+      lock: this.lock,
+      client: this.opts.client,
       plans,
       signal: this.abort.signal,
-      stopped,
+      stopped: () => this.stopped,
       state: () => this.state,
-      report,
-      healthy,
-      failed,
+      report: (ev) => this.keeper.dispatch(ev),
+      healthy: () => this.checkHealth(),
+      failed: (step, e) => this.failed(step, e),
       indexChanged: () => this.events.emit('changed', { what: 'index' }),
       localChanged: (dirs) => {
         this.timers.schedule(() => void this.localSide.onBatch(dirs), 0);
       },
     });
-    this.localSide = new LocalRounds({
+  }
+
+  /** The disk side: the watcher and the local batches (local-rounds.ts). */
+  private newLocalRounds(): LocalRounds {
+    return new LocalRounds({
       core: this.core,
       lock: this.lock,
-      watcherOptions: opts.watcher,
-      stopped,
-      report,
-      healthy,
-      schedule,
-      failed,
+      watcherOptions: this.opts.watcher,
+      stopped: () => this.stopped,
+      report: (ev) => this.keeper.dispatch(ev),
+      healthy: () => this.checkHealth(),
+      schedule: (fn, ms) => this.timers.schedule(fn, ms),
+      failed: (step, e) => this.failed(step, e),
       recheckHealth: () => this.timers.schedule(() => void this.healthTick(), 2000),
       notice: (n) => this.events.emit('notice', n),
       queued: () => {
@@ -105,24 +140,17 @@ export class Engine {
       },
       probeIdentity: () => this.probeIdentity(),
     });
-    this.offApplier = applier.onChanges((cs) => {
-      plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
-      this.remote.storeChanged();
-    });
-    // Every request's attempt is evidence of the link: a NAS that stops answering is "offline"
-    // at its first failed attempt, not after the client's retries (issue 11, point 8).
-    this.offClient = opts.client.observe((a) => {
-      if (this.stopped) return;
-      const ev = attemptEvent(a);
-      if (ev) this.keeper.dispatch(ev);
-    });
-    this.pump = new OutboxPump({
+  }
+
+  /** Sends the outbox to the NAS and settles the answers (outbox-pump.ts). */
+  private newOutboxPump(): OutboxPump {
+    return new OutboxPump({
       settle: this.core,
       lock: this.lock,
-      client: opts.client,
-      report,
-      failed,
-      schedule,
+      client: this.opts.client,
+      report: (ev) => this.keeper.dispatch(ev),
+      failed: (step, e) => this.failed(step, e),
+      schedule: (fn, ms) => this.timers.schedule(fn, ms),
       canSend: () => !this.stopped && canSend(this.state),
       retryDelay: () => retryDelayMs(this.state, Math.random()),
       settled: (id) => this.remote.settled(id),
@@ -134,28 +162,17 @@ export class Engine {
         }
       },
     });
-    this.downloads = new Downloads({
+  }
+
+  /** Creates the user's new folders and files on the NAS (creates.ts). */
+  private newCreator(): Creator {
+    return new Creator({
       core: this.core,
       lock: this.lock,
-      client: opts.client,
+      client: this.opts.client,
       signal: this.abort.signal,
-      progress: (p) => this.events.emit('download', p),
-      notice: (n) => this.events.emit('notice', n),
-    });
-    this.pins = new Keeper({
-      core: this.core,
-      lock: this.lock,
-      get: (id) => this.downloads.get(id),
-      stopped,
-      changed: () => this.events.emit('changed', { what: 'content' }),
-    });
-    this.creator = new Creator({
-      core: this.core,
-      lock: this.lock,
-      client: opts.client,
-      signal: this.abort.signal,
-      stopped,
-      schedule,
+      stopped: () => this.stopped,
+      schedule: (fn, ms) => this.timers.schedule(fn, ms),
       // a walk begun before the NAS named it must not read it as deleted there
       bound: (id) => this.remote.settled(id),
       // a folder made on the NAS: what it holds is found (and created) next
@@ -166,7 +183,11 @@ export class Engine {
       },
       reconcile: () => void this.remote.reconcileNow(),
     });
-    this.actions = new EngineActions(this.core, this.lock, {
+  }
+
+  /** The user's answers and requests (actions.ts). */
+  private newActions(): EngineActions {
+    return new EngineActions(this.core, this.lock, {
       // the header, the badge and the tray follow at once (they read the status, not the lists)
       afterChange: () => {
         this.kickOutbox();
@@ -331,7 +352,9 @@ export class Engine {
       try {
         if (r.action === 'pause' || r.action === 'resume') await this.setPaused(r.action === 'pause');
         else if (r.action === 'sync') await this.syncNow();
-        else if (r.action === 'get') for (const id of r.ids) void this.download(id).catch(() => undefined);
+        else if (r.action === 'get')
+          for (const id of r.ids)
+            void this.download(id).catch(ignore('a failed download says so in the activity log, where the command line waits for it'));
         else if (r.action === 'pin' || r.action === 'unpin' || r.action === 'free') {
           for (const id of r.ids) await this.keepRequest(r.action, id);
         } else await this.actions.handle(r.action, r.ids);

@@ -7,8 +7,8 @@
  */
 import { AppError } from '../../app/errors.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
-import { planRemote } from '../local/remote-plan.js';
-import { writePlaceholders } from '../local/placeholders.js';
+import { planRemote, type RemoteChangeNote, type RemotePlan } from '../local/remote-plan.js';
+import { writePlaceholders, type WriteReport } from '../local/placeholders.js';
 import { followHeldContent } from '../local/held-content.js';
 import { pinOf } from '../local/pins.js';
 import { lstatBig } from '../local/analyse.js';
@@ -33,7 +33,10 @@ export interface ReconcileResult {
   retry: string[];
   /** The disk refused a write (EIO, EACCES, ENOSPC...): said in the status; nothing was lost, it is tried again. */
   diskError?: AppError | undefined;
-  /** Folders (paths) where the disk changed and was not read yet (an entry's place holds another): the local side reads them. */
+  /**
+   * Folders (paths) where the disk changed and was not read yet (an entry's place holds
+   * another): the local side reads them.
+   */
   reread?: string[];
 }
 
@@ -46,6 +49,54 @@ export interface ReconcileResult {
 export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new Set(), only?: ReadonlySet<string>): ReconcileResult {
   const rootObj = core.store.root();
   if (!rootObj) return { created: 0, moved: 0, removed: 0, refused: 0, added: 0, retry: only ? [...only] : [] };
+  const { model } = core;
+  placeRoot(core, rootObj);
+  // files holding a downloaded version: a new version on the NAS empties them (or keeps the user's edit)
+  if (model.withContent.size > 0) followContent(core, only);
+  const pathsBefore = new Map<string, string>();
+  const objects = only ? objectsOf(core.store, only) : (core.store.all() as Iterable<RemoteObject>);
+  const creating = core.creates.inFlight().places;
+  const plan = planRemote({
+    model,
+    rootId: rootObj.id,
+    objects,
+    pending: core.outbox.pendingIds(),
+    traits: core.traits,
+    stale,
+    ...(only ? { only } : {}),
+    ...(creating.size ? { creating } : {}),
+  });
+  for (const n of plan.notes)
+    if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
+  const rep = writePlaceholders(core.root, model, plan, core.disk);
+  const until = Date.now() + 10 * 60_000;
+  for (const ino of rep.tombstones) core.tombstones.set(ino, until);
+  const { added, refused } = sayNotes(core, plan.notes, pathsBefore);
+  sayReport(core, plan, rep);
+  recordStamps(core.root, model, rep.touchedDirs, core.disk);
+  core.local.flush(model);
+  const retry = [...rep.failed.map((f) => f.id), ...plan.deferred, ...plan.waiting];
+  // objects whose folder the model does not have yet (a partial plan met the child first)
+  if (only) {
+    const refusedNow = new Set(plan.notes.filter((n) => n.kind === 'refused').map((n) => n.id));
+    for (const id of only) if (!model.get(id) && !refusedNow.has(id) && core.store.getJson(id) !== undefined) retry.push(id);
+  }
+  const diskError = diskErrorOf(rep);
+  const reread = [...new Set([...rep.reread].map((id) => model.pathOf(id) ?? ''))];
+  return {
+    created: rep.created,
+    moved: rep.moved,
+    removed: rep.removed,
+    refused,
+    added,
+    retry,
+    diskError,
+    ...(reread.length ? { reread } : {}),
+  };
+}
+
+/** The mirror root in the model: put there when it first appears, its inode as the disk has it now. */
+function placeRoot(core: ReconcilePort, rootObj: RemoteObject): void {
   const { model } = core;
   if (!model.get(rootObj.id)) {
     const st = lstatBig(core.root, core.disk);
@@ -67,38 +118,31 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     const st = lstatBig(core.root, core.disk);
     if (st && model.get(rootObj.id)!.ino !== st.ino.toString()) model.update(rootObj.id, { ino: st.ino.toString() });
   }
-  // files holding a downloaded version: a new version on the NAS empties them (or keeps the user's edit)
-  if (model.withContent.size > 0) {
-    const pins = core.local.pins();
-    const pinned = (id: string): boolean => pinOf(model, pins, id) !== undefined;
-    const object = (id: string): RemoteObject | undefined => core.store.get(id);
-    const edited = (id: string, base: string): boolean => {
-      if (core.uploads) core.creates.addVersion(id, base);
-      return core.uploads;
-    };
-    followHeldContent({ root: core.root, model, disk: core.disk, object, activity: (a) => core.activity(a), pinned, edited }, only);
-  }
-  const pathsBefore = new Map<string, string>();
-  const objects = only ? objectsOf(core.store, only) : (core.store.all() as Iterable<RemoteObject>);
-  const creating = core.creates.inFlight().places;
-  const plan = planRemote({
-    model,
-    rootId: rootObj.id,
-    objects,
-    pending: core.outbox.pendingIds(),
-    traits: core.traits,
-    stale,
-    ...(only ? { only } : {}),
-    ...(creating.size ? { creating } : {}),
-  });
-  for (const n of plan.notes)
-    if (n.kind === 'removed' || n.kind === 'renamed' || n.kind === 'moved') pathsBefore.set(n.id, core.model.pathOf(n.id) ?? '');
-  const rep = writePlaceholders(core.root, model, plan, core.disk);
-  const until = Date.now() + 10 * 60_000;
-  for (const ino of rep.tombstones) core.tombstones.set(ino, until);
+}
+
+/** Files holding a downloaded version follow the NAS: a new version there empties them (or keeps the user's edit). */
+function followContent(core: ReconcilePort, only: ReadonlySet<string> | undefined): void {
+  const { model } = core;
+  const pins = core.local.pins();
+  const pinned = (id: string): boolean => pinOf(model, pins, id) !== undefined;
+  const object = (id: string): RemoteObject | undefined => core.store.get(id);
+  const edited = (id: string, base: string): boolean => {
+    if (core.uploads) core.creates.addVersion(id, base);
+    return core.uploads;
+  };
+  followHeldContent({ root: core.root, model, disk: core.disk, object, activity: (a) => core.activity(a), pinned, edited }, only);
+}
+
+/** Says the plan's notes in the activity log (a refused name once per change of it): how many were new, how many refused. */
+function sayNotes(
+  core: ReconcilePort,
+  notes: readonly RemoteChangeNote[],
+  pathsBefore: ReadonlyMap<string, string>,
+): { added: number; refused: number } {
+  const { model } = core;
   let added = 0;
   let refused = 0;
-  for (const n of plan.notes) {
+  for (const n of notes) {
     if (n.kind === 'added') {
       added++;
       continue;
@@ -128,6 +172,12 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
       reason: n.detail,
     });
   }
+  return { added, refused };
+}
+
+/** Records and says what the writer kept local only, and what it could not do (those entries keep their old base). */
+function sayReport(core: ReconcilePort, plan: RemotePlan, rep: WriteReport): void {
+  const { model } = core;
   for (const k of rep.keptLocal) {
     core.local.addLocalOnly({ path: k.to }, 'moved', k.reason);
     core.activity({ kind: 'local-only', path: k.to, summary: `kept ${k.from} as local only`, reason: k.reason });
@@ -140,33 +190,19 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   }
   for (const f of rep.failed)
     core.activity({ kind: 'error', path: model.pathOf(f.id) ?? `(${f.id})`, summary: 'could not update a placeholder', reason: f.reason });
-  recordStamps(core.root, model, rep.touchedDirs, core.disk);
-  core.local.flush(model);
-  const retry = [...rep.failed.map((f) => f.id), ...plan.deferred, ...plan.waiting];
-  // objects whose folder the model does not have yet (a partial plan met the child first)
-  if (only) {
-    const refusedNow = new Set(plan.notes.filter((n) => n.kind === 'refused').map((n) => n.id));
-    for (const id of only) if (!model.get(id) && !refusedNow.has(id) && core.store.getJson(id) !== undefined) retry.push(id);
-  }
+}
+
+/** The first write the disk refused, as the status says it (undefined when none was). */
+function diskErrorOf(rep: WriteReport): AppError | undefined {
   const bad = rep.failed.find((f) => f.errno !== undefined);
-  const diskError =
+  return (
     bad &&
     new AppError(
       'DiskError',
       `the mirror folder refused a write (${bad.errno}): ${bad.reason}; nothing was lost or sent, it is tried again`,
       { detail: bad.errno },
-    );
-  const reread = [...new Set([...rep.reread].map((id) => model.pathOf(id) ?? ''))];
-  return {
-    created: rep.created,
-    moved: rep.moved,
-    removed: rep.removed,
-    refused,
-    added,
-    retry,
-    diskError,
-    ...(reread.length ? { reread } : {}),
-  };
+    )
+  );
 }
 
 /** One activity line for the placeholders a walk (or a reconcile) placed. */

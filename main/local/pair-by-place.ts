@@ -49,26 +49,10 @@ const FOLDER_MATCH = 0.75;
 
 export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): PairResult {
   const byPath = new Map(scans.map((s) => [s.path, s]));
-  /** Folders paired by their contents: the path they are at now -> their id. */
-  const movedTo = new Map<string, string>();
-  const movedIds = new Set<string>();
   /** How far a placeholder's time may be from the NAS time it was given: the file system's granularity. */
   const tol = Math.max(1, granularityMs) + 1;
-  const ix = scanIndex(scans, byPath, tol);
-  let pass = placePass(model, scans, movedTo, movedIds, ix);
-  // Pair folders by contents; their insides then resolve by place, which may pair folders below.
-  for (let guard = 0; guard < 64; guard++) {
-    // the top-most gone folders first: once one is found, what is inside it resolves by place,
-    // which is better evidence than contents; folders below them only when that finds nothing
-    let found = pairFolders(model, pass, byPath, [], tol);
-    if (found.length === 0) found = pairFolders(model, pass, byPath, hiddenBelow(model, pass.gone, movedIds), tol);
-    if (found.length === 0) break;
-    for (const [path, id] of found) {
-      movedTo.set(path, id);
-      movedIds.add(id);
-    }
-    pass = placePass(model, scans, movedTo, movedIds, ix);
-  }
+  const paired = pairFoldersByContents(model, scans, byPath, tol);
+  const { pass } = paired;
 
   const res: PairResult = {
     moves: [],
@@ -82,46 +66,95 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     uncertain: [],
     folders: pass.folders,
   };
-  for (const [path, id] of movedTo) {
+  for (const [path, id] of paired.movedTo) {
     const [dir, name] = split(path);
     const parent = pass.resolved.get(dir);
     if (parent === undefined) res.unsendable.push({ id, path });
     else res.moves.push({ id, toParent: parent, toName: name, reason: `same contents at a new place (${why})` });
   }
+  pairPlaceholders(model, paired, tol, why, res);
 
-  // Placeholders: kind, size 0 and the NAS time agree, one candidate each way. What was in a
-  // folder that is gone is gone from its place too: a candidate (moved out before the folder went).
+  // What is still gone: a delete only when nothing unpaired could be it.
+  const left = pass.unknown.filter((u) => !paired.taken.has(u));
+  stillGone(model, paired, left, tol, res);
+  for (const u of left) res.localOnly.push({ path: u.path, kind: u.d.kind, parent: u.parent, name: u.name, fresh: true });
+  return res;
+}
+
+/** The pairing so far: the last reading by place, and what it paired beyond place. */
+interface Paired {
+  pass: Pass;
+  /** Folders paired by their contents: the path they are at now -> their id. */
+  movedTo: Map<string, string>;
+  movedIds: Set<string>;
+  /** Appearances a placeholder was paired with. */
+  taken: Set<Appearance>;
+  /** Placeholders paired with an appearance (their ids). */
+  pairedFiles: Set<string>;
+}
+
+/** Pairs folders by contents; their insides then resolve by place, which may pair folders below. */
+function pairFoldersByContents(model: LocalModel, scans: readonly DirScan[], byPath: ReadonlyMap<string, DirScan>, tol: number): Paired {
+  const movedTo = new Map<string, string>();
+  const movedIds = new Set<string>();
+  const ix = scanIndex(scans, byPath, tol);
+  let pass = placePass(model, scans, movedTo, movedIds, ix);
+  for (let guard = 0; guard < 64; guard++) {
+    // the top-most gone folders first: once one is found, what is inside it resolves by place,
+    // which is better evidence than contents; folders below them only when that finds nothing
+    let found = pairFolders(model, pass, byPath, [], tol);
+    if (found.length === 0) found = pairFolders(model, pass, byPath, hiddenBelow(model, pass.gone, movedIds), tol);
+    if (found.length === 0) break;
+    for (const [path, id] of found) {
+      movedTo.set(path, id);
+      movedIds.add(id);
+    }
+    pass = placePass(model, scans, movedTo, movedIds, ix);
+  }
+  return { pass, movedTo, movedIds, taken: new Set(), pairedFiles: new Set() };
+}
+
+/**
+ * Whether an appearance agrees with a placeholder: a placeholder is empty, a download the
+ * engine left has its recorded size (the user's own content, which the NAS does not have, is
+ * no evidence to compare), and its time is the NAS time it was given.
+ */
+function agrees(e: LocalEntry, u: Appearance, tol: number): boolean {
+  if (e.filled || u.d.size !== (e.content?.size ?? 0)) return false;
+  const t = Date.parse(e.mtime);
+  return Number.isFinite(t) && Math.abs(u.d.mtimeMs - t) <= tol;
+}
+
+/** The one candidate, or among several the only one with this name. */
+function best<T extends { name: string }>(cands: T[], name: string): T | undefined {
+  if (cands.length === 1) return cands[0];
+  const same = cands.filter((c) => nfc(c.name) === nfc(name));
+  return same.length === 1 ? same[0] : undefined;
+}
+
+/**
+ * Placeholders: kind, size 0 and the NAS time agree, one candidate each way. What was in a
+ * folder that is gone is gone from its place too: a candidate (moved out before the folder went).
+ */
+function pairPlaceholders(model: LocalModel, paired: Paired, tol: number, why: string, res: PairResult): void {
+  const { pass, movedIds, taken, pairedFiles } = paired;
   const goneFiles = [...pass.gone, ...hiddenBelow(model, pass.gone, movedIds)].filter((e) => e.kind === 'file' && !movedIds.has(e.id));
   const newFiles = pass.unknown.filter((u) => u.d.kind === 'file');
-  const agrees = (e: LocalEntry, u: Appearance): boolean => {
-    // a placeholder is empty, a download the engine left has its recorded size; the user's own
-    // content (the NAS does not have it) is no evidence to compare
-    if (e.filled || u.d.size !== (e.content?.size ?? 0)) return false;
-    const t = Date.parse(e.mtime);
-    return Number.isFinite(t) && Math.abs(u.d.mtimeMs - t) <= tol;
-  };
-  const best = <T extends { name: string }>(cands: T[], name: string): T | undefined => {
-    if (cands.length === 1) return cands[0];
-    const same = cands.filter((c) => nfc(c.name) === nfc(name));
-    return same.length === 1 ? same[0] : undefined;
-  };
   // by time, so a mass change (thousands gone, thousands new) compares neighbours only
   const newByTime = new TimeBuckets<Appearance>(tol, (u) => u.d.mtimeMs);
   for (const u of newFiles) newByTime.add(u);
   const goneByTime = new TimeBuckets<LocalEntry>(tol, (e) => (e.filled ? undefined : Date.parse(e.mtime)));
   for (const e of goneFiles) goneByTime.add(e);
-  const taken = new Set<Appearance>();
-  const pairedFiles = new Set<string>();
   for (const e of goneFiles) {
     const u = best(
-      newByTime.near(Date.parse(e.mtime)).filter((x) => agrees(e, x)),
+      newByTime.near(Date.parse(e.mtime)).filter((x) => agrees(e, x, tol)),
       e.lname,
     );
     if (!u || taken.has(u)) continue;
     const back = best(
       goneByTime
         .near(u.d.mtimeMs)
-        .filter((x) => agrees(x, u))
+        .filter((x) => agrees(x, u, tol))
         .map((x) => ({ name: x.lname, e: x })),
       u.name,
     );
@@ -131,9 +164,14 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
     res.rebound.push({ id: e.id, ino: u.d.ino, filled: false });
     res.moves.push({ id: e.id, toParent: u.parent!, toName: u.name, reason: `same kind, size and time, the only candidate (${why})` });
   }
+}
 
-  // What is still gone: a delete only when nothing unpaired could be it.
-  const left = pass.unknown.filter((u) => !taken.has(u));
+/**
+ * What is still gone (not paired): uncertain while anything unpaired (`left`, or what is inside
+ * folders that did not resolve) could be it, a delete otherwise.
+ */
+function stillGone(model: LocalModel, paired: Paired, left: readonly Appearance[], tol: number, res: PairResult): void {
+  const { pass, movedTo, movedIds, taken, pairedFiles } = paired;
   const anywhere = [...left, ...pass.orphans];
   // a folder found by its contents may have taken another's (everything moved from one folder
   // to another, both renamed): a gone folder is deleted only when no folder appeared at all
@@ -146,7 +184,7 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
   const byName = groupBy(files, (u) => nfc(u.name));
   const leftByTime = new TimeBuckets<Appearance>(tol, (u) => u.d.mtimeMs);
   for (const u of files) leftByTime.add(u);
-  const likely = (e: LocalEntry): Appearance[] => leftByTime.near(Date.parse(e.mtime)).filter((u) => agrees(e, u));
+  const likely = (e: LocalEntry): Appearance[] => leftByTime.near(Date.parse(e.mtime)).filter((u) => agrees(e, u, tol));
   const paths = (us: readonly Appearance[]): string[] => [...new Set(us.map((u) => u.path))].slice(0, 3);
   for (const e of pass.gone) {
     if (movedIds.has(e.id) || pairedFiles.has(e.id)) continue;
@@ -169,8 +207,6 @@ export function pairByPlace({ model, scans, granularityMs, why }: PlaceInput): P
       }
     }
   }
-  for (const u of left) res.localOnly.push({ path: u.path, kind: u.d.kind, parent: u.parent, name: u.name, fresh: true });
-  return res;
 }
 
 interface Pass {
@@ -228,73 +264,7 @@ function placePass(
   movedIds: ReadonlySet<string>,
   ix: ScanIndex,
 ): Pass {
-  const { byPath, dirsHolding } = ix;
-  /**
-   * The folder at a folder's place is not that folder when nothing it held is in it while
-   * what it held is in another folder: two folders that traded names. Each is then found by
-   * its contents (a swap), not read as moves of everything inside them. Two or more known
-   * items only (one says too little); items renamed in place count by their NAS time.
-   */
-  const kidsOf = (id: string): LocalEntry[] =>
-    model
-      .children(id)
-      .map((k) => model.get(k)!)
-      .filter((k) => k.state === 'ok' && k.ino !== null);
-  /** Folder paths (other than `path`) holding what `e` held (at least `min` items), when nothing of it is at `path`. */
-  const elsewhere = (e: LocalEntry, path: string, min = 2): Set<string> | undefined => {
-    const kids = kidsOf(e.id);
-    if (kids.length < min) return undefined;
-    // the common case, cheap: something it held is there by name
-    const names = new Set((byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
-    if (kids.some((k) => names.has(nfc(k.lname)))) return undefined;
-    const where = kids.map(dirsHolding);
-    if (where.some((w) => w.has(path))) return undefined;
-    const out = new Set<string>();
-    for (const w of where) for (const d of w) out.add(d);
-    return out.size ? out : undefined;
-  };
-  const folderAt = (path: string): LocalEntry | undefined => {
-    let cur = root;
-    for (const seg of path === '' ? [] : path.split('/')) {
-      const next = cur
-        ? model
-            .children(cur.id)
-            .map((k) => model.get(k)!)
-            .find((k) => k.kind === 'dir' && k.state === 'ok' && nfc(k.lname) === nfc(seg))
-        : undefined;
-      if (!next) return undefined;
-      cur = next;
-    }
-    return cur;
-  };
-  /** Known folders with no scanned folder at their recorded place (built once, when first asked). */
-  let goneDirs: LocalEntry[] | undefined;
-  const gone = (): LocalEntry[] =>
-    (goneDirs ??= [...model.byId.values()].filter(
-      (d) => d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !byPath.has(model.pathOf(d.id) ?? ''),
-    ));
-  const notThatFolder = (e: LocalEntry, path: string): boolean => {
-    if (e.kind !== 'dir' || !byPath.has(path)) return false;
-    const other = elsewhere(e, path, 1);
-    if (!other) return false;
-    // the trade is mutual: the folder at one of those places holds what was here, and none of its
-    // own; three items in all at least (two folders of one item each say too little: their
-    // items may as well have traded folders; soak seed 4049: two items and one were read as moves)
-    const mine = kidsOf(e.id).length;
-    for (const q of other) {
-      const f = folderAt(q);
-      if (f && f.id !== e.id && mine + kidsOf(f.id).length >= 3 && elsewhere(f, q, 1)?.has(path)) return true;
-    }
-    if (mine < 2) return false;
-    // or the folder here holds most of what a folder gone from its own place held (a trade,
-    // then one of the two moved away): it is that folder, found by its contents
-    const names = new Set((byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
-    return gone().some((g) => {
-      if (g.id === e.id) return false;
-      const kids = kidsOf(g.id);
-      return kids.length >= 2 && kids.filter((k) => names.has(nfc(k.lname))).length * 2 >= kids.length;
-    });
-  };
+  const traded = new TradedFolders(model, ix);
   const resolved = new Map<string, string>();
   const root = model.get(model.rootId);
   if (root) resolved.set('', root.id);
@@ -317,7 +287,7 @@ function placePass(
         const [dir, name] = split(s.path);
         const p = resolved.get(dir);
         const e = p === undefined ? undefined : childByName(p, name);
-        id = e?.kind === 'dir' && !notThatFolder(e, s.path) ? e.id : undefined;
+        id = e?.kind === 'dir' && !traded.notThatFolder(e, s.path) ? e.id : undefined;
       }
     }
     if (id === undefined) {
@@ -328,32 +298,138 @@ function placePass(
     resolved.set(s.path, id);
     out.folders.push({ path: s.path, id });
     if (id === model.rootId && root && root.ino !== s.ino) out.rebound.push({ id, ino: s.ino, filled: false });
-    const here = new Map<string, LocalEntry>();
-    for (const k of model.children(id)) {
-      const e = model.get(k);
-      if (e && e.state === 'ok' && e.ino !== null && !movedIds.has(e.id)) here.set(nfc(e.lname), e);
-    }
-    for (const d of s.entries) {
-      const path = join(s.path, d.name);
-      const e = here.get(nfc(d.name));
-      if (e && e.kind === d.kind && !seen.has(e.id) && !notThatFolder(e, path)) {
-        seen.add(e.id);
-        // a download the engine left here (size and time as recorded; inodes are not valid here) is not the user's content
-        const filled = e.kind === 'file' && d.size > 0 && !asDownloaded(e, { size: d.size, mtimeMs: d.mtimeMs });
-        if (e.ino !== d.ino || e.filled !== filled) out.rebound.push({ id: e.id, ino: d.ino, filled });
-        continue;
-      }
-      const moved = movedTo.get(path);
-      if (moved !== undefined && model.get(moved)?.kind === d.kind) {
-        seen.add(moved);
-        if (model.get(moved)!.ino !== d.ino) out.rebound.push({ id: moved, ino: d.ino, filled: false });
-        continue;
-      }
-      out.unknown.push({ parent: id, path, name: d.name, d });
-    }
-    for (const e of here.values()) if (!seen.has(e.id)) out.gone.push(e);
+    readFolder({ model, movedTo, movedIds, traded, seen, out }, s, id);
   }
   return out;
+}
+
+/** What reading one resolved folder uses and adds to: the pass so far, and the entries already seen. */
+interface FolderRead {
+  model: LocalModel;
+  movedTo: ReadonlyMap<string, string>;
+  movedIds: ReadonlySet<string>;
+  traded: TradedFolders;
+  seen: Set<string>;
+  out: Pass;
+}
+
+/** Reads a resolved folder's entries by place: each found at its place (`rebound`), unknown, or gone. */
+function readFolder({ model, movedTo, movedIds, traded, seen, out }: FolderRead, s: DirScan, id: string): void {
+  const here = new Map<string, LocalEntry>();
+  for (const k of model.children(id)) {
+    const e = model.get(k);
+    if (e && e.state === 'ok' && e.ino !== null && !movedIds.has(e.id)) here.set(nfc(e.lname), e);
+  }
+  for (const d of s.entries) {
+    const path = join(s.path, d.name);
+    const e = here.get(nfc(d.name));
+    if (e && e.kind === d.kind && !seen.has(e.id) && !traded.notThatFolder(e, path)) {
+      seen.add(e.id);
+      // a download the engine left here (size and time as recorded; inodes are not valid here) is not the user's content
+      const filled = e.kind === 'file' && d.size > 0 && !asDownloaded(e, { size: d.size, mtimeMs: d.mtimeMs });
+      if (e.ino !== d.ino || e.filled !== filled) out.rebound.push({ id: e.id, ino: d.ino, filled });
+      continue;
+    }
+    const moved = movedTo.get(path);
+    if (moved !== undefined && model.get(moved)?.kind === d.kind) {
+      seen.add(moved);
+      if (model.get(moved)!.ino !== d.ino) out.rebound.push({ id: moved, ino: d.ino, filled: false });
+      continue;
+    }
+    out.unknown.push({ parent: id, path, name: d.name, d });
+  }
+  for (const e of here.values()) if (!seen.has(e.id)) out.gone.push(e);
+}
+
+/**
+ * The folder at a folder's place is not that folder when nothing it held is in it while
+ * what it held is in another folder: two folders that traded names. Each is then found by
+ * its contents (a swap), not read as moves of everything inside them. Two or more known
+ * items only (one says too little); items renamed in place count by their NAS time.
+ */
+class TradedFolders {
+  /** Known folders with no scanned folder at their recorded place (built once, when first asked). */
+  private goneDirs: LocalEntry[] | undefined;
+  private readonly root: LocalEntry | undefined;
+
+  constructor(
+    private readonly model: LocalModel,
+    private readonly ix: ScanIndex,
+  ) {
+    this.root = model.get(model.rootId);
+  }
+
+  /** Whether the folder `e`, found at `path`, traded places with another (then it is not that folder). */
+  notThatFolder(e: LocalEntry, path: string): boolean {
+    if (e.kind !== 'dir' || !this.ix.byPath.has(path)) return false;
+    const other = this.elsewhere(e, path, 1);
+    if (!other) return false;
+    // the trade is mutual: the folder at one of those places holds what was here, and none of its
+    // own; three items in all at least (two folders of one item each say too little: their
+    // items may as well have traded folders; soak seed 4049: two items and one were read as moves)
+    const mine = this.kidsOf(e.id).length;
+    for (const q of other) {
+      const f = this.folderAt(q);
+      if (f && f.id !== e.id && mine + this.kidsOf(f.id).length >= 3 && this.elsewhere(f, q, 1)?.has(path)) return true;
+    }
+    if (mine < 2) return false;
+    // or the folder here holds most of what a folder gone from its own place held (a trade,
+    // then one of the two moved away): it is that folder, found by its contents
+    const names = new Set((this.ix.byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
+    return this.gone().some((g) => {
+      if (g.id === e.id) return false;
+      const kids = this.kidsOf(g.id);
+      return kids.length >= 2 && kids.filter((k) => names.has(nfc(k.lname))).length * 2 >= kids.length;
+    });
+  }
+
+  /** What a folder holds in the model (known entries with an inode). */
+  private kidsOf(id: string): LocalEntry[] {
+    return this.model
+      .children(id)
+      .map((k) => this.model.get(k)!)
+      .filter((k) => k.state === 'ok' && k.ino !== null);
+  }
+
+  /** Folder paths (other than `path`) holding what `e` held (at least `min` items), when nothing of it is at `path`. */
+  private elsewhere(e: LocalEntry, path: string, min = 2): Set<string> | undefined {
+    const kids = this.kidsOf(e.id);
+    if (kids.length < min) return undefined;
+    // the common case, cheap: something it held is there by name
+    const names = new Set((this.ix.byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
+    if (kids.some((k) => names.has(nfc(k.lname)))) return undefined;
+    const where = kids.map((k) => this.ix.dirsHolding(k));
+    if (where.some((w) => w.has(path))) return undefined;
+    const out = new Set<string>();
+    for (const w of where) for (const d of w) out.add(d);
+    return out.size ? out : undefined;
+  }
+
+  /** The known folder at this path in the model, by name. */
+  private folderAt(path: string): LocalEntry | undefined {
+    const { model } = this;
+    let cur = this.root;
+    for (const seg of path === '' ? [] : path.split('/')) {
+      const next = cur
+        ? model
+            .children(cur.id)
+            .map((k) => model.get(k)!)
+            .find((k) => k.kind === 'dir' && k.state === 'ok' && nfc(k.lname) === nfc(seg))
+        : undefined;
+      if (!next) return undefined;
+      cur = next;
+    }
+    return cur;
+  }
+
+  /** Known folders with no scanned folder at their recorded place. */
+  private gone(): LocalEntry[] {
+    const { model } = this;
+    return (this.goneDirs ??= [...model.byId.values()].filter(
+      (d) =>
+        d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !this.ix.byPath.has(model.pathOf(d.id) ?? ''),
+    ));
+  }
 }
 
 /** What is below gone folders (not paired), itself not below a folder paired meanwhile: gone from its place too. */

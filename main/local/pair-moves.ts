@@ -101,13 +101,54 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     uncertain: [],
     folders: [],
   };
-  const moved = new Set<string>();
-  const seenInPlace = new Set<string>();
-  const scannedParents = new Set<string>();
-  type Unknown = { parent: string | undefined; path: string; name: string; ino: string; kind: Kind | 'other'; size: number };
-  const unknown: Unknown[] = [];
-  const candidates: { id: string; parent: string | undefined; path: string; name: string; size: number; mtimeMs: number }[] = [];
+  const seen = readScans(model, scans, res);
+  pairKnown(model, seen, res, granularityMs);
+  savesWithBackup(model, seen, res);
+  const gone = goneFrom(model, seen, carried, res);
+  holdOrDelete(model, seen, gone, { carried, now, holdMs }, res);
+  for (const u of seen.unknown) res.localOnly.push({ path: u.path, kind: u.kind, parent: u.parent, name: u.name, fresh: true });
+  deferMovesOntoHeldNames(model, res);
+  return res;
+}
 
+/** An entry on disk no known entry is (yet): a local create, or the other half of an atomic save. */
+interface Unknown {
+  parent: string | undefined;
+  path: string;
+  name: string;
+  ino: string;
+  kind: Kind | 'other';
+  size: number;
+}
+
+/** A known inode found away from its place: a move, unless something says otherwise. */
+interface Candidate {
+  id: string;
+  parent: string | undefined;
+  path: string;
+  name: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** What the pairing found so far, step by step. */
+interface Seen {
+  /** Known entries found at their own place. */
+  inPlace: Set<string>;
+  /** Known entries found elsewhere and taken (moved, or held as uncertain). */
+  moved: Set<string>;
+  /** The mirrored folders read. */
+  scannedParents: Set<string>;
+  unknown: Unknown[];
+  candidates: Candidate[];
+}
+
+/**
+ * Reads the scans against the model: each folder read (`res.folders`), placeholders filled or
+ * emptied in place (`res.filled`), and the entries found elsewhere or not known.
+ */
+function readScans(model: LocalModel, scans: readonly DirScan[], res: PairResult): Seen {
+  const seen: Seen = { inPlace: new Set(), moved: new Set(), scannedParents: new Set(), unknown: [], candidates: [] };
   for (const s of scans) {
     const dirEntry = model.dirByIno(s.path, s.ino);
     const parent =
@@ -119,7 +160,7 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
           ? dirEntry.id
           : undefined;
     if (parent !== undefined) {
-      scannedParents.add(parent);
+      seen.scannedParents.add(parent);
       res.folders.push({ path: s.path, id: parent });
     }
     const here = parent === undefined ? undefined : model.placeLookup(parent);
@@ -128,19 +169,25 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
       const e = model.byInoIn(here, d.name, d.ino);
       if (e && e.id !== model.rootId && e.kind === d.kind && e.state === 'ok') {
         if (parent !== undefined && e.lparent === parent && sameName(e.lname, d.name)) {
-          seenInPlace.add(e.id);
+          seen.inPlace.add(e.id);
           // content the engine downloaded, as it left it (size, time, inode), is the NAS's, not the user's
           const f = e.kind === 'file' && d.size > 0 && !asDownloaded(e, d);
           if (f !== e.filled) res.filled.push({ id: e.id, filled: f });
-        } else candidates.push({ id: e.id, parent, path, name: d.name, size: d.size, mtimeMs: d.mtimeMs });
+        } else seen.candidates.push({ id: e.id, parent, path, name: d.name, size: d.size, mtimeMs: d.mtimeMs });
       } else if (parent !== undefined || s.path === '') {
-        unknown.push({ parent, path, name: d.name, ino: d.ino, kind: d.kind, size: d.size });
+        seen.unknown.push({ parent, path, name: d.name, ino: d.ino, kind: d.kind, size: d.size });
       }
     }
   }
+  return seen;
+}
+
+/** Decides each known inode found elsewhere: a hard link, an uncertain disappearance, a move, or unsendable. */
+function pairKnown(model: LocalModel, seen: Seen, res: PairResult, granularityMs: number): void {
+  const { moved } = seen;
   // A known inode still at its own place is a hard link, not a move: the other path is local only.
-  for (const c of candidates) {
-    if (seenInPlace.has(c.id) || moved.has(c.id)) {
+  for (const c of seen.candidates) {
+    if (seen.inPlace.has(c.id) || moved.has(c.id)) {
       res.localOnly.push({ path: c.path, kind: model.get(c.id)!.kind, parent: c.parent, name: c.name });
       continue;
     }
@@ -159,10 +206,15 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     if (c.parent === undefined) res.unsendable.push({ id: c.id, path: c.path });
     else res.moves.push({ id: c.id, toParent: c.parent, toName: c.name, reason: `inode ${model.get(c.id)!.ino} matched (${e.kind})` });
   }
+}
 
-  // Editors that keep a backup (vim: rename a -> a~, then write a new a): a file moved to a
-  // backup-looking name in the same folder while a new file of the same kind took its old
-  // name is a save, not a rename; the backup is local only.
+/**
+ * Editors that keep a backup (vim: rename a -> a~, then write a new a): a file moved to a
+ * backup-looking name in the same folder while a new file of the same kind took its old
+ * name is a save, not a rename; the backup is local only.
+ */
+function savesWithBackup(model: LocalModel, seen: Seen, res: PairResult): void {
+  const { unknown } = seen;
   for (let i = res.moves.length - 1; i >= 0; i--) {
     const m = res.moves[i]!;
     const e = model.get(m.id)!;
@@ -175,13 +227,19 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     const dir = model.pathOf(e.lparent);
     res.localOnly.push({ path: dir ? `${dir}/${m.toName}` : m.toName, kind: 'file', parent: e.lparent, name: m.toName });
   }
+}
 
-  // What was in a scanned folder and is not there any more.
+/**
+ * What was in a scanned folder and is not there any more (a new inode at its name is an atomic
+ * save: `res.replaced`), and what was carried and is still gone.
+ */
+function goneFrom(model: LocalModel, seen: Seen, carried: readonly GoneCarry[], res: PairResult): Set<string> {
+  const { inPlace, moved, unknown } = seen;
   const gone = new Set<string>();
-  for (const parent of scannedParents) {
+  for (const parent of seen.scannedParents) {
     for (const cid of model.children(parent)) {
       const c = model.get(cid)!;
-      if (c.state !== 'ok' || c.ino === null || seenInPlace.has(cid) || moved.has(cid)) continue;
+      if (c.state !== 'ok' || c.ino === null || inPlace.has(cid) || moved.has(cid)) continue;
       const twin = unknown.findIndex((u) => u.parent === parent && sameName(u.name, c.lname) && u.kind === c.kind);
       if (twin >= 0) {
         const u = unknown.splice(twin, 1)[0]!;
@@ -191,14 +249,25 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
       gone.add(cid);
     }
   }
-  const since = new Map(carried.map((c) => [c.id, c.since]));
   for (const c of carried) {
     const e = model.get(c.id);
-    if (!e || e.state !== 'ok' || moved.has(c.id) || seenInPlace.has(c.id)) continue;
-    if (!scannedParents.has(e.lparent))
+    if (!e || e.state !== 'ok' || moved.has(c.id) || inPlace.has(c.id)) continue;
+    if (!seen.scannedParents.has(e.lparent))
       gone.add(c.id); // its folder vanished or was not re-read: still gone
     else if (gone.has(c.id)) continue;
   }
+  return gone;
+}
+
+/** What is gone: carried while within its hold, a delete past it (top-most ids only). */
+function holdOrDelete(
+  model: LocalModel,
+  seen: Seen,
+  gone: ReadonlySet<string>,
+  { carried, now, holdMs }: Pick<PairInput, 'carried' | 'now' | 'holdMs'>,
+  res: PairResult,
+): void {
+  const since = new Map(carried.map((c) => [c.id, c.since]));
   const expired: string[] = [];
   for (const id of gone) {
     const t = since.get(id) ?? now;
@@ -211,7 +280,7 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
   for (const id of expired) {
     let anc = model.get(id)?.lparent;
     let covered = false;
-    while (anc !== undefined && anc !== model.rootId && !moved.has(anc)) {
+    while (anc !== undefined && anc !== model.rootId && !seen.moved.has(anc)) {
       if (exp.has(anc)) {
         covered = true;
         break;
@@ -220,9 +289,6 @@ export function pairMoves({ model, scans, carried, now, holdMs, granularityMs = 
     }
     if (!covered) res.deletes.push(id);
   }
-  for (const u of unknown) res.localOnly.push({ path: u.path, kind: u.kind, parent: u.parent, name: u.name, fresh: true });
-  deferMovesOntoHeldNames(model, res);
-  return res;
 }
 
 /**

@@ -15,9 +15,9 @@ import { parseDate } from '../../app/model/dates.js';
 import { lstatBig } from './analyse.js';
 import { diskErrno, diskError, errnoOf, isAbsent, realDisk, type Disk } from './disk.js';
 import { RESERVED_DIR } from './local-names.js';
-import { UNVERIFIED_INO, type LocalModel } from './model.js';
+import { UNVERIFIED_INO, type LocalEntry, type LocalModel } from './model.js';
 import { childPath, safeDirOnDisk, safeJoinOnDisk } from './path-safety.js';
-import type { RemotePlan } from './remote-plan.js';
+import type { Placement, RemotePlan } from './remote-plan.js';
 
 export interface WriteReport {
   created: number;
@@ -29,7 +29,10 @@ export interface WriteReport {
   failed: { id: string; reason: string; errno?: string | undefined }[];
   /** Folders (ids) whose entries this changed: their stamps must be taken again. */
   touchedDirs: Set<string>;
-  /** Folders (ids) where the disk changed and was not read yet (an entry's place holds another; a placeholder found elsewhere): the local side reads them. */
+  /**
+   * Folders (ids) where the disk changed and was not read yet (an entry's place holds another;
+   * a placeholder found elsewhere): the local side reads them.
+   */
   reread: Set<string>;
   /**
    * Inodes of entries the NAS deleted that were not at their place to be removed (renamed or
@@ -91,191 +94,260 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
     tombstones: [],
   };
   disk.mkdir(stagingDir(root), true);
+  const run: WriteRun = { root, model, disk, rep, staged: new Map(), missing: new Set() };
   // a. Stage moves, deepest first (a child must leave before its moving parent does);
   //    those inside a subtree the NAS deleted go first, so the removal cannot take them.
-  const staged = new Map<string, string>();
-  /** Moves whose entry was not where the model has it (perhaps already moved by a run killed before it wrote its state). */
-  const missing = new Set<string>();
-  const stage = (ids: readonly string[]): void => {
-    const order = ids.map((id) => ({ id, depth: model.segments(id)?.length ?? 0 })).sort((x, y) => y.depth - x.depth);
-    for (const { id } of order) {
-      const from = absOf(root, model, id, undefined, disk);
-      if (!from) continue;
-      const to = join(stagingDir(root), stagedName(id));
-      // What is at its place must be the entry itself: the user may have changed the disk there
-      // while the engine was stopped, not read yet (two files that traded names, one then
-      // deleted: the NAS renaming one must not carry the other's file along; soak seed 6000)
-      const known = model.get(id)?.ino;
-      const at = known !== null && known !== undefined && known !== UNVERIFIED_INO ? lstatBig(from, disk) : undefined;
-      if (at && at.ino.toString() !== known) {
-        rep.failed.push({
-          id,
-          reason: `${from} is not the entry the mirror placed there (changed on disk, not read yet): left as it is, read again`,
-        });
-        rep.reread.add(model.get(id)!.lparent);
-        continue;
-      }
-      try {
-        disk.rename(from, to);
-        staged.set(id, to);
-        rep.touchedDirs.add(model.get(id)!.lparent);
-      } catch (e) {
-        rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}`, errno: diskErrno(e) });
-        if (isAbsent(e)) missing.add(id);
-      }
-    }
-  };
   const moving = plan.placements.filter((p) => p.how === 'move').map((p) => p.id);
   const inRemoved = (id: string): boolean => plan.removals.some((r) => r !== id && model.isUnder(id, r));
-  stage(moving.filter(inRemoved));
+  stage(run, moving.filter(inRemoved));
   // b. Removals, where they are now (inside a staged folder, if one above them moved).
-  const whereNow = (id: string): string | undefined => {
-    const rel: string[] = [];
-    for (let cur: string | undefined = id; cur !== undefined && cur !== model.rootId; cur = model.get(cur)?.lparent) {
-      const st = staged.get(cur);
-      if (st) return join(st, ...rel);
-      const e = model.get(cur);
-      if (!e) return undefined;
-      rel.unshift(e.lname);
-    }
-    return absOf(root, model, id, undefined, disk);
-  };
-  for (const id of plan.removals) {
-    const abs = whereNow(id);
-    const sub = [id, ...model.descendants(id)].filter((d) => ![...staged.keys()].some((st) => model.isUnder(d, st)));
-    const known = new Map<string, string>();
-    for (const s of sub) {
-      const e = model.get(s);
-      if (e?.ino) known.set(e.ino, e.kind);
-    }
-    const failedBefore = rep.failed.length;
-    const gone = new Set<string>();
-    const ours = (ino: string): string | undefined => {
-      const e = model.byIno(ino);
-      return e && e.state === 'ok' ? model.pathOf(e.id) : undefined;
-    };
-    if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone, ours);
-    for (const ino of known.keys()) if (!gone.has(ino) && ino !== UNVERIFIED_INO) rep.tombstones.push(ino);
-    rep.touchedDirs.add(model.get(id)!.lparent);
-    if (rep.failed.length === failedBefore) {
-      for (const s of sub) model.remove(s);
-      rep.removed++;
-      continue;
-    }
-    // the disk refused part of it: the model forgets only what left the disk, the rest stays
-    // (never read as the user's delete) and the removal is tried again later
-    for (const f of rep.failed.slice(failedBefore)) if (f.id === '') f.id = id;
-    const left = (s: string): boolean => {
-      for (let cur: string | undefined = s; cur !== undefined; cur = cur === id ? undefined : model.get(cur)?.lparent) {
-        const i = model.get(cur)?.ino;
-        if (i && gone.has(i)) return true;
-      }
-      return false;
-    };
-    for (const s of sub.filter(left).reverse()) model.remove(s);
-  }
+  for (const id of plan.removals) removeNow(run, id);
   // c. The other moves.
-  stage(moving.filter((id) => !staged.has(id) && model.get(id) !== undefined && !inRemovedNow(model, id)));
+  stage(
+    run,
+    moving.filter((id) => !run.staged.has(id) && model.get(id) !== undefined && !inRemovedNow(model, id)),
+  );
   // c. Placements, parents first. Each parent's path is resolved and checked once (not per
   //    child); a new placeholder is created exclusively (`wx` / mkdir), so the common case
   //    costs one create (+ times + fstat) and only a taken name pays for a look first.
-  const realDirs = new Map<string, boolean>();
-  const parentAbs = new Map<string, string | null>();
-  const absOfParent = (id: string): string | null => {
-    let a = parentAbs.get(id);
+  const parents = new ParentPaths(run);
+  for (const p of plan.placements) place(run, parents, p);
+  // d. mtimes of files the NAS changed.
+  touchTimes(run, plan.touch);
+  return rep;
+}
+
+/** One run of the writer: the mirror, the model, the disk, its report, and what it staged so far. */
+interface WriteRun {
+  root: string;
+  model: LocalModel;
+  disk: Disk;
+  rep: WriteReport;
+  /** Entries moved into staging: id -> their path there. */
+  staged: Map<string, string>;
+  /** Moves whose entry was not where the model has it (perhaps already moved by a run killed before it wrote its state). */
+  missing: Set<string>;
+}
+
+/** Moves these entries into staging, deepest first, each only when it is the entry the mirror placed there. */
+function stage(run: WriteRun, ids: readonly string[]): void {
+  const { root, model, disk, rep } = run;
+  const order = ids.map((id) => ({ id, depth: model.segments(id)?.length ?? 0 })).sort((x, y) => y.depth - x.depth);
+  for (const { id } of order) {
+    const from = absOf(root, model, id, undefined, disk);
+    if (!from) continue;
+    const to = join(stagingDir(root), stagedName(id));
+    // What is at its place must be the entry itself: the user may have changed the disk there
+    // while the engine was stopped, not read yet (two files that traded names, one then
+    // deleted: the NAS renaming one must not carry the other's file along; soak seed 6000)
+    const known = model.get(id)?.ino;
+    const at = known !== null && known !== undefined && known !== UNVERIFIED_INO ? lstatBig(from, disk) : undefined;
+    if (at && at.ino.toString() !== known) {
+      rep.failed.push({
+        id,
+        reason: `${from} is not the entry the mirror placed there (changed on disk, not read yet): left as it is, read again`,
+      });
+      rep.reread.add(model.get(id)!.lparent);
+      continue;
+    }
+    try {
+      disk.rename(from, to);
+      run.staged.set(id, to);
+      rep.touchedDirs.add(model.get(id)!.lparent);
+    } catch (e) {
+      rep.failed.push({ id, reason: `cannot move ${from}: ${(e as Error).message}`, errno: diskErrno(e) });
+      if (isAbsent(e)) run.missing.add(id);
+    }
+  }
+}
+
+/** Where an entry is now: inside a staged folder, if one above it moved; else at its place. */
+function whereNow(run: WriteRun, id: string): string | undefined {
+  const { model } = run;
+  const rel: string[] = [];
+  for (let cur: string | undefined = id; cur !== undefined && cur !== model.rootId; cur = model.get(cur)?.lparent) {
+    const st = run.staged.get(cur);
+    if (st) return join(st, ...rel);
+    const e = model.get(cur);
+    if (!e) return undefined;
+    rel.unshift(e.lname);
+  }
+  return absOf(run.root, model, id, undefined, run.disk);
+}
+
+/** Removes what the NAS deleted (an entry, with what is below it and not staged) from the disk and the model. */
+function removeNow(run: WriteRun, id: string): void {
+  const { root, model, disk, rep, staged } = run;
+  const abs = whereNow(run, id);
+  const sub = [id, ...model.descendants(id)].filter((d) => ![...staged.keys()].some((st) => model.isUnder(d, st)));
+  const known = new Map<string, string>();
+  for (const s of sub) {
+    const e = model.get(s);
+    if (e?.ino) known.set(e.ino, e.kind);
+  }
+  const failedBefore = rep.failed.length;
+  const gone = new Set<string>();
+  const ours = (ino: string): string | undefined => {
+    const e = model.byIno(ino);
+    return e && e.state === 'ok' ? model.pathOf(e.id) : undefined;
+  };
+  if (abs && model.get(id)?.ino) removeTree(root, abs, known, rep, disk, gone, ours);
+  for (const ino of known.keys()) if (!gone.has(ino) && ino !== UNVERIFIED_INO) rep.tombstones.push(ino);
+  rep.touchedDirs.add(model.get(id)!.lparent);
+  if (rep.failed.length === failedBefore) {
+    for (const s of sub) model.remove(s);
+    rep.removed++;
+    return;
+  }
+  // the disk refused part of it: the model forgets only what left the disk, the rest stays
+  // (never read as the user's delete) and the removal is tried again later
+  for (const f of rep.failed.slice(failedBefore)) if (f.id === '') f.id = id;
+  const left = (s: string): boolean => {
+    for (let cur: string | undefined = s; cur !== undefined; cur = cur === id ? undefined : model.get(cur)?.lparent) {
+      const i = model.get(cur)?.ino;
+      if (i && gone.has(i)) return true;
+    }
+    return false;
+  };
+  for (const s of sub.filter(left).reverse()) model.remove(s);
+}
+
+/** Each folder's absolute path, resolved and checked inside the mirror once (null: not on disk). */
+class ParentPaths {
+  private readonly realDirs = new Map<string, boolean>();
+  private readonly paths = new Map<string, string | null>();
+
+  constructor(private readonly run: WriteRun) {}
+
+  /** The folder's path on disk, or null when it is not there (or not ours). */
+  of(id: string): string | null {
+    const { root, model, disk } = this.run;
+    let a = this.paths.get(id);
     if (a === undefined) {
       const segs = model.segments(id);
       a = null;
       if (segs && (id === model.rootId || model.get(id)?.ino != null)) {
         try {
           // the folder itself must resolve inside the mirror (a symlink planted in its place cannot lead out)
-          a = safeDirOnDisk(root, segs, realDirs, disk);
+          a = safeDirOnDisk(root, segs, this.realDirs, disk);
         } catch {
           a = null;
         }
       }
-      parentAbs.set(id, a);
+      this.paths.set(id, a);
     }
     return a;
-  };
-  for (const p of plan.placements) {
-    const e = model.get(p.id);
-    if (!e) continue;
-    const landed = p.how === 'move' && !staged.has(p.id) && missing.has(p.id);
-    if (p.how === 'move' && !staged.has(p.id) && !landed) continue;
-    const dir = absOfParent(p.parent);
-    if (dir === null) {
-      rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
-      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
-      continue;
-    }
-    let target: string;
-    try {
-      target = childPath(dir, p.name);
-    } catch (err) {
-      rep.failed.push({ id: p.id, reason: (err as Error).message });
-      continue;
-    }
-    if (landed) {
-      // already at its new place with its inode (the killed run renamed it, its state did not follow): taken as moved
-      let st;
-      try {
-        st = lstatBig(target, disk);
-      } catch {
-        st = undefined;
-      }
-      if (st === undefined || st.ino.toString() !== e.ino) continue;
-      rep.failed = rep.failed.filter((f) => f.id !== p.id);
-      model.place(p.id, p.parent, p.name, e.ino);
-      rep.touchedDirs.add(p.parent);
-      if (e.kind === 'dir') parentAbs.set(p.id, target);
-      rep.moved++;
-      continue;
-    }
-    let ino: string | undefined;
-    try {
-      ino = p.how === 'create' ? createPlaceholder(target, e.kind, e.mtime, disk) : undefined;
-      if (ino === undefined) {
-        // a move, or a create that found its name taken: look at what is there first
-        const existing = lstatBig(target, disk);
-        if (existing) {
-          const other = model.byIno(existing.ino.toString());
-          if (other) {
-            // Another mirrored entry is still there: never move a tracked placeholder aside.
-            rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
-            // Not where the model has it: the user moved it here, not read yet (news lost, or
-            // not come yet). Both folders are read, so the move is taken in (soak seed 8003).
-            if (absOf(root, model, other.id, undefined, disk) !== target) rep.reread.add(other.lparent).add(p.parent);
-            if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
-            continue;
-          }
-          // An empty entry of the same kind (ours, from a run killed right after creating it, or
-          // the user's): adopted, nothing to keep. Anything else is the user's: kept, aside.
-          if (p.how === 'create' && emptyTwin(target, existing, e.kind, disk)) ino = existing.ino.toString();
-          else keepLocal(root, target, 'a NAS entry needed its name', rep, disk);
-        }
-        if (ino === undefined && p.how === 'move') {
-          disk.rename(staged.get(p.id)!, target);
-          ino = lstatBig(target, disk)?.ino.toString();
-        } else if (ino === undefined) ino = createPlaceholder(target, e.kind, e.mtime, disk);
-      }
-    } catch (err) {
-      rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}`, errno: diskErrno(err) });
-      // a staged entry that cannot land goes back (or is forgotten): never left in staging to read as a delete
-      if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
-      continue;
-    }
-    model.place(p.id, p.parent, p.name, ino ?? null);
-    rep.touchedDirs.add(p.parent);
-    if (e.kind === 'dir') {
-      parentAbs.set(p.id, target);
-      rep.touchedDirs.add(p.id);
-    }
-    if (p.how === 'move') rep.moved++;
-    else rep.created++;
   }
-  // d. mtimes of files the NAS changed.
-  for (const id of plan.touch) {
+
+  /** A folder just placed at `abs`: its children go there. */
+  set(id: string, abs: string): void {
+    this.paths.set(id, abs);
+  }
+}
+
+/** Places one entry: creates its placeholder, or lands its staged move, under its folder. */
+function place(run: WriteRun, parents: ParentPaths, p: Placement): void {
+  const { root, model, disk, rep, staged } = run;
+  const e = model.get(p.id);
+  if (!e) return;
+  const landed = p.how === 'move' && !staged.has(p.id) && run.missing.has(p.id);
+  if (p.how === 'move' && !staged.has(p.id) && !landed) return;
+  const dir = parents.of(p.parent);
+  if (dir === null) {
+    rep.failed.push({ id: p.id, reason: 'its folder is not on disk' });
+    if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
+    return;
+  }
+  let target: string;
+  try {
+    target = childPath(dir, p.name);
+  } catch (err) {
+    rep.failed.push({ id: p.id, reason: (err as Error).message });
+    return;
+  }
+  if (landed) {
+    takeLanded(run, parents, p, e, target);
+    return;
+  }
+  const put = putAt(run, p, e, target);
+  if (put === undefined) return;
+  model.place(p.id, p.parent, p.name, put.ino ?? null);
+  rep.touchedDirs.add(p.parent);
+  if (e.kind === 'dir') {
+    parents.set(p.id, target);
+    rep.touchedDirs.add(p.id);
+  }
+  if (p.how === 'move') rep.moved++;
+  else rep.created++;
+}
+
+/**
+ * A move whose entry was missing from its place: when it is already at its new place with its
+ * inode (the killed run renamed it, its state did not follow), it is taken as moved.
+ */
+function takeLanded(run: WriteRun, parents: ParentPaths, p: Placement, e: LocalEntry, target: string): void {
+  const { model, rep } = run;
+  let st;
+  try {
+    st = lstatBig(target, run.disk);
+  } catch {
+    st = undefined;
+  }
+  if (st === undefined || st.ino.toString() !== e.ino) return;
+  rep.failed = rep.failed.filter((f) => f.id !== p.id);
+  model.place(p.id, p.parent, p.name, e.ino);
+  rep.touchedDirs.add(p.parent);
+  if (e.kind === 'dir') parents.set(p.id, target);
+  rep.moved++;
+}
+
+/**
+ * Puts the entry at `target` on disk: a new placeholder, or its staged move landed; a name
+ * taken by the user's entry is cleared first. Its inode (undefined when it cannot be read), or
+ * undefined when it was not placed (said in `failed`; a staged entry goes back).
+ */
+function putAt(run: WriteRun, p: Placement, e: LocalEntry, target: string): { ino: string | undefined } | undefined {
+  const { root, model, disk, rep, staged } = run;
+  let ino: string | undefined;
+  try {
+    ino = p.how === 'create' ? createPlaceholder(target, e.kind, e.mtime, disk) : undefined;
+    if (ino === undefined) {
+      // a move, or a create that found its name taken: look at what is there first
+      const existing = lstatBig(target, disk);
+      if (existing) {
+        const other = model.byIno(existing.ino.toString());
+        if (other) {
+          // Another mirrored entry is still there: never move a tracked placeholder aside.
+          rep.failed.push({ id: p.id, reason: `${target} is still taken by another placeholder` });
+          // Not where the model has it: the user moved it here, not read yet (news lost, or
+          // not come yet). Both folders are read, so the move is taken in (soak seed 8003).
+          if (absOf(root, model, other.id, undefined, disk) !== target) rep.reread.add(other.lparent).add(p.parent);
+          if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
+          return undefined;
+        }
+        // An empty entry of the same kind (ours, from a run killed right after creating it, or
+        // the user's): adopted, nothing to keep. Anything else is the user's: kept, aside.
+        if (p.how === 'create' && emptyTwin(target, existing, e.kind, disk)) ino = existing.ino.toString();
+        else keepLocal(root, target, 'a NAS entry needed its name', rep, disk);
+      }
+      if (ino === undefined && p.how === 'move') {
+        disk.rename(staged.get(p.id)!, target);
+        ino = lstatBig(target, disk)?.ino.toString();
+      } else if (ino === undefined) ino = createPlaceholder(target, e.kind, e.mtime, disk);
+    }
+  } catch (err) {
+    rep.failed.push({ id: p.id, reason: `cannot place ${target}: ${(err as Error).message}`, errno: diskErrno(err) });
+    // a staged entry that cannot land goes back (or is forgotten): never left in staging to read as a delete
+    if (staged.has(p.id)) unstage(root, model, p.id, staged.get(p.id)!, rep, disk);
+    return undefined;
+  }
+  return { ino };
+}
+
+/** Sets the NAS time on the files the NAS changed (not on content of the user's, nor an older version kept). */
+function touchTimes(run: WriteRun, ids: readonly string[]): void {
+  const { root, model, disk, rep } = run;
+  for (const id of ids) {
     const e = model.get(id);
     const abs = e?.ino ? absOf(root, model, id, undefined, disk) : undefined;
     const ms = e ? parseDate(e.mtime) : undefined;
@@ -292,7 +364,6 @@ export function writePlaceholders(root: string, model: LocalModel, plan: RemoteP
       }
     }
   }
-  return rep;
 }
 
 /**

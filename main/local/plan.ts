@@ -108,39 +108,142 @@ function movedOutBelow(model: LocalModel, d: string, top: string, movedOut: Read
 
 /** Orders patches so a target name is freed before it is taken; breaks cycles with a temp name. */
 function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): PlannedOp[] {
-  const target = (p: PatchOp): string => `${p.parentID ?? p.fromParent}\u0000${p.name ?? p.fromName}`;
-  // Who holds each remote slot now (base), among the entries this batch touches.
-  const holder = new Map<string, PlannedOp>();
-  for (const p of patches) holder.set(`${p.fromParent}\u0000${p.fromName}`, p);
-  for (const d of deletes) {
-    const e = model.get(d.id);
-    if (e) holder.set(`${e.rparent}\u0000${e.rname}`, d);
+  const order = new OpOrder(model, patches, deletes);
+  for (const p of patches) order.visit(p);
+  for (const d of deletes) order.visit(d);
+  return order.out;
+}
+
+/** The remote slot (parent and name) a patch takes. */
+const target = (p: PatchOp): string => `${p.parentID ?? p.fromParent}\u0000${p.name ?? p.fromName}`;
+
+/** The remote slot (parent and name) a patch leaves. */
+const slotOf = (p: PatchOp): string => `${p.fromParent}\u0000${p.fromName}`;
+
+/** One ordering of a batch's operations: a depth-first walk, each op after those it waits for. */
+class OpOrder {
+  /** The ops in the order they are sent. */
+  readonly out: PlannedOp[] = [];
+  /** Who holds each remote slot now (base), among the entries this batch touches. */
+  private readonly holder = new Map<string, PlannedOp>();
+  private readonly patchOf: Map<string, PatchOp>;
+  /** Where each entry is on the NAS once the ops put in `out` so far have run. */
+  private readonly parentNow = new Map<string, string>();
+  private readonly done = new Set<PlannedOp>();
+  private readonly visiting = new Set<PlannedOp>();
+
+  constructor(
+    private readonly model: LocalModel,
+    private readonly patches: PatchOp[],
+    deletes: DeleteOp[],
+  ) {
+    for (const p of patches) this.holder.set(`${p.fromParent}\u0000${p.fromName}`, p);
+    for (const d of deletes) {
+      const e = model.get(d.id);
+      if (e) this.holder.set(`${e.rparent}\u0000${e.rname}`, d);
+    }
+    this.patchOf = new Map(patches.map((p) => [p.id, p]));
   }
-  const patchOf = new Map(patches.map((p) => [p.id, p]));
-  const out: PlannedOp[] = [];
-  // Where each entry is on the NAS once the ops put in `out` so far have run.
-  const parentNow = new Map<string, string>();
-  const parentOf = (id: string): string | undefined => parentNow.get(id) ?? model.get(id)?.rparent;
-  const underNow = (id: string, anc: string): boolean => below(model.rootId, parentOf, id, anc);
-  const depthNow = (id: string): number => {
+
+  /** Puts `op` in `out`, after what it waits for. */
+  visit(op: PlannedOp): void {
+    const { done, visiting } = this;
+    if (done.has(op)) return;
+    if (visiting.has(op)) {
+      // Cycle: the op being waited for goes to its new folder under a temporary name first
+      // (a swap of names; or a folder and its subfolder trading places, where the subfolder
+      // must leave before the folder can enter it), then takes its name.
+      if (op.op === 'patch') {
+        // not into a folder still below it: then it frees its name in place and moves last
+        const into = op.parentID !== undefined && op.parentID !== op.id && !this.underNow(op.parentID, op.id) ? op.parentID : op.fromParent;
+        this.viaTemp(op, into, op.fromName, 'temporary name to break a swap');
+      }
+      return;
+    }
+    visiting.add(op);
+    if (op.op === 'patch') this.visitPatch(op);
+    else this.visitDelete(op);
+    visiting.delete(op);
+    if (!done.has(op)) {
+      done.add(op);
+      this.emit(op);
+    }
+  }
+
+  /** A patch waits for whoever holds its target slot, and for the moves that take its target folder out from under it. */
+  private visitPatch(op: PatchOp): void {
+    const { model } = this;
+    const h = this.holder.get(target(op));
+    if (h && h.op === 'delete' && remotelyUnder(model, op.id, h.id)) {
+      // The slot is freed by deleting a folder this entry is still in on the NAS: leave it first.
+      this.leave(op, h.id);
+    }
+    if (h && h !== op) this.visit(h);
+    // A folder moved into what is below it on the NAS now (a folder and its subfolder
+    // trading places): the moves that take the target out from under it go first, or the
+    // NAS would be asked to put a folder inside itself.
+    if (op.parentID !== undefined && (op.parentID === op.id || this.underNow(op.parentID, op.id))) {
+      for (
+        let cur: string | undefined = op.parentID;
+        cur !== undefined && cur !== op.id && cur !== model.rootId;
+        cur = this.parentOf(cur)
+      ) {
+        const p = this.patchOf.get(cur);
+        if (p && p !== op && !this.done.has(p)) this.visit(p);
+      }
+    }
+  }
+
+  /** Whatever moves out of a folder must leave before the folder is deleted. */
+  private visitDelete(op: DeleteOp): void {
+    const waiting: PatchOp[] = [];
+    for (const p of this.patches) {
+      if (this.done.has(p) || !remotelyUnder(this.model, p.id, op.id)) continue;
+      if (this.visiting.has(p)) waiting.push(p);
+      else this.visit(p);
+    }
+    // One still on the stack waits, through the slots it needs, for this very delete (a
+    // cycle: it wants the name of an entry that wants the deleted folder's name). It cannot
+    // wait: it leaves now under a temporary name, or the delete would take it along. Top-most
+    // first: an entry whose folder left with it has nothing more to do here.
+    waiting.sort((a, b) => this.depthNow(a.id) - this.depthNow(b.id));
+    for (const p of waiting) if (this.underNow(p.id, op.id)) this.leave(p, op.id);
+  }
+
+  /** Where an entry is on the NAS once the ops in `out` have run. */
+  private parentOf(id: string): string | undefined {
+    return this.parentNow.get(id) ?? this.model.get(id)?.rparent;
+  }
+
+  /** True when `id` is strictly below `anc` on the NAS once the ops in `out` have run. */
+  private underNow(id: string, anc: string): boolean {
+    return below(this.model.rootId, (x) => this.parentOf(x), id, anc);
+  }
+
+  /** How deep an entry is on the NAS once the ops in `out` have run. */
+  private depthNow(id: string): number {
     let d = 0;
-    for (let cur = parentOf(id); cur !== undefined && cur !== model.rootId && d < 10_000; cur = parentOf(cur)) d++;
+    for (let cur = this.parentOf(id); cur !== undefined && cur !== this.model.rootId && d < 10_000; cur = this.parentOf(cur)) d++;
     return d;
-  };
-  const emit = (op: PlannedOp): void => {
-    out.push(op);
-    if (op.op === 'patch' && op.parentID !== undefined) parentNow.set(op.id, op.parentID);
-  };
-  const slotOf = (p: PatchOp): string => `${p.fromParent}\u0000${p.fromName}`;
-  // `p` goes to folder `into` under a temporary name first; its own op then takes the final
-  // name (set even when only the folder changes: the temporary name must not stay).
-  const viaTemp = (p: PatchOp, into: string, tmpBase: string, why: string): void => {
+  }
+
+  /** Appends an op to `out`, and follows where it puts its entry. */
+  private emit(op: PlannedOp): void {
+    this.out.push(op);
+    if (op.op === 'patch' && op.parentID !== undefined) this.parentNow.set(op.id, op.parentID);
+  }
+
+  /**
+   * `p` goes to folder `into` under a temporary name first; its own op then takes the final
+   * name (set even when only the folder changes: the temporary name must not stay).
+   */
+  private viaTemp(p: PatchOp, into: string, tmpBase: string, why: string): void {
     const tmp = tempName(tmpBase, p.id);
     const finalParent = p.parentID ?? p.fromParent;
     p.name ??= p.fromName;
     // its old slot is free now: whoever waits for it no longer waits for p
-    if (holder.get(slotOf(p)) === p) holder.delete(slotOf(p));
-    emit({
+    if (this.holder.get(slotOf(p)) === p) this.holder.delete(slotOf(p));
+    this.emit({
       op: 'patch',
       id: p.id,
       name: tmp,
@@ -153,68 +256,15 @@ function orderOps(model: LocalModel, patches: PatchOp[], deletes: DeleteOp[]): P
     p.fromParent = into;
     if (finalParent === into) delete p.parentID;
     else p.parentID = finalParent;
-  };
-  // `p` leaves `folder` (about to be deleted) under a temporary name: into its new folder,
-  // unless that is still below the entry or the folder; the root then.
-  const leave = (p: PatchOp, folder: string): void => {
+  }
+
+  /**
+   * `p` leaves `folder` (about to be deleted) under a temporary name: into its new folder,
+   * unless that is still below the entry or the folder; the root then.
+   */
+  private leave(p: PatchOp, folder: string): void {
     const to = p.parentID ?? p.fromParent;
-    const into = to !== p.id && !underNow(to, p.id) && to !== folder && !underNow(to, folder) ? to : model.rootId;
-    viaTemp(p, into, p.name ?? p.fromName, 'out of a folder being deleted first, under a temporary name');
-  };
-  const done = new Set<PlannedOp>();
-  const visiting = new Set<PlannedOp>();
-  const visit = (op: PlannedOp): void => {
-    if (done.has(op)) return;
-    if (visiting.has(op)) {
-      // Cycle: the op being waited for goes to its new folder under a temporary name first
-      // (a swap of names; or a folder and its subfolder trading places, where the subfolder
-      // must leave before the folder can enter it), then takes its name.
-      if (op.op === 'patch') {
-        // not into a folder still below it: then it frees its name in place and moves last
-        const into = op.parentID !== undefined && op.parentID !== op.id && !underNow(op.parentID, op.id) ? op.parentID : op.fromParent;
-        viaTemp(op, into, op.fromName, 'temporary name to break a swap');
-      }
-      return;
-    }
-    visiting.add(op);
-    if (op.op === 'patch') {
-      const h = holder.get(target(op));
-      if (h && h.op === 'delete' && remotelyUnder(model, op.id, h.id)) {
-        // The slot is freed by deleting a folder this entry is still in on the NAS: leave it first.
-        leave(op, h.id);
-      }
-      if (h && h !== op) visit(h);
-      // A folder moved into what is below it on the NAS now (a folder and its subfolder
-      // trading places): the moves that take the target out from under it go first, or the
-      // NAS would be asked to put a folder inside itself.
-      if (op.parentID !== undefined && (op.parentID === op.id || underNow(op.parentID, op.id))) {
-        for (let cur: string | undefined = op.parentID; cur !== undefined && cur !== op.id && cur !== model.rootId; cur = parentOf(cur)) {
-          const p = patchOf.get(cur);
-          if (p && p !== op && !done.has(p)) visit(p);
-        }
-      }
-    } else {
-      // Whatever moves out of a folder must leave before the folder is deleted.
-      const waiting: PatchOp[] = [];
-      for (const p of patches) {
-        if (done.has(p) || !remotelyUnder(model, p.id, op.id)) continue;
-        if (visiting.has(p)) waiting.push(p);
-        else visit(p);
-      }
-      // One still on the stack waits, through the slots it needs, for this very delete (a
-      // cycle: it wants the name of an entry that wants the deleted folder's name). It cannot
-      // wait: it leaves now under a temporary name, or the delete would take it along. Top-most
-      // first: an entry whose folder left with it has nothing more to do here.
-      waiting.sort((a, b) => depthNow(a.id) - depthNow(b.id));
-      for (const p of waiting) if (underNow(p.id, op.id)) leave(p, op.id);
-    }
-    visiting.delete(op);
-    if (!done.has(op)) {
-      done.add(op);
-      emit(op);
-    }
-  };
-  for (const p of patches) visit(p);
-  for (const d of deletes) visit(d);
-  return out;
+    const into = to !== p.id && !this.underNow(to, p.id) && to !== folder && !this.underNow(to, folder) ? to : this.model.rootId;
+    this.viaTemp(p, into, p.name ?? p.fromName, 'out of a folder being deleted first, under a temporary name');
+  }
 }

@@ -67,27 +67,70 @@ export interface RemotePlanInput {
 }
 
 export function planRemote({ model, rootId, objects, pending, traits, stale, only, creating }: RemotePlanInput): RemotePlan {
-  const notes: RemoteChangeNote[] = [];
+  const pl: Planning = { model, rootId, pending, stale, only, notes: [] };
+  const { remote, refusedIds } = readObjects(pl, objects);
+  // 1. Remote base follows the NAS for entries the user is not changing.
+  const base = followBase(pl, remote, refusedIds);
+  const added = addNew(pl, remote, creating, base.touched);
+  const addedIds = new Set(added.map((o) => o.id));
+  const removed = new Set(base.removedIds);
+  const { removals, deferred, carried } = planRemovals(pl, base.removedIds, removed);
+  // 2. Desired local names, folder by folder.
+  const desired = desiredNames(pl, traits, removed, { checked: base.checked, added, carried, touched: base.touched });
+  // 3. Placements, parents first; only under a live placed-or-placing folder.
+  const { placements, waiting } = placeAll(pl, desired, removed);
+  const touch: string[] = [];
+  for (const n of pl.notes) if (n.kind === 'metadata' && model.get(n.id)?.kind === 'file' && !addedIds.has(n.id)) touch.push(n.id);
+  return { placements, removals, deferred, touch, notes: pl.notes, baseBefore: base.baseBefore, waiting };
+}
+
+/** A plan being made: what each step reads of the input, and the notes they write. */
+interface Planning {
+  model: LocalModel;
+  rootId: string;
+  pending: ReadonlySet<string>;
+  stale: ReadonlySet<string> | undefined;
+  only: ReadonlySet<string> | undefined;
+  notes: RemoteChangeNote[];
+}
+
+/** An entry the user is changing (an unsettled change, held or being deleted, a stale view): it keeps its local placement. */
+const isFixed = (pl: Planning, e: LocalEntry): boolean => pl.pending.has(e.id) || e.state !== 'ok' || (pl.stale?.has(e.id) ?? false);
+
+/** The NAS's objects by id, but for the root and those under a name we refuse (noted; their ids apart). */
+function readObjects(pl: Planning, objects: Iterable<RemoteObject>): { remote: Map<string, RemoteObject>; refusedIds: Set<string> } {
   const remote = new Map<string, RemoteObject>();
   // Objects present on the NAS under a name we refuse: never a delete of what the user has.
   const refusedIds = new Set<string>();
   for (const o of objects) {
     const why = refuseRemoteName(o.name);
-    if (why !== undefined || o.id === rootId || o.id === o.parentID) {
+    if (why !== undefined || o.id === pl.rootId || o.id === o.parentID) {
       if (why !== undefined) {
         refusedIds.add(o.id);
-        notes.push({ id: o.id, kind: 'refused', detail: `unsafe name ${JSON.stringify(o.name)}: ${why}` });
+        pl.notes.push({ id: o.id, kind: 'refused', detail: `unsafe name ${JSON.stringify(o.name)}: ${why}` });
       }
       continue;
     }
     remote.set(o.id, o);
   }
-  const fixed = (e: LocalEntry): boolean => pending.has(e.id) || e.state !== 'ok' || (stale?.has(e.id) ?? false);
+  return { remote, refusedIds };
+}
 
-  // 1. Remote base follows the NAS for entries the user is not changing.
+/** What following the NAS's base found: what it removed, the bases it changed, the folders touched. */
+interface Base {
+  removedIds: string[];
+  baseBefore: RemotePlan['baseBefore'];
+  /** Folders whose children change (partial plans assign names again only there). */
+  touched: Set<string>;
+  /** The entries a partial plan covers, as they were. */
+  checked: LocalEntry[];
+}
+
+/** The remote base follows the NAS for entries the user is not changing; what the NAS no longer has is removed. */
+function followBase(pl: Planning, remote: ReadonlyMap<string, RemoteObject>, refusedIds: ReadonlySet<string>): Base {
+  const { model, only, notes } = pl;
   const removedIds: string[] = [];
   const baseBefore: RemotePlan['baseBefore'] = new Map();
-  // Folders whose children change (partial plans assign names again only there).
   const touched = new Set<string>();
   const checked: LocalEntry[] = [];
   if (only)
@@ -96,16 +139,16 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
       if (e) checked.push(e);
     }
   for (const e of only ? checked : [...model.byId.values()]) {
-    if (e.id === rootId) continue;
+    if (e.id === pl.rootId) continue;
     const o = remote.get(e.id);
     if (!o) {
       if (refusedIds.has(e.id)) continue; // renamed on the NAS to a name we refuse: it stays as it is here
-      if (!pending.has(e.id) && !(stale?.has(e.id) ?? false)) removedIds.push(e.id);
+      if (!pl.pending.has(e.id) && !(pl.stale?.has(e.id) ?? false)) removedIds.push(e.id);
       if (only) touched.add(e.rparent);
       continue;
     }
     if (only) touched.add(e.rparent).add(o.parentID);
-    if (fixed(e) || o.eTag === e.setag) continue;
+    if (isFixed(pl, e) || o.eTag === e.setag) continue;
     if (o.name !== e.rname)
       notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
     if (o.parentID !== e.rparent) notes.push({ id: e.id, kind: 'moved', detail: 'moved on the NAS to another folder' });
@@ -114,10 +157,19 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     baseBefore.set(e.id, { rname: e.rname, rparent: e.rparent, etag: e.etag, setag: e.setag, mtime: e.mtime });
     model.update(e.id, { rname: o.name, rparent: o.parentID, etag: o.eTag, setag: o.eTag, mtime: o.mTime });
   }
-  // New objects; only under a folder the model has (or will have).
+  return { removedIds, baseBefore, touched, checked };
+}
+
+/** New objects join the model (only under a folder the model has, or will have): every new object, put or not. */
+function addNew(
+  pl: Planning,
+  remote: ReadonlyMap<string, RemoteObject>,
+  creating: ReadonlySet<string> | undefined,
+  touched: Set<string>,
+): RemoteObject[] {
+  const { model, rootId } = pl;
   const added: RemoteObject[] = [];
   for (const o of remote.values()) if (!model.get(o.id) && !(creating?.has(`${o.parentID}\0${o.name}`) ?? false)) added.push(o);
-  const addedIds = new Set(added.map((o) => o.id));
   for (const o of added) {
     if (!hasChain(o.id, remote, model, rootId)) continue;
     const kind = o.mimeType === FOLDER_MIME ? 'dir' : 'file';
@@ -135,10 +187,22 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
       setag: o.eTag,
       state: 'ok',
     });
-    if (only) touched.add(o.parentID);
-    notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
+    if (pl.only) touched.add(o.parentID);
+    pl.notes.push({ id: o.id, kind: 'added', detail: `added on the NAS (${kind})` });
   }
-  const removed = new Set(removedIds);
+  return added;
+}
+
+/**
+ * The top-most removed entries: removed now, or deferred while something under them has a
+ * change of the user's; and what under them goes back where the NAS still has it (`carried`).
+ */
+function planRemovals(
+  pl: Planning,
+  removedIds: readonly string[],
+  removed: ReadonlySet<string>,
+): { removals: string[]; deferred: string[]; carried: string[] } {
+  const { model, rootId, pending, stale } = pl;
   // What the user moved into a folder the NAS deleted and the NAS still has elsewhere goes back
   // where the NAS has it (placed below like any move; the writer takes it out before the folder goes).
   const remotelyGone = (id: string): boolean => {
@@ -163,24 +227,41 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
       continue;
     }
     removals.push(id);
-    notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
+    pl.notes.push({ id, kind: 'removed', detail: 'deleted on the NAS' });
     for (const d of below) if (!removed.has(d) && !remotelyGone(d)) carried.push(d);
   }
+  return { removals, deferred, carried };
+}
 
-  // 2. Desired local names, folder by folder.
+/** What a partial plan assigns names again for: the entries it covers, the new ones, the carried ones, the folders touched. */
+interface Scope {
+  checked: readonly LocalEntry[];
+  added: readonly RemoteObject[];
+  carried: readonly string[];
+  touched: Set<string>;
+}
+
+/** Each entry's desired local place (its NAS folder, a local name), assigned folder by folder. */
+function desiredNames(
+  pl: Planning,
+  traits: FsTraits,
+  removed: ReadonlySet<string>,
+  { checked, added, carried, touched }: Scope,
+): Map<string, { parent: string; name: string }> {
+  const { model, rootId } = pl;
   const desired = new Map<string, { parent: string; name: string }>();
   const byParent = new Map<string, LocalEntry[]>();
   const fixedNames = new Map<string, string[]>();
   const group = (e: LocalEntry, onlyIn?: string): void => {
     if (e.id === rootId || removed.has(e.id)) return;
-    if (fixed(e)) {
+    if (isFixed(pl, e)) {
       if (e.ino !== null && e.state === 'ok' && (onlyIn === undefined || e.lparent === onlyIn))
         (fixedNames.get(e.lparent) ?? fixedNames.set(e.lparent, []).get(e.lparent)!).push(e.lname);
       return;
     }
     if (onlyIn === undefined || e.rparent === onlyIn) (byParent.get(e.rparent) ?? byParent.set(e.rparent, []).get(e.rparent)!).push(e);
   };
-  if (!only) for (const e of model.byId.values()) group(e);
+  if (!pl.only) for (const e of model.byId.values()) group(e);
   else {
     // A touched folder's siblings: what is placed in it locally, and what the NAS moves into it now.
     const movingIn = new Map<string, string[]>();
@@ -207,8 +288,19 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
     );
     for (const s of sibs) desired.set(s.id, { parent, name: names.get(s.id)! });
   }
+  return desired;
+}
 
-  // 3. Placements, parents first; only under a live placed-or-placing folder.
+/**
+ * Placements, parents first; only under a live placed-or-placing folder. What is not placed
+ * because its folder chain loops (through an entry the user holds in place) waits.
+ */
+function placeAll(
+  pl: Planning,
+  desired: ReadonlyMap<string, { parent: string; name: string }>,
+  removed: ReadonlySet<string>,
+): { placements: Placement[]; waiting: string[] } {
+  const { model, rootId } = pl;
   const live = new Map<string, boolean>();
   // being decided (a chain that meets one of these again loops) / decided false because of a loop
   const visiting = new Set<string>();
@@ -256,9 +348,7 @@ export function planRemote({ model, rootId, objects, pending, traits, stale, onl
   }
   const depth = new Map(placements.map((p) => [p.id, depthOf(p.id)]));
   placements.sort((a, b) => depth.get(a.id)! - depth.get(b.id)!);
-  const touch: string[] = [];
-  for (const n of notes) if (n.kind === 'metadata' && model.get(n.id)?.kind === 'file' && !addedIds.has(n.id)) touch.push(n.id);
-  return { placements, removals, deferred, touch, notes, baseBefore, waiting };
+  return { placements, waiting };
 }
 
 function hasChain(id: string, remote: ReadonlyMap<string, RemoteObject>, model: LocalModel, rootId: string): boolean {
