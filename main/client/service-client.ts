@@ -21,6 +21,9 @@ export type { ContentRead, ContentTarget };
 /** Pages `pages()` follows at most (2M objects at 1000 a page). */
 const MAX_PAGES = 2000;
 
+/** A strong entity tag (RFC 9110 8.8.3): a quoted run of visible characters other than `"`. */
+const STRONG_ETAG = /^"[\x21\x23-\x7e\x80-\xff]{0,1024}"$/;
+
 /** `delivery` of an error after which a patch/delete may or may not have been applied. */
 export const OUTCOME_UNKNOWN: Delivery = 'maybe-sent';
 
@@ -242,7 +245,10 @@ export class ServiceClient {
     );
   }
 
-  /** Patches metadata; the new eTag when the service sent one. */
+  /**
+   * Patches metadata; the new eTag when the service sent a usable one (a strong entity tag:
+   * anything else, garbage or a weak `W/` tag, is not kept, and the caller reads the object).
+   */
   async patch(id: string, body: PatchBody, opts: ConditionalOptions = {}): Promise<{ eTag: string | undefined }> {
     await this.guardIfMatch(id, opts);
     const res = await this.send('POST', `/files/${encodeURIComponent(id)}/patch`, {
@@ -251,7 +257,8 @@ export class ServiceClient {
       body: JSON.stringify(body),
       headers: conditional(opts),
     });
-    return { eTag: res.headers['etag'] };
+    const tag = res.headers['etag'];
+    return { eTag: tag !== undefined && STRONG_ETAG.test(tag) ? tag : undefined };
   }
 
   /** Deletes: `deleted` (204) or `accepted` (202, a non-empty folder deleted in the background). */

@@ -5,7 +5,7 @@
  * never retried silently for ever; Retry sends it again once the NAS answers properly.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestService, type TestService } from '../../server/testing.js';
 import { FATAL_ATTEMPTS } from '../../main/outbox/send.js';
@@ -68,5 +68,29 @@ describe('hostile NAS: a change it answers with what the client cannot use', () 
       're-applied on the NAS and on disk',
     );
     expect(r.engine.status().conflicts).toBe(0);
+  });
+
+  it('a rename applied but answered with an eTag that is not one (garbage, a weak tag): the client re-reads the object, so the next change is guarded by the real eTag', async () => {
+    svc = await startTestService();
+    const id = svc.admin.createFile(svc.admin.rootId(), 'doc.txt').id;
+    svc.admin.createFile(svc.admin.rootId(), 'z');
+    nas = await startHostileNas(svc.baseUrl);
+    const bad = ['nonsense', 'W/"Bg"', '"un"quoted"'];
+    let n = 0;
+    nas.tamper = async (x, real) => {
+      if (x.method !== 'POST' || !x.path.endsWith('/patch') || x.headers['if-match'] === PROBE) return undefined;
+      const a = await real();
+      return { ...a, headers: { ...a.headers, etag: bad[n++ % bad.length]! } };
+    };
+    rig = await startRig(() => undefined, {}, svc, via(svc.baseUrl, nas.baseUrl));
+    const r = rig;
+    for (const name of ['one.txt', 'two.txt', 'three.txt']) {
+      const before = readdirSync(r.mirror).find((f) => f.endsWith('.txt') && f !== 'z')!;
+      renameSync(join(r.mirror, before), join(r.mirror, name));
+      await waitFor(() => svc!.admin.get(id)!.name === name && r.engine.status().outbox.pending === 0, `${name} on the NAS`);
+    }
+    // every rename went through If-Match with the NAS's own eTag: no 412, no conflict
+    expect(r.engine.status().conflicts).toBe(0);
+    expect(n).toBe(3);
   });
 });
