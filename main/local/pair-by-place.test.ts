@@ -268,6 +268,30 @@ describe('pairByPlace (cases)', () => {
     ]);
   });
 
+  it('three folders whose names went round while stopped (two swaps in a row, soak seed 9015 r20) are three renames, not moves of what they hold', () => {
+    const names = ['Documents', 'Music', 'Party'];
+    const nodes: Node[] = names.flatMap((name, f): Node[] => [
+      { id: `F${f}`, kind: 'dir', parent: 'R', name, time: T0 },
+      ...[1, 2, 3].map((i): Node => ({
+        id: `k${f}${i}`,
+        kind: 'file',
+        parent: `F${f}`,
+        name: `${name} ${i}.jpg`,
+        time: T0 + (f * 10 + i) * 60_000,
+      })),
+    ]);
+    // Documents -> Music, Music -> Party, Party -> Documents
+    const disk = nodes.map((n) => (n.kind === 'dir' ? { ...n, name: names[(Number(n.id.slice(1)) + 1) % 3]! } : n));
+    const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
+    expect(r.moves.map((m) => [m.id, m.toName]).sort()).toEqual([
+      ['F0', 'Music'],
+      ['F1', 'Party'],
+      ['F2', 'Documents'],
+    ]);
+    expect(r.deletes).toEqual([]);
+    expect(r.uncertain).toEqual([]);
+  });
+
   it('two folders that traded names, one of them then moved away: each is found by its contents, nothing inside moves', () => {
     const nodes: Node[] = [
       { id: 'P', kind: 'dir', parent: 'R', name: 'Party', time: T0 },

@@ -362,16 +362,13 @@ class TradedFolders {
   /** Whether the folder `e`, found at `path`, traded places with another (then it is not that folder). */
   notThatFolder(e: LocalEntry, path: string): boolean {
     if (e.kind !== 'dir' || !this.ix.byPath.has(path)) return false;
-    const other = this.elsewhere(e, path, 1);
-    if (!other) return false;
-    // the trade is mutual: the folder at one of those places holds what was here, and none of its
-    // own; three items in all at least (two folders of one item each say too little: their
-    // items may as well have traded folders; soak seed 4049: two items and one were read as moves)
+    if (!this.elsewhere(e, path, 1)) return false;
+    // the trade goes round: the folder at one of those places holds what was here, what it held
+    // is at a third place... and back here (two folders that traded names, or three or more whose
+    // names went round: soak seed 9015 r20); three items in all at least (two folders of one
+    // item each say too little: their items may as well have traded folders; soak seed 4049)
+    if (this.goesRound(e, path)) return true;
     const mine = this.kidsOf(e.id).length;
-    for (const q of other) {
-      const f = this.folderAt(q);
-      if (f && f.id !== e.id && mine + this.kidsOf(f.id).length >= 3 && this.elsewhere(f, q, 1)?.has(path)) return true;
-    }
     if (mine < 2) return false;
     // or the folder here holds most of what a folder gone from its own place held (a trade,
     // then one of the two moved away): it is that folder, found by its contents
@@ -381,6 +378,26 @@ class TradedFolders {
       const kids = this.kidsOf(g.id);
       return kids.length >= 2 && kids.filter((k) => names.has(nfc(k.lname))).length * 2 >= kids.length;
     });
+  }
+
+  /**
+   * Whether following "what was at this place is now at that place" from `e` at `path` comes
+   * back to `path` (at most 8 folders round), with three known items in all at least.
+   */
+  private goesRound(e: LocalEntry, path: string): boolean {
+    const visited = new Set([path]);
+    const follow = (cur: LocalEntry, at: string, items: number, depth: number): boolean => {
+      const next = depth < 8 ? this.elsewhere(cur, at, 1) : undefined;
+      for (const q of next ?? []) {
+        if (q === path) return depth > 0 && items >= 3;
+        const f = visited.has(q) ? undefined : this.folderAt(q);
+        if (!f || f.id === cur.id) continue;
+        visited.add(q);
+        if (follow(f, q, items + this.kidsOf(f.id).length, depth + 1)) return true;
+      }
+      return false;
+    };
+    return follow(e, path, this.kidsOf(e.id).length, 0);
   }
 
   /** What a folder holds in the model (known entries with an inode). */
