@@ -3,9 +3,11 @@
  * (1) a local rename until the NAS answered 204 (p50/p99, including watcher batching and
  * pairing); (2) 1,000 renames made offline, replayed after reconnect; (3) a folder with
  * 10,000 descendants renamed: requests sent (must be 1) and time. Prints a table, writes
- * bench/results/replay.json.
+ * bench/results/replay.json. REPLAY_BEFORE=REF: that version runs first (its own bench, in a
+ * git worktree, as a child process), then this one, in the same run; the table shows both.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from '../server/testing.js';
@@ -14,6 +16,7 @@ import { FaultTransport } from '../main/client/fault-transport.js';
 import { HttpTransport } from '../main/client/transport.js';
 import { Engine } from '../main/engine/engine.js';
 import { silentLogger } from '../main/log/logger.js';
+import { removeWorktrees, worktree } from './worktree.js';
 
 const RENAMES = Number(process.env['BENCH_RENAMES'] ?? 50);
 const pct = (xs: number[], p: number): number => {
@@ -65,7 +68,27 @@ async function teardown(s: Setup): Promise<void> {
   rmSync(s.base, { recursive: true, force: true });
 }
 
+/** The REPLAY_BEFORE version's own bench, run as a child in a worktree: its results. */
+function runBefore(ref: string): { commit: string; results: Record<string, unknown> } {
+  const dir = join(mkdtempSync(join(tmpdir(), 'nm-replay-code-')), 'before');
+  try {
+    const code = worktree(ref, dir);
+    console.log(`before: ${code.commit}`);
+    execFileSync(process.execPath, ['--import', 'tsx', 'bench/replay.ts'], {
+      cwd: code.root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, REPLAY_BEFORE: '' },
+    });
+    const r = JSON.parse(readFileSync(join(code.root, 'bench/results/replay.json'), 'utf8')) as Record<string, unknown>;
+    return { commit: code.commit, results: r };
+  } finally {
+    removeWorktrees();
+  }
+}
+
 async function main(): Promise<void> {
+  const ref = process.env['REPLAY_BEFORE'] ?? '';
+  const before = ref ? runBefore(ref) : undefined;
   const results: Record<string, unknown> = {};
   // 1. Single renames, one at a time.
   {
@@ -137,14 +160,31 @@ async function main(): Promise<void> {
     results['folderRename10k'] = { descendants: 10_000, requestsSent: writes, seconds: +(ms / 1000).toFixed(2), mustBe: 1 };
     await teardown(s);
   }
-  const r1 = results['renameToNas204'] as { p50Ms: number; p99Ms: number; n: number };
-  const r2 = results['offlineRenamesReplay'] as { seconds: number; patches: number };
-  const r3 = results['folderRename10k'] as { requestsSent: number; seconds: number };
-  console.log('| measure | result | target |\n|---|---|---|');
-  console.log(`| local rename -> NAS 204 (n=${r1.n}) | p50 ${r1.p50Ms} ms, p99 ${r1.p99Ms} ms | p50 <= 1000 ms |`);
-  console.log(`| 1,000 offline renames replayed after reconnect | ${r2.seconds} s (${r2.patches} patches) | <= 5 s |`);
-  console.log(`| folder with 10,000 descendants renamed | ${r3.requestsSent} request(s), ${r3.seconds} s | 1 request |`);
-  const out = { at: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length, ...results };
+  const cells = (r: Record<string, unknown>): string[] => {
+    const r1 = r['renameToNas204'] as { p50Ms: number; p99Ms: number; n: number };
+    const r2 = r['offlineRenamesReplay'] as { seconds: number; patches: number };
+    const r3 = r['folderRename10k'] as { requestsSent: number; seconds: number };
+    return [
+      `p50 ${r1.p50Ms} ms, p99 ${r1.p99Ms} ms`,
+      `${r2.seconds} s (${r2.patches} patches)`,
+      `${r3.requestsSent} request(s), ${r3.seconds} s`,
+    ];
+  };
+  const rows = ['local rename -> NAS 204', '1,000 offline renames replayed after reconnect', 'folder with 10,000 descendants renamed'];
+  const targets = ['p50 <= 1000 ms', '<= 5 s', '1 request'];
+  const now = cells(results);
+  const was = before ? cells(before.results) : undefined;
+  console.log(
+    `| measure | ${was ? `before (${before!.commit.slice(0, 7)}) | now` : 'result'} | target |\n|---|${was ? '---|' : ''}---|---|`,
+  );
+  rows.forEach((m, i) => console.log(`| ${m} | ${was ? `${was[i]} | ` : ''}${now[i]} | ${targets[i]} |`));
+  const out = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: (await import('node:os')).cpus().length,
+    ...results,
+    ...(before ? { before: { commit: before.commit, ...before.results } } : {}),
+  };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/replay.json', JSON.stringify(out, null, 2) + '\n');
   console.log(JSON.stringify(out));
