@@ -83,6 +83,13 @@ function changeWords(
     case 'sent':
       return { text: `Done on the NAS: ${q(name)}`, group: 'mine' };
     case 'conflict':
+      if (/^both kept: /.test(s)) {
+        const copy = /"(.*)"/.exec(s)?.[1] ?? 'a conflicted copy';
+        return {
+          text: `The NAS changed ${q(name)} too: both versions are kept (yours as ${q(copy)}); choose in Conflicts`,
+          group: 'needs-you',
+        };
+      }
       return /^moved back to/.test(s)
         ? { text: `Moved ${q(name)} back: the folder it went to exists only on this computer`, group: 'needs-you' }
         : { text: `The NAS changed ${q(name)} too: your change waits in Conflicts`, group: 'needs-you' };
@@ -126,9 +133,20 @@ function decisionWords(
         return { text: `You kept ${realPlurals(s.replace(/^kept on this computer only: /, ''))} on this computer only`, group: 'mine' };
       return { text: `You kept ${q(name)}: the delete was cancelled and the placeholders are back`, group: 'mine' };
     case 'dropped':
+      if (/^kept the NAS's version: your copy /.test(s))
+        return { text: `You kept the NAS version of ${q(name)}: your conflicted copy is removed`, group: 'mine' };
       return { text: `You kept the NAS version of ${q(name)}`, group: 'mine' };
     case 'reapplied':
+      if (/^kept mine: /.test(s))
+        return {
+          text: `You kept your version of ${q(name)}: it is the NAS version now, and its conflicted copy is removed`,
+          group: 'mine',
+        };
       return { text: `You kept your version of ${q(name)}: sent to the NAS again`, group: 'mine' };
+    case 'kept-both': {
+      const copy = /"(.*)"/.exec(s)?.[1];
+      return { text: `You kept both versions of ${q(name)}${copy ? `: yours is ${q(copy)}` : ''}`, group: 'mine' };
+    }
     case 'replaced':
       return { text: `${q(name)} was saved in place by an app (nothing to change on the NAS)`, group: 'app' };
     case 'local-only':

@@ -23,6 +23,8 @@ describe('checkCall rejects bad arguments', () => {
     ['resolveHeld', { ids: ['a'], action: 'nuke' }],
     ['resolveHeld', { ids: 'a', action: 'approve' }],
     ['resolveConflicts', { ids: [''], action: 'drop' }],
+    ['resolveConflicts', { ids: ['1'], action: 'keep-theirs' }],
+    ['resolveConflicts', { ids: ['1'] }],
     ['resolveUploads', { ids: ['1'] }],
     ['resolveUploads', { ids: ['1'], upload: 'yes' }],
     ['resolveUploads', { ids: [''], upload: true }],
@@ -46,6 +48,8 @@ describe('checkCall rejects bad arguments', () => {
       patch: { paused: true, theme: 'dark' },
     });
     expect(checkCall('resolveUploads', { ids: ['all'], upload: false }).args).toEqual({ ids: ['all'], upload: false });
+    for (const action of ['reapply', 'drop', 'keep-mine', 'keep-nas', 'keep-both'] as const)
+      expect(checkCall('resolveConflicts', { ids: ['3'], action }).args).toEqual({ ids: ['3'], action });
   });
 });
 
@@ -79,6 +83,30 @@ describe('serve', () => {
       ok: false,
       error: { code: 'PreconditionFailed', message: 'changed on the NAS' },
     });
+  });
+});
+
+describe('a file changed on both sides in the conflicts list', () => {
+  const row = {
+    id: '4',
+    at: '2026-11-27T01:00:00.000Z',
+    kind: 'content',
+    path: 'Docs/plan.txt',
+    intent: 'your version, kept beside it as "plan (conflicted copy 2026-11-27 0100).txt"',
+    remote: "the NAS's version, 23 B",
+    reason: 'the NAS changed this file while you changed it here: both are kept',
+    versions: {
+      yours: { name: 'plan (conflicted copy 2026-11-27 0100).txt', size: 12, modified: '2026-11-27T00:59:00Z' },
+      nas: { size: 23, modified: '2026-11-27T00:58:00Z' },
+    },
+    note: 'the NAS changed it again',
+  };
+  const reply = (conflicts: unknown[]): unknown => ({ ok: true, result: { conflicts, held: [] } });
+  it('carries both versions and a note, checked on arrival', () => {
+    expect(checkReply('conflicts', reply([row]))).toEqual({ conflicts: [row], held: [] });
+    expect(() => checkReply('conflicts', reply([{ ...row, kind: 'edit' }]))).toThrow();
+    expect(() => checkReply('conflicts', reply([{ ...row, versions: { ...row.versions, nas: { size: -1, modified: '' } } }]))).toThrow();
+    expect(() => checkReply('conflicts', reply([{ ...row, versions: { ...row.versions, yours: { size: 1, modified: '' } } }]))).toThrow();
   });
 });
 

@@ -22,6 +22,7 @@ import {
 } from './shapes.js';
 import { organizeArgs, organizeOutcome, organizePlan, storageView } from './organize-shapes.js';
 import { arr, bool, int, nullable, obj, oneOf, opt, str, type Infer } from '../util/schema.js';
+import { CONFLICT_ACTIONS } from '../model/intent.js';
 
 const id = str({ min: 1, max: 512 });
 const ids = arr(id, 10_000);
@@ -58,7 +59,11 @@ export const METHODS = {
   activity: { args: obj({ limit: opt(int(1, 1000)) }), result: obj({ entries: arr(activityEntry, 1000) }) },
   undo: { args: obj({ id }), result: none },
   conflicts: { args: none, result: obj({ conflicts: arr(conflictEntry, 100_000), held: arr(heldDelete, 100_000) }) },
-  resolveConflicts: { args: obj({ ids, action: oneOf(['reapply', 'drop'] as const) }), result: bulkResult },
+  /**
+   * The user's choice on conflicts (ids as listed, or ['all']: every conflict the choice fits).
+   * A choice that does not fit a conflict's kind (`conflictActions`) fails for it, in words.
+   */
+  resolveConflicts: { args: obj({ ids, action: oneOf(CONFLICT_ACTIONS) }), result: bulkResult },
   resolveHeld: { args: obj({ ids, action: oneOf(['approve', 'reject'] as const) }), result: bulkResult },
   /** A held "renamed or deleted?": it was renamed to `to` (one of its candidates): sent as that rename. */
   heldWasRenamed: { args: obj({ id, to: str({ min: 1, max: 65_536 }) }), result: bulkResult },

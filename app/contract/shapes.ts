@@ -92,7 +92,15 @@ export const activityEntry = obj({
 });
 export type ActivityEntry = Infer<typeof activityEntry>;
 
-/** A local intent the NAS refused to take as it was; re-apply or drop it. `intent`: it in words. */
+/** One version of a file in a content conflict: its size in bytes and when it was last changed. */
+const fileVersion = obj({ size: int(), modified: iso });
+
+/**
+ * A local intent the NAS refused to take as it was (re-apply or drop it; `intent`: it in
+ * words), or a file changed here and on the NAS (kind `content`: both kept; `versions` tells
+ * them apart, yours by the name of its conflicted copy; keep mine, the NAS's, or both: see
+ * `conflictActions`). `note`: why the last choice could not be carried out.
+ */
 export const conflictEntry = obj({
   id,
   at: iso,
@@ -101,6 +109,8 @@ export const conflictEntry = obj({
   intent: str({ max: 4096 }),
   remote: str({ max: 4096 }),
   reason: str({ max: 4096 }),
+  versions: opt(obj({ yours: obj({ name: str({ min: 1, max: 1024 }), size: int(), modified: iso }), nas: fileVersion })),
+  note: opt(str({ max: 4096 })),
 });
 export type ConflictEntry = Infer<typeof conflictEntry>;
 

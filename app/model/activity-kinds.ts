@@ -16,6 +16,7 @@ export const ACTIVITY_KINDS = [
   'rejected',
   'dropped',
   'reapplied',
+  'kept-both',
   'undo',
   'organized',
   // local facts with no NAS change

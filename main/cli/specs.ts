@@ -165,12 +165,25 @@ export const uploads = defineCommand({
 
 export const conflicts = defineCommand({
   name: 'conflicts',
-  summary: 'changes the NAS did not take: list them, or decide',
+  summary: 'changes the NAS did not take, and files changed here and on the NAS: list them, or decide',
   positionals: [],
   options: { state, json },
   subcommands: [
     { name: 'reapply', summary: 'send your change again, over what the NAS holds now', positionals: [decisionIds], accepts: ['state'] },
     { name: 'drop', summary: 'keep what the NAS holds: your change is dropped', positionals: [decisionIds], accepts: ['state'] },
+    {
+      name: 'keep-mine',
+      summary: 'a file changed on both sides: your version becomes the NAS version; the conflicted copy goes',
+      positionals: [decisionIds],
+      accepts: ['state'],
+    },
+    {
+      name: 'keep-nas',
+      summary: "a file changed on both sides: keep the NAS's version; your conflicted copy goes",
+      positionals: [decisionIds],
+      accepts: ['state'],
+    },
+    { name: 'keep-both', summary: 'a file changed on both sides: keep both as they are', positionals: [decisionIds], accepts: ['state'] },
   ],
 });
 

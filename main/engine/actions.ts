@@ -1,20 +1,22 @@
 /**
- * What the user decides: approve or reject held deletes, re-apply or drop conflicts, undo
+ * What the user decides: approve or reject held deletes, re-apply or drop conflicts (keep
+ * mine, the NAS's or both of a file changed on both sides: content-conflicts.ts), undo
  * a rename or move (the inverse patch, guarded by If-Match like any other), restore a
  * vanished mirror. Also the lists behind them, in the contract's shapes. Requests queued
  * by the command line (`local_requests`) for these are handed here by the running engine.
  */
 import { AppError } from '../../app/errors.js';
-import { inverseOf } from '../../app/model/intent.js';
+import { conflictActions, inverseOf, type ConflictAction } from '../../app/model/intent.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete, HeldUpload } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
-import { absOf, removeTree, type WriteReport } from '../local/placeholders.js';
+import { absOf } from '../local/placeholders.js';
 import { safeJoin } from '../local/path-safety.js';
 import { conflictEntries, heldDeletes, heldUploads } from '../local/decision-views.js';
 import type { ConflictRow, RequestAction } from '../local/local-store.js';
-import type { LocalEntry } from '../local/model.js';
 import { pathFor, type Core, type Lock } from './core.js';
 import { initRoot } from './mirror-root.js';
+import type { ContentChoices } from './content-conflicts.js';
+import { dropConflict, misfit, reapplyConflict } from './intent-conflicts.js';
 import { applySaved } from '../organize/apply.js';
 import { batchUndoable, undoBatch } from '../organize/undo.js';
 
@@ -37,6 +39,8 @@ export class EngineActions {
     private readonly core: Core,
     private readonly lock: Lock,
     private readonly hooks: ActionHooks,
+    /** The choices on a file changed on both sides (content-conflicts.ts). */
+    private readonly choices: Pick<ContentChoices, 'choose'>,
   ) {}
 
   activity(limit = 200): ActivityEntry[] {
@@ -268,34 +272,53 @@ export class EngineActions {
     return res;
   }
 
-  async resolveConflicts(ids: readonly string[], action: 'reapply' | 'drop'): Promise<BulkResult> {
-    const res = await this.lock.run(() => {
-      const c = this.core;
-      const all = c.local.conflicts();
-      const want = ids.includes('all') ? all.map((x) => String(x.seq)) : ids;
-      const out: BulkResult = { done: 0, failed: [] };
-      for (const id of want) {
-        const k = all.find((x) => String(x.seq) === id);
-        if (!k) {
-          out.failed.push({ id, message: 'no such conflict' });
-          continue;
-        }
-        if (action === 'drop') {
-          dropConflict(c, k);
-          out.done++;
-          continue;
-        }
-        const refused = reapplyConflict(c, k);
-        if (refused !== undefined) {
-          out.failed.push({ id, message: refused });
-          continue;
-        }
-        out.done++;
+  /**
+   * The user's choice on conflicts (ids as listed, or ['all']: every conflict the choice fits).
+   * A change the NAS did not take is re-applied or dropped (one transaction); a file changed on
+   * both sides is kept as the user chose (content-conflicts.ts: the NAS is asked first, outside
+   * the lock). A choice that does not fit a conflict's kind fails for it, in words.
+   */
+  async resolveConflicts(ids: readonly string[], action: ConflictAction): Promise<BulkResult> {
+    const rows = this.core.local.conflicts();
+    const fits = (k: ConflictRow): boolean => conflictActions(k.kind).includes(action);
+    const want = ids.includes('all') ? rows.filter(fits).map((k) => String(k.seq)) : ids;
+    const out: BulkResult = { done: 0, failed: [] };
+    const intents: string[] = [];
+    for (const id of want) {
+      const k = rows.find((x) => String(x.seq) === id);
+      if (!k) out.failed.push({ id, message: 'no such conflict' });
+      else if (!fits(k)) out.failed.push({ id, message: misfit(k) });
+      else if (action === 'reapply' || action === 'drop') intents.push(id);
+      else {
+        const why = await this.choices.choose(k.seq, action);
+        if (why === undefined) out.done++;
+        else out.failed.push({ id, message: why });
       }
-      return out;
-    });
+    }
+    if (intents.length && (action === 'reapply' || action === 'drop')) {
+      const r = await this.lock.run(() => this.reapplyOrDrop(intents, action));
+      out.done += r.done;
+      out.failed.push(...r.failed);
+    }
     this.hooks.afterChange();
-    return res;
+    return out;
+  }
+
+  /** Under the lock: changes the NAS did not take, re-applied (queued again) or dropped. */
+  private reapplyOrDrop(ids: readonly string[], action: 'reapply' | 'drop'): BulkResult {
+    const c = this.core;
+    const out: BulkResult = { done: 0, failed: [] };
+    for (const id of ids) {
+      const k = c.local.conflict(Number(id));
+      if (!k) {
+        out.failed.push({ id, message: 'no such conflict' });
+        continue;
+      }
+      const refused = action === 'drop' ? dropConflict(c, k) : reapplyConflict(c, k);
+      if (refused !== undefined) out.failed.push({ id, message: refused });
+      else out.done++;
+    }
+    return out;
   }
 
   /** Undoes a rename/move from the activity log (its id). */
@@ -381,6 +404,9 @@ export class EngineActions {
         return;
       case 'reapply':
       case 'drop':
+      case 'keep-mine':
+      case 'keep-nas':
+      case 'keep-both':
         await this.resolveConflicts(ids, action);
         return;
       case 'undo':
@@ -433,72 +459,4 @@ function resolveEmptyNas(c: Core, path: string, action: 'approve' | 'reject'): v
       reason: 'you rejected the removals of a NAS that looks empty; nothing is removed',
     });
   }
-}
-
-/** Drops a conflict: the NAS version stays. */
-function dropConflict(c: Core, k: ConflictRow): void {
-  c.local.removeConflict(k.seq);
-  c.activity({
-    kind: 'dropped',
-    path: k.path,
-    summary: `dropped: ${k.intent}`,
-    reason: 'you dropped a conflict; the NAS version stays',
-  });
-}
-
-/**
- * Re-applies a conflict's change over the NAS version: queued again in one transaction (a
- * delete takes its placeholders off the disk first). Why it cannot be, or undefined when done.
- */
-function reapplyConflict(c: Core, k: ConflictRow): string | undefined {
-  const op = k.op;
-  const e = c.model.get(k.objectId);
-  if (op.op === 'unsendable') return 'this change cannot be sent to the NAS';
-  if (!e || e.state !== 'ok') return 'the object is no longer on the NAS';
-  if (op.op === 'patch' && op.parentID !== undefined && !c.model.get(op.parentID)) return 'the target folder is no longer on the NAS';
-  c.db.transaction(() => {
-    if (op.op === 'delete') {
-      removePlaceholders(c, e);
-      c.model.update(e.id, { state: 'deleting' });
-    }
-    const [seq] = c.outbox.enqueue([
-      {
-        intent: { ...op, id: e.id, fromName: e.rname, fromParent: e.rparent },
-        origin: 'reapply',
-        path: k.path,
-        reason: 'conflict re-applied by you',
-      },
-    ]);
-    c.local.removeConflict(k.seq);
-    c.local.flush(c.model);
-    c.activity({
-      kind: 'reapplied',
-      path: k.path,
-      summary: `re-applied: ${k.intent} (queued #${seq})`,
-      reason: 'you chose to re-apply your change over the NAS version',
-    });
-  })();
-  return undefined;
-}
-
-/** Takes an entry's placeholders off the disk (empty ones deleted, anything else kept local only). */
-function removePlaceholders(c: Core, e: LocalEntry): void {
-  const abs = e.ino ? absOf(c.root, c.model, e.id, undefined, c.disk) : undefined;
-  const known = new Map<string, string>();
-  for (const d of [e.id, ...c.model.descendants(e.id)]) {
-    const x = c.model.get(d);
-    if (x?.ino) known.set(x.ino, x.kind);
-  }
-  const rep: WriteReport = {
-    created: 0,
-    moved: 0,
-    removed: 0,
-    keptLocal: [],
-    failed: [],
-    touchedDirs: new Set(),
-    reread: new Set(),
-    tombstones: [],
-  };
-  if (abs) removeTree(c.root, abs, known, rep, c.disk);
-  for (const kl of rep.keptLocal) c.local.addLocalOnly({ path: kl.to }, 'moved', kl.reason);
 }

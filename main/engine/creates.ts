@@ -28,6 +28,7 @@ import type { CreateRow } from '../local/creates-store.js';
 import { absOf } from '../local/placeholders.js';
 import { formatDate } from '../../app/model/dates.js';
 import type { Core, Lock } from './core.js';
+import { putAside } from './content-conflicts.js';
 import { Rerun } from './rerun.js';
 import { pathFor } from './core.js';
 
@@ -75,8 +76,22 @@ export class Creator {
   private readonly said = new Map<number, string>();
   /** Bytes sent by uploads in progress (progress for the status). */
   readonly sending = new Map<number, { path: string; sent: number; size: number }>();
+  /** Rows being carried out now, and rows kept from the creator meanwhile (a choice on a conflicted copy works on them). */
+  private readonly running = new Set<number>();
+  private readonly reserved = new Set<number>();
 
   constructor(private readonly p: CreatePort) {}
+
+  /** Keeps row `seq` from the creator until `release` (false, and nothing kept: it is being carried out now). */
+  reserve(seq: number): boolean {
+    if (this.running.has(seq)) return false;
+    this.reserved.add(seq);
+    return true;
+  }
+
+  release(seq: number): void {
+    if (this.reserved.delete(seq)) this.kick();
+  }
 
   /** Carries out the open rows soon (a run in progress runs once more after). */
   kick(): void {
@@ -107,6 +122,8 @@ export class Creator {
   }
 
   private async carryOut(row: CreateRow): Promise<Outcome> {
+    if (this.reserved.has(row.seq)) return 'later';
+    this.running.add(row.seq);
     try {
       return row.kind === 'dir' ? await this.folder(row) : row.kind === 'file' ? await this.file(row) : await this.version(row);
     } catch (e) {
@@ -128,6 +145,7 @@ export class Creator {
       return 'failed';
     } finally {
       this.sending.delete(row.seq);
+      this.running.delete(row.seq);
     }
   }
 
@@ -303,37 +321,38 @@ export class Creator {
   /**
    * The NAS changed the file while the user changed it here: both are kept. The user's version
    * is renamed beside it as "name (conflicted copy YYYY-MM-DD HHMM).ext" (then created on the
-   * NAS as a new file, like any new file), and the NAS version comes back at the name.
+   * NAS as a new file, like any new file), the NAS version comes back at the name, and the
+   * conflict is listed (content-conflicts.ts: keep mine, keep the NAS's, keep both).
    */
   private async keepBoth(row: CreateRow, id: string): Promise<void> {
-    const { core } = this.p;
-    await this.p.lock.run(() => {
-      const e = core.model.get(id);
-      const st = e ? this.current(id) : undefined;
-      if (!e || !st) {
-        core.creates.finish(row.seq, 'gone', 'it left the mirror folder');
-        return;
-      }
-      const copy = conflictedName(e.lname, new Date(), (n) => core.disk.exists(`${st.abs.slice(0, st.abs.length - e.lname.length)}${n}`));
-      const to = `${st.abs.slice(0, st.abs.length - e.lname.length)}${copy}`;
-      core.disk.rename(st.abs, to);
-      core.db.transaction(() => {
-        // the NAS version at the name: placed again as a placeholder by the next reconcile
-        core.model.update(id, { ino: null, filled: false, content: undefined, setag: '' });
-        core.creates.finish(row.seq, 'done', `the NAS changed it too: your version is kept as ${copy}`);
-        core.local.flush(core.model);
-      })();
-      core.activity({
-        kind: 'conflict',
-        path: pathFor(core, id),
-        summary: `both kept: your version is now "${copy}" beside it`,
-        reason:
-          'the NAS changed this file while you changed it here (its version moved); ' +
-          'nothing of either is lost: your copy goes to the NAS as a new file',
-      });
-    });
+    const { core, client, signal } = this.p;
+    let nas: RemoteObject;
+    try {
+      // the NAS's version as the list shows it (and what "keep mine" replaces)
+      nas = await client.get(id, { signal });
+    } catch (e) {
+      if (!(e instanceof AppError && e.status === 404)) throw e;
+      // deleted on the NAS meanwhile: the user's file stays as it is (the walk keeps it here, local only)
+      core.creates.finish(row.seq, 'done', 'deleted on the NAS while you changed it: yours stays here');
+      return;
+    }
+    const kept = await this.p.lock.run(() => this.putAside(row, id, nas));
+    if (kept) this.p.bound(id);
     this.p.reconcile();
     this.p.changed();
+  }
+
+  /** Under the lock: both kept (content-conflicts.ts `putAside`), or the row is over when the file left. */
+  private putAside(row: CreateRow, id: string, nas: RemoteObject): boolean {
+    const { core } = this.p;
+    const e = core.model.get(id);
+    const st = e ? this.current(id) : undefined;
+    if (!e || !st) {
+      core.creates.finish(row.seq, 'gone', 'it left the mirror folder');
+      return false;
+    }
+    putAside(core, row.seq, e, st, nas);
+    return true;
   }
 
   /** The NAS holds the whole file: this device holds that version (not local content any more). */
@@ -529,16 +548,4 @@ async function pool<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
   return out;
-}
-
-/** "name (conflicted copy 2026-11-27 0143).ext", with " 2", " 3"... when taken. */
-export function conflictedName(name: string, at: Date, taken: (n: string) => boolean): string {
-  const dot = name.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  const p = (n: number): string => String(n).padStart(2, '0');
-  const stamp = `${at.getFullYear()}-${p(at.getMonth() + 1)}-${p(at.getDate())} ${p(at.getHours())}${p(at.getMinutes())}`;
-  for (let i = 1; ; i++) {
-    const n = `${stem} (conflicted copy ${stamp}${i > 1 ? ` ${i}` : ''})${ext}`;
-    if (!taken(n)) return n;
-  }
 }

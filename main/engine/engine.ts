@@ -26,7 +26,8 @@ import { buildStatus, type EngineStatus } from './status.js';
 import { EngineTimers } from './timers.js';
 import { Downloads, type GetResult } from './downloads.js';
 import { Keeper, type DeviceState, type FreeResult } from './keep.js';
-import { Creator } from './creates.js';
+import { CHUNK_BYTES, Creator } from './creates.js';
+import { ContentChoices } from './content-conflicts.js';
 import { sweepPartials } from '../local/download.js';
 import { ignore } from '../../app/util/ignore.js';
 
@@ -181,26 +182,45 @@ export class Engine {
         this.events.emit('changed', { what: 'content' });
         this.emitStatus();
       },
-      reconcile: () => void this.remote.reconcileNow(),
+      // a conflicted version put aside: the NAS's comes back at the name, downloaded again if the file is kept here
+      reconcile: () => void this.remote.reconcileNow().then(() => this.pins.kick()),
     });
   }
 
   /** The user's answers and requests (actions.ts). */
   private newActions(): EngineActions {
-    return new EngineActions(this.core, this.lock, {
-      // the header, the badge and the tray follow at once (they read the status, not the lists)
-      afterChange: () => {
-        this.kickOutbox();
-        this.events.emit('changed', { what: 'conflicts' });
-        this.emitStatus();
+    return new EngineActions(
+      this.core,
+      this.lock,
+      {
+        // the header, the badge and the tray follow at once (they read the status, not the lists)
+        afterChange: () => {
+          this.kickOutbox();
+          this.events.emit('changed', { what: 'conflicts' });
+          this.emitStatus();
+        },
+        reconcile: () => this.remote.reconcileEverything(),
+        syncNow: () => this.syncNow(),
+        readByPlace: async (reason) => {
+          this.localSide.checkIdentity(reason);
+          await this.localSide.fullRescan();
+        },
+        uploadsApproved: () => this.creator.kick(),
       },
-      reconcile: () => this.remote.reconcileEverything(),
-      syncNow: () => this.syncNow(),
-      readByPlace: async (reason) => {
-        this.localSide.checkIdentity(reason);
-        await this.localSide.fullRescan();
-      },
-      uploadsApproved: () => this.creator.kick(),
+      this.newContentChoices(),
+    );
+  }
+
+  /** The user's choices on a file changed here and on the NAS (content-conflicts.ts). */
+  private newContentChoices(): ContentChoices {
+    return new ContentChoices({
+      core: this.core,
+      lock: this.lock,
+      client: this.opts.client,
+      signal: this.abort.signal,
+      chunkBytes: CHUNK_BYTES,
+      uploads: this.creator,
+      settled: (id) => this.remote.settled(id),
     });
   }
 

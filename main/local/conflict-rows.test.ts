@@ -7,6 +7,8 @@ import { arr } from '../../app/util/schema.js';
 import { conflictEntry } from '../../app/contract/shapes.js';
 import { conflictEntries } from './decision-views.js';
 import { LOCAL_MIGRATIONS, LocalStore } from './local-store.js';
+import type { ContentConflict } from '../../app/model/intent.js';
+import { contentConflictRow } from './conflict-rows.js';
 
 let dir = '';
 let db: Db | undefined;
@@ -77,6 +79,37 @@ describe("the conflicts list in the contract's shape (window and `conflicts --js
     const list = conflictEntries(local);
     expect(arr(conflictEntry).parse(JSON.parse(JSON.stringify(list)))).toEqual(list);
     expect(list[0]).toMatchObject({ id: '1', kind: 'patch', intent: 'rename to "y"' });
+  });
+});
+
+describe('a file changed on both sides (content conflict)', () => {
+  const rec: ContentConflict = {
+    op: 'content',
+    id: 'f1',
+    copyParent: 'd1',
+    copyName: 'plan (conflicted copy 2026-11-27 0100).txt',
+    copyIno: '1234',
+    mine: { size: 12, mtime: '2026-11-27T00:59:00.5Z' },
+    nas: { eTag: '"B"', size: 23, mtime: '2026-11-27T00:58:00Z' },
+  };
+  it('is kept whole, listed with both versions, and its NAS version and note can be rewritten (kind checked)', () => {
+    const local = new LocalStore(open());
+    const seq = local.addConflict(contentConflictRow('Docs/plan.txt', rec));
+    expect(local.conflict(seq)).toMatchObject({ seq, kind: 'content', objectId: 'f1', path: 'Docs/plan.txt', op: rec });
+    const [entry] = conflictEntries(local);
+    expect(arr(conflictEntry).parse(JSON.parse(JSON.stringify([entry])))).toEqual([entry]);
+    expect(entry).toMatchObject({
+      kind: 'content',
+      versions: { yours: { name: rec.copyName, size: 12, modified: rec.mine.mtime }, nas: { size: 23, modified: rec.nas.mtime } },
+    });
+    expect(entry!.note).toBeUndefined();
+    expect(`${entry!.intent} ${entry!.remote} ${entry!.reason}`).not.toMatch(/eTag|If-Match|412|"B"/);
+    local.updateConflict(seq, { ...rec, nas: { eTag: '"C"', size: 30, mtime: '2026-11-27T01:02:00Z' }, note: 'changed again' }, 'x');
+    expect(conflictEntries(local)[0]).toMatchObject({ versions: { nas: { size: 30 } }, note: 'changed again', remote: 'x' });
+    // a row of another kind is never rewritten as this one
+    local.updateConflict(seq, { op: 'delete', id: 'f1', fromName: 'a', fromParent: 'p' }, 'y');
+    expect(local.conflict(seq)!.kind).toBe('content');
+    expect(local.conflict(seq + 1)).toBeUndefined();
   });
 });
 

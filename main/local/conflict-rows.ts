@@ -5,7 +5,8 @@
  * `{unsendable: true}`) into it, so old conflicts still load and can be re-applied.
  */
 import { AppError } from '../../app/errors.js';
-import { conflictIntentSchema, type ConflictIntent } from '../../app/model/intent.js';
+import { conflictIntentSchema, type ConflictIntent, type ContentConflict } from '../../app/model/intent.js';
+import { formatSize } from '../../app/util/human.js';
 import type { Db } from '../state/db.js';
 
 /** The intent kept with conflict `seq`; StateCorrupt when the row is not one. */
@@ -18,6 +19,27 @@ export function conflictIntentOf(seq: number, json: string): ConflictIntent {
     });
   }
 }
+
+/**
+ * The row of a new content conflict (a file changed here and on the NAS): the file at `path`
+ * holds the NAS's version, the user's is beside it as `rec.copyName`. Words without protocol.
+ */
+export function contentConflictRow(
+  path: string,
+  rec: ContentConflict,
+): { objectId: string; path: string; intent: string; remote: string; reason: string; op: ContentConflict } {
+  return {
+    objectId: rec.id,
+    path,
+    intent: `your version, kept beside it as ${JSON.stringify(rec.copyName)}`,
+    remote: contentConflictRemote(rec.nas),
+    reason: 'the NAS changed this file while you changed it here: both are kept, nothing of either is lost',
+    op: rec,
+  };
+}
+
+/** A content conflict's NAS version in words (the `remote` column). */
+export const contentConflictRemote = (nas: ContentConflict['nas']): string => `the NAS's version, ${formatSize(nas.size)}`;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 

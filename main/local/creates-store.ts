@@ -73,6 +73,7 @@ const APPROVED = 'approved by you';
 
 const COLS = 'seq, at, kind, parent, name, object_id AS objectId, offset, state, attempts, note, base_etag AS baseEtag';
 const OPEN = "('pending', 'creating', 'uploading')";
+const UNFINISHED = "('held', 'pending', 'creating', 'uploading')";
 
 export class CreatesStore {
   constructor(readonly db: Db) {
@@ -178,6 +179,20 @@ export class CreatesStore {
   /** The rows still to carry out, oldest first. */
   open(): CreateRow[] {
     return this.db.prepare(`SELECT ${COLS} FROM local_creates WHERE state IN ${OPEN} ORDER BY seq`).all() as CreateRow[];
+  }
+
+  /** Rows not finished (open or held) for NAS object `objectId`: its new version, or its upload still going. */
+  openFor(objectId: string): CreateRow[] {
+    return this.db
+      .prepare(`SELECT ${COLS} FROM local_creates WHERE object_id = ? AND state IN ${UNFINISHED} ORDER BY seq`)
+      .all(objectId) as CreateRow[];
+  }
+
+  /** Rows not finished (open or held) of a new file or folder at this place. */
+  openAt(parent: string, name: string): CreateRow[] {
+    return this.db
+      .prepare(`SELECT ${COLS} FROM local_creates WHERE parent = ? AND name = ? AND state IN ${UNFINISHED} ORDER BY seq`)
+      .all(parent, name) as CreateRow[];
   }
 
   get(seq: number): CreateRow | undefined {

@@ -8,9 +8,25 @@ import type { CreatesStore } from './creates-store.js';
 import type { LocalStore } from './local-store.js';
 
 export function conflictEntries(local: LocalStore): ConflictEntry[] {
-  return local
-    .conflicts()
-    .map((c) => ({ id: String(c.seq), at: c.at, kind: c.kind, path: c.path, intent: c.intent, remote: c.remote, reason: c.reason }));
+  return local.conflicts().map((c) => {
+    const e: ConflictEntry = {
+      id: String(c.seq),
+      at: c.at,
+      kind: c.kind,
+      path: c.path,
+      intent: c.intent,
+      remote: c.remote,
+      reason: c.reason,
+    };
+    if (c.op.op !== 'content') return e;
+    // a file changed on both sides: the two versions, yours by the name of its conflicted copy
+    const { copyName, mine, nas, note } = c.op;
+    return {
+      ...e,
+      versions: { yours: { name: copyName, size: mine.size, modified: mine.mtime }, nas: { size: nas.size, modified: nas.mtime } },
+      ...(note !== undefined ? { note } : {}),
+    };
+  });
 }
 
 export function heldDeletes(local: LocalStore, rootId: string): HeldDelete[] {

@@ -188,7 +188,7 @@ export interface ActivityRow {
 export interface ConflictRow {
   seq: number;
   at: string;
-  /** The intent's `op` (patch, delete, unsendable). */
+  /** The intent's `op` (patch, delete, unsendable; content: a file changed on both sides). */
   kind: ConflictIntent['op'];
   objectId: string;
   path: string;
@@ -240,6 +240,9 @@ export type RequestAction =
   | 'renamed'
   | 'reapply'
   | 'drop'
+  | 'keep-mine'
+  | 'keep-nas'
+  | 'keep-both'
   | 'undo'
   | 'sync'
   | 'pause'
@@ -521,8 +524,23 @@ export class LocalStore {
     });
   }
 
+  /** One conflict by its number (undefined: resolved, or never was). */
+  conflict(seq: number): ConflictRow | undefined {
+    const r = this.db
+      .prepare('SELECT seq, at, object_id AS objectId, path, intent, remote, reason, op FROM local_conflicts WHERE seq = ?')
+      .get(seq) as (Omit<ConflictRow, 'op' | 'kind'> & { op: string }) | undefined;
+    if (r === undefined) return undefined;
+    const op = conflictIntentOf(r.seq, r.op);
+    return { ...r, kind: op.op, op };
+  }
+
   removeConflict(seq: number): void {
     this.db.prepare('DELETE FROM local_conflicts WHERE seq = ?').run(seq);
+  }
+
+  /** Rewrites what conflict `seq` keeps (same kind: a content conflict's NAS version or note), and its words of the NAS. */
+  updateConflict(seq: number, op: ConflictIntent, remote: string): void {
+    this.db.prepare('UPDATE local_conflicts SET op = ?, remote = ? WHERE seq = ? AND kind = ?').run(JSON.stringify(op), remote, seq, op.op);
   }
 
   /** Queues a request for the engine (the command line's way to act on a running engine). */

@@ -1,14 +1,15 @@
 /**
  * Conflicts, held deletes and held uploads, each a table with headers, a button pair per row
  * and bulk buttons for the selected rows: a conflict keeps mine (sent again) or keeps the NAS
- * version; a held delete is deleted from the NAS (after a confirmation naming how many
+ * version; a file changed on both sides (both kept) also keeps both; a held delete is deleted from the NAS (after a confirmation naming how many
  * items go) or kept (placeholders back); a held upload (many new files at once) is uploaded
  * or kept on this computer only. Nothing happens without an explicit click.
  */
 import type { BulkResult, ConflictEntry, HeldDelete, HeldUpload } from '../../app/contract/shapes.js';
+import type { ConflictAction } from '../../app/model/intent.js';
 import { confirmDialog } from '../confirm.js';
 import { button, el, replace } from '../dom.js';
-import { formatCount, formatDate, plural, realPlurals } from '../format.js';
+import { formatCount, formatDate, formatSize, plural, realPlurals } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 import { emptyNasPanel } from './empty-nas.js';
 
@@ -17,12 +18,14 @@ interface Section<T> {
   render(items: T[]): void;
 }
 
-interface Action {
+interface Action<T> {
   /** Per row ("Keep mine") and in bulk ("Keep mine for the selected"). */
   label: string;
   bulk: string;
   key: string;
   className?: string;
+  /** The rows it is offered on (default: all); its bulk button shows while one is listed. */
+  applies?: (item: T) => boolean;
   run: (ids: string[]) => Promise<void>;
 }
 
@@ -32,7 +35,7 @@ function section<T extends { id: string }>(opts: {
   emptyText: string;
   intro: string;
   headers: string[];
-  actions: Action[];
+  actions: Action<T>[];
   /** Said under the table (hidden until filled). */
   note?: HTMLElement;
   name: (item: T) => string;
@@ -107,13 +110,15 @@ function section<T extends { id: string }>(opts: {
           const name = opts.name(it);
           const box = el('input', { type: 'checkbox', value: it.id, id: `${opts.id}-${it.id}`, 'aria-label': `Select ${name}` });
           box.addEventListener('change', sync);
-          const rowButtons = opts.actions.map((a) =>
-            button(a.label, () => void run(a.run, [it.id]), {
-              class: `small ${a.className ?? ''}`,
-              'data-row-action': a.key,
-              'aria-label': `${a.label}: ${name}`,
-            }),
-          );
+          const rowButtons = opts.actions
+            .filter((a) => a.applies?.(it) ?? true)
+            .map((a) =>
+              button(a.label, () => void run(a.run, [it.id]), {
+                class: `small ${a.className ?? ''}`,
+                'data-row-action': a.key,
+                'aria-label': `${a.label}: ${name}`,
+              }),
+            );
           return el(
             'tr',
             { 'data-id': it.id },
@@ -126,6 +131,9 @@ function section<T extends { id: string }>(opts: {
       empty.hidden = items.length > 0;
       table.hidden = items.length === 0;
       bar.hidden = items.length === 0;
+      opts.actions.forEach((a, i) => {
+        buttons[i]!.hidden = a.applies !== undefined && !items.some(a.applies);
+      });
       all.checked = false;
       sync();
     },
@@ -179,6 +187,57 @@ function renamedChoice(h: HeldDelete, choose: (to: string) => Promise<void>): HT
   );
 }
 
+/** A change the NAS did not take: what you did, what the NAS holds now, when. */
+function changeCells(c: ConflictEntry): HTMLElement[] {
+  return [
+    el(
+      'td',
+      {},
+      el('div', { class: 'name' }, nasName(c.remote) ?? base(c.path)),
+      el('div', { class: 'summary' }, `You: ${c.intent}`),
+      el('div', { class: 'entry-path' }, `in ${folderOf(c.path)}`),
+    ),
+    el(
+      'td',
+      {},
+      el('div', {}, onNas(c.remote)),
+      el(
+        'details',
+        { class: 'more' },
+        el('summary', {}, 'Details'),
+        el('div', { class: 'reason' }, realPlurals(`${c.reason} — NAS: ${c.remote}`)),
+      ),
+    ),
+    el('td', {}, el('time', { datetime: c.at }, formatDate(c.at))),
+  ];
+}
+
+/** A file changed here and on the NAS: both versions in words (yours by its conflicted copy's name), and why a last choice failed. */
+function versionCells(c: ConflictEntry, v: NonNullable<ConflictEntry['versions']>): HTMLElement[] {
+  return [
+    el(
+      'td',
+      {},
+      el('div', { class: 'name' }, base(c.path)),
+      el('div', { class: 'summary' }, 'Changed here and on the NAS: both kept'),
+      el(
+        'div',
+        { class: 'summary version-mine' },
+        `Your version: “${v.yours.name}”, ${formatSize(v.yours.size)}, changed ${formatDate(v.yours.modified)}`,
+      ),
+      el('div', { class: 'entry-path' }, `in ${folderOf(`/${c.path}`)}`),
+      c.note !== undefined ? el('div', { class: 'conflict-note', role: 'status' }, `Not done: ${c.note}`) : null,
+    ),
+    el(
+      'td',
+      {},
+      el('div', { class: 'version-nas' }, `NAS version: ${formatSize(v.nas.size)}, changed ${formatDate(v.nas.modified)}`),
+      el('details', { class: 'more' }, el('summary', {}, 'Details'), el('div', { class: 'reason' }, c.reason)),
+    ),
+    el('td', {}, el('time', { datetime: c.at }, formatDate(c.at))),
+  ];
+}
+
 export function conflictsView(ctx: UiContext): View {
   const confirm = confirmDialog('held-confirm');
   let heldItems: HeldDelete[] = [];
@@ -199,51 +258,59 @@ export function conflictsView(ctx: UiContext): View {
     await load();
   };
 
+  // the choice in the contract's words: a change the NAS did not take is re-applied or dropped; a file changed on both sides is kept as chosen
+  let conflictItems: ConflictEntry[] = [];
+  const choose =
+    (mine: ConflictAction, intent: ConflictAction | null, verb: string, intentVerb = verb) =>
+    (ids: string[]): Promise<void> =>
+      call(async () => {
+        const content = new Set(conflictItems.filter((c) => c.kind === 'content').map((c) => c.id));
+        const calls: [ConflictAction, string[]][] = [
+          [mine, ids.filter((i) => content.has(i))],
+          ...(intent ? [[intent, ids.filter((i) => !content.has(i))] as [ConflictAction, string[]]] : []),
+        ];
+        const out: BulkResult = { done: 0, failed: [] };
+        for (const [action, some] of calls) {
+          if (some.length === 0) continue;
+          const r = await ctx.client.call('resolveConflicts', { ids: some, action });
+          out.done += r.done;
+          out.failed.push(...r.failed);
+        }
+        report(out, calls[0]![1].length === 0 ? intentVerb : verb);
+      });
   const conflicts = section<ConflictEntry>({
     id: 'conflicts',
     title: 'Conflicts',
     emptyText: 'No conflicts.',
     headers: ['Your change', 'On the NAS', 'When'],
     intro:
-      'The NAS changed something you also changed here, or never gave an answer your change could be sent with. The NAS version is on disk for now; choose which one to keep.',
+      'The NAS changed something you also changed here, or never gave an answer your change could be sent with. The NAS version is on disk for now; choose which one to keep. A file changed on both sides is kept twice until you choose: the NAS version at its name, yours beside it as a “conflicted copy”.',
     actions: [
       {
         label: 'Keep mine',
         bulk: 'Keep mine for the selected',
         key: 'keep-mine',
-        run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'reapply' }), 'Sent again')),
+        run: choose('keep-mine', 'reapply', 'Kept your version', 'Sent again'),
       },
       {
         label: 'Keep the NAS version',
         bulk: 'Keep the NAS version for the selected',
         key: 'keep-nas',
         className: 'secondary',
-        run: (ids) => call(async () => report(await ctx.client.call('resolveConflicts', { ids, action: 'drop' }), 'Kept the NAS version')),
+        run: choose('keep-nas', 'drop', 'Kept the NAS version'),
+      },
+      {
+        label: 'Keep both',
+        bulk: 'Keep both for the selected',
+        key: 'keep-both',
+        className: 'secondary',
+        applies: (c) => c.kind === 'content',
+        run: choose('keep-both', null, 'Kept both'),
       },
     ],
     // named as it is on disk now (the NAS version), not by the path of a change that did not happen
-    name: (c) => nasName(c.remote) ?? base(c.path),
-    cells: (c) => [
-      el(
-        'td',
-        {},
-        el('div', { class: 'name' }, nasName(c.remote) ?? base(c.path)),
-        el('div', { class: 'summary' }, `You: ${c.intent}`),
-        el('div', { class: 'entry-path' }, `in ${folderOf(c.path)}`),
-      ),
-      el(
-        'td',
-        {},
-        el('div', {}, onNas(c.remote)),
-        el(
-          'details',
-          { class: 'more' },
-          el('summary', {}, 'Details'),
-          el('div', { class: 'reason' }, realPlurals(`${c.reason} — NAS: ${c.remote}`)),
-        ),
-      ),
-      el('td', {}, el('time', { datetime: c.at }, formatDate(c.at))),
-    ],
+    name: (c) => (c.kind === 'content' ? base(c.path) : (nasName(c.remote) ?? base(c.path))),
+    cells: (c) => (c.versions ? versionCells(c, c.versions) : changeCells(c)),
   });
 
   const approve = async (ids: string[]): Promise<void> => {
@@ -365,6 +432,7 @@ export function conflictsView(ctx: UiContext): View {
       // a NAS that looks empty has its own panel, in its own words
       heldItems = r.held.filter((h) => h.cause !== 'nas-looks-empty');
       emptyNas.render(r.held.find((h) => h.cause === 'nas-looks-empty'));
+      conflictItems = r.conflicts;
       conflicts.render(r.conflicts);
       held.render(heldItems);
       heldUploadCount = up.held.length;
