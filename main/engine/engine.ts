@@ -113,6 +113,7 @@ export class Engine {
       localChanged: (dirs) => {
         this.timers.schedule(() => void this.localSide.onBatch(dirs), 0);
       },
+      foldersMoved: (dirs) => this.localSide.movedFolders(dirs),
     });
   }
 

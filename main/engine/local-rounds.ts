@@ -109,6 +109,25 @@ export class LocalRounds {
     this.p.report({ type: 'local-check', done: true });
   }
 
+  /**
+   * Folders found moved (by the user, or by the engine placing the NAS's moves) and every folder
+   * below them: changes inside were reported under old paths, or not at all, so they are read
+   * again, now and once the watcher had time to follow (what changed inside them in between raised
+   * no event; the convergence soak's seed 1020 round 20). Their watches are made afresh each time:
+   * a watch follows the folder it was made on, and after a swap chokidar holds stale ones
+   * (`LocalWatcher.rewatch`; seed 9026 round 21).
+   */
+  movedFolders(dirs: readonly string[]): void {
+    const c = this.p.core;
+    const again = (): void => {
+      const below = dirs.flatMap((d) => allDirs(c.root, c.disk, d));
+      this.watcher?.rewatch(below);
+      void this.onBatch(below);
+    };
+    this.p.schedule(again, 0);
+    this.p.schedule(again, REREAD_AFTER_MS);
+  }
+
   /** The watcher's own view, for the status (polling, last self-test). */
   watcherView(): { polling: boolean; selfTest: { at: string; ok: boolean } | null } {
     return { polling: this.watcher?.isPolling ?? false, selfTest: this.watcher?.lastSelfTest ?? null };
@@ -280,16 +299,7 @@ export class LocalRounds {
       // a folder found moved, and every folder below it: changes inside were reported under old paths
       // (read again once the watcher has had time to watch their new paths: what changed inside
       // them in between raised no event; the convergence soak's seed 1020 round 20)
-      if (r.reread.length) {
-        const again = (): void => {
-          const below = r.reread.flatMap((d) => allDirs(c.root, c.disk, d));
-          // chokidar reads a new folder, then watches it: one renamed in between is not watched
-          this.watcher?.ensureWatched(below);
-          void this.onBatch(below);
-        };
-        this.p.schedule(again, 0);
-        this.p.schedule(again, REREAD_AFTER_MS);
-      }
+      if (r.reread.length) this.movedFolders(r.reread);
       if (r.enqueued || r.held) this.p.queued();
       if (r.created) this.p.created();
       return true;

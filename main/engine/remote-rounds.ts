@@ -34,6 +34,8 @@ const BIG_WALK = 50_000;
 export interface RemotePort {
   /** Folders (paths) where the disk changed and was not read yet: the local side reads them. */
   localChanged?(dirs: readonly string[]): void;
+  /** Folders (paths) the engine moved on disk: read again, their watches made afresh (after a swap chokidar holds stale ones). */
+  foldersMoved?(dirs: readonly string[]): void;
   /** The model is replaced here when the NAS root first appears. */
   readonly core: ReconcilePort & Pick<Core, 'applier' | 'threshold' | 'model'>;
   readonly lock: Lock;
@@ -186,6 +188,7 @@ export class RemoteRounds {
     this.p.plans.settle(slice, r.retry, stale, withRetries);
     // the disk changed where a placeholder was to move (not read yet): the local side reads it first
     if (r.reread) this.p.localChanged?.(r.reread);
+    if (r.movedDirs) this.p.foldersMoved?.(r.movedDirs);
     if (r.diskError) this.p.report({ type: 'disk-error', step: 'write', error: { code: r.diskError.code, message: r.diskError.message } });
     else this.p.report({ type: 'disk-ok', step: 'write' });
     this.tally.placed += r.created;

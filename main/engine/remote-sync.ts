@@ -38,6 +38,8 @@ export interface ReconcileResult {
    * another): the local side reads them.
    */
   reread?: string[];
+  /** Folders (paths) this reconcile moved or renamed on disk: their watches are made afresh (local-rounds.ts `movedFolders`). */
+  movedDirs?: string[];
 }
 
 /**
@@ -83,6 +85,11 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
   }
   const diskError = diskErrorOf(rep);
   const reread = [...new Set([...rep.reread].map((id) => model.pathOf(id) ?? ''))];
+  const failed = new Set(rep.failed.map((f) => f.id));
+  const movedDirs = plan.placements
+    .filter((p) => p.how === 'move' && !failed.has(p.id) && model.get(p.id)?.kind === 'dir')
+    .map((p) => model.pathOf(p.id))
+    .filter((x): x is string => x !== undefined);
   return {
     created: rep.created,
     moved: rep.moved,
@@ -92,6 +99,7 @@ export function reconcile(core: ReconcilePort, stale: ReadonlySet<string> = new 
     retry,
     diskError,
     ...(reread.length ? { reread } : {}),
+    ...(movedDirs.length ? { movedDirs } : {}),
   };
 }
 

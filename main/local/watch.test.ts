@@ -62,6 +62,36 @@ describe('LocalWatcher (real chokidar)', () => {
     await until(() => batches.flat().includes('b/new'), 'a file made in the new folder');
   });
 
+  it('two folders that traded names in one go (a swap through a temporary name) are watched again by rewatch (seed 9026 r21)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    for (const d of ['M/A', 'M/B']) mkdirSync(join(dir, d), { recursive: true });
+    writeFileSync(join(dir, 'M', 'A', 'a1'), '');
+    writeFileSync(join(dir, 'M', 'B', 'b1'), '');
+    const batches: string[][] = [];
+    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
+    await w.start();
+    // back to back, as a file manager or a script swaps them: chokidar keeps stale watches
+    renameSync(join(dir, 'M', 'A'), join(dir, 'M', 'A.swap'));
+    renameSync(join(dir, 'M', 'B'), join(dir, 'M', 'A'));
+    renameSync(join(dir, 'M', 'A.swap'), join(dir, 'M', 'B'));
+    await until(() => batches.flat().includes('M'), 'the swap seen in M');
+    expect(w.rewatch(['M/A', 'M/B'])).toBe(2);
+    // a change in each is seen (a probe in each, until it is: the new watches come a moment later)
+    for (const [d, f] of [
+      ['M/A', 'b1'],
+      ['M/B', 'a1'],
+    ] as const) {
+      let i = 0;
+      await until(() => {
+        if (batches.flat().includes(d)) return true;
+        batches.length = 0;
+        renameSync(join(dir, ...d.split('/'), i === 0 ? f : `${f}.${i}`), join(dir, ...d.split('/'), `${f}.${i + 1}`));
+        i++;
+        return false;
+      }, `a change in ${d}`);
+    }
+  });
+
   it('a folder renamed while chokidar reads the tree (listed, not yet watched) is watched by ensureWatched', async () => {
     dir = mkdtempSync(join(tmpdir(), 'watch-'));
     mkdirSync(join(dir, 'a', 'deep'), { recursive: true });

@@ -283,6 +283,29 @@ export class LocalWatcher {
     return added;
   }
 
+  /**
+   * Watches these folders (relative paths) afresh: each watch chokidar holds for them is closed
+   * and made again. A watch follows the folder it was made on, not its path: after two folders
+   * traded names in one go (a swap through a temporary name, by the user or by the engine
+   * placing the NAS's swap), chokidar keeps a watch at each path that is on the other folder, or
+   * on none, and changes inside both raise no event at all (the convergence soak's seed 9026
+   * round 21, 8003 round 8). Called with the folders a batch found moved, and all below them.
+   */
+  rewatch(dirs: Iterable<string>): number {
+    const w = this.w;
+    if (!w || this.polling || this.closed) return 0;
+    let n = 0;
+    for (const rel of dirs) {
+      const abs = rel === '' ? this.root : join(this.root, ...rel.split('/'));
+      if (!(this.opts.disk ?? realDisk).exists(abs)) continue;
+      if (this.watching(rel)) w.unwatch(abs);
+      this.asked.set(abs, Date.now());
+      w.add(abs);
+      n++;
+    }
+    return n;
+  }
+
   /** chokidar holds a watch on this folder (a relative path). */
   watching(rel: string): boolean {
     const closers = (this.w as unknown as { _closers: Map<string, unknown> } | undefined)?._closers;
