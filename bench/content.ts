@@ -9,7 +9,8 @@
  * through the resumable interface (POST, then one PUT) as another user (the engine does not
  * see those) and `cp`. Env: CONTENT_BIG_MB (1024), CONTENT_SMALL (10000), CONTENT_TMP (default
  * /dev/shm when it and free memory have room, else the temp folder), CONTENT_LOG=1 (the
- * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row).
+ * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row),
+ * CONTENT_ONLY=download|upload (one direction: its table to stdout, the results file untouched).
  * Table to stdout, bench/results/content.json.
  */
 import {
@@ -27,6 +28,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ServiceClient } from '../main/client/service-client.js';
@@ -62,6 +64,8 @@ const num = (name: string, dflt: number): number => {
 };
 const BIG_BYTES = Math.round(num('CONTENT_BIG_MB', 1024) * MiB);
 const SMALL = Math.round(num('CONTENT_SMALL', 10_000));
+const ONLY = process.env['CONTENT_ONLY'];
+if (ONLY !== undefined && ONLY !== 'download' && ONLY !== 'upload') throw new Error('CONTENT_ONLY must be download or upload');
 const say = (msg: string): void => {
   process.stderr.write(`[content ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 };
@@ -87,6 +91,8 @@ export interface Row {
   rss?: RssGrowth;
   /** Uploads: from the drop until the creates journal first had an open row (the watcher and the local batch). */
   noticedSec?: number;
+  /** CPU time meanwhile (s): the client's (the engine: this process; curl: its process) and the service's process. */
+  cpu?: { clientSec: number; serviceSec: number };
   /** The engine: status snapshots it built meanwhile (`status` events), and what one costs right after (ms, best of 5). */
   statusBuilt?: { events: number; ms: number };
   load: string;
@@ -119,6 +125,35 @@ function fsOf(dir: string): string {
     /* not Linux */
   }
   return `${best.type} at ${best.mount || '?'}`;
+}
+
+let clockTicks: number | undefined;
+/**
+ * CPU time (s) of process `pid` so far (utime + stime of /proc/<pid>/stat), or with
+ * `children`, of its children it waited for (cutime + cstime: curl, once it exited); NaN
+ * where unreadable.
+ */
+function cpuSecOf(pid: number | 'self' | undefined, children = false): number {
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const at = children ? 13 : 11;
+    return (Number(fields[at]) + Number(fields[at + 1])) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
+/** `fn`, and the CPU it cost (s): the client (this process for the engine, its children for curl) and the service's process. */
+async function withCpu<T>(r: Pick<Rig, 'svc'>, engine: boolean, fn: () => Promise<T>): Promise<{ value: T; cpu: NonNullable<Row['cpu']> }> {
+  const own = process.cpuUsage();
+  const children0 = cpuSecOf('self', true);
+  const svc0 = cpuSecOf(r.svc.child.pid);
+  const value = await fn();
+  const u = process.cpuUsage(own);
+  const serviceSec = r2(cpuSecOf(r.svc.child.pid) - svc0);
+  const clientSec = r2(engine ? (u.user + u.system) / 1e6 : cpuSecOf('self', true) - children0);
+  return { value, cpu: { clientSec, serviceSec } };
 }
 
 /** Polls `done` every `everyMs` until it is true; the time it first was, from `t0`. */
@@ -227,7 +262,10 @@ async function engineRow(
   const off = r.engine.events.on('status', () => {
     events++;
   });
-  const { value, rss } = await meterRss(() => profiled(process.env['CONTENT_PROFILE'], `${direction}-${item}`, run)).finally(off);
+  const {
+    value: { value, cpu },
+    rss,
+  } = await meterRss(() => withCpu(r, true, () => profiled(process.env['CONTENT_PROFILE'], `${direction}-${item}`, run))).finally(off);
   const ks = Object.entries(r.gauge.kinds);
   let best = Infinity;
   for (let i = 0; i < 5; i++) {
@@ -238,6 +276,7 @@ async function engineRow(
   return {
     ...rowOf(direction, item, 'engine', files, bytes, value.ms),
     rss,
+    cpu,
     mostInFlight: r.gauge.most,
     statusBuilt: { events, ms: r2(best) },
     requests: Object.fromEntries(ks.map(([k, v]) => [k, v.n])),
@@ -337,9 +376,11 @@ async function measureDownloads(r: Rig, step: Step): Promise<void> {
     fresh(join(dir.floor, 'big.bin'));
   });
   await step('download big: curl', async () => {
-    const ms = await curlDownload(r.nas, [{ id: r.bigId, name: 'big.bin' }], dir.floor, 1, r.cfg, budget(BIG_BYTES, 1));
+    const { value: ms, cpu } = await withCpu(r, false, () =>
+      curlDownload(r.nas, [{ id: r.bigId, name: 'big.bin' }], dir.floor, 1, r.cfg, budget(BIG_BYTES, 1)),
+    );
     if (!sameEnds(join(dir.floor, 'big.bin'), r.bigSrc)) throw new Error('curl got other bytes');
-    rows.push(rowOf('download', 'big', 'curl', 1, BIG_BYTES, ms));
+    rows.push({ ...rowOf('download', 'big', 'curl', 1, BIG_BYTES, ms), cpu });
     fresh(join(dir.floor, 'big.bin'));
   });
   await step('download big: engine (Open)', async () => {
@@ -365,9 +406,11 @@ async function measureDownloads(r: Rig, step: Step): Promise<void> {
     fresh(join(dir.floor, 'small'));
   });
   await step('download small: curl', async () => {
-    const ms = await curlDownload(r.nas, r.smallFiles, join(dir.floor, 'small'), KEEP_CONCURRENCY, r.cfg, budget(r.smallBytes, SMALL));
+    const { value: ms, cpu } = await withCpu(r, false, () =>
+      curlDownload(r.nas, r.smallFiles, join(dir.floor, 'small'), KEEP_CONCURRENCY, r.cfg, budget(r.smallBytes, SMALL)),
+    );
     if (!sameSizes(join(dir.floor, 'small'), r.sizes)) throw new Error('curl did not get every file at its size');
-    rows.push(rowOf('download', 'small', 'curl', SMALL, r.smallBytes, ms));
+    rows.push({ ...rowOf('download', 'small', 'curl', SMALL, r.smallBytes, ms), cpu });
     fresh(join(dir.floor, 'small'));
   });
   await step('download small: engine (Keep on the folder)', async () => {
@@ -434,10 +477,12 @@ async function measureUploads(r: Rig, step: Step): Promise<void> {
   });
   await step('upload big: curl', async () => {
     const folder = await makeFolder(r.floorNas, r.floorRoot, 'big-up');
-    const ms = await curlUpload(r.floorNas, folder, [{ path: r.bigSrc, name: 'big-up.bin' }], 1, r.cfg, budget(BIG_BYTES, 1));
+    const { value: ms, cpu } = await withCpu(r, false, () =>
+      curlUpload(r.floorNas, folder, [{ path: r.bigSrc, name: 'big-up.bin' }], 1, r.cfg, budget(BIG_BYTES, 1)),
+    );
     if (!finished(await listAll(r.floorNas, folder), new Map([['big-up.bin', BIG_BYTES]])))
       throw new Error("the NAS does not hold curl's upload");
-    rows.push(rowOf('upload', 'big', 'curl', 1, BIG_BYTES, ms));
+    rows.push({ ...rowOf('upload', 'big', 'curl', 1, BIG_BYTES, ms), cpu });
   });
   await step('upload big: engine (file moved into the mirror folder)', async () => {
     const want = new Map([['big-up.bin', BIG_BYTES]]);
@@ -462,9 +507,11 @@ async function measureUploads(r: Rig, step: Step): Promise<void> {
   await step('upload small: curl', async () => {
     const folder = await makeFolder(r.floorNas, r.floorRoot, 'small-up');
     const files = [...r.sizes.keys()].map((name) => ({ name, path: join(r.smallSrc, name) }));
-    const ms = await curlUpload(r.floorNas, folder, files, CREATE_CONCURRENCY, r.cfg, budget(r.smallBytes, SMALL));
+    const { value: ms, cpu } = await withCpu(r, false, () =>
+      curlUpload(r.floorNas, folder, files, CREATE_CONCURRENCY, r.cfg, budget(r.smallBytes, SMALL)),
+    );
     if (!finished(await listAll(r.floorNas, folder), r.sizes)) throw new Error("the NAS does not hold every one of curl's uploads");
-    rows.push(rowOf('upload', 'small', 'curl', SMALL, r.smallBytes, ms));
+    rows.push({ ...rowOf('upload', 'small', 'curl', SMALL, r.smallBytes, ms), cpu });
   });
   await step('upload small: engine (folder moved into the mirror folder)', async () => {
     rows.push(
@@ -496,8 +543,8 @@ function renderTable(rows: readonly Row[], errors: readonly string[], temp: stri
             : 'engine: Keep on the folder'
           : `engine: ${r.item === 'big' ? 'file' : 'folder'} moved into the mirror -> journal empty, NAS has all`;
   const lines = [
-    '| transfer | contender | s | MiB/s | × curl (target) | requests per file (most at once) | RSS growth: sampled (kernel peak) |',
-    '|---|---|---|---|---|---|---|',
+    '| transfer | contender | s | MiB/s | × curl (target) | requests per file (most at once) | RSS growth: sampled (kernel peak) | CPU s: client, NAS |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const curl = rows.find((x) => x.direction === r.direction && x.item === r.item && x.contender === 'curl');
@@ -510,9 +557,10 @@ function renderTable(rows: readonly Row[], errors: readonly string[], temp: stri
     const sec = r.noticedSec === undefined ? String(r.sec) : `${r.sec} (in the journal at ${r.noticedSec})`;
     const reqs = Object.values(r.requests).reduce((a, b) => a + b, 0);
     const perFile = r.contender === 'cp' ? '' : `${r2(reqs / r.files)}${r.mostInFlight === undefined ? '' : ` (${r.mostInFlight})`}`;
-    lines.push(`| ${what(r)} | ${contender(r)} | ${sec} | ${r.mibPerSec} | ${x} | ${perFile} | ${rss} |`);
+    const cpu = !r.cpu ? '' : `${r.cpu.clientSec}, ${r.cpu.serviceSec}`;
+    lines.push(`| ${what(r)} | ${contender(r)} | ${sec} | ${r.mibPerSec} | ${x} | ${perFile} | ${rss} | ${cpu} |`);
   }
-  const note = `Temp folders on ${temp}. The engine runs in the bench's process: RSS growth is that process's, from a full collection before the move (kernel peak: VmHWM after a reset).`;
+  const note = `Temp folders on ${temp}. The engine runs in the bench's process: RSS growth is that process's, from a full collection before the move (kernel peak: VmHWM after a reset). CPU: the client's (the engine: this process, every thread; curl: its process) and the service's process, from /proc.`;
   return `${lines.join('\n')}\n\n${note}${errors.length ? `\n\nErrors:\n${errors.map((e) => `- ${e}`).join('\n')}` : ''}`;
 }
 
@@ -542,8 +590,8 @@ async function main(): Promise<void> {
   let rig: Rig | undefined;
   try {
     rig = await setUp(base);
-    await measureDownloads(rig, step);
-    await measureUploads(rig, step);
+    if (ONLY !== 'upload') await measureDownloads(rig, step);
+    if (ONLY !== 'download') await measureUploads(rig, step);
     const out = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30) },
@@ -557,8 +605,11 @@ async function main(): Promise<void> {
       rows: rig.rows,
       errors,
     };
-    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', 'results', 'content.json'), JSON.stringify(out, null, 2) + '\n');
+    // a run of one direction only is a look, not a result: the file keeps the last full run
+    if (ONLY === undefined) {
+      mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+      writeFileSync(join(ROOT, 'bench', 'results', 'content.json'), JSON.stringify(out, null, 2) + '\n');
+    }
     process.stdout.write(renderTable(rig.rows, errors, temp) + '\n');
   } finally {
     await rig?.engine.stop().catch(() => undefined);

@@ -28,7 +28,11 @@ export interface TransportRequest {
 export interface BodySink {
   /** Before the first byte; throwing refuses the answer (the connection is dropped, nothing written). */
   begin(status: number, headers: Record<string, string | undefined>): void | Promise<void>;
-  /** One chunk; the answer is paused until it resolves; a rejection drops the connection. */
+  /**
+   * One chunk, in order. The answer flows on while earlier writes have settled and is paused
+   * while one is pending; a rejection drops the connection. The exchange ends (either way)
+   * only once every write it handed on has settled.
+   */
   write(chunk: Buffer): Promise<void>;
 }
 
@@ -115,6 +119,8 @@ interface Outcome {
 class Exchange {
   private connected = false;
   private settled = false;
+  /** A streamed answer in progress (its writes are waited for before any outcome is told). */
+  private stream: Streaming | undefined;
   private readonly r: http.ClientRequest;
   private timer: ReturnType<typeof setTimeout>;
   private readonly onAbort = (): void =>
@@ -167,7 +173,7 @@ class Exchange {
     this.settled = true;
     this.cleanup();
     this.r.destroy();
-    this.outcome.reject(e);
+    this.afterWrites(() => this.outcome.reject(e));
   }
 
   /** Ends the exchange with its answer (once). */
@@ -175,7 +181,13 @@ class Exchange {
     if (this.settled) return;
     this.settled = true;
     this.cleanup();
-    this.outcome.resolve(res);
+    this.afterWrites(() => this.outcome.resolve(res));
+  }
+
+  /** `then` once every write handed to the sink has settled (at once when nothing streams). */
+  private afterWrites(then: () => void): void {
+    if (this.stream) this.stream.whenSettled(then);
+    else then();
   }
 
   private cleanup(): void {
@@ -200,7 +212,7 @@ class Exchange {
         clearTimeout(this.timer);
         this.timer = setTimeout(() => this.timedOut(), this.req.timeoutMs);
       };
-      streamTo(
+      this.stream = streamTo(
         res,
         sink,
         this.route.url.host,
@@ -258,10 +270,21 @@ function headersOf(res: http.IncomingMessage): Record<string, string | undefined
   return h;
 }
 
+/** A streamed answer: the outcome of its exchange waits for the writes it handed on. */
+interface Streaming {
+  /** `then` at once when no write is pending, else when the last one settles. */
+  whenSettled(then: () => void): void;
+}
+
 /**
- * Streams an answer into a sink: paused while a chunk is written (a slow disk holds the
- * socket, never memory); `idle` restarts the timeout at each chunk. A sink error or a broken
- * answer fails the request (what the sink wrote stays written: the caller resumes from there).
+ * Streams an answer into a sink, each chunk handed on in order as it comes. The answer keeps
+ * flowing while the sink keeps up (a write settled before the next chunk came), and is paused
+ * while a write is pending: a slow disk holds the socket, never memory (at most two chunks
+ * handed on and unsettled). `idle` restarts the timeout at each chunk. A sink error or a
+ * broken answer fails the request at once (the connection is dropped); the answer is done
+ * once every write of it settled, none failing. The exchange tells its outcome (either)
+ * through `whenSettled`: the caller reads what the sink holds after every write settled (a
+ * resumed read asks from there); what the sink wrote stays written.
  */
 function streamTo(
   res: http.IncomingMessage,
@@ -270,39 +293,65 @@ function streamTo(
   idle: () => void,
   fail: (e: AppError) => void,
   done: (status: number, headers: Record<string, string | undefined>) => void,
-): void {
+): Streaming {
   const headers = headersOf(res);
   const status = res.statusCode ?? 0;
   let failed = false;
-  let ended = false;
-  let writing = Promise.resolve();
+  let paused = true;
+  // writes (and the begin) handed to the sink and not settled
+  let pending = 1;
+  let waiting: (() => void)[] = [];
   const broke = (e: unknown): void => {
     if (failed) return;
     failed = true;
     res.destroy();
     fail(e instanceof AppError ? e : new AppError('DiskError', `writing the download failed: ${(e as Error).message}`, { cause: e }));
   };
+  const settled = (): void => {
+    if (--pending > 0) return;
+    const then = waiting;
+    waiting = [];
+    for (const t of then) t();
+    if (!then.length && paused && !failed) {
+      paused = false;
+      res.resume();
+    }
+  };
+  const rejected = (e: unknown): void => {
+    broke(e);
+    settled();
+  };
   res.pause();
-  writing = Promise.resolve(sink.begin(status, headers)).then(() => {
-    if (!failed) res.resume();
-  }, broke);
+  Promise.resolve(sink.begin(status, headers)).then(settled, rejected);
   res.on('data', (c: Buffer) => {
+    if (failed) return;
     idle();
-    res.pause();
-    writing = writing
-      .then(() => (failed ? undefined : sink.write(c)))
-      .then(() => {
-        if (!failed && !ended) res.resume();
-      }, broke);
+    if (pending > 0 && !paused) {
+      paused = true;
+      res.pause();
+    }
+    pending++;
+    let wrote: Promise<void>;
+    try {
+      wrote = sink.write(c);
+    } catch (e) {
+      wrote = Promise.reject(e as Error);
+    }
+    wrote.then(settled, rejected);
   });
   res.on('error', (e) =>
     broke(new AppError('NetworkError', `response from ${host} broke: ${e.message}`, { cause: e, delivery: MAYBE_SENT })),
   );
   res.on('aborted', () => broke(new AppError('NetworkError', `response from ${host} aborted`, { delivery: MAYBE_SENT })));
-  res.on('end', () => {
-    ended = true;
-    void writing.then(() => {
+  const whenSettled = (then: () => void): void => {
+    if (pending === 0) then();
+    else waiting.push(then);
+  };
+  // the answer is whole once every write of it settled, none failing
+  res.on('end', () =>
+    whenSettled(() => {
       if (!failed) done(status, headers);
-    });
-  });
+    }),
+  );
+  return { whenSettled };
 }

@@ -1,15 +1,25 @@
 /**
  * Open on demand, the engine's side: `get(id)` makes a file's content be here and gives its
  * path. A file already here (downloaded and unchanged, or the user's own content) answers at
- * once; a placeholder is fetched outside the lock (network; `local/download.ts`), then put in
- * place under it, the model recording the version held before the watcher can report the
- * rename. Two Opens of one file share one download. Progress goes out as events.
+ * once; a placeholder is fetched outside the lock (network; `local/download.ts`: written,
+ * checked and fsync'd), then put in place under it, the model recording the version held
+ * before the watcher can report the rename. Partials fetched meanwhile share one turn of the
+ * lock and one transaction. Two Opens of one file share one download. Progress goes out as
+ * events.
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { lstatBig } from '../local/analyse.js';
 import { recordStamps } from '../local/dir-stamps.js';
-import { commitDownload, downloadsDir, dropPartial, fetchContent, partialFileOf, type WantedVersion } from '../local/download.js';
+import {
+  commitDownload,
+  downloadsDir,
+  dropPartial,
+  fetchContent,
+  partialFileOf,
+  type Fetched,
+  type WantedVersion,
+} from '../local/download.js';
 import { asDownloaded } from '../local/model.js';
 import { sameVersion } from '../local/pins.js';
 import { absOf } from '../local/placeholders.js';
@@ -26,7 +36,7 @@ export interface GetResult {
 }
 
 export interface DownloadsPort {
-  core: Pick<Core, 'root' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'log'>;
+  core: Pick<Core, 'root' | 'db' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'log'>;
   lock: Lock;
   client: Pick<ServiceClient, 'readContent' | 'get'>;
   signal: AbortSignal;
@@ -37,16 +47,48 @@ export interface DownloadsPort {
 /** How often progress is told while bytes flow (ms). */
 const PROGRESS_MS = 250;
 
+/** A fetched partial waiting for its turn under the lock, and its caller's answer. */
+interface PendingCommit {
+  want: WantedVersion;
+  fetched: Fetched;
+  resolve: (r: GetResult) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * A download's answer, and when its request is over (`fetched`: the NAS's bytes are in the
+ * partial, or the fetch failed; never rejects): a caller fetching many (the keeper) sends the
+ * next request then, while this one is fsync'd and put in place.
+ */
+export type PendingGet = Promise<GetResult> & { readonly fetched: Promise<void> };
+
+/**
+ * While other downloads still fetch, a commit waits this long for others to join it (ms): a
+ * Keep of many files puts them in place in bursts, each one turn of the lock, one transaction,
+ * and one reading of the folder by the watcher and the local batch (the renames are read back
+ * once per burst, not once per file: at 10 ms, 10,000 files took twice the engine's CPU).
+ * An Open alone commits at once; one during a Keep waits at most this.
+ */
+const COMMIT_WAIT_MS = 50;
+
 export class Downloads {
-  private readonly inflight = new Map<string, Promise<GetResult>>();
+  private readonly inflight = new Map<string, PendingGet>();
+  /** Fetched partials waiting for the lock (`commitAll` takes them all). */
+  private readonly commits: PendingCommit[] = [];
 
   constructor(private readonly p: DownloadsPort) {}
 
   /** Makes the file's content be here (downloading it when it is a placeholder); its path. */
-  get(id: string): Promise<GetResult> {
+  get(id: string): PendingGet {
     let run = this.inflight.get(id);
     if (!run) {
-      run = this.run(id).finally(() => this.inflight.delete(id));
+      let fetched!: () => void;
+      const over = new Promise<void>((resolve) => (fetched = resolve));
+      const done = this.run(id, fetched).finally(() => {
+        fetched();
+        this.inflight.delete(id);
+      });
+      run = Object.assign(done, { fetched: over });
       this.inflight.set(id, run);
     }
     return run;
@@ -57,7 +99,7 @@ export class Downloads {
     await Promise.allSettled([...this.inflight.values()]);
   }
 
-  private async run(id: string): Promise<GetResult> {
+  private async run(id: string, fetched: () => void): Promise<GetResult> {
     const first = await this.p.lock.run(() => this.check(id));
     if ('path' in first) return first;
     const want = first;
@@ -71,15 +113,16 @@ export class Downloads {
     };
     this.p.progress({ id, path, bytes: 0, total: want.size, state: 'downloading' });
     try {
-      const partial = await fetchContent({
+      const got = await fetchContent({
         root: this.p.core.root,
         client: this.p.client,
         records: this.p.core.local,
         want,
         signal: this.p.signal,
         progress: tell,
+        answered: fetched,
       }).catch((e: unknown) => this.explain(id, e));
-      const done = await this.p.lock.run(() => this.commit(want, partial));
+      const done = await this.commitSoon(want, got);
       this.p.progress({ id, path, bytes: want.size, total: want.size, state: 'done' });
       return done;
     } catch (e) {
@@ -113,8 +156,72 @@ export class Downloads {
     return { id, etag: o.eTag, size: o.size ?? 0, mtime: o.mTime };
   }
 
-  /** Under the lock: the checked partial in place of the placeholder, recorded before anyone reads the folder. */
-  private commit(want: WantedVersion, partial: string): GetResult {
+  /**
+   * Queues a fetched partial for its commit: the ones waiting when the lock comes free are put
+   * in place in one turn (`commitAll`), so a Keep of many small files pays one transaction and
+   * one stamp per folder per turn, not per file.
+   */
+  private commitSoon(want: WantedVersion, fetched: Fetched): Promise<GetResult> {
+    return new Promise<GetResult>((resolve, reject) => {
+      this.commits.push({ want, fetched, resolve, reject });
+      if (this.commits.length > 1) return;
+      // alone (an Open): at once; while others still fetch, a short wait lets them join this turn
+      const wait = this.inflight.size > 1 ? COMMIT_WAIT_MS : 0;
+      setTimeout(() => void this.p.lock.run(() => this.commitAll()), wait);
+    });
+  }
+
+  /**
+   * Under the lock: each checked partial in place of its placeholder (the model records the
+   * version held before anyone reads the folder), then, for all of them, the stamps of their
+   * folders, and their records and the model in ONE transaction; then the activity, and the
+   * answers. A partial is durable before it is queued (`fetchContent` fsync'd it): no rename
+   * here puts bytes over a placeholder that a crash could lose.
+   */
+  private commitAll(): void {
+    const batch = this.commits.splice(0);
+    try {
+      this.place(batch);
+    } catch (e) {
+      // what failed after some were answered (the activity log refused a row): the rest get the error (an answer is given once)
+      for (const c of batch) c.reject(e);
+    }
+  }
+
+  private place(batch: readonly PendingCommit[]): void {
+    const { core } = this.p;
+    const placed: { c: PendingCommit; path: string }[] = [];
+    // one turn of the lock, nothing awaited: a folder resolved inside the root stays so for the batch
+    const realDirs = new Map<string, boolean>();
+    for (const c of batch) {
+      try {
+        placed.push({ c, path: this.commit(c.want, c.fetched.partial, realDirs) });
+      } catch (e) {
+        c.reject(e);
+      }
+    }
+    if (!placed.length) return;
+    // the rows follow the renames in one transaction per turn (before: one per file): a kill
+    // inside a turn leaves renamed files the state db still calls placeholders, as a kill
+    // between a rename and its flush always could
+    recordStamps(core.root, core.model, new Set(placed.map((p) => core.model.get(p.c.want.id)!.lparent)), core.disk);
+    core.db.transaction(() => {
+      for (const p of placed) if (p.c.fetched.recorded) core.local.removeDownload(p.c.want.id);
+      core.local.flush(core.model);
+    })();
+    for (const { c, path } of placed) {
+      core.activity({
+        kind: 'downloaded',
+        path: pathFor(core, c.want.id),
+        summary: `downloaded ${c.want.size} bytes`,
+        reason: `NAS version ${c.want.etag}, size and eTag checked; nothing sent to the NAS`,
+      });
+      c.resolve({ path, downloaded: true });
+    }
+  }
+
+  /** One checked partial in place of the placeholder (under the lock); its path. */
+  private commit(want: WantedVersion, partial: string, realDirs: Map<string, boolean>): string {
     const { core } = this.p;
     const still = core.store.get(want.id);
     if (!still || still.eTag !== want.etag) {
@@ -124,24 +231,12 @@ export class Downloads {
         'the file changed on the NAS while it downloaded: nothing was replaced; try again after the next sync',
       );
     }
-    let r: ReturnType<typeof commitDownload>;
     try {
-      r = commitDownload({ root: core.root, model: core.model, disk: core.disk, want, partial });
+      return commitDownload({ root: core.root, model: core.model, disk: core.disk, want, partial, realDirs }).path;
     } catch (e) {
       if (toAppError(e).code !== 'DiskError') dropPartial(partial, core.local, want.id);
       throw e;
     }
-    core.local.removeDownload(want.id);
-    const parent = core.model.get(want.id)!.lparent;
-    recordStamps(core.root, core.model, new Set([parent]), core.disk);
-    core.local.flush(core.model);
-    core.activity({
-      kind: 'downloaded',
-      path: pathFor(core, want.id),
-      summary: `downloaded ${r.content.size} bytes`,
-      reason: `NAS version ${want.etag}, size and eTag checked; nothing sent to the NAS`,
-    });
-    return { path: r.path, downloaded: true };
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * The keeper alone (engine/keep.ts), on a real state db with a fake download: a pinned
- * folder's files are fetched a few at a time (never more than KEEP_CONCURRENCY), a failure is
+ * folder's files are fetched a few at a time (never more than KEEP_CONCURRENCY requests; the
+ * next goes once an answer is in, not once its file is in place), a failure is
  * said once (not again at the next walk when it is the same), a NAS without the content
  * interface stops the pass (its notice is Downloads'), and unpinning stops what was not begun.
  */
@@ -18,6 +19,7 @@ import { silentLogger } from '../log/logger.js';
 import type { MirrorStore } from '../mirror/store.js';
 import { openStateDb } from '../state/db.js';
 import { Lock } from './core.js';
+import type { PendingGet } from './downloads.js';
 import { KEEP_CONCURRENCY, Keeper } from './keep.js';
 
 const dirs: string[] = [];
@@ -52,7 +54,7 @@ const obj = (id: string): RemoteObject => ({
   size: 10,
 });
 
-type Get = (id: string) => Promise<{ path: string; downloaded: boolean }>;
+type Get = (id: string) => Promise<{ path: string; downloaded: boolean }> | PendingGet;
 
 function world(get: Get): { keeper: Keeper; acts: ActivityInput[]; local: LocalStore } {
   const dir = mkdtempSync(join(tmpdir(), 'nm-keep-'));
@@ -97,6 +99,37 @@ describe('Keeper', () => {
     keeper.kick();
     await keeper.idle();
     expect(acts.filter((a) => a.kind === 'error')).toHaveLength(1);
+  });
+
+  it('sends the next request once an answer is in, while the files before are synced and put in place', async () => {
+    let requests = 0;
+    let most = 0;
+    let placing = 0;
+    let mostPlacing = 0;
+    const { keeper, acts } = world((id) => {
+      most = Math.max(most, ++requests);
+      const fetched = new Promise<void>((r) => setTimeout(r, 2)).then(() => {
+        requests--;
+        mostPlacing = Math.max(mostPlacing, ++placing);
+      });
+      // each file takes 40 ms to be synced and put in place after its answer
+      const done = fetched
+        .then(() => new Promise((r) => setTimeout(r, 40)))
+        .then(() => {
+          placing--;
+          if (id === 'f5') throw new AppError('Conflict', 'changed while it downloaded');
+          return { path: id, downloaded: true };
+        });
+      return Object.assign(done, { fetched });
+    });
+    await keeper.pin('Docs');
+    await keeper.idle();
+    expect(most).toBe(KEEP_CONCURRENCY);
+    // the requests did not wait for the files before them: more of those in progress than requests
+    expect(mostPlacing).toBeGreaterThan(KEEP_CONCURRENCY);
+    expect(acts.map((a) => a.kind)).toEqual(['pinned', 'kept', 'error']);
+    expect(acts[1]!.summary).toBe('kept on this device: downloaded 19 file(s)');
+    expect(acts[2]!.reason).toContain('Docs/f5: changed while it downloaded');
   });
 
   it('a NAS without the content interface stops the pass, with no error line of its own', async () => {

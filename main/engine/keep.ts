@@ -1,8 +1,9 @@
 /**
  * "Keep on this device" and "Free up space", the engine's side. A pin (file or folder, by
  * object id, `local_pins`) is recorded under the lock; then the keeper downloads what the
- * pins cover and lacks (placeholders, older NAS versions) through `Downloads.get`, a few at a
- * time, each download outside the lock (only its check and its commit take it). The keeper
+ * pins cover and lacks (placeholders, older NAS versions) through `Downloads.get`, a few
+ * requests at a time (the next goes once an answer is in, while the file before is fsync'd and
+ * put in place), each download outside the lock (only its check and its commit take it). The keeper
  * runs after a pin and after every walk or reconcile, so a new version, or a file added under
  * a pinned folder, comes down at the next walk. Free empties, in place, only files still
  * exactly as the engine downloaded them; the user's content is never touched.
@@ -16,12 +17,14 @@ import { absOf } from '../local/placeholders.js';
 import { parseDate } from '../../app/model/dates.js';
 import type { ActivityInput, Core, Lock } from './core.js';
 import { pathFor } from './core.js';
-import type { GetResult } from './downloads.js';
+import type { GetResult, PendingGet } from './downloads.js';
 import { Rerun } from './rerun.js';
 import type { DeviceState } from '../../app/contract/shapes.js';
 
-/** How many pinned files download at once. */
+/** How many pinned files download at once (requests in flight). */
 export const KEEP_CONCURRENCY = 4;
+/** How many downloaded files may wait for their fsync and their place while the next requests go. */
+export const KEEP_UNSETTLED = 256;
 
 /** What a file or folder is on this device (the window's indicator). */
 export type { DeviceState };
@@ -37,7 +40,8 @@ export interface FreeResult {
 export interface KeepPort {
   core: Pick<Core, 'root' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'log'>;
   lock: Lock;
-  get: (id: string) => Promise<GetResult>;
+  /** A download (`Downloads.get`); with `fetched`, the keeper sends its next request once that one's answer is in. */
+  get: (id: string) => Promise<GetResult> | PendingGet;
   stopped: () => boolean;
   /** After pins or content changed (the window refreshes its indicators). */
   changed: () => void;
@@ -54,6 +58,8 @@ export class Keeper {
   );
   /** The last pass's failures, as said (the same ones again at the next walk are not said twice). */
   private lastFailed = '';
+  /** The pins as stored (only this class changes them: dropped at each change), read once, not once per file. */
+  private pinned: ReadonlySet<string> | undefined;
 
   constructor(private readonly p: KeepPort) {}
 
@@ -64,6 +70,7 @@ export class Keeper {
       const e = core.model.get(id);
       if (!e || e.state !== 'ok') throw new AppError('NotFound', 'this object is not in the mirror folder (yet): sync first');
       core.local.addPin(id);
+      this.pinned = undefined;
       const n = wantedFiles(core.model, new Set([id]), (x) => core.store.get(x)).length;
       core.activity({
         kind: 'pinned',
@@ -87,6 +94,7 @@ export class Keeper {
       const under = subtreeOf(core.model, id).filter((x) => pins.has(x));
       if (!under.length) throw new AppError('BadRequest', `${pathFor(core, id)} is not kept on this device`);
       core.local.removePins(under);
+      this.pinned = undefined;
       // a kept file holding an older version (its new one not downloaded yet) becomes what any
       // download does on a new NAS version: a placeholder of it when untouched
       const object = (x: string): ReturnType<typeof core.store.get> => core.store.get(x);
@@ -114,6 +122,7 @@ export class Keeper {
     this.refuseInsidePin(id, pins, 'unpin that folder first');
     const ids = subtreeOf(core.model, id);
     core.local.removePins(ids.filter((x) => pins.has(x)));
+    this.pinned = undefined;
     const out: FreeResult = { freed: 0, bytes: 0, kept: [] };
     for (const x of ids) this.freeOne(x, out);
     core.local.flush(core.model);
@@ -168,7 +177,7 @@ export class Keeper {
   /** What each id is on this device (unknown ids are left out). */
   states(ids: readonly string[]): Map<string, DeviceState> {
     const { model } = this.p.core;
-    const pins = this.p.core.local.pins();
+    const pins = this.pins();
     const out = new Map<string, DeviceState>();
     for (const id of ids) {
       const e = model.get(id);
@@ -204,34 +213,19 @@ export class Keeper {
     await this.runs.idle();
   }
 
+  private pins(): ReadonlySet<string> {
+    return (this.pinned ??= this.p.core.local.pins());
+  }
+
   /** One pass: the files to download, read under the lock, then fetched a few at a time. */
   private async once(): Promise<void> {
     const { core } = this.p;
     const todo = await this.p.lock.run(() => {
-      const pins = core.local.pins();
+      const pins = this.pins();
       return pins.size ? wantedFiles(core.model, pins, (x) => core.store.get(x)) : [];
     });
     if (!todo.length) return;
-    let done = 0;
-    const failed: string[] = [];
-    let next = 0;
-    // a NAS without the content interface: said once as a notice by Downloads; the pass stops
-    let noInterface = false;
-    const worker = async (): Promise<void> => {
-      while (next < todo.length && !this.p.stopped() && !noInterface) {
-        const id = todo[next++]!;
-        // unpinned or freed meanwhile: left as it is
-        if (pinOf(core.model, core.local.pins(), id) === undefined) continue;
-        try {
-          if ((await this.p.get(id)).downloaded) done++;
-        } catch (e) {
-          const err = toAppError(e);
-          if (err.code === 'NoContentInterface') noInterface = true;
-          else failed.push(`${pathFor(core, id)}: ${err.message}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(KEEP_CONCURRENCY, todo.length) }, worker));
+    const { done, failed } = await this.fetchAll(todo);
     if (this.p.stopped()) return;
     if (done > 0) {
       const reason = 'pinned files and folders are downloaded and kept current at every walk';
@@ -244,5 +238,50 @@ export class Keeper {
     }
     this.lastFailed = said;
     this.p.changed();
+  }
+
+  /**
+   * Downloads `todo`, `KEEP_CONCURRENCY` requests at a time: a worker sends its next request
+   * once the last one's answer is in (`fetched`), while that file is fsync'd and put in place
+   * (at most `KEEP_UNSETTLED` files between their answer and their place). Resolves when every
+   * one is settled: how many were downloaded, and what failed (for people).
+   */
+  private async fetchAll(todo: readonly string[]): Promise<{ done: number; failed: string[] }> {
+    const { core } = this.p;
+    let done = 0;
+    const failed: string[] = [];
+    const unsettled = new Set<Promise<void>>();
+    let next = 0;
+    // a NAS without the content interface: said once as a notice by Downloads; the pass stops
+    let noInterface = false;
+    const settle = (id: string, got: Promise<GetResult>): Promise<void> => {
+      const s = got.then(
+        (r) => {
+          if (r.downloaded) done++;
+        },
+        (e: unknown) => {
+          const err = toAppError(e);
+          if (err.code === 'NoContentInterface') noInterface = true;
+          else failed.push(`${pathFor(core, id)}: ${err.message}`);
+        },
+      );
+      unsettled.add(s);
+      void s.then(() => unsettled.delete(s));
+      return s;
+    };
+    const worker = async (): Promise<void> => {
+      while (next < todo.length && !this.p.stopped() && !noInterface) {
+        const id = todo[next++]!;
+        // unpinned or freed meanwhile: left as it is
+        if (pinOf(core.model, this.pins(), id) === undefined) continue;
+        const got = this.p.get(id);
+        const settled = settle(id, got);
+        await ('fetched' in got ? got.fetched : settled);
+        while (unsettled.size >= KEEP_UNSETTLED) await Promise.race(unsettled);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(KEEP_CONCURRENCY, todo.length) }, worker));
+    await Promise.all(unsettled);
+    return { done, failed };
   }
 }

@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentRead, ContentTarget } from '../client/content-read.js';
 import { realDisk } from './disk.js';
+import { AppError } from '../../app/errors.js';
 import {
   commitDownload,
   downloadsDir,
   fetchContent,
   partialFileOf,
+  RECORD_FROM,
   sweepPartials,
   type DownloadRecords,
   type WantedVersion,
@@ -70,7 +72,7 @@ describe('fetchContent', () => {
     writeFileSync(part, DATA.subarray(0, 7));
     rec.setDownload({ id: 'f1', etag: '"v1"', size: DATA.length, file: partialFileOf('f1') });
     const seen: number[] = [];
-    expect(await fetchContent({ root: r, client: nas('"v1"', DATA, seen), records: rec, want })).toBe(part);
+    expect(await fetchContent({ root: r, client: nas('"v1"', DATA, seen), records: rec, want })).toEqual({ partial: part, recorded: true });
     expect(seen).toEqual([7]);
     expect(readFileSync(part).equals(DATA)).toBe(true);
     // a partial of another version is not resumed
@@ -101,6 +103,77 @@ describe('fetchContent', () => {
     dirs.push(r, elsewhere);
     symlinkSync(elsewhere, join(r, '.nas-mirror'));
     await expect(fetchContent({ root: r, client: nas(), records: records(), want })).rejects.toMatchObject({ code: 'DiskError' });
+  });
+});
+
+describe('fetchContent: records and crashes', () => {
+  const BIG = Buffer.from(Array.from({ length: RECORD_FROM * 3 }, (_, i) => (i * 13 + (i >> 9)) & 0xff));
+  const bigWant: WantedVersion = { ...want, size: BIG.length };
+  /** A NAS that sends `body` from the offset in 64 KiB chunks; the connection dies (like a crash of the engine) after `dieAfter` bytes. */
+  const chunky = (body: Buffer, dieAfter = Infinity, seen: number[] = []) => ({
+    async readContent(_id: string, t: ContentTarget): Promise<ContentRead> {
+      const from = t.offset();
+      seen.push(from);
+      if (from === 0) await t.restart();
+      for (let at = from; at < body.length; at += 65_536) {
+        if (at - from >= dieAfter) throw new AppError('NetworkError', 'the engine died here');
+        await t.write(body.subarray(at, Math.min(at + 65_536, body.length)));
+      }
+      return { status: from === 0 ? 200 : 206, eTag: '"v1"', total: body.length };
+    },
+  });
+
+  it('a small file has no record: a crash leaves a partial the next start sweeps, and the placeholder as it was', async () => {
+    const r = root();
+    const rec = records();
+    writeFileSync(join(r, 'a.bin'), '');
+    const ino = lstatSync(join(r, 'a.bin')).ino;
+    const got = await fetchContent({ root: r, client: nas(), records: rec, want });
+    expect(got.recorded).toBe(false);
+    expect(rec.rows.size).toBe(0);
+    // the engine dies before the commit: the partial is whole, the placeholder untouched (nothing renamed yet)
+    expect(readFileSync(got.partial).equals(DATA)).toBe(true);
+    expect([lstatSync(join(r, 'a.bin')).size, lstatSync(join(r, 'a.bin')).ino]).toEqual([0, ino]);
+    sweepPartials(r, [...rec.rows.values()], realDisk);
+    expect(existsSync(got.partial)).toBe(false);
+    expect(lstatSync(join(r, 'a.bin')).size).toBe(0);
+  });
+
+  it('a larger file is recorded once RECORD_FROM bytes are in: a crash after that resumes, one before starts again', async () => {
+    const r = root();
+    const rec = records();
+    const part = join(downloadsDir(r), partialFileOf('f1'));
+    // dies before RECORD_FROM: no record, the partial is swept at the next start
+    await expect(fetchContent({ root: r, client: chunky(BIG, 65_536), records: rec, want: bigWant })).rejects.toMatchObject({
+      code: 'NetworkError',
+    });
+    expect(rec.rows.size).toBe(0);
+    sweepPartials(r, [...rec.rows.values()], realDisk);
+    expect(existsSync(part)).toBe(false);
+    // dies after it: the record names this version, the partial holds what came, the next try asks for the rest
+    await expect(fetchContent({ root: r, client: chunky(BIG, RECORD_FROM + 65_536), records: rec, want: bigWant })).rejects.toMatchObject({
+      code: 'NetworkError',
+    });
+    expect(rec.rows.get('f1')).toMatchObject({ etag: '"v1"', size: BIG.length, file: partialFileOf('f1') });
+    sweepPartials(r, [...rec.rows.values()], realDisk);
+    const held = lstatSync(part).size;
+    expect(held).toBe(RECORD_FROM + 65_536);
+    const seen: number[] = [];
+    const got = await fetchContent({ root: r, client: chunky(BIG, Infinity, seen), records: rec, want: bigWant });
+    expect(seen).toEqual([held]);
+    expect(got).toEqual({ partial: part, recorded: true });
+    expect(readFileSync(part).equals(BIG)).toBe(true);
+  });
+
+  it('tells when the answer is in, before the partial is synced and handed back', async () => {
+    const r = root();
+    const order: string[] = [];
+    const got = fetchContent({ root: r, client: nas(), records: records(), want, answered: () => order.push('answered') }).then((f) => {
+      order.push('fetched');
+      return f;
+    });
+    await got;
+    expect(order).toEqual(['answered', 'fetched']);
   });
 });
 

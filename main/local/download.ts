@@ -1,25 +1,25 @@
 /**
  * Content on demand, the disk side: a NAS version is fetched into a partial file in the
  * mirror's private folder (`.nas-mirror/downloads/`, never watched as the user's), resumed by
- * range from what it holds, checked (size and eTag), then renamed over the placeholder. The
- * partial's name is a hash of the object id: nothing from the network names a path. A
- * partial never replaces anything unless whole and checked, and only an unchanged placeholder
- * is replaced. `commitDownload` must run under the engine's lock (it updates the model).
+ * range from what it holds, checked (size and eTag), fsync'd, then renamed over the
+ * placeholder. The partial's name is a hash of the object id: nothing from the network names
+ * a path. A partial never replaces anything unless whole, checked and durable (`fetchContent`
+ * resolves only after its fsync), and only an unchanged placeholder is replaced.
+ * `commitDownload` must run under the engine's lock (it updates the model).
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, rmSync } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { lstatSync, mkdirSync, rmSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
 import { parseDate } from '../../app/model/dates.js';
-import type { ContentTarget, ServiceClient } from '../client/service-client.js';
+import type { ServiceClient } from '../client/service-client.js';
 import { lstatBig } from './analyse.js';
 import { diskError, isAbsent, type Disk } from './disk.js';
 import type { DownloadRow, LocalStore } from './local-store.js';
 import { RESERVED_DIR } from './local-names.js';
 import { asDownloaded, type HeldContent, type LocalModel } from './model.js';
+import { PartialFile } from './partial-file.js';
 import { absOf } from './placeholders.js';
-import { ignore } from '../../app/util/ignore.js';
 
 export const downloadsDir = (root: string): string => join(root, RESERVED_DIR, 'downloads');
 
@@ -46,43 +46,72 @@ export interface FetchOptions {
   signal?: AbortSignal | undefined;
   /** Bytes held so far, of the total. */
   progress?: (bytes: number, total: number) => void;
+  /** The NAS's answer is in, whole and checked (the partial is fsync'd next): the request is over. */
+  answered?: () => void;
+}
+
+/** A download is recorded (so a restart resumes it) once it has taken this much; a smaller one starts again. */
+export const RECORD_FROM = 128 * 1024;
+
+/** A fetched version: its partial (written and fsync'd), and whether a download record names it. */
+export interface Fetched {
+  partial: string;
+  /** A `local_downloads` row names the partial (to remove once it is in place). */
+  recorded: boolean;
+}
+
+/**
+ * The private downloads folder, made when missing; only real folders are written in (through
+ * a link, a partial could land outside the mirror). Synchronous: a few microseconds per file.
+ */
+function downloadsFolder(root: string): string {
+  const dir = downloadsDir(root);
+  for (const d of [join(root, RESERVED_DIR), dir]) {
+    let st: Stats;
+    try {
+      st = lstatSync(d);
+    } catch (e) {
+      if (!isAbsent(e)) throw diskError('read', d, e);
+      mkdirSync(d, { recursive: true });
+      st = lstatSync(d);
+    }
+    if (!st.isDirectory()) throw new AppError('DiskError', `${d} is not a folder (a link?): nothing is downloaded through it`);
+  }
+  return dir;
 }
 
 /**
  * Fetches a version into its partial file, resuming from what an earlier try (a dropped
  * connection, a restart) left for the same version; a partial of another version starts
- * again. Resolves with the partial's path once it holds exactly `want.size` bytes of
- * `want.etag`; `ContentMismatch` (the partial dropped) when the NAS sends another version.
+ * again. Resolves once the partial holds exactly `want.size` bytes of `want.etag`, durable
+ * (fsync'd); `ContentMismatch` (the partial dropped) when the NAS sends another version. The
+ * record naming the partial's version is written before the first byte when a record of
+ * another version is there, else once `RECORD_FROM` bytes are taken: a small file has none
+ * (a crash leaves a partial no record names, swept at the next start; it starts again).
  */
-export async function fetchContent(o: FetchOptions): Promise<string> {
+export async function fetchContent(o: FetchOptions): Promise<Fetched> {
   const { want, records } = o;
-  const dir = downloadsDir(o.root);
-  await mkdir(dir, { recursive: true });
-  // through a link, a partial could land outside the mirror: only real folders are written in
-  for (const d of [join(o.root, RESERVED_DIR), dir]) {
-    if (!lstatSync(d).isDirectory()) throw new AppError('DiskError', `${d} is not a folder (a link?): nothing is downloaded through it`);
-  }
   const file = partialFileOf(want.id);
-  const abs = join(dir, file);
+  const abs = join(downloadsFolder(o.root), file);
   const row = records.download(want.id);
   const fresh = row === undefined || row.etag !== want.etag || row.size !== want.size || row.file !== file;
-  const fh = await open(abs, fresh ? 'w+' : 'a+').catch((e: unknown) => {
-    throw diskError('open', abs, e);
+  let recorded = row !== undefined;
+  const record = (): void => {
+    records.setDownload({ id: want.id, etag: want.etag, size: want.size, file } satisfies DownloadRow);
+    recorded = true;
+  };
+  // a record of another version must not name these bytes: replaced before the first one
+  if (fresh && recorded) record();
+  const part = PartialFile.open(abs, fresh, want.size, (n) => {
+    if (!recorded && n >= RECORD_FROM) record();
+    o.progress?.(n, want.size);
   });
   try {
-    let pos = Number((await fh.stat()).size);
-    if (pos > want.size) {
-      await fh.truncate(0);
-      pos = 0;
-    }
-    // recorded before the first byte: a restart finds the version this partial belongs to
-    if (fresh) records.setDownload({ id: want.id, etag: want.etag, size: want.size, file } satisfies DownloadRow);
-    const target = partialTarget(fh, pos, (n) => o.progress?.(n, want.size));
-    const read = await o.client.readContent(want.id, target, { ifRange: want.etag, signal: o.signal });
-    const held = target.offset();
+    const read = await o.client.readContent(want.id, part, { ifRange: want.etag, signal: o.signal });
+    const held = part.offset();
     const etagOk = read.status === 416 || read.eTag === want.etag;
     if (!etagOk || held !== want.size || (read.total !== undefined && read.total !== want.size)) {
-      await fh.close().catch(ignore('closed again in finally; a partial download is started over'));
+      await part.close();
       dropPartial(abs, records, want.id);
       throw new AppError(
         'ContentMismatch',
@@ -91,33 +120,12 @@ export async function fetchContent(o: FetchOptions): Promise<string> {
           : 'the file changed on the NAS since the last sync: nothing was replaced; it is opened once the mirror has the new version',
       );
     }
-    await fh.sync();
-    return abs;
+    o.answered?.();
+    await part.finish();
+    return { partial: abs, recorded };
   } finally {
-    await fh.close().catch(ignore('the outcome of the download is already decided; a failed close loses nothing'));
+    await part.close();
   }
-}
-
-/** A partial file as a content target: appends at its length; a 200 truncates it first. */
-function partialTarget(fh: FileHandle, start: number, progress: (bytes: number) => void): ContentTarget {
-  let pos = start;
-  return {
-    offset: () => pos,
-    restart: async () => {
-      await fh.truncate(0);
-      pos = 0;
-      progress(0);
-    },
-    write: async (chunk) => {
-      let off = 0;
-      while (off < chunk.length) {
-        const { bytesWritten } = await fh.write(chunk, off, chunk.length - off, pos);
-        off += bytesWritten;
-        pos += bytesWritten;
-      }
-      progress(pos);
-    },
-  };
 }
 
 /** Forgets a download: its partial file and its record. */
@@ -132,6 +140,11 @@ export interface CommitInput {
   disk: Disk;
   want: WantedVersion;
   partial: string;
+  /**
+   * Folders already resolved inside the root in this turn of the lock (`absOf`): a batch of
+   * commits resolves each folder once, not once per file.
+   */
+  realDirs?: Map<string, boolean>;
 }
 
 /**
@@ -146,7 +159,7 @@ export function commitDownload(c: CommitInput): { path: string; content: HeldCon
   const e = c.model.get(c.want.id);
   if (!e || e.kind !== 'file' || e.state !== 'ok' || e.ino === null)
     throw new AppError('NotFound', 'this file is not in the mirror folder any more: nothing was replaced');
-  const target = absOf(c.root, c.model, e.id, undefined, c.disk);
+  const target = absOf(c.root, c.model, e.id, c.realDirs, c.disk);
   if (target === undefined) throw new AppError('UnsafeName', 'this file has no safe place in the mirror folder: nothing was replaced');
   const st = lstatBig(target, c.disk);
   // a placeholder, or (a pinned file kept current) an older NAS version still exactly as downloaded
