@@ -15,7 +15,7 @@ const base: AppStatus = {
   outbox: 0,
   conflicts: 0,
   heldDeletes: 0,
-  uploads: { waiting: 0, held: 0 },
+  uploads: { waiting: 0, held: 0, sent: 0, total: 0 },
   lastCompleteWalk: '2026-01-01T11:59:50Z',
   staleAfterSec: 600,
   mirrorFolder: '/home/u/NAS',
@@ -141,27 +141,41 @@ describe('the header in words', () => {
   });
 
   it('new files: uploading in words while they go, and waiting for your OK when many came at once', () => {
-    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 3, held: 0 } }, now)).toMatchObject({
+    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 3, held: 0, sent: 0, total: 0 } }, now)).toMatchObject({
       line: 'Uploading 3 new items to the NAS…',
       fix: null,
     });
-    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 1, held: 0 } }, now).line).toBe('Uploading 1 new item to the NAS…');
-    expect(statusWords({ ...base, outbox: 2, uploads: { waiting: 3, held: 0 } }, now).line).toBe(
+    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 1, held: 0, sent: 0, total: 0 } }, now).line).toBe(
+      'Uploading 1 new item to the NAS…',
+    );
+    // the bytes of the files going up now (issue 23: progress in the window)
+    expect(statusWords({ ...base, outbox: 0, uploads: { waiting: 3, held: 0, sent: 120 * 2 ** 20, total: 1.5 * 2 ** 30 } }, now).line).toBe(
+      'Uploading 3 new items to the NAS… 120 MB of 1.5 GB',
+    );
+    expect(statusWords({ ...base, outbox: 2, uploads: { waiting: 3, held: 0, sent: 0, total: 0 } }, now).line).toBe(
       'Sending 2 changes and uploading 3 new items to the NAS…',
     );
     expect(statusWords({ ...base, outbox: 2 }, now).line).toBe('Sending 2 changes to the NAS…');
-    expect(statusWords({ ...base, uploads: { waiting: 0, held: 12 } }, now)).toMatchObject({
+    expect(statusWords({ ...base, uploads: { waiting: 0, held: 12, sent: 0, total: 0 } }, now)).toMatchObject({
       line: '12 new items wait for your OK to upload',
       fix: 'conflicts',
     });
-    expect(statusWords({ ...base, uploads: { waiting: 0, held: 1 } }, now).line).toBe('1 new item waits for your OK to upload');
-    expect(statusWords({ ...base, conflicts: 1, uploads: { waiting: 0, held: 60 } }, now).line).toBe(
+    expect(statusWords({ ...base, uploads: { waiting: 0, held: 1, sent: 0, total: 0 } }, now).line).toBe(
+      '1 new item waits for your OK to upload',
+    );
+    expect(statusWords({ ...base, conflicts: 1, uploads: { waiting: 0, held: 60, sent: 0, total: 0 } }, now).line).toBe(
       '1 conflict waits for you; 60 new items wait for your OK to upload',
     );
     // offline: what waits here, uploads included
     expect(
       statusWords(
-        { ...base, connection: 'offline', outbox: 1, uploads: { waiting: 2, held: 0 }, error: { code: 'NetworkError', message: 'x' } },
+        {
+          ...base,
+          connection: 'offline',
+          outbox: 1,
+          uploads: { waiting: 2, held: 0, sent: 0, total: 0 },
+          error: { code: 'NetworkError', message: 'x' },
+        },
         now,
       ).line,
     ).toBe("Can't reach 127.0.0.1:45331 right now. 1 change and 2 new items wait here and will be sent when it is back.");

@@ -4,7 +4,7 @@
  * details (the line's tooltip), never in the line itself. Pure (no DOM).
  */
 import type { AppStatus } from '../app/contract/shapes.js';
-import { notAnswering, toResolve, toSend, toSendCount, trayView } from '../app/tray/tray-state.js';
+import { bytesGoing, notAnswering, toResolve, toSend, toSendCount, trayView } from '../app/tray/tray-state.js';
 import { ago, plural } from './format.js';
 
 export interface StatusWords {
@@ -79,7 +79,10 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   if (s.error?.code === 'NasLooksEmpty' && s.heldDeletes > 0)
     return say('Your NAS now looks empty: nothing was removed here. Choose in Conflicts whether to keep your placeholders.', 'conflicts');
   if (toResolve(s) > 0) return say(waitsForYou(s), 'conflicts');
-  if (toSendCount(s) > 0) return say(`${sendingWords(s, 'go')} to the NAS…`);
+  if (toSendCount(s) > 0) {
+    const bytes = bytesGoing(s);
+    return say(`${sendingWords(s, 'go')} to the NAS…${bytes ? ` ${bytes}` : ''}`);
+  }
   // never "up to date" before the folder was compared with what the app knows (a change made while it was stopped)
   if (s.checking === true) return say('Checking the mirror folder for changes made while the app was stopped…');
   if (v.state === 'stale') return say(`Not checked recently · ${last}`);

@@ -132,7 +132,7 @@ describe('held uploads', () => {
       outbox: 3,
       conflicts: 0,
       heldDeletes: 0,
-      uploads: { waiting: 3, held: 60 },
+      uploads: { waiting: 3, held: 60, sent: 0, total: 0 },
       lastCompleteWalk: null,
       staleAfterSec: 600,
       mirrorFolder: null,
@@ -140,7 +140,7 @@ describe('held uploads', () => {
       error: null,
     };
     expect(checkEvent('status', status).payload).toEqual(status);
-    expect(() => checkEvent('status', { ...status, uploads: { waiting: -1, held: 0 } })).toThrow();
+    expect(() => checkEvent('status', { ...status, uploads: { waiting: -1, held: 0, sent: 0, total: 0 } })).toThrow();
     expect(() => checkEvent('status', { ...status, uploads: undefined })).toThrow();
   });
   it('resolveUploads is answered as a bulk result and reaches its handler with its arguments', async () => {

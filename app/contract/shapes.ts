@@ -71,7 +71,8 @@ export const appStatus = obj({
    * `outbox`, which counts renames, moves and deletes), `held` waiting for the user's word first
    * (many at once: Conflicts).
    */
-  uploads: obj({ waiting: int(), held: int() }),
+  /** New items: to upload, waiting for the user's OK; the bytes of the files going up now (sent of total). */
+  uploads: obj({ waiting: int(), held: int(), sent: int(), total: int() }),
   lastCompleteWalk: nullable(iso),
   staleAfterSec: int(1),
   mirrorFolder: nullable(str({ max: 4096 })),

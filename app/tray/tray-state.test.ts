@@ -13,7 +13,7 @@ const ok: AppStatus = {
   outbox: 0,
   conflicts: 0,
   heldDeletes: 0,
-  uploads: { waiting: 0, held: 0 },
+  uploads: { waiting: 0, held: 0, sent: 0, total: 0 },
   lastCompleteWalk: '2026-11-21T05:59:00Z',
   staleAfterSec: 3600,
   mirrorFolder: '/m',
@@ -42,14 +42,18 @@ describe('trayView', () => {
     expect(trayView(s({ outbox: 2 }), NOW).state).toBe('syncing');
   });
   it('says new files in words while they upload, apart from the other changes', () => {
-    expect(trayView(s({ outbox: 0, uploads: { waiting: 3, held: 0 } }), NOW)).toMatchObject({
+    expect(trayView(s({ outbox: 0, uploads: { waiting: 3, held: 0, sent: 0, total: 0 } }), NOW)).toMatchObject({
       state: 'syncing',
       tooltip: 'NAS Mirror: syncing (3 new items to upload)',
     });
-    expect(trayView(s({ outbox: 2, uploads: { waiting: 1, held: 0 } }), NOW).tooltip).toBe(
+    // the bytes of the files going up now (issue 23: progress in the tray)
+    expect(trayView(s({ outbox: 0, uploads: { waiting: 2, held: 0, sent: 120 * 2 ** 20, total: 1.5 * 2 ** 30 } }), NOW).tooltip).toBe(
+      'NAS Mirror: syncing (2 new items to upload: 120 MB of 1.5 GB sent)',
+    );
+    expect(trayView(s({ outbox: 2, uploads: { waiting: 1, held: 0, sent: 0, total: 0 } }), NOW).tooltip).toBe(
       'NAS Mirror: syncing (2 changes to send, 1 new item to upload)',
     );
-    expect(trayView(s({ connection: 'offline', outbox: 0, uploads: { waiting: 4, held: 0 } }), NOW).tooltip).toBe(
+    expect(trayView(s({ connection: 'offline', outbox: 0, uploads: { waiting: 4, held: 0, sent: 0, total: 0 } }), NOW).tooltip).toBe(
       'NAS Mirror: offline, 4 new items to upload',
     );
   });
@@ -85,7 +89,7 @@ describe('trayView', () => {
     expect(trayView(s({ paused: true, conflicts: 1 }), NOW).state).toBe('attention');
     expect(trayView(s({ heldDeletes: 3 }), NOW).tooltip).toContain('3 held deletes');
     // many new files at once wait for the user's word: needs attention, like held deletes
-    expect(trayView(s({ uploads: { waiting: 0, held: 12 } }), NOW)).toMatchObject({
+    expect(trayView(s({ uploads: { waiting: 0, held: 12, sent: 0, total: 0 } }), NOW)).toMatchObject({
       state: 'attention',
       tooltip: 'NAS Mirror: needs attention (12 new items wait for your OK)',
     });
@@ -101,10 +105,15 @@ describe('notificationsFor', () => {
     expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 2 }))).toEqual([]);
     expect(notificationsFor(s({ conflicts: 2 }), s({ conflicts: 1 }))).toEqual([]);
     expect(notificationsFor(ok, s({ heldDeletes: 60 }))[0]?.title).toBe('60 deletes held');
-    expect(notificationsFor(ok, s({ uploads: { waiting: 0, held: 60 } }))).toMatchObject([
+    expect(notificationsFor(ok, s({ uploads: { waiting: 0, held: 60, sent: 0, total: 0 } }))).toMatchObject([
       { kind: 'held-uploads', title: '60 new items wait for your OK' },
     ]);
-    expect(notificationsFor(s({ uploads: { waiting: 0, held: 60 } }), s({ uploads: { waiting: 0, held: 60 } }))).toEqual([]);
+    expect(
+      notificationsFor(
+        s({ uploads: { waiting: 0, held: 60, sent: 0, total: 0 } }),
+        s({ uploads: { waiting: 0, held: 60, sent: 0, total: 0 } }),
+      ),
+    ).toEqual([]);
     expect(notificationsFor(ok, s({ connection: 'auth-error' })).map((n) => n.kind)).toEqual(['auth-error']);
     expect(notificationsFor(s({ connection: 'auth-error' }), s({ connection: 'auth-error' }))).toEqual([]);
   });
@@ -118,7 +127,7 @@ describe('trayMenu', () => {
     const ids2 = trayMenu(trayView(paused, NOW), paused).map((i) => i.id);
     expect(ids2).toContain('resume');
     expect(ids2).toContain('conflicts');
-    const held = s({ conflicts: 1, heldDeletes: 1, uploads: { waiting: 0, held: 60 } });
+    const held = s({ conflicts: 1, heldDeletes: 1, uploads: { waiting: 0, held: 60, sent: 0, total: 0 } });
     expect(trayMenu(trayView(held, NOW), held).find((i) => i.id === 'conflicts')).toMatchObject({ label: 'Resolve 62 items…' });
   });
 });

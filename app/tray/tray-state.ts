@@ -5,7 +5,7 @@
  * pause, a pause outranks being offline, offline outranks work in progress, and "synced"
  * is only said when the last complete walk is recent.
  */
-import { plural } from '../util/human.js';
+import { formatSize, plural } from '../util/human.js';
 import type { AppStatus } from '../contract/shapes.js';
 import { walkIsStale } from './stale.js';
 
@@ -64,11 +64,17 @@ export function toSend(s: AppStatus): { changes: number; uploads: number } {
 /** Changes and new items still to go to the NAS, in all. */
 export const toSendCount = (s: AppStatus): number => s.outbox + s.uploads.waiting;
 
+/** The bytes of the files going up now, in words ("120 MB of 1.1 GB"), or '' when none goes up. */
+export function bytesGoing(s: AppStatus): string {
+  return s.uploads.total > 0 ? `${formatSize(s.uploads.sent)} of ${formatSize(s.uploads.total)}` : '';
+}
+
 function sendText(s: AppStatus, changes: string, uploads: string): string {
   const t = toSend(s);
+  const bytes = bytesGoing(s);
   return [
     t.changes > 0 ? `${plural(t.changes, 'change', 'changes')} ${changes}` : '',
-    t.uploads > 0 ? `${plural(t.uploads, 'new item', 'new items')} ${uploads}` : '',
+    t.uploads > 0 ? `${plural(t.uploads, 'new item', 'new items')} ${uploads}${bytes ? `: ${bytes} sent` : ''}` : '',
   ]
     .filter(Boolean)
     .join(', ');

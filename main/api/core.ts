@@ -117,7 +117,7 @@ function switchingStatus(): AppStatus {
     outbox: 0,
     conflicts: 0,
     heldDeletes: 0,
-    uploads: { waiting: 0, held: 0 },
+    uploads: { waiting: 0, held: 0, sent: 0, total: 0 },
     lastCompleteWalk: null,
     staleAfterSec: 600,
     mirrorFolder: null,

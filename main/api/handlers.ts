@@ -57,7 +57,7 @@ export function engineAppStatus(engine: Engine, store: MirrorStore, via: AppStat
     outbox: e.outbox.pending,
     conflicts: e.conflicts,
     heldDeletes: e.heldDeletes,
-    uploads: { waiting: e.uploads.waiting, held: e.uploads.held },
+    uploads: { waiting: e.uploads.waiting, held: e.uploads.held, sent: e.uploads.sent, total: e.uploads.total },
     lastCompleteWalk: e.lastCompleteWalk,
     staleAfterSec,
     mirrorFolder: e.mirrorFolder,

@@ -72,7 +72,7 @@ export class SessionRunner {
       outbox: 0,
       conflicts: 0,
       heldDeletes: 0,
-      uploads: { waiting: 0, held: 0 },
+      uploads: { waiting: 0, held: 0, sent: 0, total: 0 },
       lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
       staleAfterSec,
       mirrorFolder: s.source === 'none' ? null : s.mirrorFolder,

@@ -546,7 +546,7 @@ export class Engine {
   }
 
   status(): EngineStatus {
-    return buildStatus(this.core, this.state, this.localSide.watcherView(), this.opts.endpoint ?? null);
+    return buildStatus(this.core, this.state, this.localSide.watcherView(), this.opts.endpoint ?? null, this.creator.sending.values());
   }
 
   private emitStatus(): void {

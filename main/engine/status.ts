@@ -33,9 +33,24 @@ export interface EngineStatus {
   localOnly: number;
   filledPlaceholders: number;
   /** New folders and files: to create on the NAS (counted in the changes to send), and waiting for the user's word (a mass upload). */
-  uploads: { waiting: number; held: number };
+  /**
+   * New folders and files: to create on the NAS (counted in the changes to send), waiting for
+   * the user's word (a mass upload), and the bytes of the files going up now (sent of total).
+   */
+  uploads: { waiting: number; held: number; sent: number; total: number };
   watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null; notice: string | null };
   error: { code: string; message: string } | null;
+}
+
+/** The bytes of the files going up now: sent of total. */
+function bytesGoing(going: Iterable<{ sent: number; size: number }>): { sent: number; total: number } {
+  let sent = 0;
+  let total = 0;
+  for (const g of going) {
+    sent += g.sent;
+    total += g.size;
+  }
+  return { sent, total };
 }
 
 /** What the status reads of the engine's context. */
@@ -47,6 +62,7 @@ export function buildStatus(
   s: EngineState,
   watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null },
   endpoint: string | null,
+  going: Iterable<{ sent: number; size: number }> = [],
 ): EngineStatus {
   const counts = core.outbox.counts();
   const held = core.local.held();
@@ -73,7 +89,7 @@ export function buildStatus(
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: core.local.localOnlyCount() + filled,
     filledPlaceholders: filled,
-    uploads: { waiting: up.open, held: up.held },
+    uploads: { waiting: up.open, held: up.held, ...bytesGoing(going) },
     watcher: { polling: s.watcherPolling || watcher.polling, selfTest: watcher.selfTest, notice: s.watcherNotice ?? null },
     error: shownError(s),
   };
@@ -134,7 +150,7 @@ export function readStatus(
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: local.localOnlyCount() + row.filled,
     filledPlaceholders: row.filled,
-    uploads: { waiting: up.open, held: up.held },
+    uploads: { waiting: up.open, held: up.held, sent: 0, total: 0 },
     engineRunning,
     pendingRequests: local.pendingRequests(),
   };

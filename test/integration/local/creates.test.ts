@@ -78,8 +78,15 @@ describe('local folder: new folders and files are created on the NAS', () => {
     const r = rig;
     const data = randomBytes(CHUNK_BYTES * 3 + 7);
     writeFileSync(join(r.mirror, 'Docs', 'video.mp4'), data);
-    // stopped as soon as the first chunk is on the NAS
-    await waitFor(() => r.engine.core.creates.open().some((c) => c.offset >= CHUNK_BYTES), 'one chunk sent', 30_000);
+    // stopped as soon as the first chunk is on the NAS; the status says how far (the window's and the tray's progress)
+    await waitFor(
+      () => {
+        const up = r.engine.status().uploads;
+        return r.engine.core.creates.open().some((c) => c.offset >= CHUNK_BYTES) && up.total === data.length && up.sent >= CHUNK_BYTES;
+      },
+      'one chunk sent, said in the status',
+      30_000,
+    );
     await r.restart();
     await waitFor(
       async () => r.engine.core.creates.counts().open === 0 && (await r.nasChildren(docs)).get('video.mp4')?.size === data.length,
@@ -147,7 +154,7 @@ describe('local folder: new folders and files are created on the NAS', () => {
       () => r.engine.actions.localOnly().some((l) => l.path === 'Docs/Old disk' && /keep it on this computer only/.test(l.reason)),
       'kept here, listed',
     );
-    expect(r.engine.status().uploads).toEqual({ waiting: 0, held: 0 });
+    expect(r.engine.status().uploads).toEqual({ waiting: 0, held: 0, sent: 0, total: 0 });
     expect((await r.nasChildren(docs)).has('Old disk')).toBe(false);
   });
 
