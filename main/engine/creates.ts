@@ -48,6 +48,8 @@ export interface CreatePort {
   >;
   signal: AbortSignal;
   stopped: () => boolean;
+  /** Sync is paused by the user: nothing new goes to the NAS (an upload under way stops between chunks, resumed later). */
+  paused: () => boolean;
   /** An entry now known under a NAS id (a walk begun before must not read it as deleted). */
   bound: (id: string) => void;
   /** A folder made on the NAS: read it now (what it holds is created next). */
@@ -105,6 +107,7 @@ export class Creator {
 
   /** One pass over the open rows, a few at a time. */
   private async once(): Promise<void> {
+    if (this.p.paused()) return; // resuming kicks the creator again
     const rows = this.p.core.creates.open();
     const outcomes = await pool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
     if (this.p.stopped()) return;
@@ -245,7 +248,7 @@ export class Creator {
     const progress = { path: pathFor(core, id), sent: offset, size: start.size };
     this.sending.set(row.seq, progress);
     for (;;) {
-      if (this.p.stopped()) return 'later';
+      if (this.p.stopped() || this.p.paused()) return 'later';
       const now = await this.p.lock.run(() => this.current(id));
       if (now === undefined) {
         core.creates.finish(row.seq, 'gone', 'it left the mirror folder while it was sent');

@@ -174,6 +174,7 @@ export class Engine {
       client: this.opts.client,
       signal: this.abort.signal,
       stopped: () => this.stopped,
+      paused: () => this.state.paused,
       schedule: (fn, ms) => this.timers.schedule(fn, ms),
       // a walk begun before the NAS named it must not read it as deleted there
       bound: (id) => this.remote.settled(id),
@@ -540,6 +541,7 @@ export class Engine {
     }
     if (!paused) {
       this.kickOutbox();
+      this.creator.kick();
       void this.healthTick();
     }
     this.emitStatus();

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CHUNK_BYTES } from '../../../main/engine/creates.js';
+import { CHUNK_BYTES, STABLE_MS } from '../../../main/engine/creates.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
@@ -226,5 +226,38 @@ describe('local folder: new folders and files are created on the NAS', () => {
     writeFileSync(join(r.mirror, 'Docs', 'kept-here.txt'), 'here');
     await waitFor(() => r.engine.actions.localOnly().some((l) => l.path === 'Docs/kept-here.txt'), 'listed local only');
     expect((await r.nasChildren(docs)).has('kept-here.txt')).toBe(false);
+  });
+
+  it('paused by the user: nothing new goes up (an upload under way stops between chunks); resumed, it goes on from where the NAS is', async () => {
+    let docs = '';
+    rig = await startRig((svc, root) => {
+      docs = svc.admin.createFolder(root, 'Docs').id;
+    });
+    const r = rig;
+    const data = randomBytes(CHUNK_BYTES * 4 + 3);
+    writeFileSync(join(r.mirror, 'Docs', 'big.bin'), data);
+    await waitFor(() => r.engine.status().uploads.sent >= CHUNK_BYTES, 'the upload under way');
+    await r.engine.setPaused(true);
+    const sentAtPause = (): number => r.engine.core.creates.open().find((c) => c.name === 'big.bin')?.offset ?? -1;
+    writeFileSync(join(r.mirror, 'Docs', 'small.txt'), 'made while paused');
+    await waitFor(() => r.engine.core.creates.open().some((c) => c.name === 'small.txt'), 'the new file recorded');
+    const recorded = Date.now();
+    const before = sentAtPause();
+    // past the stability wait (2 s) and a retry of the creator: still nothing more sent
+    await waitFor(() => Date.now() - recorded > STABLE_MS + 1000, 'the stability wait passed');
+    expect(sentAtPause()).toBe(before);
+    expect(before).toBeLessThan(data.length);
+    expect((await r.nasChildren(docs)).has('small.txt')).toBe(false);
+    await r.engine.setPaused(false);
+    await waitFor(
+      async () => {
+        const kids = await r.nasChildren(docs);
+        return r.engine.core.creates.counts().open === 0 && kids.get('big.bin')?.size === data.length && kids.get('small.txt')?.size === 17;
+      },
+      'both on the NAS after resuming',
+      60_000,
+    );
+    const id = (await r.nasChildren(docs)).get('big.bin')!.id;
+    expect((await nasBytes(r, id)).equals(data)).toBe(true);
   });
 });
