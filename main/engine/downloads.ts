@@ -4,20 +4,24 @@
  * once; a placeholder is fetched outside the lock (network; `local/download.ts`: written,
  * checked and fsync'd), then put in place under it, the model recording the version held
  * before the watcher can report the rename. Partials fetched meanwhile share one turn of the
- * lock and one transaction. Two Opens of one file share one download. Progress goes out as
- * events.
+ * lock and one transaction; what each will hold is recorded before the renames, so a start
+ * after a kill adopts a file renamed before its row was written (`recoverLandings`). Two Opens
+ * of one file share one download. Progress goes out as events.
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { lstatBig } from '../local/analyse.js';
 import { recordStamps } from '../local/dir-stamps.js';
 import {
-  commitDownload,
+  adoptLandings,
   downloadsDir,
   dropPartial,
   fetchContent,
+  land,
   partialFileOf,
+  prepareLanding,
   type Fetched,
+  type ReadyLanding,
   type WantedVersion,
 } from '../local/download.js';
 import { asDownloaded } from '../local/model.js';
@@ -172,11 +176,14 @@ export class Downloads {
   }
 
   /**
-   * Under the lock: each checked partial in place of its placeholder (the model records the
-   * version held before anyone reads the folder), then, for all of them, the stamps of their
-   * folders, and their records and the model in ONE transaction; then the activity, and the
-   * answers. A partial is durable before it is queued (`fetchContent` fsync'd it): no rename
-   * here puts bytes over a placeholder that a crash could lose.
+   * Under the lock: the partials checked, what each will hold recorded (`local_landings`, one
+   * transaction), each renamed in place of its placeholder (the model records the version held
+   * before anyone reads the folder), then, for all of them, the stamps of their folders, and
+   * the model's rows with the download and landing records gone in ONE transaction; then the
+   * activity, and the answers. A partial is durable before it is queued (`fetchContent`
+   * fsync'd it): no rename here puts bytes over a placeholder that a crash could lose, and a
+   * kill between the renames and the rows leaves landing records the next start adopts
+   * (`recoverLandings`): never a file of the engine's read as the user's.
    */
   private commitAll(): void {
     const batch = this.commits.splice(0);
@@ -190,38 +197,47 @@ export class Downloads {
 
   private place(batch: readonly PendingCommit[]): void {
     const { core } = this.p;
-    const placed: { c: PendingCommit; path: string }[] = [];
     // one turn of the lock, nothing awaited: a folder resolved inside the root stays so for the batch
     const realDirs = new Map<string, boolean>();
+    const ready: { c: PendingCommit; r: ReadyLanding }[] = [];
     for (const c of batch) {
       try {
-        placed.push({ c, path: this.commit(c.want, c.fetched.partial, realDirs) });
+        ready.push({ c, r: this.prepare(c.want, c.fetched.partial, realDirs) });
       } catch (e) {
         c.reject(e);
       }
     }
-    if (!placed.length) return;
-    // the rows follow the renames in one transaction per turn (before: one per file): a kill
-    // inside a turn leaves renamed files the state db still calls placeholders, as a kill
-    // between a rename and its flush always could
-    recordStamps(core.root, core.model, new Set(placed.map((p) => core.model.get(p.c.want.id)!.lparent)), core.disk);
+    if (!ready.length) return;
+    core.local.addLandings(ready.map(({ r }) => ({ id: r.id, content: r.content })));
+    const placed: typeof ready = [];
+    for (const p of ready) {
+      try {
+        land(core.model, core.disk, p.r);
+        placed.push(p);
+      } catch (e) {
+        // the partial stays (a disk error): recorded, it resumes; else the next start sweeps it
+        p.c.reject(e);
+      }
+    }
+    recordStamps(core.root, core.model, new Set(placed.map((p) => core.model.get(p.r.id)!.lparent)), core.disk);
     core.db.transaction(() => {
-      for (const p of placed) if (p.c.fetched.recorded) core.local.removeDownload(p.c.want.id);
+      for (const p of placed) if (p.c.fetched.recorded) core.local.removeDownload(p.r.id);
+      core.local.removeLandings(ready.map((p) => p.r.id));
       core.local.flush(core.model);
     })();
-    for (const { c, path } of placed) {
+    for (const { c, r } of placed) {
       core.activity({
         kind: 'downloaded',
         path: pathFor(core, c.want.id),
         summary: `downloaded ${c.want.size} bytes`,
         reason: `NAS version ${c.want.etag}, size and eTag checked; nothing sent to the NAS`,
       });
-      c.resolve({ path, downloaded: true });
+      c.resolve({ path: r.target, downloaded: true });
     }
   }
 
-  /** One checked partial in place of the placeholder (under the lock); its path. */
-  private commit(want: WantedVersion, partial: string, realDirs: Map<string, boolean>): string {
+  /** One checked partial, ready to go in place of the placeholder (under the lock). */
+  private prepare(want: WantedVersion, partial: string, realDirs: Map<string, boolean>): ReadyLanding {
     const { core } = this.p;
     const still = core.store.get(want.id);
     if (!still || still.eTag !== want.etag) {
@@ -232,7 +248,7 @@ export class Downloads {
       );
     }
     try {
-      return commitDownload({ root: core.root, model: core.model, disk: core.disk, want, partial, realDirs }).path;
+      return prepareLanding({ root: core.root, model: core.model, disk: core.disk, want, partial, realDirs });
     } catch (e) {
       if (toAppError(e).code !== 'DiskError') dropPartial(partial, core.local, want.id);
       throw e;
@@ -266,3 +282,27 @@ export const NO_CONTENT_INTERFACE =
 
 /** The partial file of a download in progress (the command line reads its size as progress). */
 export const partialPathOf = (root: string, id: string): string => join(downloadsDir(root), partialFileOf(id));
+
+/**
+ * At the start, before any folder is read: downloads a kill left renamed over their
+ * placeholders before the model's rows were written are adopted (the model records their
+ * content, as `Downloads.commitAll` would have), other landing records dropped; the rows, the
+ * download records of the adopted and the landing records go in one transaction.
+ */
+export function recoverLandings(c: Pick<Core, 'root' | 'db' | 'model' | 'local' | 'disk' | 'activity'>): void {
+  const rows = c.local.landings();
+  if (!rows.length) return;
+  const { adopted, dropped } = adoptLandings(c.root, c.model, c.disk, rows);
+  c.db.transaction(() => {
+    for (const a of adopted) c.local.removeDownload(a.id);
+    c.local.removeLandings([...adopted.map((a) => a.id), ...dropped]);
+    c.local.flush(c.model);
+  })();
+  for (const a of adopted)
+    c.activity({
+      kind: 'downloaded',
+      path: pathFor(c, a.id),
+      summary: `downloaded ${a.content.size} bytes`,
+      reason: `NAS version ${a.content.etag}; put in place before the app was stopped, recorded at this start; nothing sent to the NAS`,
+    });
+}

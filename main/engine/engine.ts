@@ -24,7 +24,7 @@ import { OutboxPump } from './outbox-pump.js';
 import { RemoteRounds } from './remote-rounds.js';
 import { buildStatus, type EngineStatus } from './status.js';
 import { EngineTimers } from './timers.js';
-import { Downloads, type GetResult } from './downloads.js';
+import { Downloads, recoverLandings, type GetResult } from './downloads.js';
 import { Keeper, type DeviceState, type FreeResult } from './keep.js';
 import { CHUNK_BYTES, Creator } from './creates.js';
 import { ContentChoices } from './content-conflicts.js';
@@ -302,6 +302,8 @@ export class Engine {
     const ok = await this.checkHealth();
     if (!ok) return false;
     if (c.model.rootId) recoverStaged(c);
+    // downloads a kill left renamed in place before their rows were written: the engine's, never read as the user's
+    recoverLandings(c);
     // partial downloads no record names (finished, or dropped) go; recorded ones resume at the next Open
     sweepPartials(c.root, c.local.downloads(), c.disk);
     // Before anything uses an inode (placing, removing, pairing): are they valid on this mount?

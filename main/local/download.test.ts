@@ -12,10 +12,12 @@ import type { ContentRead, ContentTarget } from '../client/content-read.js';
 import { realDisk } from './disk.js';
 import { AppError } from '../../app/errors.js';
 import {
+  adoptLandings,
   commitDownload,
   downloadsDir,
   fetchContent,
   partialFileOf,
+  prepareLanding,
   RECORD_FROM,
   sweepPartials,
   type DownloadRecords,
@@ -177,47 +179,48 @@ describe('fetchContent: records and crashes', () => {
   });
 });
 
-describe('commitDownload', () => {
-  const setUp = () => {
-    const r = root();
-    const file = join(r, 'a.bin');
-    writeFileSync(file, '');
-    const model = new LocalModel('root', [
-      {
-        id: 'root',
-        kind: 'dir',
-        lparent: '',
-        lname: '',
-        ino: '1',
-        filled: false,
-        rparent: '',
-        rname: '',
-        etag: '"r"',
-        mtime: '',
-        setag: '"r"',
-        state: 'ok',
-      },
-      {
-        id: 'f1',
-        kind: 'file',
-        lparent: 'root',
-        lname: 'a.bin',
-        ino: String(lstatSync(file).ino),
-        filled: false,
-        rparent: 'root',
-        rname: 'a.bin',
-        etag: '"v1"',
-        mtime: want.mtime,
-        setag: '"v1"',
-        state: 'ok',
-      },
-    ]);
-    mkdirSync(downloadsDir(r));
-    const partial = join(downloadsDir(r), partialFileOf('f1'));
-    writeFileSync(partial, DATA);
-    return { r, file, model, partial };
-  };
+/** A placeholder f1 at a.bin in the model, and its whole partial. */
+const setUp = () => {
+  const r = root();
+  const file = join(r, 'a.bin');
+  writeFileSync(file, '');
+  const model = new LocalModel('root', [
+    {
+      id: 'root',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: '1',
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '"r"',
+      mtime: '',
+      setag: '"r"',
+      state: 'ok',
+    },
+    {
+      id: 'f1',
+      kind: 'file',
+      lparent: 'root',
+      lname: 'a.bin',
+      ino: String(lstatSync(file).ino),
+      filled: false,
+      rparent: 'root',
+      rname: 'a.bin',
+      etag: '"v1"',
+      mtime: want.mtime,
+      setag: '"v1"',
+      state: 'ok',
+    },
+  ]);
+  mkdirSync(downloadsDir(r));
+  const partial = join(downloadsDir(r), partialFileOf('f1'));
+  writeFileSync(partial, DATA);
+  return { r, file, model, partial };
+};
 
+describe('commitDownload', () => {
   it('renames the partial over the placeholder with the NAS time and records the content held', () => {
     const { r, file, model, partial } = setUp();
     const out = commitDownload({ root: r, model, disk: realDisk, want, partial });
@@ -274,6 +277,46 @@ describe('commitDownload', () => {
     writeFileSync(partial, 'short');
     expect(() => commitDownload({ root: r, model, disk: realDisk, want, partial })).toThrow(/5 bytes, not 20/);
     expect(lstatSync(file).size).toBe(0);
+  });
+});
+
+describe('adoptLandings (a start after a kill between the renames and the rows)', () => {
+  it('adopts a file renamed over its placeholder, as the commit would have recorded it', () => {
+    const { r, file, model, partial } = setUp();
+    const ready = prepareLanding({ root: r, model, disk: realDisk, want, partial });
+    renameSync(ready.partial, ready.target); // renamed, then killed: the model never told
+    const st = lstatSync(file);
+    expect(adoptLandings(r, model, realDisk, [{ id: 'f1', content: ready.content }])).toEqual({
+      adopted: [{ id: 'f1', content: ready.content }],
+      dropped: [],
+    });
+    expect(model.get('f1')).toMatchObject({
+      ino: String(st.ino),
+      filled: false,
+      content: { etag: '"v1"', nasMtime: want.mtime, size: DATA.length, ino: String(st.ino), mtimeMs: Date.parse(want.mtime) },
+    });
+    expect([...model.withContent]).toEqual(['f1']);
+  });
+
+  it('drops a record whose rename did not happen, or whose file is not the one renamed there', () => {
+    const { r, file, model, partial } = setUp();
+    const ready = prepareLanding({ root: r, model, disk: realDisk, want, partial });
+    const before = model.get('f1');
+    // killed before the rename: the placeholder is there (another inode)
+    expect(adoptLandings(r, model, realDisk, [{ id: 'f1', content: ready.content }])).toEqual({ adopted: [], dropped: ['f1'] });
+    expect(model.get('f1')).toBe(before);
+    // renamed, then written to (another size): not the download any more
+    renameSync(partial, file);
+    writeFileSync(file, 'mine now, longer than the download was');
+    // a record with no content (damaged), and one of an object the model does not have
+    const rows = [
+      { id: 'f1', content: ready.content },
+      { id: 'f1', content: undefined },
+      { id: 'gone', content: ready.content },
+    ];
+    expect(adoptLandings(r, model, realDisk, rows)).toEqual({ adopted: [], dropped: ['f1', 'f1', 'gone'] });
+    expect(model.get('f1')).toBe(before);
+    expect(model.get('f1')!.content).toBeUndefined();
   });
 });
 

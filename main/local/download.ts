@@ -4,11 +4,13 @@
  * range from what it holds, checked (size and eTag), fsync'd, then renamed over the
  * placeholder. The partial's name is a hash of the object id: nothing from the network names
  * a path. A partial never replaces anything unless whole, checked and durable (`fetchContent`
- * resolves only after its fsync), and only an unchanged placeholder is replaced.
- * `commitDownload` must run under the engine's lock (it updates the model).
+ * resolves only after its fsync), and only an unchanged placeholder is replaced. A landing is
+ * recorded before its rename (`prepareLanding`, then `land`), so a start after a kill adopts a
+ * file renamed before the model's rows were written (`adoptLandings`). All of it runs under the
+ * engine's lock (it updates the model).
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, rmSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync, type BigIntStats, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
 import { parseDate } from '../../app/model/dates.js';
@@ -147,15 +149,24 @@ export interface CommitInput {
   realDirs?: Map<string, boolean>;
 }
 
+/** A checked partial ready to land: its place, and what the file holds once renamed there. */
+export interface ReadyLanding {
+  id: string;
+  partial: string;
+  target: string;
+  content: HeldContent;
+}
+
 /**
- * Puts a checked partial in place of the entry's placeholder (under the engine's lock): only
- * when the entry is still a placeholder the engine knows (same inode, zero bytes, not the
+ * Checks that a partial may go in place of the entry's placeholder (under the engine's lock):
+ * only when the entry is still a placeholder the engine knows (same inode, zero bytes, not the
  * user's content), or a download of an older NAS version still exactly as it was left (a
- * pinned file kept current: never anything the user changed); the partial gets the NAS time, then one rename(2). The model records the
- * content held (eTag, size, time, inode) BEFORE the watcher can report the rename, so that
- * report finds nothing new. Returns the file's path; throws (nothing replaced) otherwise.
+ * pinned file kept current: never anything the user changed); gives the partial the NAS time
+ * and reads what it will hold (a rename keeps its inode, size and time). Throws (nothing
+ * touched but the partial's time) otherwise. Nothing is renamed yet: `land` does that once
+ * the landing is recorded.
  */
-export function commitDownload(c: CommitInput): { path: string; content: HeldContent } {
+export function prepareLanding(c: CommitInput): ReadyLanding {
   const e = c.model.get(c.want.id);
   if (!e || e.kind !== 'file' || e.state !== 'ok' || e.ino === null)
     throw new AppError('NotFound', 'this file is not in the mirror folder any more: nothing was replaced');
@@ -177,7 +188,6 @@ export function commitDownload(c: CommitInput): { path: string; content: HeldCon
     const ps = c.disk.lstat(c.partial);
     if (Number(ps.size) !== c.want.size)
       throw new AppError('ContentMismatch', `the downloaded file has ${ps.size} bytes, not ${c.want.size}: nothing was replaced`);
-    c.disk.rename(c.partial, target);
     const content: HeldContent = {
       etag: c.want.etag,
       nasMtime: c.want.mtime,
@@ -185,12 +195,82 @@ export function commitDownload(c: CommitInput): { path: string; content: HeldCon
       mtimeMs: Number(ps.mtimeMs),
       ino: ps.ino.toString(),
     };
-    c.model.update(e.id, { ino: content.ino, filled: false, content });
-    return { path: target, content };
+    return { id: e.id, partial: c.partial, target, content };
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw diskError(isAbsent(err) ? 'find the downloaded file' : 'put the downloaded file in place of', target, err);
   }
+}
+
+/**
+ * One rename(2) of a prepared partial over its placeholder; the model records the content held
+ * (eTag, size, time, inode) BEFORE the watcher can report the rename, so that report finds
+ * nothing new. Under the same turn of the lock as `prepareLanding` (nothing awaited between).
+ */
+export function land(model: LocalModel, disk: Disk, r: ReadyLanding): void {
+  try {
+    disk.rename(r.partial, r.target);
+  } catch (err) {
+    throw diskError(isAbsent(err) ? 'find the downloaded file' : 'put the downloaded file in place of', r.target, err);
+  }
+  model.update(r.id, { ino: r.content.ino, filled: false, content: r.content });
+}
+
+/** Prepares and lands one partial (`prepareLanding`, then `land`): its path and the content it holds. */
+export function commitDownload(c: CommitInput): { path: string; content: HeldContent } {
+  const r = prepareLanding(c);
+  land(c.model, c.disk, r);
+  return { path: r.target, content: r.content };
+}
+
+/** What the start made of the landings a kill left (`adoptLandings`). */
+export interface AdoptedLandings {
+  /** Renamed before the kill: the model now records their content. */
+  adopted: { id: string; content: HeldContent }[];
+  /** Their rename did not happen (or the entry is not the one it was): forgotten. */
+  dropped: string[];
+}
+
+/**
+ * At the start, before any folder is read: the downloads a kill left between their renames and
+ * the model's rows (`local_landings`). A file at the entry's place with the recorded inode,
+ * size and time is that download: the model gets its content as `land` gives it, so the scan
+ * never reads it as the user's. Any other record is dropped: its rename did not happen (its
+ * partial is resumed or swept as any other). A record the disk cannot tell about (an error
+ * other than absence) is neither: kept for the next start. The caller writes the model and
+ * removes the records in one transaction.
+ */
+export function adoptLandings(
+  root: string,
+  model: LocalModel,
+  disk: Disk,
+  rows: readonly { id: string; content: HeldContent | undefined }[],
+): AdoptedLandings {
+  const out: AdoptedLandings = { adopted: [], dropped: [] };
+  for (const { id, content } of rows) {
+    const e = model.get(id);
+    const abs = e?.kind === 'file' && e.state === 'ok' && e.ino !== null && !e.filled ? absOf(root, model, id, undefined, disk) : undefined;
+    let st: BigIntStats | undefined;
+    try {
+      st = abs === undefined || content === undefined ? undefined : lstatBig(abs, disk);
+    } catch {
+      continue; // unreadable now: the record waits for a start that can tell
+    }
+    const same =
+      st !== undefined &&
+      content !== undefined &&
+      st.isFile() &&
+      st.ino.toString() === content.ino &&
+      Number(st.size) === content.size &&
+      Number(st.mtimeMs) === content.mtimeMs;
+    if (!same) {
+      out.dropped.push(id);
+      continue;
+    }
+    model.update(id, { ino: content.ino, filled: false, content });
+    out.adopted.push({ id, content });
+  }
+  return out;
 }
 
 /** Removes partial files no download record names (a finished or abandoned one a crash left). */

@@ -77,6 +77,27 @@ describe('LocalStore.loadModel', () => {
     expect(store.idAtPath('root', ['nope'])).toBeUndefined();
     db.close();
   });
+
+  it('landing records round-trip (a damaged one reads as no content) and go when removed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nm-local-store-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new LocalStore(db);
+    const content = { etag: '"v1"', nasMtime: '2021-01-01T00:00:00.000Z', size: 20, mtimeMs: 1609459200000, ino: '123' };
+    store.addLandings([
+      { id: 'a', content: { ...content, size: 1 } },
+      { id: 'b', content },
+    ]);
+    store.addLandings([{ id: 'a', content }]);
+    db.prepare("UPDATE local_landings SET content = 'not json' WHERE id = 'b'").run();
+    expect(new LocalStore(db).landings().sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual([
+      { id: 'a', content },
+      { id: 'b', content: undefined },
+    ]);
+    store.removeLandings(['a', 'b']);
+    expect(store.landings()).toEqual([]);
+    db.close();
+  });
 });
 
 describe('LocalStore local-only rows (issue 21: keyed by their folder, not a path)', () => {

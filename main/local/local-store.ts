@@ -78,6 +78,14 @@ export const LOCAL_MIGRATIONS = [
       db.exec('CREATE TABLE local_pins (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;');
     },
   },
+  // v8: downloads about to land (written before a turn's renames, removed with the model's rows):
+  // what each file will hold (`content`: JSON as in local_entries), so a start adopts a file a kill left renamed.
+  {
+    version: 8,
+    up: (db: Db): void => {
+      db.exec('CREATE TABLE local_landings (id TEXT PRIMARY KEY, content TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;');
+    },
+  },
 ];
 
 /** A stored `content` column: the record as written, anything else none (a placeholder is never guessed to hold content). */
@@ -104,6 +112,12 @@ export interface DownloadRow {
   etag: string;
   size: number;
   file: string;
+}
+
+/** A download about to land: the object, and what its file holds once renamed over the placeholder. */
+export interface Landing {
+  id: string;
+  content: HeldContent;
 }
 
 /** The stored candidates of a held row: a JSON array of strings, anything else none. */
@@ -631,6 +645,34 @@ export class LocalStore {
 
   removeDownload(id: string): void {
     this.db.prepare('DELETE FROM local_downloads WHERE id = ?').run(id);
+  }
+
+  /**
+   * Records downloads about to land (one transaction): what each file will hold once renamed
+   * over its placeholder. Removed in the transaction of the model's rows (`removeLandings`).
+   */
+  addLandings(rows: readonly Landing[]): void {
+    const at = new Date().toISOString();
+    const ins = this.db.prepare(
+      'INSERT INTO local_landings (id, content, at) VALUES (?, ?, ?) ' +
+        'ON CONFLICT(id) DO UPDATE SET content = excluded.content, at = excluded.at',
+    );
+    this.db.transaction(() => {
+      for (const r of rows) ins.run(r.id, JSON.stringify(r.content), at);
+    })();
+  }
+
+  removeLandings(ids: Iterable<string>): void {
+    const del = this.db.prepare('DELETE FROM local_landings WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) del.run(id);
+    })();
+  }
+
+  /** The downloads recorded as landing (a kill left them: none otherwise); a damaged row holds no content. */
+  landings(): { id: string; content: HeldContent | undefined }[] {
+    const rows = this.db.prepare('SELECT id, content FROM local_landings').all() as { id: string; content: string }[];
+    return rows.map((r) => ({ id: r.id, content: heldContentOf(r.content) }));
   }
 
   /** The pinned ids ("Keep on this device"): files, and folders whose pin covers everything below them. */
