@@ -292,6 +292,24 @@ describe('pairByPlace (cases)', () => {
     expect(r.uncertain).toEqual([]);
   });
 
+  it('two folders of two items and one that traded names, the two-item one then renamed (soak seed 10007 r6): two renames, nothing inside moves', () => {
+    const nodes: Node[] = [
+      { id: 'Y', kind: 'dir', parent: 'R', name: 'Yann', time: T0 },
+      { id: 'K', kind: 'dir', parent: 'R', name: 'Kraft', time: T0 },
+      { id: 'y1', kind: 'dir', parent: 'Y', name: 'Love Road', time: T0 },
+      { id: 'y2', kind: 'dir', parent: 'Y', name: 'Night River', time: T0 },
+      { id: 'k1', kind: 'dir', parent: 'K', name: 'Love Sky', time: T0 },
+    ];
+    const disk = nodes.map((n) => (n.id === 'K' ? { ...n, name: 'Yann' } : n.id === 'Y' ? { ...n, name: 'Yann r6' } : n));
+    const r = pairByPlace({ model: modelOf(nodes), scans: scansOf(disk), granularityMs: 2000, why: 'test' });
+    expect(r.moves.map((m) => [m.id, m.toName]).sort()).toEqual([
+      ['K', 'Yann'],
+      ['Y', 'Yann r6'],
+    ]);
+    expect(r.deletes).toEqual([]);
+    expect(r.uncertain).toEqual([]);
+  });
+
   it('two folders that traded names, one of them then moved away: each is found by its contents, nothing inside moves', () => {
     const nodes: Node[] = [
       { id: 'P', kind: 'dir', parent: 'R', name: 'Party', time: T0 },

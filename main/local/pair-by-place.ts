@@ -371,12 +371,14 @@ class TradedFolders {
     const mine = this.kidsOf(e.id).length;
     if (mine < 2) return false;
     // or the folder here holds most of what a folder gone from its own place held (a trade,
-    // then one of the two moved away): it is that folder, found by its contents
+    // then one of the two moved away): it is that folder, found by its contents; one item of
+    // its is enough beside two or more of this one's elsewhere (three in all, as above; soak
+    // seed 10007 r6)
     const names = new Set((this.ix.byPath.get(path)?.entries ?? []).map((d) => nfc(d.name)));
     return this.gone().some((g) => {
       if (g.id === e.id) return false;
       const kids = this.kidsOf(g.id);
-      return kids.length >= 2 && kids.filter((k) => names.has(nfc(k.lname))).length * 2 >= kids.length;
+      return kids.length >= 1 && kids.filter((k) => names.has(nfc(k.lname))).length * 2 >= kids.length;
     });
   }
 

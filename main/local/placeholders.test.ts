@@ -407,3 +407,54 @@ describe('a NAS rename onto a name the user gave another placeholder, not read y
     expect(writePlaceholders(root, model, plan(new Set(['y']))).reread.size).toBe(0);
   });
 });
+
+describe('a placeholder given another local name while the user held its name, then freed (soak seed 10012 r14)', () => {
+  it('gets its own name back once the user’s entry leaves that folder on the NAS’s word', () => {
+    const root = join(base, `f${n++}`);
+    mkdirSync(root);
+    const objs = new Map<string, RemoteObject>([
+      ['v', obj('v', 'R', 'Videos', true)],
+      ['m', obj('m', 'R', 'Moon', true)],
+      ['sw', obj('sw', 'v', 'A.mov', false)],
+      ['e', obj('e', 'v', 'B.mp4', false)],
+    ]);
+    const model = new LocalModel('R');
+    model.put({
+      id: 'R',
+      kind: 'dir',
+      lparent: '',
+      lname: '',
+      ino: lstatSync(root).ino.toString(),
+      filled: false,
+      rparent: '',
+      rname: '',
+      etag: '',
+      mtime: '',
+      setag: '',
+      state: 'ok',
+    });
+    const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
+      planRemote({
+        model,
+        rootId: 'R',
+        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
+        pending,
+        traits: POSIX_TRAITS,
+        ...(only ? { only } : {}),
+      });
+    expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
+    // the user renames A.mov to X.mov (its PATCH waits); on the NAS, B.mp4 is renamed X.mov and A.mov moved into Moon
+    renameSync(join(root, 'Videos', 'A.mov'), join(root, 'Videos', 'X.mov'));
+    model.update('sw', { lname: 'X.mov' });
+    objs.set('e', obj('e', 'v', 'X.mov', false, 2));
+    objs.set('sw', obj('sw', 'm', 'A.mov', false, 2));
+    expect(writePlaceholders(root, model, plan(new Set(['sw']), new Set(['e', 'sw']))).failed).toEqual([]);
+    const alias = readdirSync(join(root, 'Videos')).find((f) => f !== 'X.mov')!;
+    expect(alias).toMatch(/^X~.+\.mov$/);
+    // the PATCH is re-based over the NAS's move and applied: settle takes the NAS's object as the base
+    objs.set('sw', obj('sw', 'm', 'X.mov', false, 3));
+    model.update('sw', { rname: 'X.mov', rparent: 'm', etag: '"v3"', setag: '"v3"' });
+    expect(writePlaceholders(root, model, plan(new Set(), new Set(['sw']))).failed).toEqual([]);
+    expect(tree(root)).toEqual(['Moon/', 'Moon/X.mov', 'Videos/', 'Videos/X.mov']);
+  });
+});

@@ -147,7 +147,9 @@ function followBase(pl: Planning, remote: ReadonlyMap<string, RemoteObject>, ref
       if (only) touched.add(e.rparent);
       continue;
     }
-    if (only) touched.add(e.rparent).add(o.parentID);
+    // (and the folder it is in on disk: it may leave it now, and a name it held there is free
+    // again for a sibling given another local name meanwhile; soak seed 10012 r14)
+    if (only) touched.add(e.rparent).add(o.parentID).add(e.lparent);
     if (isFixed(pl, e) || o.eTag === e.setag) continue;
     if (o.name !== e.rname)
       notes.push({ id: e.id, kind: 'renamed', detail: `renamed on the NAS: ${JSON.stringify(e.rname)} -> ${JSON.stringify(o.name)}` });
