@@ -25,6 +25,39 @@ const obj = (id: string, parentID: string, name: string, dir: boolean, v = 1): R
   hidden: 'none',
 });
 
+/** A model holding only the root 'R', placed at `root`. */
+function modelAt(root: string): LocalModel {
+  const model = new LocalModel('R');
+  model.put({
+    id: 'R',
+    kind: 'dir',
+    lparent: '',
+    lname: '',
+    ino: lstatSync(root).ino.toString(),
+    filled: false,
+    rparent: '',
+    rname: '',
+    etag: '',
+    mtime: '',
+    setag: '',
+    state: 'ok',
+  });
+  return model;
+}
+
+/** The remote plan of the NAS objects `objs` (only the ids `only`, when given) with `pending` unanswered. */
+function planner(model: LocalModel, objs: Map<string, RemoteObject>) {
+  return (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
+    planRemote({
+      model,
+      rootId: 'R',
+      objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
+      pending,
+      traits: POSIX_TRAITS,
+      ...(only ? { only } : {}),
+    });
+}
+
 function tree(root: string, prefix = ''): string[] {
   const out: string[] = [];
   for (const e of readdirSync(join(root, prefix), { withFileTypes: true })) {
@@ -147,21 +180,7 @@ describe('writePlaceholders on a failing disk (FaultDisk)', () => {
       ['d', obj('d', 'R', 'D', true)],
       ['a', obj('a', 'd', 'a.txt', false)],
     ]);
-    const model = new LocalModel('R');
-    model.put({
-      id: 'R',
-      kind: 'dir',
-      lparent: '',
-      lname: '',
-      ino: lstatSync(root).ino.toString(),
-      filled: false,
-      rparent: '',
-      rname: '',
-      etag: '',
-      mtime: '',
-      setag: '',
-      state: 'ok',
-    });
+    const model = modelAt(root);
     const sync = (disk?: FaultDisk): ReturnType<typeof writePlaceholders> =>
       writePlaceholders(
         root,
@@ -209,30 +228,8 @@ describe('a folder the NAS deletes while the user moved something into it (defec
       ['x1', obj('x1', 'x', 'x1.txt', false)],
       ['p1', obj('p1', 'p', 'p1.txt', false)],
     ]);
-    const model = new LocalModel('R');
-    model.put({
-      id: 'R',
-      kind: 'dir',
-      lparent: '',
-      lname: '',
-      ino: lstatSync(root).ino.toString(),
-      filled: false,
-      rparent: '',
-      rname: '',
-      etag: '',
-      mtime: '',
-      setag: '',
-      state: 'ok',
-    });
-    const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({
-        model,
-        rootId: 'R',
-        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
-        pending,
-        traits: POSIX_TRAITS,
-        ...(only ? { only } : {}),
-      });
+    const model = modelAt(root);
+    const plan = planner(model, objs);
     expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
     const ino = lstatSync(join(root, 'A', 'X')).ino.toString();
     // the user moves X into P (the local batch records it; its PATCH is in the outbox)
@@ -267,21 +264,7 @@ describe('a folder the NAS deletes holding a placeholder the user just moved in 
       ['x', obj('x', 'a', 'X', true)],
       ['x1', obj('x1', 'x', 'x1.txt', false)],
     ]);
-    const model = new LocalModel('R');
-    model.put({
-      id: 'R',
-      kind: 'dir',
-      lparent: '',
-      lname: '',
-      ino: lstatSync(root).ino.toString(),
-      filled: false,
-      rparent: '',
-      rname: '',
-      etag: '',
-      mtime: '',
-      setag: '',
-      state: 'ok',
-    });
+    const model = modelAt(root);
     const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
       planRemote({
         model,
@@ -315,30 +298,8 @@ describe('a cycle: the user moved A into B while the NAS moved B into A (seed 70
       ['b', obj('b', 'R', 'B', true)],
       ['b1', obj('b1', 'b', 'b1.txt', false)],
     ]);
-    const model = new LocalModel('R');
-    model.put({
-      id: 'R',
-      kind: 'dir',
-      lparent: '',
-      lname: '',
-      ino: lstatSync(root).ino.toString(),
-      filled: false,
-      rparent: '',
-      rname: '',
-      etag: '',
-      mtime: '',
-      setag: '',
-      state: 'ok',
-    });
-    const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({
-        model,
-        rootId: 'R',
-        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
-        pending,
-        traits: POSIX_TRAITS,
-        ...(only ? { only } : {}),
-      });
+    const model = modelAt(root);
+    const plan = planner(model, objs);
     expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
     // the user moves A into B (its PATCH waits in the outbox)
     renameSync(join(root, 'A'), join(root, 'B', 'A'));
@@ -368,21 +329,7 @@ describe('a NAS rename onto a name the user gave another placeholder, not read y
       ['x', obj('x', 'd', 'x.txt', false)],
       ['y', obj('y', 'e', 'y.txt', false)],
     ]);
-    const model = new LocalModel('R');
-    model.put({
-      id: 'R',
-      kind: 'dir',
-      lparent: '',
-      lname: '',
-      ino: lstatSync(root).ino.toString(),
-      filled: false,
-      rparent: '',
-      rname: '',
-      etag: '',
-      mtime: '',
-      setag: '',
-      state: 'ok',
-    });
+    const model = modelAt(root);
     const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
       planRemote({
         model,
@@ -418,30 +365,8 @@ describe('a placeholder given another local name while the user held its name, t
       ['sw', obj('sw', 'v', 'A.mov', false)],
       ['e', obj('e', 'v', 'B.mp4', false)],
     ]);
-    const model = new LocalModel('R');
-    model.put({
-      id: 'R',
-      kind: 'dir',
-      lparent: '',
-      lname: '',
-      ino: lstatSync(root).ino.toString(),
-      filled: false,
-      rparent: '',
-      rname: '',
-      etag: '',
-      mtime: '',
-      setag: '',
-      state: 'ok',
-    });
-    const plan = (pending: Set<string>, only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({
-        model,
-        rootId: 'R',
-        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
-        pending,
-        traits: POSIX_TRAITS,
-        ...(only ? { only } : {}),
-      });
+    const model = modelAt(root);
+    const plan = planner(model, objs);
     expect(writePlaceholders(root, model, plan(new Set())).failed).toEqual([]);
     // the user renames A.mov to X.mov (its PATCH waits); on the NAS, B.mp4 is renamed X.mov and A.mov moved into Moon
     renameSync(join(root, 'Videos', 'A.mov'), join(root, 'Videos', 'X.mov'));
