@@ -30,6 +30,9 @@ const text = (v: unknown): string => {
   return JSON.stringify(v) ?? String(v);
 };
 
+/** "error: " or "warning: " before a line of that level; nothing before the others. */
+const levelWord = (level: unknown): string => (level === 'error' ? 'error: ' : level === 'warn' ? 'warning: ' : '');
+
 /** `HH:MM:SS` in local time. */
 const clock = (iso: unknown): string => {
   const d = typeof iso === 'string' ? new Date(iso) : new Date(NaN);
@@ -48,8 +51,7 @@ function decisionLine(rec: Record<string, unknown>, details: boolean): string | 
   const words = activityText({ kind: kind as ActivityKind, path, summary });
   const reason = typeof rec['reason'] === 'string' && rec['reason'] !== '' ? ` (${rec['reason']})` : '';
   const more = details ? `  [${path ? `${path}: ` : ''}${summary}${reason}]` : '';
-  const level = rec['level'] === 'error' ? 'error: ' : rec['level'] === 'warn' ? 'warning: ' : '';
-  return printable(`${clock(rec['t'])} ${level}${words}${more}`) + '\n';
+  return printable(`${clock(rec['t'])} ${levelWord(rec['level'])}${words}${more}`) + '\n';
 }
 
 /** One JSON log line (without its newline) as a line for people (with its newline). */
@@ -64,8 +66,7 @@ export function humanLine(jsonLine: string, opts: HumanLineOptions = {}): string
   }
   const decision = decisionLine(rec, opts.details ?? false);
   if (decision !== undefined) return decision;
-  const level = rec['level'];
-  const what = `${level === 'error' ? 'error: ' : level === 'warn' ? 'warning: ' : ''}${text(rec['msg'] ?? '')}`;
+  const what = `${levelWord(rec['level'])}${text(rec['msg'] ?? '')}`;
   const path = typeof rec['path'] === 'string' && rec['path'] !== '' ? rec['path'] : undefined;
   const summary = rec['summary'] !== undefined && rec['summary'] !== '' ? realPlurals(text(rec['summary'])) : undefined;
   const reason = rec['reason'] !== undefined && rec['reason'] !== '' ? text(rec['reason']) : undefined;

@@ -43,7 +43,7 @@ export interface EngineStatus {
 }
 
 /** The bytes of the files going up now: sent of total. */
-function bytesGoing(going: Iterable<{ sent: number; size: number }>): { sent: number; total: number } {
+function bytesInFlight(going: Iterable<{ sent: number; size: number }>): { sent: number; total: number } {
   let sent = 0;
   let total = 0;
   for (const g of going) {
@@ -89,7 +89,7 @@ export function buildStatus(
     heldObjects: held.reduce((n, h) => n + h.objects, 0),
     localOnly: core.local.localOnlyCount() + filled,
     filledPlaceholders: filled,
-    uploads: { waiting: up.open, held: up.held, ...bytesGoing(going) },
+    uploads: { waiting: up.open, held: up.held, ...bytesInFlight(going) },
     watcher: { polling: s.watcherPolling || watcher.polling, selfTest: watcher.selfTest, notice: s.watcherNotice ?? null },
     error: shownError(s),
   };

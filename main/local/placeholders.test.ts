@@ -265,15 +265,8 @@ describe('a folder the NAS deletes holding a placeholder the user just moved in 
       ['x1', obj('x1', 'x', 'x1.txt', false)],
     ]);
     const model = modelAt(root);
-    const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({
-        model,
-        rootId: 'R',
-        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
-        pending: new Set(),
-        traits: POSIX_TRAITS,
-        ...(only ? { only } : {}),
-      });
+    const planned = planner(model, objs);
+    const plan = (only?: Set<string>): ReturnType<typeof planRemote> => planned(new Set(), only);
     expect(writePlaceholders(root, model, plan()).failed).toEqual([]);
     // the user moves X into P; the NAS deletes P before the engine read that move
     renameSync(join(root, 'A', 'X'), join(root, 'P', 'X'));
@@ -330,15 +323,8 @@ describe('a NAS rename onto a name the user gave another placeholder, not read y
       ['y', obj('y', 'e', 'y.txt', false)],
     ]);
     const model = modelAt(root);
-    const plan = (only?: Set<string>): ReturnType<typeof planRemote> =>
-      planRemote({
-        model,
-        rootId: 'R',
-        objects: only ? [...only].flatMap((id) => objs.get(id) ?? []) : objs.values(),
-        pending: new Set(),
-        traits: POSIX_TRAITS,
-        ...(only ? { only } : {}),
-      });
+    const planned = planner(model, objs);
+    const plan = (only?: Set<string>): ReturnType<typeof planRemote> => planned(new Set(), only);
     expect(writePlaceholders(root, model, plan()).failed).toEqual([]);
     // the user moves x.txt into E as z.txt (no news of it yet); someone renames y.txt to z.txt on the NAS
     renameSync(join(root, 'D', 'x.txt'), join(root, 'E', 'z.txt'));

@@ -269,7 +269,7 @@ export class LocalWatcher {
     if (!w || this.polling || this.closed) return 0;
     let added = 0;
     for (const rel of dirs) {
-      const abs = rel === '' ? this.root : join(this.root, ...rel.split('/'));
+      const abs = this.absOf(rel);
       if (this.watching(rel) || !(this.opts.disk ?? realDisk).exists(abs)) continue;
       // chokidar's add is asynchronous (stat, list, watch): not asked twice while under way
       const asked = this.asked.get(abs);
@@ -296,7 +296,7 @@ export class LocalWatcher {
     if (!w || this.polling || this.closed) return 0;
     let n = 0;
     for (const rel of dirs) {
-      const abs = rel === '' ? this.root : join(this.root, ...rel.split('/'));
+      const abs = this.absOf(rel);
       if (!(this.opts.disk ?? realDisk).exists(abs)) continue;
       if (this.watching(rel)) w.unwatch(abs);
       this.asked.set(abs, Date.now());
@@ -306,10 +306,15 @@ export class LocalWatcher {
     return n;
   }
 
+  /** The absolute path of a folder given relative to the mirror (`''`: the mirror itself). */
+  private absOf(rel: string): string {
+    return rel === '' ? this.root : join(this.root, ...rel.split('/'));
+  }
+
   /** chokidar holds a watch on this folder (a relative path). */
   watching(rel: string): boolean {
     const closers = (this.w as unknown as { _closers: Map<string, unknown> } | undefined)?._closers;
-    return closers?.has(rel === '' ? this.root : join(this.root, ...rel.split('/'))) ?? false;
+    return closers?.has(this.absOf(rel)) ?? false;
   }
 
   /** Writes a probe file and waits for its event. */
