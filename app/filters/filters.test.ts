@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { dayOf, factOf, kindOfMime } from './facts.js';
 import fc from 'fast-check';
 import { describeFilter, parseFilters, passes, quoteOperator, withoutFilter } from './filters.js';
+import { isOn, stateIn, type DeviceView } from './on-device.js';
+import { DEVICE_STATES } from '../contract/shapes.js';
 
 const parse = (q: string) => {
   const p = parseFilters(q);
@@ -86,12 +88,34 @@ describe('parseFilters', () => {
     );
   });
 
+  it('reads on: with its aliases, and words it for a chip', () => {
+    const p = parse('budget on:device on:HERE on:this-device on:nas on:placeholder on:kept on:Pinned');
+    expect(p.text).toBe('budget');
+    expect(p.filters.map((f) => (f.op === 'on' ? f.place : f.op))).toEqual(['device', 'device', 'device', 'nas', 'nas', 'kept', 'kept']);
+    expect(p.filters.map(describeFilter)).toEqual([
+      'on: this device',
+      'on: this device',
+      'on: this device',
+      'on: NAS only',
+      'on: NAS only',
+      'on: kept',
+      'on: kept',
+    ]);
+    // quoted, or inside a word, it is text
+    expect(parse('"on:device" salon:x').filters).toEqual([]);
+    const q = 'a on:nas b';
+    expect(withoutFilter(q, parse(q), 0)).toBe('a b');
+  });
+
   it('says what is wrong', () => {
     for (const [q, msg] of [
       ['size:big', /not a size/],
       ['date:2019-13', /not a date/],
       ['kind:pdf', /not a kind/],
       ['ext:', /needs a value/],
+      ['on:', /needs a value \(for example on:device\)/],
+      ['on:moon', /on:moon is not a place: use on:device/],
+      ['on:constructor', /not a place/],
     ] as const) {
       const p = parseFilters(q);
       expect(p.ok).toBe(false);
@@ -116,7 +140,28 @@ describe('parseFilters', () => {
     const under = (): boolean => true;
     expect(passes(f, parse('ext:jpg size:<=2kb date:2019 camera:eos kind:photo in:x').filters, ['x'], under)).toBe(true);
     expect(passes(f, parse('date:2021').filters, [], under)).toBe(false);
+    // on: reads the state the caller gives (none: not on this device, not a placeholder either)
+    expect(passes(f, parse('on:device').filters, [], under)).toBe(false);
+    expect(passes(f, parse('on:nas').filters, [], under, () => 'placeholder')).toBe(true);
+    expect(passes(f, parse('ext:jpg on:kept').filters, [], under, () => 'pinned')).toBe(true);
+    expect(passes(f, parse('ext:png on:kept').filters, [], under, () => 'pinned')).toBe(false);
     expect(kindOfMime('application/pdf')).toBe('doc');
     expect(dayOf('nonsense')).toBe(0);
+  });
+
+  it('on: places: this device holds what is downloaded, changed or kept; the NAS only, placeholders; kept, pins', () => {
+    const table = Object.fromEntries(
+      [...DEVICE_STATES, undefined].map((st) => [String(st), (['device', 'nas', 'kept'] as const).filter((p) => isOn(p, st))]),
+    );
+    expect(table).toEqual({
+      placeholder: ['nas'],
+      here: ['device'],
+      edited: ['device'],
+      pinned: ['device', 'kept'],
+      folder: [],
+      undefined: [],
+    });
+    const view: DeviceView = { key: 'k', held: new Map([['a', 'here']]), isFile: (id) => id !== 'dir' };
+    expect(['a', 'b', 'dir'].map((id) => stateIn(view, id))).toEqual(['here', 'placeholder', undefined]);
   });
 });

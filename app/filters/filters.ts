@@ -1,15 +1,18 @@
 /**
  * Search operators on top of the service's text search: `ext:`, `kind:`, `in:"..."`,
- * `size:`, `date:`, `camera:`. A query is split into its plain text (handed UNCHANGED to the
+ * `size:`, `date:`, `camera:`, `on:`. A query is split into its plain text (handed UNCHANGED to the
  * service's semantics, so plain terms keep exactly the service's answer) and its filters,
  * which only narrow that answer offline. Text inside double quotes is never an operator.
- * Pure: `in:` is resolved to a folder by the caller (it needs the mirror).
+ * Pure: `in:` is resolved to a folder by the caller (it needs the mirror), and `on:` reads the
+ * device's state the caller hands it (on-device.ts).
  */
 import { foldCase } from '../search/fold.js';
 import { KINDS, type Fact, type ObjectKind } from './facts.js';
 import { formatSize } from '../util/human.js';
+import type { DeviceState } from '../contract/shapes.js';
+import { ON_LABELS, isOn, onPlaceOf, type OnPlace } from './on-device.js';
 
-export const OPERATORS = ['ext', 'kind', 'in', 'size', 'date', 'camera'] as const;
+export const OPERATORS = ['ext', 'kind', 'in', 'size', 'date', 'camera', 'on'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 export type Filter =
@@ -20,7 +23,9 @@ export type Filter =
   | { op: 'size'; raw: string; min: number; max: number }
   /** Inclusive YYYYMMDD bounds. */
   | { op: 'date'; raw: string; from: number; to: number }
-  | { op: 'camera'; raw: string; text: string };
+  | { op: 'camera'; raw: string; text: string }
+  /** Where the content is: on this device, on the NAS only (a placeholder), or kept here. */
+  | { op: 'on'; raw: string; place: OnPlace };
 
 export interface FilteredQuery {
   /** The query without its operators ('' when only operators were given). */
@@ -66,7 +71,7 @@ const UNITS: Record<string, number> = {
   t: 1024 ** 4,
   tb: 1024 ** 4,
 };
-const OP_RE = /^(ext|kind|in|size|date|camera):/i;
+const OP_RE = /^(ext|kind|in|size|date|camera|on):/i;
 
 /** Splits a query into plain text and filters; never throws. */
 export function parseFilters(q: string): FilterParse {
@@ -183,6 +188,10 @@ function parseOne(op: Operator, value: string, raw: string): Filter | string {
     }
     case 'camera':
       return { op, raw, text: foldCase(v) };
+    case 'on': {
+      const place = onPlaceOf(v);
+      return place ? { op, raw, place } : `on:${v} is not a place: use on:device (or on:here), on:nas (or on:placeholder) or on:kept`;
+    }
     case 'size':
       return sizeFilter(v, raw);
     case 'date':
@@ -197,6 +206,7 @@ const EXAMPLES: Record<Operator, string> = {
   size: 'size:>100mb',
   date: 'date:2019-05..2019-08',
   camera: 'camera:canon',
+  on: 'on:device',
 };
 
 function bytes(s: string): number | undefined {
@@ -271,13 +281,15 @@ function dateFilter(v: string, raw: string): Filter | string {
 
 /**
  * True when the fact passes every filter. `under(id, folderId)` says whether an object is
- * below a folder; `inFolders` holds the folder id each `in:` filter resolved to, in order.
+ * below a folder; `inFolders` holds the folder id each `in:` filter resolved to, in order;
+ * `deviceOf(id)` says what an object is on this device (`on:`; on-device.ts `stateIn`).
  */
 export function passes(
   f: Fact,
   filters: readonly Filter[],
   inFolders: readonly string[],
   under: (id: string, folderId: string) => boolean,
+  deviceOf: (id: string) => DeviceState | undefined = () => undefined,
 ): boolean {
   let k = 0;
   for (const x of filters) {
@@ -300,6 +312,9 @@ export function passes(
       case 'in':
         if (!under(f.id, inFolders[k++]!)) return false;
         break;
+      case 'on':
+        if (!isOn(x.place, deviceOf(f.id))) return false;
+        break;
     }
   }
   return true;
@@ -316,6 +331,8 @@ export function describeFilter(f: Filter): string {
       return `in: /${f.path}`;
     case 'camera':
       return `camera: ${f.text}`;
+    case 'on':
+      return ON_LABELS[f.place];
     case 'size': {
       const range = f.max === Infinity ? `≥ ${human(f.min)}` : f.min === 0 ? `≤ ${human(f.max)}` : `${human(f.min)} – ${human(f.max)}`;
       return `size: ${range}`;

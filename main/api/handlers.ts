@@ -80,7 +80,8 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
   };
   return {
     status: async () => d.status(),
-    search: async ({ q, limit, pageToken }) => searchWithPaths(d.index(), d.store, q, limit, pageToken, pendingWords(d.engine())),
+    search: async ({ q, limit, pageToken }) =>
+      searchWithPaths(d.index(), d.store, q, limit, pageToken, pendingWords(d.engine()), () => engineOrThrow().deviceView()),
     suggest: async ({ prefix, limit }) => ({ words: d.index().suggest(prefix, limit ?? 8) }),
     didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),

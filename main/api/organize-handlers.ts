@@ -33,7 +33,8 @@ export function storageOf(index: OfflineIndex): StorageAggregates {
 /** Plans again from the mirror as it is now, then enqueues under the engine's lock. */
 export async function applyOrganize(engine: Engine, index: OfflineIndex, args: OrganizeArgs): Promise<OrganizeOutcome> {
   await index.factsReady();
-  const items = itemsOf(index, buildPlan(index, args));
+  const plan = buildPlan(index, args, () => engine.deviceView());
+  const items = itemsOf(index, plan);
   if (items.length === 0) throw new AppError('BadRequest', 'nothing to change: every item is unchanged or flagged in the preview');
   const out = await engine.locked(() =>
     enqueueBatch(engine.core, { q: sourceOf(args), rename: args.rename || null, move: args.move || null }, items),
@@ -48,7 +49,7 @@ export function organizeHandlers(index: () => OfflineIndex, engine: () => Engine
     // the facts are built in chunks that yield to the event loop (seconds at 1M objects), then kept
     organizePreview: async (args) => {
       await index().factsReady();
-      return buildPlan(index(), args);
+      return buildPlan(index(), args, () => engine().deviceView());
     },
     organizeApply: async (args) => applyOrganize(engine(), index(), args),
     storage: async ({ folderId }) => storageOf(index()).viewReady(folderId),

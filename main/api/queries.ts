@@ -6,7 +6,7 @@
 import type { ListResult, SearchResult } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import { isFolder } from '../../app/model/remote-object.js';
-import { filtersReady, searchFiltered } from '../index/filtered-search.js';
+import { filtersReady, searchFiltered, type DeviceSource } from '../index/filtered-search.js';
 import type { OfflineIndex } from '../index/offline-index.js';
 import type { MirrorStore } from '../mirror/store.js';
 
@@ -25,10 +25,11 @@ export async function searchWithPaths(
   limit?: number,
   pageToken?: string,
   pendingOf: (id: string) => string | undefined = () => undefined,
+  device?: DeviceSource,
 ): Promise<SearchResult> {
-  // operators (ext:, kind:, in:, size:, date:, camera:) narrow the service's answer offline
-  await filtersReady(index, q); // the first one builds the object facts in chunks, never blocking the loop
-  const page = searchFiltered(index, q, { limit, pageToken });
+  // operators (ext:, kind:, in:, size:, date:, camera:, on:) narrow the service's answer offline
+  await filtersReady(index, q, device); // the first one builds the object facts in chunks, never blocking the loop
+  const page = searchFiltered(index, q, { limit, pageToken, device });
   const paths = new Map<string, string>();
   return {
     pageToken: page.pageToken,

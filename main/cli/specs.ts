@@ -63,7 +63,7 @@ export const sync = defineCommand({
 
 export const search = defineCommand({
   name: 'search',
-  summary: 'search the mirror offline, as the NAS would answer (operators: ext: kind: in: size: date: camera:)',
+  summary: 'search the mirror offline, as the NAS would answer (operators: ext: kind: in: size: date: camera: on:)',
   positionals: [{ name: 'QUERY', description: 'words to find, operators allowed (quote it when it holds spaces)' }],
   options: { state, limit, 'page-token': pageToken, json },
   notes: ["example: nas-mirror search 'IMG kind:photo date:2019-05..2019-08 camera:canon'"],

@@ -6,10 +6,14 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AppError } from '../../app/errors.js';
+import type { DeviceView } from '../../app/filters/on-device.js';
 import { authFor, type ClientAuth } from '../auth/credential.js';
 import type { Transport } from '../client/transport.js';
 import type { Candidate } from '../connection/device.js';
 import { openKeychain } from '../keychain/keychain.js';
+import { LocalStore } from '../local/local-store.js';
+import { LocalModel } from '../local/model.js';
+import { deviceView } from '../local/pins.js';
 import { MirrorStore } from '../mirror/store.js';
 import { defaultDataDir } from '../settings/app-dirs.js';
 import { openStateDb, type Db } from '../state/db.js';
@@ -37,6 +41,19 @@ export function openExistingState(given: string | undefined, env: NodeJS.Process
   }
   const db = openStateDb(dir);
   return { db, store: new MirrorStore(db), dir };
+}
+
+let storedViews = 0;
+
+/**
+ * What is on this device as the state folder holds it (the local model and the pins, as the
+ * engine last wrote them), for a search's `on:` operator: the same states as the running
+ * engine's. Loads the whole model, so it is read only when a query has an `on:`.
+ */
+export function storedDeviceView(db: Db, store: MirrorStore): DeviceView {
+  const local = new LocalStore(db);
+  const rootId = store.root()?.id ?? '';
+  return deviceView(rootId ? local.loadModel(rootId) : new LocalModel(''), local.pins(), `stored:${++storedViews}`);
 }
 
 /** The keychain account of a device: its first (LAN) address. */

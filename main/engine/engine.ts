@@ -30,6 +30,7 @@ import { CHUNK_BYTES, Creator } from './creates.js';
 import { ContentChoices } from './content-conflicts.js';
 import { sweepPartials } from '../local/download.js';
 import { ignore } from '../../app/util/ignore.js';
+import type { DeviceView } from '../../app/filters/on-device.js';
 
 export type { EngineOptions };
 
@@ -445,6 +446,11 @@ export class Engine {
   /** What each id is on this device: placeholder, here (downloaded), edited (the user's), pinned, folder. */
   deviceStates(ids: readonly string[]): Map<string, DeviceState> {
     return this.pins.states(ids);
+  }
+
+  /** What is on this device, as one snapshot for the search's `on:` operator (the same states as `deviceStates`). */
+  deviceView(): DeviceView {
+    return this.pins.deviceView();
   }
 
   /** The NAS content downloaded on this device below a folder (the whole mirror when absent). */

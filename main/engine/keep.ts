@@ -11,8 +11,8 @@
 import { AppError, toAppError } from '../../app/errors.js';
 import { lstatBig } from '../local/analyse.js';
 import { emptyIfUnchanged, followHeldContent } from '../local/held-content.js';
-import { asDownloaded } from '../local/model.js';
-import { pinOf, subtreeOf, wantedFiles } from '../local/pins.js';
+import { asDownloaded, type LocalModel } from '../local/model.js';
+import { deviceStateOf, deviceView, pinOf, subtreeOf, wantedFiles } from '../local/pins.js';
 import { absOf } from '../local/placeholders.js';
 import { parseDate } from '../../app/model/dates.js';
 import type { ActivityInput, Core, Lock } from './core.js';
@@ -20,6 +20,7 @@ import { pathFor } from './core.js';
 import type { GetResult, PendingGet } from './downloads.js';
 import { Rerun } from './rerun.js';
 import type { DeviceState } from '../../app/contract/shapes.js';
+import type { DeviceView } from '../../app/filters/on-device.js';
 
 /** How many pinned files download at once (requests in flight). */
 export const KEEP_CONCURRENCY = 4;
@@ -60,6 +61,9 @@ export class Keeper {
   private lastFailed = '';
   /** The pins as stored (only this class changes them: dropped at each change), read once, not once per file. */
   private pinned: ReadonlySet<string> | undefined;
+  /** The search's last device view, and the model (at its version) and the pins it was built from. */
+  private view: { model: LocalModel; version: number; pins: ReadonlySet<string>; view: DeviceView } | undefined;
+  private views = 0;
 
   constructor(private readonly p: KeepPort) {}
 
@@ -180,13 +184,21 @@ export class Keeper {
     const pins = this.pins();
     const out = new Map<string, DeviceState>();
     for (const id of ids) {
-      const e = model.get(id);
-      if (!e) continue;
-      if (pinOf(model, pins, id) !== undefined) out.set(id, 'pinned');
-      else if (e.kind === 'dir') out.set(id, 'folder');
-      else out.set(id, e.filled ? 'edited' : e.content ? 'here' : 'placeholder');
+      const st = deviceStateOf(model, pins, id);
+      if (st !== undefined) out.set(id, st);
     }
     return out;
+  }
+
+  /** The same states as one snapshot for the search's `on:` operator: built again once the model or the pins changed. */
+  deviceView(): DeviceView {
+    const { model } = this.p.core;
+    const pins = this.pins();
+    const v = this.view;
+    if (v && v.model === model && v.version === model.version && v.pins === pins) return v.view;
+    const view = deviceView(model, pins, `engine:${++this.views}`);
+    this.view = { model, version: model.version, pins, view };
+    return view;
   }
 
   /** The NAS content held on this device below `under` (the whole mirror when absent): downloaded files and their bytes. */

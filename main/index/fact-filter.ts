@@ -2,20 +2,23 @@
  * The search filters (app/filters) compiled to one predicate over the columns of the object
  * facts (object-facts.ts): a slot passes exactly when `passes(fact, filters, ...)` would say
  * so, but each test is a typed-array read (extension and camera tests are decided once per
- * table entry, `in:` once per parent folder). Built per query; cheap enough to call for
- * every candidate the text search meets.
+ * table entry, `in:` once per parent folder, `on:` one table read: what is on this device is
+ * few objects, marked per slot once per device snapshot). Built per query; cheap enough to call
+ * for every candidate the text search meets.
  */
 import { KINDS } from '../../app/filters/facts.js';
 import type { Filter } from '../../app/filters/filters.js';
+import type { DeviceView, OnPlace } from '../../app/filters/on-device.js';
 import { FOLDER_CODE, type FactColumns, type ObjectFacts } from './object-facts.js';
 
 export type SlotTest = (slot: number) => boolean;
 
 /**
  * The predicate of `filters` over `facts` as they are now (valid until their next change);
- * `inFolders` holds the folder id each `in:` filter resolved to, in order.
+ * `inFolders` holds the folder id each `in:` filter resolved to, in order; `device` is what
+ * `on:` reads (required when the filters hold one).
  */
-export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]): SlotTest {
+export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], device?: DeviceView): SlotTest {
   const c = facts.columns();
   const tests: SlotTest[] = [];
   let k = 0;
@@ -70,6 +73,9 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
         });
         break;
       }
+      case 'on':
+        tests.push(onTest(facts, c, device, x.place));
+        break;
     }
   }
   const present = c.present;
@@ -91,8 +97,8 @@ export function slotTest(facts: ObjectFacts, filters: readonly Filter[], inFolde
  * tight loops over the typed arrays (a few ms at 1M objects): for passes that look at
  * every object anyway (operators only). Valid until the facts' next change.
  */
-export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]): Uint8Array {
-  const steps = slotMaskSteps(facts, filters, inFolders, Infinity);
+export function slotMask(facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[], device?: DeviceView): Uint8Array {
+  const steps = slotMaskSteps(facts, filters, inFolders, Infinity, device);
   for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
 }
 
@@ -102,6 +108,7 @@ export function* slotMaskSteps(
   filters: readonly Filter[],
   inFolders: readonly string[],
   chunk: number,
+  device?: DeviceView,
 ): Generator<void, Uint8Array> {
   const c = facts.columns();
   const n = c.slots;
@@ -159,6 +166,9 @@ export function* slotMaskSteps(
         yield* narrowBy(mask, underFolder(facts, c, folder));
         break;
       }
+      case 'on':
+        yield* narrowBy(mask, onTest(facts, c, device, x.place));
+        break;
     }
   }
   return mask.m;
@@ -198,4 +208,39 @@ function underFolder(facts: ObjectFacts, c: FactColumns, folder: number): (s: nu
     if (known[p] === 0) known[p] = p === folder || facts.slotUnder(s, folder) ? 1 : 2;
     return known[p] === 1;
   };
+}
+
+/** Per slot, what `on:` reads of the device view's `held`: 0 none, else HELD_CODE. */
+const HELD_CODE = { here: 1, edited: 2, pinned: 3 } as const;
+const heldTables = new WeakMap<DeviceView, { facts: ObjectFacts; version: number; slots: number; table: Uint8Array }>();
+
+/** The view's held objects marked by slot: one pass over the few held, kept per view and facts version. */
+function heldBySlot(facts: ObjectFacts, c: FactColumns, device: DeviceView): Uint8Array {
+  const have = heldTables.get(device);
+  if (have && have.facts === facts && have.version === facts.version && have.slots === c.slots) return have.table;
+  const table = new Uint8Array(c.slots);
+  for (const [id, state] of device.held) {
+    const s = facts.slotOfId(id);
+    if (s !== undefined && s < c.slots) table[s] = HELD_CODE[state];
+  }
+  heldTables.set(device, { facts, version: facts.version, slots: c.slots, table });
+  return table;
+}
+
+/**
+ * The `on:` test (on-device.ts `isOn` over `stateIn`): on this device, any held object; kept,
+ * a pinned one; on the NAS only, a file the mirror folder holds that is not held (a placeholder).
+ */
+function onTest(facts: ObjectFacts, c: FactColumns, device: DeviceView | undefined, place: OnPlace): (s: number) => boolean {
+  if (!device) throw new Error('on: needs the device view');
+  const held = heldBySlot(facts, c, device);
+  const ids = c.ids;
+  switch (place) {
+    case 'device':
+      return (s) => held[s]! > 0;
+    case 'kept':
+      return (s) => held[s] === HELD_CODE.pinned;
+    case 'nas':
+      return (s) => held[s] === 0 && device.isFile(ids[s]!);
+  }
 }

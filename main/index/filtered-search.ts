@@ -8,9 +8,12 @@
  * (fact-filter.ts) and handed to the text engine, which applies it to each candidate before
  * matching it and finds the narrowed page with the same pruning as a plain page (narrowing.ts).
  * When few objects pass the filters (at most FEW_MAX), the text is matched on those alone.
+ * `in:` is resolved here to a folder of the facts; `on:` reads the device view the caller hands
+ * over (the engine's, or the stored state's on the command line): it is not a fact of the NAS.
  */
 import { AppError } from '../../app/errors.js';
 import { parseFilters, quoteOperator, type Filter } from '../../app/filters/filters.js';
+import type { DeviceView } from '../../app/filters/on-device.js';
 import type { SearchPage } from '../../app/model/remote-object.js';
 import {
   DEFAULT_SEARCH_LIMIT,
@@ -29,6 +32,9 @@ import { narrowing, numbersReady } from './narrowing.js';
 import type { OfflineIndex, SearchOpts } from './offline-index.js';
 import type { ObjectFacts } from './object-facts.js';
 
+/** What the device view comes from: called only when the query has an `on:` operator. */
+export type DeviceSource = () => DeviceView;
+
 export interface FilteredPage extends SearchPage {
   /** True when the query used operators: the NAS cannot answer it. */
   offlineOnly: boolean;
@@ -43,38 +49,56 @@ const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400
  * engine's numbers to them, the few objects that pass (or that they are not few), and what
  * the engine's narrowed page will use (a short term's answer order, the kept numbers).
  */
-export async function filtersReady(index: OfflineIndex, q: string): Promise<void> {
+export async function filtersReady(index: OfflineIndex, q: string, device?: DeviceSource): Promise<void> {
   const parsed = parseFilters(q);
   if (!parsed.ok || parsed.query.filters.length === 0) return;
   const facts = await index.factsReady();
   const num = index.numbering();
   await numbersReady(num, facts);
   const { filters } = parsed.query;
-  const inFolders = resolveFolders(facts, filters);
-  if ('missing' in inFolders) return; // the query itself says so
-  const test = slotTest(facts, filters, inFolders);
-  if (!num || (await fewReady(facts, filters, inFolders, test, FEW_MAX))) return; // the few are matched alone
+  let r: Resolved | { missing: string };
+  try {
+    r = resolve(facts, filters, device);
+  } catch {
+    return; // no device view to read (no engine): the query itself says why
+  }
+  if ('missing' in r) return;
+  const test = slotTest(facts, filters, r.inFolders, r.device);
+  if (!num || (await fewReady(facts, filters, r, test, FEW_MAX))) return; // the few are matched alone
   const text = parseQuery(parsed.query.text);
   if (!text.ok && parsed.query.text !== '') return;
-  await index.prepareNarrowed(
-    text.ok ? text.query : null,
-    narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)),
-  );
+  await index.prepareNarrowed(text.ok ? text.query : null, narrowing(num, facts, test, filterKey(filters, r), maskOf(facts, filters, r)));
 }
 
-/** The folder id each `in:` filter names, in order; or the first path not in the mirror. */
-function resolveFolders(facts: ObjectFacts, filters: readonly Filter[]): string[] | { missing: string } {
-  const out: string[] = [];
+/** What the filters read besides the facts: the folder id each `in:` names, in order, and the device view for `on:`. */
+interface Resolved {
+  inFolders: string[];
+  device: DeviceView | undefined;
+}
+
+/**
+ * The filters resolved: `in:` paths to folder ids (or the first path not in the mirror), and the
+ * device view when an `on:` asks for it (an error when there is none to ask).
+ */
+function resolve(facts: ObjectFacts, filters: readonly Filter[], device: DeviceSource | undefined): Resolved | { missing: string } {
+  const inFolders: string[] = [];
   for (const f of filters) {
     if (f.op !== 'in') continue;
     const id = facts.folderAt(f.path);
     if (id === undefined) return { missing: f.path };
-    out.push(id);
+    inFolders.push(id);
   }
-  return out;
+  if (!filters.some((f) => f.op === 'on')) return { inFolders, device: undefined };
+  if (!device)
+    throw new AppError('Unavailable', 'on: needs what the engine knows of this device (what is downloaded or kept): not known here');
+  return { inFolders, device: device() };
 }
 
-export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts & { fewMax?: number } = {}): FilteredPage {
+export function searchFiltered(
+  index: OfflineIndex,
+  q: string,
+  opts: SearchOpts & { fewMax?: number; device?: DeviceSource } = {},
+): FilteredPage {
   const parsed = parseFilters(q);
   if (!parsed.ok) throw bad(parsed.message);
   const { text, filters } = parsed.query;
@@ -82,12 +106,12 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
   const limit = opts.limit === undefined ? DEFAULT_SEARCH_LIMIT : Math.min(opts.limit, MAX_SEARCH_LIMIT);
   if (!Number.isSafeInteger(limit) || limit < 1) throw bad('limit must be a positive integer');
   const facts = index.facts();
-  const inFolders = resolveFolders(facts, filters);
-  if ('missing' in inFolders) throw bad(`${quoteOperator('in', inFolders.missing)}: no such folder in the mirror`);
-  const test = slotTest(facts, filters, inFolders);
+  const r = resolve(facts, filters, opts.device);
+  if ('missing' in r) throw bad(`${quoteOperator('in', r.missing)}: no such folder in the mirror`);
+  const test = slotTest(facts, filters, r.inFolders, r.device);
   const picked: { id: string; match: DocMatch | undefined }[] = [];
   let pageToken = '';
-  const few = fewPassing(facts, filters, inFolders, test, opts.fewMax ?? FEW_MAX);
+  const few = fewPassing(facts, filters, r, test, opts.fewMax ?? FEW_MAX);
   if (text !== '') {
     const pq = parseQuery(text);
     if (!pq.ok) throw bad(pq.message);
@@ -115,7 +139,7 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
         pq.query,
         limit,
         after,
-        narrowing(index.numbering(), facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)),
+        narrowing(index.numbering(), facts, test, filterKey(filters, r), maskOf(facts, filters, r)),
       );
       picked.push(...page.items);
       pageToken = page.pageToken;
@@ -127,14 +151,8 @@ export function searchFiltered(index: OfflineIndex, q: string, opts: SearchOpts 
     if (cursor === undefined) throw bad('pageToken is not valid');
     const num = index.numbering();
     const best =
-      (!few &&
-        num &&
-        index.firstKept(
-          limit + 1,
-          cursor,
-          narrowing(num, facts, test, filterKey(filters, inFolders), maskOf(facts, filters, inFolders)),
-        )) ||
-      firstInOrder(facts, few ?? slotMask(facts, filters, inFolders), test, limit + 1, cursor);
+      (!few && num && index.firstKept(limit + 1, cursor, narrowing(num, facts, test, filterKey(filters, r), maskOf(facts, filters, r)))) ||
+      firstInOrder(facts, few ?? slotMask(facts, filters, r.inFolders, r.device), test, limit + 1, cursor);
     for (const x of best.slice(0, limit)) picked.push({ id: x.id, match: undefined });
     if (best.length > limit) pageToken = 'f' + encodeOpaque([best[limit - 1]!.name, best[limit - 1]!.id]);
   }
@@ -155,15 +173,9 @@ const fewCache = new WeakMap<ObjectFacts, { version: number; key: string; slots:
  * else undefined (one pass over the columns, stopped at max + 1; the last answer is kept
  * per facts version, so pages after the first cost nothing).
  */
-function fewPassing(
-  facts: ObjectFacts,
-  filters: readonly Filter[],
-  inFolders: readonly string[],
-  test: SlotTest,
-  max: number,
-): number[] | undefined {
+function fewPassing(facts: ObjectFacts, filters: readonly Filter[], r: Resolved, test: SlotTest, max: number): number[] | undefined {
   if (max <= 0) return undefined;
-  const key = filterKey(filters, inFolders) + max;
+  const key = filterKey(filters, r) + max;
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots;
   const steps = fewSteps(facts, test, max, Infinity);
@@ -171,14 +183,8 @@ function fewPassing(
 }
 
 /** The same, built ahead in chunks that yield (dropped when the facts change meanwhile); true when few pass. */
-async function fewReady(
-  facts: ObjectFacts,
-  filters: readonly Filter[],
-  inFolders: readonly string[],
-  test: SlotTest,
-  max: number,
-): Promise<boolean> {
-  const key = filterKey(filters, inFolders) + max;
+async function fewReady(facts: ObjectFacts, filters: readonly Filter[], r: Resolved, test: SlotTest, max: number): Promise<boolean> {
+  const key = filterKey(filters, r) + max;
   const c = fewCache.get(facts);
   if (c && c.version === facts.version && c.key === key) return c.slots !== undefined;
   const version = facts.version;
@@ -208,12 +214,13 @@ function keepFew(facts: ObjectFacts, key: string, slots: number[] | undefined): 
 
 /** The filters' mask over the slots, in steps (narrowing.ts builds the kept numbers with it). */
 const maskOf =
-  (facts: ObjectFacts, filters: readonly Filter[], inFolders: readonly string[]) =>
+  (facts: ObjectFacts, filters: readonly Filter[], r: Resolved) =>
   (chunk: number): Generator<void, Uint8Array> =>
-    slotMaskSteps(facts, filters, inFolders, chunk);
+    slotMaskSteps(facts, filters, r.inFolders, chunk, r.device);
 
-const filterKey = (filters: readonly Filter[], inFolders: readonly string[]): string =>
-  JSON.stringify([filters.map((f) => f.raw), inFolders]);
+/** Names the filters as resolved (the same key, the same test): a new device snapshot is a new key. */
+const filterKey = (filters: readonly Filter[], r: Resolved): string =>
+  JSON.stringify([filters.map((f) => f.raw), r.inFolders, r.device?.key ?? null]);
 
 /**
  * The first `k` objects in (name length, name by code point, id) order after `cursor` among

@@ -84,10 +84,12 @@ export class LocalModel {
   private dirtyStamps = new Set<string>();
   /** Ids changed since the last `takeTouched` (a partial reconcile plans them again). */
   private touched = new Set<string>();
-  /** Entries whose placeholder holds content (kept as entries change: status reads it often). */
-  filledCount = 0;
   /** Ids of the files holding a downloaded NAS version (a NAS change to them is checked at each reconcile). */
   readonly withContent = new Set<string>();
+  /** Ids of the entries whose placeholder holds the user's own content (`filled`; kept as entries change: status reads it often). */
+  readonly withFilled = new Set<string>();
+  /** Moves with every change of an entry (what a snapshot of the model, e.g. the search's device view, is checked against). */
+  version = 0;
 
   constructor(
     readonly rootId: string,
@@ -136,6 +138,11 @@ export class LocalModel {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Entries whose placeholder holds the user's own content. */
+  get filledCount(): number {
+    return this.withFilled.size;
   }
 
   get(id: string): LocalEntry | undefined {
@@ -206,7 +213,8 @@ export class LocalModel {
   }
 
   private index(e: LocalEntry): void {
-    if (e.filled) this.filledCount++;
+    this.version++;
+    if (e.filled) this.withFilled.add(e.id);
     if (e.content !== undefined) this.withContent.add(e.id);
     let s = this.kids.get(e.lparent);
     if (!s) this.kids.set(e.lparent, (s = new Set()));
@@ -215,7 +223,8 @@ export class LocalModel {
   }
 
   private unindex(e: LocalEntry): void {
-    if (e.filled) this.filledCount--;
+    this.version++;
+    this.withFilled.delete(e.id);
     this.withContent.delete(e.id);
     this.kids.get(e.lparent)?.delete(e.id);
     const inos = this.inoIdx ?? this.inoFilling;

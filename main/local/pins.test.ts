@@ -1,11 +1,14 @@
 /**
  * Which entries pins cover (a folder's pin covers its subtree by the model's parent chain, so
- * it follows renames and moves and covers files added later) and which need a download.
+ * it follows renames and moves and covers files added later) and which need a download; the
+ * search's device view says of every id what `deviceStateOf` says.
  */
 import { describe, expect, it } from 'vitest';
+import { stateIn } from '../../app/filters/on-device.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
+import { prng } from '../../app/util/prng.js';
 import { LocalModel, type LocalEntry } from './model.js';
-import { needsContent, pinOf, sameVersion, subtreeOf, wantedFiles } from './pins.js';
+import { deviceStateOf, deviceView, needsContent, pinOf, sameVersion, subtreeOf, wantedFiles } from './pins.js';
 
 const T0 = '2021-01-01T00:00:00.000Z';
 const entry = (id: string, kind: 'file' | 'dir', lparent: string, over: Partial<LocalEntry> = {}): LocalEntry => ({
@@ -90,5 +93,47 @@ describe('pins', () => {
     expect(wantedFiles(m, new Set(['c']), (id) => objects.get(id))).toEqual(['c']);
     m.update('a', { filled: true });
     expect(wantedFiles(m, new Set(['Docs']), (id) => objects.get(id))).toEqual(['b']);
+  });
+
+  it('the device view says what deviceStateOf says of every id, held or not, as the model and the pins change', () => {
+    const r = prng(23);
+    const held = (id: string): LocalEntry['content'] => ({ etag: `"${id}"`, nasMtime: T0, size: 10, mtimeMs: 1, ino: `i-${id}` });
+    for (let round = 0; round < 20; round++) {
+      const m = new LocalModel('root', [entry('root', 'dir', '')]);
+      const dirs = ['root'];
+      for (let i = 0; i < 300; i++) {
+        const parent = dirs[Math.floor(r() * dirs.length)]!;
+        if (r() < 0.2) {
+          m.put(entry(`d${i}`, 'dir', parent));
+          dirs.push(`d${i}`);
+        } else {
+          const x = r();
+          m.put(entry(`f${i}`, 'file', parent, x < 0.1 ? { filled: true } : x < 0.25 ? { content: held(`f${i}`) } : {}));
+        }
+      }
+      const ids = [...m.byId.keys(), 'not-in-the-model'];
+      const pins = new Set([...ids.filter(() => r() < 0.02), 'pinned-but-gone']);
+      const check = (what: string): void => {
+        const view = deviceView(m, pins, what);
+        for (const id of ids) {
+          const want = deviceStateOf(m, pins, id);
+          expect(stateIn(view, id), `${what} ${id}`).toBe(want === 'folder' ? undefined : want);
+          expect(view.held.has(id), `${what} ${id}`).toBe(want === 'here' || want === 'edited' || want === 'pinned');
+        }
+      };
+      check(`round ${round}`);
+      // moves, edits, frees and new pins: a view built after them says it as well
+      for (let k = 0; k < 30; k++) {
+        const id = ids[Math.floor(r() * (ids.length - 1))]!;
+        const e = m.get(id)!;
+        if (id === 'root') continue;
+        const x = r();
+        if (x < 0.3 && e.kind === 'file') m.update(id, { filled: !e.filled, content: undefined });
+        else if (x < 0.5 && e.kind === 'file') m.update(id, { content: e.content ? undefined : held(id) });
+        else if (x < 0.7 && !m.isUnder(dirs[k % dirs.length]!, id)) m.place(id, dirs[k % dirs.length]!, id, e.ino);
+        else pins.add(id);
+      }
+      check(`round ${round}, after changes`);
+    }
   });
 });

@@ -2,8 +2,12 @@
  * "Keep on this device", the pure part: which entries a set of pins covers, and which of them
  * need the NAS's content. A pin is an object id; a folder's pin covers everything the model
  * holds below it (by the local parent chain), so a rename or a move keeps it and a file
- * added below it later is covered too. Reads the model only; no disk, no network.
+ * added below it later is covered too. What each entry is on this device (`deviceStateOf`), and
+ * the same for the search's `on:` operator as one snapshot (`deviceView`). Reads the model only;
+ * no disk, no network.
  */
+import type { DeviceState } from '../../app/contract/shapes.js';
+import type { DeviceView } from '../../app/filters/on-device.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import type { HeldContent, LocalEntry, LocalModel } from './model.js';
 
@@ -53,4 +57,32 @@ export function wantedFiles(model: LocalModel, pins: ReadonlySet<string>, object
 /** The entry and everything below it (a file: itself). */
 export function subtreeOf(model: LocalModel, id: string): string[] {
   return model.get(id)?.kind === 'dir' ? [id, ...model.descendants(id)] : [id];
+}
+
+/** What `id` is on this device: kept (its pin or a folder's above it), a folder, the user's content, downloaded, or a placeholder. */
+export function deviceStateOf(model: LocalModel, pins: ReadonlySet<string>, id: string): DeviceState | undefined {
+  const e = model.get(id);
+  if (!e) return undefined;
+  if (pinOf(model, pins, id) !== undefined) return 'pinned';
+  if (e.kind === 'dir') return 'folder';
+  return e.filled ? 'edited' : e.content ? 'here' : 'placeholder';
+}
+
+/**
+ * The search's view of this device (app/filters/on-device.ts) as `deviceStateOf` says it, in
+ * one pass over what is held here (downloaded files, the user's content, what the pins cover),
+ * never over the whole model: every other file is a placeholder. `key` names this snapshot;
+ * `isFile` reads the model as it is, so the view holds while the model's `version` does not move.
+ */
+export function deviceView(model: LocalModel, pins: ReadonlySet<string>, key: string): DeviceView {
+  const held = new Map<string, 'here' | 'edited' | 'pinned'>();
+  const isFile = (id: string): boolean => model.get(id)?.kind === 'file';
+  for (const id of model.withContent) if (isFile(id)) held.set(id, 'here');
+  for (const id of model.withFilled) if (isFile(id)) held.set(id, 'edited');
+  for (const p of pins) {
+    // pinOf walks up from an entry to a pin: the same entries as walking down from each pin
+    if (model.get(p)) held.set(p, 'pinned');
+    for (const id of model.descendants(p)) held.set(id, 'pinned');
+  }
+  return { key, held, isFile };
 }

@@ -13,7 +13,7 @@ import { nameProblem } from '../../app/model/names.js';
 import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
 import { parseFilters } from '../../app/filters/filters.js';
 import { fill, parsePattern, type Pattern } from '../../app/organize/pattern.js';
-import { searchFiltered } from '../index/filtered-search.js';
+import { searchFiltered, type DeviceSource } from '../index/filtered-search.js';
 import type { ObjectFacts } from '../index/object-facts.js';
 import type { OfflineIndex } from '../index/offline-index.js';
 
@@ -29,14 +29,15 @@ function patternOf(src: string | undefined, what: string): Pattern | undefined {
 /**
  * Every object the query finds, in its order, up to one batch. Files only, unless the query
  * asks for folders (`kind:folder`): a pattern meant for photos must not rename their folders.
+ * `device`: what an `on:` operator reads (filtered-search.ts).
  */
-export function selection(index: OfflineIndex, q: string): { objects: RemoteObject[]; truncated: boolean } {
+export function selection(index: OfflineIndex, q: string, device?: DeviceSource): { objects: RemoteObject[]; truncated: boolean } {
   const objects: RemoteObject[] = [];
   const parsed = parseFilters(q);
   const folders = parsed.ok && parsed.query.filters.some((f) => f.op === 'kind' && f.kinds.includes('folder'));
   let token = '';
   for (;;) {
-    const page = searchFiltered(index, q, { limit: 1000, pageToken: token });
+    const page = searchFiltered(index, q, { limit: 1000, pageToken: token, device });
     for (const m of page.matches) {
       if (!folders && isFolder(m.file)) continue;
       if (objects.length === MAX_ORGANIZE) return { objects, truncated: true };
@@ -76,7 +77,7 @@ const unknownItem = (id: string): PlanItem => ({
   problem: `no object with id ${id} in the mirror (deleted, or never there)`,
 });
 
-export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan {
+export function buildPlan(index: OfflineIndex, args: OrganizeArgs, device?: DeviceSource): OrganizePlan {
   const rename = patternOf(args.rename, 'rename');
   const move = patternOf(args.move, 'move');
   if (!rename && !move) throw bad('give a rename pattern, a move pattern, or both');
@@ -84,7 +85,7 @@ export function buildPlan(index: OfflineIndex, args: OrganizeArgs): OrganizePlan
   const picks = args.ids ? picked(index, args.ids) : undefined;
   const { objects, truncated } = picks
     ? { objects: picks.filter((o): o is RemoteObject => !('unknown' in o)), truncated: false }
-    : selection(index, args.q ?? '');
+    : selection(index, args.q ?? '', device);
   const run: PlanRun = {
     facts,
     rename,

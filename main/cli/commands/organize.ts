@@ -19,7 +19,7 @@ import { UsageError, type Args } from '../args.js';
 import type { CommandOf } from '../io.js';
 import type { organize as spec } from '../specs.js';
 import { clean, table } from '../render.js';
-import { openExistingState } from '../state.js';
+import { openExistingState, storedDeviceView } from '../state.js';
 
 /** The ids of --ids (commas) and --ids-from (one a line), in order; undefined when neither. */
 function idsOf(args: Args<OptionsOf<typeof spec>>): string[] | undefined {
@@ -49,7 +49,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   if (ids !== undefined && query !== undefined) throw new UsageError('give either a QUERY or --ids/--ids-from, not both');
   if (ids === undefined && (query === undefined || query.trim() === ''))
     throw new UsageError(
-      'give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera:), ' +
+      'give exactly one QUERY saying what to organize (operators allowed: ext: kind: in: size: date: camera: on:), ' +
         'or --ids ID,ID,... / --ids-from FILE',
     );
   const rename = args.str('rename');
@@ -60,7 +60,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
     const { index } = await openOfflineIndex(store, dir);
-    const plan = buildPlan(index, { ...what, ...(rename !== undefined ? { rename } : {}), ...(move !== undefined ? { move } : {}) });
+    const patterns = { ...(rename !== undefined ? { rename } : {}), ...(move !== undefined ? { move } : {}) };
+    const plan = buildPlan(index, { ...what, ...patterns }, () => storedDeviceView(db, store));
     const items = itemsOf(index, plan);
     let batch: number | undefined;
     if (!args.flag('dry-run') && items.length > 0) {

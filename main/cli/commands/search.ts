@@ -1,8 +1,9 @@
 /**
  * `nas-mirror search QUERY --state DIR [--limit N] [--page-token T] [--json]`: answers from
  * the offline index, no network. `--json` prints exactly the service's response shape.
- * Operators (`ext:jpg kind:photo in:"Photos/2019" size:>100mb date:2019 camera:canon`)
- * narrow the answer offline; such a query says it is offline-only.
+ * Operators (`ext:jpg kind:photo in:"Photos/2019" size:>100mb date:2019 camera:canon on:device`)
+ * narrow the answer offline; such a query says it is offline-only. `on:` reads what is on this
+ * device from the state folder (as the engine last stored it).
  */
 import { describeFilter } from '../../../app/filters/filters.js';
 import { searchFiltered } from '../../index/filtered-search.js';
@@ -11,7 +12,7 @@ import { UsageError } from '../args.js';
 import type { CommandOf } from '../io.js';
 import type { search as spec } from '../specs.js';
 import { matchCells, table } from '../render.js';
-import { openExistingState } from '../state.js';
+import { openExistingState, storedDeviceView } from '../state.js';
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
   const q = args.positionals[0]!;
@@ -23,6 +24,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     const { offlineOnly, filters, ...page } = searchFiltered(index, q, {
       ...(limit !== undefined ? { limit } : {}),
       pageToken: args.str('page-token') ?? '',
+      device: () => storedDeviceView(db, store),
     });
     if (args.flag('json')) {
       io.stdout.write(JSON.stringify(offlineOnly ? { ...page, offlineOnly } : page) + '\n');
