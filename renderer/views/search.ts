@@ -4,7 +4,8 @@
  * matches, arrow keys to move, Enter to open, Shift+Enter to reveal in the file manager.
  * Each row has a tick (Space on the list, or a click) to pick objects for "Organize selected…";
  * "Select all" (or Ctrl+A on the list) ticks every loaded result, and unticks them when all
- * are ticked; the picks survive "More results" and clear on a new query.
+ * are ticked; the picks survive "More results" and clear on a new query. "On this device
+ * only" (and the empty search's "Show what is on this device") adds `on:device` in one click.
  */
 import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
@@ -15,7 +16,7 @@ import { highlighted } from '../highlight.js';
 import { statusWords } from '../status-words.js';
 import { messageOf, type UiContext, type View } from '../context.js';
 import { handOff } from '../selection.js';
-import { FILTER_HELP, filterChips } from './filter-chips.js';
+import { FILTER_HELP, filterChips, hasOnFilter, onDeviceQuery } from './filter-chips.js';
 import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
 import { ignore } from '../../app/util/ignore.js';
 
@@ -107,12 +108,20 @@ export function searchView(ctx: UiContext): View {
   // for the mouse, like the ticks: not a Tab stop between the field and the list (one Tab
   // reaches the results); the keyboard has Ctrl+A on the list, said by its description
   const pickAll = button('Select all', () => tickAll(), { class: 'small', id: 'pick-all', hidden: true, tabindex: '-1' });
+  // likewise for the mouse: the keyboard types on:device (the hint lists the operators)
+  const onlyHere = button('On this device only', () => narrowToDevice(), {
+    class: 'small',
+    id: 'only-on-device',
+    hidden: true,
+    tabindex: '-1',
+    title: 'Adds on:device: only what is downloaded, changed or kept on this device',
+  });
   const root = el(
     'section',
     { class: 'view search-view', 'aria-label': 'Search' },
     el('div', { class: 'search-box' }, input, completion),
     chips,
-    el('div', { class: 'meta-row' }, meta, pickAll),
+    el('div', { class: 'meta-row' }, meta, onlyHere, pickAll),
     pickBar,
     keysHint,
     results,
@@ -290,6 +299,15 @@ export function searchView(ctx: UiContext): View {
     schedule(0);
   };
 
+  /** The query with `on:device` added (a query that already says where stays as it is). */
+  const narrowToDevice = (): void => {
+    const next = onDeviceQuery(input.value);
+    if (next === undefined) return;
+    input.value = next;
+    schedule(0);
+    input.focus();
+  };
+
   const load = async (append: boolean): Promise<void> => {
     const q = input.value.trim();
     const my = ++seq;
@@ -301,6 +319,7 @@ export function searchView(ctx: UiContext): View {
         input.focus();
       }),
     );
+    onlyHere.hidden = q === '' || onDeviceQuery(q) === undefined;
     if (q !== pickedFor) {
       picked.clear();
       pickedFor = q;
@@ -395,7 +414,10 @@ export function searchView(ctx: UiContext): View {
         { class: 'hint', id: 'search-hint' },
         st.walk.running && st.lastCompleteWalk === null
           ? `Reading the NAS: ${items} so far. Search already works on them.`
-          : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP}`,
+          : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP} `,
+        st.walk.running && st.lastCompleteWalk === null
+          ? null
+          : button('Show what is on this device', () => narrowToDevice(), { class: 'link', id: 'search-on-device' }),
       ),
     );
   };
@@ -457,6 +479,8 @@ export function searchView(ctx: UiContext): View {
     refresh(what) {
       if (!input.value.trim()) hint();
       else if (what === 'index') schedule(200);
+      // what is on this device changed: a search narrowed by it (on:) answers again
+      else if (what === 'content' && hasOnFilter(input.value)) schedule(200);
       else if (what === 'content') marks();
     },
   };
