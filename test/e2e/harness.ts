@@ -5,7 +5,8 @@
  * Only the desktop's "open/reveal" is recorded instead of launching a file manager.
  */
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCore } from '../../main/api/core.js';
@@ -177,4 +178,32 @@ export async function connectedRig(): Promise<{ rig: Rig; page: Page }> {
   await rig.app.core.handlers.setToken({ token: rig.token });
   await until(async () => (await rig.app.core.handlers.status({})).lastCompleteWalk !== null, 'first walk', 60_000);
   return { rig, page: await rig.newPage() };
+}
+
+/** One connected rig for the tests of a file: started before them (`connectedRig`), closed after; read `rig` and `page` inside a test. */
+export function connectedRigForFile(): { readonly rig: Rig; readonly page: Page } {
+  const held: { rig?: Rig; page?: Page } = {};
+  beforeAll(async () => {
+    Object.assign(held, await connectedRig());
+  }, 120_000);
+  afterAll(async () => {
+    await held.rig?.close();
+  });
+  return {
+    get rig(): Rig {
+      return held.rig!;
+    },
+    get page(): Page {
+      return held.page!;
+    },
+  };
+}
+
+/** A file's size on disk, -1 when there is none. */
+export function sizeOf(p: string): number {
+  try {
+    return statSync(p).size;
+  } catch {
+    return -1;
+  }
 }

@@ -7,30 +7,14 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, connectedRig, until, type Rig } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, connectedRigForFile, sizeOf, until } from './harness.js';
 
-let rig: Rig;
-let page: Page;
-
-beforeAll(async () => {
-  ({ rig, page } = await connectedRig());
-}, 120_000);
-afterAll(async () => {
-  await rig?.close();
-});
-
-const sizeOf = (p: string): number => {
-  try {
-    return statSync(p).size;
-  } catch {
-    return -1;
-  }
-};
+const t = connectedRigForFile();
 
 describe('Keep on this device in the window (browser mode, Chromium)', () => {
   it('Keep marks a search result "Kept here" and downloads it; Free up space makes it a placeholder again', async () => {
+    const { rig, page } = t;
     await page.fill('#search-input', '.pdf');
     await until(async () => {
       const n = await page.locator('#results li .hit-name').allTextContents();

@@ -8,24 +8,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, connectedRig, until, type Rig } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS, connectedRigForFile, until } from './harness.js';
 
-let rig: Rig;
-let page: Page;
-
-beforeAll(async () => {
-  ({ rig, page } = await connectedRig());
-}, 120_000);
-afterAll(async () => {
-  await rig?.close();
-});
-
-const contentReads = (): number => rig.svc.requests().filter((r) => r.path.endsWith('/content')).length;
+const t = connectedRigForFile();
+const contentReads = (): number => t.rig.svc.requests().filter((r) => r.path.endsWith('/content')).length;
 
 describe('Open in the window (browser mode, Chromium)', () => {
   it('downloads a search result on Open, opens it, and a second Open is instant', async () => {
+    const { rig, page } = t;
     await page.fill('#search-input', '.pdf');
     await until(async () => {
       const n = await page.locator('#results li .hit-name').allTextContents();
