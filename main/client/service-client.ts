@@ -374,9 +374,17 @@ export class ServiceClient {
     });
   }
 
-  /** The bytes an unfinished upload holds on the NAS; NotFound when the upload is not unfinished (done, or gone). */
-  async uploadOffset(id: string, opts: { signal?: AbortSignal } = {}): Promise<number> {
-    const res = await this.send('GET', `/files/${encodeURIComponent(id)}/resumable`, { signal: opts.signal, idempotent: true });
+  /**
+   * The bytes an unfinished upload holds on the NAS; undefined when the file has no unfinished
+   * upload (finished, or none begun: the service answers 409); NotFound when the file is gone.
+   */
+  async uploadOffset(id: string, opts: { signal?: AbortSignal } = {}): Promise<number | undefined> {
+    const res = await this.send('GET', `/files/${encodeURIComponent(id)}/resumable`, {
+      signal: opts.signal,
+      idempotent: true,
+      alsoOk: [409],
+    });
+    if (res.status === 409) return undefined;
     const v = this.parsed(() => parseJson(res.body)) as { offset?: unknown } | null;
     const n = v?.offset;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)

@@ -26,7 +26,7 @@ import { lstatBig } from '../local/analyse.js';
 import { aspectsOf } from '../mirror/changes.js';
 import type { CreateRow } from '../local/creates-store.js';
 import { absOf } from '../local/placeholders.js';
-import { formatDate } from '../../app/model/dates.js';
+import { formatDate, parseDate } from '../../app/model/dates.js';
 import type { Core, Lock } from './core.js';
 import { putAside } from './content-conflicts.js';
 import { Rerun } from './rerun.js';
@@ -225,14 +225,16 @@ export class Creator {
   /** Sends the bytes of the bound file `id` from where the NAS is; finishes the upload. */
   private async upload(row: CreateRow, id: string, known?: number): Promise<Outcome> {
     const { core, client, signal } = this.p;
-    let offset: number;
+    let offset: number | undefined;
     try {
       offset = known ?? (await client.uploadOffset(id, { signal }));
     } catch (e) {
-      // not unfinished any more: finished by an earlier run whose end was not written
+      // not there any more (deleted; or a device that answers 404 for a finished upload): finish reads it
       if (e instanceof AppError && e.status === 404) return this.finish(row, id);
       throw e;
     }
+    // not unfinished any more: finished by an earlier run (or a request) whose end was not written
+    if (offset === undefined) return this.finish(row, id);
     const start = await this.p.lock.run(() => this.current(id));
     if (start === undefined) {
       core.creates.finish(row.seq, 'gone', 'it left the mirror folder before it was sent');
@@ -271,6 +273,7 @@ export class Creator {
         // the NAS holds another offset (a request of ours it took without us hearing): go on from there
         if (e instanceof AppError && e.status === 409) {
           offset = await client.uploadOffset(id, { signal });
+          if (offset === undefined) return this.finish(row, id);
           continue;
         }
         throw e;
@@ -311,6 +314,8 @@ export class Creator {
       await client.startVersion(id, { ifMatch: row.baseEtag ?? '', mTime: formatDate(start.mtimeMs), signal });
     } catch (e) {
       if (e instanceof AppError && e.status === 412) {
+        // our own last chunk may have finished it (a crash, or its answer lost, before the end was written)
+        if (row.state === 'uploading' && (await this.sentAlready(id, start))) return this.finish(row, id);
         await this.keepBoth(row, id);
         return 'done';
       }
@@ -319,6 +324,17 @@ export class Creator {
     core.creates.named(row.seq, id, 0);
     // (every try starts the version again from zero: bytes from before a restart may be of an older edit)
     return this.upload(row, id, 0);
+  }
+
+  /**
+   * The NAS's version of `id` is the one this device sent (its size, and the time sent with it):
+   * a version whose last chunk the NAS took without its end being written here.
+   */
+  private async sentAlready(id: string, file: { size: number; mtimeMs: number }): Promise<boolean> {
+    const { client, signal } = this.p;
+    const o = await client.get(id, { signal });
+    // (a version being sent changes neither until it is done)
+    return (o.size ?? 0) === file.size && parseDate(o.mTime) === new Date(file.mtimeMs).getTime();
   }
 
   /**
@@ -440,10 +456,10 @@ export class Creator {
     if (kind === 'dir') return isDir ? o.id : undefined;
     if (isDir) return undefined;
     try {
-      await client.uploadOffset(o.id, { signal });
-      return o.id; // unfinished: the upload we started
+      // unfinished: the upload we started; finished: someone's file, not ours to write
+      return (await client.uploadOffset(o.id, { signal })) === undefined ? undefined : o.id;
     } catch (e) {
-      if (e instanceof AppError && e.status === 404) return undefined; // a finished file: someone's, not ours to write
+      if (e instanceof AppError && e.status === 404) return undefined; // gone meanwhile
       throw e;
     }
   }

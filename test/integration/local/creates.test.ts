@@ -8,22 +8,13 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, 
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CHUNK_BYTES, STABLE_MS } from '../../../main/engine/creates.js';
-import { startRig, waitFor, type Rig } from './harness.js';
+import { nasContent, startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
 afterEach(async () => {
   await rig?.close();
   rig = undefined;
 });
-
-/** The NAS's content of a file, by id. */
-async function nasBytes(r: Rig, id: string): Promise<Buffer> {
-  const res = await fetch(`${r.svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`, {
-    headers: { authorization: `Bearer ${r.svc.token()}` },
-  });
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
-}
 
 describe('local folder: new folders and files are created on the NAS', () => {
   it('a folder dropped in with files and a subfolder: folders first, each file uploaded once, bound (no placeholder twin); an empty file stays here, listed', async () => {
@@ -47,7 +38,7 @@ describe('local folder: new folders and files are created on the NAS', () => {
     await waitFor(async () => (await r.nasChildren(dayId)).get('big.raw')?.size === big.length, 'the big file complete on the NAS', 60_000);
     await waitFor(async () => (await r.nasChildren(tripId)).get('notes.txt')?.size === 9, 'notes.txt complete on the NAS');
     const bigId = (await r.nasChildren(dayId)).get('big.raw')!.id;
-    expect((await nasBytes(r, bigId)).equals(big)).toBe(true);
+    expect((await nasContent(r.svc, bigId)).equals(big)).toBe(true);
     await waitFor(() => r.engine.creator.sending.size === 0 && r.engine.core.creates.counts().open === 0, 'no create left');
     // exactly once: two folders, two uploads started (an empty file looks like a placeholder: not
     // uploaded, listed); a walk afterwards changes nothing
@@ -94,7 +85,7 @@ describe('local folder: new folders and files are created on the NAS', () => {
       60_000,
     );
     const id = (await r.nasChildren(docs)).get('video.mp4')!.id;
-    expect((await nasBytes(r, id)).equals(data)).toBe(true);
+    expect((await nasContent(r.svc, id)).equals(data)).toBe(true);
     expect([...(await r.nasChildren(docs)).keys()]).toEqual(['video.mp4']);
     expect(r.svc.requests().filter((q) => q.method === 'POST' && q.path.includes('/files/resumable')).length).toBe(1);
   });
@@ -174,7 +165,7 @@ describe('local folder: new folders and files are created on the NAS', () => {
     await r.engine.download(ids['a']!);
     writeFileSync(file, 'v2, edited here');
     await waitFor(
-      async () => r.engine.core.creates.counts().open === 0 && (await nasBytes(r, ids['a']!)).toString() === 'v2, edited here',
+      async () => r.engine.core.creates.counts().open === 0 && (await nasContent(r.svc, ids['a']!)).toString() === 'v2, edited here',
       'the new version on the NAS',
     );
     expect(r.engine.deviceStates([ids['a']!]).get(ids['a']!)).toBe('here');
@@ -198,8 +189,8 @@ describe('local folder: new folders and files are created on the NAS', () => {
     );
     const [copyName, copy] = (await copyOf())!;
     expect(copyName).toMatch(/^plan \(conflicted copy \d{4}-\d{2}-\d{2} \d{4}\)\.txt$/);
-    expect((await nasBytes(r, copy.id)).toString()).toBe('plan v2 mine');
-    expect((await nasBytes(r, ids['b']!)).toString()).toBe('plan v2 by someone else');
+    expect((await nasContent(r.svc, copy.id)).toString()).toBe('plan v2 mine');
+    expect((await nasContent(r.svc, ids['b']!)).toString()).toBe('plan v2 by someone else');
     await waitFor(
       () => existsSync(join(r.mirror, 'Docs', 'plan.txt')) && readFileSync(join(r.mirror, 'Docs', copyName), 'utf8') === 'plan v2 mine',
       'both on disk',
@@ -258,6 +249,6 @@ describe('local folder: new folders and files are created on the NAS', () => {
       60_000,
     );
     const id = (await r.nasChildren(docs)).get('big.bin')!.id;
-    expect((await nasBytes(r, id)).equals(data)).toBe(true);
+    expect((await nasContent(r.svc, id)).equals(data)).toBe(true);
   });
 });

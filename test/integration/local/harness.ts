@@ -31,6 +31,15 @@ export interface Rig {
 
 export { waitFor };
 
+/** The NAS's content of file `id`, read from the service itself (not through the engine). */
+export async function nasContent(svc: Pick<TestService, 'baseUrl' | 'token'>, id: string): Promise<Buffer> {
+  const res = await fetch(`${svc.baseUrl}/sdk/v2/files/${encodeURIComponent(id)}/content`, {
+    headers: { authorization: `Bearer ${svc.token()}` },
+  });
+  if (res.status !== 200) throw new Error(`the content of ${id}: HTTP ${res.status}`);
+  return Buffer.from(await res.arrayBuffer());
+}
+
 const logger = (): Logger => (process.env['LOCAL_TEST_LOG'] ? createLogger('engine') : silentLogger);
 
 /** Starts a service, lets `seed` build the NAS tree, then an engine that mirrors it. */

@@ -15,7 +15,12 @@ export interface RunProcess {
   err: () => string;
 }
 
-export function startRunProcess(svc: TestService, state: string, mirror: string, extra: string[] = []): RunProcess {
+export function startRunProcess(
+  svc: Pick<TestService, 'baseUrl' | 'token'>,
+  state: string,
+  mirror: string,
+  extra: string[] = [],
+): RunProcess {
   const child = spawn(
     process.execPath,
     [
