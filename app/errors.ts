@@ -43,6 +43,8 @@ export type ErrorCode =
   | 'NoContentInterface'
   /** A download's bytes are not the version asked for (size or eTag): never put in place. */
   | 'ContentMismatch'
+  /** The NAS has no room for what is sent (507): it keeps nothing of it; sent again once it has room. */
+  | 'NasFull'
   | 'Internal';
 
 const RETRY: Record<ErrorCode, RetryClass> = {
@@ -70,6 +72,7 @@ const RETRY: Record<ErrorCode, RetryClass> = {
   MirrorSwitching: 'backoff',
   NoContentInterface: 'fatal',
   ContentMismatch: 'backoff',
+  NasFull: 'backoff',
   Internal: 'fatal',
 };
 

@@ -106,6 +106,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   413: 'PayloadTooLarge',
   429: 'RateLimited',
   503: 'Unavailable',
+  507: 'NasFull',
 };
 
 /** Seconds or an HTTP date -> milliseconds; undefined when absent or unreadable. */

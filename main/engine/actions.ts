@@ -32,6 +32,8 @@ export interface ActionHooks {
   readByPlace(reason: string): Promise<void>;
   /** Held uploads were approved: the creator carries them out. */
   uploadsApproved?(): void;
+  /** Files waiting for room on the NAS (it is full), by NAS id. */
+  waitingForRoom?(): ReadonlySet<string>;
 }
 
 export class EngineActions {
@@ -98,18 +100,20 @@ export class EngineActions {
 
   localOnly(): { path: string; kind: string; reason: string }[] {
     const going = new Map(this.core.creates.open().flatMap((r) => (r.objectId === null ? [] : [[r.objectId, r.kind] as const])));
+    const full = this.hooks.waitingForRoom?.() ?? new Set<string>();
+    const why = (id: string): string => {
+      const kind = going.get(id);
+      if (kind === 'file')
+        return full.has(id) ? 'new here: waits for room on the NAS (it is full); nothing is lost' : 'new here: being uploaded to the NAS';
+      if (kind === 'version')
+        return full.has(id)
+          ? 'changed here: its new version waits for room on the NAS (it is full); nothing is lost'
+          : 'changed here: its new version is being uploaded to the NAS';
+      return 'changed here: not sent to the NAS (uploads are off, or it waits for your word)';
+    };
     const filled = [...this.core.model.byId.values()]
       .filter((e) => e.filled)
-      .map((e) => ({
-        path: pathFor(this.core, e.id),
-        kind: 'content',
-        reason:
-          going.get(e.id) === 'file'
-            ? 'new here: being uploaded to the NAS'
-            : going.get(e.id) === 'version'
-              ? 'changed here: its new version is being uploaded to the NAS'
-              : 'changed here: not sent to the NAS (uploads are off, or it waits for your word)',
-      }));
+      .map((e) => ({ path: pathFor(this.core, e.id), kind: 'content', reason: why(e.id) }));
     return [...this.core.local.localOnly(this.core.model).map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
   }
 

@@ -28,6 +28,7 @@ import type { CreateRow } from '../local/creates-store.js';
 import { absOf } from '../local/placeholders.js';
 import { formatDate, parseDate } from '../../app/model/dates.js';
 import type { Core, Lock } from './core.js';
+import type { Problem } from './engine-state.js';
 import { putAside } from './content-conflicts.js';
 import { Rerun } from './rerun.js';
 import { pathFor } from './core.js';
@@ -81,6 +82,8 @@ export class Creator {
   /** Rows being carried out now, and rows kept from the creator meanwhile (a choice on a conflicted copy works on them). */
   private readonly running = new Set<number>();
   private readonly reserved = new Set<number>();
+  /** Rows the NAS had no room for (507), by seq: their NAS id (said until they go up). */
+  private readonly noRoom = new Map<number, string>();
 
   constructor(private readonly p: CreatePort) {}
 
@@ -93,6 +96,19 @@ export class Creator {
 
   release(seq: number): void {
     if (this.reserved.delete(seq)) this.kick();
+  }
+
+  /** The files waiting for room on the NAS (it was full when their bytes went up), by NAS id. */
+  waitingForRoom(): ReadonlySet<string> {
+    return new Set(this.noRoom.values());
+  }
+
+  /** What the status says while files wait for room on the NAS; undefined when none does. */
+  problem(): Problem | undefined {
+    const n = this.noRoom.size;
+    if (n === 0) return undefined;
+    const files = n === 1 ? '1 file waits' : `${n} files wait`;
+    return { code: 'NasFull', message: `the NAS is full: ${files} on this computer and go up once it has room; nothing is lost` };
   }
 
   /** Carries out the open rows soon (a run in progress runs once more after). */
@@ -128,7 +144,9 @@ export class Creator {
     if (this.reserved.has(row.seq)) return 'later';
     this.running.add(row.seq);
     try {
-      return row.kind === 'dir' ? await this.folder(row) : row.kind === 'file' ? await this.file(row) : await this.version(row);
+      const out = row.kind === 'dir' ? await this.folder(row) : row.kind === 'file' ? await this.file(row) : await this.version(row);
+      if (out === 'done' && this.noRoom.delete(row.seq)) this.p.changed();
+      return out;
     } catch (e) {
       const err = toAppError(e);
       if (this.p.stopped() || err.code === 'Cancelled') return 'later';
@@ -145,6 +163,7 @@ export class Creator {
         this.said.set(row.seq, said);
         this.p.core.log.warn('create failed, tried again later', { path: row.name, code: err.code, message: err.message });
       }
+      if (err.code === 'NasFull') await this.full(row);
       return 'failed';
     } finally {
       this.sending.delete(row.seq);
@@ -280,6 +299,7 @@ export class Creator {
       }
       offset += n;
       core.creates.progress(row.seq, offset);
+      this.noRoom.delete(row.seq); // the NAS has room again
       progress.sent = offset;
       this.p.changed();
       if (last) break;
@@ -535,6 +555,24 @@ export class Creator {
         core.local.flush(core.model);
       })();
     });
+  }
+
+  /** The NAS had no room for the row's bytes (507): said once, in the activity log and the status, until it goes up. */
+  private async full(row: CreateRow): Promise<void> {
+    const { core } = this.p;
+    // (a new file is named in the same pass: its id is in the journal, not in the row as read)
+    const id = row.objectId ?? core.creates.get(row.seq)?.objectId ?? null;
+    if (id === null || this.noRoom.has(row.seq)) return;
+    this.noRoom.set(row.seq, id);
+    await this.p.lock.run(() =>
+      core.activity({
+        kind: 'error',
+        path: pathFor(core, id),
+        summary: row.kind === 'version' ? 'its new version is not on the NAS yet: the NAS is full' : 'not uploaded yet: the NAS is full',
+        reason: 'the NAS has no room left for it: it stays on this computer, nothing is lost, and it goes up once the NAS has room',
+      }),
+    );
+    this.p.changed();
   }
 
   /** The NAS will not take it: it stays here, local only, with the reason (said once). */

@@ -209,6 +209,7 @@ export class Engine {
           await this.localSide.fullRescan();
         },
         uploadsApproved: () => this.creator.kick(),
+        waitingForRoom: () => this.creator.waitingForRoom(),
       },
       this.newContentChoices(),
     );
@@ -556,7 +557,15 @@ export class Engine {
   }
 
   status(): EngineStatus {
-    return buildStatus(this.core, this.state, this.localSide.watcherView(), this.opts.endpoint ?? null, this.creator.sending.values());
+    const { creator } = this;
+    return buildStatus(
+      this.core,
+      this.state,
+      this.localSide.watcherView(),
+      this.opts.endpoint ?? null,
+      creator.sending.values(),
+      creator.problem(),
+    );
   }
 
   private emitStatus(): void {

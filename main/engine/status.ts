@@ -5,7 +5,7 @@
  */
 import type { Db } from '../state/db.js';
 import type { Core } from './core.js';
-import { initialState, shownError, statusWord, type EngineState } from './engine-state.js';
+import { initialState, shownError, statusWord, type EngineState, type Problem } from './engine-state.js';
 import { LocalStore } from '../local/local-store.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { CreatesStore } from '../local/creates-store.js';
@@ -63,6 +63,8 @@ export function buildStatus(
   watcher: { polling: boolean; selfTest: { at: string; ok: boolean } | null },
   endpoint: string | null,
   going: Iterable<{ sent: number; size: number }> = [],
+  /** Uploads' own problem (the NAS is full), shown when nothing above it is. */
+  uploadProblem?: Problem,
 ): EngineStatus {
   const counts = core.outbox.counts();
   const held = core.local.held();
@@ -91,7 +93,7 @@ export function buildStatus(
     filledPlaceholders: filled,
     uploads: { waiting: up.open, held: up.held, ...bytesInFlight(going) },
     watcher: { polling: s.watcherPolling || watcher.polling, selfTest: watcher.selfTest, notice: s.watcherNotice ?? null },
-    error: shownError(s),
+    error: shownError(s) ?? uploadProblem ?? null,
   };
 }
 
