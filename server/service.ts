@@ -16,7 +16,7 @@ import { Uploads } from './content/uploads.js';
 import { silentLogger, type Logger } from './log.js';
 import { openServiceDb } from './store/schema.js';
 import { Store } from './store/store.js';
-import { withQuirks, type Quirk, type QuirkControl } from './quirks/quirks.js';
+import { withQuirks, type Quirk, type QuirkControl, type QuirkOptions } from './quirks/quirks.js';
 import { lanSwitch, RELAY_DEVICE_ID, startRelay, type Relay } from './quirks/relay.js';
 
 export interface ServiceOptions {
@@ -29,8 +29,8 @@ export interface ServiceOptions {
   tokenTtlSec?: number;
   /** Behave like a real device (`--quirks`, see quirks/quirks.ts). */
   quirks?: ReadonlySet<Quirk>;
-  /** How long a folder deleted with 202 stays listed with `lingering-delete`; periodic outages with `bursts`. */
-  quirkOptions?: { lingerMs?: number; periodic?: boolean };
+  /** How long a folder deleted with 202 stays listed with `lingering-delete`; periodic outages with `bursts`; the delay of `latency`. */
+  quirkOptions?: QuirkOptions;
   /** Where uploaded bytes are written (tests give a disk that fills up). */
   contentDisk?: ContentDisk;
   /** Unfinished uploads untouched this long are removed (default 24 h). */

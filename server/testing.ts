@@ -75,6 +75,8 @@ export interface TestServiceOptions {
   quirks?: string;
   /** `lingering-delete`: how long a folder deleted with 202 stays listed (ms). */
   lingerMs?: number;
+  /** `latency`: how long each request of the interface waits (ms, default 200). */
+  latencyMs?: number;
   /** Unfinished uploads untouched this long are removed (default 24 h). */
   uploadTtlMs?: number;
   /** Uploads are written to a disk with this many bytes of room (then ENOSPC: 507). */
@@ -95,7 +97,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       tokenTtlSec: opts.tokenTtlSec,
       uploadTtlMs: opts.uploadTtlMs,
       contentDisk: disk,
-      ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs } } : {}),
+      ...(opts.quirks ? { quirks: parseQuirks(opts.quirks), quirkOptions: { lingerMs: opts.lingerMs, latencyMs: opts.latencyMs } } : {}),
       onRequest: (method, path) => log.push({ method, path }),
     },
     store,

@@ -4,6 +4,8 @@
  * around the request handler: it may answer a request itself (an outage), change a request
  * on its way in (If-Match dropped, opaque eTags mapped back), and rewrite the JSON answer on
  * its way out. The store and the routes never know; with no quirk the layer is not there.
+ * `no-child-count` and `latency` are named only, never part of `real-device`: the one is what
+ * some devices do (not all), the other would slow every test that asks for a real device.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -28,19 +30,23 @@ export const QUIRKS = {
   relay: "a second address, a relay whose base URL carries a path (http://HOST:P/relay/<deviceId>), is device.json's proxyURL",
   'lan-flap':
     'the LAN address dies and comes back on the same port (svc.quirks.lanDown()/lanUp(), or 30 s every 3 min from the command line); implies relay',
+  'no-child-count': 'folders carry no childCount (in listings, by id, in search): a device that does not count',
+  latency: 'every answer of the interface comes after a delay (latencyMs, default 200 ms): a slow link or a busy device',
 } as const;
 
 export type Quirk = keyof typeof QUIRKS;
 export const QUIRK_NAMES = Object.keys(QUIRKS) as Quirk[];
+/** Quirks turned on by name only (see the header). */
+const NAMED_ONLY: ReadonlySet<Quirk> = new Set<Quirk>(['no-child-count', 'latency']);
 
-/** Parses `--quirks a,b` (`real-device` = all); throws with the known names on an unknown one. */
+/** Parses `--quirks a,b` (`real-device` = all but the named-only ones); throws with the known names on an unknown one. */
 export function parseQuirks(list: string): Set<Quirk> {
   const out = new Set<Quirk>();
   for (const raw of list
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    if (raw === 'real-device') QUIRK_NAMES.forEach((q) => out.add(q));
+    if (raw === 'real-device') QUIRK_NAMES.filter((q) => !NAMED_ONLY.has(q)).forEach((q) => out.add(q));
     else if ((QUIRK_NAMES as string[]).includes(raw)) out.add(raw as Quirk);
     else throw new Error(`unknown quirk "${raw}": use real-device or ${QUIRK_NAMES.join(', ')}`);
   }
@@ -66,11 +72,18 @@ interface Ghost {
   until: number;
 }
 
+/** `lingerMs`: how long a folder deleted with 202 stays listed; `periodic`: outages by the clock (`bursts`); `latencyMs`: the delay of `latency`. */
+export interface QuirkOptions {
+  lingerMs?: number;
+  periodic?: boolean;
+  latencyMs?: number;
+}
+
 export function withQuirks(
   app: Handler,
   store: Store,
   active: ReadonlySet<Quirk>,
-  o: { lingerMs?: number; periodic?: boolean } = {},
+  o: QuirkOptions = {},
 ): { handler: Handler; control: QuirkControl; stop(): void } {
   const on = (q: Quirk): boolean => active.has(q);
   const lingerMs = o.lingerMs ?? 30_000;
@@ -103,19 +116,21 @@ export function withQuirks(
       .join(', ');
 
   const rewriteObject = (v: unknown): void => {
-    if (
-      on('opaque-etags') &&
-      typeof v === 'object' &&
-      v !== null &&
-      typeof (v as RemoteObject).eTag === 'string' &&
-      typeof (v as RemoteObject).id === 'string'
-    ) {
-      const r = v as RemoteObject;
-      r.eTag = opaque(r.id, r.eTag);
-    }
+    if (typeof v !== 'object' || v === null || typeof (v as RemoteObject).id !== 'string') return;
+    const r = v as RemoteObject;
+    if (on('opaque-etags') && typeof r.eTag === 'string') r.eTag = opaque(r.id, r.eTag);
+    if (on('no-child-count')) delete r.childCount;
   };
 
+  const latencyMs = o.latencyMs ?? 200;
+  /** With `latency`, the interface's requests wait before they are handled (the body waits unread meanwhile; a client gone meanwhile is not answered). */
   const handler: Handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (!on('latency') || !/\/(?:sdk\/)?v[23]\//.test(req.url ?? '')) return quirky(req, res);
+    const t = setTimeout(() => quirky(req, res), latencyMs);
+    res.once('close', () => clearTimeout(t));
+  };
+
+  const quirky: Handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const isApi = /\/(?:sdk\/)?v[23]\//.test(path);
