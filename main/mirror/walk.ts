@@ -8,13 +8,14 @@
  * Bounded against a hostile NAS: a page token repeated within a folder (a cycle), pages that
  * bring no new object, or more pages than the folder's `childCount` allows fail the walk
  * (incomplete: nothing is deleted); objects the schema refuses are skipped, reported and make
- * the walk incomplete too.
+ * the walk incomplete too. The progress says how many items the walk knows exist (walk-total.ts).
  */
 import { AppError, toAppError } from '../../app/errors.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { CheckedListing } from '../client/parse.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ListingChain } from './store.js';
+import { WalkTotal, type TotalView } from './walk-total.js';
 
 /** Pages one folder may take when its `childCount` is unknown (2M objects at 1000 a page). */
 export const MAX_PAGES_PER_FOLDER = 2000;
@@ -28,7 +29,7 @@ export const MAX_IDLE_PAGES = 2;
 export const pagesAllowed = (childCount: number | undefined): number =>
   childCount === undefined ? MAX_PAGES_PER_FOLDER : Math.min(MAX_PAGES_PER_FOLDER, childCount + 10);
 
-export interface WalkProgress {
+export interface WalkProgress extends TotalView {
   /** Folders discovered (queued or listed). */
   folders: number;
   /** Folders fully listed. */
@@ -72,6 +73,19 @@ export type WalkResult =
   | { complete: true; root: RemoteObject | undefined; seen: Set<string>; progress: WalkProgress }
   | { complete: false; root: RemoteObject | undefined; seen: Set<string>; progress: WalkProgress; error: AppError };
 
+const NO_PROGRESS: WalkProgress = {
+  folders: 0,
+  foldersDone: 0,
+  unchanged: 0,
+  objects: 0,
+  pages: 0,
+  elapsedMs: 0,
+  rate: 0,
+  known: null,
+  settled: false,
+  recentRate: 0,
+};
+
 export async function walk(client: ServiceClient, opts: WalkOptions): Promise<WalkResult> {
   const w: WalkState = {
     client,
@@ -80,7 +94,8 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     pageSize: opts.pageSize ?? 1000,
     seen: new Set<string>(),
     queue: [],
-    progress: { folders: 0, foldersDone: 0, unchanged: 0, objects: 0, pages: 0, elapsedMs: 0, rate: 0 },
+    progress: { ...NO_PROGRESS },
+    total: new WalkTotal(null, Date.now()),
     root: undefined,
     failure: undefined,
     invalid: [],
@@ -109,6 +124,8 @@ interface WalkState {
   /** Folders to list. */
   readonly queue: string[];
   readonly progress: WalkProgress;
+  /** The items known to exist so far (a walk from the root only). */
+  total: WalkTotal;
   root: RemoteObject | undefined;
   failure: AppError | undefined;
   /** Objects the schema refused (skipped): the walk is then incomplete. */
@@ -125,8 +142,11 @@ interface WalkState {
 /** Hands a copy of the progress so far to `onProgress`. */
 function report(w: WalkState): void {
   const { progress } = w;
-  progress.elapsedMs = Date.now() - w.started;
+  const now = Date.now();
+  progress.elapsedMs = now - w.started;
   progress.rate = progress.elapsedMs > 0 ? Math.round((progress.objects * 1000) / progress.elapsedMs) : 0;
+  w.total.page(progress.objects, now);
+  Object.assign(progress, w.total.view(progress.objects, now));
   w.opts.onProgress?.({ ...progress });
 }
 
@@ -156,6 +176,7 @@ async function queueStart(w: WalkState): Promise<void> {
   else {
     const root = (w.root = await w.client.get('root', { signal: opts.signal }));
     if (root.childCount !== undefined) w.childCounts.set(root.id, root.childCount);
+    w.total = new WalkTotal(root.childCount, w.started);
     opts.onRoot?.(root);
     queue.push(root.id);
   }
@@ -302,6 +323,7 @@ function forgetGone(w: WalkState, f: FolderListing, e: unknown): void {
   // takes them out of the store. The walk goes on: one folder gone is not an outage.
   w.seen.delete(f.folderId);
   for (const id of f.mine) w.seen.delete(id);
+  w.total.gone(childCountOf(w, f.folderId));
 }
 
 /** A page answered 304: on to the next stored page, or after the last one the stored children stand. True when the listing is done. */
@@ -313,7 +335,7 @@ function takeNotModified(w: WalkState, f: FolderListing): boolean {
   if (++f.i < known.length) return false;
   const kids = w.opts.conditional!.children(f.folderId);
   const folders = new Set(kids.folders);
-  for (const id of kids.ids) saw(w, id, folders.has(id));
+  for (const id of kids.ids) if (saw(w, id, folders.has(id)) && folders.has(id)) w.total.met(w.opts.conditional!.childCount?.(id));
   w.progress.unchanged++;
   if (w.queue.length) wakeAll(w);
   report(w);
@@ -332,8 +354,9 @@ function takePage(w: WalkState, f: FolderListing, page: CheckedListing, etag: st
       f.mine.add(o.id);
       progressed = true;
     }
-    saw(w, o.id, o.mimeType === FOLDER_MIME);
-    if (o.childCount !== undefined && o.mimeType === FOLDER_MIME) w.childCounts.set(o.id, o.childCount);
+    const isFolder = o.mimeType === FOLDER_MIME;
+    if (saw(w, o.id, isFolder) && isFolder) w.total.met(o.childCount);
+    if (o.childCount !== undefined && isFolder) w.childCounts.set(o.id, o.childCount);
     fresh.push(o);
   }
   if (page.invalid) skipInvalid(w, f, page.invalid);
