@@ -6,8 +6,9 @@
 import type { ContractClient } from '../app/contract/methods.js';
 import type { AppStatus } from '../app/contract/shapes.js';
 import { connectionWord, toResolve, trayView } from '../app/tray/tray-state.js';
+import { walkWords } from '../app/tray/walk-words.js';
 import { button, el, replace } from './dom.js';
-import { statusWords, walkPercent } from './status-words.js';
+import { statusWords } from './status-words.js';
 import { realPlurals } from './format.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
 import { searchView } from './views/search.js';
@@ -234,8 +235,9 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
         refreshStatus();
       }, 1000);
     if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
-    // a re-walk knows roughly how much to expect (the last walk's size): a bar with a figure
-    const pct = walkPercent(s);
+    // a figure when the walk's total is settled, or a re-walk expects the last walk's size: the words' fraction
+    const fraction = s.walk.running ? walkWords(s).fraction : null;
+    const pct = fraction === null ? null : Math.floor(fraction * 100);
     progress.classList.toggle('known', pct !== null);
     if (pct === null) {
       progress.removeAttribute('aria-valuenow');

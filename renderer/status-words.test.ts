@@ -1,6 +1,6 @@
 import type { ActivityKind } from '../app/model/activity-kinds.js';
 import { describe, expect, it } from 'vitest';
-import type { ActivityEntry, AppStatus } from '../app/contract/shapes.js';
+import { NO_WALK_STATUS, type ActivityEntry, type AppStatus } from '../app/contract/shapes.js';
 import { activityLines } from '../app/activity/words.js';
 import { statusWords } from './status-words.js';
 
@@ -11,7 +11,7 @@ const base: AppStatus = {
   via: 'url',
   paused: false,
   mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+  walk: NO_WALK_STATUS,
   outbox: 0,
   conflicts: 0,
   heldDeletes: 0,
@@ -64,7 +64,7 @@ describe('the header in words', () => {
     expect(statusWords({ ...hung, outbox: 1 }, now).line).toBe(
       '127.0.0.1:45331 is not answering: retrying. 1 change waits here and will be sent when it is back.',
     );
-    expect(statusWords({ ...hung, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } }, now).line).toBe(
+    expect(statusWords({ ...hung, walk: { ...NO_WALK_STATUS, running: true } }, now).line).toBe(
       '127.0.0.1:45331 is not answering: retrying. Search still works.',
     );
     expect(statusWords({ ...hung, endpoint: null }, now).line).toBe('The NAS is not answering: retrying. Search still works.');
@@ -105,27 +105,31 @@ describe('the header in words', () => {
     );
   });
   it('walks: starting, counts, a percent when the last walk says what to expect; plurals right', () => {
+    const first = (w: Partial<AppStatus['walk']>): string =>
+      statusWords({ ...base, lastCompleteWalk: null, walk: { ...NO_WALK_STATUS, running: true, ...w } }, now).line;
+    expect(first({})).toBe('Reading the NAS: starting…');
+    expect(first({ folders: 1, objects: 1 })).toBe('Reading the NAS: 1 folder, 1 item so far');
+    expect(statusWords({ ...base, walk: { ...NO_WALK_STATUS, running: true, folders: 20, objects: 600 } }, now).line).toBe(
+      'Reading the NAS: 20 folders, 600 items (about 50 %)',
+    );
+    expect(first({ folders: 3, objects: 2500, placed: 1200, rate: 1500 })).toBe(
+      'Reading the NAS: 3 folders, 2,500 items, 1,200 placeholders placed at 1,500/s so far',
+    );
+  });
+  it('a first walk: the items it knows exist, then the total with the time left; the other counts in the details', () => {
+    const walk = { ...base.walk, running: true, folders: 40, placed: 900, rate: 800 };
+    const growing = statusWords(
+      { ...base, lastCompleteWalk: null, walk: { ...walk, objects: 12_340, known: 30_000, recentRate: 700 } },
+      now,
+    );
+    expect(growing.line).toBe('Reading the NAS: 12,340 of at least 30,000 items');
+    expect(growing.details).toContain('This walk so far: 40 folders, 900 placeholders placed, 800 items a second');
     expect(
       statusWords(
-        { ...base, lastCompleteWalk: null, walk: { running: true, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null } },
+        { ...base, lastCompleteWalk: null, walk: { ...walk, objects: 12_340, known: 100_000, settled: true, recentRate: 730 } },
         now,
       ).line,
-    ).toBe('Reading the NAS: starting…');
-    expect(
-      statusWords(
-        { ...base, lastCompleteWalk: null, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } },
-        now,
-      ).line,
-    ).toBe('Reading the NAS: 1 folder, 1 item so far');
-    expect(
-      statusWords({ ...base, walk: { running: true, folders: 20, objects: 600, placed: 0, rate: 0, startedAt: null } }, now).line,
-    ).toBe('Reading the NAS: 20 folders, 600 items (about 50 %)');
-    expect(
-      statusWords(
-        { ...base, lastCompleteWalk: null, walk: { running: true, folders: 3, objects: 2500, placed: 1200, rate: 1500, startedAt: null } },
-        now,
-      ).line,
-    ).toBe('Reading the NAS: 3 folders, 2,500 items, 1,200 placeholders placed at 1,500/s so far');
+    ).toBe('Reading the NAS: 12,340 of 100,000 items (12 %) · about 2 min left');
   });
   it('what waits for the user, and up to date', () => {
     expect(statusWords({ ...base, heldDeletes: 1 }, now)).toMatchObject({ line: '1 held delete waits for you', fix: 'conflicts' });

@@ -5,6 +5,7 @@
  */
 import type { AppStatus } from '../app/contract/shapes.js';
 import { bytesGoing, notAnswering, toResolve, toSend, toSendCount, trayView } from '../app/tray/tray-state.js';
+import { walkDetails, walkLine } from '../app/tray/walk-words.js';
 import { ago, plural } from './format.js';
 
 export interface StatusWords {
@@ -25,6 +26,7 @@ const host = (endpoint: string | null): string => {
 
 export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   const details = [
+    s.walk.running && s.walk.objects > 0 ? `This walk so far: ${walkDetails(s.walk)}` : '',
     `${plural(s.indexed, 'item', 'items')} in the mirror`,
     s.endpoint ? `NAS: ${s.endpoint}` : '',
     s.mirrorFolder ? `Mirror folder: ${s.mirrorFolder}` : '',
@@ -56,15 +58,7 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
       'settings',
     );
   // a walk that gets no answer is not "Reading the NAS: starting…" beside "Offline": the link's words win
-  if (s.walk.running && !(s.connection === 'offline' && s.error !== null)) {
-    if (s.walk.objects === 0) return say('Reading the NAS: starting…');
-    const pct = walkPercent(s);
-    const placed = s.walk.placed > 0 ? `, ${plural(s.walk.placed, 'placeholder', 'placeholders')} placed` : '';
-    const rate = s.walk.rate > 0 ? ` at ${s.walk.rate.toLocaleString('en-US')}/s` : '';
-    return say(
-      `Reading the NAS: ${plural(s.walk.folders, 'folder', 'folders')}, ${plural(s.walk.objects, 'item', 'items')}${placed}${rate}${pct === null ? ' so far' : ` (about ${pct} %)`}`,
-    );
-  }
+  if (s.walk.running && !(s.connection === 'offline' && s.error !== null)) return say(walkLine(s));
   if (s.paused) return say(`Paused: nothing is sent to the NAS until you resume · ${last}`);
   if (s.connection === 'offline') {
     if (s.error === null && s.lastCompleteWalk === null) return say('Connecting to the NAS…');
@@ -111,13 +105,4 @@ function sendingWords(s: AppStatus, mode: 'go' | 'wait'): string {
   const u = uploads > 0 ? plural(uploads, 'new item', 'new items') : '';
   if (mode === 'wait') return `${[c, u].filter(Boolean).join(' and ')} ${changes + uploads === 1 ? 'waits' : 'wait'}`;
   return [c ? `Sending ${c}` : '', u ? `${c ? 'uploading' : 'Uploading'} ${u}` : ''].filter(Boolean).join(' and ');
-}
-
-/**
- * How far a walk is, in percent, when the size of the last complete walk says what to
- * expect (a first walk has no total: null, and the bar runs without a figure).
- */
-export function walkPercent(s: AppStatus): number | null {
-  if (!s.walk.running || s.lastCompleteWalk === null || s.indexed <= 0) return null;
-  return Math.min(99, Math.floor((s.walk.objects / s.indexed) * 100));
 }

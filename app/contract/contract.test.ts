@@ -128,7 +128,7 @@ describe('held uploads', () => {
       via: null,
       paused: false,
       mirrorMissing: false,
-      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null, known: null, settled: false, recentRate: 0 },
       outbox: 3,
       conflicts: 0,
       heldDeletes: 0,
@@ -142,6 +142,12 @@ describe('held uploads', () => {
     expect(checkEvent('status', status).payload).toEqual(status);
     expect(() => checkEvent('status', { ...status, uploads: { waiting: -1, held: 0, sent: 0, total: 0 } })).toThrow();
     expect(() => checkEvent('status', { ...status, uploads: undefined })).toThrow();
+    // the walk's known total: a count or null (the NAS does not say), with its settled flag
+    const walk = { ...status.walk, running: true, objects: 10, known: 300, settled: true, recentRate: 40 };
+    expect(checkEvent('status', { ...status, walk }).payload).toEqual({ ...status, walk });
+    expect(() => checkEvent('status', { ...status, walk: { ...walk, known: -1 } })).toThrow();
+    expect(() => checkEvent('status', { ...status, walk: { ...walk, known: '300' } })).toThrow();
+    expect(() => checkEvent('status', { ...status, walk: { ...walk, settled: undefined } })).toThrow();
   });
   it('resolveUploads is answered as a bulk result and reaches its handler with its arguments', async () => {
     let got: unknown;

@@ -53,6 +53,33 @@ export type Connection = (typeof CONNECTIONS)[number];
 
 const errorInfo = obj({ code: str({ max: 64 }), message: str({ max: 4096 }) });
 
+/** A walk's progress (see `appStatus.walk`); `nas-mirror status` reads it from the state folder with this check too. */
+export const walkStatus = obj({
+  running: bool(),
+  folders: int(),
+  objects: int(),
+  placed: int(),
+  rate: int(),
+  startedAt: nullable(iso),
+  known: nullable(int()),
+  settled: bool(),
+  recentRate: int(),
+});
+export type WalkStatus = Infer<typeof walkStatus>;
+
+/** No walk running (and none seen yet). */
+export const NO_WALK_STATUS: WalkStatus = {
+  running: false,
+  folders: 0,
+  objects: 0,
+  placed: 0,
+  rate: 0,
+  startedAt: null,
+  known: null,
+  settled: false,
+  recentRate: 0,
+};
+
 /** Everything the tray and the window's header need, in one snapshot. */
 export const appStatus = obj({
   connection: oneOf(CONNECTIONS),
@@ -60,7 +87,14 @@ export const appStatus = obj({
   via: nullable(oneOf(['lan', 'proxy', 'url', 'embedded'] as const)),
   paused: bool(),
   mirrorMissing: bool(),
-  walk: obj({ running: bool(), folders: int(), objects: int(), placed: int(), rate: int(), startedAt: nullable(iso) }),
+  /**
+   * The walk in progress: folders and items seen, placeholders placed, items per second (all
+   * along, and `recentRate` over the last 10 s). `known`: the items the walk knows exist so far
+   * (the root's children plus every folder's childCount as it is met: a lower bound that grows;
+   * null when the NAS does not say); `settled` once it no longer grows fast (it is then the
+   * total). main/mirror/walk-total.ts
+   */
+  walk: walkStatus,
   /** The mirror folder is being compared with what the app knows (after a start): not up to date yet. Absent: false. */
   checking: opt(bool()),
   outbox: int(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppStatus } from '../contract/shapes.js';
+import { NO_WALK_STATUS, type AppStatus } from '../contract/shapes.js';
 import { connectionWord, notificationsFor, trayMenu, trayView } from './tray-state.js';
 
 const NOW = Date.parse('2026-11-21T06:00:00Z');
@@ -9,7 +9,7 @@ const ok: AppStatus = {
   via: 'url',
   paused: false,
   mirrorMissing: false,
-  walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+  walk: NO_WALK_STATUS,
   outbox: 0,
   conflicts: 0,
   heldDeletes: 0,
@@ -36,10 +36,19 @@ describe('trayView', () => {
     expect(trayView(s({ lastCompleteWalk: null }), NOW).state).toBe('stale');
   });
   it('says syncing with progress during a walk, and while changes wait to be sent', () => {
-    const v = trayView(s({ walk: { running: true, folders: 3, objects: 40, placed: 0, rate: 0, startedAt: null } }), NOW);
+    const walking = { ...NO_WALK_STATUS, running: true, folders: 3, objects: 40 };
+    const v = trayView(s({ walk: walking }), NOW);
     expect(v.state).toBe('syncing');
     expect(v.progress).toEqual({ folders: 3, objects: 40 });
+    expect(trayView(s({ lastCompleteWalk: null, walk: walking }), NOW).tooltip).toBe(
+      'NAS Mirror: syncing, reading the NAS: 3 folders, 40 items so far',
+    );
     expect(trayView(s({ outbox: 2 }), NOW).state).toBe('syncing');
+    // the header's words (walk-words.ts): the total once the walk knows it
+    const w = { ...walking, folders: 40, objects: 12_340, rate: 700, known: 100_000, settled: true, recentRate: 730 };
+    expect(trayView(s({ walk: w }), NOW).tooltip).toBe(
+      'NAS Mirror: syncing, reading the NAS: 12,340 of 100,000 items (12 %) · about 2 min left',
+    );
   });
   it('says new files in words while they upload, apart from the other changes', () => {
     expect(trayView(s({ outbox: 0, uploads: { waiting: 3, held: 0, sent: 0, total: 0 } }), NOW)).toMatchObject({
@@ -58,10 +67,7 @@ describe('trayView', () => {
     );
   });
   it('says offline, and counts what waits', () => {
-    const v = trayView(
-      s({ connection: 'offline', outbox: 2, walk: { running: true, folders: 1, objects: 1, placed: 0, rate: 0, startedAt: null } }),
-      NOW,
-    );
+    const v = trayView(s({ connection: 'offline', outbox: 2, walk: { ...NO_WALK_STATUS, running: true, folders: 1, objects: 1 } }), NOW);
     expect(v.state).toBe('offline');
     expect(v.tooltip).toContain('2 changes waiting');
   });

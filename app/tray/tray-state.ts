@@ -8,6 +8,7 @@
 import { formatSize, plural } from '../util/human.js';
 import type { AppStatus } from '../contract/shapes.js';
 import { walkIsStale } from './stale.js';
+import { walkWords } from './walk-words.js';
 
 export const TRAY_STATES = ['attention', 'paused', 'offline', 'syncing', 'stale', 'synced'] as const;
 export type TrayState = (typeof TRAY_STATES)[number];
@@ -108,15 +109,14 @@ export function trayView(s: AppStatus, nowMs: number): TrayView {
     return { ...base, state: 'offline', tooltip: `NAS Mirror: ${notAnswering(s) ? 'NAS not answering, retrying' : 'offline'}${queued}` };
   }
   if (s.walk.running || toSendCount(s) > 0 || s.checking === true) {
+    // a walk in the header's words (walk-words.ts): "reading the NAS: 12,340 of 100,000 items (12 %) · about 2 min left"
     const what = s.walk.running
-      ? walkText(s.walk)
-      : toSendCount(s) > 0
-        ? sendText(s, 'to send', 'to upload')
-        : 'checking the mirror folder';
+      ? `, reading the NAS: ${walkWords(s).text}`
+      : ` (${toSendCount(s) > 0 ? sendText(s, 'to send', 'to upload') : 'checking the mirror folder'})`;
     return {
       ...base,
       state: 'syncing',
-      tooltip: `NAS Mirror: syncing (${what})`,
+      tooltip: `NAS Mirror: syncing${what}`,
       progress: s.walk.running ? { folders: s.walk.folders, objects: s.walk.objects } : null,
     };
   }
@@ -211,11 +211,4 @@ export function trayMenu(view: TrayView, s: AppStatus): TrayMenuItem[] {
   if (toResolve(s) > 0) items.push({ id: 'conflicts', label: `Resolve ${plural(toResolve(s), 'item', 'items')}…`, enabled: true });
   items.push({ id: 'separator' }, { id: 'quit', label: 'Quit NAS Mirror', enabled: true });
   return items;
-}
-
-/** A walk in progress in words: what was seen, what was placed, how fast. */
-export function walkText(w: AppStatus['walk']): string {
-  const placed = w.placed > 0 ? `, ${plural(w.placed, 'placeholder', 'placeholders')} placed` : '';
-  const rate = w.rate > 0 ? ` (${w.rate.toLocaleString('en-US')}/s)` : '';
-  return `${plural(w.folders, 'folder', 'folders')}, ${plural(w.objects, 'item', 'items')} seen${placed}${rate}`;
 }

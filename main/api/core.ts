@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { METHOD_NAMES, type ContractHandlers, type Method } from '../../app/contract/methods.js';
-import type { AppStatus } from '../../app/contract/shapes.js';
+import { NO_WALK_STATUS, type AppStatus } from '../../app/contract/shapes.js';
 import { AppError } from '../../app/errors.js';
 import { MemoryKeychain, openKeychain } from '../keychain/keychain.js';
 import type { Settings } from '../settings/settings-store.js';
@@ -113,7 +113,7 @@ function switchingStatus(): AppStatus {
     via: null,
     paused: false,
     mirrorMissing: false,
-    walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+    walk: NO_WALK_STATUS,
     outbox: 0,
     conflicts: 0,
     heldDeletes: 0,

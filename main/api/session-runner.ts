@@ -3,7 +3,7 @@
  * hub), stopped (the offline index saved), started again, or put aside while an operation
  * runs; and the mirror's status from it. Switches run one after another, never two at once.
  */
-import type { AppStatus } from '../../app/contract/shapes.js';
+import { NO_WALK_STATUS, type AppStatus } from '../../app/contract/shapes.js';
 import { staleAfterSec as staleAfter } from '../../app/tray/stale.js';
 import type { OpenedIndex } from '../index/open-index.js';
 import type { Logger } from '../log/logger.js';
@@ -68,7 +68,7 @@ export class SessionRunner {
       via: session?.via ?? null,
       paused: s.paused,
       mirrorMissing: false,
-      walk: { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null },
+      walk: NO_WALK_STATUS,
       outbox: 0,
       conflicts: 0,
       heldDeletes: 0,

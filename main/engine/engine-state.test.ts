@@ -30,14 +30,23 @@ describe('engine state: the link', () => {
   });
 
   it('is offline at the first failed attempt, even while a walk runs and changes wait', () => {
-    const walking = run(online, { type: 'walk-started', at: 0 }, { type: 'walk-progress', folders: 3, objects: 40, rate: 10, pages: 2 });
+    const walking = run(
+      online,
+      { type: 'walk-started', at: 0 },
+      { type: 'walk-progress', folders: 3, objects: 40, rate: 10, pages: 2, known: null, settled: false, recentRate: 0 },
+    );
     const busy = { ...NONE, outboxPending: 2 };
     expect(statusWord(walking, busy)).toBe('syncing');
     const down = reduce(walking, { type: 'link-failed', error: net });
     expect(statusWord(down, busy)).toBe('offline');
     expect(shownError(down)).toEqual(net);
     // the walk goes on retrying: progress without a page is no evidence of the link
-    expect(statusWord(reduce(down, { type: 'walk-progress', folders: 3, objects: 40, rate: 0, pages: 0 }), busy)).toBe('offline');
+    expect(
+      statusWord(
+        reduce(down, { type: 'walk-progress', folders: 3, objects: 40, rate: 0, pages: 0, known: null, settled: false, recentRate: 0 }),
+        busy,
+      ),
+    ).toBe('offline');
   });
 
   it('comes back online at the first answer, and the link error goes', () => {
@@ -46,7 +55,11 @@ describe('engine state: the link', () => {
     expect(back.connection).toBe('online');
     expect(shownError(back)).toBeNull();
     // listings arriving in a walk are answers too
-    const viaWalk = run(down, { type: 'walk-started', at: 0 }, { type: 'walk-progress', folders: 1, objects: 5, rate: 5, pages: 1 });
+    const viaWalk = run(
+      down,
+      { type: 'walk-started', at: 0 },
+      { type: 'walk-progress', folders: 1, objects: 5, rate: 5, pages: 1, known: null, settled: false, recentRate: 0 },
+    );
     expect(viaWalk.connection).toBe('online');
   });
 

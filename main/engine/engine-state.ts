@@ -7,6 +7,7 @@
  * engine feeds it (main/engine/engine.ts `dispatch`) and turns transitions into effects
  * (log lines, the state db's `connection` meta, status events).
  */
+import { NO_WALK_STATUS, type WalkStatus } from '../../app/contract/shapes.js';
 import { retryClassOf } from '../../app/errors.js';
 
 export type Connection = 'online' | 'offline' | 'auth-error';
@@ -15,15 +16,8 @@ export interface Problem {
   message: string;
 }
 
-export interface WalkView {
-  running: boolean;
-  folders: number;
-  objects: number;
-  placed: number;
-  /** Objects per second. */
-  rate: number;
-  startedAt: string | null;
-}
+/** The walk in progress as the status says it (the contract's shape: app/contract/shapes.ts `walkStatus`). */
+export type WalkView = WalkStatus;
 
 export interface EngineState {
   readonly paused: boolean;
@@ -60,7 +54,7 @@ export type DiskStep = 'scan' | 'write';
 
 export type EngineEvent =
   | { type: 'walk-started'; at: number }
-  | { type: 'walk-progress'; folders: number; objects: number; rate: number; pages: number }
+  | ({ type: 'walk-progress'; pages: number } & Pick<WalkView, 'folders' | 'objects' | 'rate' | 'known' | 'settled' | 'recentRate'>)
   | { type: 'walk-placed'; placed: number }
   | { type: 'walk-finished'; error: Problem | undefined }
   /** Any request got an HTTP answer (not 401/403, not 5xx): the NAS is reachable. */
@@ -84,7 +78,7 @@ const REFUSED = new Set(['BadResponse', 'NasLooksEmpty']);
 const OWN_FAILURE = new Set(['StateCorrupt', 'Internal']);
 const isAuth = (code: string): boolean => code === 'Unauthorized' || code === 'Forbidden';
 
-export const NO_WALK: WalkView = { running: false, folders: 0, objects: 0, placed: 0, rate: 0, startedAt: null };
+export const NO_WALK: WalkView = NO_WALK_STATUS;
 
 export function initialState(paused: boolean, localChecked = false): EngineState {
   return {
@@ -124,7 +118,8 @@ export function reduce(s: EngineState, ev: EngineEvent): EngineState {
     case 'walk-started':
       return { ...s, walk: { ...NO_WALK, running: true, startedAt: new Date(ev.at).toISOString() } };
     case 'walk-progress': {
-      const next = { ...s, walk: { ...s.walk, folders: ev.folders, objects: ev.objects, rate: ev.rate } };
+      const { folders, objects, rate, known, settled, recentRate } = ev;
+      const next = { ...s, walk: { ...s.walk, folders, objects, rate, known, settled, recentRate } };
       return ev.pages > 0 ? answered(next) : next; // listings arrive: the NAS answers
     }
     case 'walk-placed':

@@ -94,8 +94,8 @@ export class RemoteRounds {
       const s = await syncOnce(this.p.client, core.store, core.applier, {
         signal: this.p.signal,
         ...(allowEmpty ? {} : { holdEmptyAbove: deleteLimit(core.store.count(), core.threshold) }),
-        onProgress: (pr) =>
-          this.p.report({ type: 'walk-progress', folders: pr.folders, objects: pr.objects, rate: pr.rate, pages: pr.pages }),
+        onProgress: ({ folders, objects, rate, pages, known, settled, recentRate }) =>
+          this.p.report({ type: 'walk-progress', folders, objects, rate, pages, known, settled, recentRate }),
         onWarning: (message) => core.log.warn('walk', { summary: message }),
       });
       complete = s.complete;

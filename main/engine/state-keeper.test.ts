@@ -58,10 +58,10 @@ describe('StateKeeper: the effects of a transition', () => {
     const { k, counts } = keeper();
     k.dispatch({ type: 'walk-started', at: 0 });
     const before = counts.status;
-    k.dispatch({ type: 'walk-progress', folders: 1, objects: 10, rate: 5, pages: 0 });
+    k.dispatch({ type: 'walk-progress', folders: 1, objects: 10, rate: 5, pages: 0, known: null, settled: false, recentRate: 0 });
     k.dispatch({ type: 'walk-placed', placed: 4 });
     expect(counts.status).toBe(before);
-    k.dispatch({ type: 'walk-progress', folders: 2, objects: 20, rate: 5, pages: 1 }); // first answer: online
+    k.dispatch({ type: 'walk-progress', folders: 2, objects: 20, rate: 5, pages: 1, known: null, settled: false, recentRate: 0 }); // first answer: online
     expect(counts.status).toBe(before + 1);
     expect(k.state.connection).toBe('online');
   });

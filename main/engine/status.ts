@@ -5,7 +5,7 @@
  */
 import type { Db } from '../state/db.js';
 import type { Core } from './core.js';
-import { initialState, shownError, statusWord, type EngineState, type Problem } from './engine-state.js';
+import { initialState, shownError, statusWord, type EngineState, type Problem, type WalkView } from './engine-state.js';
 import { LocalStore } from '../local/local-store.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { CreatesStore } from '../local/creates-store.js';
@@ -20,8 +20,8 @@ export interface EngineStatus {
   paused: boolean;
   mirrorMissing: string | null;
   mirrorFolder: string | null;
-  /** The walk in progress: folders and objects seen, placeholders placed, objects per second. */
-  walk: { running: boolean; folders: number; objects: number; placed: number; rate: number; startedAt: string | null };
+  /** The walk in progress: folders and objects seen, placeholders placed, objects per second, the items known to exist. */
+  walk: WalkView;
   /** The mirror folder is being compared with the model (since the start, or its disk changed): not "synced" yet. */
   checking: boolean;
   lastCompleteWalk: string | null;

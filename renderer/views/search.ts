@@ -413,7 +413,8 @@ export function searchView(ctx: UiContext): View {
         'span',
         { class: 'hint', id: 'search-hint' },
         st.walk.running && st.lastCompleteWalk === null
-          ? `Reading the NAS: ${items} so far. Search already works on them.`
+          ? // the header says how far the walk is (its own count); this, what search covers already
+            `Search already works on the ${items} read so far.`
           : `Type to search ${items}. Works offline; ↑ ↓ to move, Enter to open, Shift+Enter to reveal, Tab to complete, Space on the list to tick a result for Organize. ${FILTER_HELP} `,
         st.walk.running && st.lastCompleteWalk === null
           ? null

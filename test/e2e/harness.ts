@@ -65,11 +65,13 @@ export async function launchChromium(userDataDir: string): Promise<BrowserContex
   });
 }
 
-export async function startRig(opts: { objects?: number; tokenTtlSec?: number } = {}): Promise<Rig> {
+/** `quirks` (and `latencyMs` for `latency`): the service behaves like a real device (server/quirks/quirks.ts). */
+export async function startRig(opts: { objects?: number; tokenTtlSec?: number; quirks?: string; latencyMs?: number } = {}): Promise<Rig> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const svc = await startTestService({
     demo: { objects: opts.objects ?? 400, seed: 7 },
     ...(opts.tokenTtlSec ? { tokenTtlSec: opts.tokenTtlSec } : {}),
+    ...(opts.quirks ? { quirks: opts.quirks, latencyMs: opts.latencyMs } : {}),
   });
   const token = svc.token();
   const dataDir = mkdtempSync(join(tmpdir(), 'nm-e2e-'));
