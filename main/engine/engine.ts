@@ -62,7 +62,11 @@ export class Engine {
   constructor(private readonly opts: EngineOptions) {
     this.core = openCore(opts, (a) => this.recordActivity(a));
     const { local, store, applier } = this.core;
-    this.keeper = new StateKeeper(local, opts.log, { statusChanged: () => this.emitStatus(), backOnline: () => this.kickOutbox() });
+    this.keeper = new StateKeeper(local, opts.log, {
+      statusChanged: () => this.emitStatus(),
+      backOnline: () => this.kickOutbox(),
+      schedule: (fn, ms) => this.timers.schedule(fn, ms),
+    });
     const plans = new PlanQueue(local, store);
     this.remote = this.newRemoteRounds(plans);
     this.localSide = this.newLocalRounds();

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalStore } from '../local/local-store.js';
 import { createLogger } from '../log/logger.js';
 import { openStateDb, type Db } from '../state/db.js';
-import { attemptEvent, StateKeeper } from './state-keeper.js';
+import { attemptEvent, StateKeeper, WALK_WRITE_MS } from './state-keeper.js';
 
 let dir = '';
 let db: Db | undefined;
@@ -15,17 +15,28 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function keeper(): { k: StateKeeper; local: LocalStore; lines: string[]; counts: { status: number; back: number } } {
+interface Kept {
+  k: StateKeeper;
+  local: LocalStore;
+  lines: string[];
+  counts: { status: number; back: number };
+  /** What the keeper scheduled (run by the test). */
+  later: { fn: () => void; ms: number }[];
+}
+
+function keeper(): Kept {
   dir = mkdtempSync(join(tmpdir(), 'nas-keeper-'));
   db = openStateDb(dir);
   const local = new LocalStore(db);
   const lines: string[] = [];
   const counts = { status: 0, back: 0 };
+  const later: Kept['later'] = [];
   const k = new StateKeeper(local, createLogger('engine', { write: (l) => lines.push(l) }), {
     statusChanged: () => counts.status++,
     backOnline: () => counts.back++,
+    schedule: (fn, ms) => later.push({ fn, ms }),
   });
-  return { k, local, lines, counts };
+  return { k, local, lines, counts, later };
 }
 const msgs = (lines: string[]): string[] => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
 const refused = attemptEvent({ method: 'PATCH', path: '/files/x', attempt: 0, error: 'NetworkError' })!;
@@ -64,6 +75,42 @@ describe('StateKeeper: the effects of a transition', () => {
     k.dispatch({ type: 'walk-progress', folders: 2, objects: 20, rate: 5, pages: 1, known: null, settled: false, recentRate: 0 }); // first answer: online
     expect(counts.status).toBe(before + 1);
     expect(k.state.connection).toBe('online');
+  });
+});
+
+describe('StateKeeper: the walk kept for `nas-mirror status` in another process', () => {
+  afterEach(() => vi.useRealTimers());
+  it('written at its start, at most once a second while it runs (the latest never lost), gone at its end and at the next start', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(10_000);
+    const { k, local, later } = keeper();
+    const progress = (objects: number): void =>
+      k.dispatch({ type: 'walk-progress', folders: 2, objects, rate: 5, pages: 1, known: 900, settled: false, recentRate: 5 });
+    k.dispatch({ type: 'walk-started', at: Date.now() });
+    expect(JSON.parse(local.meta('walk')!)).toMatchObject({ running: true, objects: 0 });
+    vi.setSystemTime(10_400);
+    progress(10);
+    progress(15);
+    expect(JSON.parse(local.meta('walk')!)).toMatchObject({ objects: 0 });
+    // the last of the burst goes in when its second is up (the engine's timers run it)
+    expect(later.map((l) => l.ms)).toEqual([WALK_WRITE_MS - 400]);
+    vi.setSystemTime(10_000 + WALK_WRITE_MS);
+    later.shift()!.fn();
+    expect(JSON.parse(local.meta('walk')!)).toMatchObject({ running: true, objects: 15, known: 900, settled: false });
+    vi.setSystemTime(10_000 + 2 * WALK_WRITE_MS);
+    progress(20);
+    expect(JSON.parse(local.meta('walk')!)).toMatchObject({ objects: 20 });
+    expect(later).toEqual([]);
+    k.dispatch({ type: 'walk-finished', error: undefined });
+    expect(local.meta('walk')).toBeUndefined();
+    // an engine killed mid-walk left its walk behind: the next one does not show it
+    local.setMeta('walk', JSON.stringify(k.state.walk));
+    new StateKeeper(local, createLogger('engine', { write: () => undefined }), {
+      statusChanged: () => undefined,
+      backOnline: () => undefined,
+      schedule: () => undefined,
+    });
+    expect(local.meta('walk')).toBeUndefined();
   });
 });
 

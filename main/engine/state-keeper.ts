@@ -3,8 +3,9 @@
  * runs the pure reducer, then the transition's effects, and nothing else has any: the link's
  * change logged once and kept in the state db (so `nas-mirror status` in another process
  * says "offline", not "syncing"), a status event, and the outbox kicked when the NAS answers
- * again. Also turns each request attempt the
- * client reports into link evidence.
+ * again. A walk's progress is kept in the state db too (at its start, at most once a second,
+ * gone at its end), so `nas-mirror status` says how far it is. Also turns each request attempt
+ * the client reports into link evidence.
  */
 import type { AttemptEvent } from '../client/service-client.js';
 import type { LocalStore } from '../local/local-store.js';
@@ -13,18 +14,31 @@ import { initialState, reduce, type Connection, type EngineEvent, type EngineSta
 
 /** Events that change only the walk's counters: read with the status, not pushed (they come per page). */
 const QUIET: ReadonlySet<EngineEvent['type']> = new Set(['walk-progress', 'walk-placed']);
+/** The walk's progress is written to the state db at most this often. */
+export const WALK_WRITE_MS = 1000;
 
 export class StateKeeper {
   private st: EngineState;
   /** The connection last written to the log and the state db (undefined before the first). */
   private announced: Connection | undefined;
+  /** When the walk's progress was last written to the state db. */
+  private walkWrittenAt = 0;
+  /** A write of the walk's latest progress is scheduled (the last of a burst is never lost). */
+  private walkPending = false;
 
   constructor(
     private readonly local: Pick<LocalStore, 'meta' | 'setMeta'>,
     private readonly log: Logger,
-    private readonly effects: { statusChanged(): void; backOnline(): void },
+    private readonly effects: {
+      statusChanged(): void;
+      backOnline(): void;
+      /** Runs `fn` once after `ms`, unless the engine stopped meanwhile (the engine's timers). */
+      schedule(fn: () => void, ms: number): void;
+    },
   ) {
     this.st = initialState(local.meta('paused') === '1');
+    // a walk of an engine that was killed is not this engine's
+    if (local.meta('walk') !== undefined) local.setMeta('walk', undefined);
   }
 
   get state(): EngineState {
@@ -39,9 +53,36 @@ export class StateKeeper {
     this.st = next;
     // "not connected yet" (the start, no request failed) is not announced: only an answer or a failure is
     if (next.connection !== this.announced && (next.connection === 'online' || next.linkError !== undefined)) this.announce(next);
+    if (next.walk !== prev.walk) this.keepWalk(ev, next);
     if (!QUIET.has(ev.type) || next.connection !== prev.connection || next.linkError !== prev.linkError) this.effects.statusChanged();
     // the NAS answers again: what waits in the outbox goes now, not when its backoff ends
     if (prev.linkError !== undefined && next.connection === 'online') this.effects.backOnline();
+  }
+
+  /**
+   * The walk's progress in the state db for another process (status.ts readStatus): at its
+   * start, then at most once a second, the latest of a burst written when its second is up.
+   */
+  private keepWalk(ev: EngineEvent, s: EngineState): void {
+    if (!s.walk.running) {
+      this.walkWrittenAt = 0;
+      this.local.setMeta('walk', undefined);
+      return;
+    }
+    const wait = this.walkWrittenAt + WALK_WRITE_MS - Date.now();
+    if (ev.type === 'walk-started' || wait <= 0) this.writeWalk();
+    else if (!this.walkPending) {
+      this.walkPending = true;
+      this.effects.schedule(() => {
+        this.walkPending = false;
+        if (this.st.walk.running) this.writeWalk();
+      }, wait);
+    }
+  }
+
+  private writeWalk(): void {
+    this.walkWrittenAt = Date.now();
+    this.local.setMeta('walk', JSON.stringify(this.st.walk));
   }
 
   private announce(s: EngineState): void {

@@ -3,9 +3,10 @@
  * progress, outbox, conflicts, held deletes, local-only items, last complete walk, watcher.
  * `readStatus` builds the same from the state db alone, for `nas-mirror status`.
  */
+import { walkStatus } from '../../app/contract/shapes.js';
 import type { Db } from '../state/db.js';
 import type { Core } from './core.js';
-import { initialState, shownError, statusWord, type EngineState, type Problem, type WalkView } from './engine-state.js';
+import { initialState, NO_WALK, shownError, statusWord, type EngineState, type Problem, type WalkView } from './engine-state.js';
 import { LocalStore } from '../local/local-store.js';
 import { OutboxStore } from '../outbox/outbox-store.js';
 import { CreatesStore } from '../local/creates-store.js';
@@ -101,7 +102,7 @@ export function buildStatus(
 export function readStatus(
   db: Db,
   stateDir: string,
-): Omit<EngineStatus, 'connection' | 'endpoint' | 'walk' | 'watcher' | 'error'> & {
+): Omit<EngineStatus, 'connection' | 'endpoint' | 'watcher' | 'error'> & {
   engineRunning: number | null;
   pendingRequests: number;
   connectionProblem: string | null;
@@ -132,9 +133,11 @@ export function readStatus(
   } catch {
     link = undefined;
   }
+  const walk = engineRunning ? keptWalk(local.meta('walk')) : NO_WALK;
   return {
     state: statusWord(
-      { ...initialState(paused, !checking), mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' },
+      // the running engine's walk makes it "syncing", as in the window
+      { ...initialState(paused, !checking), walk, mirrorMissing: mirrorMissing ?? undefined, connection: link?.state ?? 'online' },
       { outboxPending: pending + up.open, conflicts, heldDeletes: held.length + up.held },
     ),
     connectionProblem: link?.message ?? null,
@@ -143,6 +146,7 @@ export function readStatus(
     paused,
     mirrorMissing,
     mirrorFolder: mirrorDir ?? null,
+    walk,
     checking,
     lastCompleteWalk: store.lastWalk()?.completedAt ?? null,
     objects: Math.max(0, row.entries - 1),
@@ -156,4 +160,15 @@ export function readStatus(
     engineRunning,
     pendingRequests: local.pendingRequests(),
   };
+}
+
+/** The running engine's walk as kept in the state db (state-keeper.ts), checked with the contract's shape; none if absent or unreadable. */
+function keptWalk(text: string | undefined): WalkView {
+  if (text === undefined) return NO_WALK;
+  try {
+    const w: unknown = JSON.parse(text);
+    return walkStatus.test(w) ? w : NO_WALK;
+  } catch {
+    return NO_WALK;
+  }
 }

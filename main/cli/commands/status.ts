@@ -1,10 +1,15 @@
-/** `nas-mirror status --state DIR [--json]`: state, counts, outbox, conflicts, held deletes, local only, last complete walk. */
+/**
+ * `nas-mirror status --state DIR [--json]`: state, counts, outbox, conflicts, held deletes, local
+ * only, last complete walk, and the running engine's walk in the window's words.
+ */
+import { walkLine } from '../../../app/tray/walk-words.js';
+import { plural } from '../../../app/util/human.js';
 import { readStatus } from '../../engine/status.js';
 import type { CommandOf } from '../io.js';
 import type { status as spec } from '../specs.js';
 import { openExistingState } from '../state.js';
 
-const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const count = (n: number, word: string): string => plural(n, word, `${word}s`);
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
   const { db, store, dir: stateDir } = openExistingState(args.str('state'), io.env);
@@ -23,6 +28,9 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         `mirror folder:       ${s.mirrorFolder ?? '(none: this state folder was only synced, never run with --dir)'}`,
         `mirrored:            ${count(store.count(), 'object')}${s.mirrorFolder ? ` (${count(s.objects, 'placeholder')} on disk)` : ''}`,
         `last complete walk:  ${s.lastCompleteWalk ?? 'never'}`,
+        ...(s.walk.running
+          ? [`walk:                ${walkLine({ walk: s.walk, lastCompleteWalk: s.lastCompleteWalk, indexed: store.count() })}`]
+          : []),
         // conflicts are counted once, from the conflicts list (the outbox keeps its settled history)
         `changes to send:     ${s.outbox.pending} (${s.outbox.done} sent so far)`,
         `conflicts:           ${s.conflicts}`,
