@@ -3,7 +3,7 @@
  * meta (mirror folder, pause), the "local only" list, held deletes, conflicts, the activity
  * log, and requests queued by the command line for the running engine (single writer).
  */
-import { migrate, type Db } from '../state/db.js';
+import { migrate, stmt, type Db } from '../state/db.js';
 import { activityKindOf, type ActivityKind } from '../../app/model/activity-kinds.js';
 import type { ConflictIntent } from '../../app/model/intent.js';
 import { conflictIntentOf, migrateConflictIntents } from './conflict-rows.js';
@@ -349,8 +349,8 @@ export class LocalStore {
   flush(m: LocalModel): void {
     const stamps = m.takeDirtyStamps();
     if (stamps.length) {
-      const set = this.db.prepare('INSERT INTO local_dirs (id, stamp) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET stamp = excluded.stamp');
-      const del = this.db.prepare('DELETE FROM local_dirs WHERE id = ?');
+      const set = stmt(this.db, 'INSERT INTO local_dirs (id, stamp) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET stamp = excluded.stamp');
+      const del = stmt(this.db, 'DELETE FROM local_dirs WHERE id = ?');
       this.db.transaction(() => {
         for (const id of stamps) {
           const st = m.stamp(id);
@@ -361,7 +361,8 @@ export class LocalStore {
     }
     const ids = m.takeDirty();
     if (ids.length === 0) return;
-    const up = this.db.prepare(
+    const up = stmt(
+      this.db,
       `INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state, content)
       VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state, @content)
       ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, lparent=excluded.lparent, lname=excluded.lname, ` +
@@ -369,12 +370,12 @@ export class LocalStore {
       rparent=excluded.rparent, rname=excluded.rname, etag=excluded.etag, mtime=excluded.mtime, ` +
         'setag=excluded.setag, state=excluded.state, content=excluded.content',
     );
-    const del = this.db.prepare('DELETE FROM local_entries WHERE id = ?');
+    const del = stmt(this.db, 'DELETE FROM local_entries WHERE id = ?');
     // A folder gone from the model takes its local-only rows (what it held on disk went with it, or was kept as a literal row).
-    const delLocalOnly = this.db.prepare('DELETE FROM local_only WHERE parent = ?');
+    const delLocalOnly = stmt(this.db, 'DELETE FROM local_only WHERE parent = ?');
     // ...and its held row: nothing is left to decide about an entry the model no longer has.
     // (what a dropped "renamed or deleted?" named as where it may have gone, in the same statement)
-    const delHeld = this.db.prepare('DELETE FROM local_held WHERE id = ? RETURNING candidates');
+    const delHeld = stmt(this.db, 'DELETE FROM local_held WHERE id = ? RETURNING candidates');
     const dropped: string[][] = [];
     this.db.transaction(() => {
       for (const id of ids) {
@@ -406,12 +407,17 @@ export class LocalStore {
   }
 
   addActivity(a: ActivityInput): number {
-    const r = this.db
-      .prepare('INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(new Date().toISOString(), a.kind, a.path, a.summary, a.reason, a.outboxSeq ?? null);
+    const r = stmt(this.db, 'INSERT INTO local_activity (at, kind, path, summary, reason, outbox_seq) VALUES (?, ?, ?, ?, ?, ?)').run(
+      new Date().toISOString(),
+      a.kind,
+      a.path,
+      a.summary,
+      a.reason,
+      a.outboxSeq ?? null,
+    );
     const seq = Number(r.lastInsertRowid);
     // Keep the newest ACTIVITY_KEEP decisions.
-    if (seq % 1000 === 0) this.db.prepare('DELETE FROM local_activity WHERE seq <= ?').run(seq - ACTIVITY_KEEP);
+    if (seq % 1000 === 0) stmt(this.db, 'DELETE FROM local_activity WHERE seq <= ?').run(seq - ACTIVITY_KEEP);
     return seq;
   }
 
@@ -438,12 +444,11 @@ export class LocalStore {
    * and its name: a rename above it carries it along, and the folder leaving the model drops it.
    */
   addLocalOnly(place: LocalOnlyPlace, kind: string, reason: string): void {
-    this.db
-      .prepare(
-        'INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ' +
-          'ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason',
-      )
-      .run(...keyOf(place), kind, reason, new Date().toISOString());
+    stmt(
+      this.db,
+      'INSERT INTO local_only (parent, name, kind, reason, at) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT(parent, name) DO UPDATE SET reason = excluded.reason',
+    ).run(...keyOf(place), kind, reason, new Date().toISOString());
   }
 
   /** Every row as stored, without paths (pruning; the list is `localOnly`). */
@@ -475,7 +480,7 @@ export class LocalStore {
 
   /** Drops one row, by its key as read (`localOnlyStored`, `localOnly`). */
   removeLocalOnly(row: Pick<StoredLocalOnly, 'parent' | 'name'>): void {
-    this.db.prepare('DELETE FROM local_only WHERE parent = ? AND name = ?').run(row.parent ?? LITERAL_PATH, row.name);
+    stmt(this.db, 'DELETE FROM local_only WHERE parent = ? AND name = ?').run(row.parent ?? LITERAL_PATH, row.name);
   }
 
   /** Entries stored (the root included) and how many hold local content: for a status read without loading the model. */
@@ -609,7 +614,7 @@ export class LocalStore {
 
   /** What an entry holds, as stored: the user's content (`filled`), a downloaded version, or neither (a placeholder). */
   entryContent(id: string): { kind: string; filled: boolean; content: HeldContent | undefined } | undefined {
-    const r = this.db.prepare('SELECT kind, filled, content FROM local_entries WHERE id = ?').get(id) as
+    const r = stmt(this.db, 'SELECT kind, filled, content FROM local_entries WHERE id = ?').get(id) as
       { kind: string; filled: number; content: string | null } | undefined;
     return r && { kind: r.kind, filled: r.filled === 1, content: heldContentOf(r.content) };
   }
@@ -631,20 +636,19 @@ export class LocalStore {
 
   /** The download in progress for `id`, if any. */
   download(id: string): DownloadRow | undefined {
-    return this.db.prepare('SELECT id, etag, size, file FROM local_downloads WHERE id = ?').get(id) as DownloadRow | undefined;
+    return stmt(this.db, 'SELECT id, etag, size, file FROM local_downloads WHERE id = ?').get(id) as DownloadRow | undefined;
   }
 
   setDownload(d: DownloadRow): void {
-    this.db
-      .prepare(
-        'INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ' +
-          'ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at',
-      )
-      .run(d.id, d.etag, d.size, d.file, new Date().toISOString());
+    stmt(
+      this.db,
+      'INSERT INTO local_downloads (id, etag, size, file, at) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT(id) DO UPDATE SET etag = excluded.etag, size = excluded.size, file = excluded.file, at = excluded.at',
+    ).run(d.id, d.etag, d.size, d.file, new Date().toISOString());
   }
 
   removeDownload(id: string): void {
-    this.db.prepare('DELETE FROM local_downloads WHERE id = ?').run(id);
+    stmt(this.db, 'DELETE FROM local_downloads WHERE id = ?').run(id);
   }
 
   /**
@@ -653,7 +657,8 @@ export class LocalStore {
    */
   addLandings(rows: readonly Landing[]): void {
     const at = new Date().toISOString();
-    const ins = this.db.prepare(
+    const ins = stmt(
+      this.db,
       'INSERT INTO local_landings (id, content, at) VALUES (?, ?, ?) ' +
         'ON CONFLICT(id) DO UPDATE SET content = excluded.content, at = excluded.at',
     );
@@ -663,7 +668,7 @@ export class LocalStore {
   }
 
   removeLandings(ids: Iterable<string>): void {
-    const del = this.db.prepare('DELETE FROM local_landings WHERE id = ?');
+    const del = stmt(this.db, 'DELETE FROM local_landings WHERE id = ?');
     this.db.transaction(() => {
       for (const id of ids) del.run(id);
     })();

@@ -69,3 +69,19 @@ export function migrate(db: Db, component: string, migrations: readonly Migratio
     })();
   }
 }
+
+const prepared = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/**
+ * `db.prepare(sql)`, compiled once per connection and kept: the statements a store runs for
+ * every file of a transfer (a bind, a record, a flush) are not compiled again each time. Only
+ * for statements run as they are (`run`, `get`, `all`): never one whose mode is changed
+ * (`pluck`, `raw`, `expand`) or iterated while it may run again.
+ */
+export function stmt(db: Db, sql: string): Database.Statement {
+  let m = prepared.get(db);
+  if (m === undefined) prepared.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (s === undefined) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
