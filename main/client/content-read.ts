@@ -9,6 +9,11 @@ export interface ContentTarget {
   /** A whole body (200) follows: what was held is dropped first. */
   restart(): Promise<void>;
   write(chunk: Buffer): Promise<void>;
+  /**
+   * Takes a copy of `bytes` (the caller reuses its buffer once this returns): undefined to go
+   * on at once, or a promise to wait for. Optional: else each chunk goes to `write`, kept.
+   */
+  copy?(bytes: Buffer): Promise<void> | undefined;
 }
 
 /** The answer to a content read: 200 (whole), 206 (the rest from the offset), 416 (nothing past the offset). */

@@ -13,8 +13,18 @@ import { DeviceQuirks } from './device-quirks.js';
 import { parseJson, parseListing, parseObject, parseSearch, type CheckedListing } from './parse.js';
 import { Limiter, defaultSleep } from './limiter.js';
 import { redactError, redactSecrets } from './redact.js';
-import { HttpTransport, NOT_SENT, type BodySink, type HttpMethod, type Transport, type TransportResponse } from './transport.js';
+import {
+  HttpTransport,
+  NOT_SENT,
+  type BodySink,
+  type FileBody,
+  type HttpMethod,
+  type RequestBody,
+  type Transport,
+  type TransportResponse,
+} from './transport.js';
 import { contentRangeOf, type ContentRead, type ContentTarget } from './content-read.js';
+import { relatedBody } from './related-body.js';
 
 export type { ContentRead, ContentTarget };
 
@@ -347,6 +357,23 @@ export class ServiceClient {
   }
 
   /**
+   * Creates a file with all of its bytes in the one request that names it (content.md, "Create
+   * a file": the create's content part and `done=true`): the new object's id (from `Location`).
+   * The NAS keeps nothing of such a request that failed (it never told the id); a taken name is
+   * 409. Not retried after it may have reached the NAS: the caller looks for it by its name.
+   */
+  async createWhole(parentID: string, name: string, bytes: Buffer, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
+    const { body, contentType } = relatedBody({ name, parentID, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }, bytes);
+    const res = await this.send('POST', '/files/resumable?done=true', {
+      signal: opts.signal,
+      idempotent: false,
+      body,
+      headers: { 'content-type': contentType },
+    });
+    return this.locationId(res, 'POST files/resumable');
+  }
+
+  /**
    * Starts a new version of file `id` (content.md, "Replace a file's content"): readers keep
    * the old content until the upload is done. `ifMatch`: 412 (`PreconditionFailed`) when the
    * NAS's version is not that one any more. Starting again restarts the upload from zero.
@@ -361,11 +388,18 @@ export class ServiceClient {
   }
 
   /**
-   * Appends `bytes` at `offset` to an unfinished upload; `done` finishes it. A wrong offset is
-   * 409 with the offset the NAS holds (`detail` of the Conflict error is not parsed here: the
-   * caller asks `uploadOffset`). Not retried here: the caller resumes from the NAS's offset.
+   * Appends `bytes` at `offset` to an unfinished upload (or a file's bytes read as they go);
+   * `done` finishes it. A wrong offset is 409 with the offset the NAS holds (`detail` of the
+   * Conflict error is not parsed here: the caller asks `uploadOffset`). Not retried here: the
+   * caller resumes from the NAS's offset.
    */
-  async putContent(id: string, offset: number, bytes: Buffer, done: boolean, opts: { signal?: AbortSignal } = {}): Promise<void> {
+  async putContent(
+    id: string,
+    offset: number,
+    bytes: Buffer | FileBody,
+    done: boolean,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     await this.send('PUT', `/files/${encodeURIComponent(id)}/resumable/content?offset=${offset}&done=${done}`, {
       signal: opts.signal,
       idempotent: false,
@@ -440,6 +474,7 @@ export class ServiceClient {
           }
         },
         write: (c) => target.write(c),
+        ...(target.copy ? { copy: (c: Buffer) => target.copy!(c) } : {}),
       };
       try {
         const res = await this.send('GET', path, { signal: opts.signal, idempotent: true, headers, sink, alsoOk: [416], retries: 0 });
@@ -561,7 +596,7 @@ export class ServiceClient {
 interface SendOptions {
   signal?: AbortSignal | undefined;
   idempotent: boolean;
-  body?: string | Buffer;
+  body?: RequestBody;
   headers?: Record<string, string>;
   notModifiedOk?: boolean;
   /** Statuses answered as they are (not thrown). */

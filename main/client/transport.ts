@@ -4,23 +4,38 @@
  * `Timeout` or `NetworkError`; `sent` in `detail` says the request may have reached the server.
  * A response body larger than `MAX_RESPONSE_BYTES` is cut off: `BadResponse` (detail
  * `too-large`), never an unbounded buffer. A request with a `sink` (content reads) has a 200/206
- * answer's bytes streamed into it instead, with `timeoutMs` as an idle limit between chunks.
+ * answer's bytes streamed into it instead, with `timeoutMs` as an idle limit between chunks
+ * (over plain HTTP read by the client's own reader, raw-read.ts, not node's). A `FileBody` (an
+ * upload's chunk) is read from its file as it is sent, never held whole, with `timeoutMs` as an
+ * idle limit while it goes; the exchange ends only once that read is closed.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { AppError, type Delivery } from '../../app/errors.js';
+import { sendFile, type FileBody, type FileSending } from './file-body.js';
+import { rawRead, RawConnections } from './raw-read.js';
+
+export type { FileBody };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** JSON text, raw bytes, or bytes of a file read as they go. */
+export type RequestBody = string | Buffer | FileBody;
+
+export const isFileBody = (b: RequestBody | undefined): b is FileBody => typeof b === 'object' && !Buffer.isBuffer(b);
 
 export interface TransportRequest {
   method: HttpMethod;
   url: string;
   headers: Record<string, string>;
-  /** JSON text, or raw bytes (an upload's chunk). */
-  body?: string | Buffer;
+  /** JSON text, or raw bytes (an upload's chunk), or a chunk read from its file as it goes. */
+  body?: RequestBody;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Streams a 200/206 answer's bytes here (its `body` is then ''); any other answer is read as a body. */
+  /**
+   * Streams a 200/206 answer's bytes here (its `body` is then ''); any other answer is read as a
+   * body. Over plain HTTP, read by the client's own reader (raw-read.ts), not node's.
+   */
   sink?: BodySink;
 }
 
@@ -34,6 +49,8 @@ export interface BodySink {
    * only once every write it handed on has settled.
    */
   write(chunk: Buffer): Promise<void>;
+  /** Takes a copy of `bytes`, valid only during the call (content-read.ts `ContentTarget.copy`); optional. */
+  copy?(bytes: Buffer): Promise<void> | undefined;
 }
 
 export interface TransportResponse {
@@ -68,6 +85,8 @@ export class HttpTransport implements Transport {
   private readonly httpsAgent: https.Agent;
 
   private readonly maxBytes: number;
+  /** Connections of the content reads over plain HTTP (raw-read.ts). */
+  private readonly raw = new RawConnections();
 
   constructor(opts: { maxSockets?: number; maxResponseBytes?: number } = {}) {
     this.maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
@@ -86,6 +105,10 @@ export class HttpTransport implements Transport {
         return;
       }
       const secure = url.protocol === 'https:';
+      if (req.sink !== undefined && url.protocol === 'http:' && req.method === 'GET' && req.body === undefined) {
+        rawRead(url, req, this.maxBytes, { resolve, reject }, this.raw);
+        return;
+      }
       const route: Route = { url, mod: secure ? https : http, agent: secure ? this.httpsAgent : this.httpAgent, maxBytes: this.maxBytes };
       new Exchange(req, route, { resolve, reject }).start();
     });
@@ -94,6 +117,7 @@ export class HttpTransport implements Transport {
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    this.raw.close();
   }
 }
 
@@ -121,6 +145,8 @@ class Exchange {
   private settled = false;
   /** A streamed answer in progress (its writes are waited for before any outcome is told). */
   private stream: Streaming | undefined;
+  /** A file body being read (it is closed before any outcome is told: its descriptor is the caller's). */
+  private fileRead: FileSending | undefined;
   private readonly r: http.ClientRequest;
   private timer: ReturnType<typeof setTimeout>;
   private readonly onAbort = (): void =>
@@ -132,7 +158,7 @@ class Exchange {
     private readonly outcome: Outcome,
   ) {
     const headers: Record<string, string> = { ...req.headers };
-    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    if (req.body !== undefined) headers['content-length'] = String(isFileBody(req.body) ? req.body.length : Buffer.byteLength(req.body));
     this.r = route.mod.request(route.url, { method: req.method, headers, agent: route.agent });
     this.timer = setTimeout(() => this.timedOut(), req.timeoutMs);
   }
@@ -164,7 +190,28 @@ class Exchange {
       );
     });
     r.on('response', (res) => this.onResponse(res));
-    r.end(req.body);
+    if (isFileBody(req.body)) this.sendFile(req.body);
+    else r.end(req.body);
+  }
+
+  /** Sends the file's bytes as they are read (the socket's pace: paused while it is full); each chunk restarts the idle limit. */
+  private sendFile(b: FileBody): void {
+    if (b.length === 0) {
+      this.r.end();
+      return;
+    }
+    this.fileRead = sendFile(b, this.r, {
+      progress: () => this.restartTimer(),
+      failed: (e) =>
+        this.fail(e instanceof AppError ? e : new AppError('DiskError', `reading the file to upload failed: ${e.message}`, { cause: e })),
+      // a file that got shorter: its declared length is never met, the request is dropped
+      short: () => new AppError('DiskError', 'the file got shorter while it was sent', { delivery: MAYBE_SENT }),
+    });
+  }
+
+  private restartTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.timedOut(), this.req.timeoutMs);
   }
 
   /** Fails the exchange (once) and drops its connection. */
@@ -176,18 +223,23 @@ class Exchange {
     this.afterWrites(() => this.outcome.reject(e));
   }
 
-  /** Ends the exchange with its answer (once). */
+  /** Ends the exchange with its answer (once); a body still being sent (an early answer) is dropped with its connection. */
   private succeed(res: TransportResponse): void {
     if (this.settled) return;
     this.settled = true;
     this.cleanup();
+    if (this.fileRead !== undefined && !this.r.writableFinished) this.r.destroy();
     this.afterWrites(() => this.outcome.resolve(res));
   }
 
-  /** `then` once every write handed to the sink has settled (at once when nothing streams). */
+  /** `then` once every write handed to the sink has settled and a file body's read is closed (at once when neither is going). */
   private afterWrites(then: () => void): void {
-    if (this.stream) this.stream.whenSettled(then);
-    else then();
+    const afterRead = (): void => {
+      if (this.stream) this.stream.whenSettled(then);
+      else then();
+    };
+    if (this.fileRead === undefined) afterRead();
+    else void this.fileRead.stop().then(afterRead);
   }
 
   private cleanup(): void {
@@ -208,10 +260,7 @@ class Exchange {
   private onResponse(res: http.IncomingMessage): void {
     const sink = this.req.sink;
     if (sink && (res.statusCode === 200 || res.statusCode === 206)) {
-      const idle = (): void => {
-        clearTimeout(this.timer);
-        this.timer = setTimeout(() => this.timedOut(), this.req.timeoutMs);
-      };
+      const idle = (): void => this.restartTimer();
       this.stream = streamTo(
         res,
         sink,

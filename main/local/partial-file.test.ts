@@ -46,6 +46,36 @@ describe('PartialFile', () => {
     expect(seen.at(-1)).toBe(data.length);
   });
 
+  it('copy takes bytes from a buffer the caller reuses at once, in order with written chunks; its blocks are used again', async () => {
+    const abs = temp();
+    const data = pattern(6 * WRITE_BATCH + 777);
+    const p = PartialFile.open(abs, true, data.length);
+    const reused = Buffer.alloc(200_000);
+    let at = 0;
+    let waited = 0;
+    for (const c of chunksOf(data.subarray(0, 5 * WRITE_BATCH), 200_000)) {
+      // (the caller's one buffer, overwritten after each copy)
+      c.copy(reused);
+      const wait = p.copy(reused.subarray(0, c.length));
+      reused.fill(0xee);
+      if (wait) {
+        waited++;
+        await wait;
+      }
+      at += c.length;
+    }
+    expect(p.offset()).toBe(at);
+    // a chunk handed on as it came follows the bytes copied before it
+    await p.write(Buffer.from(data.subarray(at, at + 100_000)));
+    for (const c of chunksOf(data.subarray(at + 100_000), 65_536)) await p.copy(Buffer.from(c));
+    await p.finish();
+    await p.close();
+    expect(readFileSync(abs).equals(data)).toBe(true);
+    expect(waited).toBeGreaterThan(0);
+    // blocks used again once written: never more than the high-water mark's worth and the one being filled
+    expect((p as unknown as { blocks: Set<Buffer> }).blocks.size).toBeLessThanOrEqual(HIGH_WATER / WRITE_BATCH + 2);
+  });
+
   it('a small body is written at finish, in one go', async () => {
     const abs = temp();
     const data = pattern(SYNC_TAIL - 1);

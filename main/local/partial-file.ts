@@ -3,12 +3,15 @@
  * behind, several to one `writev` at their explicit positions, while the next ones arrive;
  * past `HIGH_WATER` bytes taken and unwritten a write waits (memory stays bounded, the answer
  * is paused). What is durable when: a byte is in the file (page cache) once a write batch
- * holding it ended, and durable once `finish()` resolved (every byte written, then fsync);
- * nothing may rename the partial before that. A read cut short keeps what it took (close
- * writes it, unsynced: a resumed read continues after it). The descriptor is closed only when
- * no write is in flight (a reused descriptor never receives a late write).
+ * holding it ended, and durable once `finish()` resolved (every byte written, then fsync; or,
+ * `finish(false)`, once the caller synced it: file-syncer.ts); nothing may rename the partial
+ * before that. A read cut short keeps what it took (close writes it, unsynced: a resumed read
+ * continues after it). The descriptor is closed only when no write is in flight (a reused
+ * descriptor never receives a late write). Bytes handed over to `copy` (a content read's, from
+ * its connection's one buffer) are copied into blocks of this file's own, used again once
+ * written, or for a small file written on the spot: no buffer per chunk to collect.
  */
-import { closeSync, constants, fstatSync, fsync, ftruncateSync, openSync, writev, writevSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, ftruncateSync, openSync, writeSync, writev, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { ContentTarget } from '../client/content-read.js';
 import { ignore } from '../../app/util/ignore.js';
@@ -49,12 +52,19 @@ export class PartialFile implements ContentTarget {
   private flight: Promise<void> | undefined;
   private failure: unknown;
   private fd: number | undefined;
+  /** `copy`'s blocks: the one being filled (and how far), and those written and free again. */
+  private filling: Buffer | undefined;
+  private filled = 0;
+  private readonly free: Buffer[] = [];
+  private readonly blocks = new Set<Buffer>();
 
   private constructor(
     private readonly abs: string,
     fd: number,
     held: number,
     private readonly taking: (bytes: number) => void,
+    /** The bytes the whole file is expected to hold (a small file's block is no bigger than it). */
+    private readonly size: number,
   ) {
     this.fd = fd;
     this.taken = this.written = held;
@@ -77,7 +87,7 @@ export class PartialFile implements ContentTarget {
         ftruncateSync(fd, 0);
         held = 0;
       }
-      return new PartialFile(abs, fd, held, taking);
+      return new PartialFile(abs, fd, held, taking, size);
     } catch (e) {
       closeSync(fd);
       throw diskError('read', abs, e);
@@ -93,6 +103,7 @@ export class PartialFile implements ContentTarget {
     await this.settle();
     this.queue = [];
     this.queued = 0;
+    this.filled = 0;
     if (this.written > 0) {
       try {
         ftruncateSync(this.descriptor(), 0);
@@ -111,21 +122,81 @@ export class PartialFile implements ContentTarget {
   write(chunk: Buffer): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.fd === undefined) return Promise.reject(new Error(`${this.abs} is closed`));
+    this.seal();
     this.queue.push(chunk);
     this.queued += chunk.length;
-    this.taken += chunk.length;
+    return this.took(chunk.length) ?? RESOLVED;
+  }
+
+  /**
+   * Copies `bytes` into this file's blocks (the caller reuses its buffer); a promise to wait for
+   * when too much is unwritten. A small file's (at most SYNC_TAIL in all) are written on the
+   * spot instead, from the caller's buffer: no block of its own to allocate and collect.
+   */
+  copy(bytes: Buffer): Promise<void> | undefined {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.fd === undefined) return Promise.reject(new Error(`${this.abs} is closed`));
+    if (this.size <= SYNC_TAIL && this.queued === 0 && this.filled === 0 && this.flight === undefined) {
+      try {
+        for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done, this.written + done);
+      } catch (e) {
+        return Promise.reject(this.failed(diskError('write', this.abs, e)));
+      }
+      this.written += bytes.length;
+      return this.took(bytes.length);
+    }
+    for (let at = 0; at < bytes.length;) {
+      const block = (this.filling ??= this.free.pop() ?? this.newBlock(this.size - this.taken - at));
+      const n = Math.min(bytes.length - at, block.length - this.filled);
+      bytes.copy(block, this.filled, at, at + n);
+      this.filled += n;
+      at += n;
+      if (this.filled === block.length) {
+        this.queue.push(block);
+        this.queued += block.length;
+        this.filling = undefined;
+        this.filled = 0;
+      }
+    }
+    return this.took(bytes.length);
+  }
+
+  /** `n` more bytes taken: a batch written behind when there is one; a promise while too much waits. */
+  private took(n: number): Promise<void> | undefined {
+    this.taken += n;
     this.taking(this.taken);
     if (this.flight === undefined && this.queued >= WRITE_BATCH) this.flight = this.writeQueued();
     if (this.flight !== undefined && this.queued >= HIGH_WATER) return this.settle();
-    return RESOLVED;
+    return undefined;
   }
 
-  /** Every byte taken written, then fsync'd: the partial is durable when this resolves. */
-  async finish(): Promise<void> {
+  /** A block for `left` more bytes expected: WRITE_BATCH, or just what is left of a small file (bytes past it: WRITE_BATCH). */
+  private newBlock(left: number): Buffer {
+    const b = Buffer.allocUnsafe(left > 0 ? Math.min(WRITE_BATCH, left) : WRITE_BATCH);
+    this.blocks.add(b);
+    return b;
+  }
+
+  /** The block being filled goes to the queue as it is (what is written next follows it). */
+  private seal(): void {
+    if (this.filling === undefined || this.filled === 0) return;
+    this.queue.push(this.filling.subarray(0, this.filled));
+    this.queued += this.filled;
+    this.filling = undefined;
+    this.filled = 0;
+  }
+
+  /**
+   * Every byte taken written, then fsync'd: the partial is durable when this resolves. Without
+   * `sync`, written only: the caller makes it durable (file-syncer.ts) before anything renames it.
+   */
+  async finish(sync = true): Promise<void> {
     await this.settle();
+    this.seal();
     if (this.queued > 0 && this.queued <= SYNC_TAIL) this.writeQueuedNow();
     else if (this.queued > 0) await (this.flight = this.writeQueued());
     await this.settle();
+    if (!sync) return;
     try {
       await fsyncAsync(this.descriptor());
     } catch (e) {
@@ -141,6 +212,7 @@ export class PartialFile implements ContentTarget {
     const why = 'the failure is kept and said by finish() or the next write; the descriptor is closed all the same';
     await this.settle().catch(ignore(why));
     if (this.fd === undefined) return;
+    this.seal();
     if (this.failure === undefined && this.queued > 0) {
       this.flight = this.writeQueued();
       await this.settle().catch(ignore(why));
@@ -160,7 +232,8 @@ export class PartialFile implements ContentTarget {
   private async writeQueued(): Promise<void> {
     try {
       while (this.queued > 0 && this.failure === undefined) {
-        let bufs = this.queue;
+        const batch = this.queue;
+        let bufs = batch;
         const n = this.queued;
         this.queue = [];
         this.queued = 0;
@@ -170,6 +243,8 @@ export class PartialFile implements ContentTarget {
           if (done < n) bufs = after(bufs, wrote);
         }
         this.written += n;
+        // (copy's blocks, written: free for the next bytes)
+        for (const b of batch) if (this.blocks.has(b)) this.free.push(b);
       }
     } catch (e) {
       this.failed(diskError('write', this.abs, e));
