@@ -50,6 +50,12 @@ export interface Core {
   log: Logger;
   /** Records a decision in the activity log (and tells listeners). */
   activity(a: ActivityInput): void;
+  /**
+   * Writes these rows of the activity log in the caller's transaction (the decision's, or one of
+   * their own: not one per row) and returns the telling of them (logs, listeners): called once
+   * that transaction committed. Absent: `activity` row by row.
+   */
+  activityRows?(list: readonly ActivityInput[]): () => void;
 }
 
 /** The engine's context from its options: the stores on one state db, the model as stored. */
@@ -58,7 +64,11 @@ export type CoreOptions = Pick<
   'db' | 'stateDir' | 'store' | 'mirrorDir' | 'applier' | 'traits' | 'identity' | 'disk' | 'threshold' | 'holdMs' | 'uploads' | 'log'
 >;
 
-export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void): Core {
+export function openCore(
+  opts: CoreOptions,
+  activity: (a: ActivityInput) => void,
+  activityRows?: (list: readonly ActivityInput[]) => () => void,
+): Core {
   const db = opts.db ?? openStateDb(opts.stateDir);
   const store = opts.store ?? new MirrorStore(db);
   const local = new LocalStore(db);
@@ -83,6 +93,7 @@ export function openCore(opts: CoreOptions, activity: (a: ActivityInput) => void
     tombstones: new Map(),
     log: opts.log,
     activity,
+    ...(activityRows ? { activityRows } : {}),
   };
   // Where a held "renamed or deleted?" entry may have gone, when the NAS deleted that entry: it
   // may be that entry renamed here, not a new one of the user's (soak seed 5007: an empty folder

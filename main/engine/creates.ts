@@ -27,25 +27,37 @@ import { aspectsOf } from '../mirror/changes.js';
 import type { CreateRow } from '../local/creates-store.js';
 import { absOf } from '../local/placeholders.js';
 import { formatDate, parseDate } from '../../app/model/dates.js';
-import type { Core, Lock } from './core.js';
+import type { ActivityInput, Core, Lock } from './core.js';
 import type { Problem } from './engine-state.js';
 import { putAside } from './content-conflicts.js';
 import { Rerun } from './rerun.js';
 import { pathFor } from './core.js';
+import { readWhole, sentWhole, sha256 } from './whole-upload.js';
+import { CHUNK_BYTES, chunkAt, FileChunks, nextChunk, type FileSeen } from './file-chunks.js';
 
 /** Rows carried out at once. */
-export const CREATE_CONCURRENCY = 3;
-/** Bytes per upload request. */
-export const CHUNK_BYTES = 8 * 1024 * 1024;
+export const CREATE_CONCURRENCY = 6;
+export { CHUNK_BYTES } from './file-chunks.js';
 /** A file is sent once it has not changed for this long (a copy or a save in progress is not). */
 export const STABLE_MS = 2000;
+/** A new file up to this size goes whole in the request that names it (whole-upload.ts). */
+export const WHOLE_MAX = CHUNK_BYTES;
 
 export interface CreatePort {
-  core: Pick<Core, 'root' | 'model' | 'store' | 'applier' | 'local' | 'creates' | 'disk' | 'db' | 'activity' | 'log'>;
+  core: Pick<Core, 'root' | 'model' | 'store' | 'applier' | 'local' | 'creates' | 'disk' | 'db' | 'activity' | 'activityRows' | 'log'>;
   lock: Lock;
   client: Pick<
     ServiceClient,
-    'createFolder' | 'startUpload' | 'startVersion' | 'putContent' | 'uploadOffset' | 'get' | 'parentAndName' | 'delete'
+    | 'createFolder'
+    | 'startUpload'
+    | 'createWhole'
+    | 'startVersion'
+    | 'putContent'
+    | 'uploadOffset'
+    | 'get'
+    | 'parentAndName'
+    | 'delete'
+    | 'readContent'
   >;
   signal: AbortSignal;
   stopped: () => boolean;
@@ -84,6 +96,8 @@ export class Creator {
   private readonly reserved = new Set<number>();
   /** Rows the NAS had no room for (507), by seq: their NAS id (said until they go up). */
   private readonly noRoom = new Map<number, string>();
+  /** Rows the NAS had no room for when sent whole: named and sent in chunks from then on. */
+  private readonly inChunks = new Set<number>();
 
   constructor(private readonly p: CreatePort) {}
 
@@ -218,9 +232,15 @@ export class Creator {
     let fresh = false;
     if (id === undefined) {
       const here = await this.p.lock.run(() => this.placeOf(row, 'file'));
-      if (here === undefined) return 'done';
+      // (sent whole before it left: that file goes from the NAS too, else it would be there twice)
+      if (here === undefined) return row.state === 'creating' ? this.dropSentWhole(row) : 'done';
       if (Date.now() - here.mtimeMs < STABLE_MS) return 'later';
+      if (row.state === 'creating' && row.sentSha !== null) {
+        const o = await sentWhole(client, row, WHOLE_MAX, signal);
+        if (o !== undefined) return this.bindWhole(row, o, here, row.sentSha);
+      }
       id = row.state === 'creating' ? await this.findOurs(row, 'file') : undefined;
+      if (id === undefined && here.size > 0 && here.size <= WHOLE_MAX && !this.inChunks.has(row.seq)) return this.whole(row, here);
       if (id === undefined) {
         core.creates.begin(row.seq, 'creating');
         try {
@@ -239,6 +259,71 @@ export class Creator {
     }
     // an upload started just now holds nothing yet: no request to ask where it is
     return this.upload(row, id, fresh ? 0 : undefined);
+  }
+
+  /**
+   * A file of at most one chunk, sent whole in the request that names it (whole-upload.ts),
+   * then bound as holding that NAS version: two requests in all.
+   */
+  private async whole(row: CreateRow, here: FileSeen & { abs: string }): Promise<Outcome> {
+    const { core, client, signal } = this.p;
+    const bytes = readWhole(core.disk, here.abs, here);
+    if (bytes === undefined) return 'later'; // written to meanwhile: sent once stable
+    const sha = sha256(bytes);
+    core.creates.beginWhole(row.seq, sha);
+    let id: string;
+    try {
+      id = await client.createWhole(row.parent, row.name, bytes, { mTime: formatDate(here.mtimeMs), signal });
+    } catch (e) {
+      if (e instanceof AppError && e.status === 409) {
+        await this.refuse(row, 'the NAS already has a file of that name in that folder: yours stays here, not sent over it');
+        return 'done';
+      }
+      // no room (nothing kept): named and sent in chunks from now on, so the words can say which file waits
+      if (e instanceof AppError && e.code === 'NasFull') this.inChunks.add(row.seq);
+      throw e;
+    }
+    return this.bindWhole(row, await client.get(id, { signal }), here, sha);
+  }
+
+  /** Binds a file the NAS holds whole from this row; when the user's file left its place meanwhile, that NAS file goes. */
+  private async bindWhole(row: CreateRow, o: RemoteObject, sent: FileSeen, sha: string): Promise<Outcome> {
+    const { core } = this.p;
+    const bound = await this.p.lock.run(() => {
+      const here = this.where(row);
+      // the local file holds the bytes sent only when it is as it was read, or (after a restart) hashes to them
+      const same =
+        here !== undefined &&
+        here.kind === 'file' &&
+        o.size === here.size &&
+        ((here.ino === sent.ino && here.size === sent.size && here.mtimeMs === sent.mtimeMs) ||
+          (here.size <= WHOLE_MAX && sha256(core.disk.readChunk(here.abs, 0, here.size)) === sha));
+      return this.bind(row, o, 'file', { same });
+    });
+    if (bound === undefined) await this.dropOurs(row, async () => o);
+    return 'done';
+  }
+
+  /** A row sent whole whose file left its place (a crash or a lost answer in between): the NAS file it made goes. */
+  private async dropSentWhole(row: CreateRow): Promise<Outcome> {
+    if (row.sentSha !== null) await this.dropOurs(row, () => sentWhole(this.p.client, row, WHOLE_MAX, this.p.signal));
+    return 'done';
+  }
+
+  /**
+   * Deletes the NAS file `find` names, which this device made from the row and nothing here holds
+   * (If-Match: nobody changed it since). The row, over already, is carried out again when that
+   * fails (the NAS did not answer): it never stays there twice.
+   */
+  private async dropOurs(row: CreateRow, find: () => Promise<RemoteObject | undefined>): Promise<void> {
+    try {
+      const o = await find();
+      if (o !== undefined) await this.p.client.delete(o.id, { ifMatch: o.eTag, signal: this.p.signal });
+    } catch (e) {
+      if (e instanceof AppError && (e.status === 404 || e.status === 412)) return;
+      this.p.core.creates.reopenSent(row.seq);
+      throw e;
+    }
   }
 
   /** Sends the bytes of the bound file `id` from where the NAS is; finishes the upload. */
@@ -265,9 +350,31 @@ export class Creator {
       await this.startOver(row, id, 'the file got shorter while it was sent');
       return 'later';
     }
+    const file = FileChunks.open(start.abs, start);
+    if (file === undefined) {
+      await this.startOver(row, id, 'the file changed while it was sent');
+      return 'later';
+    }
+    try {
+      const out = await this.chunks(row, id, offset, start, file);
+      return out ?? (await this.finish(row, id, start));
+    } finally {
+      file.close();
+    }
+  }
+
+  /**
+   * Sends the file's bytes from `offset`, chunk by chunk (file-chunks.ts), each read from the
+   * descriptor as it goes, the file checked before each; the last one (`done=true`) holds at
+   * most `CHUNK_BYTES`, as before chunks grew. Undefined once finished; else the row's outcome.
+   */
+  private async chunks(row: CreateRow, id: string, from: number, start: FileSeen, file: FileChunks): Promise<Outcome | undefined> {
+    const { core, client, signal } = this.p;
+    let offset = from;
     core.creates.begin(row.seq, 'uploading');
     const progress = { path: pathFor(core, id), sent: offset, size: start.size };
     this.sending.set(row.seq, progress);
+    let chunk = CHUNK_BYTES;
     for (;;) {
       if (this.p.stopped() || this.p.paused()) return 'later';
       const now = await this.p.lock.run(() => this.current(id));
@@ -279,32 +386,33 @@ export class Creator {
         await this.startOver(row, id, 'the file changed while it was sent');
         return 'later';
       }
-      const n = Math.min(CHUNK_BYTES, start.size - offset);
-      const bytes = n > 0 ? core.disk.readChunk(now.abs, offset, n) : Buffer.alloc(0);
-      if (bytes.length !== n) {
-        await this.startOver(row, id, 'the file got shorter while it was sent');
-        return 'later';
-      }
+      const n = chunkAt(start.size - offset, chunk);
       const last = offset + n >= start.size;
+      const t0 = performance.now();
       try {
-        await client.putContent(id, offset, bytes, last, { signal });
+        await client.putContent(id, offset, n === 0 ? Buffer.alloc(0) : file.body(offset, n), last, { signal });
       } catch (e) {
         // the NAS holds another offset (a request of ours it took without us hearing): go on from there
         if (e instanceof AppError && e.status === 409) {
-          offset = await client.uploadOffset(id, { signal });
-          if (offset === undefined) return this.finish(row, id);
+          const held = await client.uploadOffset(id, { signal });
+          if (held === undefined) return undefined;
+          offset = held;
+          if (offset > start.size) {
+            await this.startOver(row, id, 'the file got shorter while it was sent');
+            return 'later';
+          }
           continue;
         }
         throw e;
       }
       offset += n;
+      chunk = nextChunk(n, performance.now() - t0);
       core.creates.progress(row.seq, offset);
       this.noRoom.delete(row.seq); // the NAS has room again
       progress.sent = offset;
       this.p.changed();
-      if (last) break;
+      if (last) return undefined;
     }
-    return this.finish(row, id);
   }
 
   /**
@@ -394,15 +502,20 @@ export class Creator {
     return true;
   }
 
-  /** The NAS holds the whole file: this device holds that version (not local content any more). */
-  private async finish(row: CreateRow, id: string): Promise<Outcome> {
+  /**
+   * The NAS holds the whole file: this device holds that version (not local content any more),
+   * unless the file is not as it was `sent` (changed while its last chunk went): then it stays
+   * the user's content.
+   */
+  private async finish(row: CreateRow, id: string, sent?: FileSeen): Promise<Outcome> {
     const { core, client, signal } = this.p;
     const o = await client.get(id, { signal });
     await this.p.lock.run(() => {
       const e = core.model.get(id);
       const st = e ? this.current(id) : undefined;
+      const asSent = sent === undefined || (st?.ino === sent.ino && st.size === sent.size && st.mtimeMs === sent.mtimeMs);
       core.db.transaction(() => {
-        if (e && st && st.size === o.size) {
+        if (e && st && st.size === o.size && asSent) {
           core.model.update(id, {
             etag: o.eTag,
             setag: o.eTag,
@@ -488,21 +601,24 @@ export class Creator {
    * The model, the store and the offline index know the new object, placed where the disk has
    * it; the local-only row goes. Returns its path, or undefined when it left its place meanwhile.
    */
-  private bind(row: CreateRow, o: RemoteObject, kind: 'dir' | 'file'): string | undefined {
+  private bind(row: CreateRow, o: RemoteObject, kind: 'dir' | 'file', whole?: { same: boolean }): string | undefined {
     const { core } = this.p;
     const here = this.where(row);
     if (here === undefined || here.kind !== kind) {
       core.creates.finish(row.seq, 'gone', 'it left its place while it was created on the NAS');
       return undefined;
     }
-    core.db.transaction(() => {
+    // a file sent whole holds that NAS version when it still holds the bytes sent (else it is the user's again)
+    const held = whole?.same === true;
+    const tell = core.db.transaction(() => {
       core.model.put({
         id: o.id,
         kind,
         lparent: row.parent,
         lname: row.name,
         ino: here.ino,
-        filled: kind === 'file',
+        filled: kind === 'file' && !held,
+        ...(held ? { content: { etag: o.eTag, nasMtime: o.mTime, size: here.size, mtimeMs: here.mtimeMs, ino: here.ino } } : {}),
         rparent: o.parentID,
         rname: o.name,
         etag: o.eTag,
@@ -520,13 +636,20 @@ export class Creator {
         for (const lo of core.local.localOnlyStored()) if (lo.parent === null && lo.name.startsWith(prefix)) core.local.removeLocalOnly(lo);
       }
       if (kind === 'dir') core.creates.folderDone(row.seq, o.id);
-      else core.creates.named(row.seq, o.id, 0);
+      else core.creates.named(row.seq, o.id, whole ? (o.size ?? 0) : 0);
+      if (whole) core.creates.finish(row.seq, 'done', held ? null : 'changed while it was sent: its new version follows');
+      // (what it holds now goes up as its new version, If-Match the one sent)
+      if (whole && !held) core.creates.addVersion(o.id, o.eTag);
       core.local.flush(core.model);
+      // (a file sent whole: its line in the log with its rows, not a commit of its own)
+      return whole ? core.activityRows?.([uploadedLine(pathFor(core, o.id), o)]) : undefined;
     })();
     this.p.bound(o.id);
     const path = pathFor(core, o.id);
     if (kind === 'dir')
       core.activity({ kind: 'created', path, summary: 'folder created on the NAS', reason: 'a new folder in the mirror folder' });
+    if (tell) tell();
+    else if (whole) core.activity(uploadedLine(path, o));
     return path;
   }
 
@@ -592,6 +715,14 @@ export class Creator {
     this.p.changed();
   }
 }
+
+/** The log's line for a new file uploaded. */
+const uploadedLine = (path: string, o: RemoteObject): ActivityInput => ({
+  kind: 'uploaded',
+  path,
+  summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`,
+  reason: 'a new file in the mirror folder',
+});
 
 /** Runs `fn` on every item, at most `n` at once; the outcomes in order. */
 async function pool<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {

@@ -34,6 +34,9 @@ import type { DeviceView } from '../../app/filters/on-device.js';
 
 export type { EngineOptions };
 
+/** Uploads' progress goes out as a status at most this often (the state machine's own changes go at once). */
+export const STATUS_EVERY_MS = 100;
+
 export class Engine {
   readonly events = new EngineEvents();
   readonly core: Core;
@@ -47,6 +50,9 @@ export class Engine {
   private readonly lock = new Lock();
   private readonly timers = new EngineTimers();
   private stopped = false;
+  /** When the last status went out (performance.now()), and whether one is queued (statusSoon). */
+  private statusAt = -Infinity;
+  private statusQueued = false;
   private readonly pump: OutboxPump;
   private readonly remote: RemoteRounds;
   private readonly localSide: LocalRounds;
@@ -60,7 +66,14 @@ export class Engine {
   ready = false;
 
   constructor(private readonly opts: EngineOptions) {
-    this.core = openCore(opts, (a) => this.recordActivity(a));
+    this.core = openCore(
+      opts,
+      (a) => this.recordActivity(a),
+      (list) => {
+        const seqs = list.map((a) => this.core.local.addActivity(a));
+        return () => list.forEach((a, i) => this.tellActivity(a, seqs[i]!));
+      },
+    );
     const { local, store, applier } = this.core;
     this.keeper = new StateKeeper(local, opts.log, {
       statusChanged: () => this.emitStatus(),
@@ -187,7 +200,7 @@ export class Engine {
       reread: (path) => void this.localSide.onBatch([path]),
       changed: () => {
         this.events.emit('changed', { what: 'content' });
-        this.emitStatus();
+        this.statusSoon();
       },
       // a conflicted version put aside: the NAS's comes back at the name, downloaded again if the file is kept here
       reconcile: () => void this.remote.reconcileNow().then(() => this.pins.kick()),
@@ -238,7 +251,11 @@ export class Engine {
   }
 
   private recordActivity(a: ActivityInput): void {
-    const seq = this.core.local.addActivity(a);
+    this.tellActivity(a, this.core.local.addActivity(a));
+  }
+
+  /** Logs a row of the activity log written as `seq` and tells listeners. */
+  private tellActivity(a: ActivityInput, seq: number): void {
     this.opts.log.info(a.kind, { path: a.path, summary: a.summary, reason: a.reason });
     this.events.emit('activity', {
       id: String(seq),
@@ -573,7 +590,27 @@ export class Engine {
   }
 
   private emitStatus(): void {
+    this.statusAt = performance.now();
     this.events.emit('status', this.status());
+  }
+
+  /**
+   * The status soon: at once when none went out for `STATUS_EVERY_MS`, else once at the end of
+   * that time (the uploads' progress after every chunk and file: building a status reads the
+   * journals, and 10,000 small files made 20,000 of them).
+   */
+  private statusSoon(): void {
+    if (this.statusQueued) return;
+    const wait = this.statusAt + STATUS_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      this.emitStatus();
+      return;
+    }
+    this.statusQueued = true;
+    this.timers.schedule(() => {
+      this.statusQueued = false;
+      this.emitStatus();
+    }, wait);
   }
 
   /** Stops timers and the watcher, waits for the step in progress; closes the db if it owns it. */

@@ -97,9 +97,9 @@ async function conflictedCopyWaiting(): Promise<Omit<Conflicted, 'copyId'> & { f
   const faults = new FaultTransport(new HttpTransport(), (req) => {
     if (req.method !== 'POST') return undefined;
     if (/\/files\/[^/]+\/resumable\?/.test(req.url)) versions.push(req.headers['if-match'] ?? '');
-    return req.url.includes('/files/resumable?') && typeof req.body === 'string' && req.body.includes('conflicted copy')
-      ? { kind: 'status', status: 503 }
-      : undefined;
+    // (the copy's create: its name in the JSON body, or in the metadata part of one that carries its bytes)
+    const body = typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : '';
+    return req.url.includes('/files/resumable?') && body.includes('conflicted copy') ? { kind: 'status', status: 503 } : undefined;
   });
   let docs = '';
   let id = '';

@@ -1,0 +1,123 @@
+/**
+ * A new file of at most one chunk goes up whole (engine/whole-upload.ts): the request that
+ * names it carries its bytes and `done=true`, then one read binds it (the real service, a real
+ * folder). Exactly once when that request's answer is lost (the NAS took it): the next try finds
+ * the file the NAS holds at that place with exactly the bytes sent and binds it (no second file,
+ * no refusal); when the user's file left that place meanwhile, the NAS's goes (one file, at the
+ * new name). Someone else's file of that name is never taken for ours.
+ */
+import { readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FaultTransport, type Fault } from '../../../main/client/fault-transport.js';
+import { HttpTransport, type TransportRequest } from '../../../main/client/transport.js';
+import { nasContent, startRig, waitFor, type Rig } from './harness.js';
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+/** Written a minute ago: stable at once (no wait for the creator's 2 s). */
+function put(file: string, data: string | Buffer): void {
+  writeFileSync(file, data);
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(file, past, past);
+}
+
+const isWhole = (req: TransportRequest): boolean => req.method === 'POST' && req.url.includes('/files/resumable?done=true');
+
+/** A rig with a Docs folder whose transport can lose the answer of the first create sent whole (the NAS applies it). */
+async function docsRig(loseFirst = false): Promise<{ r: Rig; docs: string }> {
+  let lose = loseFirst;
+  const faults = new FaultTransport(new HttpTransport(), (req): Fault | undefined => {
+    if (!lose || !isWhole(req)) return undefined;
+    lose = false;
+    return { kind: 'reset-after' };
+  });
+  let docs = '';
+  rig = await startRig(
+    (svc, root) => {
+      docs = svc.admin.createFolder(root, 'Docs').id;
+    },
+    {},
+    undefined,
+    faults,
+  );
+  return { r: rig, docs };
+}
+
+const settled = (r: Rig): boolean => r.engine.core.creates.counts().open === 0 && r.engine.creator.sending.size === 0;
+
+describe('a new file sent whole', () => {
+  it('one request names it with its bytes, one read binds it: no chunk, no second read; held as that NAS version', async () => {
+    const { r, docs } = await docsRig();
+    r.mark();
+    put(join(r.mirror, 'Docs', 'notes.txt'), 'twelve bytes');
+    await waitFor(async () => settled(r) && (await r.nasChildren(docs)).get('notes.txt')?.size === 12, 'notes.txt on the NAS');
+    const o = (await r.nasChildren(docs)).get('notes.txt')!;
+    expect((await nasContent(r.svc, o.id)).toString()).toBe('twelve bytes');
+    const reads = r.svc.requests().filter((q) => q.method === 'GET' && q.path.endsWith(`/files/${o.id}`)).length;
+    expect([r.count('POST', '/files/resumable'), r.count('PUT'), reads]).toEqual([1, 0, 1]);
+    expect(r.engine.core.model.get(o.id)).toMatchObject({ lname: 'notes.txt', filled: false, content: { etag: o.eTag, size: 12 } });
+    expect(r.engine.actions.localOnly()).toEqual([]);
+  });
+
+  it('its answer lost (the NAS took it): the next try finds it by its bytes and binds it; one file, never refused', async () => {
+    const { r, docs } = await docsRig(true);
+    const data = Buffer.from('the bytes sent once'.repeat(1000));
+    put(join(r.mirror, 'Docs', 'report.bin'), data);
+    await waitFor(async () => (await r.nasChildren(docs)).has('report.bin'), 'the NAS took the request');
+    r.engine.creator.kick();
+    await waitFor(() => settled(r), 'settled', 30_000);
+    const kids = await r.nasChildren(docs);
+    expect([...kids.keys()]).toEqual(['report.bin']);
+    const o = kids.get('report.bin')!;
+    expect((await nasContent(r.svc, o.id)).equals(data)).toBe(true);
+    expect(r.engine.core.model.get(o.id)).toMatchObject({
+      lname: 'report.bin',
+      filled: false,
+      content: { etag: o.eTag, size: data.length },
+    });
+    expect(r.engine.actions.localOnly()).toEqual([]);
+    expect(r.engine.core.creates.refused()).toEqual([]);
+  });
+
+  it('its answer lost and the file renamed before the next try: the NAS file at the old name goes; one file, at the new name', async () => {
+    const { r, docs } = await docsRig(true);
+    const data = Buffer.from('renamed while its answer was lost');
+    put(join(r.mirror, 'Docs', 'draft.txt'), data);
+    await waitFor(async () => (await r.nasChildren(docs)).has('draft.txt'), 'the NAS took the request');
+    renameSync(join(r.mirror, 'Docs', 'draft.txt'), join(r.mirror, 'Docs', 'final.txt'));
+    await waitFor(() => r.engine.core.creates.open().some((c) => c.name === 'final.txt'), 'the new name recorded');
+    r.engine.creator.kick();
+    await waitFor(
+      async () => {
+        const kids = await r.nasChildren(docs);
+        return settled(r) && kids.has('final.txt') && !kids.has('draft.txt');
+      },
+      'one file, at the new name',
+      30_000,
+    );
+    const o = (await r.nasChildren(docs)).get('final.txt')!;
+    expect((await nasContent(r.svc, o.id)).equals(data)).toBe(true);
+    expect(readFileSync(join(r.mirror, 'Docs', 'final.txt')).equals(data)).toBe(true);
+    expect(r.engine.actions.localOnly()).toEqual([]);
+  });
+
+  it("someone else's file of that name (other bytes) is not taken for ours: yours stays here, said", async () => {
+    const { r, docs } = await docsRig(true);
+    put(join(r.mirror, 'Docs', 'a.txt'), 'mine');
+    await waitFor(async () => (await r.nasChildren(docs)).has('a.txt'), 'the NAS took the request');
+    // meanwhile someone replaced it on the NAS with other bytes under the same name
+    const theirs = (await r.nasChildren(docs)).get('a.txt')!;
+    await r.client.delete(theirs.id);
+    r.svc.admin.createFile(docs, 'a.txt', { content: Buffer.from('theirs') });
+    r.engine.creator.kick();
+    await waitFor(() => settled(r) && r.engine.core.creates.refused().length === 1, 'refused', 30_000);
+    expect(readFileSync(join(r.mirror, 'Docs', 'a.txt'), 'utf8')).toBe('mine');
+    const o = (await r.nasChildren(docs)).get('a.txt')!;
+    expect((await nasContent(r.svc, o.id)).toString()).toBe('theirs');
+  });
+});
