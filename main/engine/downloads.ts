@@ -1,10 +1,11 @@
 /**
  * Open on demand, the engine's side: `get(id)` makes a file's content be here and gives its
  * path. A file already here (downloaded and unchanged, or the user's own content) answers at
- * once; a placeholder is fetched outside the lock (network; `local/download.ts`: written,
- * checked and fsync'd), then put in place under it, the model recording the version held
- * before the watcher can report the rename. Partials fetched meanwhile share one turn of the
- * lock and one transaction; what each will hold is recorded before the renames, so a start
+ * once; a placeholder is fetched outside the lock (network; `local/download.ts`: written and
+ * checked), made durable (fsync, with the others of its turn: `local/file-syncer.ts`), then put
+ * in place under it, the model recording the version held before the watcher can report the
+ * rename. Partials fetched meanwhile share one turn of the lock and one transaction (their
+ * lines in the activity log too); what each will hold is recorded before the renames, so a start
  * after a kill adopts a file renamed before its row was written (`recoverLandings`). Two Opens
  * of one file share one download. Progress goes out as events.
  */
@@ -25,12 +26,14 @@ import {
   type WantedVersion,
 } from '../local/download.js';
 import { asDownloaded } from '../local/model.js';
+import { FileSyncer } from '../local/file-syncer.js';
 import { sameVersion } from '../local/pins.js';
 import { absOf } from '../local/placeholders.js';
-import type { Core, Lock } from './core.js';
+import type { ActivityInput, Core, Lock } from './core.js';
 import { pathFor } from './core.js';
 import type { DownloadProgress } from './events.js';
 import { join } from 'node:path';
+import type { PlacedFile } from '../local/watch.js';
 
 export interface GetResult {
   /** The file's absolute path in the mirror folder. */
@@ -40,12 +43,14 @@ export interface GetResult {
 }
 
 export interface DownloadsPort {
-  core: Pick<Core, 'root' | 'db' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'log'>;
+  core: Pick<Core, 'root' | 'db' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'activityRows' | 'log'>;
   lock: Lock;
   client: Pick<ServiceClient, 'readContent' | 'get'>;
   signal: AbortSignal;
   progress: (p: DownloadProgress) => void;
   notice: (n: { level: 'info' | 'warn' | 'error'; message: string }) => void;
+  /** Files put in place, as the disk shows them (their watcher events tell nothing new: watch.ts `placedByEngine`). */
+  placed?: (files: readonly PlacedFile[]) => void;
 }
 
 /** How often progress is told while bytes flow (ms). */
@@ -77,6 +82,7 @@ const COMMIT_WAIT_MS = 50;
 
 export class Downloads {
   private readonly inflight = new Map<string, PendingGet>();
+  private readonly syncer = new FileSyncer();
   /** Fetched partials waiting for the lock (`commitAll` takes them all). */
   private readonly commits: PendingCommit[] = [];
 
@@ -125,6 +131,8 @@ export class Downloads {
         signal: this.p.signal,
         progress: tell,
         answered: fetched,
+        // (made durable with the others of its turn, before any is renamed: commitAll)
+        unsynced: true,
       }).catch((e: unknown) => this.explain(id, e));
       const done = await this.commitSoon(want, got);
       this.p.progress({ id, path, bytes: want.size, total: want.size, state: 'done' });
@@ -171,28 +179,54 @@ export class Downloads {
       if (this.commits.length > 1) return;
       // alone (an Open): at once; while others still fetch, a short wait lets them join this turn
       const wait = this.inflight.size > 1 ? COMMIT_WAIT_MS : 0;
-      setTimeout(() => void this.p.lock.run(() => this.commitAll()), wait);
+      setTimeout(() => void this.commitAll(), wait);
+    });
+  }
+
+  /** Stops the file syncer's worker (the engine stopping). */
+  close(): void {
+    this.syncer.close();
+  }
+
+  /**
+   * The turn's partials made durable (all at once: `durable`), then under the lock: checked,
+   * what each will hold recorded (`local_landings`, one transaction), each renamed in place of
+   * its placeholder (the model records the version held before anyone reads the folder), then,
+   * for all of them, the stamps of their folders, and the model's rows with the download and
+   * landing records gone and the activity's lines in ONE transaction; then the telling, and the
+   * answers. No rename here puts bytes over a placeholder that a crash could lose (each partial
+   * renamed is fsync'd first), and a kill between the renames and the rows leaves landing
+   * records the next start adopts (`recoverLandings`): never a file of the engine's read as the
+   * user's.
+   */
+  private async commitAll(): Promise<void> {
+    const taken = this.commits.splice(0);
+    const batch = await this.durable(taken);
+    await this.p.lock.run(() => {
+      try {
+        this.place(batch);
+      } catch (e) {
+        // what failed after some were answered (the activity log refused a row): the rest get the error (an answer is given once)
+        for (const c of batch) c.reject(e);
+      }
     });
   }
 
   /**
-   * Under the lock: the partials checked, what each will hold recorded (`local_landings`, one
-   * transaction), each renamed in place of its placeholder (the model records the version held
-   * before anyone reads the folder), then, for all of them, the stamps of their folders, and
-   * the model's rows with the download and landing records gone in ONE transaction; then the
-   * activity, and the answers. A partial is durable before it is queued (`fetchContent`
-   * fsync'd it): no rename here puts bytes over a placeholder that a crash could lose, and a
-   * kill between the renames and the rows leaves landing records the next start adopts
-   * (`recoverLandings`): never a file of the engine's read as the user's.
+   * The turn's partials made durable, all at once (file-syncer.ts: one hand-off, not one per
+   * file); those that could not be are answered with the failure and left out (nothing of
+   * theirs is renamed; a recorded one resumes, else the next start sweeps it).
    */
-  private commitAll(): void {
-    const batch = this.commits.splice(0);
-    try {
-      this.place(batch);
-    } catch (e) {
-      // what failed after some were answered (the activity log refused a row): the rest get the error (an answer is given once)
-      for (const c of batch) c.reject(e);
+  private async durable(batch: readonly PendingCommit[]): Promise<PendingCommit[]> {
+    const failed = await this.syncer.sync(batch.filter((c) => !c.fetched.synced).map((c) => c.fetched.partial));
+    if (failed.size === 0) return [...batch];
+    const ok: PendingCommit[] = [];
+    for (const c of batch) {
+      const why = failed.get(c.fetched.partial);
+      if (why === undefined) ok.push(c);
+      else c.reject(new AppError('DiskError', `making the download durable failed (${why}): nothing was replaced`, { detail: why }));
     }
+    return ok;
   }
 
   private place(batch: readonly PendingCommit[]): void {
@@ -200,13 +234,16 @@ export class Downloads {
     // one turn of the lock, nothing awaited: a folder resolved inside the root stays so for the batch
     const realDirs = new Map<string, boolean>();
     const ready: { c: PendingCommit; r: ReadyLanding }[] = [];
-    for (const c of batch) {
-      try {
-        ready.push({ c, r: this.prepare(c.want, c.fetched.partial, realDirs) });
-      } catch (e) {
-        c.reject(e);
+    // (the stored objects read in one read transaction: not a lock of the database per file)
+    core.db.transaction(() => {
+      for (const c of batch) {
+        try {
+          ready.push({ c, r: this.prepare(c.want, c.fetched.partial, realDirs) });
+        } catch (e) {
+          c.reject(e);
+        }
       }
-    }
+    })();
     if (!ready.length) return;
     core.local.addLandings(ready.map(({ r }) => ({ id: r.id, content: r.content })));
     const placed: typeof ready = [];
@@ -219,21 +256,24 @@ export class Downloads {
         p.c.reject(e);
       }
     }
+    this.p.placed?.(placed.map(({ r }) => ({ abs: r.target, ino: r.content.ino, size: r.content.size, mtimeMs: r.content.mtimeMs })));
     recordStamps(core.root, core.model, new Set(placed.map((p) => core.model.get(p.r.id)!.lparent)), core.disk);
-    core.db.transaction(() => {
+    const said = placed.map(({ c }): ActivityInput => ({
+      kind: 'downloaded',
+      path: pathFor(core, c.want.id),
+      summary: `downloaded ${c.want.size} bytes`,
+      reason: `NAS version ${c.want.etag}, size and eTag checked; nothing sent to the NAS`,
+    }));
+    // (the activity rows with the model's: not one commit per file)
+    const tell = core.db.transaction(() => {
       for (const p of placed) if (p.c.fetched.recorded) core.local.removeDownload(p.r.id);
       core.local.removeLandings(ready.map((p) => p.r.id));
       core.local.flush(core.model);
+      return core.activityRows?.(said);
     })();
-    for (const { c, r } of placed) {
-      core.activity({
-        kind: 'downloaded',
-        path: pathFor(core, c.want.id),
-        summary: `downloaded ${c.want.size} bytes`,
-        reason: `NAS version ${c.want.etag}, size and eTag checked; nothing sent to the NAS`,
-      });
-      c.resolve({ path: r.target, downloaded: true });
-    }
+    if (tell) tell();
+    else for (const a of said) core.activity(a);
+    for (const { c, r } of placed) c.resolve({ path: r.target, downloaded: true });
   }
 
   /** One checked partial, ready to go in place of the placeholder (under the lock). */

@@ -102,6 +102,7 @@ export class Engine {
       signal: this.abort.signal,
       progress: (p) => this.events.emit('download', p),
       notice: (n) => this.events.emit('notice', n),
+      placed: (files) => this.localSide.placedByEngine(files),
     });
     this.pins = new Keeper({
       core: this.core,
@@ -390,7 +391,8 @@ export class Engine {
     );
     t.every(this.opts.rescanMs ?? 600_000, () => void this.localSide.periodicCheck().catch((e: unknown) => this.failed('rescan', e)));
     t.every(this.opts.fullRescanMs ?? 6 * 3600_000, () => void this.fullRescan().catch((e: unknown) => this.failed('rescan', e)));
-    t.every(this.opts.requestPollMs ?? 500, () => void this.processRequests());
+    // (a failure is said like any step's: an unhandled rejection from a timer would end the process)
+    t.every(this.opts.requestPollMs ?? 500, () => void this.processRequests().catch((e: unknown) => this.failed('requests', e)));
   }
 
   /** Carries out the requests the command line queued in the state db (`held`, `conflicts`, `undo`, `pause`...). */
@@ -624,6 +626,7 @@ export class Engine {
     await this.pump.idle();
     await this.pins.idle();
     await this.downloads.idle();
+    this.downloads.close();
     await this.creator.idle();
     await this.lock.run(() => undefined);
     if (!this.opts.db) this.core.db.close();

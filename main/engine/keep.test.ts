@@ -66,7 +66,7 @@ function world(get: Get): { keeper: Keeper; acts: ActivityInput[]; local: LocalS
   const store = { get: (id: string) => (id.startsWith('f') ? obj(id) : undefined) } as unknown as MirrorStore;
   const acts: ActivityInput[] = [];
   const keeper = new Keeper({
-    core: { root: dir, model, store, local, disk: realDisk, activity: (a) => acts.push(a), log: silentLogger },
+    core: { root: dir, db, model, store, local, disk: realDisk, activity: (a) => acts.push(a), log: silentLogger },
     lock: new Lock(),
     get,
     stopped: () => false,

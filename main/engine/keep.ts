@@ -39,7 +39,7 @@ export interface FreeResult {
 }
 
 export interface KeepPort {
-  core: Pick<Core, 'root' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'log'>;
+  core: Pick<Core, 'root' | 'db' | 'model' | 'store' | 'local' | 'disk' | 'activity' | 'log'>;
   lock: Lock;
   /** A download (`Downloads.get`); with `fetched`, the keeper sends its next request once that one's answer is in. */
   get: (id: string) => Promise<GetResult> | PendingGet;
@@ -75,7 +75,8 @@ export class Keeper {
       if (!e || e.state !== 'ok') throw new AppError('NotFound', 'this object is not in the mirror folder (yet): sync first');
       core.local.addPin(id);
       this.pinned = undefined;
-      const n = wantedFiles(core.model, new Set([id]), (x) => core.store.get(x)).length;
+      // (one read transaction for every file's stored object: not a lock of the database per read)
+      const n = core.db.transaction(() => wantedFiles(core.model, new Set([id]), (x) => core.store.get(x)).length)();
       core.activity({
         kind: 'pinned',
         path: pathFor(core, id),
@@ -234,7 +235,7 @@ export class Keeper {
     const { core } = this.p;
     const todo = await this.p.lock.run(() => {
       const pins = this.pins();
-      return pins.size ? wantedFiles(core.model, pins, (x) => core.store.get(x)) : [];
+      return pins.size ? core.db.transaction(() => wantedFiles(core.model, pins, (x) => core.store.get(x)))() : [];
     });
     if (!todo.length) return;
     const { done, failed } = await this.fetchAll(todo);

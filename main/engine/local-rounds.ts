@@ -10,7 +10,7 @@ import { AppError } from '../../app/errors.js';
 import { allDirs, lstatBig } from '../local/analyse.js';
 import { changedDirs, knownDirs } from '../local/dir-stamps.js';
 import type { GoneCarry } from '../local/pair-moves.js';
-import { LocalWatcher, type WatcherOptions } from '../local/watch.js';
+import { LocalWatcher, type PlacedFile, type WatcherOptions } from '../local/watch.js';
 import type { Core, Lock } from './core.js';
 import type { EngineEvent } from './engine-state.js';
 import type { EngineEventMap } from './events.js';
@@ -126,6 +126,11 @@ export class LocalRounds {
     };
     this.p.schedule(again, 0);
     this.p.schedule(again, REREAD_AFTER_MS);
+  }
+
+  /** Files the engine just put in place (downloads): their events do not make their folders read again (watch.ts). */
+  placedByEngine(files: readonly PlacedFile[]): void {
+    this.watcher?.placedByEngine(files);
   }
 
   /** The watcher's own view, for the status (polling, last self-test). */

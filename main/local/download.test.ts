@@ -74,7 +74,11 @@ describe('fetchContent', () => {
     writeFileSync(part, DATA.subarray(0, 7));
     rec.setDownload({ id: 'f1', etag: '"v1"', size: DATA.length, file: partialFileOf('f1') });
     const seen: number[] = [];
-    expect(await fetchContent({ root: r, client: nas('"v1"', DATA, seen), records: rec, want })).toEqual({ partial: part, recorded: true });
+    expect(await fetchContent({ root: r, client: nas('"v1"', DATA, seen), records: rec, want })).toEqual({
+      partial: part,
+      recorded: true,
+      synced: true,
+    });
     expect(seen).toEqual([7]);
     expect(readFileSync(part).equals(DATA)).toBe(true);
     // a partial of another version is not resumed
@@ -163,7 +167,7 @@ describe('fetchContent: records and crashes', () => {
     const seen: number[] = [];
     const got = await fetchContent({ root: r, client: chunky(BIG, Infinity, seen), records: rec, want: bigWant });
     expect(seen).toEqual([held]);
-    expect(got).toEqual({ partial: part, recorded: true });
+    expect(got).toEqual({ partial: part, recorded: true, synced: true });
     expect(readFileSync(part).equals(BIG)).toBe(true);
   });
 

@@ -50,16 +50,23 @@ export interface FetchOptions {
   progress?: (bytes: number, total: number) => void;
   /** The NAS's answer is in, whole and checked (the partial is fsync'd next): the request is over. */
   answered?: () => void;
+  /**
+   * The partial is written, not fsync'd: the caller makes it durable before anything renames it
+   * (`Downloads` syncs a whole turn's partials at once, file-syncer.ts).
+   */
+  unsynced?: boolean;
 }
 
 /** A download is recorded (so a restart resumes it) once it has taken this much; a smaller one starts again. */
 export const RECORD_FROM = 128 * 1024;
 
-/** A fetched version: its partial (written and fsync'd), and whether a download record names it. */
+/** A fetched version: its partial (written; fsync'd unless `unsynced` was asked), and whether a download record names it. */
 export interface Fetched {
   partial: string;
   /** A `local_downloads` row names the partial (to remove once it is in place). */
   recorded: boolean;
+  /** The partial is durable (fsync'd); false when the caller asked to do it (`unsynced`). */
+  synced: boolean;
 }
 
 /**
@@ -86,7 +93,7 @@ function downloadsFolder(root: string): string {
  * Fetches a version into its partial file, resuming from what an earlier try (a dropped
  * connection, a restart) left for the same version; a partial of another version starts
  * again. Resolves once the partial holds exactly `want.size` bytes of `want.etag`, durable
- * (fsync'd); `ContentMismatch` (the partial dropped) when the NAS sends another version. The
+ * (fsync'd; or written only, with `unsynced`); `ContentMismatch` (the partial dropped) when the NAS sends another version. The
  * record naming the partial's version is written before the first byte when a record of
  * another version is there, else once `RECORD_FROM` bytes are taken: a small file has none
  * (a crash leaves a partial no record names, swept at the next start; it starts again).
@@ -123,8 +130,8 @@ export async function fetchContent(o: FetchOptions): Promise<Fetched> {
       );
     }
     o.answered?.();
-    await part.finish();
-    return { partial: abs, recorded };
+    await part.finish(o.unsynced !== true);
+    return { partial: abs, recorded, synced: o.unsynced !== true };
   } finally {
     await part.close();
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalWatcher, suggestedLimit, watchesNeeded, type WatcherNotice } from './watch.js';
@@ -142,6 +142,31 @@ describe('LocalWatcher (real chokidar)', () => {
     renameSync(join(dir, 'later', 'f'), join(dir, 'later', 'g'));
     await until(() => batches.flat().includes('later'), 'polling sees a rename in a folder');
     expect(await w.selfTest()).toBe(true);
+  });
+
+  it("a file the engine put in place itself does not make its folder read again while it is as put there; the user's change does", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    mkdirSync(join(dir, 'kept'));
+    mkdirSync(join(dir, '.nas-mirror', 'downloads'), { recursive: true });
+    writeFileSync(join(dir, 'kept', 'a.bin'), '');
+    const batches: string[][] = [];
+    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger, undefined, { quietMs: 50 });
+    await w.start();
+    // a download landing: the partial renamed over the placeholder, then told to the watcher (as Downloads.place does)
+    const partial = join(dir, '.nas-mirror', 'downloads', 'a.part');
+    writeFileSync(partial, 'the NAS version');
+    const target = join(dir, 'kept', 'a.bin');
+    renameSync(partial, target);
+    const st = statSync(target, { bigint: true });
+    w.placedByEngine([{ abs: target, ino: st.ino.toString(), size: Number(st.size), mtimeMs: Number(st.mtimeMs) }]);
+    // a folder beside it changed after: its batch is the proof that the landing's event came and went
+    writeFileSync(join(dir, 'other'), 'x');
+    await until(() => batches.flat().includes(''), 'the root marked');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(batches.flat()).not.toContain('kept');
+    // the user writes the landed file: no longer as put there, its folder is read
+    writeFileSync(target, 'the user edits it');
+    await until(() => batches.flat().includes('kept'), 'the edit seen');
   });
 
   it('suggests a limit with room to grow', () => {

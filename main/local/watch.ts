@@ -7,12 +7,14 @@
  * the folder to re-read). Our own folder `.nas-mirror` is ignored except its `selftest/`
  * probe. ENOSPC/EMFILE (inotify or file-handle limits) switches to polling the folders'
  * mtimes (still one stat per folder, never per file) with a message giving the number of
- * watches needed; `simulateError` injects such a failure in tests.
+ * watches needed; `simulateError` injects such a failure in tests. A file the engine itself
+ * just put in place (`placedByEngine`: a download landed, the model already holding it) does
+ * not make its folder read again while the disk shows it exactly as put there.
  */
 import { FSWatcher } from 'chokidar';
 import { readFileSync } from 'node:fs';
 import { realDisk, type Disk } from './disk.js';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { RESERVED_DIR } from './local-names.js';
 import { allDirs } from './analyse.js';
@@ -31,6 +33,17 @@ export interface WatcherOptions {
    * (the window in which a rename is never seen).
    */
   onListed?: (abs: string) => void;
+}
+
+/** How long the engine's own placement of a file is recognised in the events that name it. */
+export const OWN_MS = 10_000;
+
+/** A file the engine put in place: what the disk showed of it then. */
+export interface PlacedFile {
+  abs: string;
+  ino: string;
+  size: number;
+  mtimeMs: number;
 }
 
 export type WatcherNotice =
@@ -120,6 +133,9 @@ export class LocalWatcher {
   private readonly asked = new Map<string, number>();
   private cancelStart: (() => void) | undefined;
   lastSelfTest: { at: string; ok: boolean } | undefined;
+  /** Files the engine put in place (`placedByEngine`), by absolute path, until when they are recognised. */
+  private readonly placed = new Map<string, PlacedFile & { until: number }>();
+  private prunedAt = 0;
 
   constructor(
     private readonly root: string,
@@ -178,8 +194,42 @@ export class LocalWatcher {
     this.cancelStart = undefined;
   }
 
+  /**
+   * The engine put these files in place itself (a download landed under the lock, the model
+   * recording each as it is before the lock was released): the events naming them tell
+   * nothing new while the disk shows them exactly so, and do not make their folder read again
+   * (a Keep of 10,000 files in one folder read all of it 17 times, each under the lock).
+   */
+  placedByEngine(files: readonly PlacedFile[]): void {
+    const now = Date.now();
+    // (the expired go at most once per OWN_MS: each batch of a Keep adds a few)
+    if (now - this.prunedAt > OWN_MS) {
+      this.prunedAt = now;
+      for (const [k, v] of this.placed) if (v.until < now) this.placed.delete(k);
+    }
+    for (const f of files) this.placed.set(resolve(f.abs), { ...f, until: now + OWN_MS });
+  }
+
+  /** `abs` is a file the engine put in place, the disk showing it still exactly as it was put there. */
+  private own(abs: string): boolean {
+    const key = resolve(abs);
+    const p = this.placed.get(key);
+    if (p === undefined) return false;
+    if (p.until < Date.now()) {
+      this.placed.delete(key);
+      return false;
+    }
+    try {
+      const st = (this.opts.disk ?? realDisk).lstat(key);
+      return st.isFile() && st.ino.toString() === p.ino && Number(st.size) === p.size && Number(st.mtimeMs) === p.mtimeMs;
+    } catch {
+      return false; // gone, or unreadable: its folder is read
+    }
+  }
+
   /** `abs` is an entry that changed; with `isFolder`, a folder whose own listing changed. */
   private onEvent(abs: string, isFolder = false): void {
+    if (!isFolder && this.placed.size > 0 && this.own(abs)) return;
     const rel = relative(this.root, abs).split(sep).join('/');
     if (rel.startsWith('..') || (isFolder && !abs.startsWith(this.root))) return;
     if (rel === RESERVED_DIR || rel.startsWith(`${RESERVED_DIR}/`)) {
