@@ -32,7 +32,7 @@ import type { Problem } from './engine-state.js';
 import { putAside } from './content-conflicts.js';
 import { Rerun } from './rerun.js';
 import { pathFor } from './core.js';
-import { readWhole, sentWhole, sha256 } from './whole-upload.js';
+import { objectAt, readWhole, sentWhole, sha256 } from './whole-upload.js';
 import { CHUNK_BYTES, chunkAt, FileChunks, nextChunk, type FileSeen } from './file-chunks.js';
 
 /** Rows carried out at once. */
@@ -578,13 +578,8 @@ export class Creator {
   /** The NAS object at the row's place, when it can be ours (a folder; or an unfinished upload). */
   private async findOurs(row: CreateRow, kind: 'dir' | 'file'): Promise<string | undefined> {
     const { client, signal } = this.p;
-    let o: RemoteObject;
-    try {
-      o = await client.parentAndName(row.parent, row.name, { signal });
-    } catch (e) {
-      if (e instanceof AppError && e.status === 404) return undefined;
-      throw e;
-    }
+    const o = await objectAt(client, row, signal);
+    if (o === undefined) return undefined;
     const isDir = o.mimeType === FOLDER_MIME;
     if (kind === 'dir') return isDir ? o.id : undefined;
     if (isDir) return undefined;

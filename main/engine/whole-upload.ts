@@ -59,6 +59,20 @@ class InMemory implements ContentTarget {
   }
 }
 
+/** The NAS object at the row's place (its folder, its name), or undefined when there is none. */
+export async function objectAt(
+  client: Pick<ServiceClient, 'parentAndName'>,
+  row: Pick<CreateRow, 'parent' | 'name'>,
+  signal: AbortSignal,
+): Promise<RemoteObject | undefined> {
+  try {
+    return await client.parentAndName(row.parent, row.name, { signal });
+  } catch (e) {
+    if (e instanceof AppError && e.status === 404) return undefined;
+    throw e;
+  }
+}
+
 /**
  * The finished NAS file at the row's place holding exactly the bytes the row sent whole
  * (`row.sentSha`, at most `max` bytes); undefined when there is none (nothing there, a folder,
@@ -71,14 +85,8 @@ export async function sentWhole(
   signal: AbortSignal,
 ): Promise<RemoteObject | undefined> {
   if (row.sentSha === null) return undefined;
-  let o: RemoteObject;
-  try {
-    o = await client.parentAndName(row.parent, row.name, { signal });
-  } catch (e) {
-    if (e instanceof AppError && e.status === 404) return undefined;
-    throw e;
-  }
-  if (o.mimeType === FOLDER_MIME || (o.size ?? 0) > max) return undefined;
+  const o = await objectAt(client, row, signal);
+  if (o === undefined || o.mimeType === FOLDER_MIME || (o.size ?? 0) > max) return undefined;
   const got = new InMemory(max);
   try {
     const read = await client.readContent(o.id, got, { signal });
