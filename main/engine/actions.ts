@@ -111,7 +111,8 @@ export class EngineActions {
           : 'changed here: its new version is being uploaded to the NAS';
       return 'changed here: not sent to the NAS (uploads are off, or it waits for your word)';
     };
-    const filled = [...this.core.model.byId.values()]
+    const filled = [...this.core.model.withFilled]
+      .flatMap((id) => this.core.model.get(id) ?? [])
       .filter((e) => e.filled)
       .map((e) => ({ path: pathFor(this.core, e.id), kind: 'content', reason: why(e.id) }));
     return [...this.core.local.localOnly(this.core.model).map((r) => ({ path: r.path, kind: r.kind, reason: r.reason })), ...filled];
@@ -366,14 +367,14 @@ export class EngineActions {
     await this.lock.run(() => {
       const c = this.core;
       initRoot(c.root, c.disk);
-      for (const e of c.model.byId.values()) {
+      for (const e of c.model.entries()) {
         if (e.id === c.model.rootId || e.ino === null || e.state !== 'ok') continue;
         const abs = absOf(c.root, c.model, e.id, undefined, c.disk);
         const st = abs ? lstatBig(abs, c.disk) : undefined;
         if (!st || st.ino.toString() !== e.ino) c.model.update(e.id, { ino: null });
       }
       // children of a missing folder are missing too
-      for (const e of [...c.model.byId.values()]) {
+      for (const e of [...c.model.entries()]) {
         if (e.ino === null) for (const d of c.model.descendants(e.id)) c.model.update(d, { ino: null });
       }
       const rootIno = lstatBig(c.root, c.disk)?.ino.toString() ?? null;

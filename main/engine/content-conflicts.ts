@@ -202,7 +202,7 @@ export class ContentChoices {
       const x = model.get(c);
       return x?.kind === 'file' && x.state === 'ok' && x.lname === rec.copyName;
     });
-    const bound = named ?? (rec.copyIno !== '' && model.inodesIndexed ? model.byIno(rec.copyIno)?.id : undefined);
+    const bound = named ?? (rec.copyIno !== '' ? model.byIno(rec.copyIno)?.id : undefined);
     const b = bound === undefined ? undefined : model.get(bound);
     if (b && b.kind === 'file' && b.state === 'ok' && b.ino !== null) {
       const abs = absOf(core.root, model, b.id, undefined, core.disk);

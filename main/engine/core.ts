@@ -114,11 +114,24 @@ export function openCore(
   return core;
 }
 
-/** A promise-chain mutex: one model-mutating step at a time. */
+/**
+ * A promise-chain mutex: one model-mutating step at a time. `onIdle` runs when the last step
+ * queued has ended and none waits (the engine lets the model release what it read then).
+ */
 export class Lock {
   private tail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  onIdle: (() => void) | undefined;
   run<T>(fn: () => Promise<T> | T): Promise<T> {
-    const next = this.tail.then(fn, fn);
+    this.queued++;
+    const step = async (): Promise<T> => {
+      try {
+        return await fn();
+      } finally {
+        if (--this.queued === 0) this.onIdle?.();
+      }
+    };
+    const next = this.tail.then(step, step);
     this.tail = next.catch(ignore('the caller of run() gets the failure; the lock only keeps the order'));
     return next;
   }

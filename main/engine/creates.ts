@@ -561,7 +561,7 @@ export class Creator {
 
   /** An entry of the model holds this inode (the entry is not new: a batch paired it meanwhile). */
   private known(ino: string): boolean {
-    return this.p.core.model.inodesIndexed && this.p.core.model.byIno(ino) !== undefined;
+    return this.p.core.model.byIno(ino) !== undefined;
   }
 
   /** What the disk shows of bound entry `id`, where the model has it now. */

@@ -81,6 +81,8 @@ export class Engine {
       schedule: (fn, ms) => this.timers.schedule(fn, ms),
     });
     const plans = new PlanQueue(local, store);
+    // between steps the model keeps only what is not written yet: the rest is read again on use (issue 24)
+    this.lock.onIdle = () => this.core.model.release();
     this.remote = this.newRemoteRounds(plans);
     this.localSide = this.newLocalRounds();
     this.offApplier = applier.onChanges((cs) => {
@@ -302,8 +304,6 @@ export class Engine {
     // getting ready leaves garbage (a restart's model rows, the tree chokidar read): on a big
     // heap it is collected now, not by V8's memory reducer half a minute later, between rounds
     void releaseMemory();
-    // the inode index (pairing the disk's moves) is built between other work, not before ready
-    void this.core.model.indexInodesSoon();
     this.kickOutbox();
     if (restart && !this.state.paused) await this.walkOnce();
     await this.drainOutbox();

@@ -52,7 +52,7 @@ export function recordStamps(root: string, model: LocalModel, ids: Iterable<stri
 /** The paths of the folders the model knows on disk ('' is the root). */
 export function knownDirs(model: LocalModel): string[] {
   const out: string[] = [];
-  for (const e of model.byId.values()) {
+  for (const e of model.dirs()) {
     if (e.kind !== 'dir' || e.ino === null || e.state !== 'ok') continue;
     const segs = model.segments(e.id);
     if (segs) out.push(segs.join('/'));
@@ -62,7 +62,7 @@ export function knownDirs(model: LocalModel): string[] {
 
 export function changedDirs(root: string, model: LocalModel, disk: Disk = realDisk): string[] {
   const out: string[] = [];
-  for (const e of model.byId.values()) {
+  for (const e of model.dirs()) {
     if (e.kind !== 'dir' || e.ino === null || e.state !== 'ok') continue;
     const segs = model.segments(e.id);
     if (!segs) continue;

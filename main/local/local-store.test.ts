@@ -50,7 +50,7 @@ describe('LocalStore.loadModel', () => {
     m.setStamp('d1', '77:123');
     store.flush(m);
     const back = new LocalStore(db).loadModel('root');
-    expect([...back.byId.values()].sort((x, y) => x.id.localeCompare(y.id))).toEqual([...entries].sort((x, y) => x.id.localeCompare(y.id)));
+    expect([...back.entries()].sort((x, y) => x.id.localeCompare(y.id))).toEqual([...entries].sort((x, y) => x.id.localeCompare(y.id)));
     expect(back.children('d1').sort()).toEqual(['b', 'c']);
     expect(back.byIno('92')?.id).toBe('d1');
     expect(back.stamp('d1')).toBe('77:123');
@@ -169,7 +169,7 @@ describe('LocalStore local-only rows (issue 21: keyed by their folder, not a pat
     );
     const put = db.prepare(`INSERT INTO local_entries (id, kind, lparent, lname, ino, filled, rparent, rname, etag, mtime, setag, state)
       VALUES (@id, @kind, @lparent, @lname, @ino, @filled, @rparent, @rname, @etag, @mtime, @setag, @state)`);
-    for (const e of tree().byId.values()) put.run({ ...e, filled: 0 });
+    for (const e of tree().entries()) put.run({ ...e, filled: 0 });
     put.run({ ...entry('f', { lparent: 'mid', lname: 'Leaf.txt' }), filled: 0 });
     const old = db.prepare('INSERT INTO local_only (path, kind, reason, at) VALUES (?, ?, ?, ?)');
     old.run('Top/Mid/Leaf/mine.txt', 'file', 'created locally', '2026-01-01T00:00:00.000Z');

@@ -7,7 +7,10 @@ import { migrate, stmt, type Db } from '../state/db.js';
 import { activityKindOf, type ActivityKind } from '../../app/model/activity-kinds.js';
 import type { ConflictIntent } from '../../app/model/intent.js';
 import { conflictIntentOf, migrateConflictIntents } from './conflict-rows.js';
-import { LocalModel, type EntryState, type HeldContent } from './model.js';
+import { LocalModel, type HeldContent } from './model.js';
+import { heldContentOf, StoredEntries } from './entry-rows.js';
+
+export { heldContentOf };
 
 export const LOCAL_MIGRATIONS = [
   {
@@ -86,25 +89,19 @@ export const LOCAL_MIGRATIONS = [
       db.exec('CREATE TABLE local_landings (id TEXT PRIMARY KEY, content TEXT NOT NULL, at TEXT NOT NULL) WITHOUT ROWID;');
     },
   },
+  // v9 (issue 24): the model reads its entries on use (entry-rows.ts): by local folder, by inode,
+  // the folders, and (at a start) the few holding content.
+  {
+    version: 9,
+    up: (db: Db): void => {
+      db.exec(`CREATE INDEX local_entries_lparent ON local_entries(lparent);
+        CREATE INDEX local_entries_ino ON local_entries(ino) WHERE ino IS NOT NULL;
+        CREATE INDEX local_entries_dirs ON local_entries(kind) WHERE kind = 'dir';
+        CREATE INDEX local_entries_filled ON local_entries(filled) WHERE filled = 1;
+        CREATE INDEX local_entries_content ON local_entries(id) WHERE content IS NOT NULL;`);
+    },
+  },
 ];
-
-/** A stored `content` column: the record as written, anything else none (a placeholder is never guessed to hold content). */
-export function heldContentOf(text: string | null): HeldContent | undefined {
-  if (text === null) return undefined;
-  try {
-    const v = JSON.parse(text) as Partial<HeldContent> | null;
-    return v !== null &&
-      typeof v.etag === 'string' &&
-      typeof v.nasMtime === 'string' &&
-      Number.isSafeInteger(v.size) &&
-      Number.isFinite(v.mtimeMs) &&
-      typeof v.ino === 'string'
-      ? { etag: v.etag, nasMtime: v.nasMtime, size: v.size!, mtimeMs: v.mtimeMs!, ino: v.ino }
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A download in progress: the version it fetches and its partial file's name in `.nas-mirror/downloads/`. */
 export interface DownloadRow {
@@ -272,23 +269,6 @@ export type RequestAction =
 /** How many activity rows are kept. */
 export const ACTIVITY_KEEP = 20_000;
 
-type RawEntryRow = [
-  string,
-  number,
-  string,
-  string,
-  string | null,
-  number,
-  string | null,
-  string | null,
-  string,
-  string,
-  string | null,
-  number | string,
-  string | null,
-];
-const STATES: readonly EntryState[] = ['ok', 'held', 'deleting'];
-
 export class LocalStore {
   /** Told the candidates of a held "renamed or deleted?" that left with its entry (flush). */
   heldDropped: ((candidates: readonly string[]) => void) | undefined;
@@ -297,50 +277,11 @@ export class LocalStore {
     migrate(db, 'local', LOCAL_MIGRATIONS);
   }
 
-  /** The model as stored (rows streamed: no array of every row first). */
+  /** The model as stored: its entries read on use (`entry-rows.ts`), the folder stamps now. */
   loadModel(rootId: string): LocalModel {
-    const m = new LocalModel(rootId);
-    // Repeated values come back as NULL or a number, not as one more string per row: a
-    // million rows are twelve million strings otherwise (most of the load's time).
-    const rows = this.db
-      .prepare(
-        `SELECT id, kind = 'dir', lparent, lname, ino, filled,
-      NULLIF(rparent, lparent), NULLIF(rname, lname), etag, mtime, NULLIF(setag, etag),
-      CASE state WHEN 'ok' THEN 0 WHEN 'held' THEN 1 WHEN 'deleting' THEN 2 ELSE state END, content
-      FROM local_entries`,
-      )
-      .raw(true);
-    // One string per parent: its children share it (a million entries: ~100 MB less); a name
-    // the NAS and the disk agree on is held once.
-    const parents = new Map<string, string>();
-    const one = (p: string): string => {
-      const known = parents.get(p);
-      if (known !== undefined) return known;
-      parents.set(p, p);
-      return p;
-    };
-    for (const r of rows.iterate() as IterableIterator<RawEntryRow>) {
-      const [id, dir, lp, lname, ino, filled, rp, rname, etag, mtime, setag, state, content] = r;
-      const lparent = one(lp);
-      m.load({
-        id,
-        kind: dir === 1 ? 'dir' : 'file',
-        lparent,
-        lname,
-        ino,
-        filled: filled === 1,
-        rparent: rp === null ? lparent : one(rp),
-        rname: rname ?? lname,
-        etag,
-        mtime,
-        setag: setag ?? etag,
-        state: typeof state === 'number' ? STATES[state]! : (state as EntryState),
-        ...(content === null ? {} : { content: heldContentOf(content) }),
-      });
-    }
+    const m = new LocalModel(rootId, [], new StoredEntries(this.db));
     for (const r of this.db.prepare('SELECT id, stamp FROM local_dirs').iterate() as IterableIterator<{ id: string; stamp: string }>)
       m.setStamp(r.id, r.stamp);
-    m.takeDirty();
     m.takeDirtyStamps();
     return m;
   }
@@ -379,7 +320,7 @@ export class LocalStore {
     const dropped: string[][] = [];
     this.db.transaction(() => {
       for (const id of ids) {
-        const e = m.get(id);
+        const e = m.peek(id);
         if (e) up.run({ ...e, filled: e.filled ? 1 : 0, content: e.content === undefined ? null : JSON.stringify(e.content) });
         else {
           del.run(id);

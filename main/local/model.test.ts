@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LocalModel, type LocalEntry } from './model.js';
+import { LocalModel, type EntrySource, type LocalEntry } from './model.js';
 
 const entry = (id: string, ino: string | null, lparent = 'r'): LocalEntry => ({
   id,
@@ -16,8 +17,51 @@ const entry = (id: string, ino: string | null, lparent = 'r'): LocalEntry => ({
   state: 'ok',
 });
 
-describe('LocalModel inode index', () => {
-  it('built at first use after a load: finds what was loaded, follows later changes', () => {
+/** The state database's part, as rows in a map (copies in and out, as SQLite's rows are). */
+class RowSource implements EntrySource {
+  rows = new Map<string, LocalEntry>();
+  reads = 0;
+  private out = (e: LocalEntry): LocalEntry => {
+    this.reads++;
+    return structuredClone(e);
+  };
+  get(id: string): LocalEntry | undefined {
+    const e = this.rows.get(id);
+    return e && this.out(e);
+  }
+  childrenOf(id: string): LocalEntry[] {
+    return [...this.rows.values()].filter((e) => e.lparent === id).map(this.out);
+  }
+  withIno(ino: string): LocalEntry[] {
+    return [...this.rows.values()].filter((e) => e.ino === ino).map(this.out);
+  }
+  dirs(): LocalEntry[] {
+    return [...this.rows.values()].filter((e) => e.kind === 'dir').map(this.out);
+  }
+  all(): LocalEntry[] {
+    return [...this.rows.values()].map(this.out);
+  }
+  count(): number {
+    return this.rows.size;
+  }
+  filledIds(): string[] {
+    return [...this.rows.values()].filter((e) => e.filled).map((e) => e.id);
+  }
+  contentIds(): string[] {
+    return [...this.rows.values()].filter((e) => e.content !== undefined).map((e) => e.id);
+  }
+  /** What `LocalStore.flush` does: the changed entries written, the removed ones deleted. */
+  flush(m: LocalModel): void {
+    for (const id of m.takeDirty()) {
+      const e = m.peek(id);
+      if (e) this.rows.set(id, structuredClone(e));
+      else this.rows.delete(id);
+    }
+  }
+}
+
+describe('LocalModel inode lookups', () => {
+  it('find what was loaded and follow later changes', () => {
     const m = new LocalModel('r');
     for (let i = 0; i < 100; i++) m.load(entry(`f${i}`, String(1000 + i)));
     expect(m.byIno('1042')?.id).toBe('f42');
@@ -28,60 +72,128 @@ describe('LocalModel inode index', () => {
     expect(m.byIno('1007')).toBeUndefined();
   });
 
-  it('built in slices while changes go on: the end result equals a build at once', async () => {
-    const m = new LocalModel('r');
-    for (let i = 0; i < 1000; i++) m.load(entry(`f${i}`, String(1000 + i)));
-    const filling = m.indexInodesSoon(100);
-    // changes between slices: a move to a new inode, a removal, a new entry, an entry placed at last
-    m.place('f999', 'r', 'f999.txt', '9999');
-    m.remove('f500');
-    m.put(entry('n1', '7777'));
-    m.put(entry('n2', null));
-    await new Promise((r) => setImmediate(r));
-    m.place('n2', 'r', 'n2.txt', '8888');
-    m.place('f3', 'r', 'f3.txt', '3333');
-    await filling;
-    const sliced = new Map([...m.byId.values()].filter((e) => e.ino !== null).map((e) => [e.ino!, m.byIno(e.ino!)?.id]));
-    for (const [ino, id] of sliced) expect(m.get(id!)?.ino, ino).toBe(ino);
-    expect(m.byIno('1999')).toBeUndefined();
-    expect(m.byIno('1500')).toBeUndefined();
-    expect(m.byIno('1003')).toBeUndefined();
-    expect(m.byIno('9999')?.id).toBe('f999');
-    expect(m.byIno('8888')?.id).toBe('n2');
-    expect(m.byIno('7777')?.id).toBe('n1');
-    expect(m.byIno('1001')?.id).toBe('f1');
-  });
-
-  it('a lookup before the slices end builds it at once; the slices then stop', async () => {
-    const m = new LocalModel('r');
-    for (let i = 0; i < 1000; i++) m.load(entry(`f${i}`, String(1000 + i)));
-    const filling = m.indexInodesSoon(10);
-    expect(m.byIno('1900')?.id).toBe('f900');
-    m.remove('f900');
-    await filling;
-    expect(m.byIno('1900')).toBeUndefined();
-    expect(m.byIno('1901')?.id).toBe('f901');
-  });
-
-  it('a folder read in place finds its entries without building it; anything else falls back to it', () => {
+  it('a folder read in place finds its entries by name; anything else by inode', () => {
     const m = new LocalModel('r');
     m.load({ ...entry('r', '1', ''), kind: 'dir', lname: '' });
     m.load({ ...entry('d', '2'), kind: 'dir', lname: 'Fotos' });
     m.load({ ...entry('e', '3', 'd'), kind: 'dir', lname: 'Café' });
     for (let i = 0; i < 10; i++) m.load(entry(`f${i}`, String(100 + i), 'e'));
-    // in place (the path read back decomposed, as on a Mac): no index
+    // in place (the path read back decomposed, as on a Mac)
     expect(m.dirByIno('Fotos/Cafe\u0301', '3')?.id).toBe('e');
     const here = m.placeLookup('e');
     expect(m.byInoIn(here, 'f4.txt', '104')?.id).toBe('f4');
     expect(m.dirByIno('', '1')?.id).toBe('r');
-    expect(m.inodesIndexed).toBe(false);
-    // a name now holding another entry's inode (moved here): the index answers
+    // a name now holding another entry's inode (moved here)
     expect(m.byInoIn(here, 'f4.txt', '105')?.id).toBe('f5');
-    expect(m.inodesIndexed).toBe(true);
     expect(m.byInoIn(here, 'new.txt', '999')).toBeUndefined();
     // a folder at a path whose inode is not the model's there: found by inode, or nothing
     expect(m.dirByIno('Fotos', '3')?.id).toBe('e');
     expect(m.dirByIno('Nope/x', '2')?.id).toBe('d');
     expect(m.dirByIno('Fotos', '77')).toBeUndefined();
+  });
+});
+
+describe('LocalModel over a source (issue 24: entries read on use, released between rounds)', () => {
+  const tree = (): LocalEntry[] => [
+    { ...entry('r', '1', ''), kind: 'dir', lname: '' },
+    { ...entry('d', '2'), kind: 'dir', lname: 'D' },
+    { ...entry('e', '3', 'd'), kind: 'dir', lname: 'E' },
+    ...Array.from({ length: 6 }, (_, i) => entry(`f${i}`, String(100 + i), i < 3 ? 'd' : 'e')),
+  ];
+
+  it('reads nothing up front; a lookup reads just what it needs; released, unchanged entries leave memory', () => {
+    const src = new RowSource();
+    for (const e of tree()) src.rows.set(e.id, e);
+    const m = new LocalModel('r', [], src);
+    expect(m.inMemory).toBe(0);
+    expect(m.objectCount()).toBe(8);
+    expect(m.pathOf('f4')).toBe('D/E/f4.txt');
+    expect(m.inMemory).toBe(4);
+    expect(m.children('e').sort()).toEqual(['f3', 'f4', 'f5']);
+    m.place('f5', 'd', 'moved.txt', '105');
+    m.release();
+    expect(m.inMemory).toBe(1); // the changed one stays until it is written
+    expect(m.children('d').sort()).toEqual(['e', 'f0', 'f1', 'f2', 'f5']);
+    expect(m.children('e').sort()).toEqual(['f3', 'f4']);
+    m.remove('f0');
+    expect(m.get('f0')).toBeUndefined(); // removed here, still in the rows until the flush
+    expect(m.byIno('100')).toBeUndefined();
+    src.flush(m);
+    m.release();
+    expect(m.inMemory).toBe(0);
+    expect(m.get('f5')?.lname).toBe('moved.txt');
+    expect(m.byIno('104')?.id).toBe('f4');
+    expect(m.objectCount()).toBe(7);
+    expect(
+      m
+        .dirs()
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(['d', 'e', 'r']);
+  });
+
+  // Any run of changes, with flushes and releases anywhere between them, answers every
+  // question as the model that holds everything in memory does.
+  it('answers as the model held in memory, whatever is flushed and released when', () => {
+    const ids = ['d', 'e', 'g', ...Array.from({ length: 8 }, (_, i) => `f${i}`), 'n1', 'n2'];
+    const folders = ['r', 'd', 'e', 'g'];
+    const op = fc.oneof(
+      fc.record({ t: fc.constant('place' as const), id: fc.constantFrom(...ids), parent: fc.constantFrom(...folders), ino: fc.nat(30) }),
+      fc.record({ t: fc.constant('remove' as const), id: fc.constantFrom(...ids) }),
+      fc.record({ t: fc.constant('put' as const), id: fc.constantFrom(...ids), parent: fc.constantFrom(...folders), filled: fc.boolean() }),
+      fc.record({ t: fc.constant('rebind' as const), id: fc.constantFrom(...ids) }),
+      fc.record({ t: fc.constant('flush' as const) }),
+      fc.record({ t: fc.constant('release' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const start = [
+          { ...entry('r', '1', ''), kind: 'dir' as const, lname: '' },
+          ...['d', 'e', 'g'].map((id, i) => ({ ...entry(id, String(2 + i), i === 1 ? 'd' : 'r'), kind: 'dir' as const, lname: id })),
+          ...Array.from({ length: 8 }, (_, i) => entry(`f${i}`, String(10 + i), folders[i % 4])),
+        ];
+        const src = new RowSource();
+        for (const e of start) src.rows.set(e.id, structuredClone(e));
+        const lazy = new LocalModel('r', [], src);
+        const mem = new LocalModel('r');
+        for (const e of start) mem.load(structuredClone(e));
+        // (each change a new inode: two entries holding one, which no disk shows, answer either)
+        for (const [step, o] of ops.entries()) {
+          const ino = String(100 + step);
+          for (const m of [lazy, mem]) {
+            const has = m.get('id' in o ? o.id : '') !== undefined;
+            if (o.t === 'place' && has) m.place(o.id, o.parent, `${o.id}-${o.ino}`, ino);
+            else if (o.t === 'remove') m.remove(o.id);
+            else if (o.t === 'put') m.put({ ...entry(o.id, null, o.parent), filled: o.filled });
+            else if (o.t === 'rebind' && has) m.rebind(o.id, ino, false);
+          }
+          if (o.t === 'flush') {
+            src.flush(lazy);
+            mem.takeDirty();
+          } else if (o.t === 'release') lazy.release();
+          expect(lazy.objectCount()).toBe(mem.objectCount());
+        }
+        for (const id of ['r', ...ids]) {
+          expect(lazy.get(id)).toEqual(mem.get(id));
+          expect(lazy.pathOf(id)).toBe(mem.pathOf(id));
+          expect(lazy.children(id).sort()).toEqual(mem.children(id).sort());
+        }
+        for (let ino = 0; ino <= 150; ino++) expect(lazy.byIno(String(ino))?.id).toBe(mem.byIno(String(ino))?.id);
+        expect(
+          lazy
+            .dirs()
+            .map((e) => e.id)
+            .sort(),
+        ).toEqual(
+          mem
+            .dirs()
+            .map((e) => e.id)
+            .sort(),
+        );
+        expect([...lazy.entries()].map((e) => e.id).sort()).toEqual([...mem.entries()].map((e) => e.id).sort());
+        expect([...lazy.withFilled].sort()).toEqual([...mem.withFilled].sort());
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -67,16 +67,50 @@ export interface LocalEntry {
   content?: HeldContent | undefined;
 }
 
+/**
+ * Where the entries not in memory are (the state database: `local-store.ts`). The model is
+ * the truth for what it holds in memory (changed entries stay there until flushed); every
+ * other entry is read from here on first use. Rows come back as new entries each time.
+ */
+export interface EntrySource {
+  get(id: string): LocalEntry | undefined;
+  /** The stored entries whose local folder is `id`. */
+  childrenOf(id: string): Iterable<LocalEntry>;
+  /** The stored entries with this inode. */
+  withIno(ino: string): Iterable<LocalEntry>;
+  /** Every stored folder entry. */
+  dirs(): Iterable<LocalEntry>;
+  /** Every stored entry. */
+  all(): Iterable<LocalEntry>;
+  count(): number;
+  /** Ids of the stored entries holding the user's content (`filled`), and a downloaded NAS version. */
+  filledIds(): Iterable<string>;
+  contentIds(): Iterable<string>;
+}
+
+/**
+ * The local model. Without a source (tests, a fresh mirror) every entry is in memory. With
+ * one, entries are read on first use (by id, by folder, by inode) and `release` drops the
+ * unchanged ones again at the engine's quiet moments: at a million entries the model is a
+ * few thousand objects between rounds instead of a million (issue 24), and a restart reads
+ * nothing up front. Callers never hold an entry across a `release` (it is called between rounds).
+ */
 export class LocalModel {
-  readonly byId = new Map<string, LocalEntry>();
+  private loaded = new Map<string, LocalEntry>();
+  /** Local children of the folders in memory, by folder id (complete only for `foldersRead`, or when `complete`). */
   private kids = new Map<string, Set<string>>();
-  /**
-   * Id by inode, built on first use: a restart loading 1M entries needs it only once the disk
-   * shows a change (pairing a move), so it is not built while the engine gets ready.
-   */
-  private inoIdx: Map<string, string> | undefined;
-  /** The inode index while `indexInodesSoon` fills it (kept up to date with changes meanwhile). */
-  private inoFilling: Map<string, string> | undefined;
+  /** Folders whose children are all in memory. */
+  private foldersRead = new Set<string>();
+  /** Folder ids in memory. */
+  private dirIds = new Set<string>();
+  /** Every folder is in memory (read by `dirs`, until released). */
+  private dirsRead = false;
+  /** Id by inode, of the entries in memory. */
+  private inoIdx = new Map<string, string>();
+  /** Every entry is in memory (no source, or all read). */
+  private complete: boolean;
+  /** Entries in all: in memory and in the source. */
+  private total: number;
   /** Ids written or removed since the last `takeDirty` (what the store must persist). */
   private dirty = new Set<string>();
   /** Folder stamps (see dir-stamps.ts), by folder id, and the ids whose stamp changed. */
@@ -94,7 +128,14 @@ export class LocalModel {
   constructor(
     readonly rootId: string,
     entries: Iterable<LocalEntry> = [],
+    private readonly source?: EntrySource,
   ) {
+    this.complete = source === undefined;
+    this.total = source?.count() ?? 0;
+    if (source) {
+      for (const id of source.filledIds()) this.withFilled.add(id);
+      for (const id of source.contentIds()) this.withContent.add(id);
+    }
     for (const e of entries) this.put(e);
   }
 
@@ -128,7 +169,6 @@ export class LocalModel {
     return this.stamps.get(id);
   }
 
-  /** Sets (or, with undefined, forgets) a folder's stamp. */
   setStamp(id: string, stamp: string | undefined): void {
     if (this.stamps.get(id) === stamp) return;
     if (stamp === undefined) this.stamps.delete(id);
@@ -136,8 +176,9 @@ export class LocalModel {
     this.dirtyStamps.add(id);
   }
 
+  /** Number of entries (the root included). */
   get size(): number {
-    return this.byId.size;
+    return this.total;
   }
 
   /** Entries whose placeholder holds the user's own content. */
@@ -145,40 +186,73 @@ export class LocalModel {
     return this.withFilled.size;
   }
 
+  /** Entries in memory now (what `release` brings down). */
+  get inMemory(): number {
+    return this.loaded.size;
+  }
+
   get(id: string): LocalEntry | undefined {
-    return this.byId.get(id);
+    return this.loaded.get(id) ?? this.read(id);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** The entry if it is in memory, without reading the source (what a flush writes). */
+  peek(id: string): LocalEntry | undefined {
+    return this.loaded.get(id);
+  }
+
+  /** Every entry (all are read into memory first). Changing entries meanwhile is allowed; adding is not seen. */
+  entries(): IterableIterator<LocalEntry> {
+    this.readAll();
+    return this.loaded.values();
+  }
+
+  /** Every folder entry (all folders are read into memory first). */
+  dirs(): LocalEntry[] {
+    if (!this.complete && !this.dirsRead && this.source) for (const e of this.source.dirs()) this.admit(e);
+    this.dirsRead = true;
+    return [...this.dirIds].flatMap((id) => {
+      const e = this.loaded.get(id);
+      return e ? [e] : [];
+    });
   }
 
   /** Adds a stored entry while loading (no dirty or touched tracking: nothing changed). */
   load(e: LocalEntry): void {
-    this.byId.set(e.id, e);
+    const old = this.loaded.get(e.id);
+    if (old) this.unindex(old);
+    else this.total++;
+    this.loaded.set(e.id, e);
     this.index(e);
   }
 
   /** Inserts or replaces an entry, keeping the indexes right. */
   put(e: LocalEntry): void {
-    const old = this.byId.get(e.id);
+    const old = this.get(e.id);
     if (old) this.unindex(old);
-    this.byId.set(e.id, e);
-    this.dirty.add(e.id);
-    this.touched.add(e.id);
+    else this.total++;
+    this.loaded.set(e.id, e);
+    this.changed(e.id);
     this.index(e);
   }
 
   remove(id: string): LocalEntry | undefined {
-    const old = this.byId.get(id);
+    const old = this.get(id);
     if (!old) return undefined;
     this.unindex(old);
-    this.byId.delete(id);
-    this.dirty.add(id);
-    this.touched.add(id);
+    this.loaded.delete(id);
+    this.total--;
+    this.changed(id);
     this.setStamp(id, undefined);
     return old;
   }
 
   /** Updates fields of an entry (re-indexing). */
   update(id: string, patch: Partial<Omit<LocalEntry, 'id'>>): LocalEntry {
-    const old = this.byId.get(id);
+    const old = this.get(id);
     if (!old) throw new Error(`no entry ${id}`);
     const next = { ...old, ...patch };
     this.put(next);
@@ -187,20 +261,19 @@ export class LocalModel {
 
   /** Records where an entry's placeholder now is on disk, in place (the hot path of a first fill). */
   place(id: string, lparent: string, lname: string, ino: string | null): void {
-    const e = this.byId.get(id);
+    const e = this.get(id);
     if (!e) throw new Error(`no entry ${id}`);
     this.unindex(e);
     e.lparent = lparent;
     e.lname = lname;
     e.ino = ino;
     this.index(e);
-    this.dirty.add(id);
-    this.touched.add(id);
+    this.changed(id);
   }
 
   /** Records the inode (and content state) an entry has on this mount, in place: a read by place re-binds a million at a time. */
   rebind(id: string, ino: string, filled: boolean): void {
-    const e = this.byId.get(id);
+    const e = this.get(id);
     if (!e) throw new Error(`no entry ${id}`);
     this.unindex(e);
     e.ino = ino;
@@ -208,18 +281,82 @@ export class LocalModel {
     // a download recognised by place (its size and time checked there) is the same file under a new number
     if (e.content !== undefined) e.content = filled ? undefined : { ...e.content, ino };
     this.index(e);
+    this.changed(id);
+  }
+
+  /**
+   * Drops from memory the entries not changed since the last flush (they are read again on
+   * use). Only between rounds: no caller may hold an entry across it. Without a source, nothing.
+   */
+  release(): void {
+    if (!this.source) return;
+    const keep = [...this.dirty].flatMap((id) => {
+      const e = this.loaded.get(id);
+      return e ? [e] : [];
+    });
+    this.loaded = new Map();
+    this.kids = new Map();
+    this.dirIds = new Set();
+    this.inoIdx = new Map();
+    this.foldersRead = new Set();
+    this.dirsRead = false;
+    this.complete = false;
+    for (const e of keep) {
+      this.loaded.set(e.id, e);
+      this.link(e);
+    }
+  }
+
+  /** The entry the source holds for an id not in memory (none when removed since the last flush). */
+  private read(id: string): LocalEntry | undefined {
+    if (this.complete || !this.source || this.dirty.has(id)) return undefined;
+    const e = this.source.get(id);
+    return e && this.admit(e);
+  }
+
+  /** Takes a stored entry into memory unless memory already says what it is (there, or removed). */
+  private admit(e: LocalEntry): LocalEntry | undefined {
+    const known = this.loaded.get(e.id);
+    if (known) return known;
+    if (this.dirty.has(e.id)) return undefined;
+    this.loaded.set(e.id, e);
+    this.link(e);
+    return e;
+  }
+
+  private readAll(): void {
+    if (this.complete || !this.source) return;
+    for (const e of this.source.all()) this.admit(e);
+    this.complete = true;
+  }
+
+  /** Reads the children of a folder into memory (once per folder until released). */
+  private readFolder(id: string): void {
+    if (this.complete || !this.source || this.foldersRead.has(id)) return;
+    for (const e of this.source.childrenOf(id)) this.admit(e);
+    this.foldersRead.add(id);
+  }
+
+  private changed(id: string): void {
+    this.version++;
     this.dirty.add(id);
     this.touched.add(id);
+  }
+
+  /** The indexes of an entry in memory (where it is, by inode), without counting it as a change. */
+  private link(e: LocalEntry): void {
+    let s = this.kids.get(e.lparent);
+    if (!s) this.kids.set(e.lparent, (s = new Set()));
+    s.add(e.id);
+    if (e.kind === 'dir') this.dirIds.add(e.id);
+    if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
   }
 
   private index(e: LocalEntry): void {
     this.version++;
     if (e.filled) this.withFilled.add(e.id);
     if (e.content !== undefined) this.withContent.add(e.id);
-    let s = this.kids.get(e.lparent);
-    if (!s) this.kids.set(e.lparent, (s = new Set()));
-    s.add(e.id);
-    if (e.ino !== null) (this.inoIdx ?? this.inoFilling)?.set(e.ino, e.id);
+    this.link(e);
   }
 
   private unindex(e: LocalEntry): void {
@@ -227,64 +364,39 @@ export class LocalModel {
     this.withFilled.delete(e.id);
     this.withContent.delete(e.id);
     this.kids.get(e.lparent)?.delete(e.id);
-    const inos = this.inoIdx ?? this.inoFilling;
-    if (e.ino !== null && inos?.get(e.ino) === e.id) inos.delete(e.ino);
-  }
-
-  /**
-   * Builds the inode index in slices between other work (the engine calls it once ready), so
-   * the first change the disk shows finds it built. A `byIno` call before the end builds it at once.
-   */
-  async indexInodesSoon(slice = 50_000): Promise<void> {
-    if (this.inoIdx || this.inoFilling) return;
-    const filling = (this.inoFilling = new Map());
-    let n = 0;
-    for (const e of this.byId.values()) {
-      if (this.inoFilling !== filling) return; // built at once meanwhile
-      if (e.ino !== null) filling.set(e.ino, e.id);
-      if (++n % slice === 0) await new Promise((r) => setImmediate(r));
-    }
-    if (this.inoFilling !== filling) return;
-    this.inoFilling = undefined;
-    this.inoIdx = filling;
+    this.dirIds.delete(e.id);
+    if (e.ino !== null && this.inoIdx.get(e.ino) === e.id) this.inoIdx.delete(e.ino);
   }
 
   /** Local children ids of a folder id (the root id for the mirror root). */
   children(id: string): string[] {
+    this.readFolder(id);
     return [...(this.kids.get(id) ?? [])];
   }
 
-  /** Whether the inode index is built (lookups by place do not build it). */
-  get inodesIndexed(): boolean {
-    return this.inoIdx !== undefined;
-  }
-
   byIno(ino: string): LocalEntry | undefined {
-    if (!this.inoIdx) {
-      this.inoFilling = undefined;
-      this.inoIdx = new Map();
-      for (const e of this.byId.values()) if (e.ino !== null) this.inoIdx.set(e.ino, e.id);
-    }
     const id = this.inoIdx.get(ino);
-    return id === undefined ? undefined : this.byId.get(id);
+    const e = id === undefined ? undefined : this.loaded.get(id);
+    if (e?.ino === ino) return e;
+    if (this.complete || !this.source) return undefined;
+    for (const s of this.source.withIno(ino)) {
+      const x = this.admit(s);
+      if (x?.ino === ino) return x;
+    }
+    return undefined;
   }
 
-  /**
-   * The entries of a folder by their NFC name, for `byInoIn`: a folder read from disk finds
-   * what is still in place without the inode index, so a restart's few changed folders do not
-   * build it for a million entries. Undefined once the index is built (a lookup there is cheaper).
-   */
-  placeLookup(id: string): Map<string, LocalEntry> | undefined {
-    if (this.inoIdx) return undefined;
+  /** The entries of a folder by their NFC name, for `byInoIn`: what is still in place is found there without an inode lookup. */
+  placeLookup(id: string): Map<string, LocalEntry> {
     const out = new Map<string, LocalEntry>();
-    for (const k of this.kids.get(id) ?? []) {
-      const e = this.byId.get(k);
+    for (const k of this.children(id)) {
+      const e = this.loaded.get(k);
       if (e) out.set(e.lname.normalize('NFC'), e);
     }
     return out;
   }
 
-  /** The entry with inode `ino`: the one named `name` in `here` if its inode matches, else the inode index's. */
+  /** The entry with inode `ino`: the one named `name` in `here` if its inode matches, else the inode lookup's. */
   byInoIn(here: ReadonlyMap<string, LocalEntry> | undefined, name: string, ino: string): LocalEntry | undefined {
     const e = here?.get(name.normalize('NFC'));
     return e !== undefined && e.ino === ino ? e : this.byIno(ino);
@@ -292,12 +404,12 @@ export class LocalModel {
 
   /** The folder on disk at these local path segments ([] = the root), by NFC name: placed and not held or deleting. */
   dirAt(segments: readonly string[]): LocalEntry | undefined {
-    let cur = this.byId.get(this.rootId);
+    let cur = this.get(this.rootId);
     for (const seg of segments) {
       const name = seg.normalize('NFC');
       let next: LocalEntry | undefined;
-      for (const k of this.kids.get(cur?.id ?? '') ?? []) {
-        const e = this.byId.get(k);
+      for (const k of cur ? this.children(cur.id) : []) {
+        const e = this.loaded.get(k);
         if (e && e.kind === 'dir' && e.state === 'ok' && e.ino !== null && e.lname.normalize('NFC') === name) {
           next = e;
           break;
@@ -308,19 +420,15 @@ export class LocalModel {
     return cur;
   }
 
-  /**
-   * The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path
-   * if its inode matches (while the inode index is not built), else the index's.
-   */
+  /** The folder at a local path ('' = the root) with inode `ino`: the model's entry at that path if its inode matches, else by inode. */
   dirByIno(path: string, ino: string): LocalEntry | undefined {
-    if (this.inoIdx) return this.byIno(ino);
-    let cur: LocalEntry | undefined = this.byId.get(this.rootId);
+    let cur: LocalEntry | undefined = this.get(this.rootId);
     if (path !== '') {
       for (const seg of path.split('/')) {
         const name = seg.normalize('NFC');
         let next: LocalEntry | undefined;
-        for (const k of this.kids.get(cur?.id ?? '') ?? []) {
-          const e = this.byId.get(k);
+        for (const k of cur ? this.children(cur.id) : []) {
+          const e = this.loaded.get(k);
           if (e && e.kind === 'dir' && e.lname.normalize('NFC') === name) {
             next = e;
             break;
@@ -337,7 +445,7 @@ export class LocalModel {
     const out: string[] = [];
     let cur = id;
     for (let guard = 0; cur !== this.rootId; guard++) {
-      const e = this.byId.get(cur);
+      const e = this.get(cur);
       if (!e || guard > 10_000) return undefined;
       out.push(e.lname);
       cur = e.lparent;
@@ -356,7 +464,7 @@ export class LocalModel {
     for (let guard = 0; cur !== undefined && guard < 10_000; guard++) {
       if (cur === anc) return true;
       if (cur === this.rootId) return false;
-      cur = this.byId.get(cur)?.lparent;
+      cur = this.get(cur)?.lparent;
     }
     return false;
   }
@@ -375,7 +483,7 @@ export class LocalModel {
 
   /** Number of objects mirrored (the root not counted). */
   objectCount(): number {
-    return this.byId.has(this.rootId) ? this.byId.size - 1 : this.byId.size;
+    return this.has(this.rootId) ? this.total - 1 : this.total;
   }
 }
 

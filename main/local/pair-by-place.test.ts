@@ -152,7 +152,7 @@ describe('pairByPlace (property)', () => {
           };
           for (const n of nodes) if (!now.has(n.id)) expect(covered(n.id), `${n.id} gone without a word`).toBe(true);
           // applied to the model, the result puts everything not held or deleted at a place of its kind on disk
-          const after = new Map([...model.byId.values()].map((e) => [e.id, { parent: e.lparent, name: e.lname }]));
+          const after = new Map([...model.entries()].map((e) => [e.id, { parent: e.lparent, name: e.lname }]));
           for (const m of res.moves) after.set(m.id, { parent: m.toParent, name: m.toName });
           const pathAfter = (id: string): string => {
             const segs: string[] = [];

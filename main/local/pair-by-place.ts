@@ -444,10 +444,12 @@ class TradedFolders {
   /** Known folders with no scanned folder at their recorded place. */
   private gone(): LocalEntry[] {
     const { model } = this;
-    return (this.goneDirs ??= [...model.byId.values()].filter(
-      (d) =>
-        d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !this.ix.byPath.has(model.pathOf(d.id) ?? ''),
-    ));
+    return (this.goneDirs ??= model
+      .dirs()
+      .filter(
+        (d) =>
+          d.kind === 'dir' && d.state === 'ok' && d.ino !== null && d.id !== model.rootId && !this.ix.byPath.has(model.pathOf(d.id) ?? ''),
+      ));
   }
 }
 

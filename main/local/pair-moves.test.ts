@@ -42,7 +42,7 @@ function entry(id: string, kind: Kind, parent: string, name: string, ino: string
 type Disk = Map<string, { parent: string; name: string; kind: Kind; ino: string }>;
 function diskOf(m: LocalModel): Disk {
   const d: Disk = new Map();
-  for (const e of m.byId.values()) if (e.id !== 'R') d.set(e.id, { parent: e.lparent, name: e.lname, kind: e.kind, ino: e.ino! });
+  for (const e of m.entries()) if (e.id !== 'R') d.set(e.id, { parent: e.lparent, name: e.lname, kind: e.kind, ino: e.ino! });
   return d;
 }
 function scansOf(d: Disk): DirScan[] {
@@ -261,7 +261,7 @@ describe('editor backups', () => {
 describe('planBatch', () => {
   /** Applies ops to a remote name table, failing on any sibling clash (the NAS's 409). */
   function replay(m: LocalModel, ops: PatchOp[]): Map<string, { parent: string; name: string }> {
-    const r = new Map([...m.byId.values()].filter((e) => e.id !== 'R').map((e) => [e.id, { parent: e.rparent, name: e.rname }]));
+    const r = new Map([...m.entries()].filter((e) => e.id !== 'R').map((e) => [e.id, { parent: e.rparent, name: e.rname }]));
     for (const op of ops) {
       const cur = r.get(op.id)!;
       const next = { parent: op.parentID ?? cur.parent, name: op.name ?? cur.name };

@@ -111,7 +111,7 @@ describe('pins', () => {
           m.put(entry(`f${i}`, 'file', parent, x < 0.1 ? { filled: true } : x < 0.25 ? { content: held(`f${i}`) } : {}));
         }
       }
-      const ids = [...m.byId.keys(), 'not-in-the-model'];
+      const ids = [...[...m.entries()].map((e) => e.id), 'not-in-the-model'];
       const pins = new Set([...ids.filter(() => r() < 0.02), 'pinned-but-gone']);
       const check = (what: string): void => {
         const view = deviceView(m, pins, what);

@@ -111,7 +111,7 @@ type NasTable = Map<string, { parent: string; name: string; kind: Kind }>;
 /** Replays `ops` on the NAS as the user last saw it; throws the NAS's refusal (409, 400). */
 function replayOnNas(model: LocalModel, ops: readonly PlannedOp[]): NasTable {
   const nas: NasTable = new Map(
-    [...model.byId.values()].filter((x) => x.id !== model.rootId).map((x) => [x.id, { parent: x.rparent, name: x.rname, kind: x.kind }]),
+    [...model.entries()].filter((x) => x.id !== model.rootId).map((x) => [x.id, { parent: x.rparent, name: x.rname, kind: x.kind }]),
   );
   const isUnder = (id: string, anc: string): boolean => {
     for (let c: string | undefined = id; c && c !== model.rootId; c = nas.get(c)?.parent) if (c === anc) return true;
@@ -160,7 +160,7 @@ export function checkPipelineBatch(root: string, spec: readonly NodeSpec[], ops:
     if (pair.localOnly.length > 0) throw new Error(`local only: ${pair.localOnly.map((l) => l.path).join(', ')}`);
     const plan = planBatch(model, pair.moves, pair.deletes, { count: 1_000_000, percent: 100 });
     const context = (): string =>
-      `\n  before: ${before.join(' ')}\n  after:  ${after.join(' ')}\n  ids:    ${[...model.byId.values()]
+      `\n  before: ${before.join(' ')}\n  after:  ${after.join(' ')}\n  ids:    ${[...model.entries()]
         .filter((x) => x.id !== model.rootId)
         .map((x) => `${x.id}=${model.pathOf(x.id)}`)
         .join(' ')}` +

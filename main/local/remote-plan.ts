@@ -138,7 +138,7 @@ function followBase(pl: Planning, remote: ReadonlyMap<string, RemoteObject>, ref
       const e = model.get(id);
       if (e) checked.push(e);
     }
-  for (const e of only ? checked : [...model.byId.values()]) {
+  for (const e of only ? checked : [...model.entries()]) {
     if (e.id === pl.rootId) continue;
     const o = remote.get(e.id);
     if (!o) {
@@ -263,7 +263,7 @@ function desiredNames(
     }
     if (onlyIn === undefined || e.rparent === onlyIn) (byParent.get(e.rparent) ?? byParent.set(e.rparent, []).get(e.rparent)!).push(e);
   };
-  if (!pl.only) for (const e of model.byId.values()) group(e);
+  if (!pl.only) for (const e of model.entries()) group(e);
   else {
     // A touched folder's siblings: what is placed in it locally, and what the NAS moves into it now.
     const movingIn = new Map<string, string[]>();

@@ -54,7 +54,7 @@ export async function moveAcrossDisks(m: AcrossDisks): Promise<{ oldRemoved: boo
   const stats = { total: 0, bytes: 0 };
   m.db.transaction(() => {
     const model = local.loadModel(m.rootId);
-    for (const e of model.byId.values()) {
+    for (const e of model.entries()) {
       if (e.ino === null) continue;
       const segs = model.segments(e.id);
       const st = segs ? lstatSync(join(m.to, ...segs), { bigint: true, throwIfNoEntry: false }) : undefined;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { AppError } from '../../app/errors.js';
 
 export type Db = Database.Database;
+export type Statement = Database.Statement;
 
 /** One step of a component's schema: applied once, in order, inside a transaction. */
 export interface Migration {

@@ -162,7 +162,7 @@ export class EngineRunner {
       const rootId = new MirrorStore(db, 'reader').root()?.id ?? '';
       const m = new LocalStore(db).loadModel(rootId);
       const out = new Map<string, { id: string; dir: boolean }>();
-      for (const e of m.byId.values()) {
+      for (const e of m.entries()) {
         if (e.id === rootId || e.state !== 'ok' || e.ino === null) continue;
         const p = m.pathOf(e.id);
         if (p !== undefined && p !== '') out.set(p, { id: e.id, dir: e.kind === 'dir' });
