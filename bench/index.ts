@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { foldCase, parseQuery, selectPage, type Candidate, type ParsedQuery } from '../app/search/index.js';
-import { buildBase, idOf } from '../main/index/base-index.js';
+import { buildBase, idOf, nameOf } from '../main/index/base-index.js';
 import type { EnginePage, IndexDoc } from '../main/index/engine.js';
 import { FastEngine } from '../main/index/fast-engine.js';
 import { NaiveEngine } from '../app/search/naive.js';
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
         const changes: IndexDoc[] = [];
         for (let i = 0; i < 1000; i++) {
           const o = Math.floor(r() * loaded.base.n);
-          changes.push({ id: idOf(loaded.base, o), name: `renamed ${i} ${loaded.base.names[o]}`, mimeType: 'text/plain' });
+          changes.push({ id: idOf(loaded.base, o), name: `renamed ${i} ${nameOf(loaded.base, o)}`, mimeType: 'text/plain' });
         }
         t0 = performance.now();
         engine.upsert(changes);

@@ -25,7 +25,8 @@ export interface BaseData extends TrigramPostings {
   /** Ids in number order, each followed by `\n` (ids are URL-safe): one string, not a million. */
   idBlob: string;
   idStarts: Uint32Array;
-  names: string[];
+  /** The names in number order, each followed by `\0` (folding keeps lengths: name o is at `starts[o]` as in `blob`). */
+  nameText: string;
   /** Folded names in number order, each followed by `\0`. */
   blob: string;
   /** n+1 offsets into `blob`: name o is blob[starts[o], starts[o+1]-1). */
@@ -135,7 +136,7 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
   const order = numberOrderOf(nameText, idText);
   const rank = ranksOf(order);
   trace('sorted');
-  const { names, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, inputIds, nameText, idText, order);
+  const { nameText: namesText, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, inputIds, nameText, idText, order);
   trace('blob');
   const combo = new Uint32Array(n);
   for (let i = 0; i < n; i++) combo[rank[i]!] = input.combo[i]!;
@@ -151,7 +152,21 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
   trace('short lists');
   const byId = buildIdTable(idBlob, idStarts, n);
   trace('byId');
-  return { n, idBlob, idStarts, names, blob, starts, combo, combos: [...combos], comboStart, comboList, ...tri, ...short, byId };
+  return {
+    n,
+    idBlob,
+    idStarts,
+    nameText: namesText,
+    blob,
+    starts,
+    combo,
+    combos: [...combos],
+    comboStart,
+    comboList,
+    ...tri,
+    ...short,
+    byId,
+  };
 }
 
 /** Builds CSR lists: `emit(bucket, value)` must be called in increasing value order. */
@@ -172,6 +187,11 @@ function csr(buckets: number, total: number, each: (emit: (b: number, v: number)
 /** The id of object o. */
 export function idOf(b: BaseData, o: number): string {
   return b.idBlob.substring(b.idStarts[o]!, b.idStarts[o + 1]! - 1);
+}
+
+/** The name of base object o. */
+export function nameOf(b: BaseData, o: number): string {
+  return b.nameText.substring(b.starts[o]!, b.starts[o + 1]! - 1);
 }
 
 /** FNV-1a of s[from, to). */

@@ -4,7 +4,7 @@
  * the per-object tests the name strategies (strategies/) prune with.
  */
 import { compareCodePoints, foldCase, isWordBefore, type SortKey } from '../../app/search/index.js';
-import { idOf, triKey, type BaseData } from './base-index.js';
+import { idOf, nameOf, triKey, type BaseData } from './base-index.js';
 import type { IndexDoc } from './engine.js';
 import { blobScan, intersect } from './postings.js';
 
@@ -38,7 +38,7 @@ export class BaseView {
     const b = this.base;
     const c = b.combos[b.combo[o]!]!;
     const cf = this.comboFolded[b.combo[o]!]!;
-    const doc: IndexDoc = { id: idOf(b, o), name: b.names[o]!, mimeType: c.mime };
+    const doc: IndexDoc = { id: idOf(b, o), name: nameOf(b, o), mimeType: c.mime };
     if (c.make !== undefined) doc.cameraMake = c.make;
     if (c.model !== undefined) doc.cameraModel = c.model;
     return { doc, folded: [fname, cf[0], cf[1], cf[2]] };
@@ -107,13 +107,13 @@ export class BaseView {
   /** True when object o's (name length, name, id) is not before the bound's. */
   tailNotBefore(o: number, len: number, bound: SortKey): boolean {
     if (len !== bound.nameLength) return len > bound.nameLength;
-    const c = compareCodePoints(this.base.names[o]!, bound.name);
+    const c = compareCodePoints(nameOf(this.base, o), bound.name);
     return c !== 0 ? c > 0 : compareCodePoints(idOf(this.base, o), bound.id) >= 0;
   }
 
   /** Whether some occurrence of some term in the name of o starts a word (a superset of rule 7's test). */
   anyWordStart(o: number, terms: readonly string[]): boolean {
-    const name = this.base.names[o]!;
+    const name = nameOf(this.base, o);
     const fname = this.fname(o);
     for (const t of terms) {
       for (let at = fname.indexOf(t); at >= 0; at = fname.indexOf(t, at + 1)) {

@@ -9,7 +9,7 @@
  * numbers, one pass over the columns cached per filters and facts version. Never a sort
  * after each change, nor a pass over the whole mirror per page.
  */
-import { idOf, type BaseData } from './base-index.js';
+import { idOf, nameOf, type BaseData } from './base-index.js';
 import { numberOrder } from './number-order.js';
 import type { Named, Narrowing } from './engine.js';
 
@@ -28,7 +28,7 @@ export function firstKept(
 ): Named[] {
   const fromBase: Named[] = [];
   const take = (o: number): void => {
-    fromBase.push({ name: b.names[o]!, id: idOf(b, o) });
+    fromBase.push({ name: nameOf(b, o), id: idOf(b, o) });
   };
   // a walk with one test per number while the filters keep enough of them; past the budget
   // (a sparse filter), the rest from the narrowing's list of kept numbers (one pass over the
@@ -90,7 +90,7 @@ function firstAfter(b: BaseData, after: Named): number {
     hi = b.n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (numberOrder({ name: b.names[mid]!, id: idOf(b, mid) }, after) <= 0) lo = mid + 1;
+    if (numberOrder({ name: nameOf(b, mid), id: idOf(b, mid) }, after) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

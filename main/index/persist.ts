@@ -56,7 +56,7 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     { name: 'dead', kind: 'u8', data: p.dead.length === b.n ? p.dead : new Uint8Array(b.n) },
     { name: 'idStarts', kind: 'u32', data: bytes(b.idStarts) },
     { name: 'ids', kind: 'utf8', data: new Text([b.idBlob], '') },
-    { name: 'names', kind: 'utf8', data: new Text(b.names, '\0') },
+    { name: 'names', kind: 'utf8', data: new Text([b.nameText], '') },
     { name: 'blob', kind: 'utf8', data: new Text([b.blob], '') },
   ];
   let off = 0;
@@ -162,7 +162,7 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       n,
       idBlob: text('ids'),
       idStarts: u32('idStarts'),
-      names: n === 0 ? [] : text('names').split('\0'),
+      nameText: text('names'),
       blob: text('blob'),
       starts: u32('starts'),
       combo: u32('combo'),
@@ -185,7 +185,7 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       shortList: u32('shortList'),
       byId: u32('byId'),
     };
-    if (base.idStarts.length !== n + 1 || base.names.length !== n) return undefined;
+    if (base.idStarts.length !== n + 1 || base.starts.length !== n + 1 || base.nameText.length !== base.blob.length) return undefined;
     return { base, dead: u8('dead'), extra: header.extra, generation: header.generation };
   } catch {
     return undefined;

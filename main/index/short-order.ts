@@ -12,7 +12,7 @@
  * few are kept per base (the base never changes; removed objects are skipped as dead).
  */
 import { isWordBefore } from '../../app/search/index.js';
-import type { BaseData } from './base-index.js';
+import { nameOf, type BaseData } from './base-index.js';
 import { objectAt } from './postings.js';
 
 export interface ShortOrder {
@@ -52,7 +52,7 @@ function keep(b: BaseData, t: string, order: ShortOrder): ShortOrder {
  * first index), stable in number order.
  */
 export function* buildingShortOrder(b: BaseData, t: string, chunk = 10_000): Generator<void, ShortOrder> {
-  const { blob, starts, names, n } = b;
+  const { blob, starts, n } = b;
   let objs = new Uint32Array(1024),
     firsts = new Uint32Array(1024),
     wss = new Uint8Array(1024);
@@ -65,7 +65,7 @@ export function* buildingShortOrder(b: BaseData, t: string, chunk = 10_000): Gen
     o = objectAt(b, at, o);
     const s0 = starts[o]!,
       end = starts[o + 1]! - 1;
-    const name = names[o]!;
+    const name = nameOf(b, o);
     let ws = false,
       x = at;
     for (; x >= 0 && x < end; x = blob.indexOf(t, x + 1))

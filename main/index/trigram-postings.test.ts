@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isWordBefore } from '../../app/search/index.js';
 import { prng } from '../../app/util/prng.js';
 import { randomDocs } from '../../test/search/random-docs.js';
-import { buildBase } from './base-index.js';
+import { buildBase, nameOf } from './base-index.js';
 
 describe('trigram postings (trigram-postings.ts)', () => {
   it('list every object holding each trigram: infrequent by number, frequent by (first position, number) with their word-start subset', () => {
@@ -21,7 +21,7 @@ describe('trigram postings (trigram-postings.ts)', () => {
         const seen = new Map<number, { o: number; q: number; ws: boolean }>();
         for (let i = 0; i + 3 <= f.length; i++) {
           const k = f.charCodeAt(i) * 4294967296 + f.charCodeAt(i + 1) * 65536 + f.charCodeAt(i + 2);
-          const ws = i === 0 || !isWordBefore(b.names[o]!, i);
+          const ws = i === 0 || !isWordBefore(nameOf(b, o), i);
           const e = seen.get(k);
           if (!e) seen.set(k, { o, q: Math.min(255, i), ws });
           else if (ws) e.ws = true;

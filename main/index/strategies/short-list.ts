@@ -6,7 +6,7 @@
  * not prove the page; the blob scan runs then.
  */
 import { TopK, compareKeys, isWordBefore, matchDoc, type SortKey } from '../../../app/search/index.js';
-import { idOf } from '../base-index.js';
+import { idOf, nameOf } from '../base-index.js';
 import type { Hit, NamePass, NameStrategy } from '../name-pass.js';
 import { SHORT_MAX_FIRST, shortKey } from '../short-grams.js';
 import { oneShortTerm } from './when.js';
@@ -39,7 +39,7 @@ export const shortList: NameStrategy = {
       const worst = tmp.bound;
       if (!worst) return false;
       const last = b.shortList[to - 1]!;
-      const name = b.names[last]!;
+      const name = nameOf(b, last);
       const fname = view.fname(last);
       const first = fname.indexOf(t);
       if (first < 0 || first >= SHORT_MAX_FIRST) return false;

@@ -6,6 +6,7 @@
 import { isWordBefore } from '../../../app/search/index.js';
 import type { NamePass, NameStrategy } from '../name-pass.js';
 import { objectAt } from '../postings.js';
+import { nameOf } from '../base-index.js';
 import { oneShortTerm } from './when.js';
 
 export const shortScan: NameStrategy = {
@@ -17,8 +18,7 @@ export const shortScan: NameStrategy = {
     const t0 = pass.terms[0]!;
     const blob = b.blob,
       starts = b.starts,
-      n = b.n,
-      names = b.names;
+      n = b.n;
     let at = blob.indexOf(t0, 0);
     let o = 0;
     while (at >= 0) {
@@ -33,7 +33,7 @@ export const shortScan: NameStrategy = {
         // or a word start when the bound has none, can beat the bound.
         let go = !bound || first < bound.index;
         if (!go && !bound!.wordStart) {
-          const name = names[o]!;
+          const name = nameOf(b, o);
           for (let x = at; x >= 0 && x < end; x = blob.indexOf(t0, x + 1)) {
             if (!isWordBefore(name, x - s0)) {
               go = true;
