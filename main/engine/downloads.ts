@@ -329,10 +329,10 @@ export const partialPathOf = (root: string, id: string): string => join(download
  * content, as `Downloads.commitAll` would have), other landing records dropped; the rows, the
  * download records of the adopted and the landing records go in one transaction.
  */
-export function recoverLandings(c: Pick<Core, 'root' | 'db' | 'model' | 'local' | 'disk' | 'activity'>): void {
+export function recoverLandings(c: Pick<Core, 'root' | 'db' | 'model' | 'local' | 'disk' | 'activity'>, inodesTrusted = true): void {
   const rows = c.local.landings();
   if (!rows.length) return;
-  const { adopted, dropped } = adoptLandings(c.root, c.model, c.disk, rows);
+  const { adopted, dropped } = adoptLandings(c.root, c.model, c.disk, rows, inodesTrusted);
   c.db.transaction(() => {
     for (const a of adopted) c.local.removeDownload(a.id);
     c.local.removeLandings([...adopted.map((a) => a.id), ...dropped]);

@@ -326,12 +326,13 @@ export class Engine {
     const ok = await this.checkHealth();
     if (!ok) return false;
     if (c.model.rootId) recoverStaged(c);
+    // Before anything uses an inode (placing, removing, pairing, landings): are they valid on this mount?
+    this.localSide.checkIdentity();
     // downloads a kill left renamed in place before their rows were written: the engine's, never read as the user's
-    recoverLandings(c);
+    // (on a disk whose ids changed since, known by their size and time at their place)
+    recoverLandings(c, this.localSide.inodesTrusted);
     // partial downloads no record names (finished, or dropped) go; recorded ones resume at the next Open
     sweepPartials(c.root, c.local.downloads(), c.disk);
-    // Before anything uses an inode (placing, removing, pairing): are they valid on this mount?
-    this.localSide.checkIdentity();
     return true;
   }
 

@@ -82,6 +82,11 @@ export class LocalRounds {
     else c.local.setMeta('localCheck', 'pending');
   }
 
+  /** Whether the model's inodes are valid on this mount now (else the next batch reads by place). */
+  get inodesTrusted(): boolean {
+    return this.placeWhy === undefined;
+  }
+
   /** The inodes are valid on this mount from now on: record its key and sentinel. */
   private trustNow(): void {
     const c = this.p.core;

@@ -242,7 +242,10 @@ export interface AdoptedLandings {
  * At the start, before any folder is read: the downloads a kill left between their renames and
  * the model's rows (`local_landings`). A file at the entry's place with the recorded inode,
  * size and time is that download: the model gets its content as `land` gives it, so the scan
- * never reads it as the user's. Any other record is dropped: its rename did not happen (its
+ * never reads it as the user's. Where the inodes are not valid on this mount (`inodesTrusted`
+ * false: remounted, restored from a copy, a disk whose ids change at each mount), the size and
+ * the time (the NAS's, which the engine set) at the entry's place are the evidence, and the
+ * file's inode now is recorded. Any other record is dropped: its rename did not happen (its
  * partial is resumed or swept as any other). A record the disk cannot tell about (an error
  * other than absence) is neither: kept for the next start. The caller writes the model and
  * removes the records in one transaction.
@@ -252,6 +255,7 @@ export function adoptLandings(
   model: LocalModel,
   disk: Disk,
   rows: readonly { id: string; content: HeldContent | undefined }[],
+  inodesTrusted = true,
 ): AdoptedLandings {
   const out: AdoptedLandings = { adopted: [], dropped: [] };
   for (const { id, content } of rows) {
@@ -263,19 +267,22 @@ export function adoptLandings(
     } catch {
       continue; // unreadable now: the record waits for a start that can tell
     }
+    if (st === undefined || content === undefined) {
+      out.dropped.push(id);
+      continue;
+    }
     const same =
-      st !== undefined &&
-      content !== undefined &&
       st.isFile() &&
-      st.ino.toString() === content.ino &&
+      (!inodesTrusted || st.ino.toString() === content.ino) &&
       Number(st.size) === content.size &&
       Number(st.mtimeMs) === content.mtimeMs;
     if (!same) {
       out.dropped.push(id);
       continue;
     }
-    model.update(id, { ino: content.ino, filled: false, content });
-    out.adopted.push({ id, content });
+    const here = { ...content, ino: st.ino.toString() };
+    model.update(id, { ino: here.ino, filled: false, content: here });
+    out.adopted.push({ id, content: here });
   }
   return out;
 }

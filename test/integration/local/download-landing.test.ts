@@ -8,7 +8,7 @@
  * the state db is closed, so nothing after that instant is written.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultDisk, type DiskOp } from '../../../main/local/disk.js';
@@ -151,6 +151,28 @@ describe('killed while downloads go in place', () => {
     r.mark();
     expect(await r.engine.download(id)).toEqual({ path: file, downloaded: false });
     expect(r.count('GET', '/content')).toBe(0);
+  }, 60_000);
+
+  it('Open, killed after the rename, then the folder restored from a copy (every inode new): adopted by size and time, nothing goes up', async () => {
+    const data = bytes(250_000, 4);
+    const { r, ids } = await contentRig({ 'd.bin': data });
+    const id = ids['d.bin']!;
+    const file = join(r.mirror, 'Docs', 'd.bin');
+    const kill = await killedAfterLanding(r);
+    await expect(r.engine.download(id)).rejects.toThrow();
+    expect(kill.crashed()).toBe(true);
+    expect(landingsStored(r)).toEqual([id]);
+    const inoBefore = statSync(file).ino;
+    // what a remount of a disk whose ids change, or a restore from a backup, does to every inode
+    cpSync(r.mirror, `${r.mirror}.copy`, { recursive: true, preserveTimestamps: true });
+    rmSync(r.mirror, { recursive: true });
+    renameSync(`${r.mirror}.copy`, r.mirror);
+    expect(statSync(file).ino).not.toBe(inoBefore);
+    r.mark();
+    await r.restart();
+    expectDownloaded(r, id, file, data);
+    await expectNothingSent(r);
+    expectDownloaded(r, id, file, data);
   }, 60_000);
 
   it('Open, killed before the rename: the landing record is dropped, nothing adopted; the next Open finishes it', async () => {
