@@ -517,6 +517,8 @@ export class Engine {
       if (wasMissing) {
         await this.localSide.closeWatcher();
         this.localSide.checkIdentity('the mirror folder came back (remounted, or restored)');
+        // downloads a kill left in place before the folder went (a start without it never got to them)
+        await this.lock.run(() => recoverLandings(this.core, this.localSide.inodesTrusted));
       }
       await this.fullRescan();
       await this.localSide.startWatching();

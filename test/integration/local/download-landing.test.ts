@@ -175,6 +175,26 @@ describe('killed while downloads go in place', () => {
     expectDownloaded(r, id, file, data);
   }, 60_000);
 
+  it('Open, killed after the rename, the next start without the mirror folder: adopted once the folder is back', async () => {
+    const data = bytes(120_000, 5);
+    const { r, ids } = await contentRig({ 'e.bin': data });
+    const id = ids['e.bin']!;
+    const file = join(r.mirror, 'Docs', 'e.bin');
+    const kill = await killedAfterLanding(r);
+    await expect(r.engine.download(id)).rejects.toThrow();
+    expect(kill.crashed()).toBe(true);
+    renameSync(r.mirror, `${r.mirror}.away`); // the disk unplugged
+    r.mark();
+    await r.restart();
+    await waitFor(() => !!r.engine.status().mirrorMissing, 'the folder said missing');
+    expect(landingsStored(r)).toEqual([id]);
+    renameSync(`${r.mirror}.away`, r.mirror); // plugged back
+    await waitFor(() => !r.engine.status().mirrorMissing, 'the folder back');
+    await waitFor(() => r.engine.core.local.landings().length === 0, 'the landing adopted');
+    expectDownloaded(r, id, file, data);
+    await expectNothingSent(r);
+  }, 60_000);
+
   it('Open, killed before the rename: the landing record is dropped, nothing adopted; the next Open finishes it', async () => {
     const data = bytes(200_000, 3);
     const { r, ids } = await contentRig({ 'c.bin': data });
