@@ -81,8 +81,11 @@ export class Engine {
       schedule: (fn, ms) => this.timers.schedule(fn, ms),
     });
     const plans = new PlanQueue(local, store);
-    // between steps the model keeps only what is not written yet: the rest is read again on use (issue 24)
-    this.lock.onIdle = () => this.core.model.release();
+    // between steps the model keeps only what is not written yet: the rest is read again on use (issue 24);
+    // not while a walk places its batches (each would read its folders again), but at its end
+    this.lock.onIdle = () => {
+      if (!this.state.walk.running) this.core.model.release();
+    };
     this.remote = this.newRemoteRounds(plans);
     this.localSide = this.newLocalRounds();
     this.offApplier = applier.onChanges((cs) => {

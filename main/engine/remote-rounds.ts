@@ -127,6 +127,8 @@ export class RemoteRounds {
       }
       this.p.report({ type: 'walk-placed', placed: this.tally.placed });
       noteAdded(core, this.tally.placed, this.tally.added);
+      // what the walk's batches read goes (the lock's idle moments skip it while a walk runs)
+      await this.p.lock.run(() => core.model.release());
       // before the index's last rebuild starts its worker beside this heap
       if (this.tally.placed >= BIG_WALK) await releaseMemory();
       if (any || this.tally.placed) this.p.indexChanged();

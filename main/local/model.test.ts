@@ -132,6 +132,20 @@ describe('LocalModel over a source (issue 24: entries read on use, released betw
     ).toEqual(['d', 'e', 'r']);
   });
 
+  it('over an empty source (a first run) reads nothing until a release', () => {
+    const src = new RowSource();
+    const m = new LocalModel('r', [], src);
+    for (const e of tree()) m.put(e);
+    expect(m.pathOf('f4')).toBe('D/E/f4.txt');
+    expect(m.get('nope')).toBeUndefined();
+    expect(src.reads).toBe(0);
+    src.flush(m);
+    m.release();
+    expect(m.inMemory).toBe(0);
+    expect(m.pathOf('f4')).toBe('D/E/f4.txt');
+    expect(src.reads).toBe(3); // f4, E and D: the path stops at the root
+  });
+
   // Any run of changes, with flushes and releases anywhere between them, answers every
   // question as the model that holds everything in memory does.
   it('answers as the model held in memory, whatever is flushed and released when', () => {

@@ -130,8 +130,9 @@ export class LocalModel {
     entries: Iterable<LocalEntry> = [],
     private readonly source?: EntrySource,
   ) {
-    this.complete = source === undefined;
     this.total = source?.count() ?? 0;
+    // an empty source (a first run) has nothing to read until a release: the first walk's puts ask it nothing
+    this.complete = source === undefined || this.total === 0;
     if (source) {
       for (const id of source.filledIds()) this.withFilled.add(id);
       for (const id of source.contentIds()) this.withContent.add(id);
