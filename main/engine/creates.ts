@@ -141,6 +141,8 @@ export class Creator {
     const rows = this.p.core.creates.open();
     const outcomes = await pool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
     if (this.p.stopped()) return;
+    // the rows' last words (a row ends after its last progress): the status and the window follow
+    if (rows.length > 0) this.p.changed();
     if (outcomes.some((o) => o !== 'done') && !this.laterQueued) {
       // not stable yet, or the NAS did not answer: tried again (a kick after a walk comes sooner)
       this.laterQueued = true;
