@@ -267,6 +267,14 @@ export class Keeper {
     let next = 0;
     // a NAS without the content interface: said once as a notice by Downloads; the pass stops
     let noInterface = false;
+    // (the path is read from the state db now: a db closed under a stopping engine still says which id)
+    const whereOf = (id: string): string => {
+      try {
+        return pathFor(core, id);
+      } catch {
+        return `(${id})`;
+      }
+    };
     const settle = (id: string, got: Promise<GetResult>): Promise<void> => {
       const s = got.then(
         (r) => {
@@ -275,7 +283,7 @@ export class Keeper {
         (e: unknown) => {
           const err = toAppError(e);
           if (err.code === 'NoContentInterface') noInterface = true;
-          else failed.push(`${pathFor(core, id)}: ${err.message}`);
+          else failed.push(`${whereOf(id)}: ${err.message}`);
         },
       );
       unsettled.add(s);
