@@ -95,6 +95,16 @@ async function killedAfterLanding(r: Rig): Promise<{ crashed: () => boolean }> {
   return { crashed: () => crashed };
 }
 
+/** A rig whose Open of Docs/<name> was killed right after the partial's rename (the file in place, its rows not written). */
+async function openKilledAfterLanding(name: string, data: Buffer): Promise<{ r: Rig; id: string; file: string }> {
+  const { r, ids } = await contentRig({ [name]: data });
+  const id = ids[name]!;
+  const kill = await killedAfterLanding(r);
+  await expect(r.engine.download(id)).rejects.toThrow();
+  expect(kill.crashed()).toBe(true);
+  return { r, id, file: join(r.mirror, 'Docs', name) };
+}
+
 /** The landing records in the state db, read beside the engine. */
 function landingsStored(r: Rig): string[] {
   const db = openStateDb(r.state);
@@ -155,12 +165,7 @@ describe('killed while downloads go in place', () => {
 
   it('Open, killed after the rename, then the folder restored from a copy (every inode new): adopted by size and time, nothing goes up', async () => {
     const data = bytes(250_000, 4);
-    const { r, ids } = await contentRig({ 'd.bin': data });
-    const id = ids['d.bin']!;
-    const file = join(r.mirror, 'Docs', 'd.bin');
-    const kill = await killedAfterLanding(r);
-    await expect(r.engine.download(id)).rejects.toThrow();
-    expect(kill.crashed()).toBe(true);
+    const { r, id, file } = await openKilledAfterLanding('d.bin', data);
     expect(landingsStored(r)).toEqual([id]);
     const inoBefore = statSync(file).ino;
     // what a remount of a disk whose ids change, or a restore from a backup, does to every inode
@@ -177,12 +182,7 @@ describe('killed while downloads go in place', () => {
 
   it('Open, killed after the rename, the next start without the mirror folder: adopted once the folder is back', async () => {
     const data = bytes(120_000, 5);
-    const { r, ids } = await contentRig({ 'e.bin': data });
-    const id = ids['e.bin']!;
-    const file = join(r.mirror, 'Docs', 'e.bin');
-    const kill = await killedAfterLanding(r);
-    await expect(r.engine.download(id)).rejects.toThrow();
-    expect(kill.crashed()).toBe(true);
+    const { r, id, file } = await openKilledAfterLanding('e.bin', data);
     renameSync(r.mirror, `${r.mirror}.away`); // the disk unplugged
     r.mark();
     await r.restart();
