@@ -74,7 +74,7 @@ export function putAside(
   core.db.transaction(() => {
     core.model.update(e.id, { ino: null, filled: false, content: undefined, setag: '' });
     const before = core.store.get(e.id);
-    if (before && before.eTag !== nas.eTag) core.applier.apply([{ kind: 'updated', before, after: nas, aspects: aspectsOf(before, nas) }]);
+    if (before && before.eTag !== nas.eTag) core.applier.applyOwn([{ kind: 'updated', before, after: nas, aspects: aspectsOf(before, nas) }]);
     core.creates.finish(seq, 'done', `the NAS changed it too: your version is kept as ${copy}`);
     core.local.addConflict(contentConflictRow(path, rec));
     core.local.flush(core.model);
@@ -267,7 +267,7 @@ export class ContentChoices {
     const { core } = this.p;
     const before = core.store.get(o.id);
     if (before && before.eTag !== o.eTag) {
-      core.db.transaction(() => core.applier.apply([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]))();
+      core.db.transaction(() => core.applier.applyOwn([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]))();
       this.p.settled(o.id);
     }
   }
@@ -299,7 +299,7 @@ export class ContentChoices {
         mtime: o.mTime,
       });
       const before = core.store.get(rec.id);
-      if (before) core.applier.apply([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]);
+      if (before) core.applier.applyOwn([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]);
       this.dropCopy(copy, 'you kept your version: it replaced the NAS version of the file');
       core.local.removeConflict(prep.seq);
       core.local.flush(core.model);

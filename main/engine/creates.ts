@@ -527,7 +527,7 @@ export class Creator {
           });
         } else if (e) core.model.update(id, { etag: o.eTag, setag: o.eTag, mtime: o.mTime });
         const before = core.store.get(id);
-        if (before) core.applier.apply([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]);
+        if (before) core.applier.applyOwn([{ kind: 'updated', before, after: o, aspects: aspectsOf(before, o) }]);
         core.creates.finish(row.seq, 'done');
         core.local.flush(core.model);
       })();
@@ -623,7 +623,7 @@ export class Creator {
         setag: o.eTag,
         state: 'ok',
       });
-      if (!core.store.get(o.id)) core.applier.apply([{ kind: 'added', after: o }]);
+      if (!core.store.get(o.id)) core.applier.applyOwn([{ kind: 'added', after: o }]);
       core.store.forgetListings([row.parent]);
       core.local.removeLocalOnly({ parent: row.parent, name: row.name });
       if (kind === 'dir') {
@@ -670,7 +670,7 @@ export class Creator {
       core.db.transaction(() => {
         if (core.model.get(id)) core.model.remove(id);
         const before = core.store.get(id);
-        if (before) core.applier.apply([{ kind: 'removed', before }]);
+        if (before) core.applier.applyOwn([{ kind: 'removed', before }]);
         core.creates.restart(row.seq, why);
         core.local.flush(core.model);
       })();

@@ -4,6 +4,7 @@
  * local-folder engine) in registration order. An empty batch writes and tells nothing.
  */
 import type { RemoteChange } from './changes.js';
+import { parentCountChanges } from './parent-counts.js';
 import type { MirrorStore } from './store.js';
 
 export type ChangeListener = (changes: readonly RemoteChange[]) => void;
@@ -29,5 +30,14 @@ export class ChangeApplier {
     this.store.apply(changes);
     for (const c of changes) this.totals[c.kind]++;
     for (const l of this.listeners) l(changes);
+  }
+
+  /**
+   * A change the app made itself or read by id (not from a listing): applied, then the
+   * `childCount` of the folders it left and entered follows (parent-counts.ts).
+   */
+  applyOwn(changes: readonly RemoteChange[]): void {
+    this.apply(changes);
+    this.apply(parentCountChanges(this.store, changes));
   }
 }

@@ -47,12 +47,14 @@ function world(): SettlePort & { stateDir: string; activities: string[] } {
   const store = new MirrorStore(db);
   const applier = new ChangeApplier(store);
   const objects = [
-    obj('R', '', '', '"r"', true),
+    obj('R', 'R', '', '"r"', true),
     obj('D', 'Docs', 'R', '"d"', true),
     obj('A', 'a.txt', 'D', '"a"'),
     obj('O', 'Other', 'R', '"o"', true),
   ];
-  applier.apply(objects.map((after) => ({ kind: 'added', after })));
+  // the root is kept apart, as a walk keeps it
+  store.setRoot(objects[0]!);
+  applier.apply(objects.slice(1).map((after) => ({ kind: 'added', after })));
   const model = new LocalModel('R');
   for (const o of objects)
     model.put({

@@ -58,7 +58,7 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
         store.forgetListings(new Set([i.fromParent, parent]));
         if (before) {
           const after: RemoteObject = { ...before, ...(out.fresh ?? {}), name, parentID: parent, eTag: out.eTag };
-          applier.apply([{ kind: 'updated', before, after, aspects: aspectsOf(before, after) }]);
+          applier.applyOwn([{ kind: 'updated', before, after, aspects: aspectsOf(before, after) }]);
         }
       })();
       // an Organize batch is ONE activity entry: its changes are not listed one by one
@@ -80,7 +80,7 @@ export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutco
         store.forgetListings([i.fromParent]);
         local.removeHeld(i.id);
         local.flush(model);
-        applier.apply(removals);
+        applier.applyOwn(removals);
       })();
       core.activity({ kind: 'sent', path: entry.path, summary: `NAS delete #${entry.seq} done`, reason: out.note });
       return true;
@@ -144,8 +144,8 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
       if (e && remote)
         model.update(e.id, { rname: remote.name, rparent: remote.parentID, etag: remote.eTag, setag: remote.eTag, mtime: remote.mTime });
       const before = store.get(i.id);
-      if (remote && before) applier.apply([{ kind: 'updated', before, after: remote, aspects: aspectsOf(before, remote) }]);
-      if (!remote && before) applier.apply(storeRemovals(store, i.id));
+      if (remote && before) applier.applyOwn([{ kind: 'updated', before, after: remote, aspects: aspectsOf(before, remote) }]);
+      if (!remote && before) applier.applyOwn(storeRemovals(store, i.id));
       // gone from the NAS: the disk follows. When the store had already forgotten it (a walk
       // saw the delete while this change waited, and left the pending entry alone), nothing
       // else would plan it again: the placeholder would stay on disk.
