@@ -10,8 +10,10 @@
  * see those) and `cp`. Env: CONTENT_BIG_MB (1024), CONTENT_SMALL (10000), CONTENT_TMP (default
  * /dev/shm when it and free memory have room, else the temp folder), CONTENT_LOG=1 (the
  * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row),
- * CONTENT_ONLY=download|upload (one direction: its table to stdout, the results file untouched).
- * Table to stdout, bench/results/content.json.
+ * CONTENT_ONLY=download|upload|window (one part: its table to stdout, the results file untouched).
+ * Then the window while content moves (bench/content-window.ts): the app with a window in
+ * Chromium opening, keeping and uploading the same files, its event loops measured.
+ * Tables to stdout, bench/results/content.json.
  */
 import {
   closeSync,
@@ -55,6 +57,7 @@ import {
   type NasFile,
   type RssGrowth,
 } from './content-probe.js';
+import { measureWindow, renderWindowTable, type WindowPhase } from './content-window.js';
 import { killAll, machineLoad, ROOT, runOk, sleep, track, withTimeout } from './scale-probe.js';
 
 const num = (name: string, dflt: number): number => {
@@ -65,7 +68,8 @@ const num = (name: string, dflt: number): number => {
 const BIG_BYTES = Math.round(num('CONTENT_BIG_MB', 1024) * MiB);
 const SMALL = Math.round(num('CONTENT_SMALL', 10_000));
 const ONLY = process.env['CONTENT_ONLY'];
-if (ONLY !== undefined && ONLY !== 'download' && ONLY !== 'upload') throw new Error('CONTENT_ONLY must be download or upload');
+if (ONLY !== undefined && ONLY !== 'download' && ONLY !== 'upload' && ONLY !== 'window')
+  throw new Error('CONTENT_ONLY must be download, upload or window');
 const say = (msg: string): void => {
   process.stderr.write(`[content ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 };
@@ -573,7 +577,8 @@ const removeBase = (): void => {
 
 async function main(): Promise<void> {
   const smallMean = 4096 + 30 * 1024;
-  base = mkdtempSync(join(pickTmp(BIG_BYTES + SMALL * smallMean), 'nm-content-'));
+  const at = mkdtempSync(join(pickTmp(BIG_BYTES + SMALL * smallMean), 'nm-content-'));
+  base = at;
   const temp = fsOf(base);
   say(`big file ${BIG_BYTES / MiB} MiB, ${SMALL} small files (4-64 KiB); temp ${base} (${temp}); ${machineLoad()}`);
   const errors: string[] = [];
@@ -590,8 +595,23 @@ async function main(): Promise<void> {
   let rig: Rig | undefined;
   try {
     rig = await setUp(base);
-    if (ONLY !== 'upload') await measureDownloads(rig, step);
-    if (ONLY !== 'download') await measureUploads(rig, step);
+    if (ONLY === undefined || ONLY === 'download') await measureDownloads(rig, step);
+    if (ONLY === undefined || ONLY === 'upload') await measureUploads(rig, step);
+    // the bench's engine stops first: it would mirror the window app's uploads meanwhile
+    await rig.engine.stop();
+    const r = rig;
+    let window: WindowPhase[] = [];
+    if (ONLY === undefined || ONLY === 'window')
+      await step('the window while content moves', async () => {
+        window = await measureWindow({
+          base: at,
+          nas: r.nas,
+          smallSrc: r.smallSrc,
+          sizes: r.sizes,
+          budgetMs: budget(BIG_BYTES + r.smallBytes, 2 * SMALL),
+          say,
+        });
+      });
     const out = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30) },
@@ -603,6 +623,7 @@ async function main(): Promise<void> {
       concurrency: { keep: KEEP_CONCURRENCY, creates: CREATE_CONCURRENCY },
       targets: TARGET,
       rows: rig.rows,
+      window,
       errors,
     };
     // a run of one direction only is a look, not a result: the file keeps the last full run
@@ -611,6 +632,7 @@ async function main(): Promise<void> {
       writeFileSync(join(ROOT, 'bench', 'results', 'content.json'), JSON.stringify(out, null, 2) + '\n');
     }
     process.stdout.write(renderTable(rig.rows, errors, temp) + '\n');
+    if (window.length) process.stdout.write(renderWindowTable(window) + '\n');
   } finally {
     await rig?.engine.stop().catch(() => undefined);
     rig?.client.close();
