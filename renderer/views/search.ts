@@ -423,12 +423,35 @@ export function searchView(ctx: UiContext): View {
     );
   };
 
-  const schedule = (ms = 60): void => {
+  const schedule = (ms: number): void => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => void load(false), ms);
   };
 
-  input.addEventListener('input', () => schedule());
+  /**
+   * As you type, no pause: each keystroke asks at once when no search is on its way, else
+   * the newest text is asked once that one is back (one in flight, the latest wins; the
+   * engine answers in a millisecond, so a pause only made every keystroke wait).
+   */
+  let asking = false;
+  let askAgain = false;
+  const searchNow = (): void => {
+    if (timer) clearTimeout(timer);
+    if (asking) {
+      askAgain = true;
+      return;
+    }
+    asking = true;
+    void load(false).finally(() => {
+      asking = false;
+      if (askAgain) {
+        askAgain = false;
+        searchNow();
+      }
+    });
+  };
+
+  input.addEventListener('input', searchNow);
   input.addEventListener('keydown', (ev) => {
     if (ev.key === 'ArrowDown') {
       ev.preventDefault();
