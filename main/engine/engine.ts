@@ -325,9 +325,10 @@ export class Engine {
     this.release ??= lockStateDir(this.opts.stateDir);
     const c = this.core;
     if (c.model.size === 0) initRoot(c.root, c.disk);
-    if (!this.opts.traits) c.traits = probeFsTraits(c.root, process.platform, c.disk);
+    // a folder that is not there is probed when it comes back (healthTick), never made here
     const ok = await this.checkHealth();
     if (!ok) return false;
+    this.probeTraits();
     if (c.model.rootId) recoverStaged(c);
     // Before anything uses an inode (placing, removing, pairing, landings): are they valid on this mount?
     this.localSide.checkIdentity();
@@ -337,6 +338,11 @@ export class Engine {
     // partial downloads no record names (finished, or dropped) go; recorded ones resume at the next Open
     sweepPartials(c.root, c.local.downloads(), c.disk);
     return true;
+  }
+
+  /** What names the mirror's disk can hold (probed; the options' traits when a test sets them). */
+  private probeTraits(): void {
+    if (!this.opts.traits) this.core.traits = probeFsTraits(this.core.root, process.platform, this.core.disk);
   }
 
   /** What the mirror's disk is (probed), with the options' overrides (tests). */
@@ -519,6 +525,8 @@ export class Engine {
       // recognise its entries by place (a remounted exFAT disk, a restored copy: new inodes).
       if (wasMissing) {
         await this.localSide.closeWatcher();
+        // another disk may be mounted there now (exFAT where ext4 was): what its names can be
+        this.probeTraits();
         this.localSide.checkIdentity('the mirror folder came back (remounted, or restored)');
         // downloads a kill left in place before the folder went (a start without it never got to them)
         await this.lock.run(() => recoverLandings(this.core, this.localSide.inodesTrusted));

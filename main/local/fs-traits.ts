@@ -18,12 +18,21 @@ export interface FsTraits {
 export const POSIX_TRAITS: FsTraits = { caseInsensitive: false, windowsNames: false, maxNameBytes: 255 };
 export const WINDOWS_TRAITS: FsTraits = { caseInsensitive: true, windowsNames: true, maxNameBytes: 255 };
 
-/** Probes `dir` (which must exist and be writable) for case sensitivity and the names it refuses. */
+/**
+ * Probes `dir` (an existing, writable folder) for case sensitivity and the names it refuses.
+ * It creates no folder: a missing one (a disk not mounted) gets the platform's defaults, and
+ * is probed again when it comes back.
+ */
 export function probeFsTraits(dir: string, platform: NodeJS.Platform = process.platform, disk: Disk = realDisk): FsTraits {
+  const fallback: FsTraits = {
+    caseInsensitive: platform === 'win32' || platform === 'darwin',
+    windowsNames: platform === 'win32',
+    maxNameBytes: 255,
+  };
+  if (!disk.exists(dir)) return fallback;
   const probe = join(dir, `.nas-mirror-probe-${process.pid}-Ab`);
-  let caseInsensitive = platform === 'win32' || platform === 'darwin';
+  let caseInsensitive = fallback.caseInsensitive;
   try {
-    disk.mkdir(dir, true);
     disk.writeFile(probe, '');
     try {
       disk.lstat(join(dir, `.nas-mirror-probe-${process.pid}-aB`));

@@ -37,6 +37,22 @@ describe('local folder: nothing lost', () => {
     await waitFor(async () => (await r.nasChildren(r.svc.admin.rootId())).has('top2.txt'), 'rename after restore reaches the NAS');
   });
 
+  it('a start with the mirror folder gone (a disk not plugged in) creates nothing at its path and says it is missing', async () => {
+    rig = await startRig((svc, root) => {
+      for (let i = 0; i < 3; i++) svc.admin.createFile(root, `x${i}`);
+    });
+    const r = rig;
+    await r.engine.stop();
+    rmSync(r.mirror, { recursive: true, force: true });
+    r.mark();
+    await r.restart();
+    await waitFor(() => r.engine.status().mirrorMissing !== null, 'paused: mirror missing');
+    // nothing made at the path (on an unplugged disk's mount point, a folder there would hide the disk when it comes back)
+    expect(existsSync(r.mirror)).toBe(false);
+    expect(r.engine.status().mirrorMissing).toMatch(/is missing/);
+    expect(r.count('DELETE')).toBe(0);
+  });
+
   it('an emptied mirror folder pauses sync and deletes nothing', async () => {
     rig = await startRig((svc, root) => {
       for (let i = 0; i < 5; i++) svc.admin.createFile(root, `x${i}`);
