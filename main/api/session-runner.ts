@@ -9,9 +9,15 @@ import type { OpenedIndex } from '../index/open-index.js';
 import type { Logger } from '../log/logger.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { Settings, SettingsStore } from '../settings/settings-store.js';
+import type { EventPayload } from '../../app/contract/methods.js';
+import { Coalescer } from './coalesce.js';
 import type { EventHub } from './event-hub.js';
 import { engineAppStatus } from './handlers.js';
 import { openSession, type Session, type SessionDeps } from './session.js';
+
+type ChangedWhat = EventPayload<'changed'>['what'];
+/** The window hears "changed" of one kind at most this often (ms). */
+const CHANGED_EVERY_MS = 200;
 
 export interface SessionRunnerDeps {
   /** What each session needs; the runner adds `notice` (told to the window, with the status). */
@@ -93,10 +99,13 @@ export class SessionRunner {
     this.current = await openSession(this.deps, s);
     const engine = this.current.engine;
     if (engine) {
+      // a 10,000-file upload says "changed" per file: the window hears it at most five times a second
+      const changed = new Coalescer<ChangedWhat>(CHANGED_EVERY_MS, (what) => hub.emit('changed', { what }));
       this.unsubscribe = [
+        () => changed.close(),
         engine.events.on('status', () => this.emitStatus()),
-        engine.events.on('activity', () => hub.emit('changed', { what: 'activity' })),
-        engine.events.on('changed', (c) => hub.emit('changed', c)),
+        engine.events.on('activity', () => changed.push('activity')),
+        engine.events.on('changed', (c) => changed.push(c.what)),
         engine.events.on('notice', (n) => hub.emit('notice', n)),
         engine.events.on('download', (d) => hub.emit('download', d)),
       ];
