@@ -1,7 +1,7 @@
 import type { ActivityKind } from '../app/model/activity-kinds.js';
 import { describe, expect, it } from 'vitest';
 import { NO_WALK_STATUS, type ActivityEntry, type AppStatus } from '../app/contract/shapes.js';
-import { activityLines } from '../app/activity/words.js';
+import { activityLines, freedSummary } from '../app/activity/words.js';
 import { statusWords } from './status-words.js';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
@@ -235,6 +235,18 @@ describe('activity in words', () => {
       ['Undid the Organize batch of 3 items (rename "{year} {name}"): 3 changes go back on the NAS', null],
       ['Organized 3 items: rename "{year} {name}"', null],
     ]);
+  });
+  it('counts in the engine records, grouped or not, and a freed record old and new, read the same', () => {
+    const text = (kind: ActivityKind, path: string, summary: string): string => activityLines([entry(1, kind, path, summary)])[0]!.text;
+    expect(text('held', '', 'held 1,200 deletes for confirmation')).toBe(text('held', '', 'held 1200 delete(s) for confirmation'));
+    expect(text('held', '', 'held 1,200 deletes for confirmation')).toMatch(/^1,200 deletes wait /);
+    expect(text('remote-added', '', 'placed 1,200 new placeholders')).toBe('1,200 new items from the NAS');
+    expect(text('deleted', '/a/b', 'delete queued #3 (1,500 objects)')).toBe('Deleted “b” (1,500 items)');
+    const freed = 'Freed up 4.2 MB (“Docs”): 3 files are placeholders again; 1 file you changed stays as it is';
+    expect(text('freed', '/Docs', 'freed 4404019 bytes: 3 file(s) are placeholders again; 1 file(s) you changed kept as they are')).toBe(
+      freed,
+    );
+    expect(text('freed', '/Docs', freedSummary(4404019, 3, 1))).toBe(freed);
   });
   it('a run of files saved in place by an app is one line', () => {
     const lines = activityLines(

@@ -33,6 +33,11 @@ const dir = (p: string): string => {
 };
 const q = (s: string): string => `“${s}”`;
 const seqOf = (summary: string): string | null => /#(\d+)/.exec(summary)?.[1] ?? null;
+/** The count a record's words hold ("held 1,200 deletes": 1200), written with or without thousands separators. */
+const countIn = (re: RegExp, s: string, none: number): number => {
+  const m = re.exec(s)?.[1];
+  return m === undefined ? none : Number(m.replace(/,/g, ''));
+};
 
 /** One entry in plain words, alone (the command line's log lines; the window folds runs of them). */
 export const activityText = (e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): string => words(e).text;
@@ -61,7 +66,7 @@ function changeWords(
       return { text: m ? `Moved ${q(base(m[2]!))} to ${dir(m[2]!)}` : `Moved ${q(name)}`, group: 'mine' };
     }
     case 'deleted': {
-      const n = Number(/\((\d+) object/.exec(s)?.[1] ?? '1');
+      const n = countIn(/\(([\d,]+) object/, s, 1);
       return { text: `Deleted ${q(name)}${n > 1 ? ` (${plural(n, 'item', 'items')})` : ''}`, group: 'mine' };
     }
     case 'undo': {
@@ -94,7 +99,7 @@ function changeWords(
         ? { text: `Moved ${q(name)} back: the folder it went to exists only on this computer`, group: 'needs-you' }
         : { text: `The NAS changed ${q(name)} too: your change waits in Conflicts`, group: 'needs-you' };
     case 'held': {
-      const n = Number(/held (\d+)/.exec(s)?.[1] ?? '0');
+      const n = countIn(/held ([\d,]+)/, s, 0);
       if (/before uploading/.test(s))
         return {
           text: `${plural(n, 'new item waits', 'new items wait')} for your OK before uploading (many at once): decide in Conflicts`,
@@ -182,7 +187,7 @@ function nasAndAppWords(
 ): { text: string; group: ActivityGroup } | undefined {
   switch (e.kind) {
     case 'remote-added': {
-      const n = Number(/placed (\d+)/.exec(s)?.[1] ?? '0');
+      const n = countIn(/placed ([\d,]+)/, s, 0);
       return { text: `${plural(n, 'new item', 'new items')} from the NAS`, group: 'nas' };
     }
     case 'remote-renamed': {
@@ -202,7 +207,7 @@ function nasAndAppWords(
     case 'restored':
       return { text: 'The mirror folder was rebuilt from what the app knows; nothing was deleted', group: 'app' };
     case 'recognised': {
-      const n = Number(/recognised (\d+)/.exec(s)?.[1] ?? '0');
+      const n = countIn(/recognised ([\d,]+)/, s, 0);
       return {
         text: `Recognised ${plural(n, 'item', 'items')} of the mirror folder by name after the disk changed (nothing sent for them)`,
         group: 'app',
@@ -223,14 +228,24 @@ function nasAndAppWords(
 
 const capital = (s: string): string => (s ? `${s[0]!.toUpperCase()}${s.slice(1)}` : s);
 
-/** "freed 123 bytes: 3 file(s) are placeholders again; 1 file(s) you changed kept as they are", in words. */
-function freedWords(s: string, name: string): string {
-  const m = /^freed (\d+) bytes: (\d+) file\(s\) are placeholders again(?:; (\d+) file\(s\) you changed kept as they are)?/.exec(s);
-  if (!m) return `Freed up space: ${realPlurals(s.replace(/^freed \d+ bytes: /, ''))} (${q(name)})`;
-  const [freed, kept] = [Number(m[2]), Number(m[3] ?? 0)];
+/**
+ * The engine's record of a Free up space, in words: "freed up 4.2 MB: 3 files are placeholders
+ * again; 1 file you changed stays as it is" (the size as the window writes it).
+ */
+export function freedSummary(bytes: number, freed: number, kept: number): string {
   const again = freed === 1 ? '1 file is a placeholder again' : `${plural(freed, 'file', 'files')} are placeholders again`;
   const yours = kept > 0 ? `; ${plural(kept, 'file', 'files')} you changed ${kept === 1 ? 'stays as it is' : 'stay as they are'}` : '';
-  return `Freed up ${formatSize(Number(m[1]))} (${q(name)}): ${again}${yours}`;
+  return `freed up ${formatSize(bytes)}: ${again}${yours}`;
+}
+
+/** A freed record (freedSummary's, or the older "freed 123 bytes: 3 file(s) are placeholders again...") as the window's line. */
+function freedWords(s: string, name: string): string {
+  const old = /^freed (\d+) bytes: (\d+) file\(s\) are placeholders again(?:; (\d+) file\(s\) you changed kept as they are)?/.exec(s);
+  const text = old ? freedSummary(Number(old[1]), Number(old[2]), Number(old[3] ?? 0)) : s;
+  const m = /^freed up ([^:]+): (.*)$/.exec(text);
+  return m
+    ? `Freed up ${m[1]} (${q(name)}): ${m[2]}`
+    : `Freed up space: ${realPlurals(text.replace(/^freed \d+ bytes: /, ''))} (${q(name)})`;
 }
 
 /** Kinds whose runs (same kind, one after the other) read as one line. */

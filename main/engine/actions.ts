@@ -6,6 +6,7 @@
  * by the command line (`local_requests`) for these are handed here by the running engine.
  */
 import { AppError } from '../../app/errors.js';
+import { plural } from '../../app/util/human.js';
 import { conflictActions, inverseOf, type ConflictAction } from '../../app/model/intent.js';
 import type { ActivityEntry, BulkResult, ConflictEntry, HeldDelete, HeldUpload } from '../../app/contract/shapes.js';
 import { lstatBig } from '../local/analyse.js';
@@ -136,7 +137,7 @@ export class EngineActions {
         c.activity({
           kind: upload ? 'approved' : 'rejected',
           path: '',
-          summary: `${upload ? 'upload approved for' : 'kept on this computer only:'} ${rows.length} new item(s)`,
+          summary: `${upload ? 'upload approved for' : 'kept on this computer only:'} ${plural(rows.length, 'new item', 'new items')}`,
           reason: 'you decided about a mass upload',
         });
       return {

@@ -93,7 +93,7 @@ describe('Keeper', () => {
     expect(asked.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `f${i}`).sort());
     expect(most).toBe(KEEP_CONCURRENCY);
     expect(acts.map((a) => a.kind)).toEqual(['pinned', 'kept', 'error']);
-    expect(acts[1]!.summary).toBe('kept on this device: downloaded 19 file(s)');
+    expect(acts[1]!.summary).toBe('kept on this device: downloaded 19 files');
     expect(acts[2]!.reason).toContain('Docs/f3: cut');
     // the next walk: the same failure is not said again
     keeper.kick();
@@ -128,7 +128,7 @@ describe('Keeper', () => {
     // the requests did not wait for the files before them: more of those in progress than requests
     expect(mostPlacing).toBeGreaterThan(KEEP_CONCURRENCY);
     expect(acts.map((a) => a.kind)).toEqual(['pinned', 'kept', 'error']);
-    expect(acts[1]!.summary).toBe('kept on this device: downloaded 19 file(s)');
+    expect(acts[1]!.summary).toBe('kept on this device: downloaded 19 files');
     expect(acts[2]!.reason).toContain('Docs/f5: changed while it downloaded');
   });
 

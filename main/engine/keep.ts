@@ -14,7 +14,9 @@ import { emptyIfUnchanged, followHeldContent } from '../local/held-content.js';
 import { asDownloaded, type LocalModel } from '../local/model.js';
 import { deviceStateOf, deviceView, pinOf, subtreeOf, wantedFiles } from '../local/pins.js';
 import { absOf } from '../local/placeholders.js';
+import { freedSummary } from '../../app/activity/words.js';
 import { parseDate } from '../../app/model/dates.js';
+import { plural } from '../../app/util/human.js';
 import type { ActivityInput, Core, Lock } from './core.js';
 import { pathFor } from './core.js';
 import type { GetResult, PendingGet } from './downloads.js';
@@ -80,7 +82,7 @@ export class Keeper {
       core.activity({
         kind: 'pinned',
         path: pathFor(core, id),
-        summary: `kept on this device: ${n} file(s) to download`,
+        summary: `kept on this device: ${plural(n, 'file', 'files')} to download`,
         reason: 'you asked to keep it on this device',
       });
       return n;
@@ -136,12 +138,11 @@ export class Keeper {
       .slice(0, 5)
       .map((k) => k.path)
       .join(', ')}${n > 5 ? ', ...' : ''}`;
-    const summary = `freed ${out.bytes} bytes: ${out.freed} file(s) are placeholders again`;
     const reason = 'you asked to free up space; the NAS keeps every file, nothing was sent to it';
     core.activity({
       kind: 'freed',
       path: pathFor(core, id),
-      summary: n ? `${summary}; ${n} file(s) you changed kept as they are` : summary,
+      summary: freedSummary(out.bytes, out.freed, n),
       reason: n ? `${reason}; kept as they are (changed on this computer): ${names}` : reason,
     });
     return out;
@@ -242,12 +243,17 @@ export class Keeper {
     if (this.p.stopped()) return;
     if (done > 0) {
       const reason = 'pinned files and folders are downloaded and kept current at every walk';
-      core.activity({ kind: 'kept', path: '', summary: `kept on this device: downloaded ${done} file(s)`, reason });
+      core.activity({ kind: 'kept', path: '', summary: `kept on this device: downloaded ${plural(done, 'file', 'files')}`, reason });
     }
     const said = failed.length ? `${failed.length}:${failed.slice(0, 3).join(';')}` : '';
     if (failed.length && said !== this.lastFailed) {
       const reason = `${failed.slice(0, 3).join('; ')}${failed.length > 3 ? '; ...' : ''} (tried again at the next walk)`;
-      core.activity({ kind: 'error', path: '', summary: `keep on this device: ${failed.length} download(s) failed`, reason });
+      core.activity({
+        kind: 'error',
+        path: '',
+        summary: `keep on this device: ${plural(failed.length, 'download', 'downloads')} failed`,
+        reason,
+      });
     }
     this.lastFailed = said;
     this.p.changed();

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { intentOf } from '../../app/model/intent.js';
+import { plural } from '../../app/util/human.js';
 import { scanDirs, type DirScan } from '../local/analyse.js';
 import { pairMoves, type GoneCarry, type Move, type PairResult } from '../local/pair-moves.js';
 import { pairByPlace } from '../local/pair-by-place.js';
@@ -110,7 +111,7 @@ export function runLocalBatch(
     out.activity.push({
       kind: 'held',
       path: '',
-      summary: `held ${news.fresh.length} new item(s) for confirmation before uploading`,
+      summary: `held ${plural(news.fresh.length, 'new item', 'new items')} for confirmation before uploading`,
       reason: `${news.mass.why}: approve to upload them (nas-mirror uploads approve all), or keep them on this computer only (reject)`,
     });
   for (const a of out.activity) core.activity(a);
@@ -270,7 +271,7 @@ function holdOverLimit(core: LocalBatchPort, plan: Plan, paths: ReadonlyMap<stri
   out.activity.push({
     kind: 'held',
     path: '',
-    summary: `held ${plan.held.length} delete(s) for confirmation`,
+    summary: `held ${plural(plan.held.length, 'delete', 'deletes')} for confirmation`,
     reason:
       `held: ${plan.deleteObjects} deletes exceed the threshold (${plan.limit} = the smaller of ` +
       `${core.threshold.count} objects and ${core.threshold.percent}% of ${model.objectCount()})`,
@@ -333,7 +334,7 @@ function holdUncertain(core: LocalBatchPort, uncertain: PairResult['uncertain'],
   out.activity.push({
     kind: 'held',
     path: '',
-    summary: `held ${uncertain.length} disappearance(s): renamed or deleted?`,
+    summary: `held ${plural(uncertain.length, 'disappearance', 'disappearances')}: renamed or deleted?`,
     reason:
       `${identity.by === 'place' ? identity.why : 'a file id reused by the disk, or an entry renamed and changed'}: ` +
       'an entry is gone and a new one of its kind appeared, but not everything that can be compared agrees; ' +
@@ -410,7 +411,7 @@ function queuedActivity(
       out.activity.push({
         kind: 'deleted',
         path: paths.get(op.id)!,
-        summary: `delete queued #${seqs[i]} (${op.objects} object(s))`,
+        summary: `delete queued #${seqs[i]} (${plural(op.objects, 'object', 'objects')})`,
         reason: op.reason,
         outboxSeq: seqs[i]!,
       });

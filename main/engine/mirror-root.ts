@@ -6,6 +6,7 @@
  * there (to somewhere outside) pauses sync too, and nothing is written through it.
  */
 import { AppError } from '../../app/errors.js';
+import { plural } from '../../app/util/human.js';
 import { join } from 'node:path';
 import { RESERVED_DIR } from '../local/local-names.js';
 import type { Core } from './core.js';
@@ -127,7 +128,7 @@ export function recoverStaged(c: Pick<Core, 'root' | 'model' | 'disk' | 'local' 
   c.activity({
     kind: rep.failed.length ? 'error' : 'restored',
     path: '',
-    summary: `${rep.moved} placeholder(s) put back after an interrupted run`,
+    summary: `${plural(rep.moved, 'placeholder', 'placeholders')} put back after an interrupted run`,
     reason:
       [...rep.keptLocal.map((k) => `${k.from}: ${k.reason}`), ...rep.failed.map((f) => f.reason)].join('; ') ||
       'a run was stopped between moving a placeholder and writing its state; nothing was sent',

@@ -284,7 +284,7 @@ describe('RemoteRounds alone (real service, real state db, real mirror folder)',
       walk: { running: false, placed: 7 },
     });
     expect(w.rounds.lastWalkUnreachable).toBe(false);
-    expect(w.activities.filter((a) => a.kind === 'remote-added').map((a) => a.summary)).toEqual(['placed 7 new placeholder(s)']);
+    expect(w.activities.filter((a) => a.kind === 'remote-added').map((a) => a.summary)).toEqual(['placed 7 new placeholders']);
     expect(w.indexChanges).toBe(1);
     expect(w.plans.behind).toBe(false);
     expect(w.failures).toEqual([]);

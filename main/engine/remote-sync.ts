@@ -6,6 +6,7 @@
  * the user's.
  */
 import { AppError } from '../../app/errors.js';
+import { plural } from '../../app/util/human.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { planRemote, type RemoteChangeNote, type RemotePlan } from '../local/remote-plan.js';
 import { writePlaceholders, type WriteReport } from '../local/placeholders.js';
@@ -219,8 +220,8 @@ export function noteAdded(core: Pick<Core, 'activity'>, created: number, added: 
     core.activity({
       kind: 'remote-added',
       path: '',
-      summary: `placed ${created} new placeholder(s)`,
-      reason: `${added} object(s) new on the NAS`,
+      summary: `placed ${plural(created, 'new placeholder', 'new placeholders')}`,
+      reason: `${plural(added, 'object', 'objects')} new on the NAS`,
     });
 }
 

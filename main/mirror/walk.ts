@@ -11,6 +11,7 @@
  * the walk incomplete too. The progress says how many items the walk knows exist (walk-total.ts).
  */
 import { AppError, toAppError } from '../../app/errors.js';
+import { plural } from '../../app/util/human.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { CheckedListing } from '../client/parse.js';
 import type { ServiceClient } from '../client/service-client.js';
@@ -409,7 +410,8 @@ function resultOf(w: WalkState): WalkResult {
   if (w.invalidCount > 0) {
     const error = new AppError(
       'BadResponse',
-      `the NAS sent ${w.invalidCount} invalid object(s), skipped: the walk is incomplete, nothing is deleted (${w.invalid.join('; ')})`,
+      `the NAS sent ${plural(w.invalidCount, 'invalid object', 'invalid objects')}, skipped: ` +
+        `the walk is incomplete, nothing is deleted (${w.invalid.join('; ')})`,
     );
     return { complete: false, root, seen, progress, error };
   }

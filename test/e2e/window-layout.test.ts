@@ -229,7 +229,7 @@ describe('the window from 900 to 1920 px (issue 25)', () => {
     await browseTo('Long names');
     expect(await page.locator('#browse-rows tr', { hasText: 'Holiday_in_Rome' }).locator('td.num').textContent()).toBe(inSearch);
     expect(inSearch).toBe('4.1 MB');
-    // "Keep" on a folder: Activity says what was downloaded in real plurals (the engine writes "file(s)")
+    // "Keep" on a folder: Activity says what was downloaded in real plurals (older records say "file(s)")
     await rig.app.core.handlers.pin({
       id: (await rig.app.core.handlers.list({ folderId: 'root' })).files.find((f) => f.name === 'Long names')!.id,
     });

@@ -60,7 +60,7 @@ describe('hostile NAS: invalid objects', () => {
     const st = r.engine.status();
     expect(st.connection).toBe('online');
     expect(st.error?.code).toBe('BadResponse');
-    expect(st.error?.message).toMatch(/3 invalid object\(s\), skipped: the walk is incomplete, nothing is deleted/);
+    expect(st.error?.message).toMatch(/3 invalid objects, skipped: the walk is incomplete, nothing is deleted/);
     expect(st.error?.message).toContain('mTime');
     expect(r.engine.actions.activity().some((a) => a.kind === 'error' && a.summary.startsWith('walk incomplete'))).toBe(true);
     const ino = statSync(join(r.mirror, 'F', 'a.txt')).ino;

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpTransport, type Transport, type TransportRequest, type TransportResponse } from '../../../main/client/transport.js';
+import { formatCount, formatSize } from '../../../app/util/human.js';
 import { KEEP_CONCURRENCY } from '../../../main/engine/keep.js';
 import { call, multipart } from '../service/content-http.js';
 import { startRig, waitFor, type Rig } from './harness.js';
@@ -215,16 +216,32 @@ describe('Keep on this device', () => {
       promisify(execFile)(process.execPath, [join(ROOT, 'bin/nas-mirror.js'), ...args], { cwd: ROOT }).catch(
         (e: { stdout: string; stderr: string; code: number }) => e,
       );
+    /** What a user reads: real plurals, sizes as the window writes them (issue 25, point 13). */
+    const said = (out: { stdout: string; stderr: string }): string => {
+      expect(`${out.stdout}${out.stderr}`).not.toMatch(/[a-z]\(s\)|\d+ bytes/);
+      return out.stdout;
+    };
     r.engine.core.local.setMeta('mirrorDir', r.mirror); // as `run` and the app record it
     r.mark();
-    expect((await cli('pin', 'Other', '--state', r.state)).stdout).toContain('Other: kept on this device: 1 file(s) to download');
+    expect(said(await cli('pin', 'Other', '--state', r.state))).toContain('Other: kept on this device: 1 file to download\n');
     await waitFor(() => sizeAt(r, 'Other', 'o.bin') === data['o.bin']!.length, 'downloaded by the engine');
     expect(r.engine.core.local.pins()).toEqual(new Set([ids['Other']]));
-    expect((await cli('unpin', join(r.mirror, 'Other'), '--state', r.state)).stdout).toContain('no longer kept on this device');
+    expect(said(await cli('unpin', join(r.mirror, 'Other'), '--state', r.state))).toContain('no longer kept on this device');
     expect(r.engine.core.local.pins().size).toBe(0);
     expect(sizeAt(r, 'Other', 'o.bin')).toBe(data['o.bin']!.length);
-    expect((await cli('free', 'Other/o.bin', '--state', r.state)).stdout).toContain('1 file(s) are placeholders again');
+    // the size in the window's words (app/util/human.ts), the same in `free` and in `log` (the Activity view's line)
+    const size = formatSize(data['o.bin']!.length);
+    expect(said(await cli('free', 'Other/o.bin', '--state', r.state))).toContain(
+      `Other/o.bin: freed up ${size}: 1 file is a placeholder again\n`,
+    );
     expect(sizeAt(r, 'Other', 'o.bin')).toBe(0);
+    expect(said(await cli('pin', 'Docs', '--state', r.state))).toContain('Docs: kept on this device: 3 files to download\n');
+    await waitFor(() => allDownloaded(r), 'the folder downloaded by the engine');
+    const docs = formatSize(data['a.bin']!.length + data['b.bin']!.length + data['c.bin']!.length);
+    expect(said(await cli('free', 'Docs', '--state', r.state))).toContain(`Docs: freed up ${docs}: 3 files are placeholders again\n`);
+    const log = said(await cli('log', '--state', r.state));
+    expect(log).toContain(`Freed up ${size} (“o.bin”): 1 file is a placeholder again`);
+    expect(log).toContain(`Freed up ${docs} (“Docs”): 3 files are placeholders again`);
     const refused = await cli('unpin', 'Other', '--state', r.state);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('is not kept on this device') });
     expect(r.count('POST') + r.count('PATCH') + r.count('DELETE')).toBe(0);
@@ -264,6 +281,8 @@ describe('Keep on this device', () => {
     expect(gauge.reads).toBe(N);
     expect(slowest).toBeLessThan(500);
     expect(sizeAt(r, 'Many', 'f1234.bin')).toBe(1_000 + (1234 % 7));
-    expect(r.engine.actions.activity(10).find((a) => a.kind === 'kept')?.summary).toBe(`kept on this device: downloaded ${N} file(s)`);
+    expect(r.engine.actions.activity(10).find((a) => a.kind === 'kept')?.summary).toBe(
+      `kept on this device: downloaded ${formatCount(N)} files`,
+    );
   }, 120_000);
 });
