@@ -5,14 +5,15 @@
  * "organized" line, `undo` of it restores every name on the NAS; `organize --ids` and
  * `--ids-from FILE` plan and apply exactly the picked objects, an unknown id flagged.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemoteObject } from '../../../app/model/remote-object.js';
+import { formatCount } from '../../../app/util/human.js';
 import { ServiceClient } from '../../../main/client/service-client.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
-import { runCli, type CliRun } from '../../support/run-cli.js';
+import { runBin, runCli, type CliRun } from '../../support/run-cli.js';
 import { serviceTree } from '../mirror/helpers.js';
 
 let svc: TestService;
@@ -22,6 +23,10 @@ let tree: Map<string, RemoteObject>;
 const state = (): string => join(base, 'state');
 
 const cli = (...argv: string[]): Promise<CliRun> => runCli(argv, { token: svc.token() });
+/** bin/nas-mirror.js in its own process, as a user runs it. */
+const nasMirror = (...argv: string[]): Promise<CliRun> => runBin('nas-mirror.js', ...argv);
+/** Words of the protocol and the engine a user never reads (issue 25, point 6): they stay in --details and the logs. */
+const JARGON = /inverse patch|If-Match|eTag|\b412\b|inode|re-based|\(queued #|[a-z]\(s\)/;
 const runOnce = (): Promise<{ code: number; out: string; err: string }> =>
   cli('run', '--device', svc.baseUrl, '--state', state(), '--dir', join(base, 'mirror'), '--token-env', 'NAS_TOKEN', '--once');
 
@@ -107,12 +112,45 @@ describe('nas-mirror search with operators, du, organize', () => {
     expect(organized).toHaveLength(1);
     expect(log.filter((a) => a.kind === 'sent')).toHaveLength(0);
     const id = String(organized[0]!.seq ?? organized[0]!.id);
-    const undo = await cli('undo', id, '--state', state());
-    expect(undo.code).toBe(0);
-    expect(undo.out).toContain('inverse patches');
+    // undo, spawned as a user runs it: plain words, no protocol's (issue 25, point 6)
+    const undo = await nasMirror('undo', id, '--state', state());
+    expect(undo.code, undo.err).toBe(0);
+    const n = formatCount(json.items.length);
+    expect(undo.out).toBe(
+      `Undo of #${id} (Organized ${n} items: rename "{date:YYYY-MM-DD} {counter:3}.{ext:lower}") queued: ` +
+        `the ${n} items go back as they were when the engine runs next (the app, or "nas-mirror run"; "nas-mirror log" says when it is done)\n`,
+    );
+    expect(undo.out + undo.err).not.toMatch(JARGON);
     expect((await runOnce()).code).toBe(0);
     for (const it of json.items) expect(svc.admin.get(it.id)!.name).toBe(it.from.split('/').pop());
-    expect((await cli('undo', id, '--state', state())).err).toContain('already undone');
+    const again = await nasMirror('undo', id, '--state', state());
+    expect(again.err).toContain('already undone');
+    expect(again.err).not.toMatch(JARGON);
+  }, 120_000);
+
+  it('undo of a rename, spawned: plain words, the name back on the NAS', async () => {
+    const mirror = join(base, 'mirror');
+    const file = readdirSync(join(mirror, 'Documents'), { recursive: true, withFileTypes: true }).find((d) => d.isFile())!;
+    const { name, parentPath: folder } = file;
+    const { id } = JSON.parse((await cli('find', relative(mirror, folder), name, '--state', state(), '--json')).out) as { id: string };
+    renameSync(join(folder, name), join(folder, `renamed ${name}`));
+    expect((await runOnce()).code).toBe(0);
+    const log = JSON.parse((await cli('log', '--state', state(), '--json', '--limit', '50')).out) as { seq: number; kind: string }[];
+    const seq = String(log.find((a) => a.kind === 'renamed')!.seq);
+    const undo = await nasMirror('undo', seq, '--state', state());
+    expect(undo.code, undo.err).toBe(0);
+    expect(undo.out).toBe(
+      `Undo of #${seq} (Renamed “${name}” to “renamed ${name}”) queued: it goes back as it was when the engine runs next ` +
+        '(the app, or "nas-mirror run"; "nas-mirror log" says when it is done)\n',
+    );
+    expect(undo.out + undo.err).not.toMatch(JARGON);
+    expect((await runOnce()).code).toBe(0);
+    expect(svc.admin.get(id)!.name).toBe(name);
+    const notUndoable = await nasMirror('undo', String(log.find((a) => a.kind === 'remote-added')!.seq), '--state', state());
+    expect(notUndoable.code).toBe(1);
+    expect(notUndoable.err).toMatch(
+      /^nas-mirror undo: #\d+ \(.+ from the NAS\) is not a rename, a move or an organize batch: only those can be undone\n$/,
+    );
   }, 120_000);
 
   it('organize --ids / --ids-from: exactly the picked objects, in order, an unknown id flagged', async () => {
