@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,7 +18,7 @@ const args = process.argv.slice(2).filter((a) => a !== '--retry-electron');
 // main/settings/app-dirs.ts places it) and not tried again at every start: only when
 // `npm start -- --retry-electron` asks, or the electron version changes.
 function dataDir() {
-  if (process.env.NAS_MIRROR_HOME) return process.env.NAS_MIRROR_HOME;
+  if (process.env.NAS_MIRROR_HOME) return resolve(process.env.NAS_MIRROR_HOME);
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'nas-mirror');
   if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'nas-mirror');
   return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'nas-mirror');

@@ -166,6 +166,29 @@ describe("--state defaults to the app's own data folder", () => {
     const json = await cli(MIRROR, ['status', '--json'], { env: { NAS_MIRROR_HOME: home } });
     expect(JSON.parse(json.out)).toEqual(JSON.parse((await cli(MIRROR, ['status', '--json', '--state', home])).out));
 
+    // a relative NAS_MIRROR_HOME is taken from the current folder and said back in full (point 18)
+    const cwd = join(base, 'rel-cwd');
+    mkdirSync(cwd);
+    const relEnv = { NAS_MIRROR_HOME: 'rel-home' };
+    const relMirror = join(base, 'rel-mirror');
+    const relRun = await cli(MIRROR, ['run', '--device', svc.baseUrl, '--dir', relMirror, '--token-env', 'NAS_TOKEN', '--once'], {
+      cwd,
+      env: relEnv,
+    });
+    expect(relRun.code, relRun.err).toBe(0);
+    expect(relRun.err).toContain(`mirror folder ${relMirror} (state in ${join(cwd, 'rel-home')}, the app's data folder)\n`);
+    expect(existsSync(join(cwd, 'rel-home', 'state.db'))).toBe(true);
+    const relStatus = await cli(MIRROR, ['status'], { cwd, env: relEnv });
+    expect(relStatus.code, relStatus.err).toBe(0);
+    expect(relStatus.out).toMatch(/^mirrored: +3 objects/m);
+    const elsewhere = await cli(MIRROR, ['status'], { cwd: base, env: relEnv });
+    expect(elsewhere.err).toBe(
+      `nas-mirror status: no mirror in ${join(base, 'rel-home')} (the app's data folder): ` +
+        'set one up in the app (or "nas-mirror run --device ... --dir ..."), or give --state DIR\n',
+    );
+    // the window's folder is that same full path (main/settings/app-dirs.ts: Electron takes only a full one)
+    expect(defaultDataDir({ NAS_MIRROR_HOME: 'rel-home' })).toBe(resolve('rel-home'));
+
     // nothing set: the platform's folder, the one the window opens (here under XDG_CONFIG_HOME)
     const xdg = join(base, 'xdg');
     const windows = defaultDataDir({ XDG_CONFIG_HOME: xdg }, process.platform);
