@@ -211,6 +211,8 @@ async function main(argv: readonly string[]): Promise<number> {
     write(`nas-service ${appVersion()}\n`);
     return 0;
   }
+  // `nas-service help user add` is `nas-service user add --help`
+  if (name === 'help' && rest.length > 0) return main([...rest, '--help']);
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? process.stderr : process.stdout).write(programHelp(SERVICE_PROGRAM));
     return name === undefined ? 2 : 0;

@@ -60,6 +60,8 @@ const formIn = (spec: CommandSpec, argv: readonly string[]) =>
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
+  // `nas-mirror help search` is `nas-mirror search --help`
+  if (name === 'help' && rest.length > 0) return main([...rest, '--help'], io);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? io.stderr : io.stdout).write(programHelp(MIRROR_PROGRAM));
     return name === undefined ? EXIT_USAGE : 0;
