@@ -45,8 +45,21 @@ export async function runCli(
 
 /** Runs a bin of the repo (`nas-mirror.js`, `nas-service.js`) as its own process, as a user runs it: exit code and output. */
 export async function runBin(bin: string, ...args: string[]): Promise<CliRun> {
+  return runBinWith(bin, args);
+}
+
+/** `runBin` with more of the environment (`env`, added to this process's) and another current folder (default: the repo). */
+export async function runBinWith(
+  bin: string,
+  args: readonly string[],
+  opts: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliRun> {
   try {
-    const r = await promisify(execFile)(process.execPath, [join(REPO, 'bin', bin), ...args], { cwd: REPO });
+    const r = await promisify(execFile)(process.execPath, [join(REPO, 'bin', bin), ...args], {
+      cwd: opts.cwd ?? REPO,
+      env: { ...process.env, ...opts.env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, out: r.stdout, err: r.stderr };
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string };

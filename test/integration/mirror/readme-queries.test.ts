@@ -3,7 +3,8 @@
  * (the embedded demo: 2000 objects, seed 1, main/embedded/embedded-service.ts), and
  * "holliday" gets its "did you mean". Read from the README itself, so an edit there is
  * checked here: the plain words through the NAS's search, the command line's examples (filters
- * included, issue 25 point 13) through `nas-mirror search` on a mirror of that demo.
+ * included, issue 25 point 13) through `nas-mirror search` on a mirror of that demo. Every
+ * command is bin/nas-mirror.js in its own process, as a user runs it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../../main/client/service-client.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
-import { runCli } from '../../support/run-cli.js';
+import { runBin, runBinWith, type CliRun } from '../../support/run-cli.js';
 
 const readme = readFileSync('README.md', 'utf8');
 const tryLine = /Try searching the demo for:([^\n]*\n[^\n]*)/.exec(readme)?.[1] ?? '';
@@ -20,13 +21,29 @@ const cliQueries = [...readme.matchAll(/nas-mirror search ("[^"]+"|'[^']+'|\S+) 
 
 let svc: TestService;
 let client: ServiceClient;
+let dir: string;
+let state: string;
+/** `nas-mirror ARGS --state STATE`, spawned. */
+const nasMirror = (...args: string[]): Promise<CliRun> => runBin('nas-mirror.js', ...args, '--state', state);
+
 beforeAll(async () => {
   svc = await startTestService({ demo: { objects: 2000, seed: 1 } });
   client = new ServiceClient({ baseUrl: svc.baseUrl, token: svc.token() });
-});
+  dir = mkdtempSync(join(tmpdir(), 'readme-cli-'));
+  state = join(dir, 'state');
+  const run = await runBinWith(
+    'nas-mirror.js',
+    ['run', '--device', svc.baseUrl, '--state', state, '--dir', join(dir, 'mirror'), '--token-env', 'NAS_TOKEN', '--once'],
+    {
+      env: { NAS_TOKEN: svc.token() },
+    },
+  );
+  expect(run.code, run.err).toBe(0);
+}, 120_000);
 afterAll(async () => {
   client.close();
   await svc.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the README example queries', () => {
@@ -44,30 +61,17 @@ describe('the README example queries', () => {
   });
   it('the command line examples, filters included, each find something offline in a mirror of that demo', async () => {
     expect(cliQueries.filter((c) => /\w:/.test(c)).length).toBeGreaterThanOrEqual(2);
-    const dir = mkdtempSync(join(tmpdir(), 'readme-cli-'));
-    try {
-      const state = join(dir, 'state');
-      const run = await runCli(
-        ['run', '--device', svc.baseUrl, '--state', state, '--dir', join(dir, 'mirror'), '--token-env', 'NAS_TOKEN', '--once'],
-        {
-          token: svc.token(),
-        },
-      );
-      expect(run.code, run.err).toBe(0);
-      for (const q of cliQueries) {
-        const r = await runCli(['search', q, '--state', state]);
-        expect(r.code, r.err).toBe(0);
-        expect(r.out, `README query ${q}`).not.toMatch(/^no match/m);
-        expect(
-          r.out
-            .trim()
-            .split('\n')
-            .filter((l) => !/^(offline-only|more:|NAME )/.test(l)).length,
-          `README query ${q}: ${r.out}`,
-        ).toBeGreaterThan(0);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    for (const q of cliQueries) {
+      const r = await nasMirror('search', q);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out, `README query ${q}`).not.toMatch(/^no match/m);
+      expect(
+        r.out
+          .trim()
+          .split('\n')
+          .filter((l) => !/^(offline-only|more:|NAME )/.test(l)).length,
+        `README query ${q}: ${r.out}`,
+      ).toBeGreaterThan(0);
     }
   }, 120_000);
 });
