@@ -36,6 +36,12 @@ const mirrorPath = {
   description: 'a file or folder in the mirror folder (or a path relative to it)',
   complete: 'file',
 } as const;
+/** A folder of the mirror as `ls`, `find` and `du` take it (main/cli/folder-arg.ts). */
+const mirrorFolder = {
+  name: 'FOLDER',
+  description: 'a path such as Photos/2019 (/ for the top), the folder in the mirror folder (~/NAS/Photos), or an id',
+  complete: 'dir',
+} as const;
 const decisionIds = { name: 'ID', variadic: true, description: 'ids from the list, or all' } as const;
 
 export const login = defineCommand({
@@ -72,7 +78,7 @@ export const search = defineCommand({
 export const ls = defineCommand({
   name: 'ls',
   summary: 'list a folder of the mirror offline',
-  positionals: [{ name: 'FOLDER', description: 'a path such as Photos/2019 (/ for the top), or an id' }],
+  positionals: [{ ...mirrorFolder }],
   options: {
     state,
     json,
@@ -91,10 +97,7 @@ export const ls = defineCommand({
 export const find = defineCommand({
   name: 'find',
   summary: 'look a name up in a folder of the mirror offline (exact, case-sensitive)',
-  positionals: [
-    { name: 'FOLDER', description: 'a path such as Photos/2019 (/ for the top), or an id' },
-    { name: 'NAME', description: 'the exact name' },
-  ],
+  positionals: [mirrorFolder, { name: 'NAME', description: 'the exact name' }],
   options: { state, json },
 });
 
@@ -242,7 +245,7 @@ export const free = keepForm('free', 'free up space: downloads back to placehold
 export const du = defineCommand({
   name: 'du',
   summary: 'where the space goes, offline: folders by size, totals by kind and year, duplicates',
-  positionals: [{ name: 'FOLDER', optional: true, description: 'a path such as Photos/2019 (default: the top)' }],
+  positionals: [{ ...mirrorFolder, optional: true, description: `${mirrorFolder.description} (default: the top)` }],
   options: { state, depth: { type: 'string', value: 'N', description: 'sub-folders down to N levels (default 1)' }, json },
 });
 

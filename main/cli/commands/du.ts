@@ -2,6 +2,7 @@
  * `nas-mirror du [FOLDER] --state DIR [--depth N] [--json]`: where the space goes, offline,
  * from the mirrored sizes: the folder's total, its sub-folders by size down to N levels
  * (default 1), totals by kind and by year, the largest files and duplicates by name + size.
+ * FOLDER as `ls` takes it: a path, the folder in the mirror folder, or an id (folder-arg.ts).
  */
 import type { StorageView } from '../../../app/contract/organize-shapes.js';
 import { human } from '../../../app/filters/filters.js';
@@ -12,6 +13,7 @@ import type { CommandOf } from '../io.js';
 import type { du as spec } from '../specs.js';
 import { clean, table } from '../render.js';
 import { openExistingState } from '../state.js';
+import { folderId, mirrorDirOf, noFolder } from '../folder-arg.js';
 
 interface Node {
   path: string;
@@ -25,13 +27,10 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   const { db, store, dir } = openExistingState(args.str('state'), io.env);
   try {
     const { index } = await openOfflineIndex(store, dir);
+    const folder = args.positionals[0] ?? '/';
+    const id = folderId(store, folder, mirrorDirOf(db));
     const facts = index.facts();
-    const path = (args.positionals[0] ?? '')
-      .split('/')
-      .filter((s) => s !== '')
-      .join('/');
-    const id = facts.folderAt(path);
-    if (id === undefined) throw new AppError('NotFound', `no folder /${path} in the mirror`);
+    if (id === undefined || (id !== facts.rootId && facts.get(id) === undefined)) throw new AppError('NotFound', noFolder(folder));
     const agg = storageOf(index);
     const tree = (v: StorageView, left: number): Node => ({
       path: v.folder.path,

@@ -1,7 +1,7 @@
 /**
  * `nas-mirror find PARENT NAME --state DIR [--json]`: exact, case-sensitive lookup of a name
- * in a folder from the mirror (the service's parentAndName); PARENT a path (`Photos/2019`, `/`)
- * or an id. Not found: exit 1.
+ * in a folder from the mirror (the service's parentAndName); PARENT a path (`Photos/2019`, `/`,
+ * or its path in the mirror folder) or an id (folder-arg.ts). Not found: exit 1.
  */
 import { AppError } from '../../../app/errors.js';
 import { NaiveEngine } from '../../../app/search/naive.js';
@@ -10,7 +10,7 @@ import type { CommandOf } from '../io.js';
 import type { find as spec } from '../specs.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
-import { folderId } from '../folder-arg.js';
+import { folderId, mirrorDirOf, noFolder } from '../folder-arg.js';
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
   const [folder, name] = args.positionals as [string, string];
@@ -18,7 +18,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
   try {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
-    const parent = folderId(store, folder);
+    const parent = folderId(store, folder, mirrorDirOf(db));
+    if (parent === undefined) throw new AppError('NotFound', noFolder(folder));
     let o;
     try {
       o = index.parentAndName(parent, name);
@@ -26,7 +27,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
       if (e instanceof AppError && e.code === 'NotFound')
         throw new AppError(
           'NotFound',
-          `no object named "${name}" in ${parent === 'root' || folder === '/' ? 'the root folder' : `folder ${folder}`} ` +
+          `no object named "${name}" in ${parent === store.root()?.id ? 'the root folder' : `folder ${folder}`} ` +
             '(names are exact and case-sensitive)',
         );
       throw e;

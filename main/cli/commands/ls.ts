@@ -1,8 +1,8 @@
 /**
  * `nas-mirror ls FOLDER --state DIR [--json] [--limit N] [--page-token T] [--order-by F]
  * [--order asc|desc]`: a folder's listing from the mirror, the service's shape with --json.
- * FOLDER is a path in the mirror (`Photos/2019`, `/` for the top) like `du` and `organize`
- * take, or an id (a pasted one, or `root`).
+ * FOLDER is a path in the mirror (`Photos/2019`, `/` for the top, or its path in the mirror
+ * folder) like `du` and `find` take, or an id (a pasted one, or `root`): folder-arg.ts.
  */
 import { NaiveEngine } from '../../../app/search/naive.js';
 import { OfflineIndex } from '../../index/offline-index.js';
@@ -10,7 +10,7 @@ import type { CommandOf } from '../io.js';
 import type { ls as spec } from '../specs.js';
 import { clean, kindOf, table } from '../render.js';
 import { openExistingState } from '../state.js';
-import { folderId } from '../folder-arg.js';
+import { folderId, mirrorDirOf, noFolder } from '../folder-arg.js';
 import { AppError } from '../../../app/errors.js';
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
@@ -20,7 +20,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
     // listing and lookup read the store only: no text index needed
     const index = new OfflineIndex(store, new NaiveEngine());
     const limit = args.int('limit');
-    const id = folderId(store, folder);
+    const id = folderId(store, folder, mirrorDirOf(db));
+    if (id === undefined) throw new AppError('NotFound', noFolder(folder));
     let page;
     try {
       page = index.list(id, {
@@ -30,12 +31,7 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         order: args.str('order'),
       });
     } catch (e) {
-      if (e instanceof AppError && e.code === 'NotFound')
-        throw new AppError(
-          'NotFound',
-          `no folder ${JSON.stringify(folder)} in this mirror ` +
-            '(a path such as Photos/2019, or an id from the last column of "nas-mirror ls /")',
-        );
+      if (e instanceof AppError && e.code === 'NotFound') throw new AppError('NotFound', noFolder(folder));
       throw e;
     }
     if (args.flag('json')) {
