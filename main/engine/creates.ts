@@ -20,6 +20,7 @@
  * A name the NAS already has is never overwritten: the file stays local only, said once.
  */
 import { AppError, toAppError } from '../../app/errors.js';
+import { formatSize } from '../../app/util/human.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { lstatBig } from '../local/analyse.js';
@@ -536,13 +537,13 @@ export class Creator {
           ? {
               kind: 'uploaded',
               path: pathFor(core, id),
-              summary: `new version uploaded (${o.size ?? 0} bytes): on the NAS now`,
+              summary: `new version uploaded (${formatSize(o.size ?? 0)}): on the NAS now`,
               reason: 'you changed it on this computer',
             }
           : {
               kind: 'uploaded',
               path: pathFor(core, id),
-              summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`,
+              summary: `uploaded (${formatSize(o.size ?? 0)}): on the NAS now`,
               reason: 'a new file in the mirror folder',
             },
       );
@@ -717,7 +718,7 @@ export class Creator {
 const uploadedLine = (path: string, o: RemoteObject): ActivityInput => ({
   kind: 'uploaded',
   path,
-  summary: `uploaded (${o.size ?? 0} bytes): on the NAS now`,
+  summary: `uploaded (${formatSize(o.size ?? 0)}): on the NAS now`,
   reason: 'a new file in the mirror folder',
 });
 

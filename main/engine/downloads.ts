@@ -10,6 +10,7 @@
  * of one file share one download. Progress goes out as events.
  */
 import { AppError, toAppError } from '../../app/errors.js';
+import { formatSize } from '../../app/util/human.js';
 import type { ServiceClient } from '../client/service-client.js';
 import { lstatBig } from '../local/analyse.js';
 import { recordStamps } from '../local/dir-stamps.js';
@@ -261,7 +262,7 @@ export class Downloads {
     const said = placed.map(({ c }): ActivityInput => ({
       kind: 'downloaded',
       path: pathFor(core, c.want.id),
-      summary: `downloaded ${c.want.size} bytes`,
+      summary: `downloaded ${formatSize(c.want.size)}`,
       reason: `NAS version ${c.want.etag}, size and eTag checked; nothing sent to the NAS`,
     }));
     // (the activity rows with the model's: not one commit per file)
@@ -342,7 +343,7 @@ export function recoverLandings(c: Pick<Core, 'root' | 'db' | 'model' | 'local' 
     c.activity({
       kind: 'downloaded',
       path: pathFor(c, a.id),
-      summary: `downloaded ${a.content.size} bytes`,
+      summary: `downloaded ${formatSize(a.content.size)}`,
       reason: `NAS version ${a.content.etag}; put in place before the app was stopped, recorded at this start; nothing sent to the NAS`,
     });
 }

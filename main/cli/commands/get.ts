@@ -6,6 +6,7 @@
  * with the path as its one argument). A file already here is done at once.
  */
 import { statSync } from 'node:fs';
+import { formatSize } from '../../../app/util/human.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { commandDesktop, nodeDesktop } from '../../api/desktop-node.js';
 import { partialPathOf } from '../../engine/downloads.js';
@@ -125,7 +126,7 @@ async function waitForContent(
     }
     const bytes = sizeOf(partial);
     if (bytes !== told && io.stderr.isTTY) {
-      io.stderr.write(`\rdownloading ${rel}: ${bytes} bytes`);
+      io.stderr.write(`\rdownloading ${rel}: ${formatSize(bytes)}\x1b[K`);
       told = bytes;
     }
     await new Promise((r) => setTimeout(r, POLL_MS));

@@ -240,6 +240,7 @@ describe('Keep on this device', () => {
     const docs = formatSize(data['a.bin']!.length + data['b.bin']!.length + data['c.bin']!.length);
     expect(said(await cli('free', 'Docs', '--state', r.state))).toContain(`Docs: freed up ${docs}: 3 files are placeholders again\n`);
     const log = said(await cli('log', '--state', r.state));
+    said(await cli('log', '--details', '--state', r.state)); // the engine's own records too
     expect(log).toContain(`Freed up ${size} (“o.bin”): 1 file is a placeholder again`);
     expect(log).toContain(`Freed up ${docs} (“Docs”): 3 files are placeholders again`);
     const refused = await cli('unpin', 'Other', '--state', r.state);
