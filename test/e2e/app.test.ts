@@ -344,12 +344,24 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     expect(await page.locator('#held thead th').allTextContents()).toEqual(['Select', 'Deleted here', 'Size', 'Since', 'Actions']);
     expect(await page.locator('#held tbody tr .name').first().textContent()).toBe(dir);
     await page.check('#held-all');
+    await poll(() => page.locator('#state-line').textContent()).toMatch(/held deletes? waits? for you/);
+    const keptAt = Date.now();
     await page.click('#held [data-action="keep"]');
+    // every view follows within a second of the click, from the one status (issue 25 point 9): the
+    // header's state line and badge, the tab's count, the Conflicts list, and Activity
+    const inTime = (what: string, fn: () => Promise<boolean>) => withinOf(keptAt, 1_000, what, fn);
+    await inTime('the tab count gone', async () => (await page.locator('#conflict-count').count()) === 0);
+    await inTime('the held rows gone', async () => (await page.locator('#held tbody tr').count()) === 0);
+    await inTime('the state line', async () => !/held delete|for you/.test((await page.locator('#state-line').textContent()) ?? ''));
+    await inTime('the badge', async () => (await page.locator('#conn-badge').textContent()) === 'Online');
+    await tab('Activity').click();
+    await inTime(
+      'the Activity line',
+      async () => (await page.locator('#activity-list li', { hasText: `You kept “${dir}”: the delete was cancelled` }).count()) === 1,
+    );
+    await tab('Conflicts').click();
     await until(() => existsSync(join(rig.mirror, dir)) && countTree(join(rig.mirror, dir)) === entries, 'placeholders restored');
     expect(rig.svc.admin.get(id)).toBeDefined();
-    await poll(() => page.locator('#held tbody tr').count()).toBe(0);
-    // the header's count and state line follow within a second, not at the next status tick
-    await poll(() => page.locator('#conflict-count').count(), { timeout: 1_500 }).toBe(0);
     await until(async () => {
       const st = await rig.app.core.handlers.status({});
       return st.heldDeletes === 0 && st.outbox === 0 && !st.walk.running;
@@ -404,6 +416,16 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await shot('search-dark');
   }, 60_000);
 });
+
+/** Polls `fn` until true; fails when it is not by `ms` after `since` (a user's click). */
+async function withinOf(since: number, ms: number, what: string, fn: () => Promise<boolean>): Promise<void> {
+  for (;;) {
+    const late = Date.now() - since;
+    if (await fn()) return;
+    if (late > ms) throw new Error(`${what}: not within ${ms} ms of the click (${Date.now() - since} ms)`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /** A file placeholder below a top-level folder (the `skip`-th found). */
 function someFile(root: string, skip = 0): { dir: string; name: string } {
