@@ -220,20 +220,46 @@ describe('activity in words', () => {
     expect(lines[0]).toMatchObject({ text: 'Renamed “Trip to Rome 2009.mp4” to “Rome trip 2009.mp4”', state: 'done', group: 'mine' });
     expect(lines[0]!.raw.map((r) => r.reason)).toEqual(['inode 2328917 matched (file)', 'If-Match "Ag"; new eTag "BA"']);
   });
-  it("an Organize batch and its undo: the batch's own words, and no 'waiting' that never ends", () => {
-    const lines = activityLines([
-      entry(
-        2,
-        'undo',
-        '',
-        'undo of organized 3 objects: rename "{year} {name}": 3 inverse patches queued (#8..#10)',
-        'you asked to undo the batch',
-      ),
-      entry(1, 'organized', '', 'organized 3 objects: rename "{year} {name}" (queued #5..#7)', 'you applied an Organize plan'),
-    ]);
-    expect(lines.map((l) => [l.text, l.state])).toEqual([
-      ['Undid the Organize batch of 3 items (rename "{year} {name}"): 3 changes go back on the NAS', null],
+  it("an Organize batch and its undo: the batch's own words; the undo waits until all of it is settled, then is done on the NAS", () => {
+    const undo = entry(
+      2,
+      'undo',
+      '',
+      'undo of organized 3 objects: rename "{year} {name}": 3 inverse patches queued (#8..#10)',
+      'you asked to undo the batch',
+    );
+    const batch = entry(1, 'organized', '', 'organized 3 objects: rename "{year} {name}" (queued #5..#7)', 'you applied an Organize plan');
+    const words = 'Undid the Organize batch of 3 items (rename "{year} {name}"): 3 changes go back on the NAS';
+    expect(activityLines([undo, batch]).map((l) => [l.text, l.state])).toEqual([
+      [words, 'waiting'],
       ['Organized 3 items: rename "{year} {name}"', null],
+    ]);
+    // the run's one "sent" once the last of it is settled: folded into the undo's line
+    const sent = entry(3, 'sent', '', 'NAS undo #8..#10: 3 of 3 applied (organize-undo)', 'every change of the undo is on the NAS');
+    const lines = activityLines([sent, undo, batch]);
+    expect(lines.map((l) => [l.text, l.state])).toEqual([
+      [words, 'done'],
+      ['Organized 3 items: rename "{year} {name}"', null],
+    ]);
+    expect(lines[0]!.raw).toEqual([undo, sent]);
+    // some the NAS did not take: said, and no "done" claimed
+    const part = entry(3, 'sent', '', 'NAS undo #8..#10: 2 of 3 applied (organize-undo)', '1 of them were not taken');
+    expect(activityLines([part, undo]).map((l) => [l.text, l.state])).toEqual([
+      [`${words} (2 of 3 changes done on the NAS; 1 wait in Conflicts)`, null],
+    ]);
+    // alone (its undo older than the list), in words, never “”
+    expect(activityLines([sent]).map((l) => l.text)).toEqual(['Undo of an Organize batch: done on the NAS']);
+  });
+  it("an undo's line follows its own send, not the send of the change it undid", () => {
+    const lines = activityLines([
+      entry(3, 'sent', '/a/b.txt', 'NAS patch #13 applied (undo)'),
+      entry(2, 'undo', '/a/b.txt', 'undo of renamed: /a/a.txt -> /a/b.txt (queued #5) (queued #13)'),
+      entry(1, 'sent', '/a/b.txt', 'NAS patch #5 applied (local)'),
+      entry(0, 'renamed', '/a/b.txt', 'renamed: /a/a #2.txt -> /a/b.txt (queued #5)'),
+    ]);
+    expect(lines.map((l) => [l.text, l.state, l.raw.length])).toEqual([
+      ['Undid a change to “b.txt”', 'done', 2],
+      ['Renamed “a #2.txt” to “b.txt”', 'done', 2],
     ]);
   });
   it('counts in the engine records, grouped or not, and a freed record old and new, read the same', () => {

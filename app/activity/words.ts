@@ -7,7 +7,7 @@
  */
 import type { ActivityKind } from '../model/activity-kinds.js';
 import type { ActivityEntry } from '../contract/shapes.js';
-import { formatSize, plural, realPlurals } from '../util/human.js';
+import { formatCount, formatSize, plural, realPlurals } from '../util/human.js';
 
 export type ActivityGroup = 'mine' | 'nas' | 'needs-you' | 'problem' | 'app';
 
@@ -32,12 +32,16 @@ const dir = (p: string): string => {
   return i <= 0 ? '/' : t.slice(0, i);
 };
 const q = (s: string): string => `“${s}”`;
-const seqOf = (summary: string): string | null => /#(\d+)/.exec(summary)?.[1] ?? null;
 /** The count a record's words hold ("held 1,200 deletes": 1200), written with or without thousands separators. */
 const countIn = (re: RegExp, s: string, none: number): number => {
   const m = re.exec(s)?.[1];
   return m === undefined ? none : Number(m.replace(/,/g, ''));
 };
+/**
+ * The outbox entry a summary names: its LAST "#N" ("undo of renamed: a -> b (queued #5) (queued
+ * #13)" is #13, the undo's own; a name may hold "#2" too), the last of a run "(#8..#10)".
+ */
+const seqOf = (summary: string): string | null => [...summary.matchAll(/#(\d+)/g)].at(-1)?.[1] ?? null;
 
 /** One entry in plain words, alone (the command line's log lines; the window folds runs of them). */
 export const activityText = (e: Pick<ActivityEntry, 'kind' | 'path' | 'summary'>): string => words(e).text;
@@ -85,8 +89,12 @@ function changeWords(
       const m = /^organized (\d+) objects?: (.*?) \(queued/.exec(s);
       return { text: m ? `Organized ${plural(Number(m[1]), 'item', 'items')}: ${m[2]}` : s, group: 'mine' };
     }
-    case 'sent':
+    case 'sent': {
+      // the one "sent" of an Organize batch's undo (its changes have none each)
+      const u = /^NAS undo #\d+\.\.#\d+: (\d+) of (\d+) applied/.exec(s);
+      if (u) return { text: `Undo of an Organize batch: ${undoSent(Number(u[1]), Number(u[2]))}`, group: 'mine' };
       return { text: `Done on the NAS: ${q(name)}`, group: 'mine' };
+    }
     case 'conflict':
       if (/^both kept: /.test(s)) {
         const copy = /"(.*)"/.exec(s)?.[1] ?? 'a conflicted copy';
@@ -226,6 +234,12 @@ function nasAndAppWords(
   }
 }
 
+/** How much of an Organize batch's undo the NAS took: "done on the NAS", or how many wait in Conflicts. */
+const undoSent = (done: number, of: number): string =>
+  done === of
+    ? 'done on the NAS'
+    : `${formatCount(done)} of ${plural(of, 'change', 'changes')} done on the NAS; ${formatCount(of - done)} wait in Conflicts`;
+
 const capital = (s: string): string => (s ? `${s[0]!.toUpperCase()}${s.slice(1)}` : s);
 
 /**
@@ -273,14 +287,24 @@ export function activityLines(entries: readonly ActivityEntry[]): ActivityLine[]
   for (const e of entries) {
     if (e.kind === 'sent') continue;
     const w = words(e);
-    // (a batch's undo sends its changes without a "sent" entry each: no state is claimed for it)
-    const batchUndo = e.kind === 'undo' && e.path === '';
-    const n = ['renamed', 'moved', 'deleted', 'undo', 'approved', 'reapplied'].includes(e.kind) && !batchUndo ? seqOf(e.summary) : null;
+    const n = ['renamed', 'moved', 'deleted', 'undo', 'approved', 'reapplied'].includes(e.kind) ? seqOf(e.summary) : null;
     const done = n ? sent.get(n) : undefined;
     if (done) folded.add(done);
     const last = out[out.length - 1];
     if (last && ROUTINE.has(e.kind) && last.entry.kind === e.kind) {
       last.raw.push(e);
+      continue;
+    }
+    // a batch's undo: one "sent" once all of its changes are settled; some the NAS did not take wait in Conflicts
+    const part = done ? /: (\d+) of (\d+) applied/.exec(done.summary) : null;
+    if (part && part[1] !== part[2]) {
+      out.push({
+        entry: e,
+        text: `${w.text} (${undoSent(Number(part[1]), Number(part[2]))})`,
+        group: w.group,
+        state: null,
+        raw: [e, done!],
+      });
       continue;
     }
     out.push({ entry: e, text: w.text, group: w.group, state: n ? (done ? 'done' : 'waiting') : null, raw: done ? [e, done] : [e] });

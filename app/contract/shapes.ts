@@ -115,7 +115,7 @@ export const appStatus = obj({
 });
 export type AppStatus = Infer<typeof appStatus>;
 
-/** One decision of the engine, with its reason; `undoable` when an inverse patch exists. */
+/** One decision of the engine, with its reason; `undoable` when an inverse patch exists, `undone` once the user undid it. */
 export const activityEntry = obj({
   id,
   at: iso,
@@ -124,6 +124,7 @@ export const activityEntry = obj({
   summary: str({ max: 4096 }),
   reason: str({ max: 4096 }),
   undoable: bool(),
+  undone: opt(bool()),
 });
 export type ActivityEntry = Infer<typeof activityEntry>;
 

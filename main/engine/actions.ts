@@ -61,6 +61,7 @@ export class EngineActions {
             !a.undone &&
             (a.kind === 'renamed' || a.kind === 'moved') &&
             this.core.outbox.get(a.outboxSeq)?.state === 'done',
+      ...(a.undone ? { undone: true } : {}),
     }));
   }
 

@@ -187,6 +187,40 @@ export class OutboxStore {
     ).map(entryOf);
   }
 
+  /** Whether an entry of this origin and reason is still to be sent (a walk of the unsettled ones only, by the state index). */
+  hasUnsettled(origin: Origin, reason: string): boolean {
+    return (
+      this.db
+        .prepare(`SELECT 1 FROM outbox_entries WHERE state IN ('pending', 'sending') AND origin = ? AND reason = ? LIMIT 1`)
+        .get(origin, reason) !== undefined
+    );
+  }
+
+  /**
+   * The entries written with `seq` in one enqueue (the same origin and reason, consecutive seqs:
+   * an Organize batch's undo): the first and last seq, how many, how many are done. Reads only
+   * the run and its two neighbours, by seq.
+   */
+  runOf(seq: number): { first: number; last: number; count: number; done: number } | undefined {
+    const at = this.db.prepare('SELECT origin, reason FROM outbox_entries WHERE seq = ?').get(seq) as
+      { origin: string; reason: string } | undefined;
+    if (!at) return undefined;
+    const other = '(origin <> ? OR reason <> ?)';
+    const before = this.db
+      .prepare(`SELECT seq FROM outbox_entries WHERE seq < ? AND ${other} ORDER BY seq DESC LIMIT 1`)
+      .get(seq, at.origin, at.reason) as { seq: number } | undefined;
+    const after = this.db
+      .prepare(`SELECT seq FROM outbox_entries WHERE seq > ? AND ${other} ORDER BY seq LIMIT 1`)
+      .get(seq, at.origin, at.reason) as { seq: number } | undefined;
+    const r = this.db
+      .prepare(
+        "SELECT min(seq) AS first, max(seq) AS last, count(*) AS count, coalesce(sum(state = 'done'), 0) AS done " +
+          'FROM outbox_entries WHERE seq > ? AND seq < ?',
+      )
+      .get(before?.seq ?? 0, after?.seq ?? Number.MAX_SAFE_INTEGER) as { first: number; last: number; count: number; done: number };
+    return r;
+  }
+
   counts(): Record<OutboxState, number> {
     const out: Record<OutboxState, number> = { pending: 0, sending: 0, done: 0, conflict: 0, superseded: 0 };
     for (const r of this.db.prepare('SELECT state, count(*) AS n FROM outbox_entries GROUP BY state').all() as {

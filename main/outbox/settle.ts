@@ -34,6 +34,32 @@ const pathFor = (p: SettlePort, id: string): string => pathOrId(p.model, id);
 
 /** Returns true when the entry is finished (not to be sent again now). */
 export function settleEntry(core: SettlePort, entry: OutboxEntry, out: SendOutcome): boolean {
+  const finished = settleOne(core, entry, out);
+  if (finished) undoSettled(core, entry);
+  return finished;
+}
+
+/**
+ * An Organize batch's undo is ONE activity line and its changes have no "sent" entry each: once
+ * the last of them is settled, one "sent" entry for the whole run says how many the NAS took
+ * (its line then says it is done on the NAS, app/activity/words.ts).
+ */
+function undoSettled(core: SettlePort, entry: OutboxEntry): void {
+  if (entry.origin !== 'organize-undo' || core.outbox.hasUnsettled(entry.origin, entry.reason)) return;
+  const run = core.outbox.runOf(entry.seq);
+  if (!run) return;
+  core.activity({
+    kind: 'sent',
+    path: '',
+    summary: `NAS undo #${run.first}..#${run.last}: ${run.done} of ${run.count} applied (organize-undo)`,
+    reason:
+      run.done === run.count
+        ? `every change of the undo is on the NAS (${entry.reason})`
+        : `${run.count - run.done} of them were not taken by the NAS and wait in Conflicts (${entry.reason})`,
+  });
+}
+
+function settleOne(core: SettlePort, entry: OutboxEntry, out: SendOutcome): boolean {
   const { model, store, applier, local, outbox } = core;
   const i = entry.intent;
   const e = model.get(i.id);
@@ -153,6 +179,8 @@ function hold(core: SettlePort, entry: OutboxEntry, remote: RemoteObject | undef
     }
     local.flush(model);
   })();
+  // (an undo's change superseded here settles its run too)
+  for (const l of later) if (l.origin === 'organize-undo' && l.reason !== entry.reason) undoSettled(core, l);
   if (known)
     core.activity({
       kind: 'conflict',

@@ -69,6 +69,7 @@ export function activityView(ctx: UiContext): View {
         { class: 'entry-head' },
         el('span', { class: 'summary' }, l.text),
         l.state ? el('span', { class: `state ${l.state}` }, l.state === 'done' ? 'Done on the NAS' : 'Waiting to be sent') : null,
+        e.undone ? el('span', { class: 'undone' }, 'Undone') : null,
         el('time', { datetime: e.at }, formatDate(e.at)),
         undoBtn,
       ),

@@ -95,12 +95,24 @@ describe('search filters, organize and storage in the window', () => {
     await poll(() => entry.count()).toBe(1);
     await poll(() => entry.locator('button.undo').count(), { timeout: 30_000 }).toBe(1);
     await shot('organize-activity');
+    const batchWords = (await entry.locator('.summary').textContent())!;
     await entry.locator('button.undo').click();
-    const original = plan.items
-      .find((i) => i.status === 'ok')!
-      .from.split('/')
-      .pop();
-    await until(() => rig.svc.admin.get(first.id)?.name === original, 'undone on the NAS', 60_000);
+    // every inverse change is sent: each item's NAS name is its name before the batch (issue 25 point 2)
+    const ok = plan.items.filter((i) => i.status === 'ok');
+    const nameOf = (p: string): string => p.split('/').pop()!;
+    await until(() => ok.every((i) => rig.svc.admin.get(i.id)?.name === nameOf(i.from)), 'every change undone on the NAS', 60_000);
+    // the undo's own line names the batch in words, and says it is done on the NAS (never “” nor waiting for good)
+    const undo = page.locator('li.kind-undo');
+    await poll(() => undo.count()).toBe(1);
+    const undoWords = (await undo.locator('.summary').textContent())!;
+    expect(undoWords).not.toContain('“”');
+    expect(undoWords).toMatch(new RegExp(`^Undid the Organize batch of ${ok.length} items \\(.+\\)`));
+    expect(batchWords).toContain(undoWords.replace(/^Undid the Organize batch of \d+ items \((.+)\):.*$/, '$1'));
+    await poll(() => undo.locator('.state').textContent(), { timeout: 30_000 }).toBe('Done on the NAS');
+    // the batch's own line is marked undone and has no Undo any more
+    await poll(() => entry.locator('button.undo').count()).toBe(0);
+    await poll(() => entry.locator('.undone').textContent()).toBe('Undone');
+    await shot('organize-undone');
   }, 150_000);
 
   it('shows where the space goes: treemap, drill-down, breadcrumbs, kinds, years, largest, duplicates', async () => {

@@ -127,6 +127,11 @@ describe('organize: 500 objects previewed, applied, partly conflicted, undone', 
     const after = r.engine.actions.activity(2000);
     expect(after.filter((a) => a.kind === 'organized')[0]!.undoable).toBe(false);
     expect(after.filter((a) => a.kind === 'undo')).toHaveLength(1);
+    // the batch is marked undone; its undo's changes have ONE "sent" entry, once the last is settled
+    expect(after.filter((a) => a.kind === 'organized')[0]!.undone).toBe(true);
+    expect(after.filter((a) => a.kind === 'sent').map((a) => a.summary)).toEqual([
+      expect.stringMatching(new RegExp(`^NAS undo #\\d+\\.\\.#\\d+: ${applied} of ${applied} applied \\(organize-undo\\)$`)),
+    ]);
     await expect(r.engine.actions.undo(batch[0]!.id)).rejects.toThrow(/already undone/);
     await waitFor(() => existsSync(join(r.mirror, 'Shoot', name(2))), 'placeholder back on disk', 30_000);
   }, 240_000);
