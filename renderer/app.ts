@@ -8,7 +8,7 @@ import type { AppStatus } from '../app/contract/shapes.js';
 import { connectionWord, toResolve, trayView } from '../app/tray/tray-state.js';
 import { walkWords } from '../app/tray/walk-words.js';
 import { button, el, replace } from './dom.js';
-import { statusWords } from './status-words.js';
+import { statusWords, walkShown } from './status-words.js';
 import { realPlurals } from './format.js';
 import { VIEW_IDS, type UiContext, type View, type ViewId } from './context.js';
 import { searchView } from './views/search.js';
@@ -110,7 +110,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     () => {
       client
         .call('syncNow', {})
-        .then(() => ctx.toast('Walking the NAS now…'))
+        .then(() => ctx.toast('Reading the NAS now…'))
         .catch((e: unknown) => ctx.toast(e instanceof Error ? e.message : String(e), 'error'));
     },
     { id: 'sync-now', class: 'small' },
@@ -217,14 +217,16 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     badge.dataset['conn'] = s.connection;
     document.body.dataset['tray'] = v.state;
     const words = statusWords(s);
-    const walk = s.walk.running ? words.line : null;
+    // a walk waiting on a NAS that does not answer: no progress bar beside "Offline" either
+    const walking = walkShown(s);
+    const walk = walking ? words.line : null;
     stateLine.textContent = realPlurals(words.line);
     stateLine.title = realPlurals(words.details);
     fixView = words.fix ?? 'settings';
     fixBtn.textContent = fixView === 'conflicts' ? 'Resolve' : 'Settings';
     fixWanted = words.fix !== null;
     fixBtn.hidden = settingUp || !fixWanted || currentView === fixView;
-    progress.hidden = !s.walk.running;
+    progress.hidden = !walking;
     pauseBtn.textContent = s.paused ? 'Resume' : 'Pause';
     pauseBtn.setAttribute('aria-pressed', String(s.paused));
     syncBtn.disabled = s.paused || s.walk.running || s.connection === 'unconfigured';
@@ -234,9 +236,9 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
         walkPoll = undefined;
         refreshStatus();
       }, 1000);
-    if (s.walk.running) progress.setAttribute('aria-valuetext', walk ?? '');
+    if (walking) progress.setAttribute('aria-valuetext', walk ?? '');
     // a figure when the walk's total is settled, or a re-walk expects the last walk's size: the words' fraction
-    const fraction = s.walk.running ? walkWords(s).fraction : null;
+    const fraction = walking ? walkWords(s).fraction : null;
     const pct = fraction === null ? null : Math.floor(fraction * 100);
     progress.classList.toggle('known', pct !== null);
     if (pct === null) {

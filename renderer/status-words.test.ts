@@ -2,7 +2,7 @@ import type { ActivityKind } from '../app/model/activity-kinds.js';
 import { describe, expect, it } from 'vitest';
 import { NO_WALK_STATUS, type ActivityEntry, type AppStatus } from '../app/contract/shapes.js';
 import { activityLines, freedSummary } from '../app/activity/words.js';
-import { statusWords } from './status-words.js';
+import { statusWords, walkShown } from './status-words.js';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 const base: AppStatus = {
@@ -115,6 +115,15 @@ describe('the header in words', () => {
     expect(first({ folders: 3, objects: 2500, placed: 1200, rate: 1500 })).toBe(
       'Reading the NAS: 3 folders, 2,500 items, 1,200 placeholders placed at 1,500/s so far',
     );
+  });
+  it('a walk waiting on a NAS that does not answer is not spoken of (no line, no progress bar): the link says why', () => {
+    const walk = { ...NO_WALK_STATUS, running: true };
+    const hung = { ...base, connection: 'offline' as const, walk, error: { code: 'Timeout', message: 'the NAS is not answering' } };
+    expect(walkShown(hung)).toBe(false);
+    expect(statusWords(hung, now).line).toBe('127.0.0.1:45331 is not answering: retrying. Search still works.');
+    expect(walkShown({ ...base, walk })).toBe(true);
+    expect(walkShown({ ...base, connection: 'offline', walk })).toBe(true); // connecting: no answer yet, no error
+    expect(walkShown(base)).toBe(false);
   });
   it('a first walk: the items it knows exist, then the total with the time left; the other counts in the details', () => {
     const walk = { ...base.walk, running: true, folders: 40, placed: 900, rate: 800 };

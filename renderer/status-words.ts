@@ -24,6 +24,13 @@ const host = (endpoint: string | null): string => {
   }
 };
 
+/**
+ * Whether the header speaks of a running walk (its line, its progress bar): not while it waits on
+ * a NAS that cannot be reached or does not answer ("Reading the NAS: starting…" beside
+ * "Offline"): the link's words win.
+ */
+export const walkShown = (s: AppStatus): boolean => s.walk.running && !(s.connection === 'offline' && s.error !== null);
+
 export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   const details = [
     s.walk.running && s.walk.objects > 0 ? `This walk so far: ${walkDetails(s.walk)}` : '',
@@ -57,8 +64,7 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
       'The mirror folder is missing: sync is paused and nothing is deleted. Put the folder back, or choose another in Settings.',
       'settings',
     );
-  // a walk that gets no answer is not "Reading the NAS: starting…" beside "Offline": the link's words win
-  if (s.walk.running && !(s.connection === 'offline' && s.error !== null)) return say(walkLine(s));
+  if (walkShown(s)) return say(walkLine(s));
   if (s.paused) return say(`Paused: nothing is sent to the NAS until you resume · ${last}`);
   if (s.connection === 'offline') {
     if (s.error === null && s.lastCompleteWalk === null) return say('Connecting to the NAS…');

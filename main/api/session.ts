@@ -44,8 +44,8 @@ export interface SessionDeps {
   demoObjects?: number;
   /** Tells the window something it should know once (a device quirk found). */
   notice?: (message: string) => void;
-  /** Engine timing overrides (tests). */
-  engine?: { holdMs?: number; rescanMs?: number; requestPollMs?: number };
+  /** Engine timing overrides (tests); `requestTimeoutMs`: the NAS client's (the app's is 30 s). */
+  engine?: { holdMs?: number; rescanMs?: number; requestPollMs?: number; requestTimeoutMs?: number };
 }
 
 export interface Session {
@@ -281,10 +281,12 @@ async function connectNas(deps: SessionDeps, s: Settings, transport: HttpTranspo
 function engineSession(deps: SessionDeps, s: Settings, transport: HttpTransport, reached: Reached): Session {
   const { baseUrl, token, via, failover: fo, secrets, embedded } = reached;
   new LocalStore(deps.db).setMeta('mirrorDir', s.mirrorFolder);
+  const { requestTimeoutMs, ...timing } = deps.engine ?? {};
   const client = new ServiceClient({
     baseUrl,
     token,
     transport: reached.transport,
+    ...(requestTimeoutMs !== undefined ? { timeoutMs: requestTimeoutMs } : {}),
     ...(secrets ? { secrets } : {}),
     onWarning: (m) => {
       deps.log.warn('NAS quirk', { summary: m });
@@ -298,7 +300,7 @@ function engineSession(deps: SessionDeps, s: Settings, transport: HttpTransport,
     threshold: { count: s.deleteThresholdCount, percent: s.deleteThresholdPercent },
     rewalkMs: s.syncIntervalSec * 1000,
     endpoint: baseUrl,
-    ...deps.engine,
+    ...timing,
   });
   return {
     engine,

@@ -23,7 +23,7 @@ export const startOptions = obj({
   firstRun: opt(oneOf(['ask', 'demo'] as const)),
   demoObjects: opt(int(0)),
   service: opt(obj({ command: str({ min: 1, max: 4096 }), args: arr(str({ max: 4096 }), 64), env: opt(obj({}, { open: true })) })),
-  engine: opt(obj({ holdMs: opt(int(0)), rescanMs: opt(int(0)), requestPollMs: opt(int(0)) })),
+  engine: opt(obj({ holdMs: opt(int(0)), rescanMs: opt(int(0)), requestPollMs: opt(int(0)), requestTimeoutMs: opt(int(1)) })),
   keychain: obj({ kind: oneOf(['os', 'memory'] as const), reason: opt(str({ max: 4096 })) }),
   loginItem: obj({ supported: bool(), enabled: bool() }),
   openExternal: bool(),
