@@ -18,13 +18,17 @@ export const remoteObject = remoteObjectSchema;
 const location = obj({ index: int(), length: int() });
 const fragment = obj({ text: str({ max: 100_000 }), locations: arr(location, 10_000) });
 
-/** One search match, plus the NAS path of the folder holding it ("/" for the root). */
-/** `pending`: a change of the user's to this object not yet on the NAS, in words (the result shows the NAS's name meanwhile). */
+/**
+ * One search match, plus the NAS path of the folder holding it ("/" for the root). `pending`: a
+ * change of the user's to this object not yet on the NAS, in words; `here`: where the user put
+ * it (its name and folder in the mirror folder) when that is not where the NAS has it yet.
+ */
 export const searchHit = obj({
   file: remoteObject,
   fragments: arr(fragment, 16),
   path: str({ max: 65_536 }),
   pending: opt(str({ max: 70_000 })),
+  here: opt(obj({ name: str({ min: 1, max: 1024 }), path: str({ max: 65_536 }) })),
 });
 export type SearchHit = Infer<typeof searchHit>;
 

@@ -14,7 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { MirrorStore } from '../mirror/store.js';
 import type { DesktopPort } from './ports.js';
 import { organizeHandlers } from './organize-handlers.js';
-import { browse, searchWithPaths } from './queries.js';
+import { browse, searchWithPaths, type PendingOf } from './queries.js';
 
 /** Where settings come from and go to. */
 export interface SettingsProvider {
@@ -81,7 +81,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
   return {
     status: async () => d.status(),
     search: async ({ q, limit, pageToken }) =>
-      searchWithPaths(d.index(), d.store, q, limit, pageToken, pendingWords(d.engine()), () => engineOrThrow().deviceView()),
+      searchWithPaths(d.index(), d.store, q, limit, pageToken, pendingOf(d.engine()), () => engineOrThrow().deviceView()),
     suggest: async ({ prefix, limit }) => ({ words: d.index().suggest(prefix, limit ?? 8) }),
     didYouMean: async ({ q }) => ({ suggestion: d.index().didYouMean(q) ?? null }),
     list: async ({ folderId, pageToken }) => browse(d.index(), d.store, folderId, pageToken),
@@ -196,25 +196,32 @@ async function openOrExplain(engine: Engine, d: HandlerDeps, id: string): Promis
 }
 
 /**
- * The user's change to an object not yet on the NAS, in words ("renamed here to “b.txt”: waits
- * to be sent"): a search answers with the NAS's names, so a result the user changed says so.
- * One index lookup per result shown.
+ * The user's change to an object not yet on the NAS: where it is in the mirror folder now
+ * (`here`: the result shows it under the name the user gave it) and what waits, in words
+ * ("Renamed here from “a.txt”: waits to be sent to the NAS"). A search answers with the NAS's
+ * names; a result the user changed says so. One index lookup per result shown.
  */
-function pendingWords(engine: Engine | null): (id: string) => string | undefined {
+function pendingOf(engine: Engine | null): PendingOf {
   if (!engine) return () => undefined;
   const { outbox, model } = engine.core;
+  const folder = (id: string): string => `/${model.pathOf(id) ?? ''}`;
   return (id) => {
     const last = outbox.unsettledFor(id).at(-1)?.intent;
     if (!last) return undefined;
-    const words =
-      last.op === 'delete'
-        ? 'deleted here'
-        : [
-            last.name !== undefined ? `renamed here to “${last.name}”` : '',
-            last.parentID !== undefined ? `moved here into ${model.pathOf(last.parentID) || 'the top folder'}` : '',
-          ]
-            .filter(Boolean)
-            .join(' and ');
-    return words ? `${words[0]!.toUpperCase()}${words.slice(1)}: waits to be sent to the NAS` : undefined;
+    const say = (words: string): string => `${words[0]!.toUpperCase()}${words.slice(1)}: waits to be sent to the NAS`;
+    if (last.op === 'delete') return { pending: say('deleted here') };
+    const e = model.get(id);
+    if (e && e.state === 'ok' && (e.lname !== e.rname || e.lparent !== e.rparent)) {
+      const words = [
+        e.lname !== e.rname ? `renamed here from “${e.rname}”` : '',
+        e.lparent !== e.rparent ? `moved here from ${model.pathOf(e.rparent) || 'the top folder'}` : '',
+      ].filter(Boolean);
+      return { pending: say(words.join(' and ')), here: { name: e.lname, path: folder(e.lparent) } };
+    }
+    const words = [
+      last.name !== undefined ? `renamed here to “${last.name}”` : '',
+      last.parentID !== undefined ? `moved here into ${model.pathOf(last.parentID) || 'the top folder'}` : '',
+    ].filter(Boolean);
+    return words.length > 0 ? { pending: say(words.join(' and ')) } : undefined;
   };
 }

@@ -18,13 +18,16 @@ export function folderPath(store: MirrorStore, folderId: string): string {
   return names === undefined ? '(unknown)' : `/${names.join('/')}`;
 }
 
+/** A change of the user's to an object not yet on the NAS: in words, and where it is here now (renamed or moved). */
+export type PendingOf = (id: string) => { pending: string; here?: { name: string; path: string } } | undefined;
+
 export async function searchWithPaths(
   index: OfflineIndex,
   store: MirrorStore,
   q: string,
   limit?: number,
   pageToken?: string,
-  pendingOf: (id: string) => string | undefined = () => undefined,
+  pendingOf: PendingOf = () => undefined,
   device?: DeviceSource,
 ): Promise<SearchResult> {
   // operators (ext:, kind:, in:, size:, date:, camera:, on:) narrow the service's answer offline
@@ -37,8 +40,7 @@ export async function searchWithPaths(
     matches: page.matches.map((m) => {
       let path = paths.get(m.file.parentID);
       if (path === undefined) paths.set(m.file.parentID, (path = folderPath(store, m.file.parentID)));
-      const pending = pendingOf(m.file.id);
-      return { file: m.file, fragments: m.fragments, path, ...(pending !== undefined ? { pending } : {}) };
+      return { file: m.file, fragments: m.fragments, path, ...pendingOf(m.file.id) };
     }),
   };
 }

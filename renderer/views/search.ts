@@ -190,7 +190,7 @@ export function searchView(ctx: UiContext): View {
   const act = async (what: 'open' | 'reveal', hit: SearchHit | undefined): Promise<void> => {
     if (!hit) return;
     if (what === 'open' && isFolder(hit.file)) return ctx.show('browse', hit.file.id);
-    if (what === 'open') return ctx.openFile(hit.file.id, hit.file.name);
+    if (what === 'open') return ctx.openFile(hit.file.id, hit.here?.name ?? hit.file.name);
     try {
       await ctx.client.call(what, { id: hit.file.id });
     } catch (e) {
@@ -204,15 +204,17 @@ export function searchView(ctx: UiContext): View {
     const nameFrag = byField.get(f.name);
     const others = shownFragments(hit.fragments, f.image).filter((fr) => fr !== nameFrag);
     const when = whenOf(f);
-    const path = joinPath(hit.path, f.name);
+    // renamed or moved here and not on the NAS yet: shown where the user put it (the NAS's name in the pending words)
+    const name = hit.here?.name ?? f.name;
+    const path = hit.here ? joinPath(hit.here.path, hit.here.name) : joinPath(hit.path, f.name);
     // the tick: not focusable (an option holds no controls); Space on the list ticks the
     // selected row, and the option itself says aria-checked
     const tick = el('span', {
       class: 'pick',
       role: 'checkbox',
       'aria-checked': String(picked.has(f.id)),
-      'aria-label': `Select ${f.name}`,
-      title: `Select ${f.name}`,
+      'aria-label': `Select ${name}`,
+      title: `Select ${name}`,
     });
     tick.addEventListener('click', (ev) => {
       ev.stopPropagation();
@@ -234,7 +236,7 @@ export function searchView(ctx: UiContext): View {
       el(
         'div',
         { class: 'hit-main' },
-        el('div', { class: 'hit-name', title: f.name }, nameFrag ? highlighted(f.name, nameFrag.locations) : f.name),
+        el('div', { class: 'hit-name', title: name }, nameFrag && name === f.name ? highlighted(f.name, nameFrag.locations) : name),
         el('div', { class: 'hit-path', title: path }, path),
         hit.pending ? el('div', { class: 'hit-pending' }, hit.pending) : null,
         others.length
@@ -266,8 +268,8 @@ export function searchView(ctx: UiContext): View {
         { class: 'hit-actions', 'aria-hidden': 'true' },
         mouseAction(isFolder(f) ? 'Browse' : 'Open', () => void act('open', hit)),
         mouseAction('Reveal', () => void act('reveal', hit)),
-        mouseAction('Keep', () => void keepAction(ctx.client, 'pin', f.id, f.name, ctx.toast).then(marks)),
-        mouseAction('Free up space', () => void keepAction(ctx.client, 'free', f.id, f.name, ctx.toast).then(marks)),
+        mouseAction('Keep', () => void keepAction(ctx.client, 'pin', f.id, name, ctx.toast).then(marks)),
+        mouseAction('Free up space', () => void keepAction(ctx.client, 'free', f.id, name, ctx.toast).then(marks)),
       ),
     );
     li.addEventListener('click', (ev) => {

@@ -263,7 +263,7 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(() => existsSync(join(rig.mirror, dir, name)) && !existsSync(join(rig.mirror, dir, to)), 'undo on disk');
   }, 60_000);
 
-  it('a rename that waits to be sent (sync paused) says so on its search result, which shows the NAS name meanwhile', async () => {
+  it('a rename that waits to be sent (sync paused) shows on its search result under the new name, marked as waiting', async () => {
     const { dir, name } = someFile(rig.mirror, 3);
     const id = await idOf(dir, name);
     await rig.app.core.handlers.setPaused({ paused: true });
@@ -272,8 +272,9 @@ describe('NAS Mirror window (browser mode, Chromium)', () => {
     await until(async () => (await rig.app.core.handlers.status({})).outbox === 1, 'the rename queued');
     await tab('Search').click();
     await page.fill('#search-input', name.replace(/\.[^.]*$/, ''));
-    const row = page.locator('#results li', { hasText: name }).first();
-    await poll(() => row.locator('.hit-pending').textContent()).toBe(`Renamed here to “${to}”: waits to be sent to the NAS`);
+    const row = page.locator(`#results li[data-id="${id}"]`);
+    await poll(() => row.locator('.hit-pending').textContent()).toBe(`Renamed here from “${name}”: waits to be sent to the NAS`);
+    expect(await row.locator('.hit-name').textContent()).toBe(to);
     await rig.app.core.handlers.setPaused({ paused: false });
     await until(() => rig.svc.admin.get(id)?.name === to, 'sent once resumed');
     await page.fill('#search-input', to.replace(/\.[^.]*$/, ''));

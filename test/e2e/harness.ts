@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { startCore } from '../../main/api/core.js';
 import type { Core } from '../../main/api/core-types.js';
 import { silentLogger } from '../../main/log/logger.js';
@@ -208,4 +209,47 @@ export function sizeOf(p: string): number {
   } catch {
     return -1;
   }
+}
+
+/**
+ * The same NAS at another address: a TCP forwarder from a port of its own to `target` (as a
+ * router's port forward would be). `stop()` closes it (nothing answers there: the NAS is
+ * unreachable), `start()` opens it again on the same port.
+ */
+export interface Forwarder {
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+export async function forwarder(target: string): Promise<Forwarder> {
+  const to = new URL(target);
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  let port = 0;
+  const start = async (): Promise<void> => {
+    const s = createServer((a) => {
+      const b = connect(Number(to.port), to.hostname);
+      for (const x of [a, b]) {
+        sockets.add(x);
+        x.on('error', () => undefined);
+        x.on('close', () => sockets.delete(x));
+      }
+      a.pipe(b).pipe(a);
+    });
+    await new Promise<void>((res) => s.listen(port, '127.0.0.1', res));
+    port = (s.address() as { port: number }).port;
+    server = s;
+  };
+  await start();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    start,
+    stop: () =>
+      new Promise<void>((res) => {
+        for (const x of sockets) x.destroy();
+        if (!server) return res();
+        server.close(() => res());
+        server = null;
+      }),
+  };
 }
