@@ -242,10 +242,14 @@ export function conflictsView(ctx: UiContext): View {
   const confirm = confirmDialog('held-confirm');
   let heldItems: HeldDelete[] = [];
   const report = (r: BulkResult, verb: string): void => {
+    const why = realPlurals(r.failed[0]?.message ?? '');
     ctx.toast(
       r.failed.length === 0
         ? `${verb}: ${plural(r.done, 'item', 'items')}.`
-        : `${verb}: ${formatCount(r.done)}; ${formatCount(r.failed.length)} could not be: ${realPlurals(r.failed[0]?.message ?? '')}`,
+        : r.done === 0
+          ? // (not "Kept your version: 0; 1 could not be: …"): as the row says it
+            `Not done: ${why}`
+          : `${verb}: ${plural(r.done, 'item', 'items')}; ${formatCount(r.failed.length)} could not be: ${why}`,
       r.failed.length ? 'error' : 'info',
     );
   };
