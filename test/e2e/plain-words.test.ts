@@ -22,6 +22,7 @@ let rig: Rig;
 let page: Page;
 let client: ServiceClient;
 let fileId = '';
+let folderId = '';
 const status = () => rig.app.core.handlers.status({});
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 
@@ -49,8 +50,8 @@ async function expectPlain(when: string): Promise<void> {
 
 beforeAll(async () => {
   rig = await startRig({ objects: 400 });
-  const folder = rig.svc.admin.createFolder(rig.svc.admin.rootId(), FOLDER).id;
-  fileId = rig.svc.admin.createFile(folder, FILE, { content: Buffer.from('plan v1\n') }).id;
+  folderId = rig.svc.admin.createFolder(rig.svc.admin.rootId(), FOLDER).id;
+  fileId = rig.svc.admin.createFile(folderId, FILE, { content: Buffer.from('plan v1\n') }).id;
   await rig.app.core.handlers.updateSettings({ patch: { location: rig.svc.baseUrl } });
   await rig.app.core.handlers.setToken({ token: rig.token });
   await until(async () => (await status()).lastCompleteWalk !== null, 'first walk', 60_000);
@@ -147,6 +148,13 @@ describe('no protocol words in the window (issue 25 point 6)', () => {
     await until(async () => (await conflict.count()) === 1, 'the row');
     await until(async () => (await readable()).some((r) => r.where === 'notification' && /new conflict/.test(r.text)), 'the notification');
     await expectPlain('Conflicts with a content conflict');
+    // (your version, kept as a conflicted copy, is on the NAS too before the choice)
+    const onNas = async (): Promise<number> => {
+      let n = 0;
+      for await (const p of client.pages(folderId)) n += p.files.length;
+      return n;
+    };
+    await until(async () => (await onNas()) === 2 && (await status()).uploads.waiting === 0, 'the copy uploaded', 30_000);
     // Keep mine after the NAS changed it again: the row stays and says why, in words
     await client.startVersion(fileId, { ifMatch: rig.svc.admin.get(fileId)!.eTag });
     await client.putContent(fileId, 0, Buffer.from('plan v3 from the NAS\n'), true);
