@@ -722,14 +722,27 @@ const uploadedLine = (path: string, o: RemoteObject): ActivityInput => ({
   reason: 'a new file in the mirror folder',
 });
 
-/** Runs `fn` on every item, at most `n` at once; the outcomes in order. */
+/** The longest the pool runs items without letting the event loop turn (ms). */
+const SLICE_MS = 8;
+
+/**
+ * Runs `fn` on every item, at most `n` at once; the outcomes in order. Items that end without
+ * waiting for anything (10,000 files just dropped, each "not stable yet") would follow one
+ * another as microtasks and hold the engine's thread for half a second (the window's search
+ * waited on it): every SLICE_MS the pool lets the event loop turn.
+ */
 async function pool<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
   let next = 0;
+  let turned = performance.now();
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
       out[i] = await fn(items[i]!);
+      if (performance.now() - turned > SLICE_MS) {
+        await new Promise((r) => setImmediate(r));
+        turned = performance.now();
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));

@@ -12,7 +12,7 @@ import { AppError, toAppError } from '../../app/errors.js';
 import { lstatBig } from '../local/analyse.js';
 import { emptyIfUnchanged, followHeldContent } from '../local/held-content.js';
 import { asDownloaded, type LocalModel } from '../local/model.js';
-import { deviceStateOf, deviceView, pinOf, subtreeOf, wantedFiles } from '../local/pins.js';
+import { deviceStateOf, deviceView, pinOf, subtreeOf, WantedWalk } from '../local/pins.js';
 import { absOf } from '../local/placeholders.js';
 import { freedSummary } from '../../app/activity/words.js';
 import { parseDate } from '../../app/model/dates.js';
@@ -28,6 +28,8 @@ import type { DeviceView } from '../../app/filters/on-device.js';
 export const KEEP_CONCURRENCY = 4;
 /** How many downloaded files may wait for their fsync and their place while the next requests go. */
 export const KEEP_UNSETTLED = 256;
+/** Entries the keeper reads in one turn of the lock when it looks for files to download (~10 ms). */
+const WANTED_STEP = 1000;
 
 /** What a file or folder is on this device (the window's indicator). */
 export type { DeviceState };
@@ -71,21 +73,19 @@ export class Keeper {
 
   /** Pins a file or folder: downloaded now (in the background), kept current at every walk. */
   async pin(id: string): Promise<{ files: number }> {
-    const files = await this.p.lock.run(() => {
-      const { core } = this.p;
+    const { core } = this.p;
+    await this.p.lock.run(() => {
       const e = core.model.get(id);
       if (!e || e.state !== 'ok') throw new AppError('NotFound', 'this object is not in the mirror folder (yet): sync first');
       core.local.addPin(id);
       this.pinned = undefined;
-      // (one read transaction for every file's stored object: not a lock of the database per read)
-      const n = core.db.transaction(() => wantedFiles(core.model, new Set([id]), (x) => core.store.get(x)).length)();
-      core.activity({
-        kind: 'pinned',
-        path: pathFor(core, id),
-        summary: `kept on this device: ${plural(n, 'file', 'files')} to download`,
-        reason: 'you asked to keep it on this device',
-      });
-      return n;
+    });
+    const files = (await this.wanted(new Set([id]))).length;
+    core.activity({
+      kind: 'pinned',
+      path: pathFor(core, id),
+      summary: `kept on this device: ${plural(files, 'file', 'files')} to download`,
+      reason: 'you asked to keep it on this device',
     });
     this.p.changed();
     this.kick();
@@ -227,6 +227,21 @@ export class Keeper {
     await this.runs.idle();
   }
 
+  /**
+   * The files `pins` cover that need a download, read in turns of the lock of WANTED_STEP
+   * entries each (one read transaction a turn), the event loop turning between them.
+   */
+  private async wanted(pins: ReadonlySet<string>): Promise<string[]> {
+    if (pins.size === 0) return [];
+    const { core } = this.p;
+    const walk = new WantedWalk(pins);
+    for (;;) {
+      const done = await this.p.lock.run(() => core.db.transaction(() => walk.step(core.model, (x) => core.store.get(x), WANTED_STEP))());
+      if (done || this.p.stopped()) return walk.wanted;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
   private pins(): ReadonlySet<string> {
     return (this.pinned ??= this.p.core.local.pins());
   }
@@ -234,10 +249,7 @@ export class Keeper {
   /** One pass: the files to download, read under the lock, then fetched a few at a time. */
   private async once(): Promise<void> {
     const { core } = this.p;
-    const todo = await this.p.lock.run(() => {
-      const pins = this.pins();
-      return pins.size ? core.db.transaction(() => wantedFiles(core.model, pins, (x) => core.store.get(x)))() : [];
-    });
+    const todo = await this.wanted(this.pins());
     if (!todo.length) return;
     const { done, failed } = await this.fetchAll(todo);
     if (this.p.stopped()) return;

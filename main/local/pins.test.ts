@@ -8,7 +8,7 @@ import { stateIn } from '../../app/filters/on-device.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { prng } from '../../app/util/prng.js';
 import { LocalModel, type LocalEntry } from './model.js';
-import { deviceStateOf, deviceView, needsContent, pinOf, sameVersion, subtreeOf, wantedFiles } from './pins.js';
+import { deviceStateOf, deviceView, needsContent, pinOf, sameVersion, subtreeOf, WantedWalk, wantedFiles } from './pins.js';
 
 const T0 = '2021-01-01T00:00:00.000Z';
 const entry = (id: string, kind: 'file' | 'dir', lparent: string, over: Partial<LocalEntry> = {}): LocalEntry => ({
@@ -93,6 +93,18 @@ describe('pins', () => {
     expect(wantedFiles(m, new Set(['c']), (id) => objects.get(id))).toEqual(['c']);
     m.update('a', { filled: true });
     expect(wantedFiles(m, new Set(['Docs']), (id) => objects.get(id))).toEqual(['b']);
+  });
+
+  it('read in steps of one entry, the walk finds what wantedFiles finds, in the same order', () => {
+    const m = tree();
+    const objects = new Map(['a', 'b', 'c'].map((id) => [id, obj(id)]));
+    for (const pins of [new Set(['Docs', 'Sub', 'b', 'gone']), new Set(['root']), new Set(['c', 'Docs'])]) {
+      const walk = new WantedWalk(pins);
+      let steps = 0;
+      while (!walk.step(m, (id) => objects.get(id), 1)) steps++;
+      expect(walk.wanted).toEqual(wantedFiles(m, pins, (id) => objects.get(id)));
+      expect(steps).toBeGreaterThan(0);
+    }
   });
 
   it('the device view says what deviceStateOf says of every id, held or not, as the model and the pins change', () => {

@@ -39,19 +39,42 @@ export function needsContent(e: LocalEntry, o: RemoteObject | undefined): boolea
 
 /** The files `pins` cover that need a download, each once, pins in the order given. */
 export function wantedFiles(model: LocalModel, pins: ReadonlySet<string>, object: (id: string) => RemoteObject | undefined): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  for (const p of pins) {
-    const top = model.get(p);
-    if (!top) continue;
-    for (const id of top.kind === 'dir' ? model.descendants(p) : [p]) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const e = model.get(id);
-      if (e && needsContent(e, object(id))) out.push(id);
-    }
+  const walk = new WantedWalk(pins);
+  while (!walk.step(model, object, Infinity));
+  return walk.wanted;
+}
+
+/**
+ * `wantedFiles` in steps of a bounded number of entries: a kept folder of 100,000 files is
+ * read in turns of the engine's lock, the event loop turning between them (in one go, each
+ * pass of the keeper held the engine's thread for seconds; the window's search waited). An
+ * entry moved between two steps is seen at most once, or at the next pass.
+ */
+export class WantedWalk {
+  readonly wanted: string[] = [];
+  private readonly seen = new Set<string>();
+  private readonly todo: string[];
+
+  constructor(pins: ReadonlySet<string>) {
+    // (a stack: the first pin's tree first)
+    this.todo = [...pins].reverse();
   }
-  return out;
+
+  /** Reads at most `entries` entries (their children listed, their stored objects read); true once all are read. */
+  step(model: LocalModel, object: (id: string) => RemoteObject | undefined, entries: number): boolean {
+    for (let n = 0; n < entries && this.todo.length; n++) {
+      const id = this.todo.pop()!;
+      if (this.seen.has(id)) continue;
+      this.seen.add(id);
+      const e = model.get(id);
+      if (!e) continue;
+      if (e.kind === 'dir') {
+        const kids = model.children(id);
+        for (let i = kids.length - 1; i >= 0; i--) this.todo.push(kids[i]!);
+      } else if (needsContent(e, object(id))) this.wanted.push(id);
+    }
+    return this.todo.length === 0;
+  }
 }
 
 /** The entry and everything below it (a file: itself). */
