@@ -74,7 +74,8 @@ export function putAside(
   core.db.transaction(() => {
     core.model.update(e.id, { ino: null, filled: false, content: undefined, setag: '' });
     const before = core.store.get(e.id);
-    if (before && before.eTag !== nas.eTag) core.applier.applyOwn([{ kind: 'updated', before, after: nas, aspects: aspectsOf(before, nas) }]);
+    if (before && before.eTag !== nas.eTag)
+      core.applier.applyOwn([{ kind: 'updated', before, after: nas, aspects: aspectsOf(before, nas) }]);
     core.creates.finish(seq, 'done', `the NAS changed it too: your version is kept as ${copy}`);
     core.local.addConflict(contentConflictRow(path, rec));
     core.local.flush(core.model);

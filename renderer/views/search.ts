@@ -340,20 +340,21 @@ export function searchView(ctx: UiContext): View {
       return;
     }
     const last = /(\S+)$/.exec(input.value)?.[1];
+    // the completions are asked beside the search, but the results never wait for them: the
+    // first one after a start loads the word list (a second at a million names)
+    // (the search goes first: the engine answers in the order asked)
+    const searched = ctx.client.call('search', append && pageToken ? { q, limit: PAGE, pageToken } : { q, limit: PAGE });
+    let suggested: { words: string[] } | undefined;
+    const sugg = (
+      !append && last && !input.value.endsWith(' ') && !last.includes('"')
+        ? ctx.client.call('suggest', { prefix: last, limit: 6 }).catch(() => ({ words: [] }))
+        : Promise.resolve({ words: [] })
+    ).then((s) => (suggested = s));
     try {
-      const [page, sugg] = await Promise.all([
-        ctx.client.call('search', append && pageToken ? { q, limit: PAGE, pageToken } : { q, limit: PAGE }),
-        !append && last && !input.value.endsWith(' ') && !last.includes('"')
-          ? ctx.client.call('suggest', { prefix: last, limit: 6 })
-          : Promise.resolve({ words: [] }),
-      ]);
+      const page = await searched;
       if (my !== seq) return;
       hits = append ? [...hits, ...page.matches] : page.matches;
       pageToken = page.pageToken;
-      if (!append) {
-        words = completions(sugg.words, last ?? '', page.matches.length > 0);
-        showCompletion();
-      }
       replace(results, ...hits.map(row));
       marks();
       more.hidden = pageToken === '';
@@ -361,6 +362,21 @@ export function searchView(ctx: UiContext): View {
       showPicked();
       const count = `${formatCount(hits.length)}${pageToken ? '+' : ''} result${hits.length === 1 && !pageToken ? '' : 's'}`;
       replace(meta, el('span', { id: 'result-count' }, count));
+      if (!append) {
+        const fill = (sg: { words: string[] }): void => {
+          words = completions(sg.words, last ?? '', page.matches.length > 0);
+          showCompletion();
+        };
+        // answered with the search as a rule (shown before the next frame either way); else when it comes
+        if (suggested) fill(suggested);
+        else {
+          words = [];
+          showCompletion();
+          void sugg.then((sg) => {
+            if (my === seq) fill(sg);
+          });
+        }
+      }
       if (hits.length === 0 && !page.offlineOnly) {
         const dym = await ctx.client.call('didYouMean', { q });
         if (my !== seq) return;
