@@ -13,15 +13,13 @@ import { cpSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Page } from 'playwright-core';
-import { startCore } from '../main/api/core.js';
 import type { Core } from '../main/api/core-types.js';
-import { silentLogger } from '../main/log/logger.js';
-import { noLoginItem } from '../main/settings/autostart.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../main/settings/settings-store.js';
 import { openStateDb } from '../main/state/db.js';
 import { ensureRenderer } from '../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../main/ui-server/ui-server.js';
-import { launchChromium } from '../test/e2e/harness.js';
+import { silentLogger } from '../main/log/logger.js';
+import { launchChromium, quietCore } from '../test/e2e/harness.js';
 import { listAll, profiled, type Nas } from './content-probe.js';
 
 export interface WindowPhase {
@@ -109,6 +107,7 @@ interface Windows {
   search: Page;
 }
 
+/** One phase, measured (CONTENT_PROFILE=DIR: a CPU profile of this process per phase, window-<phase>.cpuprofile). */
 async function phase(
   w: Windows,
   name: WindowPhase['phase'],
@@ -116,46 +115,37 @@ async function phase(
   done: () => boolean | Promise<boolean>,
   timeoutMs: number,
 ): Promise<WindowPhase> {
-  // CONTENT_PROFILE=DIR: a CPU profile of this process per phase (window-<phase>.cpuprofile)
-  return profiled(process.env['CONTENT_PROFILE'], `window-${name.replace(' ', '-')}`, () => measurePhase(w, name, run, done, timeoutMs));
-}
-
-async function measurePhase(
-  w: Windows,
-  name: WindowPhase['phase'],
-  run: () => Promise<void>,
-  done: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<WindowPhase> {
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  await startProbe(w.browse);
-  await startProbe(w.search);
-  loop.enable();
-  const t0 = performance.now();
-  await run();
-  // search as the user types it while the phase runs
-  const searchTimes: number[] = [];
-  const queries = ['small', 'photo', 'bin', 'file 12', 'zzq'];
-  let i = 0;
-  while (!(await done())) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${name}: not done in ${timeoutMs / 1000} s`);
-    if (i % 4 === 0) searchTimes.push(await typed(w.search, queries[(i / 4) % queries.length]!));
-    i++;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const sec = (performance.now() - t0) / 1000;
-  loop.disable();
-  const [a, b] = [await stopProbe(w.browse), await stopProbe(w.search)];
-  const late = [...a.late, ...b.late];
-  const long = [...a.long, ...b.long];
-  return {
-    phase: name,
-    sec: r1(sec),
-    windowLagMs: { p99: r1(pct(late, 99)), max: r1(Math.max(0, ...late)) },
-    longTasks: { count: long.length, maxMs: r1(Math.max(0, ...long)) },
-    appLoopMs: { p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
-    searchMs: { n: searchTimes.length, p50: r1(pct(searchTimes, 50)), max: r1(Math.max(0, ...searchTimes)) },
-  };
+  return profiled(process.env['CONTENT_PROFILE'], `window-${name.replace(' ', '-')}`, async () => {
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    await startProbe(w.browse);
+    await startProbe(w.search);
+    loop.enable();
+    const t0 = performance.now();
+    await run();
+    // search as the user types it while the phase runs
+    const searchTimes: number[] = [];
+    const queries = ['small', 'photo', 'bin', 'file 12', 'zzq'];
+    let i = 0;
+    while (!(await done())) {
+      if (performance.now() - t0 > timeoutMs) throw new Error(`${name}: not done in ${timeoutMs / 1000} s`);
+      if (i % 4 === 0) searchTimes.push(await typed(w.search, queries[(i / 4) % queries.length]!));
+      i++;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const sec = (performance.now() - t0) / 1000;
+    loop.disable();
+    const [a, b] = [await stopProbe(w.browse), await stopProbe(w.search)];
+    const late = [...a.late, ...b.late];
+    const long = [...a.long, ...b.long];
+    return {
+      phase: name,
+      sec: r1(sec),
+      windowLagMs: { p99: r1(pct(late, 99)), max: r1(Math.max(0, ...late)) },
+      longTasks: { count: long.length, maxMs: r1(Math.max(0, ...long)) },
+      appLoopMs: { p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
+      searchMs: { n: searchTimes.length, p50: r1(pct(searchTimes, 50)), max: r1(Math.max(0, ...searchTimes)) },
+    };
+  });
 }
 
 /** Sizes of the files of `dir` (none: an empty map). */
@@ -198,13 +188,7 @@ export async function measureWindow(opts: {
   let server: UiServer | undefined;
   const browser = await launchChromium(join(base, 'window-chromium'));
   try {
-    core = await startCore({
-      dataDir,
-      log: silentLogger,
-      noKeychain: true,
-      loginItem: noLoginItem,
-      desktop: { open: async () => undefined, reveal: async () => undefined },
-    });
+    core = await quietCore(dataDir);
     const c = core;
     await c.handlers.setToken({ token: nas.token });
     const t0 = performance.now();

@@ -54,6 +54,21 @@ export interface Rig {
   close(): Promise<void>;
 }
 
+/** The app's core on `dataDir` as a test starts it: no keychain, no login item, a desktop that opens nothing. */
+export function quietCore(
+  dataDir: string,
+  more: Omit<Parameters<typeof startCore>[0], 'dataDir' | 'log' | 'loginItem' | 'desktop'> = {},
+): Promise<Core> {
+  return startCore({
+    dataDir,
+    log: silentLogger,
+    noKeychain: true,
+    loginItem: noLoginItem,
+    desktop: { open: async () => undefined, reveal: async () => undefined },
+    ...more,
+  });
+}
+
 /** Debian's Chromium with a fresh profile folder (never a downloaded browser). */
 export async function launchChromium(userDataDir: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(userDataDir, {

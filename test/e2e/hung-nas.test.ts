@@ -14,16 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCore } from '../../main/api/core.js';
 import type { Core } from '../../main/api/core-types.js';
 import { silentLogger } from '../../main/log/logger.js';
-import { noLoginItem } from '../../main/settings/autostart.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../../main/settings/settings-store.js';
 import { openStateDb } from '../../main/state/db.js';
 import { ensureRenderer } from '../../main/ui-server/assets.js';
 import { startUiServer, type UiServer } from '../../main/ui-server/ui-server.js';
 import { spawnServiceProcess, type ServiceProcess } from '../../server/testing.js';
-import { ARTIFACTS, launchChromium, until } from './harness.js';
+import { ARTIFACTS, launchChromium, quietCore, until } from './harness.js';
 
 /** The app's request timeout here (the app's own is 30 s). */
 const TIMEOUT_MS = 3_000;
@@ -52,14 +50,7 @@ beforeAll(async () => {
     mirrorFolder: mirror,
   });
   db.close();
-  core = await startCore({
-    dataDir,
-    log: silentLogger,
-    noKeychain: true,
-    loginItem: noLoginItem,
-    desktop: { open: async () => undefined, reveal: async () => undefined },
-    engine: { holdMs: 300, requestPollMs: 200, requestTimeoutMs: TIMEOUT_MS },
-  });
+  core = await quietCore(dataDir, { engine: { holdMs: 300, requestPollMs: 200, requestTimeoutMs: TIMEOUT_MS } });
   await core.handlers.setToken({ token });
   await until(async () => (await core.handlers.status({})).lastCompleteWalk !== null, 'first walk', 60_000);
   server = await startUiServer({ handlers: core.handlers, events: core.events, assetsDir: await ensureRenderer(), log: silentLogger });
