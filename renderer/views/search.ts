@@ -21,6 +21,8 @@ import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
 import { ignore } from '../../app/util/ignore.js';
 
 const PAGE = 50;
+/** A search not back after this long (ms) no longer holds the next keystroke's. */
+const STUCK_MS = 1000;
 
 /** A row's Open / Reveal for the mouse (the keyboard has Enter / Shift+Enter on the list). */
 function mouseAction(label: string, onClick: () => void): HTMLElement {
@@ -449,23 +451,25 @@ export function searchView(ctx: UiContext): View {
   /**
    * As you type, no pause: each keystroke asks at once when no search is on its way, else
    * the newest text is asked once that one is back (one in flight, the latest wins; the
-   * engine answers in a millisecond, so a pause only made every keystroke wait).
+   * engine answers in a millisecond, so a pause only made every keystroke wait). A search
+   * not back within STUCK_MS (an app switching its mirror) does not hold the next one: that
+   * one is asked at once, and the late answer is dropped (`seq`).
    */
-  let asking = false;
+  let asking: { at: number } | undefined;
   let askAgain = false;
   const searchNow = (): void => {
     if (timer) clearTimeout(timer);
-    if (asking) {
+    if (asking && performance.now() - asking.at < STUCK_MS) {
       askAgain = true;
       return;
     }
-    asking = true;
+    const mine = { at: performance.now() };
+    asking = mine;
+    askAgain = false;
     void load(false).finally(() => {
-      asking = false;
-      if (askAgain) {
-        askAgain = false;
-        searchNow();
-      }
+      if (asking !== mine) return;
+      asking = undefined;
+      if (askAgain) searchNow();
     });
   };
 
