@@ -31,6 +31,10 @@ export async function fillMarks(client: ContractClient, root: ParentNode, ids: r
   }
   for (const m of root.querySelectorAll<HTMLElement>('.device-mark')) {
     const st = out.get(m.dataset['deviceFor'] ?? '');
+    // a mark as it was is left alone: rewriting 500 of them five times a second while files
+    // download laid the whole listing out again each time (~50 ms of the window's thread)
+    if (m.dataset['state'] === (st ?? '') && m.dataset['filled'] === '1') continue;
+    m.dataset['filled'] = '1';
     const w = st && WORDS[st];
     m.dataset['state'] = st ?? '';
     m.title = w?.long ?? '';

@@ -116,8 +116,10 @@ export function browseView(ctx: UiContext): View {
       .then((states) => {
         for (const b of tbody.querySelectorAll<HTMLButtonElement>('button.keep')) {
           const pinned = states.get(b.dataset['keepFor'] ?? '') === 'pinned';
+          const label = pinned ? 'Unpin' : 'Keep';
+          if (b.textContent === label && b.dataset['pinned'] === (pinned ? '1' : '')) continue;
           b.dataset['pinned'] = pinned ? '1' : '';
-          b.textContent = pinned ? 'Unpin' : 'Keep';
+          b.textContent = label;
           b.setAttribute('aria-label', `${pinned ? 'Stop keeping' : 'Keep'} ${b.dataset['name'] ?? ''} on this device`);
         }
       })
