@@ -200,6 +200,13 @@ describe('the header in words', () => {
     );
     expect(statusWords({ ...base, checking: false }, now).line).toBe('Up to date · checked 10s ago');
   });
+
+  it('says so while search catches up with the newest items (a first walk of many), never a bare "Up to date"', () => {
+    expect(statusWords({ ...base, indexing: true }, now).line).toBe(
+      'Up to date · search is catching up with the newest items… · checked 10s ago',
+    );
+    expect(statusWords({ ...base, indexing: false }, now).line).toBe('Up to date · checked 10s ago');
+  });
 });
 
 const entry = (seq: number, kind: ActivityKind, path: string, summary: string, reason = 'r', undoable = false): ActivityEntry => ({

@@ -101,6 +101,11 @@ export const appStatus = obj({
   walk: walkStatus,
   /** The mirror folder is being compared with what the app knows (after a start): not up to date yet. Absent: false. */
   checking: opt(bool()),
+  /**
+   * The offline index is catching up with what the mirror holds (after a first walk of many
+   * objects): search may not find the newest items yet. Absent: false.
+   */
+  indexing: opt(bool()),
   outbox: int(),
   conflicts: int(),
   heldDeletes: int(),

@@ -60,7 +60,11 @@ export class SessionRunner {
     const staleAfterSec = staleAfter(s.syncIntervalSec);
     const engine = session?.engine;
     if (engine)
-      return { ...engineAppStatus(engine, this.r.store, session?.via ?? null, staleAfterSec), endpoint: session?.endpoint ?? null };
+      return {
+        ...engineAppStatus(engine, this.r.store, session?.via ?? null, staleAfterSec),
+        endpoint: session?.endpoint ?? null,
+        ...(this.r.opened.lagging ? { indexing: true } : {}),
+      };
     return this.idleStatus(session, s, staleAfterSec);
   }
 
@@ -103,6 +107,12 @@ export class SessionRunner {
       const changed = new Coalescer<ChangedWhat>(CHANGED_EVERY_MS, (what) => hub.emit('changed', { what }));
       this.unsubscribe = [
         () => changed.close(),
+        // "search is catching up" comes and goes with the index, not with the engine's status
+        this.r.opened.onLagging((lagging) => {
+          this.emitStatus();
+          // caught up: what the window shows is searched again
+          if (!lagging) changed.push('index');
+        }),
         engine.events.on('status', () => this.emitStatus()),
         engine.events.on('activity', () => changed.push('activity')),
         engine.events.on('changed', (c) => changed.push(c.what)),

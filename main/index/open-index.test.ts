@@ -43,12 +43,16 @@ async function lagsAfterTen() {
 describe('openOfflineIndex', () => {
   it('follow: a batch past the overlay limit is caught up by rebuilds; exact again after, then follows the overlay', async () => {
     const { dir, db, store, opened } = await lagsAfterTen();
+    // the app's status says "search is catching up" from these calls
+    const told: boolean[] = [];
+    opened.onLagging((l) => told.push(l));
     const apply = (cs: Parameters<typeof store.apply>[0]): void => {
       store.apply(cs);
       opened.follow(cs);
     };
     apply([{ kind: 'added', after: obj('x0', 'small one.txt') }]);
     expect(opened.lagging).toBe(false);
+    expect(told).toEqual([]);
     expect(opened.index.search('small').matches).toHaveLength(1);
     // a first walk's worth: past the limit
     apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
@@ -57,6 +61,7 @@ describe('openOfflineIndex', () => {
     apply(Array.from({ length: 5 }, (_, i) => ({ kind: 'added' as const, after: obj(`q${i}`, `photo late ${i}.jpg`) })));
     await opened.caughtUp();
     expect(opened.lagging).toBe(false);
+    expect(told).toEqual([true, false]);
     expect(opened.index.search('photo', { limit: 100 }).matches).toHaveLength(55);
     expect(opened.engine.overlaySize).toBe(0);
     // caught up by builds without the vocabulary: the worker built the vocabulary alone (never this thread)

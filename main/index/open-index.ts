@@ -50,6 +50,8 @@ export interface OpenedIndex {
   caughtUp(): Promise<void>;
   /** The writes that made the index lag are over (a walk ended): catch up now, not after the spacing. */
   catchUpNow(): void;
+  /** Calls `fn` each time `lagging` changes; returns a function that stops it. */
+  onLagging(fn: (lagging: boolean) => void): () => void;
 }
 
 export async function openOfflineIndex(store: MirrorStore, stateDir: string, opts: OpenIndexOptions = {}): Promise<OpenedIndex> {
@@ -91,6 +93,7 @@ class LiveIndex implements OpenedIndex {
   /** A save is waiting (the app stops): the catch-up rebuilds at once, without its spacing. */
   private hurry = false;
   private readonly waiters: (() => void)[] = [];
+  private readonly lagListeners = new Set<(lagging: boolean) => void>();
 
   constructor(parts: IndexParts, engine: FastEngine, source: OpenedIndex['source'], savedGen: number) {
     this.parts = parts;
@@ -116,12 +119,23 @@ class LiveIndex implements OpenedIndex {
     }
     if (this.current.overlaySize + changes.length > (opts.overlayLimit ?? Math.max(50_000, this.current.base.n / 4))) {
       index.followFacts(changes);
-      this.behind = true;
+      this.setBehind(true);
       // could not rebuild: follow the overlay again from a full rebuild at the next save
       this.catching = this.catchUp().catch(() => this.settle());
       return;
     }
     index.applyChanges(changes);
+  }
+
+  onLagging(fn: (lagging: boolean) => void): () => void {
+    this.lagListeners.add(fn);
+    return () => this.lagListeners.delete(fn);
+  }
+
+  private setBehind(b: boolean): void {
+    if (this.behind === b) return;
+    this.behind = b;
+    for (const l of this.lagListeners) l(b);
   }
 
   caughtUp(): Promise<void> {
@@ -217,7 +231,7 @@ class LiveIndex implements OpenedIndex {
 
   /** The catch-up is over (caught up, or given up): no longer lagging, and the waiters go on. */
   private settle(): void {
-    this.behind = false;
+    this.setBehind(false);
     this.catching = undefined;
     this.hurry = false;
     for (const w of this.waiters.splice(0)) w();
