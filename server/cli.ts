@@ -234,8 +234,9 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     const form = formIn(cmd.spec, rest);
+    const said = form === undefined || form === cmd.spec ? name : `${name} ${form.name}`;
     throw new UsageError(
-      `${name}: ${e.message}\n${usageBlock(SERVICE_PROGRAM, cmd.spec, form === undefined ? undefined : [form]).trimEnd()}`,
+      `${said}: ${e.message}\n${usageBlock(SERVICE_PROGRAM, cmd.spec, form === undefined ? undefined : [form]).trimEnd()}`,
       e.code,
     );
   }

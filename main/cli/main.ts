@@ -86,7 +86,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   } catch (e) {
     if (e instanceof UsageError) {
       const form = formIn(cmd.spec, rest);
-      io.stderr.write(`nas-mirror ${name}: ${e.message}\n${usageBlock(MIRROR_PROGRAM, cmd.spec, form === undefined ? undefined : [form])}`);
+      // the words a user typed: "nas-mirror held approve: give the ID", not "nas-mirror held: ..."
+      const said = form === undefined || form === cmd.spec ? name : `${name} ${form.name}`;
+      io.stderr.write(`nas-mirror ${said}: ${e.message}\n${usageBlock(MIRROR_PROGRAM, cmd.spec, form === undefined ? undefined : [form])}`);
       return EXIT_USAGE;
     }
     const msg = e instanceof AppError ? `${e.message}${e.detail ? ` (${e.detail})` : ''}` : e instanceof Error ? e.message : String(e);

@@ -80,7 +80,9 @@ describe('--help and -h on every command and subcommand', () => {
         // (a command that is only its subcommands asks for one of them first)
         const abstract = f.spec.abstract === true && f.form === f.spec;
         const usage = usageBlock(program, f.spec, abstract ? undefined : [f.form]);
-        const says = program === MIRROR_PROGRAM ? `nas-mirror ${f.spec.name}: ` : `nas-service: ${f.spec.name}: `;
+        // said as the user typed it: the command, and the subcommand when there is one
+        const typed = f.form === f.spec ? f.spec.name : `${f.spec.name} ${f.form.name}`;
+        const says = program === MIRROR_PROGRAM ? `nas-mirror ${typed}: ` : `nas-service: ${typed}: `;
         expect({ words: f.words.join(' '), code: r.code, out: r.out }).toEqual({ words: f.words.join(' '), code: 2, out: '' });
         expect(r.err.startsWith(says), `${f.words.join(' ')}: ${r.err}`).toBe(true);
         expect(r.err.split('\n')[0], f.words.join(' ')).toContain(abstract ? 'give one of: ' : '--zz-unknown');

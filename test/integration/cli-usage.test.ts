@@ -16,11 +16,11 @@ describe('usage errors name what is wrong and print the usage line', () => {
       out: '',
       err: 'nas-mirror status: unknown option --frobnicate\nusage: nas-mirror status [--state DIR] [--json]\n',
     });
-    // a subcommand's usage line, and an option its form does not take
+    // a subcommand's usage line, and an option its form does not take, said as the user typed it
     expect(await run('nas-mirror.js', 'held', 'approve', '3', '--json')).toEqual({
       code: 2,
       out: '',
-      err: 'nas-mirror held: unknown option --json\nusage: nas-mirror held approve ID... [--state DIR]\n',
+      err: 'nas-mirror held approve: unknown option --json\nusage: nas-mirror held approve ID... [--state DIR]\n',
     });
     const noValue = await run('nas-mirror.js', 'search', 'x', '--limit');
     expect(noValue.code).toBe(2);
@@ -48,7 +48,7 @@ describe('usage errors name what is wrong and print the usage line', () => {
     const sub = await run('nas-service.js', 'user', 'password', 'bob', '--data', '/tmp/x');
     expect(sub.code).toBe(2);
     expect(sub.err).toMatch(
-      /^nas-service: user: --password-stdin is required: .*\nusage:\n {2}nas-service user password NAME --data DIR --password-stdin\n$/,
+      /^nas-service: user password: --password-stdin is required: .*\nusage:\n {2}nas-service user password NAME --data DIR --password-stdin\n$/,
     );
   }, 60_000);
 });
