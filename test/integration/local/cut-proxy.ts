@@ -85,8 +85,18 @@ export async function startCutProxy(targetBaseUrl: string): Promise<CutProxy> {
       }
       req.off('data', onData);
       req.pause();
-      // those bytes handed to the kernel, the engine dies; then the service sees the request cut off
-      up.write(c.subarray(0, take), () => void mine.kill().then(() => (up.destroy(), res.destroy(), mine.done())));
+      // those bytes handed to the kernel, the engine dies; then the service sees the request cut
+      // off: a half-close (FIN after every byte), so what was sent is what the service reads (a
+      // destroy could reset the connection, and a busy service then lost bytes still unread)
+      up.write(
+        c.subarray(0, take),
+        () =>
+          void mine.kill().then(() => {
+            up.once('close', () => (res.destroy(), mine.done()));
+            up.end();
+            setTimeout(() => up.destroy(), 10_000).unref();
+          }),
+      );
     };
     req.on('data', onData);
     req.on('end', () => up.end());
