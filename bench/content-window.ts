@@ -9,10 +9,10 @@
  * process of the desktop app), and search as the user types it meanwhile (keystroke to
  * results on screen, the 60 ms as-you-type pause included). Used by bench/content.ts.
  */
-import { cpSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import type { Core } from '../main/api/core-types.js';
 import { DEFAULT_SETTINGS, SettingsStore } from '../main/settings/settings-store.js';
 import { openStateDb } from '../main/state/db.js';
@@ -107,7 +107,61 @@ interface Windows {
   search: Page;
 }
 
-/** One phase, measured (CONTENT_PROFILE=DIR: a CPU profile of this process per phase, window-<phase>.cpuprofile). */
+/** A CPU profile of a window's renderer (CONTENT_PROFILE): started, then `stop` writes it as DIR/NAME.cpuprofile. */
+async function pageProfile(page: Page, dir: string | undefined, name: string): Promise<{ stop: () => Promise<void> }> {
+  if (!dir) return { stop: async () => {} };
+  const cdp: CDPSession = await page.context().newCDPSession(page);
+  if (process.env['CONTENT_TRACE'] && name.endsWith(`-${process.env['CONTENT_TRACE']}`)) return traced(cdp, dir, name);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = await cdp.send('Profiler.stop');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      await cdp.detach();
+    },
+  };
+}
+
+/** CONTENT_TRACE=browse|search beside CONTENT_PROFILE: a Chromium trace of that window (layout, style, paint, scripts) instead, NAME.trace.json. */
+async function traced(cdp: CDPSession, dir: string, name: string): Promise<{ stop: () => Promise<void> }> {
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReturnAsStream',
+    traceConfig: {
+      includedCategories: [
+        'devtools.timeline',
+        'disabled-by-default-devtools.timeline',
+        'disabled-by-default-devtools.timeline.invalidationTracking',
+        'v8',
+        'blink',
+        'toplevel',
+      ],
+    },
+  });
+  return {
+    stop: async () => {
+      const done = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e) => resolve(e.stream ?? '')));
+      await cdp.send('Tracing.end');
+      const stream = await done;
+      let text = '';
+      for (;;) {
+        const r = await cdp.send('IO.read', { handle: stream });
+        text += r.base64Encoded ? Buffer.from(r.data, 'base64').toString() : r.data;
+        if (r.eof) break;
+      }
+      await cdp.send('IO.close', { handle: stream });
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.trace.json`), text);
+      await cdp.detach();
+    },
+  };
+}
+
+/**
+ * One phase, measured (CONTENT_PROFILE=DIR: a CPU profile of this process per phase,
+ * window-<phase>.cpuprofile, and of each window's renderer, window-<phase>-browse|search.cpuprofile).
+ */
 async function phase(
   w: Windows,
   name: WindowPhase['phase'],
@@ -115,7 +169,10 @@ async function phase(
   done: () => boolean | Promise<boolean>,
   timeoutMs: number,
 ): Promise<WindowPhase> {
-  return profiled(process.env['CONTENT_PROFILE'], `window-${name.replace(' ', '-')}`, async () => {
+  const dir = process.env['CONTENT_PROFILE'];
+  const file = `window-${name.replace(' ', '-')}`;
+  return profiled(dir, file, async () => {
+    const pages = [await pageProfile(w.browse, dir, `${file}-browse`), await pageProfile(w.search, dir, `${file}-search`)];
     const loop = monitorEventLoopDelay({ resolution: 10 });
     await startProbe(w.browse);
     await startProbe(w.search);
@@ -135,6 +192,7 @@ async function phase(
     const sec = (performance.now() - t0) / 1000;
     loop.disable();
     const [a, b] = [await stopProbe(w.browse), await stopProbe(w.search)];
+    for (const p of pages) await p.stop();
     const late = [...a.late, ...b.late];
     const long = [...a.long, ...b.long];
     return {
@@ -231,12 +289,24 @@ export async function measureWindow(opts: {
     );
     say('window: keep of the small folder…');
     await browseTo(page, 'small');
-    // done by the app's own word (a count of its "done" events: the probe must cost this
-    // process nothing, it shares the loop it measures); the files checked on disk after
-    let downloaded = 0;
+    // done by the app's own word: its count of the files here below the folder (what Storage
+    // shows), asked only after the app said content changed and at most twice a second (the
+    // probe must cost this process little: it shares the loop it measures); the files checked
+    // on disk after
+    let contentMoved = false;
+    let here = 0;
+    let askedAt = 0;
     const off = c.events.subscribe((event, payload) => {
-      if (event === 'download' && (payload as { state?: string }).state === 'done') downloaded++;
+      if (event === 'changed' && (payload as { what?: string }).what === 'content') contentMoved = true;
     });
+    const allHere = async (): Promise<boolean> => {
+      if (contentMoved && performance.now() - askedAt >= 500) {
+        contentMoved = false;
+        askedAt = performance.now();
+        here = (await c.handlers.deviceSpace({ folderId: idOf('small') })).files;
+      }
+      return here >= opts.sizes.size;
+    };
     try {
       out.push(
         await phase(
@@ -245,7 +315,7 @@ export async function measureWindow(opts: {
           async () => {
             await c.handlers.pin({ id: idOf('small') });
           },
-          () => downloaded >= opts.sizes.size,
+          allHere,
           opts.budgetMs,
         ),
       );

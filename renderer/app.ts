@@ -189,6 +189,7 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
       tabs.get(v)?.setAttribute('tabindex', v === id ? '0' : '-1');
     }
     document.body.dataset['view'] = id;
+    document.documentElement.dataset['view'] = id;
     fixBtn.hidden = settingUp || !fixWanted || id === fixView;
     views[id].activate(arg);
   }

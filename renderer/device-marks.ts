@@ -6,7 +6,7 @@
  */
 import type { ContractClient } from '../app/contract/methods.js';
 import type { DeviceState } from '../app/contract/shapes.js';
-import { el, replace } from './dom.js';
+import { el, perFrame, replace } from './dom.js';
 import { formatSize, plural, realPlurals } from './format.js';
 
 const WORDS: Record<DeviceState, { short: string; long: string } | undefined> = {
@@ -16,6 +16,9 @@ const WORDS: Record<DeviceState, { short: string; long: string } | undefined> = 
   pinned: { short: 'Kept here', long: 'Kept on this device: downloaded and kept current as the NAS changes' },
   folder: undefined,
 };
+
+/** Marks worded per frame (perFrame): a few ms of layout a frame in a 500-row listing, with the Keep buttons beside them. */
+export const MARKS_PER_FRAME = 50;
 
 /** A row's mark, empty until `fillMarks` words it. */
 export function deviceMark(id: string): HTMLElement {
@@ -29,17 +32,20 @@ export async function fillMarks(client: ContractClient, root: ParentNode, ids: r
     const { states } = await client.call('deviceStates', { ids: ids.slice(i, i + 1000) });
     for (const s of states) out.set(s.id, s.state);
   }
-  for (const m of root.querySelectorAll<HTMLElement>('.device-mark')) {
+  // a mark as it was is left alone: rewriting 500 of them five times a second while files
+  // download laid the whole listing out again each time (~50 ms of the window's thread); the
+  // ones that changed go MARKS_PER_FRAME a frame (a Keep turns every row of the folder at once)
+  const changed = [...root.querySelectorAll<HTMLElement>('.device-mark')].filter(
+    (m) => m.dataset['filled'] !== '1' || m.dataset['state'] !== (out.get(m.dataset['deviceFor'] ?? '') ?? ''),
+  );
+  await perFrame(changed, MARKS_PER_FRAME, (m) => {
     const st = out.get(m.dataset['deviceFor'] ?? '');
-    // a mark as it was is left alone: rewriting 500 of them five times a second while files
-    // download laid the whole listing out again each time (~50 ms of the window's thread)
-    if (m.dataset['state'] === (st ?? '') && m.dataset['filled'] === '1') continue;
     m.dataset['filled'] = '1';
     const w = st && WORDS[st];
     m.dataset['state'] = st ?? '';
     m.title = w?.long ?? '';
     replace(m, w ? el('span', { class: `device device-${st}` }, w.short) : '');
-  }
+  });
   return out;
 }
 

@@ -109,7 +109,7 @@ export const EVENTS = {
   status: appStatus,
   changed: obj({ what: oneOf(['activity', 'conflicts', 'index', 'settings', 'content'] as const) }),
   notice: obj({ level: oneOf(['info', 'warn', 'error'] as const), message: str({ max: 4096 }) }),
-  /** A file's download for "Open" (bytes so far of its size), then `done` or `failed` with why. */
+  /** A file's download for "Open" (bytes so far of its size), then `done` or `failed` with why (only Opens: not the keeper's downloads). */
   download: obj({
     id,
     path: str({ max: 65_536 }),

@@ -117,7 +117,8 @@ export class SessionRunner {
         engine.events.on('activity', () => changed.push('activity')),
         engine.events.on('changed', (c) => changed.push(c.what)),
         engine.events.on('notice', (n) => hub.emit('notice', n)),
-        engine.events.on('download', (d) => hub.emit('download', d)),
+        // Opens only: a Keep's downloads would tell the window 2 events per file, for nothing it shows
+        engine.events.on('download', ({ open, ...d }) => open && hub.emit('download', d)),
       ];
       if (engine.state.paused !== s.paused) await engine.setPaused(s.paused);
       void engine

@@ -48,6 +48,8 @@ export class Engine {
   /** New folders and files made in the mirror folder, created on the NAS (creates.ts). */
   readonly creator: Creator;
   private readonly lock = new Lock();
+  /** Ids an Open waits on (how many Opens each): their progress events say `open`. */
+  private readonly opening = new Map<string, number>();
   private readonly timers = new EngineTimers();
   private stopped = false;
   /** When the last status went out (performance.now()), and whether one is queued (statusSoon). */
@@ -105,7 +107,7 @@ export class Engine {
       lock: this.lock,
       client: opts.client,
       signal: this.abort.signal,
-      progress: (p) => this.events.emit('download', p),
+      progress: (p) => this.events.emit('download', this.opening.has(p.id) ? { ...p, open: true } : p),
       notice: (n) => this.events.emit('notice', n),
       placed: (files) => this.localSide.placedByEngine(files),
     });
@@ -433,6 +435,7 @@ export class Engine {
    * path; a failure is also in the activity log (the command line waits on it).
    */
   async download(id: string): Promise<GetResult> {
+    this.opening.set(id, (this.opening.get(id) ?? 0) + 1);
     try {
       return await this.downloads.get(id);
     } catch (e) {
@@ -448,6 +451,10 @@ export class Engine {
         reason: `${err.code}: ${err.message}`,
       });
       throw err;
+    } finally {
+      const n = (this.opening.get(id) ?? 1) - 1;
+      if (n > 0) this.opening.set(id, n);
+      else this.opening.delete(id);
     }
   }
 

@@ -14,6 +14,12 @@ export interface DownloadProgress {
   total: number;
   state: 'downloading' | 'done' | 'failed';
   message?: string;
+  /**
+   * Someone waits on this file (an Open: `Engine.download`), as opposed to the keeper's
+   * downloads of kept folders: the window shows only these (a Keep of 10,000 files told it
+   * 20,000 events, each parsed and dropped by both windows).
+   */
+  open?: true;
 }
 
 export interface EngineEventMap {

@@ -89,7 +89,7 @@ export async function serveEngineUi(o: EngineUiOptions): Promise<UiServer> {
     o.engine.events.on('activity', () => hub.emit('changed', { what: 'activity' })),
     o.engine.events.on('changed', (c) => hub.emit('changed', c)),
     o.engine.events.on('notice', (n) => hub.emit('notice', n)),
-    o.engine.events.on('download', (d) => hub.emit('download', d)),
+    o.engine.events.on('download', ({ open, ...d }) => open && hub.emit('download', d)),
   ];
   const server = await startUiServer({ handlers, events: hub, assetsDir: await ensureRenderer(), port: o.port, log: o.log });
   return {

@@ -1,6 +1,6 @@
 /**
  * The partial file alone on a real temp folder: chunks taken at once land at their places
- * (several per write), a fresh partial is emptied and a kept one continued from its length, a
+ * (several per write, behind or on the spot: `InlineWrites`), a fresh partial is emptied and a kept one continued from its length, a
  * whole body restarts it, a write past the high-water mark waits for the batch in flight, a
  * failed write is said by the next write and by finish (never swallowed), and the descriptor
  * is closed only once no write is in flight.
@@ -9,7 +9,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HIGH_WATER, PartialFile, SYNC_TAIL, WRITE_BATCH } from './partial-file.js';
+import { HIGH_WATER, InlineWrites, PartialFile, SYNC_TAIL, WRITE_BATCH } from './partial-file.js';
+
+/** Batches go to the thread pool (as after a slow write: `InlineWrites`), for the tests of writes behind. */
+const behind = (): InlineWrites => {
+  const w = new InlineWrites();
+  w.took(InlineWrites.SLOW_MS + 1);
+  return w;
+};
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -33,11 +40,14 @@ const chunksOf = (b: Buffer, size: number): Buffer[] => {
 };
 
 describe('PartialFile', () => {
-  it('writes many chunks behind, each at its place, and holds all of them after finish', async () => {
+  it.each([
+    ['behind (the thread pool)', behind],
+    ['on the spot, while such writes are quick', () => new InlineWrites()],
+  ])('writes many chunks %s, each at its place, and holds all of them after finish', async (_, writes) => {
     const abs = temp();
     const data = pattern(3 * WRITE_BATCH + 12_345);
     const seen: number[] = [];
-    const p = PartialFile.open(abs, true, data.length, (n) => seen.push(n));
+    const p = PartialFile.open(abs, true, data.length, (n) => seen.push(n), writes());
     for (const c of chunksOf(data, 65_536)) await p.write(c);
     expect(p.offset()).toBe(data.length);
     await p.finish();
@@ -46,10 +56,33 @@ describe('PartialFile', () => {
     expect(seen.at(-1)).toBe(data.length);
   });
 
+  it('writes a batch on the spot while such writes are quick; after a slow one, behind for a while, longer each time', async () => {
+    const abs = temp();
+    const quick = new InlineWrites();
+    const p = PartialFile.open(abs, true, 4 * WRITE_BATCH, undefined, quick);
+    // on the spot: the batch is in the file when the write returns, before any other turn of the loop
+    void p.write(pattern(WRITE_BATCH, 3));
+    expect(statSync(abs).size).toBe(WRITE_BATCH);
+    await p.close();
+    const w = new InlineWrites();
+    const t = 1_000_000;
+    expect(w.ok(t)).toBe(true);
+    w.took(InlineWrites.SLOW_MS + 1, t);
+    expect([w.ok(t + InlineWrites.FIRST_BACKOFF_MS - 1), w.ok(t + InlineWrites.FIRST_BACKOFF_MS)]).toEqual([false, true]);
+    const t2 = t + InlineWrites.FIRST_BACKOFF_MS;
+    w.took(InlineWrites.SLOW_MS + 1, t2);
+    expect([w.ok(t2 + 2 * InlineWrites.FIRST_BACKOFF_MS - 1), w.ok(t2 + 2 * InlineWrites.FIRST_BACKOFF_MS)]).toEqual([false, true]);
+    // a quick one: the next slow one counts from the first backoff again
+    w.took(0.2, t2 + 2 * InlineWrites.FIRST_BACKOFF_MS);
+    const t3 = t2 + 3 * InlineWrites.FIRST_BACKOFF_MS;
+    w.took(InlineWrites.SLOW_MS + 1, t3);
+    expect(w.ok(t3 + InlineWrites.FIRST_BACKOFF_MS)).toBe(true);
+  });
+
   it('copy takes bytes from a buffer the caller reuses at once, in order with written chunks; its blocks are used again', async () => {
     const abs = temp();
     const data = pattern(6 * WRITE_BATCH + 777);
-    const p = PartialFile.open(abs, true, data.length);
+    const p = PartialFile.open(abs, true, data.length, undefined, behind());
     const reused = Buffer.alloc(200_000);
     let at = 0;
     let waited = 0;
@@ -126,7 +159,7 @@ describe('PartialFile', () => {
 
   it('a write past the high-water mark waits for the batch in flight', async () => {
     const abs = temp();
-    const p = PartialFile.open(abs, true, 2 * HIGH_WATER);
+    const p = PartialFile.open(abs, true, 2 * HIGH_WATER, undefined, behind());
     const chunk = pattern(65_536);
     let waited = 0;
     for (let n = 0; n < (2 * HIGH_WATER) / chunk.length; n++) {
@@ -174,7 +207,7 @@ describe('PartialFile', () => {
 
   it('closes only once no write is in flight, and a second close is nothing', async () => {
     const abs = temp();
-    const p = PartialFile.open(abs, true, 4 * WRITE_BATCH);
+    const p = PartialFile.open(abs, true, 4 * WRITE_BATCH, undefined, behind());
     const data = pattern(4 * WRITE_BATCH, 5);
     for (const c of chunksOf(data, WRITE_BATCH)) void p.write(c);
     await p.close(); // the batches in flight end first: their bytes are in the file

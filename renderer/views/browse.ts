@@ -9,10 +9,10 @@
 import type { ListResult } from '../../app/contract/shapes.js';
 import { quoteOperator } from '../../app/filters/filters.js';
 import { isFolder, type RemoteObject } from '../../app/model/remote-object.js';
-import { button, el, replace } from '../dom.js';
+import { button, el, perFrame, replace } from '../dom.js';
 import { formatDate, formatSize, iconClass, plural } from '../format.js';
 import { messageOf, type UiContext, type View } from '../context.js';
-import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
+import { MARKS_PER_FRAME, deviceMark, fillMarks, keepAction } from '../device-marks.js';
 import { ignore } from '../../app/util/ignore.js';
 
 export function browseView(ctx: UiContext): View {
@@ -114,14 +114,16 @@ export function browseView(ctx: UiContext): View {
       files.map((f) => f.id),
     )
       .then((states) => {
-        for (const b of tbody.querySelectorAll<HTMLButtonElement>('button.keep')) {
-          const pinned = states.get(b.dataset['keepFor'] ?? '') === 'pinned';
-          const label = pinned ? 'Unpin' : 'Keep';
-          if (b.textContent === label && b.dataset['pinned'] === (pinned ? '1' : '')) continue;
+        const isPinned = (b: HTMLButtonElement): boolean => states.get(b.dataset['keepFor'] ?? '') === 'pinned';
+        const changed = [...tbody.querySelectorAll<HTMLButtonElement>('button.keep')].filter(
+          (b) => b.dataset['pinned'] !== (isPinned(b) ? '1' : '') || b.textContent !== (isPinned(b) ? 'Unpin' : 'Keep'),
+        );
+        return perFrame(changed, MARKS_PER_FRAME, (b) => {
+          const pinned = isPinned(b);
           b.dataset['pinned'] = pinned ? '1' : '';
-          b.textContent = label;
+          b.textContent = pinned ? 'Unpin' : 'Keep';
           b.setAttribute('aria-label', `${pinned ? 'Stop keeping' : 'Keep'} ${b.dataset['name'] ?? ''} on this device`);
-        }
+        });
       })
       .catch(ignore('the marks are a hint: the rows stay usable without them'));
   };

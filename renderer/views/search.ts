@@ -10,7 +10,7 @@
 import type { SearchHit } from '../../app/contract/shapes.js';
 import { isFolder } from '../../app/model/remote-object.js';
 import { foldCase } from '../../app/search/fold.js';
-import { button, el, replace } from '../dom.js';
+import { button, el, perFrame, replace } from '../dom.js';
 import { formatCount, formatSize, iconClass, joinPath, plural, whenOf } from '../format.js';
 import { highlighted } from '../highlight.js';
 import { statusWords } from '../status-words.js';
@@ -21,6 +21,8 @@ import { deviceMark, fillMarks, keepAction } from '../device-marks.js';
 import { ignore } from '../../app/util/ignore.js';
 
 const PAGE = 50;
+/** Result rows put on screen at once (a window's height of them); the others follow, as many a frame. */
+const FIRST_ROWS = 16;
 /** A search not back after this long (ms) no longer holds the next keystroke's. */
 const STUCK_MS = 1000;
 
@@ -355,10 +357,24 @@ export function searchView(ctx: UiContext): View {
     try {
       const page = await searched;
       if (my !== seq) return;
+      const from = append ? hits.length : 0;
       hits = append ? [...hits, ...page.matches] : page.matches;
       pageToken = page.pageToken;
-      replace(results, ...hits.map(row));
-      marks();
+      // the rows a window shows first go now, the others over the next frames: 50 new rows at
+      // once were one task of ~30 ms of the window's thread (their style and layout), ~50 ms
+      // while a transfer kept the machine busy; the marks once every row is there
+      const rows = hits.slice(from).map((h, k) => row(h, from + k));
+      if (!append) replace(results);
+      results.append(...rows.slice(0, FIRST_ROWS));
+      void perFrame(rows.slice(FIRST_ROWS), FIRST_ROWS, (li) => {
+        if (my !== seq) return;
+        const i = Number(li.id.slice('hit-'.length));
+        li.classList.toggle('selected', i === selected);
+        li.setAttribute('aria-selected', String(i === selected));
+        results.append(li);
+      }).then(() => {
+        if (my === seq) marks();
+      });
       more.hidden = pageToken === '';
       organize.hidden = hits.length === 0;
       showPicked();

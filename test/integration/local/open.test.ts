@@ -117,8 +117,10 @@ describe('Open on demand', () => {
       storeChanges++;
     });
     const progress: number[] = [];
+    const opens = new Map<string, boolean>();
     r.engine.events.on('download', (p) => {
       if (p.id === ids['a.bin']) progress.push(p.bytes);
+      opens.set(p.id, (opens.get(p.id) ?? true) && p.open === true);
     });
     r.mark();
     const got = await r.engine.download(ids['a.bin']!);
@@ -127,6 +129,14 @@ describe('Open on demand', () => {
     const after = statSync(file);
     expect(after.mtimeMs).toBe(Date.parse('2021-03-04T05:06:07Z'));
     expect(progress.at(-1)).toBe(data.length);
+    // an Open's events say so (the window shows only those); a Keep's downloads do not
+    await r.engine.pin(ids['b.txt']!);
+    await waitFor(() => opens.has(ids['b.txt']!) && statSync(join(r.mirror, 'Docs', 'b.txt')).size === 10, 'b.txt kept');
+    expect([...opens]).toEqual([
+      [ids['a.bin'], true],
+      [ids['b.txt'], false],
+    ]);
+    await r.engine.unpin(ids['b.txt']!);
     const e = r.engine.core.model.get(ids['a.bin']!)!;
     expect(e).toMatchObject({ filled: false, ino: String(after.ino), content: { size: data.length, ino: String(after.ino) } });
     // the watcher's report of that rename, and a full read of the folder, find nothing of the user's
