@@ -12,6 +12,7 @@
  * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row),
  * CONTENT_ONLY=download|upload|window (one part: its table to stdout, the results file untouched),
  * CONTENT_ROUNDS (3: rounds of the big file, curl then the engine each, the median shown),
+ * CONTENT_REWALK_MS (the engine's re-walk period: 60 s, as the app's),
  * CONTENT_TRACE=browse|search (with CONTENT_PROFILE: a Chromium trace of that window per phase).
  * Then the window while content moves (bench/content-window.ts): the app with a window in
  * Chromium opening, keeping and uploading the same files, its event loops measured.
@@ -348,6 +349,7 @@ async function setUp(base: string): Promise<Rig> {
     client,
     log: process.env['CONTENT_LOG'] ? createLogger('engine') : silentLogger,
     threshold: { ...DEFAULT_THRESHOLD, count: Math.max(DEFAULT_THRESHOLD.count, 2 * SMALL + 100) },
+    ...(process.env['CONTENT_REWALK_MS'] ? { rewalkMs: Number(process.env['CONTENT_REWALK_MS']) } : {}),
   });
   const rig: Rig = {
     dir,
