@@ -205,6 +205,9 @@ describe('the header in words', () => {
     expect(statusWords({ ...base, indexing: true }, now).line).toBe(
       'Up to date · search is catching up with the newest items… · checked 10s ago',
     );
+    expect(statusWords({ ...base, indexing: true, indexingPercent: 40 }, now).line).toBe(
+      'Up to date · search is catching up with the newest items… 40 % · checked 10s ago',
+    );
     expect(statusWords({ ...base, indexing: false }, now).line).toBe('Up to date · checked 10s ago');
   });
 });

@@ -86,7 +86,10 @@ export function statusWords(s: AppStatus, now = Date.now()): StatusWords {
   // never "up to date" before the folder was compared with what the app knows (a change made while it was stopped)
   if (s.checking === true) return say('Checking the mirror folder for changes made while the app was stopped…');
   if (v.state === 'stale') return say(`Not checked recently · ${last}`);
-  if (s.indexing === true) return say(`Up to date · search is catching up with the newest items… · ${last}`);
+  if (s.indexing === true)
+    return say(
+      `Up to date · search is catching up with the newest items…${s.indexingPercent === undefined ? '' : ` ${s.indexingPercent} %`} · ${last}`,
+    );
   return say(`Up to date · ${last}`);
 }
 

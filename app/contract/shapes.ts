@@ -106,6 +106,8 @@ export const appStatus = obj({
    * objects): search may not find the newest items yet. Absent: false.
    */
   indexing: opt(bool()),
+  /** While `indexing`: how much of what the mirror holds search finds, in whole percents (0-99). */
+  indexingPercent: opt(int(0, 100)),
   outbox: int(),
   conflicts: int(),
   heldDeletes: int(),

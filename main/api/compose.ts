@@ -46,7 +46,8 @@ export async function openMirrorState(stateDir: string): Promise<MirrorState> {
  * The Engine on an opened state (sharing its database, store and applier with the index).
  * A walk that placed objects ends with "index changed": an index lagging behind the walk
  * catches up at once; once it has, the engine's free memory goes back to the system
- * (release-memory.ts) before the quiet time between rounds.
+ * (release-memory.ts) before the quiet time between rounds. While it catches up, how far it is
+ * goes in the state db's meta `indexing` (whole percents) for `nas-mirror status`.
  */
 export function createEngine(
   state: Pick<MirrorState, 'stateDir' | 'db' | 'store' | 'applier'> & Partial<Pick<MirrorState, 'opened'>>,
@@ -55,6 +56,11 @@ export function createEngine(
   const engine = new Engine({ ...opts, stateDir: state.stateDir, db: state.db, store: state.store, applier: state.applier });
   const opened = state.opened;
   if (opened) {
+    // for `nas-mirror status` (another process): how far the index's catch-up is, while it runs
+    const local = engine.core.local;
+    local.setMeta('indexing', opened.progress === undefined ? undefined : String(opened.progress));
+    const off = opened.onProgress((pct) => local.setMeta('indexing', pct === undefined ? undefined : String(pct)));
+    engine.stopping.addEventListener('abort', off, { once: true });
     engine.events.on('changed', (c) => {
       if (c.what !== 'index' || !opened.lagging) return;
       opened.catchUpNow();

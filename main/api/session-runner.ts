@@ -63,7 +63,7 @@ export class SessionRunner {
       return {
         ...engineAppStatus(engine, this.r.store, session?.via ?? null, staleAfterSec),
         endpoint: session?.endpoint ?? null,
-        ...(this.r.opened.lagging ? { indexing: true } : {}),
+        ...(this.r.opened.lagging ? { indexing: true, indexingPercent: this.r.opened.progress ?? 0 } : {}),
       };
     return this.idleStatus(session, s, staleAfterSec);
   }
@@ -113,6 +113,8 @@ export class SessionRunner {
           // caught up: what the window shows is searched again
           if (!lagging) changed.push('index');
         }),
+        // "search is catching up… 40 %": each whole percent
+        this.r.opened.onProgress(() => this.emitStatus()),
         engine.events.on('status', () => this.emitStatus()),
         engine.events.on('activity', () => changed.push('activity')),
         engine.events.on('changed', (c) => changed.push(c.what)),

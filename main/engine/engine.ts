@@ -63,6 +63,10 @@ export class Engine {
   private readonly keeper: StateKeeper;
   /** Aborts a walk in progress when the engine stops. */
   private readonly abort = new AbortController();
+  /** Aborted when the engine stops (what others hang on it goes then). */
+  get stopping(): AbortSignal {
+    return this.abort.signal;
+  }
   private release: (() => void) | undefined;
   /** Set once the folder is watched and matches the model: what `run` calls ready. */
   ready = false;

@@ -107,6 +107,8 @@ export function readStatus(
   pendingRequests: number;
   connectionProblem: string | null;
   notAnswering: boolean;
+  /** The running engine's offline index is catching up: how much search finds (whole percents); null when it is not. */
+  indexingPercent: number | null;
 } {
   const local = new LocalStore(db);
   const outbox = new OutboxStore(db);
@@ -134,6 +136,8 @@ export function readStatus(
     link = undefined;
   }
   const walk = engineRunning ? keptWalk(local.meta('walk')) : NO_WALK;
+  // written by the engine's process while its index catches up (api/compose.ts)
+  const indexing = engineRunning ? Number(local.meta('indexing') ?? NaN) : NaN;
   return {
     state: statusWord(
       // the running engine's walk makes it "syncing", as in the window
@@ -159,6 +163,7 @@ export function readStatus(
     uploads: { waiting: up.open, held: up.held, sent: 0, total: 0 },
     engineRunning,
     pendingRequests: local.pendingRequests(),
+    indexingPercent: Number.isInteger(indexing) ? indexing : null,
   };
 }
 

@@ -119,15 +119,23 @@ export interface BuildOptions {
   frequent?: number;
   shortTop?: number;
   shortRare?: number;
+  /** Told how far the build is (0-1) after each of its steps. */
+  progress?: (done: number) => void;
 }
+
+/**
+ * How far the build is after each step: the steps' times in a build of 1M demo names
+ * (NAS_MIRROR_TRACE_BUILD, s26: 570, 970, 16, 586, 261 and 39 ms), summed.
+ */
+const STEP_DONE = { sorted: 0.23, blob: 0.63, combos: 0.64, trigrams: 0.88, 'short lists': 0.98, byId: 1 } as const;
 
 /** The base of objects given as columns (`buildBase` for documents). */
 export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): BaseData {
-  const trace = process.env['NAS_MIRROR_TRACE_BUILD']
-    ? (m: string): void => {
-        process.stderr.write(`${m} ${Math.round(performance.now())}\n`);
-      }
-    : (): void => undefined;
+  const tracing = process.env['NAS_MIRROR_TRACE_BUILD'] !== undefined;
+  const trace = (m: 'start' | keyof typeof STEP_DONE): void => {
+    if (tracing) process.stderr.write(`${m} ${Math.round(performance.now())}\n`);
+    if (m !== 'start') opts.progress?.(STEP_DONE[m]);
+  };
   trace('start');
   const { ids: inputIds, names: inputNames, combos } = input;
   const n = inputIds.length;

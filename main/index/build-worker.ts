@@ -1,7 +1,8 @@
 /**
  * Worker thread entry: builds the text index of a state folder off the main thread and
  * saves it and/or the word vocabulary (same generation); the main thread then loads the
- * files. Input: `{stateDir, parts}`; output: `{ok}` or `{error}`.
+ * files. Input: `{stateDir, parts}`; output: `{progress}` (0-0.99, the index's build) as it
+ * goes, then `{ok}` or `{error}`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStateDbReadOnly } from '../state/db.js';
@@ -22,7 +23,14 @@ try {
   db.transaction(() => {
     const generation = store.generation();
     if (parts.index) {
-      const base = buildFromStore(store);
+      // how far it is, in whole percents (the save is the last of them)
+      let told = -1;
+      const base = buildFromStore(store, (f) => {
+        const pct = Math.floor(99 * f);
+        if (pct === told) return;
+        told = pct;
+        parentPort?.postMessage({ progress: pct / 100 });
+      });
       saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
     }
     if (parts.vocabulary) {

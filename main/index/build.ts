@@ -10,8 +10,14 @@ import { AppError } from '../../app/errors.js';
 import type { MirrorStore } from '../mirror/store.js';
 import { ComboTable, buildBaseColumns, type BaseColumns, type BaseData } from './base-index.js';
 
-/** The searchable columns of every stored object (the root is not stored among them). */
-export function columnsOfStore(store: MirrorStore): BaseColumns {
+/** Rows read between two reports of `columnsOfStore`'s progress. */
+const ROWS_PER_REPORT = 65_536;
+
+/**
+ * The searchable columns of every stored object (the root is not stored among them);
+ * `progress` hears the share of the `expected` rows read so far.
+ */
+export function columnsOfStore(store: MirrorStore, progress?: (done: number) => void, expected = 0): BaseColumns {
   const table = new ComboTable();
   const ids: string[] = [],
     names: string[] = [],
@@ -20,12 +26,21 @@ export function columnsOfStore(store: MirrorStore): BaseColumns {
     ids.push(id);
     names.push(name);
     combo.push(table.of(mime, make ?? undefined, model ?? undefined));
+    if (progress && expected > 0 && ids.length % ROWS_PER_REPORT === 0) progress(Math.min(1, ids.length / expected));
   }
   return { ids, names, combo, combos: table.combos };
 }
 
-export function buildFromStore(store: MirrorStore): BaseData {
-  return buildBaseColumns(columnsOfStore(store));
+/**
+ * How a build's time splits between reading the rows and building (a worker's 1M build, s26:
+ * ~1.5 s of rows, ~2.4 s of build; the save is in the last share).
+ */
+const READ_SHARE = 0.35;
+
+/** The index of the store's rows; `progress` hears how far it is (0-1, reading then building). */
+export function buildFromStore(store: MirrorStore, progress?: (done: number) => void): BaseData {
+  const cols = columnsOfStore(store, progress && ((f) => progress(READ_SHARE * f)), progress ? store.count() : 0);
+  return buildBaseColumns(cols, progress ? { progress: (f) => progress(READ_SHARE + (1 - READ_SHARE) * f) } : {});
 }
 
 /** What a worker build makes and saves: the text index, the word vocabulary, or both (one read snapshot). */
@@ -34,8 +49,15 @@ export interface BuildParts {
   vocabulary: boolean;
 }
 
-/** Builds and saves the index of `stateDir` and/or its word vocabulary in a worker thread. */
-export function buildInWorker(stateDir: string, parts: BuildParts = { index: true, vocabulary: true }): Promise<void> {
+/**
+ * Builds and saves the index of `stateDir` and/or its word vocabulary in a worker thread;
+ * `progress` hears how far the index's build is (0-1; whole percents only).
+ */
+export function buildInWorker(
+  stateDir: string,
+  parts: BuildParts = { index: true, vocabulary: true },
+  progress?: (done: number) => void,
+): Promise<void> {
   const { script, evaluated } = workerScript(import.meta.url);
   return new Promise<void>((resolve, reject) => {
     let w: Worker;
@@ -48,7 +70,11 @@ export function buildInWorker(stateDir: string, parts: BuildParts = { index: tru
     // Settles once the worker has exited, not at its answer: the caller loads what it saved
     // next, and the worker's heap (~400 MB at 1M objects) is gone only then.
     let outcome: { ok: true } | { ok: false; error: AppError } | undefined;
-    w.on('message', (m: { ok?: boolean; error?: string }) => {
+    w.on('message', (m: { ok?: boolean; error?: string; progress?: number }) => {
+      if (m.progress !== undefined) {
+        progress?.(m.progress);
+        return;
+      }
       outcome ??= m.ok ? { ok: true } : { ok: false, error: new AppError('Internal', `index build failed: ${m.error ?? 'unknown'}`) };
       void w.terminate();
     });

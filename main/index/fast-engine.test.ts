@@ -147,6 +147,14 @@ describe('first-page lists (short-grams.ts)', () => {
 });
 
 describe('number order', () => {
+  it('a build tells how far it is after each step: rising, to 1', () => {
+    const told: number[] = [];
+    buildBase(randomDocs(prng(11), 500), { progress: (f) => told.push(f) });
+    expect(told.length).toBeGreaterThanOrEqual(5);
+    expect(told.every((f, i) => f > 0 && f <= 1 && (i === 0 || f > told[i - 1]!))).toBe(true);
+    expect(told.at(-1)).toBe(1);
+  });
+
   it('the native-sort build order equals (name length, name by code point, id)', async () => {
     const { foldFast } = await import('./base-index.js');
     const { joined, numberOrder, numberOrderOf } = await import('./number-order.js');

@@ -46,6 +46,9 @@ describe('openOfflineIndex', () => {
     // the app's status says "search is catching up" from these calls
     const told: boolean[] = [];
     opened.onLagging((l) => told.push(l));
+    // and "… 40 %": how much search finds, in whole percents, while it catches up
+    const percents: (number | undefined)[] = [];
+    opened.onProgress((p) => percents.push(p));
     const apply = (cs: Parameters<typeof store.apply>[0]): void => {
       store.apply(cs);
       opened.follow(cs);
@@ -62,6 +65,11 @@ describe('openOfflineIndex', () => {
     await opened.caughtUp();
     expect(opened.lagging).toBe(false);
     expect(told).toEqual([true, false]);
+    expect(opened.progress).toBeUndefined();
+    expect(percents.at(-1)).toBeUndefined();
+    const shown = percents.filter((p): p is number => p !== undefined);
+    expect(shown.every((p) => Number.isInteger(p) && p >= 0 && p <= 99)).toBe(true);
+    expect(Math.max(...shown)).toBeGreaterThanOrEqual(90);
     expect(opened.index.search('photo', { limit: 100 }).matches).toHaveLength(55);
     expect(opened.engine.overlaySize).toBe(0);
     // caught up by builds without the vocabulary: the worker built the vocabulary alone (never this thread)

@@ -52,6 +52,14 @@ export interface OpenedIndex {
   catchUpNow(): void;
   /** Calls `fn` each time `lagging` changes; returns a function that stops it. */
   onLagging(fn: (lagging: boolean) => void): () => void;
+  /**
+   * While lagging, how much of what the store holds search finds, in whole percents (0-99):
+   * what the index held when its catch-up build started, and that build's progress towards
+   * the store then. Undefined when not lagging.
+   */
+  readonly progress: number | undefined;
+  /** Calls `fn` each time `progress` changes (a whole percent); returns a function that stops it. */
+  onProgress(fn: (percent: number | undefined) => void): () => void;
 }
 
 export async function openOfflineIndex(store: MirrorStore, stateDir: string, opts: OpenIndexOptions = {}): Promise<OpenedIndex> {
@@ -94,6 +102,12 @@ class LiveIndex implements OpenedIndex {
   private hurry = false;
   private readonly waiters: (() => void)[] = [];
   private readonly lagListeners = new Set<(lagging: boolean) => void>();
+  private readonly progressListeners = new Set<(percent: number | undefined) => void>();
+  /** The catch-up build under way: the objects the index held at its start, the store's then, and its progress (0-1). */
+  private building: { from: number; to: number; done: number } | undefined;
+  private told: number | undefined;
+  /** Between two catch-up builds: the share searchable, and when it was counted. */
+  private between = { at: 0, pct: 0 };
 
   constructor(parts: IndexParts, engine: FastEngine, source: OpenedIndex['source'], savedGen: number) {
     this.parts = parts;
@@ -132,10 +146,40 @@ class LiveIndex implements OpenedIndex {
     return () => this.lagListeners.delete(fn);
   }
 
+  get progress(): number | undefined {
+    if (!this.behind) return undefined;
+    const b = this.building;
+    // between two builds (a walk still writing): the share searchable now (the store counted at most once a second)
+    if (!b) {
+      const now = Date.now();
+      if (now - this.between.at >= 1000) {
+        const total = this.parts.store.count();
+        this.between = { at: now, pct: total > 0 ? Math.min(99, Math.floor((100 * this.current.size) / total)) : 0 };
+      }
+      return this.between.pct;
+    }
+    const share = b.to > b.from ? (b.from + b.done * (b.to - b.from)) / b.to : b.done;
+    return Math.min(99, Math.floor(100 * share));
+  }
+
+  onProgress(fn: (percent: number | undefined) => void): () => void {
+    this.progressListeners.add(fn);
+    return () => this.progressListeners.delete(fn);
+  }
+
+  /** Tells the progress listeners when the whole percent moved. */
+  private tellProgress(): void {
+    const p = this.progress;
+    if (p === this.told) return;
+    this.told = p;
+    for (const l of this.progressListeners) l(p);
+  }
+
   private setBehind(b: boolean): void {
     if (this.behind === b) return;
     this.behind = b;
     for (const l of this.lagListeners) l(b);
+    this.tellProgress();
   }
 
   caughtUp(): Promise<void> {
@@ -184,15 +228,24 @@ class LiveIndex implements OpenedIndex {
       // always in the worker: a catch-up runs while the walk needs this thread (on the other
       // core, the build runs beside the walk instead of pausing it)
       const t0 = Date.now();
+      this.building = { from: this.current.size, to: store.count(), done: 0 };
+      this.tellProgress();
       // the text index alone: the word vocabulary only once caught up (below): while a walk
       // runs, each build would redo it for nothing (at 1M: 5.5 s and ~330 MB of a worker)
-      await rebuild(store, stateDir, 0, undefined, false);
+      await rebuild(store, stateDir, 0, undefined, false, (f) => {
+        if (this.building) this.building.done = f;
+        this.tellProgress();
+      }).finally(() => {
+        this.building = undefined;
+        this.between.at = 0;
+      });
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
         this.current = new FastEngine(fresh.base, fresh.dead, fresh.extra);
         index.replaceEngine(this.current);
         this.savedGen = fresh.generation;
+        this.tellProgress();
         opts.collect?.();
         // caught up: the vocabulary alone, in a worker of its own too (built lazily here, a
         // million names would hold this thread seconds and ~1 GB of heap)
@@ -249,12 +302,13 @@ async function rebuild(
   workerThreshold: number,
   vocab: Vocabulary | undefined,
   withVocabulary = true,
+  progress?: (done: number) => void,
 ): Promise<void> {
   if (store.count() >= workerThreshold) {
     try {
       // a worker per part, one after the other: in one worker they peaked at ~680 MB at 1M
       // objects (the index's garbage beside the vocabulary's), apart at ~420 and ~330 MB
-      await buildInWorker(stateDir, { index: true, vocabulary: false });
+      await buildInWorker(stateDir, { index: true, vocabulary: false }, progress);
       if (withVocabulary) await buildInWorker(stateDir, { index: false, vocabulary: true });
       return;
     } catch {
@@ -262,7 +316,7 @@ async function rebuild(
     }
   }
   const generation = store.generation();
-  saveIndex(stateDir, { base: buildFromStore(store), dead: new Uint8Array(0), extra: [], generation });
+  saveIndex(stateDir, { base: buildFromStore(store, progress), dead: new Uint8Array(0), extra: [], generation });
   if (!withVocabulary) return;
   const v = vocab && !vocab.isPending ? vocab : Vocabulary.fromStore(store);
   saveVocabulary(stateDir, generation, v.toJSON());

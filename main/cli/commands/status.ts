@@ -31,6 +31,9 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
         ...(s.walk.running
           ? [`walk:                ${walkLine({ walk: s.walk, lastCompleteWalk: s.lastCompleteWalk, indexed: store.count() })}`]
           : []),
+        ...(s.indexingPercent !== null
+          ? [`search:              catching up with the newest items (indexing: ${s.indexingPercent} %)`]
+          : []),
         // conflicts are counted once, from the conflicts list (the outbox keeps its settled history)
         `changes to send:     ${s.outbox.pending} (${s.outbox.done} sent so far)`,
         `conflicts:           ${s.conflicts}`,

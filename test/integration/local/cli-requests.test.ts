@@ -51,6 +51,18 @@ describe('command line -> running engine', () => {
     expect(await cli('conflicts', '--state', r.state, 'drop', 'all')).toMatch(/^no conflicts: nothing to drop\n$/);
   }, 60_000);
 
+  it("`status` says how far the running engine's index is while it catches up, and nothing once it has", async () => {
+    rig = await startRig(() => undefined);
+    const r = rig;
+    expect(await cli('status', '--state', r.state)).not.toMatch(/indexing/);
+    // what the engine's process writes while its index catches up (api/compose.ts)
+    r.engine.core.local.setMeta('indexing', '40');
+    expect(await cli('status', '--state', r.state)).toMatch(/search: {14}catching up with the newest items \(indexing: 40 %\)/);
+    expect(JSON.parse(await cli('status', '--state', r.state, '--json'))).toMatchObject({ indexingPercent: 40 });
+    r.engine.core.local.setMeta('indexing', undefined);
+    expect(await cli('status', '--state', r.state)).not.toMatch(/indexing/);
+  }, 60_000);
+
   it('`uploads` lists new files held before uploading; `uploads approve all` (another process) uploads them; status says so', async () => {
     let docs = '';
     rig = await startRig(
