@@ -106,8 +106,8 @@ class LiveIndex implements OpenedIndex {
   /** The catch-up build under way: the objects the index held at its start, the store's then, and its progress (0-1). */
   private building: { from: number; to: number; done: number } | undefined;
   private told: number | undefined;
-  /** Between two catch-up builds: the share searchable, and when it was counted. */
-  private between = { at: 0, pct: 0 };
+  /** The store's objects, and when they were counted (`storeCount`). */
+  private counted = { at: 0, n: 0 };
 
   constructor(parts: IndexParts, engine: FastEngine, source: OpenedIndex['source'], savedGen: number) {
     this.parts = parts;
@@ -148,18 +148,18 @@ class LiveIndex implements OpenedIndex {
 
   get progress(): number | undefined {
     if (!this.behind) return undefined;
+    const total = this.storeCount();
     const b = this.building;
-    // between two builds (a walk still writing): the share searchable now (the store counted at most once a second)
-    if (!b) {
-      const now = Date.now();
-      if (now - this.between.at >= 1000) {
-        const total = this.parts.store.count();
-        this.between = { at: now, pct: total > 0 ? Math.min(99, Math.floor((100 * this.current.size) / total)) : 0 };
-      }
-      return this.between.pct;
-    }
-    const share = b.to > b.from ? (b.from + b.done * (b.to - b.from)) / b.to : b.done;
-    return Math.min(99, Math.floor(100 * share));
+    // what search finds now, or once this build is loaded: what the index held, and the build's share of the rest it read
+    const found = b ? b.from + b.done * Math.max(0, b.to - b.from) : this.current.size;
+    return total > 0 ? Math.min(99, Math.floor((100 * found) / Math.max(total, b?.to ?? 0))) : 0;
+  }
+
+  /** The objects the store holds, counted at most once a second (a walk writes all the time). */
+  private storeCount(): number {
+    const now = Date.now();
+    if (now - this.counted.at >= 1000) this.counted = { at: now, n: this.parts.store.count() };
+    return this.counted.n;
   }
 
   onProgress(fn: (percent: number | undefined) => void): () => void {
@@ -235,10 +235,7 @@ class LiveIndex implements OpenedIndex {
       await rebuild(store, stateDir, 0, undefined, false, (f) => {
         if (this.building) this.building.done = f;
         this.tellProgress();
-      }).finally(() => {
-        this.building = undefined;
-        this.between.at = 0;
-      });
+      }).finally(() => (this.building = undefined));
       const buildMs = Date.now() - t0;
       const fresh = loadIndex(stateDir);
       if (fresh) {
@@ -275,6 +272,8 @@ class LiveIndex implements OpenedIndex {
     let seen = store.generation();
     for (;;) {
       await new Promise((r) => setTimeout(r, 1000));
+      // the store grows meanwhile: what search finds is a smaller share of it
+      this.tellProgress();
       const g = store.generation();
       const waited = Date.now() - t1;
       if ((g === seen && waited >= shortest) || waited >= longest || this.hurry) break;
