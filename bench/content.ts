@@ -12,7 +12,8 @@
  * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row),
  * CONTENT_ONLY=download|upload|window (one part: its table to stdout, the results file untouched),
  * CONTENT_ROUNDS (3: rounds of the big file, curl then the engine each, the median shown),
- * CONTENT_REWALK_MS (the engine's re-walk period: 60 s, as the app's),
+ * CONTENT_REWALK_MS (the engine's re-walk period: 60 s, as the app's), CONTENT_WALK_DURING=MS
+ * (a walk that long into each upload's move),
  * CONTENT_TRACE=browse|search (with CONTENT_PROFILE: a Chromium trace of that window per phase).
  * Then the window while content moves (bench/content-window.ts): the app with a window in
  * Chromium opening, keeping and uploading the same files, its event loops measured.
@@ -480,6 +481,9 @@ async function uploaded(r: Rig, from: string, to: string, item: Row['item'], nas
     let noticedMs: number | undefined;
     const s = performance.now();
     renameSync(from, to);
+    // CONTENT_WALK_DURING=MS: a re-walk that many ms into the move (as the engine's own, due every minute, can land)
+    const walkAt = Number(process.env['CONTENT_WALK_DURING'] ?? NaN);
+    if (Number.isFinite(walkAt)) setTimeout(() => void e.walkOnce(), walkAt);
     const ms = await until(
       s,
       async () => {
