@@ -11,6 +11,7 @@ export type ChangeListener = (changes: readonly RemoteChange[]) => void;
 
 export class ChangeApplier {
   private readonly listeners: ChangeListener[] = [];
+  private readonly ownListeners = new Set<ChangeListener>();
   /** Totals since creation, by kind. */
   readonly totals = { added: 0, updated: 0, removed: 0 };
 
@@ -39,5 +40,15 @@ export class ChangeApplier {
   applyOwn(changes: readonly RemoteChange[]): void {
     this.apply(changes);
     this.apply(parentCountChanges(this.store, changes));
+    for (const l of this.ownListeners) l(changes);
+  }
+
+  /**
+   * Hears the changes of `applyOwn` (after every listener of `onChanges`): what the app made
+   * itself or read by id, as the NAS answered it. Returns a function that stops it.
+   */
+  onOwn(l: ChangeListener): () => void {
+    this.ownListeners.add(l);
+    return () => this.ownListeners.delete(l);
   }
 }

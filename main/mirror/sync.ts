@@ -50,6 +50,30 @@ export async function syncOnce(
 ): Promise<SyncSummary> {
   const t0 = Date.now();
   const before = { ...applier.totals };
+  // What the app itself made or read by id meanwhile (new files and folders it uploaded, its
+  // renames and moves as the NAS answered them): as fresh as anything this walk lists, so not
+  // "unseen" when a listing taken before them missed them. A 10,000-file drop overlapping a
+  // walk had each of its files read again by id (2.1-2.4 requests a file instead of 2).
+  const own = new Set<string>();
+  const offOwn = applier.onOwn((cs) => {
+    for (const c of cs) own.add(c.kind === 'removed' ? c.before.id : c.after.id);
+  });
+  try {
+    return await walkAndSettle(client, store, applier, opts, t0, before, own);
+  } finally {
+    offOwn();
+  }
+}
+
+async function walkAndSettle(
+  client: ServiceClient,
+  store: MirrorStore,
+  applier: ChangeApplier,
+  opts: SyncOptions,
+  t0: number,
+  before: ChangeApplier['totals'],
+  own: ReadonlySet<string>,
+): Promise<SyncSummary> {
   const writes = new PassWrites(store, applier, opts);
   const run: SyncRun = { client, store, applier, opts, t0, before, writes };
   const r = await walk(client, {
@@ -78,6 +102,7 @@ export async function syncOnce(
     return summaryOf(run, false, 0, r.progress.folders, new AppError('NasLooksEmpty', why));
   }
   const tally: Tally = { objects: r.progress.objects, folders: r.progress.folders };
+  for (const id of own) seen.add(id);
   let error: AppError | undefined;
   try {
     error = await recheckUnseen(run, seen, tally);

@@ -183,6 +183,49 @@ describe('walker against the real service', () => {
     expect(m.store.get(keep)).toBeDefined();
   });
 
+  it('what the app itself makes while a walk runs is not read again by id at its end (its listing came before)', async () => {
+    const ref: { m?: Mirror; svc?: TestService } = {};
+    let lists = 0;
+    let started = false;
+    const made: string[] = [];
+    const pending: Promise<unknown>[] = [];
+    const readAgain: string[] = [];
+    const plan: FaultPlan = (req) => {
+      const path = new URL(req.url).pathname;
+      if (req.method === 'GET' && /\/files\/[^/]+$/.test(path)) readAgain.push(decodeURIComponent(path.split('/').pop()!));
+      if (!path.includes('/filesSearch/parents') || !ref.m) return undefined;
+      lists++;
+      if (lists === 3 && !started) {
+        started = true;
+        // as the creator does: new files in the root (listed already), each read by id and applied as the app's own
+        const { m, svc } = { m: ref.m, svc: ref.svc! };
+        const side = sideClient(svc);
+        pending.push(
+          (async () => {
+            for (let i = 0; i < 5; i++) {
+              const id = await side.createWhole('root', `made during the walk ${i}.txt`, Buffer.from(`m${i}`), {});
+              made.push(id);
+              m.applier.applyOwn([{ kind: 'added', after: await side.get(id) }]);
+            }
+          })(),
+        );
+      }
+      // the rest of the walk waits long enough for those to be made
+      return started ? { kind: 'slow', ms: 150 } : undefined;
+    };
+    const { svc, m } = await setup(60, 4, plan);
+    await syncOnce(m.client, m.store, m.applier, { pageSize: 50 });
+    ref.m = m;
+    ref.svc = svc;
+    const second = await syncOnce(m.client, m.store, m.applier, { pageSize: 5, concurrency: 2 });
+    await Promise.all(pending);
+    expect(second.complete).toBe(true);
+    expect(made).toHaveLength(5);
+    expect(made.every((id) => m.store.get(id) !== undefined)).toBe(true);
+    expect(readAgain.filter((id) => made.includes(id))).toEqual([]);
+    await expectMirrored(m);
+  });
+
   it('an unchanged re-walk writes nothing', async () => {
     const { m } = await setup(300, 11);
     await syncOnce(m.client, m.store, m.applier);
