@@ -93,13 +93,19 @@ async function bundledWorkerBuilds(): Promise<void> {
     ]);
     const reply = await new Promise<unknown>((resolve, reject) => {
       const w = new Worker(script, { workerData: { stateDir, parts: { index: true, vocabulary: true } } });
-      w.once('message', (m) => {
-        resolve(m);
+      // (its progress comes first: `{progress}` messages, then the outcome)
+      const seen: number[] = [];
+      w.on('message', (m: { progress?: number }) => {
+        if (m.progress !== undefined) {
+          seen.push(m.progress);
+          return;
+        }
+        resolve({ ...m, told: seen.length > 0 && seen.every((p, i) => p >= 0 && p < 1 && (i === 0 || p > seen[i - 1]!)) });
         void w.terminate();
       });
       w.once('error', reject);
     });
-    expect(reply).toEqual({ ok: true });
+    expect(reply).toEqual({ ok: true, told: true });
     expect(loadIndex(stateDir)).toMatchObject({ generation: store.generation(), base: { n: 2 } });
     db.close();
   } finally {
