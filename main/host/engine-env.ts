@@ -1,11 +1,23 @@
 /**
- * The environment the engine's own process starts with: the parent's, plus
- * `MALLOC_ARENA_MAX=2` unless it is set already. glibc gives each thread that allocates
- * (SQLite's, the index worker's, libuv's) an arena of its own and keeps what they freed.
- * Back to back by hand at 100k, a first run peaked at 460 MB with two arenas against 530 MB
- * without; at 1M single runs moved more between runs than this (bench/README.md). Other C
- * libraries ignore it.
+ * The environment the engine's own process starts with: the parent's, plus two glibc malloc
+ * settings, each unless it is set already (glibc reads them once, at the process's start).
+ * Other C libraries ignore them.
+ * - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates (SQLite's, the index worker's,
+ *   libuv's) an arena of its own and keeps what they freed. Back to back by hand at 100k, a
+ *   first run peaked at 460 MB with two arenas against 530 MB without.
+ * - `MALLOC_MMAP_THRESHOLD_=131072`: blocks of 128 KiB and more (the index's postings, the
+ *   walk's pages, a worker's buffers) get pages of their own, given back to the system when
+ *   freed. Left to glibc, the threshold rises to the biggest block freed so far (up to 32
+ *   MiB), and later blocks of that size come from the arena, whose freed middle is never
+ *   given back: after a 1M first run glibc's main arena held 265 MB, 150 MB of it free
+ *   (docs/sync-engine.md, s26). A fixed value also turns the rising off.
  */
+const MALLOC_DEFAULTS: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+};
+
 export function engineEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return base['MALLOC_ARENA_MAX'] !== undefined ? base : { ...base, MALLOC_ARENA_MAX: '2' };
+  const missing = Object.entries(MALLOC_DEFAULTS).filter(([k]) => base[k] === undefined);
+  return missing.length === 0 ? base : { ...base, ...Object.fromEntries(missing) };
 }

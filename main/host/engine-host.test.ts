@@ -111,10 +111,12 @@ describe('the engine in its own process', () => {
     expect(pid).toBeTypeOf('number');
     expect(pid).not.toBe(process.pid);
     expect(alive(pid!)).toBe(true);
-    // glibc keeps two malloc arenas in it, not one per thread (engine-env.ts), unless the user chose
+    // glibc keeps two malloc arenas in it, not one per thread, and gives big freed blocks back
+    // (engine-env.ts), unless the user chose
     if (process.platform === 'linux') {
       const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       expect(env).toContain(`MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? '2'}`);
+      expect(env).toContain(`MALLOC_MMAP_THRESHOLD_=${process.env['MALLOC_MMAP_THRESHOLD_'] ?? '131072'}`);
     }
     await until(() => core.status().lastCompleteWalk !== null, 'the first walk');
     expect(reads).toContain(svc.baseUrl);
