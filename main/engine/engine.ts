@@ -314,7 +314,12 @@ export class Engine {
     // heap it is collected now, not by V8's memory reducer half a minute later, between rounds
     void releaseMemory();
     this.kickOutbox();
-    if (restart && !this.state.paused) await this.walkOnce();
+    if (restart && !this.state.paused) {
+      await this.walkOnce();
+      // the folders and pages this walk read are garbage now (at 1M ~100 MB, where V8's memory
+      // reducer took 30-60 s to collect them): handed back before the quiet time, like at ready
+      void releaseMemory();
+    }
     await this.drainOutbox();
     if (!this.stopped) this.startTimers();
   }
