@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildBase } from './base-index.js';
-import { loadIndex, saveIndex } from './persist.js';
+import { indexFile, loadIndex, saveIndex } from './persist.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -28,5 +28,33 @@ describe('saveIndex / loadIndex', () => {
     expect(back?.base.nameText).toBe(base.nameText);
     expect(back?.base.blob === base.blob).toBe(true);
     expect(back?.base.idBlob === base.idBlob).toBe(true);
+  });
+
+  it('reads every typed section back as it was, and a file cut short or of another format as absent', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persist-'));
+    dirs.push(dir);
+    const docs = Array.from({ length: 3000 }, (_, i) => ({
+      id: `id${i}`,
+      name: `report ${i % 97} draft-${i}.pdf`,
+      mimeType: 'application/pdf',
+    }));
+    const base = buildBase(docs);
+    const dead = new Uint8Array(base.n).map((_, i) => (i % 7 === 0 ? 1 : 0));
+    saveIndex(dir, { base, dead, extra: [], generation: 3 });
+    const back = loadIndex(dir);
+    expect(back?.dead).toEqual(dead);
+    for (const k of ['starts', 'combo', 'triKeys', 'triStart', 'triList', 'wsStart', 'wsList', 'shortList', 'byId'] as const)
+      expect(back?.base[k]).toEqual(base[k]);
+
+    const file = indexFile(dir);
+    const whole = readFileSync(file);
+    truncateSync(file, whole.length - 100);
+    expect(loadIndex(dir)).toBeUndefined();
+    const other = Buffer.from(whole);
+    const hlen = other.readUInt32LE(0);
+    other.write(JSON.stringify('nas-mirror-text-index/0'), other.indexOf('"format":') + '"format":'.length);
+    expect(other.readUInt32LE(0)).toBe(hlen);
+    writeFileSync(file, other);
+    expect(loadIndex(dir)).toBeUndefined();
   });
 });
