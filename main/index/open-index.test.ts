@@ -86,6 +86,36 @@ describe('openOfflineIndex', () => {
     db.close();
   });
 
+  it("in a big store the catch-up waits for the writes to end: rebuilt at the walk's end (catchUpNow) or at a save", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new MirrorStore(db);
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
+    // every store counts as big here
+    const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0, deferAbove: 0 });
+    const apply = (cs: Parameters<typeof store.apply>[0]): void => {
+      store.apply(cs);
+      opened.follow(cs);
+    };
+    apply(Array.from({ length: 50 }, (_, i) => ({ kind: 'added' as const, after: obj(`p${i}`, `photo ${i}.jpg`) })));
+    expect(opened.lagging).toBe(true);
+    apply([{ kind: 'added', after: obj('late', 'photo late.jpg') }]);
+    expect(opened.index.search('photo').matches).toHaveLength(0);
+    // the walk ended
+    opened.catchUpNow();
+    await opened.caughtUp();
+    expect(opened.lagging).toBe(false);
+    expect(opened.index.search('photo', { limit: 100 }).matches).toHaveLength(51);
+    // again, and this time a save (the app stops) ends the wait
+    apply(Array.from({ length: 20 }, (_, i) => ({ kind: 'added' as const, after: obj(`d${i}`, `draft ${i}.txt`) })));
+    expect(opened.lagging).toBe(true);
+    await opened.save();
+    expect(opened.lagging).toBe(false);
+    expect(opened.index.search('draft', { limit: 100 }).matches).toHaveLength(20);
+    db.close();
+  });
+
   it('the object facts follow the changes while the index lags (filtered searches find what arrived meanwhile)', async () => {
     const { db, store, opened } = await lagsAfterTen();
     const apply = (cs: Parameters<typeof store.apply>[0]): void => {

@@ -6,7 +6,8 @@
  * the applier's changes to the index and keeps the overlay bounded: a batch that would grow
  * it past `overlayLimit` (a first walk of a million objects) switches to catching up by
  * rebuilds from the store in the worker instead (each a snapshot of one generation), the
- * overlay being several times larger per object than the compact base. The word
+ * overlay being several times larger per object than the compact base; in a big store those
+ * rebuilds wait for the writes to end (`deferAbove`), not beside a running walk. The word
  * vocabulary is saved next to it with the same generation: loaded on first use when fresh,
  * built with the index on a rebuild, saved by `save` when changes were applied to it.
  */
@@ -27,6 +28,12 @@ export interface OpenIndexOptions {
   vocabulary?: boolean;
   /** Overlay entries above which `follow` catches up by rebuilds (default max(50k, base/4)). */
   overlayLimit?: number;
+  /**
+   * From this many stored objects (default 200k), a catch-up waits for the writes to end (the
+   * walk's end: `catchUpNow`, a save, or 30 s without a change) before it rebuilds: a worker's
+   * build beside a running walk holds two big heaps at once (s26, at 1M: first-run peak 1.43-1.45 GB -> 946 MB).
+   */
+  deferAbove?: number;
   /**
    * Called when a catch-up rebuild replaced the index: the one replaced is garbage (~350 MB at
    * 1M objects), and a host may collect it at once rather than let it sit beside the next
@@ -100,6 +107,8 @@ class LiveIndex implements OpenedIndex {
   private catching: Promise<void> | undefined;
   /** A save is waiting (the app stops): the catch-up rebuilds at once, without its spacing. */
   private hurry = false;
+  /** Ends a catch-up's wait at once (`catchUpNow`, a save). */
+  private wake: (() => void) | undefined;
   private readonly waiters: (() => void)[] = [];
   private readonly lagListeners = new Set<(lagging: boolean) => void>();
   private readonly progressListeners = new Set<(percent: number | undefined) => void>();
@@ -188,12 +197,14 @@ class LiveIndex implements OpenedIndex {
 
   catchUpNow(): void {
     if (this.catching) this.hurry = true;
+    this.wake?.();
   }
 
   async save(): Promise<void> {
     const { store, stateDir, opts, index, vocab } = this.parts;
     if (this.catching) {
       this.hurry = true;
+      this.wake?.();
       await new Promise<void>((r) => this.waiters.push(r));
     }
     if (this.current.overlaySize === 0 && this.savedGen === store.generation() && !vocab.dirty && hasVocabulary(stateDir, this.savedGen))
@@ -225,6 +236,7 @@ class LiveIndex implements OpenedIndex {
   private async catchUp(): Promise<void> {
     const { store, stateDir, opts, index, vocab } = this.parts;
     for (;;) {
+      if (store.count() >= (opts.deferAbove ?? 200_000)) await this.waitWritesEnd();
       // always in the worker: a catch-up runs while the walk needs this thread (on the other
       // core, the build runs beside the walk instead of pausing it)
       const t0 = Date.now();
@@ -278,6 +290,26 @@ class LiveIndex implements OpenedIndex {
       const waited = Date.now() - t1;
       if ((g === seen && waited >= shortest) || waited >= longest || this.hurry) break;
       seen = g;
+    }
+  }
+
+  /**
+   * Until the writes that made the index lag are over: `catchUpNow` (a walk's end) or a save
+   * says so, or the store has not moved for 30 s (writes that end without a walk's end).
+   */
+  private async waitWritesEnd(): Promise<void> {
+    const { store } = this.parts;
+    let seen = store.generation();
+    let still = 0;
+    while (!this.hurry) {
+      const woken = new Promise<void>((r) => (this.wake = r));
+      const tick = new Promise<void>((r) => setTimeout(r, 1000).unref());
+      await Promise.race([woken, tick]);
+      this.wake = undefined;
+      const g = store.generation();
+      still = g === seen ? still + 1 : 0;
+      seen = g;
+      if (still >= 30) break;
     }
   }
 
