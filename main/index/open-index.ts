@@ -31,7 +31,7 @@ export interface OpenIndexOptions {
   /**
    * From this many stored objects (default 200k), a catch-up waits for the writes to end (the
    * walk's end: `catchUpNow`, a save, or 30 s without a change) before it rebuilds: a worker's
-   * build beside a running walk holds two big heaps at once (s26, at 1M: first-run peak 1.43-1.45 GB -> 946 MB).
+   * build beside a running walk holds two big heaps at once (s26, at 1M: first-run peak 1.43-1.45 GB -> 0.95-1.03 GB).
    */
   deferAbove?: number;
   /**
