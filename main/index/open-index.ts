@@ -306,6 +306,8 @@ class LiveIndex implements OpenedIndex {
       const tick = new Promise<void>((r) => setTimeout(r, 1000).unref());
       await Promise.race([woken, tick]);
       this.wake = undefined;
+      // the store grows meanwhile: what search finds is a smaller share of it
+      this.tellProgress();
       const g = store.generation();
       still = g === seen ? still + 1 : 0;
       seen = g;
