@@ -58,8 +58,9 @@ export function createEngine(
   if (opened) {
     // for `nas-mirror status` (another process): how far the index's catch-up is, while it runs
     const local = engine.core.local;
-    local.setMeta('indexing', opened.progress === undefined ? undefined : String(opened.progress));
-    const off = opened.onProgress((pct) => local.setMeta('indexing', pct === undefined ? undefined : String(pct)));
+    const tell = (pct: number | undefined): void => local.setMeta('indexing', pct === undefined ? undefined : String(pct));
+    tell(opened.progress);
+    const off = opened.onProgress(tell);
     engine.stopping.addEventListener('abort', off, { once: true });
     engine.events.on('changed', (c) => {
       if (c.what !== 'index' || !opened.lagging) return;

@@ -15,9 +15,10 @@ const ROWS_PER_REPORT = 65_536;
 
 /**
  * The searchable columns of every stored object (the root is not stored among them);
- * `progress` hears the share of the `expected` rows read so far.
+ * `progress` hears the share of the stored rows read so far.
  */
-export function columnsOfStore(store: MirrorStore, progress?: (done: number) => void, expected = 0): BaseColumns {
+export function columnsOfStore(store: MirrorStore, progress?: (done: number) => void): BaseColumns {
+  const expected = progress ? store.count() : 0;
   const table = new ComboTable();
   const ids: string[] = [],
     names: string[] = [],
@@ -26,7 +27,7 @@ export function columnsOfStore(store: MirrorStore, progress?: (done: number) => 
     ids.push(id);
     names.push(name);
     combo.push(table.of(mime, make ?? undefined, model ?? undefined));
-    if (progress && expected > 0 && ids.length % ROWS_PER_REPORT === 0) progress(Math.min(1, ids.length / expected));
+    if (expected > 0 && ids.length % ROWS_PER_REPORT === 0) progress?.(Math.min(1, ids.length / expected));
   }
   return { ids, names, combo, combos: table.combos };
 }
@@ -39,7 +40,7 @@ const READ_SHARE = 0.35;
 
 /** The index of the store's rows; `progress` hears how far it is (0-1, reading then building). */
 export function buildFromStore(store: MirrorStore, progress?: (done: number) => void): BaseData {
-  const cols = columnsOfStore(store, progress && ((f) => progress(READ_SHARE * f)), progress ? store.count() : 0);
+  const cols = columnsOfStore(store, progress && ((f) => progress(READ_SHARE * f)));
   return buildBaseColumns(cols, progress ? { progress: (f) => progress(READ_SHARE + (1 - READ_SHARE) * f) } : {});
 }
 

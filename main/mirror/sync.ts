@@ -48,8 +48,15 @@ export async function syncOnce(
   applier: ChangeApplier,
   opts: SyncOptions = {},
 ): Promise<SyncSummary> {
-  const t0 = Date.now();
-  const before = { ...applier.totals };
+  const run: SyncRun = {
+    client,
+    store,
+    applier,
+    opts,
+    t0: Date.now(),
+    before: { ...applier.totals },
+    writes: new PassWrites(store, applier, opts),
+  };
   // What the app itself made or read by id meanwhile (new files and folders it uploaded, its
   // renames and moves as the NAS answered them): as fresh as anything this walk lists, so not
   // "unseen" when a listing taken before them missed them. A 10,000-file drop overlapping a
@@ -59,23 +66,15 @@ export async function syncOnce(
     for (const c of cs) own.add(c.kind === 'removed' ? c.before.id : c.after.id);
   });
   try {
-    return await walkAndSettle(client, store, applier, opts, t0, before, own);
+    return await walkAndSettle(run, own);
   } finally {
     offOwn();
   }
 }
 
-async function walkAndSettle(
-  client: ServiceClient,
-  store: MirrorStore,
-  applier: ChangeApplier,
-  opts: SyncOptions,
-  t0: number,
-  before: ChangeApplier['totals'],
-  own: ReadonlySet<string>,
-): Promise<SyncSummary> {
-  const writes = new PassWrites(store, applier, opts);
-  const run: SyncRun = { client, store, applier, opts, t0, before, writes };
+/** The pass itself: the walk, its writes, then the unseen objects (`own` counts as seen). */
+async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<SyncSummary> {
+  const { client, store, opts, writes } = run;
   const r = await walk(client, {
     concurrency: opts.concurrency,
     pageSize: opts.pageSize,
