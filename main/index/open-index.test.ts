@@ -7,7 +7,7 @@ import { FOLDER_MIME } from '../../app/model/remote-object.js';
 import { MirrorStore } from '../mirror/store.js';
 import { openStateDb } from '../state/db.js';
 import { searchFiltered } from './filtered-search.js';
-import { openOfflineIndex } from './open-index.js';
+import { openOfflineIndex, type OpenIndexOptions } from './open-index.js';
 import { hasVocabulary, loadVocabulary, saveVocabulary, vocabularyFile } from './vocabulary-file.js';
 import { Vocabulary } from './vocabulary.js';
 import { existsSync } from 'node:fs';
@@ -29,14 +29,14 @@ const obj = (id: string, name: string, parentID = 'r', extra: Partial<RemoteObje
   ...extra,
 });
 
-/** A fresh state folder with a root, and its index with an overlay limit of 10 (rebuilt in the worker). */
-async function lagsAfterTen() {
+/** A fresh state folder with a root, and its index with an overlay limit of 10 (rebuilt in the worker); `more`: other options. */
+async function lagsAfterTen(more: OpenIndexOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'oi-'));
   dirs.push(dir);
   const db = openStateDb(dir);
   const store = new MirrorStore(db);
   store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-  const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0 });
+  const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0, ...more });
   return { dir, db, store, opened };
 }
 
@@ -87,13 +87,8 @@ describe('openOfflineIndex', () => {
   });
 
   it("in a big store the catch-up waits for the writes to end: rebuilt at the walk's end (catchUpNow) or at a save", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
-    dirs.push(dir);
-    const db = openStateDb(dir);
-    const store = new MirrorStore(db);
-    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
     // every store counts as big here
-    const opened = await openOfflineIndex(store, dir, { overlayLimit: 10, workerThreshold: 0, deferAbove: 0 });
+    const { db, store, opened } = await lagsAfterTen({ deferAbove: 0 });
     const apply = (cs: Parameters<typeof store.apply>[0]): void => {
       store.apply(cs);
       opened.follow(cs);
