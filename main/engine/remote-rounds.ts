@@ -177,7 +177,10 @@ export class RemoteRounds {
     const c = this.p.core;
     const root = c.store.root();
     if (c.model.rootId === '' && root) c.model = c.local.loadModel(root.id);
-    const slice = this.p.plans.take(c.model, withRetries, limit);
+    // (an empty library's walk changes nothing to plan, yet the model must hold its root: what
+    // the user makes at the top of the mirror folder is created under it)
+    const rootOnly = root && !c.model.get(root.id) ? { all: false, only: new Set<string>() } : undefined;
+    const slice = this.p.plans.take(c.model, withRetries, limit) ?? rootOnly;
     if (!slice) return undefined;
     let r: ReconcileResult;
     try {

@@ -65,6 +65,17 @@ describe('local folder: new folders and files are created on the NAS', () => {
     expect((await r.nasChildren(dayId)).size).toBe(1);
   });
 
+  it('an empty NAS: a folder made at the top of the mirror folder is created there (the root was never placed before)', async () => {
+    rig = await startRig(() => undefined);
+    const r = rig;
+    const root = r.svc.admin.rootId();
+    mkdirSync(join(r.mirror, 'First folder'));
+    await waitFor(async () => (await r.nasChildren(root)).has('First folder'), 'the folder on the NAS');
+    await waitFor(() => r.engine.core.creates.counts().open === 0, 'no create left');
+    expect(r.engine.actions.localOnly()).toEqual([]);
+    expect(r.engine.core.model.get(root)).toMatchObject({ kind: 'dir', state: 'ok' });
+  });
+
   it('a restart in the middle of an upload resumes at the offset the NAS holds (never started twice)', async () => {
     let docs = '';
     rig = await startRig((svc, root) => {
