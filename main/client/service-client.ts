@@ -28,6 +28,12 @@ import { relatedBody } from './related-body.js';
 
 export type { ContentRead, ContentTarget };
 
+/** What a create answered: the new object's id, and the object when the answer carried it. */
+export interface Created {
+  id: string;
+  object: RemoteObject | undefined;
+}
+
 /** Pages `pages()` follows at most (2M objects at 1000 a page). */
 const MAX_PAGES = 2000;
 
@@ -333,36 +339,36 @@ export class ServiceClient {
   }
 
   /**
-   * Creates a folder (content.md, "Create a folder"): its id, read from `Location`. A taken
+   * Creates a folder (content.md, "Create a folder"): its id and object (`created`). A taken
    * name is 409 (`Conflict`): no `resolveNameConflict`, so a retry after a lost answer finds
    * the folder by its name instead of making a second one.
    */
-  async createFolder(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
+  async createFolder(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<Created> {
     const res = await this.send('POST', '/files', {
       signal: opts.signal,
       idempotent: false,
       body: JSON.stringify({ name, parentID, mimeType: FOLDER_MIME, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }),
     });
-    return this.locationId(res, 'POST files');
+    return this.created(res, 'POST files');
   }
 
-  /** Starts a file's resumable upload (content.md, "Create a file"): the new object's id, from `Location`. A taken name is 409. */
-  async startUpload(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
+  /** Starts a file's resumable upload (content.md, "Create a file"): the new object (`created`). A taken name is 409. */
+  async startUpload(parentID: string, name: string, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<Created> {
     const res = await this.send('POST', '/files/resumable?done=false', {
       signal: opts.signal,
       idempotent: false,
       body: JSON.stringify({ name, parentID, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }),
     });
-    return this.locationId(res, 'POST files/resumable');
+    return this.created(res, 'POST files/resumable');
   }
 
   /**
    * Creates a file with all of its bytes in the one request that names it (content.md, "Create
-   * a file": the create's content part and `done=true`): the new object's id (from `Location`).
+   * a file": the create's content part and `done=true`): the new object (`created`).
    * The NAS keeps nothing of such a request that failed (it never told the id); a taken name is
    * 409. Not retried after it may have reached the NAS: the caller looks for it by its name.
    */
-  async createWhole(parentID: string, name: string, bytes: Buffer, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<string> {
+  async createWhole(parentID: string, name: string, bytes: Buffer, opts: { mTime?: string; signal?: AbortSignal } = {}): Promise<Created> {
     const { body, contentType } = relatedBody({ name, parentID, ...(opts.mTime === undefined ? {} : { mTime: opts.mTime }) }, bytes);
     const res = await this.send('POST', '/files/resumable?done=true', {
       signal: opts.signal,
@@ -370,7 +376,7 @@ export class ServiceClient {
       body,
       headers: { 'content-type': contentType },
     });
-    return this.locationId(res, 'POST files/resumable');
+    return this.created(res, 'POST files/resumable');
   }
 
   /**
@@ -427,12 +433,23 @@ export class ServiceClient {
     return n;
   }
 
-  /** The id a 201 names in its `Location` header. */
-  private locationId(res: TransportResponse, what: string): string {
+  /**
+   * The object a 201 made: its id from the `Location` header, and the object itself when the
+   * body is that object (the reference service sends it; a device may send no body, and a
+   * body that is not the object named by `Location` is not taken for it).
+   */
+  private created(res: TransportResponse, what: string): Created {
     const loc = res.headers['location'] ?? '';
     const m = /\/files\/([^/?#]+)$/.exec(loc);
     if (!m) throw new AppError('BadResponse', `the NAS answered ${what} without the new object's Location`, { retry: 'fatal' });
-    return decodeURIComponent(m[1]!);
+    const id = decodeURIComponent(m[1]!);
+    if (res.body.trim() === '') return { id, object: undefined };
+    try {
+      const o = parseObject(parseJson(res.body));
+      return { id, object: o.id === id ? o : undefined };
+    } catch {
+      return { id, object: undefined };
+    }
   }
 
   /**

@@ -22,7 +22,7 @@
 import { AppError, toAppError } from '../../app/errors.js';
 import { formatSize } from '../../app/util/human.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
-import type { ServiceClient } from '../client/service-client.js';
+import type { Created, ServiceClient } from '../client/service-client.js';
 import { lstatBig } from '../local/analyse.js';
 import { aspectsOf } from '../mirror/changes.js';
 import type { CreateRow } from '../local/creates-store.js';
@@ -207,10 +207,11 @@ export class Creator {
     const here = await this.p.lock.run(() => this.placeOf(row, 'dir'));
     if (here === undefined) return 'done';
     let id = row.objectId ?? (row.state === 'creating' ? await this.findOurs(row, 'dir') : undefined);
+    let made: RemoteObject | undefined;
     if (id === undefined) {
       core.creates.begin(row.seq, 'creating');
       try {
-        id = await client.createFolder(row.parent, row.name, { signal });
+        ({ id, object: made } = await client.createFolder(row.parent, row.name, { signal }));
       } catch (e) {
         if (!(e instanceof AppError && e.status === 409)) throw e;
         // the NAS has that name: a folder is the same folder (made by someone else meanwhile, or
@@ -222,7 +223,7 @@ export class Creator {
         }
       }
     }
-    const o = await client.get(id, { signal });
+    const o = made ?? (await client.get(id, { signal }));
     const bound = await this.p.lock.run(() => this.bind(row, o, 'dir'));
     if (bound !== undefined) this.p.reread(bound);
     return 'done';
@@ -233,6 +234,7 @@ export class Creator {
     const { core, client, signal } = this.p;
     let id = row.objectId ?? undefined;
     let fresh = false;
+    let made: RemoteObject | undefined;
     if (id === undefined) {
       const here = await this.p.lock.run(() => this.placeOf(row, 'file'));
       // (sent whole before it left: that file goes from the NAS too, else it would be there twice)
@@ -247,7 +249,7 @@ export class Creator {
       if (id === undefined) {
         core.creates.begin(row.seq, 'creating');
         try {
-          id = await client.startUpload(row.parent, row.name, { mTime: formatDate(here.mtimeMs), signal });
+          ({ id, object: made } = await client.startUpload(row.parent, row.name, { mTime: formatDate(here.mtimeMs), signal }));
           fresh = true;
         } catch (e) {
           if (!(e instanceof AppError && e.status === 409)) throw e;
@@ -255,7 +257,7 @@ export class Creator {
           return 'done';
         }
       }
-      const o = await client.get(id, { signal });
+      const o = made ?? (await client.get(id, { signal }));
       const ok = await this.p.lock.run(() => this.bind(row, o, 'file'));
       if (ok === undefined) return 'done';
       core.creates.named(row.seq, id, 0);
@@ -274,9 +276,9 @@ export class Creator {
     if (bytes === undefined) return 'later'; // written to meanwhile: sent once stable
     const sha = sha256(bytes);
     core.creates.beginWhole(row.seq, sha);
-    let id: string;
+    let made: Created;
     try {
-      id = await client.createWhole(row.parent, row.name, bytes, { mTime: formatDate(here.mtimeMs), signal });
+      made = await client.createWhole(row.parent, row.name, bytes, { mTime: formatDate(here.mtimeMs), signal });
     } catch (e) {
       if (e instanceof AppError && e.status === 409) {
         await this.refuse(row, 'the NAS already has a file of that name in that folder: yours stays here, not sent over it');
@@ -286,7 +288,7 @@ export class Creator {
       if (e instanceof AppError && e.code === 'NasFull') this.inChunks.add(row.seq);
       throw e;
     }
-    return this.bindWhole(row, await client.get(id, { signal }), here, sha);
+    return this.bindWhole(row, made.object ?? (await client.get(made.id, { signal })), here, sha);
   }
 
   /** Binds a file the NAS holds whole from this row; when the user's file left its place meanwhile, that NAS file goes. */

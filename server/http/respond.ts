@@ -85,9 +85,9 @@ export function sendReadJson(
 }
 
 /** Sends a status with no body (204, 202) and optional headers. */
-export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}, body?: string): void {
   res.writeHead(status, { ...COMMON, ...headers });
-  res.end();
+  res.end(body);
 }
 
 /** Sends `{message, detail?}` (and `extra` fields, e.g. an upload's `offset`) with a status. */

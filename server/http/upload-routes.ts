@@ -25,6 +25,26 @@ import { checkConditions, requireWriteScope } from './write-routes.js';
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
 const location = (id: string): string => `/sdk/v2/files/${encodeURIComponent(id)}`;
 
+/**
+ * 201 for a new object: its id in `Location` (what the real device's clients read), and the
+ * object itself as the body, as `GET files/<id>` answers it [ours], so a client needs no read.
+ */
+function sendCreated(ctx: Ctx, row: number, headers: Record<string, string> = {}): void {
+  const o = ctx.store.wire(ctx.store.get(row)!);
+  const json = JSON.stringify(o);
+  sendEmpty(
+    ctx.res,
+    201,
+    {
+      Location: location(o.id),
+      ...headers,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(json)),
+    },
+    json,
+  );
+}
+
 interface Incoming {
   meta: Record<string, unknown>;
   /** The rest of a multipart body (its content part), when the body is multipart. */
@@ -97,7 +117,7 @@ export function freeName(store: Store, parent: number, name: string, file: boole
   throw new AppError('Conflict', 'Conflict', { status: 409, detail: 'no free name left' });
 }
 
-/** `POST files`: creates a folder; 201 with `Location`. */
+/** `POST files`: creates a folder; 201 with `Location` and the new folder. */
 export async function createFolder(ctx: Ctx): Promise<void> {
   requireWriteScope(ctx);
   const { meta, parts } = await readMetadata(ctx, false);
@@ -107,7 +127,7 @@ export async function createFolder(ctx: Ctx): Promise<void> {
   const parent = writableFolder(ctx, spec.parentID);
   const name = isFlag(ctx.query, 'resolveNameConflict') ? freeName(ctx.store, parent, spec.name, false) : spec.name;
   const r = ctx.store.create(parent, { name, dir: true, ...(spec.mtime === undefined ? {} : { mtime: spec.mtime }) });
-  sendEmpty(ctx.res, 201, { Location: location(r.id), 'Content-Length': '0' });
+  sendCreated(ctx, r.row);
 }
 
 /** `POST files/resumable`: creates a file whose upload is unfinished (or complete with `done=true`). */
@@ -132,7 +152,7 @@ export async function createUpload(ctx: Ctx): Promise<void> {
       throw e;
     }
   });
-  sendEmpty(ctx.res, 201, { Location: location(r.id), ETag: etagOf(ctx.store.get(r.row)!.version), 'Content-Length': '0' });
+  sendCreated(ctx, r.row, { ETag: etagOf(ctx.store.get(r.row)!.version) });
 }
 
 /** The row of a file the user may write; 403/404/400 otherwise. */

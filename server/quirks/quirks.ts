@@ -31,6 +31,7 @@ export const QUIRKS = {
   'lan-flap':
     'the LAN address dies and comes back on the same port (svc.quirks.lanDown()/lanUp(), or 30 s every 3 min from the command line); implies relay',
   'no-child-count': 'folders carry no childCount (in listings, by id, in search): a device that does not count',
+  'bare-created': 'a create answers 201 with Location alone, no body (all the real clients are known to read)',
   latency: 'every answer of the interface comes after a delay (latencyMs, default 200 ms): a slow link or a busy device',
 } as const;
 
@@ -188,7 +189,11 @@ export function withQuirks(
         if (on('trashed')) list.push({ obj: { ...before, trashed: true } as RemoteObject, until: Infinity });
         ghosts.set(before.parentID, list);
       }
-      if (status === 200 && (isListing || isSearch || /\/files\/|parentAndName/.test(path)))
+      if (status === 201 && on('bare-created')) {
+        body = Buffer.alloc(0);
+        delete headers['Content-Type'];
+      }
+      if ((status === 200 || status === 201) && (isListing || isSearch || /\/files(?:\/|$)|parentAndName/.test(path)))
         body = Buffer.from(rewriteBody(body.toString('utf8'), url, isListing, isSearch, rootOf(req)));
       if (headers['Content-Length'] !== undefined) headers['Content-Length'] = body.length;
       writeHead(status, headerRules(path, headers));

@@ -1,16 +1,18 @@
 /**
  * A new file of at most one chunk goes up whole (engine/whole-upload.ts): the request that
- * names it carries its bytes and `done=true`, then one read binds it (the real service, a real
+ * names it carries its bytes and `done=true` and answers the new object (else one read binds it:
+ * a device whose creates answer Location alone) (the real service, a real
  * folder). Exactly once when that request's answer is lost (the NAS took it): the next try finds
  * the file the NAS holds at that place with exactly the bytes sent and binds it (no second file,
  * no refusal); when the user's file left that place meanwhile, the NAS's goes (one file, at the
  * new name). Someone else's file of that name is never taken for ours.
  */
-import { readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultTransport, type Fault } from '../../../main/client/fault-transport.js';
 import { HttpTransport, type TransportRequest } from '../../../main/client/transport.js';
+import { startTestService } from '../../../server/testing.js';
 import { nasContent, startRig, waitFor, type Rig } from './harness.js';
 
 let rig: Rig | undefined;
@@ -51,7 +53,7 @@ async function docsRig(loseFirst = false): Promise<{ r: Rig; docs: string }> {
 const settled = (r: Rig): boolean => r.engine.core.creates.counts().open === 0 && r.engine.creator.sending.size === 0;
 
 describe('a new file sent whole', () => {
-  it('one request names it with its bytes, one read binds it: no chunk, no second read; held as that NAS version', async () => {
+  it('one request names it with its bytes and answers the new object: no chunk, no read; held as that NAS version', async () => {
     const { r, docs } = await docsRig();
     r.mark();
     put(join(r.mirror, 'Docs', 'notes.txt'), 'twelve bytes');
@@ -59,9 +61,34 @@ describe('a new file sent whole', () => {
     const o = (await r.nasChildren(docs)).get('notes.txt')!;
     expect((await nasContent(r.svc, o.id)).toString()).toBe('twelve bytes');
     const reads = r.svc.requests().filter((q) => q.method === 'GET' && q.path.endsWith(`/files/${o.id}`)).length;
-    expect([r.count('POST', '/files/resumable'), r.count('PUT'), reads]).toEqual([1, 0, 1]);
+    expect([r.count('POST', '/files/resumable'), r.count('PUT'), reads]).toEqual([1, 0, 0]);
     expect(r.engine.core.model.get(o.id)).toMatchObject({ lname: 'notes.txt', filled: false, content: { etag: o.eTag, size: 12 } });
     expect(r.engine.actions.localOnly()).toEqual([]);
+  });
+
+  it('a device whose creates answer Location alone (no body): one read by id binds each new folder and file', async () => {
+    const svc = await startTestService({ quirks: 'bare-created' });
+    try {
+      rig = await startRig(() => undefined, {}, svc); // (an empty library: its root was never in the model before)
+      const r = rig;
+      r.mark();
+      mkdirSync(join(r.mirror, 'Made'));
+      put(join(r.mirror, 'Made', 'a.txt'), 'bare answers');
+      await waitFor(async () => settled(r) && (await r.nasChildren(svc.admin.rootId())).has('Made'), 'Made on the NAS');
+      const made = (await r.nasChildren(svc.admin.rootId())).get('Made')!;
+      await waitFor(async () => settled(r) && (await r.nasChildren(made.id)).has('a.txt'), 'a.txt on the NAS');
+      const a = (await r.nasChildren(made.id)).get('a.txt')!;
+      expect((await nasContent(svc, a.id)).toString()).toBe('bare answers');
+      const reads = (id: string): number => svc.requests().filter((q) => q.method === 'GET' && q.path.endsWith(`/files/${id}`)).length;
+      expect([reads(made.id), reads(a.id)]).toEqual([1, 1]);
+      expect(r.engine.core.model.get(a.id)).toMatchObject({ lname: 'a.txt', filled: false, content: { etag: a.eTag, size: 12 } });
+      expect(r.engine.core.model.get(made.id)).toMatchObject({ lname: 'Made', kind: 'dir' });
+      expect(r.engine.actions.localOnly()).toEqual([]);
+    } finally {
+      await rig?.close();
+      rig = undefined;
+      await svc.stop();
+    }
   });
 
   it('its answer lost (the NAS took it): the next try finds it by its bytes and binds it; one file, never refused', async () => {

@@ -203,7 +203,7 @@ describe('walker against the real service', () => {
         pending.push(
           (async () => {
             for (let i = 0; i < 5; i++) {
-              const id = await side.createWhole('root', `made during the walk ${i}.txt`, Buffer.from(`m${i}`), {});
+              const { id } = await side.createWhole('root', `made during the walk ${i}.txt`, Buffer.from(`m${i}`), {});
               made.push(id);
               m.applier.applyOwn([{ kind: 'added', after: await side.get(id) }]);
             }

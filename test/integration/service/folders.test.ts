@@ -31,7 +31,7 @@ async function mkdir(style: ClientStyle | 'json', meta: Record<string, unknown>,
 }
 
 describe('POST files (create a folder)', () => {
-  it('creates a folder from each client style and plain JSON; 201, the id in Location, the parent eTag moves', async () => {
+  it('creates a folder from each client style and plain JSON; 201, the id in Location, the folder as the body, the parent eTag moves', async () => {
     const c = client(svc.baseUrl, token);
     const parent = svc.admin.createFolder('root', 'Made');
     let etag = parent.eTag;
@@ -40,9 +40,10 @@ describe('POST files (create a folder)', () => {
       const r = await mkdir(style, { name: `by-${style}`, parentID: parent.id, mimeType: DIR, mTime });
       expect(r.status, style).toBe(201);
       expect(r.headers.get('location'), style).toMatch(/^\/sdk\/v2\/files\/[A-Za-z0-9_-]+$/);
-      expect(r.body.length).toBe(0);
       const made = (await c.get(`/files/${idOf(r.headers.get('location'))}`)).body as RemoteObject;
       expect(made, style).toMatchObject({ name: `by-${style}`, parentID: parent.id, mimeType: DIR, childCount: 0, mTime, eTag: '"Ag"' });
+      // the body is the new folder, as a read of it answers [ours]
+      expect(r.json, style).toEqual(made);
       const now = svc.admin.get(parent.id)!;
       expect(now.eTag, style).not.toBe(etag);
       etag = now.eTag;

@@ -63,6 +63,7 @@ describe('creating a file with a resumable upload', () => {
     expect(up.location).toBe(`/sdk/v2/files/${up.id}`);
     const first = svc.admin.get(up.id)!;
     expect(first).toMatchObject({ name: 'movie.mp4', size: 0, mimeType: 'video/mp4', mTime: '2019-12-12T10:12:12Z', resumable: true });
+    expect(up.json).toEqual(first); // the body is the new object [ours]
     let etag = first.eTag;
     for (const [s, e] of [
       [0, 65_536],
