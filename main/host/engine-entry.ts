@@ -4,6 +4,8 @@
  * (engine-serve.ts). Electron gives a utility process `process.parentPort`; a forked Node
  * child talks through `process.send`.
  */
+import { getPriority, setPriority } from 'node:os';
+import { lowerPriority } from './engine-env.js';
 import type { ParentPort } from './port.js';
 import { nodeParentPort } from './node-port.js';
 import { serveEngine } from './engine-serve.js';
@@ -23,6 +25,7 @@ function electronParentPort(): ParentPort | null {
   };
 }
 
+lowerPriority(process.env, { get: () => getPriority(), set: (p) => setPriority(p) });
 const port = electronParentPort() ?? nodeParentPort();
 if (!port) {
   process.stderr.write('engine-entry: this is the engine process of NAS Mirror; the app starts it\n');

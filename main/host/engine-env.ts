@@ -21,3 +21,29 @@ export function engineEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const missing = Object.entries(MALLOC_DEFAULTS).filter(([k]) => base[k] === undefined);
   return missing.length === 0 ? base : { ...base, ...Object.fromEntries(missing) };
 }
+
+/** The engine process's niceness at least (`os.constants.priority.PRIORITY_BELOW_NORMAL`). */
+export const ENGINE_NICE = 10;
+
+/**
+ * The engine is background work: its process asks for a lower CPU priority (nice 10 on Linux
+ * and macOS, "below normal" on Windows; a process niced more already stays so), as Syncthing
+ * does by default, so that when the cores are busy the window and the user's own applications
+ * come first; idle cores it still uses in full. Called first thing in the engine's process:
+ * the threads it starts later (libuv's pool, SQLite's, the index worker) inherit it.
+ * `NAS_MIRROR_ENGINE_PRIORITY=normal` keeps it as it was.
+ */
+export function lowerPriority(
+  env: NodeJS.ProcessEnv,
+  os: { get: () => number; set: (priority: number) => void },
+): 'lowered' | 'kept' | 'refused' {
+  if (env['NAS_MIRROR_ENGINE_PRIORITY'] === 'normal') return 'kept';
+  try {
+    const now = os.get();
+    if (now >= ENGINE_NICE) return 'kept';
+    os.set(ENGINE_NICE);
+    return 'lowered';
+  } catch {
+    return 'refused'; // (a system that does not let a process change its own: it runs as it was)
+  }
+}

@@ -20,6 +20,7 @@ import { ensureRenderer } from '../ui-server/assets.js';
 import { startUiServer, type UiServer } from '../ui-server/ui-server.js';
 import { hostEngine, type HostedCore } from './engine-client.js';
 import { forkEngine } from './node-port.js';
+import { ENGINE_NICE } from './engine-env.js';
 import { waitFor } from '../../test/support/wait.js';
 
 const until = (fn: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => waitFor(fn, what, ms, 50);
@@ -117,6 +118,9 @@ describe('the engine in its own process', () => {
       const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       expect(env).toContain(`MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? '2'}`);
       expect(env).toContain(`MALLOC_MMAP_THRESHOLD_=${process.env['MALLOC_MMAP_THRESHOLD_'] ?? '131072'}`);
+      // background work: it runs at a lower CPU priority than this process (engine-env.ts)
+      const nice = (p: number): number => Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      expect(nice(pid!)).toBe(Math.max(nice(process.pid), ENGINE_NICE));
     }
     await until(() => core.status().lastCompleteWalk !== null, 'the first walk');
     expect(reads).toContain(svc.baseUrl);
