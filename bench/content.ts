@@ -662,7 +662,8 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', memGb: Math.round(totalmem() / 2 ** 30) },
       temp,
-      engine: "transfers: in the bench process (its RSS is this process's); the window part: in its own process at nice 10, the UI server in this one, the service at nice 10 (it stands for another machine)",
+      engine:
+        "transfers: in the bench process (its RSS is this process's); the window part: in its own process at nice 10, the UI server in this one, the service at nice 10 (it stands for another machine)",
       bigBytes: BIG_BYTES,
       smallFiles: SMALL,
       smallBytes: rig.smallBytes,
