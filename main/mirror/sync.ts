@@ -48,6 +48,12 @@ export async function syncOnce(
   applier: ChangeApplier,
   opts: SyncOptions = {},
 ): Promise<SyncSummary> {
+  // What the app itself made or read by id meanwhile (new files and folders it uploaded, its
+  // renames and moves as the NAS answered them): as fresh as anything this walk lists, so not
+  // "unseen" when a listing taken before them missed them (a 10,000-file drop overlapping a
+  // walk had each of its files read again by id: 2.1-2.4 requests a file instead of 2), and
+  // never taken back by a listing the NAS answered before them (PassWrites).
+  const own = new Set<string>();
   const run: SyncRun = {
     client,
     store,
@@ -55,13 +61,8 @@ export async function syncOnce(
     opts,
     t0: Date.now(),
     before: { ...applier.totals },
-    writes: new PassWrites(store, applier, opts),
+    writes: new PassWrites(store, applier, opts, own),
   };
-  // What the app itself made or read by id meanwhile (new files and folders it uploaded, its
-  // renames and moves as the NAS answered them): as fresh as anything this walk lists, so not
-  // "unseen" when a listing taken before them missed them. A 10,000-file drop overlapping a
-  // walk had each of its files read again by id (2.1-2.4 requests a file instead of 2).
-  const own = new Set<string>();
   const offOwn = applier.onOwn((cs) => {
     for (const c of cs) own.add(c.kind === 'removed' ? c.before.id : c.after.id);
   });
@@ -163,10 +164,21 @@ class PassWrites {
   private readonly applier: ChangeApplier;
   private readonly opts: SyncOptions;
 
-  constructor(store: MirrorStore, applier: ChangeApplier, opts: SyncOptions) {
+  /**
+   * Ids the app applied itself during this pass (`syncOnce`'s `own`). A listing page the NAS
+   * answered before such a change can reach here after it: applied, it took the store back
+   * to the object as it was (s27: a new file's upload finished and bound, then the listing that
+   * showed it unfinished and empty arrived, and the file, as downloaded from the NAS's older
+   * version, was emptied into a placeholder). Their listed state is left out of this pass;
+   * the next walk reads them as the NAS has them then.
+   */
+  private readonly own: ReadonlySet<string>;
+
+  constructor(store: MirrorStore, applier: ChangeApplier, opts: SyncOptions, own: ReadonlySet<string>) {
     this.store = store;
     this.applier = applier;
     this.opts = opts;
+    this.own = own;
     this.written = store.count() === 0 ? new Set<string>() : undefined;
     if (this.written) store.beginBulkFill();
     this.conditional = {
@@ -180,7 +192,9 @@ class PassWrites {
   }
 
   /** Diffs a walked page into the batch; writes the batch once it is full. */
-  page(objs: RemoteObject[]): void {
+  page(listed: RemoteObject[]): void {
+    const own = this.own;
+    const objs = own.size === 0 ? listed : listed.filter((o) => !own.has(o.id));
     const written = this.written;
     const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
     for (const c of diffPage(this.store, objs, this.pending, fresh)) {
@@ -192,7 +206,9 @@ class PassWrites {
 
   /** Writes the batch, then the listing chains whose pages it held. */
   flush(): void {
-    const b = this.batch;
+    const own = this.own;
+    // (diffed before the app's own change of the same object: left out, as in `page`)
+    const b = own.size === 0 ? this.batch : this.batch.filter((c) => !own.has(c.kind === 'removed' ? c.before.id : c.after.id));
     this.batch = [];
     this.pending.clear();
     this.applier.apply(b);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultTransport, randomFaults, type FaultPlan } from '../../../main/client/fault-transport.js';
 import { HttpTransport } from '../../../main/client/transport.js';
+import { diffPage } from '../../../main/mirror/diff.js';
 import { syncOnce } from '../../../main/mirror/sync.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
 import { buildRandomLibrary, openMirror, serviceTree, storeTree, type Mirror } from './helpers.js';
@@ -224,6 +225,49 @@ describe('walker against the real service', () => {
     expect(made.every((id) => m.store.get(id) !== undefined)).toBe(true);
     expect(readAgain.filter((id) => made.includes(id))).toEqual([]);
     await expectMirrored(m);
+  });
+
+  it("a listing answered before the app's own change and arriving after it never takes the store back (soak: a new file emptied)", async () => {
+    const svc = await startTestService();
+    cleanups.push(() => svc.stop());
+    const f = svc.admin.createFile('root', 'notes.txt', { content: Buffer.from('v1') });
+    const inner = new HttpTransport();
+    let hold: (() => void) | undefined;
+    let held: (() => void) | undefined;
+    const heldNow = new Promise<void>((r) => (held = r));
+    const m = await openMirror(svc, {
+      transport: {
+        request: async (req) => {
+          const res = await inner.request(req);
+          // the root's listing, answered by the NAS with the file as it was, reaches the app late
+          if (hold === undefined && ref.walking && req.url.includes('/filesSearch/parents')) {
+            await new Promise<void>((r) => {
+              hold = r;
+              held!();
+            });
+          }
+          return res;
+        },
+        close: () => inner.close(),
+      },
+    });
+    const ref = { walking: false };
+    cleanups.push(() => m.close());
+    await syncOnce(m.client, m.store, m.applier);
+    expect(m.store.get(f.id)?.name).toBe('notes.txt');
+    // (the root changes, so the next walk lists it in full: no 304)
+    svc.admin.createFile('root', 'other.txt', { content: Buffer.from('o') });
+    ref.walking = true;
+    const second = syncOnce(m.client, m.store, m.applier);
+    await heldNow;
+    // meanwhile the app renames it and applies the NAS's answer as its own
+    const side = sideClient(svc);
+    await side.patch(f.id, { name: 'notes renamed.txt' });
+    const renamed = await side.get(f.id);
+    m.applier.applyOwn(diffPage(m.store, [renamed]));
+    hold!();
+    expect((await second).complete).toBe(true);
+    expect(m.store.get(f.id)).toMatchObject({ name: 'notes renamed.txt', eTag: renamed.eTag });
   });
 
   it('an unchanged re-walk writes nothing', async () => {
