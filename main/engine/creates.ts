@@ -303,7 +303,7 @@ export class Creator {
         o.size === here.size &&
         ((here.ino === sent.ino && here.size === sent.size && here.mtimeMs === sent.mtimeMs) ||
           (here.size <= WHOLE_MAX && sha256(core.disk.readChunk(here.abs, 0, here.size)) === sha));
-      return this.bind(row, o, 'file', { same });
+      return this.bind(row, o, 'file', { same }, here);
     });
     if (bound === undefined) await this.dropOurs(row, async () => o);
     return 'done';
@@ -601,9 +601,16 @@ export class Creator {
    * The model, the store and the offline index know the new object, placed where the disk has
    * it; the local-only row goes. Returns its path, or undefined when it left its place meanwhile.
    */
-  private bind(row: CreateRow, o: RemoteObject, kind: 'dir' | 'file', whole?: { same: boolean }): string | undefined {
+  private bind(
+    row: CreateRow,
+    o: RemoteObject,
+    kind: 'dir' | 'file',
+    whole?: { same: boolean },
+    // (what the disk shows at the row's place, when the caller just read it under the same lock)
+    seen?: ReturnType<Creator['where']>,
+  ): string | undefined {
     const { core } = this.p;
-    const here = this.where(row);
+    const here = seen ?? this.where(row);
     if (here === undefined || here.kind !== kind) {
       core.creates.finish(row.seq, 'gone', 'it left its place while it was created on the NAS');
       return undefined;
