@@ -162,7 +162,7 @@ describe("--state defaults to the app's own data folder", () => {
     const status = await cli(MIRROR, ['status'], { env: { NAS_MIRROR_HOME: home } });
     expect(status.code, status.err).toBe(0);
     expect(status.out).toMatch(new RegExp(`^mirror folder: +${mirror.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    expect(status.out).toMatch(/^mirrored: +3 objects \(3 placeholders on disk\)/m);
+    expect(status.out).toMatch(/^mirrored: +3 objects \(3 entries in the mirror folder\)/m);
     const json = await cli(MIRROR, ['status', '--json'], { env: { NAS_MIRROR_HOME: home } });
     expect(JSON.parse(json.out)).toEqual(JSON.parse((await cli(MIRROR, ['status', '--json', '--state', home])).out));
 
