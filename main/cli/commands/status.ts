@@ -26,7 +26,8 @@ export const run: CommandOf<typeof spec> = async (args, io) => {
           `${s.connectionProblem ? ` -- ${s.connectionProblem}` : ''}`,
         `engine:              ${s.engineRunning ? `running (pid ${s.engineRunning})` : 'not running'}`,
         `mirror folder:       ${s.mirrorFolder ?? '(none: this state folder was only synced, never run with --dir)'}`,
-        `mirrored:            ${count(store.count(), 'object')}${s.mirrorFolder ? ` (${plural(s.objects, 'entry', 'entries')} in the mirror folder)` : ''}`,
+        `mirrored:            ${count(store.count(), 'object')}` +
+          `${s.mirrorFolder ? ` (${plural(s.objects, 'entry', 'entries')} in the mirror folder)` : ''}`,
         `last complete walk:  ${s.lastCompleteWalk ?? 'never'}`,
         ...(s.walk.running
           ? [`walk:                ${walkLine({ walk: s.walk, lastCompleteWalk: s.lastCompleteWalk, indexed: store.count() })}`]
