@@ -11,7 +11,7 @@
  * /dev/shm when it and free memory have room, else the temp folder), CONTENT_LOG=1 (the
  * engine's log on stderr), CONTENT_PROFILE=DIR (a CPU profile of this process per engine row),
  * CONTENT_ONLY=download|upload|window (one part: its table to stdout, the results file untouched),
- * CONTENT_ROUNDS (3: rounds of the big file, curl then the engine each, the median shown),
+ * CONTENT_ROUNDS (3: rounds of the big file, curl and the engine each, which goes first in turn; the median shown),
  * CONTENT_REWALK_MS (the engine's re-walk period: 60 s, as the app's), CONTENT_WALK_DURING=MS
  * (a walk that long into each upload's move),
  * CONTENT_TRACE=browse|search (with CONTENT_PROFILE: a Chromium trace of that window per phase),
@@ -118,6 +118,21 @@ export interface Row {
 }
 
 /** The median round of a contender's rows (its seconds in `trials`, in the order run). */
+/**
+ * A round of the big file: curl and the engine one after the other, which goes first in turn
+ * (what the first leaves to the kernel and the NAS, the page cache to fill, memory to reclaim,
+ * falls on each in turn, not always on the engine).
+ */
+async function inTurn(round: number, curl: () => Promise<void>, engine: () => Promise<void>): Promise<void> {
+  if (round % 2 === 0) {
+    await curl();
+    await engine();
+  } else {
+    await engine();
+    await curl();
+  }
+}
+
 function medianRow(rounds: readonly Row[]): Row {
   const mid = [...rounds].sort((a, b) => a.sec - b.sec)[Math.floor((rounds.length - 1) / 2)]!;
   return { ...mid, trials: rounds.map((x) => x.sec) };
@@ -401,26 +416,31 @@ async function measureDownloads(r: Rig, step: Step): Promise<void> {
     rows.push(rowOf('download', 'big', 'cp', 1, BIG_BYTES, await cpTimed(r.bigSrc, join(dir.floor, 'big.bin'), budget(BIG_BYTES, 1))));
     fresh(join(dir.floor, 'big.bin'));
   });
-  await step(`download big: curl, then the engine (Open), ${ROUNDS} rounds`, async () => {
+  await step(`download big: curl and the engine (Open), ${ROUNDS} rounds`, async () => {
     const curls: Row[] = [];
     const engines: Row[] = [];
     for (let k = 0; k < ROUNDS; k++) {
-      const { value: ms, cpu } = await withCpu(r, false, () =>
-        curlDownload(r.nas, [{ id: r.bigId, name: 'big.bin' }], dir.floor, 1, r.cfg, budget(BIG_BYTES, 1)),
-      );
-      if (!sameEnds(join(dir.floor, 'big.bin'), r.bigSrc)) throw new Error('curl got other bytes');
-      curls.push({ ...rowOf('download', 'big', 'curl', 1, BIG_BYTES, ms), cpu });
-      fresh(join(dir.floor, 'big.bin'));
-      // the round before downloaded it: Free up space makes it a placeholder again
-      if (k > 0 && (await e.free(r.bigId)).freed !== 1) throw new Error('Free up space did not make big.bin a placeholder again');
-      if (statSync(join(dir.mirror, 'big.bin')).size !== 0) throw new Error('big.bin is not a placeholder before the Open');
-      const row = await engineRow(r, 'download', 'big', async () => {
-        const s = performance.now();
-        await withTimeout(e.download(r.bigId), budget(BIG_BYTES, 1), 'Engine.download');
-        return { ms: performance.now() - s };
-      });
-      if (!sameEnds(join(dir.mirror, 'big.bin'), r.bigSrc)) throw new Error('the downloaded file differs from the source');
-      engines.push(row);
+      const curlRound = async (): Promise<void> => {
+        const { value: ms, cpu } = await withCpu(r, false, () =>
+          curlDownload(r.nas, [{ id: r.bigId, name: 'big.bin' }], dir.floor, 1, r.cfg, budget(BIG_BYTES, 1)),
+        );
+        if (!sameEnds(join(dir.floor, 'big.bin'), r.bigSrc)) throw new Error('curl got other bytes');
+        curls.push({ ...rowOf('download', 'big', 'curl', 1, BIG_BYTES, ms), cpu });
+        fresh(join(dir.floor, 'big.bin'));
+      };
+      const engineRound = async (): Promise<void> => {
+        // the round before downloaded it: Free up space makes it a placeholder again
+        if (k > 0 && (await e.free(r.bigId)).freed !== 1) throw new Error('Free up space did not make big.bin a placeholder again');
+        if (statSync(join(dir.mirror, 'big.bin')).size !== 0) throw new Error('big.bin is not a placeholder before the Open');
+        const row = await engineRow(r, 'download', 'big', async () => {
+          const s = performance.now();
+          await withTimeout(e.download(r.bigId), budget(BIG_BYTES, 1), 'Engine.download');
+          return { ms: performance.now() - s };
+        });
+        if (!sameEnds(join(dir.mirror, 'big.bin'), r.bigSrc)) throw new Error('the downloaded file differs from the source');
+        engines.push(row);
+      };
+      await inTurn(k, curlRound, engineRound);
     }
     rows.push(medianRow(curls), medianRow(engines));
   });
@@ -510,27 +530,34 @@ async function measureUploads(r: Rig, step: Step): Promise<void> {
   await step('upload big: cp (stages the file)', async () => {
     rows.push(rowOf('upload', 'big', 'cp', 1, BIG_BYTES, await cpTimed(r.bigSrc, join(dir.stage, 'big-up.bin'), budget(BIG_BYTES, 1))));
   });
-  await step(`upload big: curl, then the engine (file moved into the mirror folder), ${ROUNDS} rounds`, async () => {
+  await step(`upload big: curl and the engine (file moved into the mirror folder), ${ROUNDS} rounds`, async () => {
     const curls: Row[] = [];
     const engines: Row[] = [];
     for (let k = 0; k < ROUNDS; k++) {
-      const folder = await makeFolder(r.floorNas, r.floorRoot, `big-up-${k}`);
-      const { value: ms, cpu } = await withCpu(r, false, () =>
-        curlUpload(r.floorNas, folder, [{ path: r.bigSrc, name: 'big-up.bin' }], 1, r.cfg, budget(BIG_BYTES, 1)),
-      );
-      if (!finished(await listAll(r.floorNas, folder), new Map([['big-up.bin', BIG_BYTES]])))
-        throw new Error("the NAS does not hold curl's upload");
-      curls.push({ ...rowOf('upload', 'big', 'curl', 1, BIG_BYTES, ms), cpu });
-      // (the other user's folder goes: the NAS's disk is this machine's memory)
-      if ((await nasJson(r.floorNas, 'DELETE', `/files/${encodeURIComponent(folder)}`)).status >= 300)
-        throw new Error('could not delete big-up');
+      // the engine's copy is staged before either runs (a GiB written just before one of them is
+      // the kernel's work in that one's time)
       const name = `big-up-${k}.bin`;
       if (k > 0) cpSync(r.bigSrc, join(dir.stage, name));
       else renameSync(join(dir.stage, 'big-up.bin'), join(dir.stage, name));
+      const curlRound = async (): Promise<void> => {
+        const folder = await makeFolder(r.floorNas, r.floorRoot, `big-up-${k}`);
+        const { value: ms, cpu } = await withCpu(r, false, () =>
+          curlUpload(r.floorNas, folder, [{ path: r.bigSrc, name: 'big-up.bin' }], 1, r.cfg, budget(BIG_BYTES, 1)),
+        );
+        if (!finished(await listAll(r.floorNas, folder), new Map([['big-up.bin', BIG_BYTES]])))
+          throw new Error("the NAS does not hold curl's upload");
+        curls.push({ ...rowOf('upload', 'big', 'curl', 1, BIG_BYTES, ms), cpu });
+        // (the other user's folder goes: the NAS's disk is this machine's memory)
+        if ((await nasJson(r.floorNas, 'DELETE', `/files/${encodeURIComponent(folder)}`)).status >= 300)
+          throw new Error('could not delete big-up');
+      };
       const want = new Map([[name, BIG_BYTES]]);
-      engines.push(
-        await uploaded(r, join(dir.stage, name), join(dir.mirror, name), 'big', async () => finished(await listAll(r.nas, r.root), want)),
-      );
+      const engineRound = async (): Promise<void> => {
+        engines.push(
+          await uploaded(r, join(dir.stage, name), join(dir.mirror, name), 'big', async () => finished(await listAll(r.nas, r.root), want)),
+        );
+      };
+      await inTurn(k, curlRound, engineRound);
     }
     rows.push(medianRow(curls), medianRow(engines));
   });
@@ -603,7 +630,7 @@ function renderTable(rows: readonly Row[], errors: readonly string[], temp: stri
     const cpu = !r.cpu ? '' : `${r.cpu.clientSec}, ${r.cpu.serviceSec}`;
     lines.push(`| ${what(r)} | ${contender(r)} | ${sec} | ${r.mibPerSec} | ${x} | ${perFile} | ${rss} | ${cpu} |`);
   }
-  const note = `Temp folders on ${temp}. The big file: ${ROUNDS} rounds, curl then the engine each round, the median round shown. The engine runs in the bench's process: RSS growth is that process's, from a full collection before the move (kernel peak: VmHWM after a reset). CPU: the client's (the engine: this process, every thread; curl: its process) and the service's process, from /proc.`;
+  const note = `Temp folders on ${temp}. The big file: ${ROUNDS} rounds, curl and the engine each round (which goes first in turn), the median round shown. The engine runs in the bench's process: RSS growth is that process's, from a full collection before the move (kernel peak: VmHWM after a reset). CPU: the client's (the engine: this process, every thread; curl: its process) and the service's process, from /proc.`;
   return `${lines.join('\n')}\n\n${note}${errors.length ? `\n\nErrors:\n${errors.map((e) => `- ${e}`).join('\n')}` : ''}`;
 }
 

@@ -45,6 +45,34 @@ describe('ServiceClient against the real service', () => {
     expect(await c.delete(dir.id)).toBe('accepted');
   });
 
+  it("takes a create's body for the new object only when it is the object Location names", async () => {
+    const dir = svc.admin.createFolder('root', 'Made here');
+    expect(await mk().createFolder(dir.id, 'as answered')).toEqual({
+      id: expect.any(String),
+      object: expect.objectContaining({ name: 'as answered', parentID: dir.id }),
+    });
+    // a body that is another object, or not one at all: the id alone (the caller reads it)
+    let body = '';
+    const inner = new HttpTransport();
+    const odd = mk({
+      transport: {
+        request: async (req) => {
+          const res = await inner.request(req);
+          return req.method === 'POST' ? { ...res, body } : res;
+        },
+        close: () => inner.close(),
+      },
+    });
+    body = JSON.stringify(svc.admin.get(dir.id));
+    const other = await odd.createFolder(dir.id, 'another body');
+    expect(other.object).toBeUndefined();
+    expect(svc.admin.get(other.id)?.name).toBe('another body');
+    body = 'not json';
+    const junk = await odd.createWhole(dir.id, 'junk body.txt', Buffer.from('x'));
+    expect(junk.object).toBeUndefined();
+    expect(svc.admin.get(junk.id)?.size).toBe(1);
+  });
+
   it('maps statuses to typed errors', async () => {
     const c = mk();
     const a = svc.admin.createFile('root', 'a.txt');
