@@ -173,6 +173,12 @@ class PassWrites {
    * the next walk reads them as the NAS has them then.
    */
   private readonly own: ReadonlySet<string>;
+  /**
+   * Folders a page of which showed an object of `own` otherwise than the app has it: their
+   * listing chains are not kept (a 304 at the next walk would keep the app's version even where
+   * the NAS changed the object again after it), so the next walk lists them in full.
+   */
+  private readonly unsure = new Set<string>();
 
   constructor(store: MirrorStore, applier: ChangeApplier, opts: SyncOptions, own: ReadonlySet<string>) {
     this.store = store;
@@ -193,8 +199,7 @@ class PassWrites {
 
   /** Diffs a walked page into the batch; writes the batch once it is full. */
   page(listed: RemoteObject[]): void {
-    const own = this.own;
-    const objs = own.size === 0 ? listed : listed.filter((o) => !own.has(o.id));
+    const objs = this.own.size === 0 ? listed : listed.filter((o) => this.keeps(o));
     const written = this.written;
     const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
     for (const c of diffPage(this.store, objs, this.pending, fresh)) {
@@ -206,16 +211,24 @@ class PassWrites {
 
   /** Writes the batch, then the listing chains whose pages it held. */
   flush(): void {
-    const own = this.own;
     // (diffed before the app's own change of the same object: left out, as in `page`)
-    const b = own.size === 0 ? this.batch : this.batch.filter((c) => !own.has(c.kind === 'removed' ? c.before.id : c.after.id));
+    const b = this.own.size === 0 ? this.batch : this.batch.filter((c) => c.kind === 'removed' || this.keeps(c.after));
     this.batch = [];
     this.pending.clear();
     this.applier.apply(b);
     if (this.written) for (const c of b) if (c.kind !== 'removed') this.written.add(c.after.id);
     const ch = this.chains;
     this.chains = new Map();
+    for (const id of this.unsure) ch.delete(id);
     this.store.setListings(ch);
+    if (this.unsure.size > 0) this.store.forgetListings(this.unsure);
+  }
+
+  /** False for an object the app applied itself during this pass (left out; its folder noted when the page differs). */
+  private keeps(o: RemoteObject): boolean {
+    if (!this.own.has(o.id)) return true;
+    if (jsonOf(o) !== this.store.getJson(o.id)) this.unsure.add(o.parentID);
+    return false;
   }
 
   /** Ends the bulk fill of a fresh mirror (builds the parent index). */

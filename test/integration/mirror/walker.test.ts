@@ -270,6 +270,43 @@ describe('walker against the real service', () => {
     expect(m.store.get(f.id)).toMatchObject({ name: 'notes renamed.txt', eTag: renamed.eTag });
   });
 
+  it("a listing left out for the app's own change is not kept as known: the NAS's next change to that object still comes in", async () => {
+    const svc = await startTestService();
+    cleanups.push(() => svc.stop());
+    const f = svc.admin.createFile('root', 'notes.txt', { content: Buffer.from('v1') });
+    const inner = new HttpTransport();
+    const ref: { before?: () => Promise<void> } = {};
+    const m = await openMirror(svc, {
+      transport: {
+        request: async (req) => {
+          // before the root's listing goes: the app's own rename, then someone else's
+          const before = req.url.includes('/filesSearch/parents') ? ref.before : undefined;
+          if (before) {
+            ref.before = undefined;
+            await before();
+          }
+          return inner.request(req);
+        },
+        close: () => inner.close(),
+      },
+    });
+    cleanups.push(() => m.close());
+    await syncOnce(m.client, m.store, m.applier);
+    svc.admin.createFile('root', 'other.txt', { content: Buffer.from('o') });
+    const side = sideClient(svc);
+    ref.before = async () => {
+      await side.patch(f.id, { name: 'mine.txt' });
+      m.applier.applyOwn(diffPage(m.store, [await side.get(f.id)]));
+      await side.patch(f.id, { name: 'theirs.txt' });
+    };
+    expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
+    // this walk left its view of the file out (the app's own change came during it)...
+    expect(m.store.get(f.id)?.name).toBe('mine.txt');
+    // ...and the next one lists the root in full, not a 304 that would keep mine.txt
+    expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
+    expect(m.store.get(f.id)).toMatchObject({ name: 'theirs.txt', eTag: svc.admin.get(f.id)!.eTag });
+  });
+
   it('an unchanged re-walk writes nothing', async () => {
     const { m } = await setup(300, 11);
     await syncOnce(m.client, m.store, m.applier);
