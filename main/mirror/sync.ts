@@ -221,13 +221,15 @@ class PassWrites {
     this.chains = new Map();
     for (const id of this.unsure) ch.delete(id);
     this.store.setListings(ch);
-    if (this.unsure.size > 0) this.store.forgetListings(this.unsure);
   }
 
   /** False for an object the app applied itself during this pass (left out; its folder noted when the page differs). */
   private keeps(o: RemoteObject): boolean {
     if (!this.own.has(o.id)) return true;
-    if (jsonOf(o) !== this.store.getJson(o.id)) this.unsure.add(o.parentID);
+    if (!this.unsure.has(o.parentID) && jsonOf(o) !== this.store.getJson(o.id)) {
+      this.unsure.add(o.parentID);
+      this.store.forgetListings([o.parentID]); // (its chain from an earlier walk goes too)
+    }
     return false;
   }
 

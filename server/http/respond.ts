@@ -85,9 +85,20 @@ export function sendReadJson(
 }
 
 /** Sends a status with no body (204, 202) and optional headers. */
-export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}, body?: string): void {
+export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...COMMON, ...headers });
-  res.end(body);
+  res.end();
+}
+
+/** Sends JSON text with a status and optional headers. */
+export function sendJson(res: ServerResponse, status: number, json: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    ...COMMON,
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+  });
+  res.end(json);
 }
 
 /** Sends `{message, detail?}` (and `extra` fields, e.g. an upload's `offset`) with a status. */
@@ -103,14 +114,7 @@ export function sendError(
     res.destroy();
     return;
   }
-  const body = JSON.stringify(detail === undefined ? { message, ...extra } : { message, detail, ...extra });
-  res.writeHead(status, {
-    ...COMMON,
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-  });
-  res.end(body);
+  sendJson(res, status, JSON.stringify(detail === undefined ? { message, ...extra } : { message, detail, ...extra }), headers);
 }
 
 /** The central error handler. */

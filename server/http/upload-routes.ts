@@ -19,7 +19,7 @@ import type { Ctx } from './context.js';
 import { resolveReadable } from './context.js';
 import { multipartBoundary, readMultipart, type MultipartBody } from './multipart.js';
 import { isFlag, isPretty, MAX_BODY, parseJsonObject, readBody } from './request.js';
-import { sendEmpty, sendRead } from './respond.js';
+import { sendEmpty, sendJson, sendRead } from './respond.js';
 import { checkConditions, requireWriteScope } from './write-routes.js';
 
 const bad = (m: string): AppError => new AppError('BadRequest', m, { status: 400 });
@@ -31,18 +31,7 @@ const location = (id: string): string => `/sdk/v2/files/${encodeURIComponent(id)
  */
 function sendCreated(ctx: Ctx, row: number, headers: Record<string, string> = {}): void {
   const o = ctx.store.wire(ctx.store.get(row)!);
-  const json = JSON.stringify(o);
-  sendEmpty(
-    ctx.res,
-    201,
-    {
-      Location: location(o.id),
-      ...headers,
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': String(Buffer.byteLength(json)),
-    },
-    json,
-  );
+  sendJson(ctx.res, 201, JSON.stringify(o), { Location: location(o.id), ...headers });
 }
 
 interface Incoming {
