@@ -299,7 +299,7 @@ export class Engine {
     if (restart) await this.localSide.establishIdentity();
     if (!restart && !this.state.paused) await this.walkOnce();
     else await this.remote.catchUp();
-    // What changed on disk while stopped, then what changed while chokidar read the tree.
+    // What changed on disk while stopped, then what changed while the watches were made.
     await this.checkDirs();
     await this.localSide.startWatching();
     await this.checkDirs();
@@ -310,7 +310,7 @@ export class Engine {
     this.pins.kick();
     // new folders and files left to create (or uploads to resume) from before a stop
     this.creator.kick();
-    // getting ready leaves garbage (a restart's model rows, the tree chokidar read): on a big
+    // getting ready leaves garbage (a restart's model rows): on a big
     // heap it is collected now, not by V8's memory reducer half a minute later, between rounds
     void releaseMemory();
     this.kickOutbox();

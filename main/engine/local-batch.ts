@@ -51,6 +51,11 @@ export interface BatchResult {
    * below them are read next.
    */
   reread: string[];
+  /**
+   * Folders this batch found that the NAS does not have (made here, maybe while stopped):
+   * watched from now on with everything below them (`LocalWatcher.ensureWatched`).
+   */
+  newDirs: string[];
 }
 
 /**
@@ -116,7 +121,8 @@ export function runLocalBatch(
     });
   for (const a of out.activity) core.activity(a);
   const reread = pair.moves.filter((m) => model.get(m.id)?.kind === 'dir').map((m) => pathFor(core, m.id));
-  return { carry: pair.carry, enqueued: out.entries.length, held: plan.held.length, created, reread };
+  const newDirs = pair.localOnly.filter((lo) => lo.kind === 'dir').map((lo) => lo.path);
+  return { carry: pair.carry, enqueued: out.entries.length, held: plan.held.length, created, reread, newDirs };
 }
 
 /**

@@ -44,7 +44,7 @@ export interface LocalPort {
 
 /** The local meta key holding the mount key the model's inodes were read on. */
 const DISK_KEY = 'diskKey';
-/** When moved folders are read a second time: chokidar watches a renamed folder's new path only after a moment. */
+/** When moved folders are read a second time: a renamed folder's new path is watched only after a moment. */
 const REREAD_AFTER_MS = 1500;
 
 export class LocalRounds {
@@ -119,7 +119,7 @@ export class LocalRounds {
    * below them: changes inside were reported under old paths, or not at all, so they are read
    * again, now and once the watcher had time to follow (what changed inside them in between raised
    * no event; the convergence soak's seed 1020 round 20). Their watches are made afresh each time:
-   * a watch follows the folder it was made on, and after a swap chokidar holds stale ones
+   * a watch follows the folder it was made on, and after a swap a path may hold a stale one
    * (`LocalWatcher.rewatch`; seed 9026 round 21).
    */
   movedFolders(dirs: readonly string[]): void {
@@ -206,14 +206,14 @@ export class LocalRounds {
       { ...this.p.watcherOptions, disk: c.disk },
     );
     this.watcher = w;
-    await w.start();
+    // the folders the engine knows: those of the NAS it placed, and those it lists as local only
+    // (nothing is read to find them; a folder they do not name is found new by a scan, then watched)
+    const localDirs = c.local.localOnly(c.model).flatMap((r) => (r.kind === 'dir' ? [r.path] : []));
+    await w.start([...knownDirs(c.model), ...localDirs]);
     if (this.p.stopped() || this.watcher !== w) {
       await w.close();
       return;
     }
-    // a folder renamed while chokidar read the tree (by the user, or by our own placing of a
-    // NAS rename meanwhile) got no watch: every folder we know is watched now
-    w.ensureWatched(knownDirs(c.model));
     const ok = await w.selfTest();
     if (this.p.stopped()) return;
     c.activity({
@@ -310,6 +310,8 @@ export class LocalRounds {
       // (read again once the watcher has had time to watch their new paths: what changed inside
       // them in between raised no event; the convergence soak's seed 1020 round 20)
       if (r.reread.length) this.movedFolders(r.reread);
+      // folders new here that no event named (made while stopped, or while unwatched): watched from now on
+      if (r.newDirs.length) this.watcher?.ensureWatched(r.newDirs);
       if (r.enqueued || r.held) this.p.queued();
       if (r.created) this.p.created();
       return true;

@@ -34,7 +34,7 @@ const BIG_WALK = 50_000;
 export interface RemotePort {
   /** Folders (paths) where the disk changed and was not read yet: the local side reads them. */
   localChanged?(dirs: readonly string[]): void;
-  /** Folders (paths) the engine moved on disk: read again, their watches made afresh (after a swap chokidar holds stale ones). */
+  /** Folders (paths) the engine moved on disk: read again, their watches made afresh (after a swap a path may hold a stale one). */
   foldersMoved?(dirs: readonly string[]): void;
   /** The model is replaced here when the NAS root first appears. */
   readonly core: ReconcilePort & Pick<Core, 'applier' | 'threshold' | 'model'>;

@@ -21,13 +21,13 @@ const until = async (c: () => boolean, what: string): Promise<void> => {
   }
 };
 
-describe('LocalWatcher (real chokidar)', () => {
+describe('LocalWatcher (real fs.watch, one per folder)', () => {
   it('says which folders to look at, ignores our own folder, passes its self-test', async () => {
     dir = mkdtempSync(join(tmpdir(), 'watch-'));
     mkdirSync(join(dir, 'sub'));
     const batches: string[][] = [];
     w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
-    await w.start();
+    await w.start(['sub']);
     expect(await w.selfTest()).toBe(true);
     writeFileSync(join(dir, 'sub', 'x'), '');
     writeFileSync(join(dir, '.nas-mirror', 'ignored'), '');
@@ -44,11 +44,11 @@ describe('LocalWatcher (real chokidar)', () => {
     const before = inotifyWatches();
     const batches: string[][] = [];
     w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
-    await w.start();
+    await w.start(['a', 'b', 'a/deep']);
     const held = inotifyWatches() - before;
-    // root, a, b, a/deep, .nas-mirror/selftest (+ .nas-mirror itself): not 300 files
-    expect(held).toBeGreaterThanOrEqual(4);
-    expect(held).toBeLessThanOrEqual(watchesNeeded(dir) + 1);
+    // root, a, b, a/deep, .nas-mirror/selftest: not 300 files
+    expect(held).toBe(5);
+    expect(held).toBeLessThanOrEqual(watchesNeeded(dir));
     renameSync(join(dir, 'a/deep/f1'), join(dir, 'a/deep/g1'));
     await until(() => batches.flat().includes('a/deep'), 'a rename in a/deep');
     batches.length = 0;
@@ -69,8 +69,8 @@ describe('LocalWatcher (real chokidar)', () => {
     writeFileSync(join(dir, 'M', 'B', 'b1'), '');
     const batches: string[][] = [];
     w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
-    await w.start();
-    // back to back, as a file manager or a script swaps them: chokidar keeps stale watches
+    await w.start(['M', 'M/A', 'M/B']);
+    // back to back, as a file manager or a script swaps them: a watch follows its folder, not its path
     renameSync(join(dir, 'M', 'A'), join(dir, 'M', 'A.swap'));
     renameSync(join(dir, 'M', 'B'), join(dir, 'M', 'A'));
     renameSync(join(dir, 'M', 'A.swap'), join(dir, 'M', 'B'));
@@ -92,27 +92,48 @@ describe('LocalWatcher (real chokidar)', () => {
     }
   });
 
-  it('a folder renamed while chokidar reads the tree (listed, not yet watched) is watched by ensureWatched', async () => {
+  it('a folder made, moved in or made again at a watched path is watched with every folder below it, each read once watched', async () => {
     dir = mkdtempSync(join(tmpdir(), 'watch-'));
-    mkdirSync(join(dir, 'a', 'deep'), { recursive: true });
-    writeFileSync(join(dir, 'a', 'deep', 'f'), '');
+    mkdirSync(join(dir, 'a'));
+    const outside = mkdtempSync(join(tmpdir(), 'watch-out-'));
+    mkdirSync(join(outside, 'tree', 'b', 'c'), { recursive: true });
+    writeFileSync(join(outside, 'tree', 'b', 'c', 'before'), '');
     const batches: string[][] = [];
-    let renamed = false;
-    // the rename lands after chokidar listed the root and before it watches it: never seen
-    const onListed = (abs: string): void => {
-      if (abs !== dir || renamed) return;
-      renamed = true;
-      renameSync(join(dir, 'a'), join(dir, 'a2'));
-    };
-    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger, undefined, { onListed });
-    await w.start();
-    expect(renamed).toBe(true);
-    expect([w.watching('a2'), w.watching('a2/deep')]).toEqual([false, false]);
-    expect(w.ensureWatched(['', 'a2', 'a2/deep', 'gone'])).toBe(2);
-    expect(w.ensureWatched(['a2', 'a2/deep'])).toBe(0); // under way: not asked twice
+    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
+    await w.start(['a']);
+    // a tree moved in: its folders are watched, and each is read (what it held before is seen)
+    renameSync(join(outside, 'tree'), join(dir, 'a', 'tree'));
+    rmSync(outside, { recursive: true, force: true });
+    await until(() => w!.watching('a/tree') && w!.watching('a/tree/b') && w!.watching('a/tree/b/c'), 'the tree watched');
+    await until(() => batches.flat().includes('a/tree/b/c'), 'the deepest folder read');
+    batches.length = 0;
+    renameSync(join(dir, 'a/tree/b/c/before'), join(dir, 'a/tree/b/c/after'));
+    await until(() => batches.flat().includes('a/tree/b/c'), 'a rename deep in the moved-in tree');
+    // removed: its watches go with it; made again at the same path: the new folder is watched, not the old watch kept
+    rmSync(join(dir, 'a', 'tree'), { recursive: true });
+    await until(() => !w!.watching('a/tree') && !w!.watching('a/tree/b/c'), 'the removed tree unwatched');
+    mkdirSync(join(dir, 'a', 'tree', 'b'), { recursive: true });
+    await until(() => w!.watching('a/tree/b'), 'the folder made again watched');
+    batches.length = 0;
+    writeFileSync(join(dir, 'a', 'tree', 'b', 'new'), '');
+    await until(() => batches.flat().includes('a/tree/b'), 'a file made in the folder made again');
+  });
+
+  it('a folder the start was not told about (made while stopped) is watched once ensureWatched names it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'watch-'));
+    mkdirSync(join(dir, 'a2', 'deep'), { recursive: true });
+    writeFileSync(join(dir, 'a2', 'deep', 'f'), '');
+    const batches: string[][] = [];
+    w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger);
+    await w.start([]);
+    expect([w.watching(''), w.watching('a2'), w.watching('a2/deep')]).toEqual([true, false, false]);
+    expect(w.ensureWatched(['', 'a2', 'gone'])).toBe(2);
+    expect(w.ensureWatched(['a2'])).toBe(0); // under way: not asked twice
     await until(() => w!.watching('a2') && w!.watching('a2/deep'), 'both watched');
+    expect(w.watching('gone')).toBe(false);
+    batches.length = 0;
     renameSync(join(dir, 'a2/deep/f'), join(dir, 'a2/deep/g'));
-    await until(() => batches.flat().includes('a2/deep'), 'a rename inside the folder renamed during the start');
+    await until(() => batches.flat().includes('a2/deep'), 'a rename inside the folder made while stopped');
   });
 
   it('ENOSPC: a clear message and a polling fallback that still sees changes', async () => {
@@ -126,7 +147,7 @@ describe('LocalWatcher (real chokidar)', () => {
       (n) => notices.push(n),
       { pollIntervalMs: 100 },
     );
-    await w.start();
+    await w.start([]);
     w.simulateError(Object.assign(new Error('watch ENOSPC'), { code: 'ENOSPC' }));
     await until(() => w!.isPolling && notices.some((n) => n.kind === 'restarted'), 'polling, restarted');
     expect(notices[0]).toMatchObject({ kind: 'polling' });
@@ -151,7 +172,7 @@ describe('LocalWatcher (real chokidar)', () => {
     writeFileSync(join(dir, 'kept', 'a.bin'), '');
     const batches: string[][] = [];
     w = new LocalWatcher(dir, (d) => batches.push(d), silentLogger, undefined, { quietMs: 50 });
-    await w.start();
+    await w.start(['kept']);
     // a download landing: the partial renamed over the placeholder, then told to the watcher (as Downloads.place does)
     const partial = join(dir, '.nas-mirror', 'downloads', 'a.part');
     writeFileSync(partial, 'the NAS version');

@@ -1,18 +1,23 @@
 /**
- * Step 1 of the local pipeline (WATCH -> analyse -> pair moves -> plan). chokidar 4 on the
- * mirror folder says only WHERE to look: each event marks its folder dirty; a batch of dirty
- * folders is handed on after a short quiet period (or a maximum wait). Everything that is not
- * a folder is ignored, so chokidar holds ONE watch per folder (an inotify watch on a folder
- * already reports every entry added, removed, renamed or written in it: the raw event names
- * the folder to re-read). Our own folder `.nas-mirror` is ignored except its `selftest/`
- * probe. ENOSPC/EMFILE (inotify or file-handle limits) switches to polling the folders'
- * mtimes (still one stat per folder, never per file) with a message giving the number of
- * watches needed; `simulateError` injects such a failure in tests. A file the engine itself
- * just put in place (`placedByEngine`: a download landed, the model already holding it) does
- * not make its folder read again while the disk shows it exactly as put there.
+ * Step 1 of the local pipeline (WATCH -> analyse -> pair moves -> plan). One `fs.watch` per
+ * folder (inotify on Linux) says only WHERE to look: each event marks its folder dirty; a
+ * batch of dirty folders is handed on after a short quiet period (or a maximum wait). A watch
+ * on a folder already reports every entry added, removed, renamed or written in it, so files
+ * are never watched on their own. The folders to watch at a start are the ones the engine
+ * knows (its model, and the folders it lists as local only): nothing is read to find them (a
+ * 1M mirror's 14,669 folders are watched in ~0.13 s, where chokidar's read of the tree took
+ * 1.9 s and 250 MB of heap: docs/sync-engine.md). A folder that appears (made, moved in,
+ * swapped) is found by the event naming it in its parent, watched with every folder below
+ * it, and each of those read once after its watch is made (what was put in before is seen).
+ * A watched folder that goes (or is replaced by another at its path) loses its watches, and
+ * the ones below it. Our own folder `.nas-mirror` is ignored except its `selftest/` probe.
+ * ENOSPC/EMFILE (inotify or file-handle limits) switches to polling the watched folders'
+ * mtimes (one lstat per folder, never per file) with a message giving the number of watches
+ * needed; `simulateError` injects such a failure in tests. A file the engine itself just put
+ * in place (`placedByEngine`: a download landed, the model already holding it) does not make
+ * its folder read again while the disk shows it exactly as put there.
  */
-import { FSWatcher } from 'chokidar';
-import { readFileSync } from 'node:fs';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { realDisk, type Disk } from './disk.js';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
@@ -22,21 +27,15 @@ import { allDirs } from './analyse.js';
 export interface WatcherOptions {
   /**
    * Quiet period before a batch is handed on (default QUIET_MS). A rename or a move is one
-   * burst of events (chokidar does not hold unlinks back: `atomic: false`), and a copy of
-   * many files keeps it from ending until `maxWaitMs`.
+   * burst of events, and a copy of many files keeps it from ending until `maxWaitMs`.
    */
   quietMs?: number;
   /** Longest a batch waits (default 500 ms). */
   maxWaitMs?: number;
   usePolling?: boolean;
   pollIntervalMs?: number;
-  /** The disk seam for the self-test probe (default node:fs). */
+  /** The disk seam for the self-test probe and the folders' lstat and listing (default node:fs). */
   disk?: Disk;
-  /**
-   * Fault injection (tests): called when chokidar has listed a folder, before it watches it
-   * (the window in which a rename is never seen).
-   */
-  onListed?: (abs: string) => void;
 }
 
 /** How long the engine's own placement of a file is recognised in the events that name it. */
@@ -49,6 +48,9 @@ export const OWN_MS = 10_000;
  * nine (a rename's two events can be more than 50 ms apart under load): back to 150.
  */
 export const QUIET_MS = 150;
+
+/** Folders a new tree's watches are made for in one turn of the event loop (a big folder dropped in does not stall the engine). */
+const TREE_SLICE = 256;
 
 /** A file the engine put in place: what the disk showed of it then. */
 export interface PlacedFile {
@@ -64,90 +66,39 @@ export type WatcherNotice =
   /** Watching again after a switch: what changed meanwhile raised no event, rescan everything. */
   | { kind: 'restarted' };
 
-type ReadOptions = NonNullable<Parameters<FSWatcher['_readdirp']>[1]>;
-type Tester = Extract<NonNullable<ReadOptions['directoryFilter']>, (entry: never) => boolean>;
-type Entry = Parameters<Tester>[0];
-
 /**
- * chokidar reading folders only. Stock chokidar lstat-s EVERY entry of every folder it
- * reads (files too, though only folders are watched here): a million calls per start with
- * a million files. Folders are told apart by their directory entry type instead, and files
- * are never handed to chokidar at all. (`_readdirp` is part of chokidar's typed surface, not
- * its documented API: package.json pins chokidar to the exact version this was written and
- * tested against, and the watcher test checks that files are still seen through their
- * folder's events.)
+ * A watched folder: the inode at its path when the watch was made (a watch follows that
+ * inode), its mtime (polling), its watch (none while polling).
  */
-class FolderWatcher extends FSWatcher {
-  listed: ((abs: string) => void) | undefined;
-
-  override _readdirp(root: string, opts: ReadOptions = {}): ReturnType<FSWatcher['_readdirp']> {
-    const dirFilter = typeof opts.directoryFilter === 'function' ? opts.directoryFilter : undefined;
-    const stream = super._readdirp(root, {
-      ...opts,
-      type: 'directories',
-      alwaysStat: false,
-      fileFilter: () => false,
-      directoryFilter: (entry: Entry) => {
-        // chokidar reads `stats` of what it is given: a Dirent answers isDirectory/isSymbolicLink the same
-        entry.stats ??= entry.dirent as unknown as Entry['stats'];
-        return dirFilter ? dirFilter(entry) : true;
-      },
-    });
-    if (stream) skipFilesEarly(Object.getPrototypeOf(stream) as Explorer);
-    const listed = this.listed;
-    if (stream && listed) stream.once('end', () => listed(root));
-    return stream;
-  }
-}
-
-type Explored = { files?: { isDirectory(): boolean; isSymbolicLink(): boolean }[] | string[]; depth: number; path: string };
-interface Explorer {
-  _exploreDir(path: string, depth: number): Promise<Explored>;
-  [SKIPS]?: true;
-}
-const SKIPS = Symbol('nas-mirror: files skipped before formatting');
-
-/**
- * readdirp formats every entry (two path operations each) before looking at its type: with
- * directory entries and no files wanted, files are dropped first. The same result for any
- * reader (files would be dropped after formatting anyway), a million fewer path operations
- * per start here. Patched once on the stream class chokidar uses.
- */
-function skipFilesEarly(proto: Explorer): void {
-  if (proto[SKIPS] || typeof proto._exploreDir !== 'function') return;
-  const explore = proto._exploreDir;
-  proto._exploreDir = async function (
-    this: Explorer & { _isDirent?: boolean; _wantsFile?: boolean },
-    path: string,
-    depth: number,
-  ): Promise<Explored> {
-    const r = await explore.call(this, path, depth);
-    if (this._isDirent === true && this._wantsFile === false && Array.isArray(r.files)) {
-      r.files = (r.files as { isDirectory(): boolean; isSymbolicLink(): boolean }[]).filter(
-        (d) => typeof d === 'object' && (d.isDirectory() || d.isSymbolicLink()),
-      );
-    }
-    return r;
-  };
-  proto[SKIPS] = true;
+interface Watched {
+  ino: bigint;
+  mtimeNs: bigint;
+  fsw: FSWatcher | undefined;
 }
 
 export class LocalWatcher {
-  private w: FSWatcher | undefined;
+  /** Every watched folder, by absolute path. */
+  private readonly watches = new Map<string, Watched>();
   private dirty = new Set<string>();
   private quiet: NodeJS.Timeout | undefined;
   private maxWait: NodeJS.Timeout | undefined;
   private probes = new Map<string, () => void>();
   private probeSeq = 0;
   private polling: boolean;
+  private poller: NodeJS.Timeout | undefined;
   private closed = false;
-  /** Folders ensureWatched asked chokidar to add, and when. */
-  private readonly asked = new Map<string, number>();
-  private cancelStart: (() => void) | undefined;
+  /** Paths an event named as renamed, made or removed: checked together, once the events of this turn are in. */
+  private readonly suspects = new Set<string>();
+  private checking: NodeJS.Immediate | undefined;
+  /** New folders whose watches are still to be made (`watchTree`), and the turn that makes the next slice. */
+  private readonly tree: string[] = [];
+  private treeTurn: NodeJS.Immediate | undefined;
   lastSelfTest: { at: string; ok: boolean } | undefined;
   /** Files the engine put in place (`placedByEngine`), by absolute path, until when they are recognised. */
   private readonly placed = new Map<string, PlacedFile & { until: number }>();
   private prunedAt = 0;
+  private readonly reserved: string;
+  private readonly probeDir: string;
 
   constructor(
     private readonly root: string,
@@ -157,53 +108,180 @@ export class LocalWatcher {
     private readonly opts: WatcherOptions = {},
   ) {
     this.polling = opts.usePolling ?? false;
+    this.reserved = join(root, RESERVED_DIR);
+    this.probeDir = join(this.reserved, 'selftest');
   }
 
   get isPolling(): boolean {
     return this.polling;
   }
 
-  /** Starts watching; resolves once chokidar has read the tree. */
-  async start(): Promise<void> {
+  private get disk(): Disk {
+    return this.opts.disk ?? realDisk;
+  }
+
+  /**
+   * Starts watching the mirror folder, our probe folder and these folders (relative paths: the
+   * ones the engine knows; '' is the mirror itself). Nothing below them is read: what the
+   * engine does not know yet is found by its reading of the folders whose stamp moved, and
+   * handed back through `ensureWatched`.
+   */
+  async start(known: Iterable<string> = []): Promise<void> {
     this.closed = false;
-    const reserved = join(this.root, RESERVED_DIR);
-    const probeDir = join(reserved, 'selftest');
-    (this.opts.disk ?? realDisk).mkdir(probeDir, true);
-    const w = new FolderWatcher({
-      ignoreInitial: true,
-      followSymlinks: false,
-      alwaysStat: false,
-      atomic: false,
-      usePolling: this.polling,
-      interval: this.opts.pollIntervalMs ?? 1000,
-      binaryInterval: this.opts.pollIntervalMs ?? 1000,
-      // Folders only: a file is never watched on its own (one watch per folder, not per file).
-      ignored: (p: string, stats?: { isDirectory(): boolean }) =>
-        (stats !== undefined && !stats.isDirectory()) ||
-        (p.startsWith(reserved + sep) && !(p === probeDir || p.startsWith(probeDir + sep))),
-    });
-    w.listed = this.opts.onListed;
-    w.add(this.root);
-    this.w = w;
-    w.on('all', (_event, p) => this.onEvent(p));
-    // Raw notifications say where to look, and are the only news of files (never watched
-    // themselves): fs.watch on a folder names the entry that changed in it; polling names the
-    // folder whose mtime moved.
-    w.on('raw', (_ev, evPath: string | null, opts) => {
-      const watched = (opts as { watchedPath?: string } | undefined)?.watchedPath;
-      if (!watched) {
-        if (evPath) this.onEvent(evPath, true);
-        return;
+    this.disk.mkdir(this.probeDir, true);
+    this.watchOne(this.root);
+    this.watchOne(this.probeDir);
+    for (const rel of known) this.watchOne(this.absOf(rel));
+    if (this.polling) this.startPolling();
+    return Promise.resolve();
+  }
+
+  /** Watches one folder (absolute path) unless it is watched, gone or not a folder; true when a watch was made. */
+  private watchOne(abs: string): boolean {
+    if (this.closed || this.watches.has(abs)) return false;
+    let st;
+    try {
+      st = this.disk.lstat(abs);
+    } catch {
+      return false; // gone (its parent's event says so), or unreadable (its own scan says why)
+    }
+    if (!st.isDirectory()) return false;
+    const w: Watched = { ino: st.ino, mtimeNs: st.mtimeNs, fsw: undefined };
+    if (!this.polling) {
+      try {
+        w.fsw = watch(abs, { persistent: true }, (ev, name) => this.onRaw(abs, ev, name));
+        w.fsw.on('error', () => this.suspect(abs));
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err.code !== 'ENOSPC' && err.code !== 'EMFILE') return false; // gone meanwhile
+        this.onError(err);
+        if (!this.polling) return false;
       }
-      this.onEvent(evPath && basename(watched) !== evPath ? join(watched, evPath) : watched);
-    });
-    w.on('error', (e) => this.onError(e as NodeJS.ErrnoException));
-    // Closing before chokidar is ready must not leave start() waiting forever.
-    await new Promise<void>((resolve) => {
-      this.cancelStart = resolve;
-      w.once('ready', () => resolve());
-    });
-    this.cancelStart = undefined;
+    }
+    this.watches.set(abs, w);
+    return true;
+  }
+
+  /** Closes the watches of a folder and of every folder below it (it went, or another folder is at its path now). */
+  private unwatchTree(abs: string): void {
+    const below = abs + sep;
+    for (const [p, w] of this.watches) {
+      if (p !== abs && !p.startsWith(below)) continue;
+      w.fsw?.close();
+      this.watches.delete(p);
+    }
+  }
+
+  /**
+   * Watches a folder that appeared and every folder below it, each read once its watch is made
+   * (marked: what was put in before the watch is seen). A slice per turn of the event loop.
+   */
+  private watchTree(abs: string): void {
+    this.tree.push(abs);
+    this.treeTurn ??= setImmediate(() => this.watchTreeSlice());
+  }
+
+  private watchTreeSlice(): void {
+    this.treeTurn = undefined;
+    for (let n = 0; n < TREE_SLICE && this.tree.length > 0 && !this.closed; n++) {
+      const abs = this.tree.pop()!;
+      if (this.isReserved(abs) || !this.watchOne(abs)) continue;
+      this.mark(this.relOf(abs));
+      let kids: { name: string; dir: boolean }[];
+      try {
+        kids = this.disk.readdirKinds(abs);
+      } catch {
+        continue; // gone meanwhile, or unreadable: its own scan says why
+      }
+      for (const k of kids) if (k.dir) this.tree.push(join(abs, k.name));
+    }
+    if (this.tree.length > 0 && !this.closed) this.treeTurn = setImmediate(() => this.watchTreeSlice());
+  }
+
+  /** `abs` may have been made, removed or replaced (an event named it): checked with the others of this turn. */
+  private suspect(abs: string): void {
+    if (this.closed || this.isReserved(abs)) return;
+    this.suspects.add(abs);
+    this.checking ??= setImmediate(() => this.checkSuspects());
+  }
+
+  /**
+   * What each suspect is now: a watched folder that is gone, or whose path holds another inode
+   * (a swap, a folder made again), loses its watches and those below it; a folder not watched
+   * (made, moved in, or the other side of a swap) gets them. Shallowest first: a removed tree
+   * is dropped once.
+   */
+  private checkSuspects(): void {
+    this.checking = undefined;
+    const paths = [...this.suspects].sort((a, b) => a.length - b.length);
+    this.suspects.clear();
+    for (const abs of paths) {
+      if (this.closed) return;
+      let st;
+      try {
+        st = this.disk.lstat(abs);
+      } catch {
+        st = undefined;
+      }
+      const dir = st !== undefined && st.isDirectory();
+      const w = this.watches.get(abs);
+      if (w !== undefined && (!dir || st!.ino !== w.ino)) this.unwatchTree(abs);
+      if (dir && !this.watches.has(abs)) this.watchTree(abs);
+    }
+  }
+
+  /** An event of the watch on folder `dir`: `name` is the entry that changed (the folder's own name: the folder itself). */
+  private onRaw(dir: string, ev: string, name: string | Buffer | null): void {
+    if (this.closed) return;
+    if (name === null) {
+      this.onEvent(dir, true);
+      this.suspect(dir);
+      return;
+    }
+    const entry = join(dir, name.toString());
+    // the folder itself renamed or removed (inotify names it by its own name), or an entry of that name in it: both
+    if (name.toString() === basename(dir)) {
+      this.onEvent(dir);
+      this.suspect(dir);
+    }
+    if (this.placed.size > 0 && this.own(entry)) return;
+    this.onEvent(entry);
+    if (ev === 'rename') this.suspect(entry);
+  }
+
+  private startPolling(): void {
+    if (this.poller !== undefined || this.closed) return;
+    this.poller = setInterval(() => this.poll(), this.opts.pollIntervalMs ?? 1000);
+    this.poller.unref?.();
+  }
+
+  /** One polling round: each watched folder whose mtime moved is read (and looked into for new folders); one that went, its parent. */
+  private poll(): void {
+    for (const [abs, w] of this.watches) {
+      if (this.closed) return;
+      let st;
+      try {
+        st = this.disk.lstat(abs);
+      } catch {
+        st = undefined;
+      }
+      if (st === undefined || !st.isDirectory() || st.ino !== w.ino) {
+        this.onEvent(abs);
+        this.suspect(abs);
+        continue;
+      }
+      if (st.mtimeNs === w.mtimeNs) continue;
+      w.mtimeNs = st.mtimeNs;
+      this.onEvent(abs, true);
+      try {
+        for (const k of this.disk.readdirKinds(abs)) {
+          const kid = join(abs, k.name);
+          if (k.dir && !this.watches.has(kid)) this.suspect(kid);
+        }
+      } catch {
+        // gone meanwhile: the next round says so
+      }
+    }
   }
 
   /**
@@ -232,7 +310,7 @@ export class LocalWatcher {
       return false;
     }
     try {
-      const st = (this.opts.disk ?? realDisk).lstat(key);
+      const st = this.disk.lstat(key);
       return st.isFile() && st.ino.toString() === p.ino && Number(st.size) === p.size && Number(st.mtimeMs) === p.mtimeMs;
     } catch {
       return false; // gone, or unreadable: its folder is read
@@ -241,7 +319,6 @@ export class LocalWatcher {
 
   /** `abs` is an entry that changed; with `isFolder`, a folder whose own listing changed. */
   private onEvent(abs: string, isFolder = false): void {
-    if (!isFolder && this.placed.size > 0 && this.own(abs)) return;
     const rel = relative(this.root, abs).split(sep).join('/');
     if (rel.startsWith('..') || (isFolder && !abs.startsWith(this.root))) return;
     if (rel === RESERVED_DIR || rel.startsWith(`${RESERVED_DIR}/`)) {
@@ -251,8 +328,8 @@ export class LocalWatcher {
       if (isFolder && rel === `${RESERVED_DIR}/selftest`) for (const d of [...this.probes.values()]) d();
       return;
     }
-    // The folder and its ancestors: a renamed folder shows up first as events deep inside it
-    // (chokidar reads the new tree), and its own rename is visible only in its parent.
+    // The folder and its ancestors: a renamed folder shows up first as events deep inside it,
+    // and its own rename is visible only in its parent.
     if (isFolder) this.dirty.add(rel);
     let dir = rel;
     while (dir !== '') {
@@ -300,70 +377,64 @@ export class LocalWatcher {
             'meanwhile the folders are polled (one stat per folder)';
       this.log.warn('watcher limit reached, switching to polling', { code: e.code });
       this.onNotice({ kind: 'polling', reason });
+      // every folder watched so far is polled instead (the same folders, their mtimes as now)
       this.polling = true;
-      void this.restart();
+      for (const [abs, w] of this.watches) {
+        w.fsw?.close();
+        w.fsw = undefined;
+        try {
+          w.mtimeNs = this.disk.lstat(abs).mtimeNs;
+        } catch {
+          // gone: the first round says so
+        }
+      }
+      this.startPolling();
+      // what changed while the watches failed raised no event: the engine reads everything
+      queueMicrotask(() => {
+        if (!this.closed) this.onNotice({ kind: 'restarted' });
+      });
       return;
     }
     this.log.error('watcher error', { code: e.code, message: e.message });
     this.onNotice({ kind: 'error', message: e.message });
   }
 
-  private async restart(): Promise<void> {
-    const old = this.w;
-    this.w = undefined;
-    await old?.close();
-    if (this.closed) return;
-    await this.start();
-    this.onNotice({ kind: 'restarted' });
-  }
-
   /**
-   * Watches each of these folders (relative paths) that has no watch. chokidar reads a folder,
-   * then watches it: a folder renamed in between (by the user, or by the engine applying the
-   * NAS's rename while chokidar starts) is never watched under its new name, nor anything
-   * below it, and changes there raise no event at all (the convergence soak's seed 2020 round
-   * 17). Called with every known folder once chokidar is ready, and with the folders below a
-   * folder found moved. Returns how many were added. (`_closers` holds chokidar's watch per
-   * watched path: typed surface of the pinned version, checked by watch.test.ts.)
+   * Watches each of these folders (relative paths) that has no watch, with every folder below
+   * it, each read once its watch is made: folders the engine found new in a folder it read
+   * without an event naming them (made while it was stopped). Returns how many folders were
+   * asked (their watches come within a few turns of the event loop).
    */
   ensureWatched(dirs: Iterable<string>): number {
-    const w = this.w;
-    if (!w || this.polling || this.closed) return 0;
+    if (this.closed) return 0;
     let added = 0;
     for (const rel of dirs) {
       const abs = this.absOf(rel);
-      if (this.watching(rel) || !(this.opts.disk ?? realDisk).exists(abs)) continue;
-      // chokidar's add is asynchronous (stat, list, watch): not asked twice while under way
-      const asked = this.asked.get(abs);
-      if (asked !== undefined && Date.now() - asked < 5000) continue;
-      this.asked.set(abs, Date.now());
-      w.add(abs);
+      if (this.watches.has(abs) || this.tree.includes(abs)) continue;
+      this.watchTree(abs);
       added++;
     }
-    if (added) this.log.info('watching folders chokidar missed (renamed while read)', { added });
-    if (this.asked.size > 10_000) this.asked.clear();
     return added;
   }
 
   /**
-   * Watches these folders (relative paths) afresh: each watch chokidar holds for them is closed
-   * and made again. A watch follows the folder it was made on, not its path: after two folders
-   * traded names in one go (a swap through a temporary name, by the user or by the engine
-   * placing the NAS's swap), chokidar keeps a watch at each path that is on the other folder, or
-   * on none, and changes inside both raise no event at all (the convergence soak's seed 9026
-   * round 21, 8003 round 8). Called with the folders a batch found moved, and all below them.
+   * Watches these folders (relative paths) afresh: each watch is closed and made again. A watch
+   * follows the folder it was made on, not its path: after two folders traded names in one go
+   * (a swap through a temporary name, by the user or by the engine placing the NAS's swap), the
+   * events may come before both names are in place (the convergence soak's seed 9026 round 21,
+   * 8003 round 8). Called with the folders a batch found moved, and all below them.
    */
   rewatch(dirs: Iterable<string>): number {
-    const w = this.w;
-    if (!w || this.polling || this.closed) return 0;
+    if (this.closed) return 0;
     let n = 0;
     for (const rel of dirs) {
       const abs = this.absOf(rel);
-      if (!(this.opts.disk ?? realDisk).exists(abs)) continue;
-      if (this.watching(rel)) w.unwatch(abs);
-      this.asked.set(abs, Date.now());
-      w.add(abs);
-      n++;
+      const w = this.watches.get(abs);
+      if (w !== undefined) {
+        w.fsw?.close();
+        this.watches.delete(abs);
+      }
+      if (this.watchOne(abs)) n++;
     }
     return n;
   }
@@ -373,10 +444,18 @@ export class LocalWatcher {
     return rel === '' ? this.root : join(this.root, ...rel.split('/'));
   }
 
-  /** chokidar holds a watch on this folder (a relative path). */
+  private relOf(abs: string): string {
+    return relative(this.root, abs).split(sep).join('/');
+  }
+
+  /** Inside our own folder, but for the probe's (never watched as the user's). */
+  private isReserved(abs: string): boolean {
+    return (abs === this.reserved || abs.startsWith(this.reserved + sep)) && abs !== this.probeDir;
+  }
+
+  /** This folder (a relative path) is watched. */
   watching(rel: string): boolean {
-    const closers = (this.w as unknown as { _closers: Map<string, unknown> } | undefined)?._closers;
-    return closers?.has(this.absOf(rel)) ?? false;
+    return this.watches.has(this.absOf(rel));
   }
 
   /** Writes a probe file and waits for its event. */
@@ -394,7 +473,7 @@ export class LocalWatcher {
         resolve(true);
       });
       try {
-        (this.opts.disk ?? realDisk).writeFile(abs, '');
+        this.disk.writeFile(abs, '');
       } catch {
         clearTimeout(t);
         this.probes.delete(rel);
@@ -402,7 +481,7 @@ export class LocalWatcher {
       }
     });
     try {
-      (this.opts.disk ?? realDisk).rmFile(abs);
+      this.disk.rmFile(abs);
     } catch {
       /* a probe left in our own folder is harmless */
     }
@@ -412,12 +491,17 @@ export class LocalWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.cancelStart?.();
     clearTimeout(this.quiet);
     clearTimeout(this.maxWait);
-    const w = this.w;
-    this.w = undefined;
-    await w?.close();
+    clearInterval(this.poller);
+    if (this.checking) clearImmediate(this.checking);
+    if (this.treeTurn) clearImmediate(this.treeTurn);
+    this.poller = this.checking = this.treeTurn = undefined;
+    this.suspects.clear();
+    this.tree.length = 0;
+    for (const w of this.watches.values()) w.fsw?.close();
+    this.watches.clear();
+    return Promise.resolve();
   }
 }
 

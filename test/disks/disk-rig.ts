@@ -1,6 +1,6 @@
 /**
  * The local-folder rig (test/integration/local/harness.ts) with the mirror folder on a real
- * disk: the REAL service on 127.0.0.1, the real engine and chokidar, the state folder in a
+ * disk: the REAL service on 127.0.0.1, the real engine and its watcher, the state folder in a
  * temp dir and the mirror folder at a path the test chooses (on a loop-mounted file
  * system, test/support/loop-fs.ts). Engines can be made without starting them, so a test
  * can watch the status from the first instant of a start.

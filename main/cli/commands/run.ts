@@ -202,7 +202,7 @@ async function runUntilStopped(r: Running, mirrorDir: string, io: CliIO): Promis
 /**
  * Everything is saved once "stopped" is printed. A handle a library leaves open (the
  * convergence test saw an fs.watch of a folder renamed just before the stop, in chokidar's
- * close) must not keep a stopped engine alive: after 3 s the process says what was still
+ * close, when the app still used chokidar) must not keep a stopped engine alive: after 3 s the process says what was still
  * open and exits. The timer is unref'd, so a clean stop exits at once, as before.
  */
 function exitSoonIfHeldOpen(io: Pick<CliIO, 'stderr'>): void {

@@ -1,6 +1,6 @@
 /**
  * Test harness for the local folder: the REAL service on 127.0.0.1 (server/testing.ts),
- * a real temp mirror folder watched by the real chokidar, and the engine. `waitFor` polls
+ * a real temp mirror folder watched by the real watcher (fs.watch), and the engine. `waitFor` polls
  * a condition with a generous timeout: no fixed sleeps as assertions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
