@@ -143,6 +143,23 @@ export function peakRssKb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
 }
+/** Resident set now (VmRSS) in kB. */
+export function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** What the engine used in the first `sec` seconds after ready: its CPU (% of one core) and its resident set at the end. */
+export async function afterReady(pid: number, sec: number): Promise<{ sec: number; cpuPct: number; rssMb: number }> {
+  const [c0, t0] = [cpuTicks(pid), performance.now()];
+  await sleep(sec * 1000);
+  const [c1, wall] = [cpuTicks(pid), (performance.now() - t0) / 1000];
+  return {
+    sec: Math.round(wall * 10) / 10,
+    cpuPct: Math.round(((c1 - c0) / CLK_TCK / wall) * 1000) / 10,
+    rssMb: Math.round(rssKb(pid) / 1024),
+  };
+}
 /** inotify watches the process holds: `inotify wd:` lines over all its fds. */
 export function inotifyWatches(pid: number): number {
   let n = 0;

@@ -11,6 +11,7 @@ import { openOfflineIndex, type OpenIndexOptions } from './open-index.js';
 import { hasVocabulary, loadVocabulary, saveVocabulary, vocabularyFile } from './vocabulary-file.js';
 import { Vocabulary } from './vocabulary.js';
 import { existsSync } from 'node:fs';
+import { loadIndex } from './persist.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -190,6 +191,30 @@ describe('openOfflineIndex', () => {
     expect(again.index.parentAndName('f', 'IMG_2041.JPG').id).toBe('a');
     expect(again.index.suggest('hel')).toEqual(['hello']);
     expect(again.index.didYouMean('helo')).toBe('hello');
+    db.close();
+  });
+
+  it('saves itself once the changes settle: a start after a kill loads it instead of rebuilding', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new MirrorStore(db);
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
+    store.apply([{ kind: 'added', after: obj('a', 'hello.txt') }]);
+    const first = await openOfflineIndex(store, dir, { workerThreshold: 0, settledSaveMs: 20 });
+    expect(first.source).toBe('built');
+    const change = { kind: 'added' as const, after: obj('b', 'settled hello.txt') };
+    store.apply([change]);
+    first.follow([change]);
+    // no save() (the engine was killed): the settled save wrote the index of this generation
+    const t0 = Date.now();
+    while (loadIndex(dir)?.generation !== store.generation()) {
+      if (Date.now() - t0 > 10_000) throw new Error('the index was not saved once the changes settled');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const again = await openOfflineIndex(store, dir, { workerThreshold: 0 });
+    expect(again.source).toBe('loaded');
+    expect(again.index.search('hello').matches.map((m) => m.file.name)).toEqual(['hello.txt', 'settled hello.txt']);
     db.close();
   });
 

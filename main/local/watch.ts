@@ -90,8 +90,8 @@ export class LocalWatcher {
   /** Paths an event named as renamed, made or removed: checked together, once the events of this turn are in. */
   private readonly suspects = new Set<string>();
   private checking: NodeJS.Immediate | undefined;
-  /** New folders whose watches are still to be made (`watchTree`), and the turn that makes the next slice. */
-  private readonly tree: string[] = [];
+  /** New folders whose watches are still to be made (`watchTree`; a set: each asked once), and the turn that makes the next slice. */
+  private readonly tree = new Set<string>();
   private treeTurn: NodeJS.Immediate | undefined;
   lastSelfTest: { at: string; ok: boolean } | undefined;
   /** Files the engine put in place (`placedByEngine`), by absolute path, until when they are recognised. */
@@ -177,14 +177,16 @@ export class LocalWatcher {
    * (marked: what was put in before the watch is seen). A slice per turn of the event loop.
    */
   private watchTree(abs: string): void {
-    this.tree.push(abs);
+    this.tree.add(abs);
     this.treeTurn ??= setImmediate(() => this.watchTreeSlice());
   }
 
   private watchTreeSlice(): void {
     this.treeTurn = undefined;
-    for (let n = 0; n < TREE_SLICE && this.tree.length > 0 && !this.closed; n++) {
-      const abs = this.tree.pop()!;
+    let n = 0;
+    for (const abs of this.tree) {
+      if (n++ >= TREE_SLICE || this.closed) break;
+      this.tree.delete(abs);
       if (this.isReserved(abs) || !this.watchOne(abs)) continue;
       this.mark(this.relOf(abs));
       let kids: { name: string; dir: boolean }[];
@@ -193,9 +195,9 @@ export class LocalWatcher {
       } catch {
         continue; // gone meanwhile, or unreadable: its own scan says why
       }
-      for (const k of kids) if (k.dir) this.tree.push(join(abs, k.name));
+      for (const k of kids) if (k.dir) this.tree.add(join(abs, k.name));
     }
-    if (this.tree.length > 0 && !this.closed) this.treeTurn = setImmediate(() => this.watchTreeSlice());
+    if (this.tree.size > 0 && !this.closed) this.treeTurn = setImmediate(() => this.watchTreeSlice());
   }
 
   /** `abs` may have been made, removed or replaced (an event named it): checked with the others of this turn. */
@@ -410,7 +412,7 @@ export class LocalWatcher {
     let added = 0;
     for (const rel of dirs) {
       const abs = this.absOf(rel);
-      if (this.watches.has(abs) || this.tree.includes(abs)) continue;
+      if (this.watches.has(abs) || this.tree.has(abs)) continue;
       this.watchTree(abs);
       added++;
     }
@@ -498,7 +500,7 @@ export class LocalWatcher {
     if (this.treeTurn) clearImmediate(this.treeTurn);
     this.poller = this.checking = this.treeTurn = undefined;
     this.suspects.clear();
-    this.tree.length = 0;
+    this.tree.clear();
     for (const w of this.watches.values()) w.fsw?.close();
     this.watches.clear();
     return Promise.resolve();
