@@ -17,7 +17,7 @@
  * in place (`placedByEngine`: a download landed, the model already holding it) does not make
  * its folder read again while the disk shows it exactly as put there.
  */
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { readFileSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { realDisk, type Disk } from './disk.js';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
@@ -139,13 +139,9 @@ export class LocalWatcher {
   /** Watches one folder (absolute path) unless it is watched, gone or not a folder; true when a watch was made. */
   private watchOne(abs: string): boolean {
     if (this.closed || this.watches.has(abs)) return false;
-    let st;
-    try {
-      st = this.disk.lstat(abs);
-    } catch {
-      return false; // gone (its parent's event says so), or unreadable (its own scan says why)
-    }
-    if (!st.isDirectory()) return false;
+    // gone (its parent's event says so), unreadable (its own scan says why), or not a folder
+    const st = this.folderAt(abs);
+    if (st === undefined) return false;
     const w: Watched = { ino: st.ino, mtimeNs: st.mtimeNs, fsw: undefined };
     if (!this.polling) {
       try {
@@ -160,6 +156,16 @@ export class LocalWatcher {
     }
     this.watches.set(abs, w);
     return true;
+  }
+
+  /** The lstat of the folder at `abs`; undefined when nothing is there, it cannot be read, or it is not a folder. */
+  private folderAt(abs: string): BigIntStats | undefined {
+    try {
+      const st = this.disk.lstat(abs);
+      return st.isDirectory() ? st : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Closes the watches of a folder and of every folder below it (it went, or another folder is at its path now). */
@@ -219,16 +225,10 @@ export class LocalWatcher {
     this.suspects.clear();
     for (const abs of paths) {
       if (this.closed) return;
-      let st;
-      try {
-        st = this.disk.lstat(abs);
-      } catch {
-        st = undefined;
-      }
-      const dir = st !== undefined && st.isDirectory();
+      const dir = this.folderAt(abs);
       const w = this.watches.get(abs);
-      if (w !== undefined && (!dir || st!.ino !== w.ino)) this.unwatchTree(abs);
-      if (dir && !this.watches.has(abs)) this.watchTree(abs);
+      if (w !== undefined && (dir === undefined || dir.ino !== w.ino)) this.unwatchTree(abs);
+      if (dir !== undefined && !this.watches.has(abs)) this.watchTree(abs);
     }
   }
 
@@ -261,13 +261,8 @@ export class LocalWatcher {
   private poll(): void {
     for (const [abs, w] of this.watches) {
       if (this.closed) return;
-      let st;
-      try {
-        st = this.disk.lstat(abs);
-      } catch {
-        st = undefined;
-      }
-      if (st === undefined || !st.isDirectory() || st.ino !== w.ino) {
+      const st = this.folderAt(abs);
+      if (st === undefined || st.ino !== w.ino) {
         this.onEvent(abs);
         this.suspect(abs);
         continue;
