@@ -149,17 +149,41 @@ export function rssKb(pid: number): number {
   return m ? Number(m[1]) : NaN;
 }
 
-/** What the engine used in the first `sec` seconds after ready: its CPU (% of one core) and its resident set at the end. */
-export async function afterReady(pid: number, sec: number): Promise<{ sec: number; cpuPct: number; rssMb: number }> {
+/**
+ * What the engine used in the first `sec` seconds after ready: its CPU (% of one core) and its
+ * resident set at the end; with `walking` (asked each second), when its walk ended (seconds
+ * after the start of the window; null: still running at its end) and its RSS then.
+ */
+export async function afterReady(
+  pid: number,
+  sec: number,
+  walking?: () => Promise<boolean>,
+): Promise<{ sec: number; cpuPct: number; rssMb: number; walkEndSec?: number | null; walkSeen?: boolean; rssAtWalkEndMb?: number }> {
   const [c0, t0] = [cpuTicks(pid), performance.now()];
-  await sleep(sec * 1000);
+  let walkEndSec: number | null | undefined = walking ? null : undefined;
+  let rssAtWalkEndMb: number | undefined;
+  // (a walk that ended before the first look is not told apart from none: `walkSeen` false)
+  let sawRunning = false;
+  while (performance.now() - t0 < sec * 1000) {
+    await sleep(Math.min(1000, sec * 1000 - (performance.now() - t0)));
+    if (!walking || walkEndSec !== null) continue;
+    const running = await walking().catch(() => true);
+    if (running) sawRunning = true;
+    else if (sawRunning) {
+      walkEndSec = Math.round((performance.now() - t0) / 100) / 10;
+      rssAtWalkEndMb = Math.round(rssKb(pid) / 1024);
+    }
+  }
   const [c1, wall] = [cpuTicks(pid), (performance.now() - t0) / 1000];
   return {
     sec: Math.round(wall * 10) / 10,
     cpuPct: Math.round(((c1 - c0) / CLK_TCK / wall) * 1000) / 10,
     rssMb: Math.round(rssKb(pid) / 1024),
+    ...(walkEndSec !== undefined ? { walkEndSec, walkSeen: sawRunning } : {}),
+    ...(rssAtWalkEndMb !== undefined ? { rssAtWalkEndMb } : {}),
   };
 }
+
 /** inotify watches the process holds: `inotify wd:` lines over all its fds. */
 export function inotifyWatches(pid: number): number {
   let n = 0;

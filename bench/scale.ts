@@ -364,7 +364,12 @@ async function measureSize(
           stallsMs: s.stalls,
           controlMs: s.control,
         };
-        res.restart.after = await afterReady(s.eng.pid, STEADY_SEC);
+        const url = s.eng.windowUrl;
+        res.restart.after = await afterReady(
+          s.eng.pid,
+          STEADY_SEC,
+          url ? async () => (await uiCall<Status>(url, 'status')).walk.running : undefined,
+        );
         res.restart.peakRssMb = Math.round(s.eng.peakKb() / 1024);
         await s.eng.kill9();
       });
@@ -488,9 +493,16 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
       `restart, the ${STEADY_SEC} s after ready: engine RSS at the end; its CPU meanwhile (the catch-up walk in it)`,
       (r) => {
         const a = r.restart?.after;
-        return a
-          ? `${a.rssMb} MB${mark(a.rssMb <= targets(r.objects).steadyMb)} (≤ ${targets(r.objects).steadyMb}); ${a.cpuPct} %${mark(a.cpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct})`
-          : '-';
+        if (!a) return '-';
+        const walk =
+          a.walkEndSec === undefined
+            ? ''
+            : a.walkSeen === false
+              ? '; no catch-up walk seen running (ended within its first second)'
+              : a.walkEndSec === null
+                ? '; the catch-up walk still running at its end'
+                : `; the catch-up walk ended at ${a.walkEndSec} s (RSS then ${a.rssAtWalkEndMb} MB)`;
+        return `${a.rssMb} MB${mark(a.rssMb <= targets(r.objects).steadyMb)} (≤ ${targets(r.objects).steadyMb}); ${a.cpuPct} %${mark(a.cpuPct <= targets(r.objects).idlePct)} (≤ ${targets(r.objects).idlePct})${walk}`;
       },
     ],
     [

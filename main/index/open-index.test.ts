@@ -218,6 +218,48 @@ describe('openOfflineIndex', () => {
     db.close();
   });
 
+  it('changes do not load a saved vocabulary: they are counted, and applied when it is first used', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+    dirs.push(dir);
+    const db = openStateDb(dir);
+    const store = new MirrorStore(db);
+    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
+    store.apply([
+      { kind: 'added', after: obj('a', 'holiday beach.jpg') },
+      { kind: 'added', after: obj('b', 'holiday.txt') },
+    ]);
+    await (await openOfflineIndex(store, dir, { workerThreshold: 0 })).save();
+    const opened = await openOfflineIndex(store, dir, { workerThreshold: 0 });
+    expect(opened.source).toBe('loaded');
+    const vocab = (opened.index as unknown as { vocabulary: Vocabulary }).vocabulary;
+    const changes = [
+      { kind: 'added' as const, after: obj('c', 'sunset.png') },
+      {
+        kind: 'updated' as const,
+        before: obj('b', 'holiday.txt'),
+        after: obj('b', 'notes.txt'),
+        aspects: { renamed: true, moved: false, metadata: false },
+      },
+      { kind: 'removed' as const, before: obj('a', 'holiday beach.jpg') },
+    ];
+    store.apply(changes);
+    opened.follow(changes);
+    // followed without loading it (at 1M it is ~240 MB in memory)
+    expect(vocab.isPending).toBe(true);
+    expect(opened.index.suggest('sun')).toEqual(['sunset']);
+    expect(vocab.isPending).toBe(false);
+    expect(opened.index.suggest('hol')).toEqual([]);
+    expect(opened.index.suggest('not')).toEqual(['notes']);
+    expect(opened.index.suggest('tx')).toEqual(['txt']);
+    await opened.save();
+    expect(
+      loadVocabulary(dir, store.generation())
+        ?.words.map((w) => w[0])
+        .sort(),
+    ).toEqual(['notes', 'png', 'sunset', 'txt']);
+    db.close();
+  });
+
   it('saves the vocabulary with the index generation, loads it instead of rebuilding, follows changes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oi-'));
     dirs.push(dir);

@@ -67,6 +67,12 @@ export class Vocabulary {
   private nextId = 1;
   private ms = new MiniSearch<WordDoc>(MS_OPTIONS);
   private pending: Pending | undefined;
+  /**
+   * While a saved vocabulary is not loaded yet: what the changes since did to each word's count,
+   * applied when it is loaded (a change does not load it: at 1M its words in memory are ~240 MB
+   * a user who never asks for completions would keep from the NAS's first change on).
+   */
+  private deltas = new Map<string, number>();
   /** Changed since loaded or saved (built from the store, or changes applied). */
   dirty = false;
 
@@ -112,6 +118,7 @@ export class Vocabulary {
     this.ms = new MiniSearch<WordDoc>(MS_OPTIONS);
     this.dirty = false;
     this.pending = { kind: 'saved', load, store };
+    this.deltas.clear();
   }
 
   toJSON(): VocabularyJSON {
@@ -133,10 +140,18 @@ export class Vocabulary {
     if (!p) return;
     this.pending = undefined;
     const saved = p.kind === 'saved' ? p.load() : undefined;
+    const deltas = this.deltas;
+    this.deltas = new Map();
     if (saved) {
       this.restore(saved);
+      // the changes since it was saved
+      for (const [w, d] of deltas) {
+        for (let i = 0; i < d; i++) this.addWord(w);
+        for (let i = 0; i > d; i--) this.drop(w);
+      }
       return;
     }
+    // built from the store, which holds every change (the deltas included)
     this.fill(storeSource(p.store));
     this.dirty = true;
   }
@@ -208,9 +223,20 @@ export class Vocabulary {
     if (changes.length === 0) return;
     // built later from the store, which already holds these changes
     if (this.pending?.kind === 'store') return;
-    // a saved vocabulary predates these changes: load it now, then follow them
-    this.ensure();
     this.dirty = true;
+    // a saved vocabulary not loaded yet predates these changes: they are counted, applied when it is
+    if (this.pending !== undefined) {
+      const count = (w: string, d: number): void => {
+        const n = (this.deltas.get(w) ?? 0) + d;
+        if (n === 0) this.deltas.delete(w);
+        else this.deltas.set(w, n);
+      };
+      for (const c of changes) {
+        if (c.kind !== 'added') for (const w of wordsOf(c.before as RemoteObject)) count(w, -1);
+        if (c.kind !== 'removed') for (const w of wordsOf(c.after)) count(w, 1);
+      }
+      return;
+    }
     for (const c of changes) {
       if (c.kind !== 'added') for (const w of wordsOf(c.before as RemoteObject)) this.drop(w);
       if (c.kind !== 'removed') for (const w of wordsOf(c.after)) this.addWord(w);
