@@ -203,6 +203,7 @@ describe('openOfflineIndex', () => {
     store.apply([{ kind: 'added', after: obj('a', 'hello.txt') }]);
     const first = await openOfflineIndex(store, dir, { workerThreshold: 0, settledSaveMs: 20 });
     expect(first.source).toBe('built');
+    expect(first.index.suggest('hel')).toEqual(['hello']); // the vocabulary in memory: saved with the index
     const change = { kind: 'added' as const, after: obj('b', 'settled hello.txt') };
     store.apply([change]);
     first.follow([change]);
@@ -212,9 +213,11 @@ describe('openOfflineIndex', () => {
       if (Date.now() - t0 > 10_000) throw new Error('the index was not saved once the changes settled');
       await new Promise((r) => setTimeout(r, 10));
     }
+    expect(hasVocabulary(dir, store.generation())).toBe(true);
     const again = await openOfflineIndex(store, dir, { workerThreshold: 0 });
     expect(again.source).toBe('loaded');
     expect(again.index.search('hello').matches.map((m) => m.file.name)).toEqual(['hello.txt', 'settled hello.txt']);
+    expect(again.index.suggest('sett')).toEqual(['settled']);
     db.close();
   });
 
