@@ -30,6 +30,17 @@ const obj = (id: string, name: string, parentID = 'r', extra: Partial<RemoteObje
   ...extra,
 });
 
+/** A fresh state folder whose store holds a root and these objects. */
+function storeWith(...objects: RemoteObject[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'oi-'));
+  dirs.push(dir);
+  const db = openStateDb(dir);
+  const store = new MirrorStore(db);
+  store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
+  store.apply(objects.map((after) => ({ kind: 'added' as const, after })));
+  return { dir, db, store };
+}
+
 /** A fresh state folder with a root, and its index with an overlay limit of 10 (rebuilt in the worker); `more`: other options. */
 async function lagsAfterTen(more: OpenIndexOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'oi-'));
@@ -195,12 +206,7 @@ describe('openOfflineIndex', () => {
   });
 
   it('saves itself once the changes settle: a start after a kill loads it instead of rebuilding', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
-    dirs.push(dir);
-    const db = openStateDb(dir);
-    const store = new MirrorStore(db);
-    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-    store.apply([{ kind: 'added', after: obj('a', 'hello.txt') }]);
+    const { dir, db, store } = storeWith(obj('a', 'hello.txt'));
     const first = await openOfflineIndex(store, dir, { workerThreshold: 0, settledSaveMs: 20 });
     expect(first.source).toBe('built');
     expect(first.index.suggest('hel')).toEqual(['hello']); // the vocabulary in memory: saved with the index
@@ -222,15 +228,7 @@ describe('openOfflineIndex', () => {
   });
 
   it('changes do not load a saved vocabulary: they are counted, and applied when it is first used', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
-    dirs.push(dir);
-    const db = openStateDb(dir);
-    const store = new MirrorStore(db);
-    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-    store.apply([
-      { kind: 'added', after: obj('a', 'holiday beach.jpg') },
-      { kind: 'added', after: obj('b', 'holiday.txt') },
-    ]);
+    const { dir, db, store } = storeWith(obj('a', 'holiday beach.jpg'), obj('b', 'holiday.txt'));
     await (await openOfflineIndex(store, dir, { workerThreshold: 0 })).save();
     const opened = await openOfflineIndex(store, dir, { workerThreshold: 0 });
     expect(opened.source).toBe('loaded');
@@ -264,15 +262,7 @@ describe('openOfflineIndex', () => {
   });
 
   it('saves the vocabulary with the index generation, loads it instead of rebuilding, follows changes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oi-'));
-    dirs.push(dir);
-    const db = openStateDb(dir);
-    const store = new MirrorStore(db);
-    store.setRoot(obj('r', 'home', '', { mimeType: FOLDER_MIME }));
-    store.apply([
-      { kind: 'added', after: obj('a', 'holiday beach.jpg') },
-      { kind: 'added', after: obj('b', 'holiday.txt') },
-    ]);
+    const { dir, db, store } = storeWith(obj('a', 'holiday beach.jpg'), obj('b', 'holiday.txt'));
     const first = await openOfflineIndex(store, dir, { workerThreshold: 0 });
     // the build saved a vocabulary of the store's generation
     expect(
