@@ -187,17 +187,13 @@ class LiveIndex implements OpenedIndex {
    */
   private saveSettled(): void {
     this.settledTimer = undefined;
-    const { store, stateDir, vocab } = this.parts;
-    const engine = this.current;
+    const { store, vocab } = this.parts;
     try {
       const gen = store.generation();
-      if (this.catching || gen === this.settledGen || engine.overlaySize > Math.max(5000, engine.base.n / 10)) return;
-      saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: gen });
+      if (this.catching || gen === this.settledGen || this.overlayToCompact) return;
+      this.writeIndex(gen);
       // a vocabulary in memory goes with it (0.2 s at 1M); one not loaded waits for the stop's save
-      if (!vocab.isPending && vocab.dirty) {
-        saveVocabulary(stateDir, gen, vocab.toJSON());
-        vocab.dirty = false;
-      }
+      if (!vocab.isPending && vocab.dirty) this.writeVocabulary(gen);
       this.settledGen = gen;
       this.settledAt = Date.now();
     } catch {
@@ -266,7 +262,7 @@ class LiveIndex implements OpenedIndex {
     if (this.current.overlaySize === 0 && this.savedGen === store.generation() && !vocab.dirty && hasVocabulary(stateDir, this.savedGen))
       return;
     const gen = store.generation();
-    if (this.current.overlaySize > Math.max(5000, this.current.base.n / 10)) {
+    if (this.overlayToCompact) {
       await rebuild(store, stateDir, opts.workerThreshold ?? 200_000, vocab);
       const fresh = loadIndex(stateDir);
       if (fresh) {
@@ -278,14 +274,33 @@ class LiveIndex implements OpenedIndex {
         return;
       }
     }
-    const engine = this.current;
-    saveIndex(stateDir, { base: engine.base, dead: engine.dead, extra: [...engine.extra.values()].map((e) => e.doc), generation: gen });
+    this.writeIndex(gen);
     // a pending vocabulary is either the saved one (unchanged since) or has none fresh: build it
     if (vocab.isPending && !hasVocabulary(stateDir, gen)) void vocab.size;
-    if (vocab.dirty) {
-      saveVocabulary(stateDir, gen, vocab.toJSON());
-      vocab.dirty = false;
-    }
+    if (vocab.dirty) this.writeVocabulary(gen);
+  }
+
+  /** The overlay is past what a save writes as it is (max(5000, n/10)): `save` compacts it by a rebuild first. */
+  private get overlayToCompact(): boolean {
+    return this.current.overlaySize > Math.max(5000, this.current.base.n / 10);
+  }
+
+  /** Writes the index as the engine holds it (base, tombstones, overlay), as of generation `gen`. */
+  private writeIndex(gen: number): void {
+    const engine = this.current;
+    saveIndex(this.parts.stateDir, {
+      base: engine.base,
+      dead: engine.dead,
+      extra: [...engine.extra.values()].map((e) => e.doc),
+      generation: gen,
+    });
+  }
+
+  /** Writes the vocabulary as of generation `gen` (loading a pending one first); clean after. */
+  private writeVocabulary(gen: number): void {
+    const { stateDir, vocab } = this.parts;
+    saveVocabulary(stateDir, gen, vocab.toJSON());
+    vocab.dirty = false;
   }
 
   /** Rebuilds from the store until a rebuild saw its latest generation. */

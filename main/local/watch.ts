@@ -316,7 +316,7 @@ export class LocalWatcher {
 
   /** `abs` is an entry that changed; with `isFolder`, a folder whose own listing changed. */
   private onEvent(abs: string, isFolder = false): void {
-    const rel = relative(this.root, abs).split(sep).join('/');
+    const rel = this.relOf(abs);
     if (rel.startsWith('..') || (isFolder && !abs.startsWith(this.root))) return;
     if (rel === RESERVED_DIR || rel.startsWith(`${RESERVED_DIR}/`)) {
       const done = this.probes.get(rel);
