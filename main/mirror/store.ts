@@ -75,6 +75,14 @@ export const MIRROR_MIGRATIONS = [
       db.prepare("INSERT INTO mirror_meta (key, value) SELECT 'fillGen', value FROM mirror_meta WHERE key = 'generation'").run();
     },
   },
+  {
+    // v5: the folders of each parent (a partial index: folders only). A walk's 304 folder
+    // queues its subfolders without reading a row of its files (`childSummary`).
+    version: 5,
+    up: (db: Db): void => {
+      db.exec('CREATE INDEX mirror_objects_folders ON mirror_objects(parent_id) WHERE is_folder = 1;');
+    },
+  },
 ];
 
 /** A folder's listing as last fetched in full: per page, its ETag and the token of the next page. */
@@ -120,7 +128,6 @@ export class MirrorStore {
       childIds: db.prepare<[string], { id: string }>('SELECT id FROM mirror_objects WHERE parent_id = ?'),
       byName: db.prepare<[string, string], string>('SELECT json FROM mirror_objects WHERE parent_id = ? AND name = ?').pluck(true),
       all: db.prepare<[], string>('SELECT json FROM mirror_objects').pluck(true),
-      allIds: db.prepare<[], { id: string }>('SELECT id FROM mirror_objects'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM mirror_objects'),
       upsert: db.prepare(
         'INSERT INTO mirror_objects (id, parent_id, name, etag, is_folder, mime, camera_make, camera_model, json) ' +
@@ -141,7 +148,10 @@ export class MirrorStore {
         'INSERT INTO mirror_listings (folder_id, pages) VALUES (?, ?) ON CONFLICT(folder_id) DO UPDATE SET pages = excluded.pages',
       ),
       delListing: db.prepare('DELETE FROM mirror_listings WHERE folder_id = ?'),
-      kids: db.prepare<[string], { id: string; is_folder: number }>('SELECT id, is_folder FROM mirror_objects WHERE parent_id = ?'),
+      childCount: db.prepare<[string], number>('SELECT count(*) FROM mirror_objects WHERE parent_id = ?').pluck(true),
+      childFolders: db.prepare<[string], string>('SELECT id FROM mirror_objects WHERE parent_id = ? AND is_folder = 1').pluck(true),
+      parentOf: db.prepare<[string], string>('SELECT parent_id FROM mirror_objects WHERE id = ?').pluck(true),
+      idsAndParents: db.prepare<[], [string, string]>('SELECT id, parent_id FROM mirror_objects').raw(true),
       setMeta: db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
   }
@@ -241,15 +251,33 @@ export class MirrorStore {
     for (const id of folderIds) this.q.delListing.run(id);
   }
 
-  /** Direct children's ids, and which of them are folders (one indexed query). */
-  childKinds(parentId: string): { ids: string[]; folders: string[] } {
-    const ids: string[] = [];
-    const folders: string[] = [];
-    for (const r of this.q.kids.iterate(this.resolve(parentId))) {
-      ids.push(r.id);
-      if (r.is_folder === 1) folders.push(r.id);
+  /** How many direct children `parentId` has, and which of them are folders (no file's row is read). */
+  childSummary(parentId: string): { count: number; folders: string[] } {
+    const id = this.resolve(parentId);
+    return { count: this.q.childCount.get(id) ?? 0, folders: this.q.childFolders.all(id) };
+  }
+
+  /** How many direct children `parentId` has (counted in the parent index). */
+  childCount(parentId: string): number {
+    return this.q.childCount.get(this.resolve(parentId)) ?? 0;
+  }
+
+  /** Whether `id` is stored (the root excepted). */
+  has(id: string): boolean {
+    return this.q.parentOf.get(id) !== undefined;
+  }
+
+  /** `[id, parentId]` of each of `ids` that is stored (the root excepted), one indexed read each. */
+  *parentsOf(ids: Iterable<string>): Generator<[string, string]> {
+    for (const id of ids) {
+      const parentId = this.q.parentOf.get(id);
+      if (parentId !== undefined) yield [id, parentId];
     }
-    return { ids, folders };
+  }
+
+  /** `[id, parentId]` of every stored object except the root, streamed. */
+  idsAndParents(): IterableIterator<[string, string]> {
+    return this.q.idsAndParents.iterate();
   }
 
   /** Every object except the root, streamed. */
@@ -284,10 +312,6 @@ export class MirrorStore {
   /** The searchable fields of every object except the root: `[id, name, mimeType, cameraMake, cameraModel]`. */
   docRows(): IterableIterator<[string, string, string, string | null, string | null]> {
     return this.q.docs.iterate();
-  }
-
-  allIds(): string[] {
-    return this.q.allIds.all().map((r) => r.id);
   }
 
   /** Objects stored (the root not counted); counted once, then kept by `apply`. */

@@ -12,6 +12,7 @@ import { jsonOf, type RemoteChange } from './changes.js';
 import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
 import { walk, type WalkOptions, type WalkProgress } from './walk.js';
+import type { WalkSeen } from './walk-seen.js';
 import type { ListingChain } from './store.js';
 
 export interface SyncSummary {
@@ -62,14 +63,19 @@ export async function syncOnce(
     t0: Date.now(),
     before: { ...applier.totals },
     writes: new PassWrites(store, applier, opts, own),
+    gone: new Set<string>(),
   };
   const offOwn = applier.onOwn((cs) => {
     for (const c of cs) own.add(c.kind === 'removed' ? c.before.id : c.after.id);
+  });
+  const offGone = applier.onChanges((cs) => {
+    for (const c of cs) if (c.kind === 'removed') run.gone.add(c.before.id);
   });
   try {
     return await walkAndSettle(run, own);
   } finally {
     offOwn();
+    offGone();
   }
 }
 
@@ -92,7 +98,7 @@ async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<Sy
   if (r.root) store.setRoot(r.root);
   if (!r.complete) return summaryOf(run, false, r.progress.objects, r.progress.folders, r.error);
   const seen = r.seen;
-  if (opts.holdEmptyAbove !== undefined && seen.size === 0 && store.count() > opts.holdEmptyAbove) {
+  if (opts.holdEmptyAbove !== undefined && r.progress.objects === 0 && store.count() > opts.holdEmptyAbove) {
     // the root's empty listing is not applied: its chain is dropped, so the next walk asks it
     // in full (never a 304 that would bring back the stored children)
     if (r.root) store.setListings(new Map([[r.root.id, []]]));
@@ -123,6 +129,8 @@ interface SyncRun {
   readonly t0: number;
   readonly before: ChangeApplier['totals'];
   readonly writes: PassWrites;
+  /** Ids removed from the store during the pass (the walk may have seen them before). */
+  readonly gone: Set<string>;
 }
 
 /** Objects and folders a pass has seen so far. */
@@ -189,7 +197,7 @@ class PassWrites {
     if (this.written) store.beginBulkFill();
     this.conditional = {
       chain: (id: string) => store.listing(id),
-      children: (id: string) => store.childKinds(id),
+      children: (id: string) => store.childSummary(id),
       listed: (id: string, chain: ListingChain) => {
         this.chains.set(id, chain);
       },
@@ -243,9 +251,9 @@ class PassWrites {
  * Unseen subtrees: re-checks each top by id until nothing new turns up. Gone means removed,
  * found means moved (a moved folder's subtree is walked again). The error of an incomplete walk.
  */
-async function recheckUnseen(run: SyncRun, seen: Set<string>, tally: Tally): Promise<AppError | undefined> {
+async function recheckUnseen(run: SyncRun, seen: WalkSeen, tally: Tally): Promise<AppError | undefined> {
   for (let round = 0; round < 10; round++) {
-    const subtrees = unseenSubtrees(run.store, seen);
+    const subtrees = unseenSubtrees(run.store, seen, run.gone);
     if (subtrees.length === 0) break;
     const moved = await recheckTops(run, subtrees, seen, tally);
     if (moved.length) {
@@ -257,7 +265,7 @@ async function recheckUnseen(run: SyncRun, seen: Set<string>, tally: Tally): Pro
 }
 
 /** Fetches each unseen subtree's top by id: gone (404) removes the subtree, found is diffed in. The folders found (moved). */
-async function recheckTops(run: SyncRun, subtrees: ReturnType<typeof unseenSubtrees>, seen: Set<string>, tally: Tally): Promise<string[]> {
+async function recheckTops(run: SyncRun, subtrees: ReturnType<typeof unseenSubtrees>, seen: WalkSeen, tally: Tally): Promise<string[]> {
   const { client, store, applier } = run;
   const moved: string[] = [];
   for (const s of subtrees) {
@@ -280,7 +288,7 @@ async function recheckTops(run: SyncRun, subtrees: ReturnType<typeof unseenSubtr
 }
 
 /** Walks the subtrees of folders that moved; the error when that walk is incomplete. */
-async function walkMoved(run: SyncRun, moved: string[], seen: Set<string>, tally: Tally): Promise<AppError | undefined> {
+async function walkMoved(run: SyncRun, moved: string[], seen: WalkSeen, tally: Tally): Promise<AppError | undefined> {
   const { opts, writes } = run;
   const again = await walk(run.client, {
     concurrency: opts.concurrency,
@@ -291,7 +299,7 @@ async function walkMoved(run: SyncRun, moved: string[], seen: Set<string>, tally
     conditional: writes.conditional,
     onWarning: opts.onWarning,
   }).finally(() => writes.flush());
-  for (const id of again.seen) seen.add(id);
+  seen.merge(again.seen);
   tally.objects += again.progress.objects;
   tally.folders += again.progress.folders;
   writes.flush();

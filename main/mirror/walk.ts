@@ -4,7 +4,8 @@
  * `onPage` as it arrives (synchronously, so diff+apply run in page order per folder) and
  * reports progress. Says whether the walk was COMPLETE: only then may deletions be concluded.
  * A folder listed in full before is asked again with If-None-Match, page by page: when every
- * page answers 304 its children are the stored ones (`unchanged`) and nothing is transferred.
+ * page answers 304 its children are the stored ones (`unchanged`) and nothing is transferred;
+ * they are seen as that folder's children, not read id by id (walk-seen.ts).
  * Bounded against a hostile NAS: a page token repeated within a folder (a cycle), pages that
  * bring no new object, or more pages than the folder's `childCount` allows fail the walk
  * (incomplete: nothing is deleted); objects the schema refuses are skipped, reported and make
@@ -16,6 +17,7 @@ import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js
 import type { CheckedListing } from '../client/parse.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ListingChain } from './store.js';
+import { WalkSeen } from './walk-seen.js';
 import { WalkTotal, type TotalView } from './walk-total.js';
 
 /** Pages one folder may take when its `childCount` is unknown (2M objects at 1000 a page). */
@@ -37,7 +39,7 @@ export interface WalkProgress extends TotalView {
   foldersDone: number;
   /** Of those, folders whose every page answered 304 (unchanged since the last walk). */
   unchanged: number;
-  /** Objects seen (each id once). */
+  /** Objects seen (each id once; a 304 folder's stored children counted as a whole). */
   objects: number;
   pages: number;
   elapsedMs: number;
@@ -63,7 +65,7 @@ export interface WalkOptions {
   /** Conditional re-walks: a folder's stored listing chain, what a 304 folder holds, and where to record new chains. */
   conditional?: {
     chain(folderId: string): ListingChain | undefined;
-    children(folderId: string): { ids: string[]; folders: string[] };
+    children(folderId: string): { count: number; folders: string[] };
     listed(folderId: string, chain: ListingChain): void;
     /** The folder's stored childCount (bounds its pages when its parent answered 304, so its own childCount was not listed). */
     childCount?(folderId: string): number | undefined;
@@ -71,8 +73,8 @@ export interface WalkOptions {
 }
 
 export type WalkResult =
-  | { complete: true; root: RemoteObject | undefined; seen: Set<string>; progress: WalkProgress }
-  | { complete: false; root: RemoteObject | undefined; seen: Set<string>; progress: WalkProgress; error: AppError };
+  | { complete: true; root: RemoteObject | undefined; seen: WalkSeen; progress: WalkProgress }
+  | { complete: false; root: RemoteObject | undefined; seen: WalkSeen; progress: WalkProgress; error: AppError };
 
 const NO_PROGRESS: WalkProgress = {
   folders: 0,
@@ -93,7 +95,8 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     opts,
     started: Date.now(),
     pageSize: opts.pageSize ?? 1000,
-    seen: new Set<string>(),
+    seen: new WalkSeen(),
+    queued: new Set<string>(),
     queue: [],
     progress: { ...NO_PROGRESS },
     total: new WalkTotal(null, Date.now()),
@@ -121,7 +124,9 @@ interface WalkState {
   readonly opts: WalkOptions;
   readonly started: number;
   readonly pageSize: number;
-  readonly seen: Set<string>;
+  readonly seen: WalkSeen;
+  /** Folders queued to list (each once). */
+  readonly queued: Set<string>;
   /** Folders to list. */
   readonly queue: string[];
   readonly progress: WalkProgress;
@@ -158,30 +163,32 @@ function wakeAll(w: WalkState): void {
   wake?.();
 }
 
-/** Counts children seen, queues the folders among them. */
+/** Counts an object a page listed; queues it when it is a folder not queued yet (then true). */
 function saw(w: WalkState, id: string, isFolder: boolean): boolean {
-  if (w.seen.has(id)) return false;
-  w.seen.add(id);
-  w.progress.objects++;
-  if (isFolder) {
-    w.queue.push(id);
-    w.progress.folders++;
-  }
+  if (w.seen.add(id)) w.progress.objects++;
+  return isFolder && queueFolder(w, id);
+}
+
+/** Queues a folder to list unless it was queued already; true when queued now. */
+function queueFolder(w: WalkState, id: string): boolean {
+  if (w.queued.has(id)) return false;
+  w.queued.add(id);
+  w.queue.push(id);
+  w.progress.folders++;
   return true;
 }
 
 /** Queues the folders to list first: the ones given, else the root (fetched first). */
 async function queueStart(w: WalkState): Promise<void> {
-  const { opts, queue } = w;
-  if (opts.startFolders) queue.push(...opts.startFolders);
+  const { opts } = w;
+  if (opts.startFolders) for (const id of opts.startFolders) queueFolder(w, id);
   else {
     const root = (w.root = await w.client.get('root', { signal: opts.signal }));
     if (root.childCount !== undefined) w.childCounts.set(root.id, root.childCount);
     w.total = new WalkTotal(root.childCount, w.started);
     opts.onRoot?.(root);
-    queue.push(root.id);
+    queueFolder(w, root.id);
   }
-  w.progress.folders = queue.length;
 }
 
 /** Lists the queued folders, `concurrency` at once, until none is left or one failed. */
@@ -322,8 +329,10 @@ function forgetGone(w: WalkState, f: FolderListing, e: unknown): void {
   // lingering delete lists it for a while, also in a parent answered 304): neither it nor
   // what its pages brought counts as seen, so the re-check by id after the walk (sync.ts)
   // takes them out of the store. The walk goes on: one folder gone is not an outage.
-  w.seen.delete(f.folderId);
-  for (const id of f.mine) w.seen.delete(id);
+  for (const id of [f.folderId, ...f.mine]) {
+    w.seen.forget(id);
+    w.queued.delete(id);
+  }
   w.total.gone(childCountOf(w, f.folderId));
 }
 
@@ -335,8 +344,9 @@ function takeNotModified(w: WalkState, f: FolderListing): boolean {
   f.token = known[f.i]!.next;
   if (++f.i < known.length) return false;
   const kids = w.opts.conditional!.children(f.folderId);
-  const folders = new Set(kids.folders);
-  for (const id of kids.ids) if (saw(w, id, folders.has(id)) && folders.has(id)) w.total.met(w.opts.conditional!.childCount?.(id));
+  w.seen.addUnchanged(f.folderId);
+  w.progress.objects += kids.count;
+  for (const id of kids.folders) if (queueFolder(w, id)) w.total.met(w.opts.conditional!.childCount?.(id));
   w.progress.unchanged++;
   if (w.queue.length) wakeAll(w);
   report(w);
@@ -356,7 +366,7 @@ function takePage(w: WalkState, f: FolderListing, page: CheckedListing, etag: st
       progressed = true;
     }
     const isFolder = o.mimeType === FOLDER_MIME;
-    if (saw(w, o.id, isFolder) && isFolder) w.total.met(o.childCount);
+    if (saw(w, o.id, isFolder)) w.total.met(o.childCount);
     if (o.childCount !== undefined && isFolder) w.childCounts.set(o.id, o.childCount);
     fresh.push(o);
   }

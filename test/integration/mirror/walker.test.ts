@@ -227,6 +227,42 @@ describe('walker against the real service', () => {
     await expectMirrored(m);
   });
 
+  it("the app's own delete during a walk never hides someone else's delete from that walk (the count of what was seen stays exact)", async () => {
+    const ref: { m?: Mirror; svc?: TestService; mine?: string } = {};
+    let lists = 0;
+    let started = false;
+    const pending: Promise<unknown>[] = [];
+    const plan: FaultPlan = (req) => {
+      const path = new URL(req.url).pathname;
+      if (!path.includes('/filesSearch/parents') || !ref.m) return undefined;
+      if (++lists === 3 && !started) {
+        started = true;
+        const { m, svc, mine } = { m: ref.m, svc: ref.svc!, mine: ref.mine! };
+        // as the outbox does: the delete sent, then applied as the app's own
+        pending.push(
+          (async () => {
+            const before = m.store.get(mine)!;
+            await sideClient(svc).delete(mine);
+            m.applier.applyOwn([{ kind: 'removed', before }]);
+          })(),
+        );
+      }
+      return started ? { kind: 'slow', ms: 50 } : undefined;
+    };
+    const { svc, m, lib } = await setup(60, 6, plan);
+    expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
+    const [mine, theirs] = [lib.files[0]!, lib.files.at(-1)!];
+    // someone else deletes a file before the walk: its folder is listed again without it
+    await sideClient(svc).delete(theirs);
+    Object.assign(ref, { m, svc, mine });
+    const second = await syncOnce(m.client, m.store, m.applier, { pageSize: 5, concurrency: 2 });
+    await Promise.all(pending);
+    expect(second.complete).toBe(true);
+    expect(m.store.get(mine)).toBeUndefined();
+    expect(m.store.get(theirs)).toBeUndefined();
+    await expectMirrored(m);
+  });
+
   it("a listing answered before the app's own change and arriving after it never takes the store back (soak: a new file emptied)", async () => {
     const svc = await startTestService();
     cleanups.push(() => svc.stop());
