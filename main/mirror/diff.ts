@@ -7,7 +7,7 @@
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import { aspectsOf, jsonOf, type RemoteChange } from './changes.js';
 import type { MirrorStore } from './store.js';
-import type { WalkSeen } from './walk-seen.js';
+import type { PassChanges, WalkSeen } from './walk-seen.js';
 import { storedObject } from './stored-object.js';
 
 /**
@@ -45,15 +45,11 @@ export function diffPage(
  * object whose parent was seen (or is the root folder); `members` are the root and its
  * unseen descendants, children before parents.
  */
-export function unseenSubtrees(
-  store: MirrorStore,
-  seen: WalkSeen,
-  gone: ReadonlySet<string>,
-): { root: RemoteObject; members: RemoteObject[] }[] {
-  // Every object a walk saw is stored, or was removed since (`gone`), so when the stored
+export function unseenSubtrees(store: MirrorStore, seen: WalkSeen, pass: PassChanges): { root: RemoteObject; members: RemoteObject[] }[] {
+  // Every object a walk saw is stored, or was removed since (`pass.gone`), so when the stored
   // objects seen are as many as the store holds nothing is unseen: no read of every id (1.5 s
   // at 1M after each re-walk). A count that drifted low only delays a delete to a recount.
-  if (seen.countSeen(store, gone) === store.count()) return [];
+  if (seen.countSeen(store, pass) === store.count()) return [];
   const ids = seen.unseenIds(store);
   if (ids.length === 0) return [];
   const unseen = new Map<string, RemoteObject>();

@@ -149,7 +149,11 @@ export class MirrorStore {
       ),
       delListing: db.prepare('DELETE FROM mirror_listings WHERE folder_id = ?'),
       childCount: db.prepare<[string], number>('SELECT count(*) FROM mirror_objects WHERE parent_id = ?').pluck(true),
-      childFolders: db.prepare<[string], string>('SELECT id FROM mirror_objects WHERE parent_id = ? AND is_folder = 1').pluck(true),
+      childFolders: db
+        .prepare<[string], [string, number | null]>(
+          "SELECT id, json_extract(json, '$.childCount') FROM mirror_objects WHERE parent_id = ? AND is_folder = 1",
+        )
+        .raw(true),
       parentOf: db.prepare<[string], string>('SELECT parent_id FROM mirror_objects WHERE id = ?').pluck(true),
       idsAndParents: db.prepare<[], [string, string]>('SELECT id, parent_id FROM mirror_objects').raw(true),
       setMeta: db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
@@ -251,10 +255,11 @@ export class MirrorStore {
     for (const id of folderIds) this.q.delListing.run(id);
   }
 
-  /** How many direct children `parentId` has, and which of them are folders (no file's row is read). */
-  childSummary(parentId: string): { count: number; folders: string[] } {
+  /** How many direct children `parentId` has, and which of them are folders, with their stored `childCount` (no file's row is read). */
+  childSummary(parentId: string): { count: number; folders: { id: string; childCount: number | undefined }[] } {
     const id = this.resolve(parentId);
-    return { count: this.q.childCount.get(id) ?? 0, folders: this.q.childFolders.all(id) };
+    const folders = this.q.childFolders.all(id).map(([fid, n]) => ({ id: fid, childCount: n ?? undefined }));
+    return { count: this.q.childCount.get(id) ?? 0, folders };
   }
 
   /** How many direct children `parentId` has (counted in the parent index). */

@@ -63,13 +63,17 @@ export async function syncOnce(
     t0: Date.now(),
     before: { ...applier.totals },
     writes: new PassWrites(store, applier, opts, own),
-    gone: new Set<string>(),
+    changed: { gone: new Set<string>(), touched: new Set<string>() },
   };
   const offOwn = applier.onOwn((cs) => {
     for (const c of cs) own.add(c.kind === 'removed' ? c.before.id : c.after.id);
   });
   const offGone = applier.onChanges((cs) => {
-    for (const c of cs) if (c.kind === 'removed') run.gone.add(c.before.id);
+    for (const c of cs) {
+      if (c.kind === 'removed') run.changed.gone.add(c.before.id);
+      if (c.kind !== 'added') run.changed.touched.add(c.before.parentID);
+      if (c.kind !== 'removed') run.changed.touched.add(c.after.parentID);
+    }
   });
   try {
     return await walkAndSettle(run, own);
@@ -129,8 +133,8 @@ interface SyncRun {
   readonly t0: number;
   readonly before: ChangeApplier['totals'];
   readonly writes: PassWrites;
-  /** Ids removed from the store during the pass (the walk may have seen them before). */
-  readonly gone: Set<string>;
+  /** What the pass's changes did to the store (`WalkSeen.countSeen`). */
+  readonly changed: { gone: Set<string>; touched: Set<string> };
 }
 
 /** Objects and folders a pass has seen so far. */
@@ -253,7 +257,7 @@ class PassWrites {
  */
 async function recheckUnseen(run: SyncRun, seen: WalkSeen, tally: Tally): Promise<AppError | undefined> {
   for (let round = 0; round < 10; round++) {
-    const subtrees = unseenSubtrees(run.store, seen, run.gone);
+    const subtrees = unseenSubtrees(run.store, seen, run.changed);
     if (subtrees.length === 0) break;
     const moved = await recheckTops(run, subtrees, seen, tally);
     if (moved.length) {

@@ -13,11 +13,19 @@
  */
 import type { MirrorStore } from './store.js';
 
+/** What the pass changed in the store while it ran (the applier's batches). */
+export interface PassChanges {
+  /** Ids removed (the walk may have seen them before). */
+  readonly gone: ReadonlySet<string>;
+  /** Folders a child left or entered (their children counted at a 304 are counted again). */
+  readonly touched: ReadonlySet<string>;
+}
+
 export class WalkSeen {
   /** Ids seen one by one: listed in a page, read by id, made or changed by the app. */
   private readonly ids = new Set<string>();
-  /** Folders whose every page answered 304: their stored children are seen. */
-  private readonly unchanged = new Set<string>();
+  /** Folders whose every page answered 304 (their stored children are seen), with their children counted then. */
+  private readonly unchanged = new Map<string, number>();
   /** Ids no longer seen (a folder gone while it was listed, and what its pages brought); wins over `unchanged`. */
   private readonly forgotten = new Set<string>();
 
@@ -28,9 +36,9 @@ export class WalkSeen {
     return true;
   }
 
-  /** `folderId`'s listing answered 304 in full: its stored children are seen. */
-  addUnchanged(folderId: string): void {
-    this.unchanged.add(folderId);
+  /** `folderId`'s listing answered 304 in full: its `count` stored children are seen. */
+  addUnchanged(folderId: string, count: number): void {
+    this.unchanged.set(folderId, count);
   }
 
   /** `id` is not seen after all (its folder was gone when listed), unless seen by id again later. */
@@ -42,7 +50,7 @@ export class WalkSeen {
   /** Takes in what another walk of the same pass saw. */
   merge(other: WalkSeen): void {
     for (const id of other.ids) this.ids.add(id);
-    for (const id of other.unchanged) this.unchanged.add(id);
+    for (const [id, count] of other.unchanged) this.unchanged.set(id, count);
     for (const id of other.forgotten) if (!this.ids.has(id)) this.forgotten.add(id);
   }
 
@@ -52,19 +60,20 @@ export class WalkSeen {
   }
 
   /**
-   * How many stored objects are seen, exactly. `gone`: ids removed from the store during the
-   * pass (a seen id may be one of them: the app deleted it after it was listed).
+   * How many stored objects are seen, exactly, given what the pass changed since (a seen id
+   * may be gone: the app deleted it after it was listed; a 304 folder's children may have
+   * moved in or out since they were counted).
    */
-  countSeen(store: MirrorStore, gone: ReadonlySet<string>): number {
+  countSeen(store: MirrorStore, pass: PassChanges): number {
     if (this.unchanged.size === 0) {
       let n = this.ids.size;
-      for (const id of gone) if (this.ids.has(id) && !store.has(id)) n--;
+      for (const id of pass.gone) if (this.ids.has(id) && !store.has(id)) n--;
       return n;
     }
     // the stored children of the 304 folders, plus the stored ids seen one by one that are
     // not among them, minus the forgotten ones among them
     let n = 0;
-    for (const folderId of this.unchanged) n += store.childCount(folderId);
+    for (const [folderId, count] of this.unchanged) n += pass.touched.has(folderId) ? store.childCount(folderId) : count;
     for (const [, parentId] of store.parentsOf(this.ids)) if (!this.unchanged.has(parentId)) n++;
     for (const [id, parentId] of store.parentsOf(this.forgotten)) if (this.unchanged.has(parentId) && !this.ids.has(id)) n--;
     return n;

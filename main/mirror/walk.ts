@@ -65,7 +65,7 @@ export interface WalkOptions {
   /** Conditional re-walks: a folder's stored listing chain, what a 304 folder holds, and where to record new chains. */
   conditional?: {
     chain(folderId: string): ListingChain | undefined;
-    children(folderId: string): { count: number; folders: string[] };
+    children(folderId: string): { count: number; folders: { id: string; childCount: number | undefined }[] };
     listed(folderId: string, chain: ListingChain): void;
     /** The folder's stored childCount (bounds its pages when its parent answered 304, so its own childCount was not listed). */
     childCount?(folderId: string): number | undefined;
@@ -344,9 +344,9 @@ function takeNotModified(w: WalkState, f: FolderListing): boolean {
   f.token = known[f.i]!.next;
   if (++f.i < known.length) return false;
   const kids = w.opts.conditional!.children(f.folderId);
-  w.seen.addUnchanged(f.folderId);
+  w.seen.addUnchanged(f.folderId, kids.count);
   w.progress.objects += kids.count;
-  for (const id of kids.folders) if (queueFolder(w, id)) w.total.met(w.opts.conditional!.childCount?.(id));
+  for (const { id, childCount } of kids.folders) if (queueFolder(w, id)) w.total.met(childCount);
   w.progress.unchanged++;
   if (w.queue.length) wakeAll(w);
   report(w);
