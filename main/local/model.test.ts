@@ -21,11 +21,14 @@ const entry = (id: string, ino: string | null, lparent = 'r'): LocalEntry => ({
 class RowSource implements EntrySource {
   rows = new Map<string, LocalEntry>();
   reads = 0;
+  /** Reads by id, found or not. */
+  asked = 0;
   private out = (e: LocalEntry): LocalEntry => {
     this.reads++;
     return structuredClone(e);
   };
   get(id: string): LocalEntry | undefined {
+    this.asked++;
     const e = this.rows.get(id);
     return e && this.out(e);
   }
@@ -144,6 +147,15 @@ describe('LocalModel over a source (issue 24: entries read on use, released betw
     expect(m.inMemory).toBe(0);
     expect(m.pathOf('f4')).toBe('D/E/f4.txt');
     expect(src.reads).toBe(3); // f4, E and D: the path stops at the root
+    // released in the middle of a first fill: an id never put is not looked for (engine.ts releases in a first walk)
+    const asked = src.asked;
+    expect(m.get('new')).toBeUndefined();
+    m.put(entry('new', '200', 'd'));
+    expect(src.asked).toBe(asked);
+    src.flush(m);
+    m.release();
+    expect(m.get('new')?.lname).toBe('new.txt');
+    expect(src.asked).toBe(asked + 1);
   });
 
   // Any run of changes, with flushes and releases anywhere between them, answers every

@@ -6,6 +6,7 @@
  * recorded as the engine left it on disk), or the user's own (`filled`: local only).
  * In memory; `local-store.ts` persists it.
  */
+import { IdFilter } from '../../app/util/id-filter.js';
 
 export type Kind = 'dir' | 'file';
 
@@ -124,6 +125,8 @@ export class LocalModel {
   readonly withFilled = new Set<string>();
   /** Moves with every change of an entry (what a snapshot of the model, e.g. the search's device view, is checked against). */
   version = 0;
+  /** Over a source that began empty: every id put since, so an id never put is not looked for in the source. */
+  private readonly everPut: IdFilter | undefined;
 
   constructor(
     readonly rootId: string,
@@ -133,6 +136,7 @@ export class LocalModel {
     this.total = source?.count() ?? 0;
     // an empty source (a first run) has nothing to read until a release: the first walk's puts ask it nothing
     this.complete = source === undefined || this.total === 0;
+    if (source && this.total === 0) this.everPut = new IdFilter();
     if (source) {
       for (const id of source.filledIds()) this.withFilled.add(id);
       for (const id of source.contentIds()) this.withContent.add(id);
@@ -227,6 +231,7 @@ export class LocalModel {
     if (old) this.unindex(old);
     else this.total++;
     this.loaded.set(e.id, e);
+    this.everPut?.add(e.id);
     this.index(e);
   }
 
@@ -236,6 +241,7 @@ export class LocalModel {
     if (old) this.unindex(old);
     else this.total++;
     this.loaded.set(e.id, e);
+    this.everPut?.add(e.id);
     this.changed(e.id);
     this.index(e);
   }
@@ -311,6 +317,7 @@ export class LocalModel {
   /** The entry the source holds for an id not in memory (none when removed since the last flush). */
   private read(id: string): LocalEntry | undefined {
     if (this.complete || !this.source || this.dirty.has(id)) return undefined;
+    if (this.everPut?.mayHold(id) === false) return undefined;
     const e = this.source.get(id);
     return e && this.admit(e);
   }

@@ -5,6 +5,7 @@
  * means removed, found means moved (its subtree is walked again). An incomplete walk removes nothing.
  */
 import { AppError, toAppError } from '../../app/errors.js';
+import { IdFilter } from '../../app/util/id-filter.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { ServiceClient } from '../client/service-client.js';
 import type { ChangeApplier } from './apply.js';
@@ -12,7 +13,7 @@ import { jsonOf, type RemoteChange } from './changes.js';
 import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
 import { walk, type WalkOptions, type WalkProgress } from './walk.js';
-import type { WalkSeen } from './walk-seen.js';
+import { WalkSeen } from './walk-seen.js';
 import type { ListingChain } from './store.js';
 
 export interface SyncSummary {
@@ -63,6 +64,7 @@ export async function syncOnce(
     t0: Date.now(),
     before: { ...applier.totals },
     writes: new PassWrites(store, applier, opts, own),
+    seen: new WalkSeen(store.count() === 0),
     changed: { gone: new Set<string>(), touched: new Set<string>() },
   };
   const offOwn = applier.onOwn((cs) => {
@@ -95,6 +97,7 @@ async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<Sy
     onWarning: opts.onWarning,
     onRoot: (root) => store.setRoot(root),
     conditional: writes.conditional,
+    seen: run.seen,
   }).finally(() => {
     writes.flush();
     writes.endBulkFill();
@@ -133,6 +136,8 @@ interface SyncRun {
   readonly t0: number;
   readonly before: ChangeApplier['totals'];
   readonly writes: PassWrites;
+  /** What the pass's walks saw. */
+  readonly seen: WalkSeen;
   /** What the pass's changes did to the store (`WalkSeen.countSeen`). */
   readonly changed: { gone: Set<string>; touched: Set<string> };
 }
@@ -165,8 +170,9 @@ class PassWrites {
   private batch: RemoteChange[] = [];
   private readonly pending = new Map<string, string>();
   // A fresh mirror: only what this walk wrote can be stored, so a page whose ids were not
-  // written yet needs no lookup; and the parent index is built once at the end.
-  private readonly written: Set<string> | undefined;
+  // written yet needs no lookup (a filter of them: a set of a million ids was ~25 MB beside
+  // their strings); and the parent index is built once at the end.
+  private readonly written: IdFilter | undefined;
   // Listing chains wait for their pages' objects to be written (a chain stored first would
   // answer 304 next time for objects the store never got).
   private chains = new Map<string, ListingChain>();
@@ -197,7 +203,7 @@ class PassWrites {
     this.applier = applier;
     this.opts = opts;
     this.own = own;
-    this.written = store.count() === 0 ? new Set<string>() : undefined;
+    this.written = store.count() === 0 ? new IdFilter() : undefined;
     if (this.written) store.beginBulkFill();
     this.conditional = {
       chain: (id: string) => store.listing(id),
@@ -213,7 +219,7 @@ class PassWrites {
   page(listed: RemoteObject[]): void {
     const objs = this.own.size === 0 ? listed : listed.filter((o) => this.keeps(o));
     const written = this.written;
-    const fresh = written !== undefined && !objs.some((o) => written.has(o.id));
+    const fresh = written !== undefined && !objs.some((o) => written.mayHold(o.id));
     for (const c of diffPage(this.store, objs, this.pending, fresh)) {
       this.batch.push(c);
       if (c.kind !== 'removed') this.pending.set(c.after.id, jsonOf(c.after));
@@ -301,9 +307,9 @@ async function walkMoved(run: SyncRun, moved: string[], seen: WalkSeen, tally: T
     onPage: (objs) => writes.page(objs),
     startFolders: moved,
     conditional: writes.conditional,
+    seen,
     onWarning: opts.onWarning,
   }).finally(() => writes.flush());
-  seen.merge(again.seen);
   tally.objects += again.progress.objects;
   tally.folders += again.progress.folders;
   writes.flush();

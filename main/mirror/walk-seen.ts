@@ -10,6 +10,11 @@
  * answered 304 and the object is not one a gone folder's listing brought (`forget`).
  * `countSeen` counts the stored objects seen, exactly: only when it falls short of the store's
  * count is anything unseen, and only then is every stored id read (`unseenIds`).
+ *
+ * A pass that began over an empty store (a first walk) keeps no ids at all: everything stored
+ * since came from this pass (its pages, what the app made or read by id), so every stored
+ * object is seen except the forgotten ones (at 1M, a set of a million ids was ~70 MB of a
+ * first walk's live heap).
  */
 import type { MirrorStore } from './store.js';
 
@@ -22,6 +27,9 @@ export interface PassChanges {
 }
 
 export class WalkSeen {
+  /** `fill`: the pass began over an empty store (see above). */
+  constructor(private readonly fill = false) {}
+
   /** Ids seen one by one: listed in a page, read by id, made or changed by the app. */
   private readonly ids = new Set<string>();
   /** Folders whose every page answered 304 (their stored children are seen), with their children counted then. */
@@ -29,8 +37,12 @@ export class WalkSeen {
   /** Ids no longer seen (a folder gone while it was listed, and what its pages brought); wins over `unchanged`. */
   private readonly forgotten = new Set<string>();
 
-  /** Sees `id`; false when it was seen by id already. */
+  /** Sees `id`; false when it was seen by id already (a fill cannot tell: true, unless it was forgotten). */
   add(id: string): boolean {
+    if (this.fill) {
+      this.forgotten.delete(id);
+      return true;
+    }
     if (this.ids.has(id)) return false;
     this.ids.add(id);
     return true;
@@ -47,15 +59,9 @@ export class WalkSeen {
     this.forgotten.add(id);
   }
 
-  /** Takes in what another walk of the same pass saw. */
-  merge(other: WalkSeen): void {
-    for (const id of other.ids) this.ids.add(id);
-    for (const [id, count] of other.unchanged) this.unchanged.set(id, count);
-    for (const id of other.forgotten) if (!this.ids.has(id)) this.forgotten.add(id);
-  }
-
   /** Whether the stored object `id` under `parentId` is seen. */
   has(id: string, parentId: string): boolean {
+    if (this.fill) return !this.forgotten.has(id);
     return this.ids.has(id) || (this.unchanged.has(parentId) && !this.forgotten.has(id));
   }
 
@@ -65,6 +71,11 @@ export class WalkSeen {
    * moved in or out since they were counted).
    */
   countSeen(store: MirrorStore, pass: PassChanges): number {
+    if (this.fill) {
+      let n = store.count();
+      for (const _ of store.parentsOf(this.forgotten)) n--;
+      return n;
+    }
     if (this.unchanged.size === 0) {
       let n = this.ids.size;
       for (const id of pass.gone) if (this.ids.has(id) && !store.has(id)) n--;
@@ -81,13 +92,9 @@ export class WalkSeen {
 
   /** The stored ids not seen (reads every stored id and parent: only when `countSeen` fell short). */
   unseenIds(store: MirrorStore): string[] {
+    if (this.fill) return [...store.parentsOf(this.forgotten)].map(([id]) => id);
     const out: string[] = [];
     for (const [id, parentId] of store.idsAndParents()) if (!this.has(id, parentId)) out.push(id);
     return out;
-  }
-
-  /** Ids seen one by one so far (the walk's progress counts a 304 folder's children apart). */
-  get size(): number {
-    return this.ids.size;
   }
 }

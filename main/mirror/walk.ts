@@ -62,6 +62,8 @@ export interface WalkOptions {
   onRoot?: (root: RemoteObject) => void;
   /** Folders to list (default: the root, fetched first). */
   startFolders?: readonly string[];
+  /** What the pass has seen so far (its walks share one; default: a new one). */
+  seen?: WalkSeen;
   /** Conditional re-walks: a folder's stored listing chain, what a 304 folder holds, and where to record new chains. */
   conditional?: {
     chain(folderId: string): ListingChain | undefined;
@@ -95,7 +97,7 @@ export async function walk(client: ServiceClient, opts: WalkOptions): Promise<Wa
     opts,
     started: Date.now(),
     pageSize: opts.pageSize ?? 1000,
-    seen: new WalkSeen(),
+    seen: opts.seen ?? new WalkSeen(),
     queued: new Set<string>(),
     queue: [],
     progress: { ...NO_PROGRESS },
