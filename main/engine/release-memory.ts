@@ -10,23 +10,15 @@
  * quiet time; `releaseGarbage` when the index replaced itself after a catch-up rebuild.
  */
 import { Session } from 'node:inspector';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullGc } from '../index/full-gc.js';
 
 /** Heaps below this are left to V8's own pace (at 100k objects the engine's is ~100-200 MB). */
 const WORTH_BYTES = 64 * 1024 * 1024;
 
-let gc: (() => void) | undefined;
-
 /** A full garbage collection now, when the heap is big enough to matter. Returns whether it ran. */
 export function releaseGarbage(): boolean {
   if (process.memoryUsage().heapUsed < WORTH_BYTES) return false;
-  if (!gc) {
-    // `gc` is exposed only by a flag; set here, it reaches a new context's global
-    setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
-  }
-  gc();
+  fullGc();
   return true;
 }
 

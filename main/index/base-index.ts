@@ -9,7 +9,7 @@ import { buildNameBlob } from './name-blob.js';
 import { SHORT_TOP, buildShortLists } from './short-grams.js';
 import { buildTrigramPostings, type TrigramPostings } from './trigram-postings.js';
 import { foldCase } from '../../app/search/index.js';
-import { joined, numberOrderOf, ranksOf } from './number-order.js';
+import { joined, numberOrderOf, ranksOf, type Joined } from './number-order.js';
 import type { IndexDoc } from './engine.js';
 
 /** The distinct (cameraMake, cameraModel, mimeType) combinations; folded copies alongside. */
@@ -63,8 +63,9 @@ export function foldFast(s: string): string {
  * 1M objects held ~150 MB more as documents.
  */
 export interface BaseColumns {
-  ids: readonly string[];
-  names: readonly string[];
+  /** (Emptied by a build told to `consume` them.) */
+  ids: string[];
+  names: string[];
   /** Each object's index into `combos`. */
   combo: ArrayLike<number>;
   combos: readonly Combo[];
@@ -121,6 +122,10 @@ export interface BuildOptions {
   shortRare?: number;
   /** Told how far the build is (0-1) after each of its steps. */
   progress?: (done: number) => void;
+  /** The input's `ids` and `names` may be emptied once the build holds them (its caller keeps no use for them). */
+  consume?: boolean;
+  /** Collects garbage between the steps that leave much (a worker's build: `fullGc`). */
+  collect?: () => void;
 }
 
 /**
@@ -137,14 +142,20 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
     if (m !== 'start') opts.progress?.(STEP_DONE[m]);
   };
   trace('start');
-  const { ids: inputIds, names: inputNames, combos } = input;
-  const n = inputIds.length;
-  const nameText = joined(inputNames),
-    idText = joined(inputIds);
+  const { combos } = input;
+  const n = input.ids.length;
+  let nameText: Joined | undefined = joined(input.names),
+    idText: Joined | undefined = joined(input.ids);
+  // (`consume`) the joined texts hold them now: a million names and ids (~100 MB of the build's
+  // heap at 1M) go before the sort and the tables
+  if (opts.consume) input.ids.length = input.names.length = 0;
   const order = numberOrderOf(nameText, idText);
   const rank = ranksOf(order);
   trace('sorted');
-  const { nameText: namesText, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(inputNames, inputIds, nameText, idText, order);
+  const { nameText: namesText, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(nameText, idText, order);
+  // and the joined texts before the postings, with the tables' scratch arrays (`collect`)
+  nameText = idText = undefined;
+  opts.collect?.();
   trace('blob');
   const combo = new Uint32Array(n);
   for (let i = 0; i < n; i++) combo[rank[i]!] = input.combo[i]!;

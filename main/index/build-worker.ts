@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openStateDbReadOnly } from '../state/db.js';
 import { MirrorStore } from '../mirror/store.js';
 import { buildFromStore, type BuildParts } from './build.js';
+import { fullGc } from './full-gc.js';
 import { saveIndex } from './persist.js';
 import { Vocabulary } from './vocabulary.js';
 import { saveVocabulary } from './vocabulary-file.js';
@@ -25,17 +26,21 @@ try {
     if (parts.index) {
       // how far it is, in whole percents (the save is the last of them)
       let told = -1;
-      const base = buildFromStore(store, (f) => {
-        const pct = Math.floor(99 * f);
-        if (pct === told) return;
-        told = pct;
-        parentPort?.postMessage({ progress: pct / 100 });
-      });
+      const base = buildFromStore(
+        store,
+        (f) => {
+          const pct = Math.floor(99 * f);
+          if (pct === told) return;
+          told = pct;
+          parentPort?.postMessage({ progress: pct / 100 });
+        },
+        fullGc,
+      );
       saveIndex(stateDir, { base, dead: new Uint8Array(base.n), extra: [], generation });
     }
     if (parts.vocabulary) {
       if (process.env['NAS_MIRROR_TRACE_BUILD']) process.stderr.write(`vocabulary ${Math.round(performance.now())}\n`);
-      saveVocabulary(stateDir, generation, Vocabulary.fromStore(store).toJSON());
+      saveVocabulary(stateDir, generation, Vocabulary.savedFromStore(store));
     }
   })();
   db.close();

@@ -38,10 +38,17 @@ export function columnsOfStore(store: MirrorStore, progress?: (done: number) => 
  */
 const READ_SHARE = 0.35;
 
-/** The index of the store's rows; `progress` hears how far it is (0-1, reading then building). */
-export function buildFromStore(store: MirrorStore, progress?: (done: number) => void): BaseData {
+/**
+ * The index of the store's rows; `progress` hears how far it is (0-1, reading then building);
+ * `collect` collects garbage between the build's steps (a worker's build).
+ */
+export function buildFromStore(store: MirrorStore, progress?: (done: number) => void, collect?: () => void): BaseData {
   const cols = columnsOfStore(store, progress && ((f) => progress(READ_SHARE * f)));
-  return buildBaseColumns(cols, progress ? { progress: (f) => progress(READ_SHARE + (1 - READ_SHARE) * f) } : {});
+  return buildBaseColumns(cols, {
+    consume: true,
+    ...(collect ? { collect } : {}),
+    ...(progress ? { progress: (f) => progress(READ_SHARE + (1 - READ_SHARE) * f) } : {}),
+  });
 }
 
 /** What a worker build makes and saves: the text index, the word vocabulary, or both (one read snapshot). */

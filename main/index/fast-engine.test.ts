@@ -187,8 +187,6 @@ describe('number order', () => {
       // given in reverse: number o is input names.length - 1 - o
       const docs = names.map((name, i) => ({ id: `id-${i}${i === 1 ? 'é' : ''}`, name, mimeType: 'x' }));
       const t = buildNameBlob(
-        [...names].reverse(),
-        docs.map((d) => d.id).reverse(),
         joined([...names].reverse()),
         joined(docs.map((d) => d.id).reverse()),
         Uint32Array.from(docs, (_, i) => docs.length - 1 - i),

@@ -32,17 +32,12 @@ const ASCII_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /**
- * The tables in number order, from the names and ids in input order, also joined (`order[o]`: the input
- * index of object number o). Reads the joined text, never a doc, except the rare non-ASCII
- * names (folded and flagged by `foldCase` and `isWordBefore` on the name itself).
+ * The tables in number order, from the names and ids joined in input order (`order[o]`: the
+ * input index of object number o). Reads the joined texts, never a string per object, except
+ * the rare non-ASCII names (folded and flagged by `foldCase` and `isWordBefore` on the name
+ * itself): the build's caller may let its million names and ids go once they are joined.
  */
-export function buildNameBlob(
-  inputNames: readonly string[],
-  inputIds: readonly string[],
-  nameText: Joined,
-  idText: Joined,
-  order: Uint32Array,
-): NameBlob {
+export function buildNameBlob(nameText: Joined, idText: Joined, order: Uint32Array): NameBlob {
   const n = order.length;
   const nt = nameText.text,
     ns = nameText.start,
@@ -54,23 +49,23 @@ export function buildNameBlob(
     starts[o + 1] = starts[o]! + ns[i + 1]! - ns[i]! + 1;
     idStarts[o + 1] = idStarts[o]! + is[i + 1]! - is[i]! + 1;
   }
-  const names = new Array<string>(n);
+  // code units in number order, each name (id) followed by its separator; one string each at the end
   const units = new Uint16Array(starts[n]!);
+  const original = new Uint16Array(starts[n]!);
   const wsAt = new Uint8Array(starts[n]!);
-  // ids: one native join in number order (typed-array units and a copy cost ~40 MB of external memory)
-  const ids = new Array<string>(n + 1);
-  let high = 0;
+  let high = 0,
+    originalHigh = 0;
   const astral = new Map<number, boolean>();
   for (let o = 0; o < n; o++) {
     const i = order[o]!;
-    const name = inputNames[i]!;
-    names[o] = name;
     const from = ns[i]!,
       len = ns[i + 1]! - from,
       off = starts[o]!;
     let ascii = true;
     for (let k = 0; k < len; k++) {
       const c = nt.charCodeAt(from + k);
+      original[off + k] = c;
+      originalHigh |= c;
       if (c < 128) {
         units[off + k] = c >= 65 && c <= 90 ? c + 32 : c;
         // the flag of the next position: is this unit (its predecessor) a word character?
@@ -90,26 +85,49 @@ export function buildNameBlob(
         if (pair >= 0) {
           word = astral.get(pair);
           if (word === undefined) astral.set(pair, (word = isWordAt(String.fromCodePoint(pair), 0)));
-        } else word = isWordBefore(name, k + 1);
+        } else word = isWordBefore(nt.substring(from, from + len), k + 1);
         wsAt[off + k + 1] = word ? 0 : 1;
       }
     }
     if (len > 0) wsAt[off] = 1;
     wsAt[off + len] = 0;
     if (!ascii) {
-      const f = foldCase(name);
+      const f = foldCase(nt.substring(from, from + len));
       for (let k = 0; k < len; k++) {
         const c = f.charCodeAt(k);
         units[off + k] = c;
         high |= c;
       }
     }
-    ids[o] = inputIds[i]!;
   }
-  ids[n] = '';
-  // one string, not a million: at 1M objects the array and its strings held ~45 MB of the engine's heap
-  const namesOut = n === 0 ? '' : `${names.join('\0')}\0`;
-  return { nameText: namesOut, blob: toText(units, high), starts, wsAt, idBlob: n === 0 ? '' : ids.join('\n'), idStarts };
+  return {
+    nameText: toText(original, originalHigh),
+    blob: toText(units, high),
+    starts,
+    wsAt,
+    idBlob: idsInOrder(idText, order, idStarts),
+    idStarts,
+  };
+}
+
+/** The ids in number order, each followed by `\n`, as one string. */
+function idsInOrder(idText: Joined, order: Uint32Array, idStarts: Uint32Array): string {
+  const { text, start } = idText;
+  const units = new Uint16Array(idStarts[order.length]!);
+  let high = 0;
+  for (let o = 0; o < order.length; o++) {
+    const i = order[o]!,
+      from = start[i]!,
+      len = start[i + 1]! - from,
+      off = idStarts[o]!;
+    for (let k = 0; k < len; k++) {
+      const c = text.charCodeAt(from + k);
+      units[off + k] = c;
+      high |= c;
+    }
+    units[off + len] = 10; // '\n'
+  }
+  return toText(units, high);
 }
 
 /** The code point of a high and a low surrogate, or -1 when they are not a pair. */
