@@ -9,9 +9,8 @@ import { randomFillSync } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { HttpTransport, type Transport, type TransportRequest, type TransportResponse } from '../main/client/transport.js';
+import { fullGc } from '../main/index/full-gc.js';
 import { runOk } from './scale-probe.js';
 
 export const MiB = 1024 * 1024;
@@ -194,15 +193,7 @@ export async function cpTimed(from: string, to: string, timeoutMs: number): Prom
   return (await runOk('cp', ['-r', from, to], { timeoutMs, what: `cp -r ${from}` })).ms;
 }
 
-let gc: (() => void) | undefined;
-/** A full garbage collection (`gc` is exposed by a flag; set here, it reaches a new context's global). */
-export function fullGc(): void {
-  if (!gc) {
-    setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
-  }
-  gc();
-}
+export { fullGc };
 
 const statusKb = (field: 'VmRSS' | 'VmHWM'): number =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);
