@@ -5,7 +5,7 @@
  * child talks through `process.send`.
  */
 import { getPriority, setPriority } from 'node:os';
-import { lowerPriority } from './engine-env.js';
+import { lowerPriority, tightenHeapGrowth } from './engine-env.js';
 import type { ParentPort } from './port.js';
 import { nodeParentPort } from './node-port.js';
 import { serveEngine } from './engine-serve.js';
@@ -26,6 +26,7 @@ function electronParentPort(): ParentPort | null {
 }
 
 lowerPriority(process.env, { get: () => getPriority(), set: (p) => setPriority(p) });
+tightenHeapGrowth();
 const port = electronParentPort() ?? nodeParentPort();
 if (!port) {
   process.stderr.write('engine-entry: this is the engine process of NAS Mirror; the app starts it\n');

@@ -14,6 +14,7 @@ import { HttpTransport } from '../../client/transport.js';
 import { connect, type Connection } from '../../connection/connect.js';
 import { FailoverTransport } from '../../connection/failover.js';
 import { loadDevice } from '../../connection/device.js';
+import { tightenHeapGrowth } from '../../host/engine-env.js';
 import { serveEngineUi } from '../../host/run-ui.js';
 import { DEFAULT_THRESHOLD } from '../../local/plan.js';
 import type { Engine } from '../../engine/engine.js';
@@ -30,6 +31,8 @@ import { resolveAuth, stateDirOf } from '../state.js';
 type RunArgs = Parameters<CommandOf<typeof spec>>[0];
 
 export const run: CommandOf<typeof spec> = async (args, io) => {
+  // this process is the engine's (engine-env.ts)
+  tightenHeapGrowth();
   const rewalk = args.int('rewalk-sec');
   const holdMs = args.int('hold-ms');
   const uiPort = args.int('ui-port');
