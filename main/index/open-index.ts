@@ -422,6 +422,5 @@ async function rebuild(
   const generation = store.generation();
   saveIndex(stateDir, { base: buildFromStore(store, progress), dead: new Uint8Array(0), extra: [], generation });
   if (!withVocabulary) return;
-  const v = vocab && !vocab.isPending ? vocab : Vocabulary.fromStore(store);
-  saveVocabulary(stateDir, generation, v.toJSON());
+  saveVocabulary(stateDir, generation, vocab && !vocab.isPending ? vocab.toJSON() : Vocabulary.savedFromStore(store));
 }

@@ -86,13 +86,6 @@ export class Vocabulary {
   /** Changed since loaded or saved (built from the store, or changes applied). */
   dirty = false;
 
-  /** Builds now from every stored object. */
-  static fromStore(store: MirrorStore): Vocabulary {
-    const v = Vocabulary.build(storeSource(store));
-    v.dirty = true;
-    return v;
-  }
-
   /** Builds from the store on first use (completion or did-you-mean). */
   static lazy(store: MirrorStore): Vocabulary {
     const v = new Vocabulary();

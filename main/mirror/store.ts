@@ -257,9 +257,8 @@ export class MirrorStore {
 
   /** How many direct children `parentId` has, and which of them are folders, with their stored `childCount` (no file's row is read). */
   childSummary(parentId: string): { count: number; folders: { id: string; childCount: number | undefined }[] } {
-    const id = this.resolve(parentId);
-    const folders = this.q.childFolders.all(id).map(([fid, n]) => ({ id: fid, childCount: n ?? undefined }));
-    return { count: this.q.childCount.get(id) ?? 0, folders };
+    const folders = this.q.childFolders.all(this.resolve(parentId)).map(([id, n]) => ({ id, childCount: n ?? undefined }));
+    return { count: this.childCount(parentId), folders };
   }
 
   /** How many direct children `parentId` has (counted in the parent index). */

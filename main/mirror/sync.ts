@@ -70,7 +70,7 @@ export async function syncOnce(
   const offOwn = applier.onOwn((cs) => {
     for (const c of cs) own.add(c.kind === 'removed' ? c.before.id : c.after.id);
   });
-  const offGone = applier.onChanges((cs) => {
+  const offChanged = applier.onChanges((cs) => {
     for (const c of cs) {
       if (c.kind === 'removed') run.changed.gone.add(c.before.id);
       if (c.kind !== 'added') run.changed.touched.add(c.before.parentID);
@@ -81,7 +81,7 @@ export async function syncOnce(
     return await walkAndSettle(run, own);
   } finally {
     offOwn();
-    offGone();
+    offChanged();
   }
 }
 
