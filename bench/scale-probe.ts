@@ -252,12 +252,12 @@ export async function startEngine(
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
   onWindow?: (url: string) => void,
-  o: { root?: string; onLine?: (line: string) => void } = {},
+  o: { root?: string; entry?: string; onLine?: (line: string) => void } = {},
 ): Promise<EngineChild> {
   const t0 = performance.now();
   const root = o.root ?? ROOT;
   const c = track(
-    spawn(process.execPath, [join(root, 'bin/nas-mirror.js'), ...args], {
+    spawn(process.execPath, [o.entry ?? join(root, 'bin/nas-mirror.js'), ...args], {
       cwd: root,
       env,
       detached: true,

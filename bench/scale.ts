@@ -10,11 +10,14 @@
  * timeout), SCALE_BEFORE (a git ref: that version's engine is measured first at each size, in a
  * worktree, then this one, in the same run; the floors and browser mode once, with this one).
  * After the first run's ready and the restart's, the engine's CPU and resident set over the
- * next SCALE_STEADY_SEC (60). Prints a markdown table with the targets (issue 24's for memory,
+ * next SCALE_STEADY_SEC (60). SCALE_FORM: `bundle` (default) runs each version's engine as the app
+ * ships it, its esbuild bundle (dist/main/cli/nas-mirror.mjs, built first by that version's
+ * build/bundle.mjs: the desktop app's engine is such a bundle, with no tsx); `tsx` runs
+ * bin/nas-mirror.js, the TypeScript through tsx's loader, as the repository's command line does. Prints a markdown table with the targets (issue 24's for memory,
  * restart and the minute after ready; issue 8's for the rest); writes bench/results/scale.json.
  */
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureRenderer } from '../main/ui-server/assets.js';
@@ -60,6 +63,9 @@ const FIXED_TIMEOUT = process.env['SCALE_STEP_TIMEOUT_SEC'] ? Number(process.env
 const BEFORE = process.env['SCALE_BEFORE'] ?? '';
 /** The minute after ready: what the engine uses then (CPU) and keeps (its resident set at its end). */
 const STEADY_SEC = Number(process.env['SCALE_STEADY_SEC'] ?? 60);
+const FORM = process.env['SCALE_FORM'] === 'tsx' ? 'tsx' : 'bundle';
+/** The script that runs a version's `nas-mirror` in the chosen form (its bundle built by `prepare`). */
+const entryOf = (root: string): string => join(root, FORM === 'bundle' ? 'dist/main/cli/nas-mirror.mjs' : 'bin/nas-mirror.js');
 const NODE = process.execPath;
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 const sec = (ms: number): number => Math.round(ms / 10) / 100;
@@ -123,7 +129,7 @@ async function measureSize(
   floors: boolean,
 ): Promise<SizeResult> {
   const res: SizeResult = { objects: n, version: code.version, commit: code.commit, load: {}, errors: [] };
-  const mirrorCli = join(code.root, 'bin/nas-mirror.js');
+  const mirrorCli = entryOf(code.root);
   const part = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
     say(`${n}: ${what}...`);
     res.load[what] = machineLoad();
@@ -222,7 +228,7 @@ async function measureSize(
             poller = pollLatency(u, 20);
             controlPoller = pollLatency(control.url, 20);
           },
-          { root: code.root },
+          { root: code.root, entry: mirrorCli },
         );
         const stalls = await poller?.stop();
         const ctl = await controlPoller?.stop();
@@ -536,7 +542,11 @@ function renderTable(rs: readonly SizeResult[], cliStartSec: number): string {
         `- ${r.objects}: at the first run ${r.load['first run to ready'] ?? '?'}; at cp -r ${r.load['folders, cp -r and find of the placeholder tree'] ?? '?'}`,
     )
     .join('\n');
-  return `${head}\n${body}\n\nEvery CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`). The machine meanwhile (2 cores shared):\n${load}${errors ? `\n\nErrors:\n${errors}` : ''}`;
+  const form =
+    FORM === 'bundle'
+      ? "each version's bundle (dist/main/cli/nas-mirror.mjs), as the app ships its engine"
+      : 'bin/nas-mirror.js through tsx';
+  return `${head}\n${body}\n\nThe engine ran as ${form}. Every CLI time includes the CLI's own start (${cliStartSec} s for \`nas-mirror --help\`). The machine meanwhile (2 cores shared):\n${load}${errors ? `\n\nErrors:\n${errors}` : ''}`;
 }
 
 /**
@@ -596,13 +606,14 @@ async function main(): Promise<void> {
       'WARNING: ext4 without a journal makes every create after a mass delete scan the recently deleted inodes (quadratic; a desktop\'s ext4 has a journal). Put SCALE_TMP on a journaled filesystem: bench/README.md, "bench:scale".',
     );
   await ensureRenderer(); // a stale window bundle would otherwise be rebuilt inside the first run's time
-  const cliStart = await runOk(NODE, ['bin/nas-mirror.js', '--help'], { timeoutMs: 60_000, what: 'nas-mirror --help' });
   const results: SizeResult[] = [];
   const now = { ...worktree('.', ''), version: 'now' as const };
   const codes = BEFORE
     ? [{ ...worktree(BEFORE, join(mkdtempSync(join(TMP, 'nm-scale-code-')), 'before')), version: 'before' as const }, now]
     : [now];
   if (BEFORE) say(`before: ${codes[0]!.commit}; now: ${now.commit}`);
+  for (const code of codes) await prepare(code.root);
+  const cliStart = await runOk(NODE, [entryOf(ROOT), '--help'], { timeoutMs: 60_000, what: 'nas-mirror --help' });
   for (const n of SIZES) {
     for (const code of codes) {
       const base = mkdtempSync(join(TMP, `nm-scale-${n}-${code.version}-`));
@@ -628,11 +639,20 @@ async function main(): Promise<void> {
     cliStartSec: sec(cliStart.ms),
     idleWindowSec: IDLE_SEC,
     ...(BEFORE ? { before: codes[0]!.commit } : {}),
+    form: FORM,
     sizes: results,
   };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'scale.json'), JSON.stringify(out, null, 2) + '\n');
   process.stdout.write(renderTable(results, out.cliStartSec) + '\n');
+}
+
+/** A version's engine in the chosen form: its own build/bundle.mjs makes its bundle. */
+async function prepare(root: string): Promise<void> {
+  if (FORM !== 'bundle') return;
+  await runOk(NODE, [join(root, 'build/bundle.mjs'), 'app'], { timeoutMs: 300_000, what: `bundle of ${root}` });
+  if (!existsSync(entryOf(root)))
+    throw new Error(`${root}'s build/bundle.mjs makes no ${entryOf(root)} (older than s30): use SCALE_FORM=tsx, or a later SCALE_BEFORE`);
 }
 
 const cleanup = (sig: NodeJS.Signals): void => {

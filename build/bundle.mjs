@@ -5,6 +5,8 @@
 //   dist/main/host/engine-entry.cjs                the engine's utility process
 //   dist/main/index/build-worker.cjs               the offline index's build worker (main/index/build.ts)
 //   dist/server/nas-service.mjs                    the reference service, for the embedded default
+//   dist/main/cli/nas-mirror.mjs                   the command line as the app ships it (no tsx):
+//                                                  what bench:scale measures the engine in
 //   dist/icons/                                    app and tray icons
 // Native modules (better-sqlite3, keytar) and electron stay external. Usage:
 //   node build/bundle.mjs [renderer|app|all]   (default all)
@@ -72,10 +74,9 @@ export async function buildApp() {
   // the engine's bundles start it as a worker thread, one folder up from theirs (workerScript)
   await bundle({ ...common, ...CJS_META, natives: true, entryPoints: [join(ROOT, 'main', 'index', 'build-worker.ts')], outfile: join(ROOT, 'dist', 'main', 'index', 'build-worker.cjs'), format: 'cjs' });
   await bundle({ ...common, entryPoints: [join(ROOT, 'main', 'shell', 'preload.ts')], outfile: join(ROOT, 'dist', 'main', 'shell', 'preload.cjs'), format: 'cjs', external: ['electron'] });
-  await bundle({
-    ...common, natives: true, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
+  const esmRequire = { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" };
+  await bundle({ ...common, natives: true, entryPoints: [join(ROOT, 'server', 'cli.ts')], outfile: join(ROOT, 'dist', 'server', 'nas-service.mjs'), format: 'esm', banner: esmRequire });
+  await bundle({ ...common, natives: true, entryPoints: [join(ROOT, 'main', 'cli', 'main.ts')], outfile: join(ROOT, 'dist', 'main', 'cli', 'nas-mirror.mjs'), format: 'esm', banner: esmRequire });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

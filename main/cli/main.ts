@@ -97,7 +97,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
 }
 
-const isEntry = process.argv[1] !== undefined && /nas-mirror(\.js)?$|cli[/\\]main\.ts$/.test(process.argv[1]);
+const isEntry = process.argv[1] !== undefined && /nas-mirror(\.m?js)?$|cli[/\\]main\.ts$/.test(process.argv[1]);
 if (isEntry) {
   // A reader that goes away (`| head`) is not an error: stop quietly, as Unix tools do.
   const quietOnEpipe = (e: NodeJS.ErrnoException): void => {

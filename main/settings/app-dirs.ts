@@ -7,6 +7,7 @@
  * line says it back so). New mirrors go to a visible `~/NAS` when the data folder is the
  * default one, else to `<data folder>/mirror`.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +15,19 @@ import { isFreeFolder } from './folders.js';
 
 export const APP_DIR_NAME = 'nas-mirror';
 
-/** The repository (or app) root: two levels above this file (bin/, build/, dist/ are there). */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * The repository (or app) root, where bin/, build/, dist/ and package.json are: the nearest
+ * folder above this code that holds a package.json. From the sources that is two levels up; from
+ * a bundle (dist/main/<part>/, or inside the app's asar) three.
+ */
+export const PROJECT_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return resolve(from, '..', '..');
+  }
+}
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env['NAS_MIRROR_HOME']) return resolve(env['NAS_MIRROR_HOME']);

@@ -37,11 +37,12 @@ describe('npm run dist:dir', () => {
       '/dist/renderer/app.js',
       '/dist/renderer/style.css',
       '/dist/server/nas-service.mjs',
+      '/dist/main/cli/nas-mirror.mjs',
       '/dist/icons/tray/attention.png',
     ]) {
       expect(files, f).toContain(f);
     }
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
     const devOnly = new Set(['tsx']); // runs the source checkout's command lines; the app is bundled
     for (const dep of Object.keys(pkg.dependencies).filter((d) => !devOnly.has(d))) {
       expect(
@@ -69,8 +70,23 @@ describe('npm run dist:dir', () => {
     expect(spawnSync(process.execPath, ['--check', main]).status).toBe(0);
     rmSync(dirname(main), { recursive: true, force: true });
     await bundledWorkerBuilds();
+    bundledCommandLinesRun(pkg.version);
   }, 180_000);
 });
+
+/**
+ * Both command lines run from their bundles, three folders below package.json where the
+ * sources are two (the service's bundle read dist/package.json for its version before s30).
+ */
+function bundledCommandLinesRun(version: string): void {
+  for (const [bundle, name] of [
+    ['dist/main/cli/nas-mirror.mjs', 'nas-mirror'],
+    ['dist/server/nas-service.mjs', 'nas-service'],
+  ] as const) {
+    const r = spawnSync(process.execPath, [join(ROOT, bundle), '--version'], { encoding: 'utf8', cwd: tmpdir() });
+    expect({ status: r.status, out: r.stdout, err: r.stderr }, bundle).toEqual({ status: 0, out: `${name} ${version}\n`, err: '' });
+  }
+}
 
 /**
  * The app ships no tsx: its engine bundle starts the bundled index worker (one folder up,
