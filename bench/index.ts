@@ -6,8 +6,9 @@
  * Every approach answers through app/search (exact results); measured: build, memory, size
  * on disk, ready-after-restart, first-page (20) latency p50/p99 by query length, frequent and rare.
  * Then search operators and the storage view (bench/filters.ts) at the same sizes.
- * Env: BENCH_SIZES=100000,1000000 (default), BENCH_REPS=3. Writes bench/results/index.json
- * and bench/results/filters.json.
+ * Env: BENCH_SIZES=100000,1000000 (default), BENCH_REPS=3, BENCH_ONLY=ours (ours alone, to compare
+ * two versions of it run after run: its table printed, no results file written). Writes
+ * bench/results/index.json and bench/results/filters.json.
  */
 import Database from 'better-sqlite3';
 import MiniSearch from 'minisearch';
@@ -31,6 +32,7 @@ const gc = runInNewContext('gc') as () => void;
 const LIMIT = 20;
 const SIZES = (process.env['BENCH_SIZES'] ?? '100000,1000000').split(',').map(Number);
 const REPS = Number(process.env['BENCH_REPS'] ?? '3');
+const ONLY_OURS = process.env['BENCH_ONLY'] === 'ours';
 const LENGTHS = [1, 2, 3, 5, 8];
 
 interface Engine {
@@ -326,6 +328,7 @@ async function main(): Promise<void> {
         results[results.length - 1]!.memoryMB = memoryMB;
         void engine;
       }
+      if (ONLY_OURS) continue;
       // (a) naive
       {
         let docs: IndexDoc[] | null = docsOf(n);
@@ -412,6 +415,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  if (ONLY_OURS) return printTable(results);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/index.json',

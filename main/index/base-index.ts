@@ -5,10 +5,11 @@
  * stop early. Holds: folded names in one blob, trigram postings in flat typed arrays
  * (sorted by number), and the (make, model, mime) combination of each object with its postings.
  */
-import { buildNameBlob } from './name-blob.js';
+import { ASCII_WORD, buildNameBlob } from './name-blob.js';
+import { nameIn, spelledOtherwise, type NameCases } from './name-cases.js';
 import { SHORT_TOP, buildShortLists } from './short-grams.js';
 import { buildTrigramPostings, type TrigramPostings } from './trigram-postings.js';
-import { foldCase } from '../../app/search/index.js';
+import { foldCase, isWordBefore } from '../../app/search/index.js';
 import { joined, numberOrderOf, ranksOf, type Joined } from './number-order.js';
 import type { IndexDoc } from './engine.js';
 
@@ -25,8 +26,8 @@ export interface BaseData extends TrigramPostings {
   /** Ids in number order, each followed by `\n` (ids are URL-safe): one string, not a million. */
   idBlob: string;
   idStarts: Uint32Array;
-  /** The names in number order, each followed by `\0` (folding keeps lengths: name o is at `starts[o]` as in `blob`). */
-  nameText: string;
+  /** The names as the NAS spells them, as what differs from `blob` (folding keeps lengths: name-cases.ts). */
+  cases: NameCases;
   /** Folded names in number order, each followed by `\0`. */
   blob: string;
   /** n+1 offsets into `blob`: name o is blob[starts[o], starts[o+1]-1). */
@@ -152,7 +153,7 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
   const order = numberOrderOf(nameText, idText);
   const rank = ranksOf(order);
   trace('sorted');
-  const { nameText: namesText, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(nameText, idText, order);
+  const { cases, blob, starts, wsAt, idBlob, idStarts } = buildNameBlob(nameText, idText, order);
   // and the joined texts before the postings, with the tables' scratch arrays (`collect`)
   nameText = idText = undefined;
   opts.collect?.();
@@ -175,7 +176,7 @@ export function buildBaseColumns(input: BaseColumns, opts: BuildOptions = {}): B
     n,
     idBlob,
     idStarts,
-    nameText: namesText,
+    cases,
     blob,
     starts,
     combo,
@@ -208,9 +209,21 @@ export function idOf(b: BaseData, o: number): string {
   return b.idBlob.substring(b.idStarts[o]!, b.idStarts[o + 1]! - 1);
 }
 
+/**
+ * `isWordBefore(nameOf(b, o), k)`, without building the name where the unit before k is ASCII
+ * in both spellings (an ASCII capital is a word character as its small letter is).
+ */
+export function wordBefore(b: BaseData, o: number, k: number): boolean {
+  if (k <= 0) return false;
+  const p = b.starts[o]! + k - 1;
+  const c = b.blob.charCodeAt(p);
+  if (c < 128 && !spelledOtherwise(b.cases, p)) return ASCII_WORD[c] === 1;
+  return isWordBefore(nameOf(b, o), k);
+}
+
 /** The name of base object o. */
 export function nameOf(b: BaseData, o: number): string {
-  return b.nameText.substring(b.starts[o]!, b.starts[o + 1]! - 1);
+  return nameIn(b.blob, b.cases, b.starts[o]!, b.starts[o + 1]! - 1);
 }
 
 /** FNV-1a of s[from, to). */

@@ -8,11 +8,12 @@
  */
 import { Buffer } from 'node:buffer';
 import { foldCase, isWordAt, isWordBefore } from '../../app/search/index.js';
+import { casesOf, type NameCases } from './name-cases.js';
 import type { Joined } from './number-order.js';
 
 export interface NameBlob {
-  /** The names in number order, each followed by `\0`: at the same offsets as `blob` (`starts`). */
-  nameText: string;
+  /** The names as the NAS spells them: what differs from `blob` (name-cases.ts). */
+  cases: NameCases;
   /** Folded names in number order, each followed by `\0`. */
   blob: string;
   /** n+1 offsets into `blob`: name o is blob[starts[o], starts[o+1]-1). */
@@ -28,7 +29,7 @@ export interface NameBlob {
 }
 
 /** 1 for ASCII letters and digits (the ASCII letters, marks and digits of search.md rule 5). */
-const ASCII_WORD = new Uint8Array(128);
+export const ASCII_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[0-9A-Za-z]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /**
@@ -53,8 +54,7 @@ export function buildNameBlob(nameText: Joined, idText: Joined, order: Uint32Arr
   const units = new Uint16Array(starts[n]!);
   const original = new Uint16Array(starts[n]!);
   const wsAt = new Uint8Array(starts[n]!);
-  let high = 0,
-    originalHigh = 0;
+  let high = 0;
   const astral = new Map<number, boolean>();
   for (let o = 0; o < n; o++) {
     const i = order[o]!;
@@ -65,7 +65,6 @@ export function buildNameBlob(nameText: Joined, idText: Joined, order: Uint32Arr
     for (let k = 0; k < len; k++) {
       const c = nt.charCodeAt(from + k);
       original[off + k] = c;
-      originalHigh |= c;
       if (c < 128) {
         units[off + k] = c >= 65 && c <= 90 ? c + 32 : c;
         // the flag of the next position: is this unit (its predecessor) a word character?
@@ -101,7 +100,7 @@ export function buildNameBlob(nameText: Joined, idText: Joined, order: Uint32Arr
     }
   }
   return {
-    nameText: toText(original, originalHigh),
+    cases: casesOf(original, units),
     blob: toText(units, high),
     starts,
     wsAt,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildBase } from './base-index.js';
+import { buildBase, nameOf } from './base-index.js';
 import { indexFile, loadIndex, saveIndex } from './persist.js';
 
 const dirs: string[] = [];
@@ -25,7 +25,10 @@ describe('saveIndex / loadIndex', () => {
     saveIndex(dir, { base, dead: new Uint8Array(base.n), extra: [], generation: 7 });
     const back = loadIndex(dir);
     expect(back?.generation).toBe(7);
-    expect(back?.base.nameText).toBe(base.nameText);
+    expect(back?.base.cases).toEqual(base.cases);
+    expect(back && Array.from({ length: back.base.n }, (_, o) => nameOf(back.base, o))).toEqual(
+      Array.from({ length: base.n }, (_, o) => nameOf(base, o)),
+    );
     expect(back?.base.blob === base.blob).toBe(true);
     expect(back?.base.idBlob === base.idBlob).toBe(true);
   });

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { BaseData, Combo } from './base-index.js';
 import type { IndexDoc } from './engine.js';
 
-const FORMAT = 'nas-mirror-text-index/5';
+// 6 (s30): the names as their cases (name-cases.ts), not as a second text
+const FORMAT = 'nas-mirror-text-index/6';
 
 interface Header {
   format: string;
@@ -56,7 +57,9 @@ export function saveIndex(stateDir: string, p: Persisted): void {
     { name: 'dead', kind: 'u8', data: p.dead.length === b.n ? p.dead : new Uint8Array(b.n) },
     { name: 'idStarts', kind: 'u32', data: bytes(b.idStarts) },
     { name: 'ids', kind: 'utf8', data: new Text([b.idBlob], '') },
-    { name: 'names', kind: 'utf8', data: new Text([b.nameText], '') },
+    { name: 'upper', kind: 'u8', data: b.cases.upper },
+    { name: 'otherAt', kind: 'u32', data: bytes(b.cases.otherAt) },
+    { name: 'otherUnit', kind: 'u8', data: bytes(b.cases.otherUnit) },
     { name: 'blob', kind: 'utf8', data: new Text([b.blob], '') },
   ];
   let off = 0;
@@ -183,7 +186,7 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       n,
       idBlob: text('ids'),
       idStarts: u32('idStarts'),
-      nameText: text('names'),
+      cases: { upper: u8('upper'), otherAt: u32('otherAt'), otherUnit: new Uint16Array(copy('otherUnit')) },
       blob: text('blob'),
       starts: u32('starts'),
       combo: u32('combo'),
@@ -206,7 +209,7 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       shortList: u32('shortList'),
       byId: u32('byId'),
     };
-    if (base.idStarts.length !== n + 1 || base.starts.length !== n + 1 || base.nameText.length !== base.blob.length) return undefined;
+    if (!consistent(base)) return undefined;
     return { base, dead: u8('dead'), extra: header.extra, generation: header.generation };
   } catch {
     return undefined;
@@ -215,7 +218,18 @@ export function loadIndex(stateDir: string): Persisted | undefined {
   }
 }
 
-function bytes(a: Uint32Array | Float64Array): Uint8Array {
+/** Whether the loaded tables agree on their sizes (a file of another build is not used). */
+function consistent(b: BaseData): boolean {
+  const { upper, otherAt, otherUnit } = b.cases;
+  return (
+    b.idStarts.length === b.n + 1 &&
+    b.starts.length === b.n + 1 &&
+    upper.length === (b.blob.length + 7) >>> 3 &&
+    otherAt.length === otherUnit.length
+  );
+}
+
+function bytes(a: Uint32Array | Uint16Array | Float64Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 

@@ -11,8 +11,7 @@
  * Built in chunks that yield (`shortOrderReady`, before a filtered query) or in one go; a
  * few are kept per base (the base never changes; removed objects are skipped as dead).
  */
-import { isWordBefore } from '../../app/search/index.js';
-import { nameOf, type BaseData } from './base-index.js';
+import { wordBefore, type BaseData } from './base-index.js';
 import { objectAt } from './postings.js';
 
 export interface ShortOrder {
@@ -65,11 +64,10 @@ export function* buildingShortOrder(b: BaseData, t: string, chunk = 10_000): Gen
     o = objectAt(b, at, o);
     const s0 = starts[o]!,
       end = starts[o + 1]! - 1;
-    const name = nameOf(b, o);
     let ws = false,
       x = at;
     for (; x >= 0 && x < end; x = blob.indexOf(t, x + 1))
-      if (!isWordBefore(name, x - s0)) {
+      if (!wordBefore(b, o, x - s0)) {
         ws = true;
         break;
       }

@@ -3,10 +3,9 @@
  * first hit in a name is its first location and the next search starts at the name's end,
  * so each name costs one indexOf; stops once the page is proven.
  */
-import { isWordBefore } from '../../../app/search/index.js';
 import type { NamePass, NameStrategy } from '../name-pass.js';
 import { objectAt } from '../postings.js';
-import { nameOf } from '../base-index.js';
+import { wordBefore } from '../base-index.js';
 import { oneShortTerm } from './when.js';
 
 export const shortScan: NameStrategy = {
@@ -33,9 +32,8 @@ export const shortScan: NameStrategy = {
         // or a word start when the bound has none, can beat the bound.
         let go = !bound || first < bound.index;
         if (!go && !bound!.wordStart) {
-          const name = nameOf(b, o);
           for (let x = at; x >= 0 && x < end; x = blob.indexOf(t0, x + 1)) {
-            if (!isWordBefore(name, x - s0)) {
+            if (!wordBefore(b, o, x - s0)) {
               go = true;
               break;
             }
