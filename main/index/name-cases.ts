@@ -18,13 +18,17 @@ export interface NameCases {
   otherUnit: Uint16Array;
 }
 
+/** Code units by position: a typed array's or a string's. */
+type Units = Uint16Array | string;
+const unit = (u: Units, p: number): number => (typeof u === 'string' ? u.charCodeAt(p) : u[p]!);
+
 /** The cases of `original` against `folded` (same length: the code units of every name in blob order). */
-export function casesOf(original: Uint16Array, folded: Uint16Array): NameCases {
+export function casesOf(original: Units, folded: Units): NameCases {
   const upper = new Uint8Array((folded.length + 7) >>> 3);
   let others = 0;
   for (let p = 0; p < folded.length; p++) {
-    const o = original[p]!,
-      f = folded[p]!;
+    const o = unit(original, p),
+      f = unit(folded, p);
     if (o === f) continue;
     if (o >= 65 && o <= 90 && f === o + 32) upper[p >>> 3]! |= 1 << (p & 7);
     else others++;
@@ -33,8 +37,8 @@ export function casesOf(original: Uint16Array, folded: Uint16Array): NameCases {
     otherUnit = new Uint16Array(others);
   if (others > 0)
     for (let p = 0, k = 0; p < folded.length; p++) {
-      const o = original[p]!,
-        f = folded[p]!;
+      const o = unit(original, p),
+        f = unit(folded, p);
       if (o !== f && !(o >= 65 && o <= 90 && f === o + 32)) {
         otherAt[k] = p;
         otherUnit[k++] = o;

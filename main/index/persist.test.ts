@@ -60,4 +60,37 @@ describe('saveIndex / loadIndex', () => {
     writeFileSync(file, other);
     expect(loadIndex(dir)).toBeUndefined();
   });
+
+  it('reads a file of format 5 (the names as a second text) with the same names: an update rebuilds nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persist-'));
+    dirs.push(dir);
+    const docs = ['IMG_0001.JPG', 'ÉtéΣ 2024', 'plain.txt', 'İstanbul', 'a😀B'].map((name, i) => ({ id: `id${i}`, name, mimeType: 'x' }));
+    const base = buildBase(docs);
+    saveIndex(dir, { base, dead: new Uint8Array(base.n), extra: [], generation: 4 });
+    // the same file as format 5 wrote it: its names text added as a section, the format said so
+    const file = indexFile(dir);
+    const whole = readFileSync(file);
+    const hlen = whole.readUInt32LE(0);
+    const header = JSON.parse(whole.subarray(8, 8 + hlen).toString('utf8')) as {
+      format: string;
+      sections: { name: string; kind: string; offset: number; bytes: number }[];
+    };
+    const data = whole.subarray(8 + ((hlen + 7) & ~7));
+    const names = Buffer.from(Array.from({ length: base.n }, (_, o) => nameOf(base, o) + '\0').join(''), 'utf8');
+    header.format = 'nas-mirror-text-index/5';
+    header.sections = [
+      ...header.sections.filter((x) => !['upper', 'otherAt', 'otherUnit'].includes(x.name)),
+      { name: 'names', kind: 'utf8', offset: data.length, bytes: names.length },
+    ];
+    const hb = Buffer.from(JSON.stringify(header), 'utf8');
+    const prefix = Buffer.alloc(8);
+    prefix.writeUInt32LE(hb.length, 0);
+    writeFileSync(file, Buffer.concat([prefix, hb, Buffer.alloc(((hb.length + 7) & ~7) - hb.length), data, names]));
+    const back = loadIndex(dir);
+    expect(back?.generation).toBe(4);
+    expect(back && Array.from({ length: back.base.n }, (_, o) => nameOf(back.base, o))).toEqual(
+      Array.from({ length: base.n }, (_, o) => nameOf(base, o)),
+    );
+    expect(back?.base.cases).toEqual(base.cases);
+  });
 });

@@ -7,10 +7,13 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BaseData, Combo } from './base-index.js';
+import { casesOf } from './name-cases.js';
 import type { IndexDoc } from './engine.js';
 
 // 6 (s30): the names as their cases (name-cases.ts), not as a second text
 const FORMAT = 'nas-mirror-text-index/6';
+/** Format 5 held the names as a second text: read too (its cases made from it), so an update rebuilds nothing. */
+const FORMAT_NAMES_TEXT = 'nas-mirror-text-index/5';
 
 interface Header {
   format: string;
@@ -144,22 +147,15 @@ export function loadIndex(stateDir: string): Persisted | undefined {
   if (!existsSync(file)) return undefined;
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    const at = fd;
-    const readAt = (into: Uint8Array, position: number): void => {
-      for (let got = 0; got < into.byteLength;) {
-        const n = readSync(at, into, got, into.byteLength - got, position + got);
-        if (n === 0) throw new Error('the index file ends early');
-        got += n;
-      }
-    };
+    const at = (fd = openSync(file, 'r'));
+    const readAt = (into: Uint8Array, position: number): void => readFully(at, into, position);
     const prefix = Buffer.alloc(8);
     readAt(prefix, 0);
     const hlen = prefix.readUInt32LE(0);
     const hb = Buffer.alloc(hlen);
     readAt(hb, 8);
     const header = JSON.parse(hb.toString('utf8')) as Header;
-    if (header.format !== FORMAT) return undefined;
+    if (header.format !== FORMAT && header.format !== FORMAT_NAMES_TEXT) return undefined;
     const dataStart = 8 + align8(hlen);
     const sec = (name: string): Header['sections'][number] => {
       const s = header.sections.find((x) => x.name === name);
@@ -181,13 +177,17 @@ export function loadIndex(stateDir: string): Persisted | undefined {
       readAt(b, dataStart + s.offset);
       return b.toString('utf8');
     };
-    const n = header.n;
+    const blob = text('blob');
+    const cases =
+      header.format === FORMAT_NAMES_TEXT
+        ? casesOf(text('names'), blob)
+        : { upper: u8('upper'), otherAt: u32('otherAt'), otherUnit: new Uint16Array(copy('otherUnit')) };
     const base: BaseData = {
-      n,
+      n: header.n,
       idBlob: text('ids'),
       idStarts: u32('idStarts'),
-      cases: { upper: u8('upper'), otherAt: u32('otherAt'), otherUnit: new Uint16Array(copy('otherUnit')) },
-      blob: text('blob'),
+      blob,
+      cases,
       starts: u32('starts'),
       combo: u32('combo'),
       combos: header.combos,
@@ -215,6 +215,14 @@ export function loadIndex(stateDir: string): Persisted | undefined {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, position: number): void {
+  for (let got = 0; got < into.byteLength;) {
+    const n = readSync(fd, into, got, into.byteLength - got, position + got);
+    if (n === 0) throw new Error('the index file ends early');
+    got += n;
   }
 }
 
