@@ -12,6 +12,7 @@
 import { idOf, nameOf, type BaseData } from './base-index.js';
 import { numberOrder } from './number-order.js';
 import type { Named, Narrowing } from './engine.js';
+import { lowerBound } from './lower-bound.js';
 
 /**
  * The first `k` objects after `after` that `narrow` keeps: base numbers not `dead`, and the
@@ -71,18 +72,6 @@ export function walkFills(b: BaseData, dead: Uint8Array, k: number, narrow: Narr
 /** Numbers walked one by one before the kept list is used: at least this many, or this many per item wanted. */
 const WALK_MIN = 20_000;
 const WALK_PER_ITEM = 1_000;
-
-/** The first index of ascending `list` holding a value >= x. */
-function lowerBound(list: Int32Array, x: number): number {
-  let lo = 0,
-    hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** The first base number whose (length, name, id) is after `after` (binary search). */
 function firstAfter(b: BaseData, after: Named): number {

@@ -9,6 +9,8 @@
  * ~2.4 MB at a million plus 6 bytes a non-ASCII capital.
  */
 
+import { lowerBound } from './lower-bound.js';
+
 export interface NameCases {
   /** Bit p set: the name's unit at blob position p is the ASCII capital of the blob's. */
   upper: Uint8Array;
@@ -45,18 +47,6 @@ export function casesOf(original: Units, folded: Units): NameCases {
       }
     }
   return { upper, otherAt, otherUnit };
-}
-
-/** First index of `at` holding a position >= p. */
-function lowerBound(at: Uint32Array, p: number): number {
-  let lo = 0,
-    hi = at.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (at[mid]! < p) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Whether the name's unit at blob position p is other than the blob's and not an ASCII capital of it. */
