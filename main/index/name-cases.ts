@@ -59,9 +59,26 @@ let scratch = new Uint16Array(256);
 /** The name at blob[from, to) as the NAS spells it. Most names are read straight from the blob. */
 export function nameIn(blob: string, c: NameCases, from: number, to: number): string {
   const { upper, otherAt } = c;
-  let k = otherAt.length === 0 ? 0 : lowerBound(otherAt, from);
+  const k = otherAt.length === 0 ? 0 : lowerBound(otherAt, from);
   const other = k < otherAt.length && otherAt[k]! < to;
   if (!other && !anyBit(upper, from, to)) return blob.substring(from, to);
+  if (other) return spelled(blob, c, from, to, k);
+  // ASCII capitals only: the runs of them upper-cased, the rest sliced (they are ASCII in the blob)
+  let name = '',
+    p = from;
+  while (p < to) {
+    const up = (upper[p >>> 3]! & (1 << (p & 7))) !== 0;
+    let q = p + 1;
+    while (q < to && ((upper[q >>> 3]! & (1 << (q & 7))) !== 0) === up) q++;
+    name += up ? blob.substring(p, q).toUpperCase() : blob.substring(p, q);
+    p = q;
+  }
+  return name;
+}
+
+/** The name at blob[from, to) unit by unit, where it has differences other than ASCII capitals (from the k-th). */
+function spelled(blob: string, c: NameCases, from: number, to: number, k: number): string {
+  const { upper, otherAt } = c;
   const len = to - from;
   if (scratch.length < len) scratch = new Uint16Array(len * 2);
   for (let p = from; p < to; p++) {
