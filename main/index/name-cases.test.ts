@@ -3,12 +3,7 @@ import { foldCase } from '../../app/search/index.js';
 import { prng } from '../../app/util/prng.js';
 import { casesOf, nameIn } from './name-cases.js';
 
-const units = (s: string): Uint16Array => Uint16Array.from(s, (_, i) => s.charCodeAt(i));
-const codeUnits = (s: string): Uint16Array => {
-  const u = new Uint16Array(s.length);
-  for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
-  return u;
-};
+const units = (s: string): Uint16Array => Uint16Array.from({ length: s.length }, (_, i) => s.charCodeAt(i));
 
 describe('name cases', () => {
   it('gives back every name as spelled, at any offset and length, from the folded text and its cases', () => {
@@ -20,7 +15,7 @@ describe('name cases', () => {
     const text = names.map((n) => n + '\0').join('');
     const folded = names.map((n) => foldCase(n) + '\0').join('');
     expect(folded.length).toBe(text.length); // folding keeps lengths
-    const c = casesOf(codeUnits(text), codeUnits(folded));
+    const c = casesOf(units(text), units(folded));
     let at = 0;
     for (const n of names) {
       expect(nameIn(folded, c, at, at + n.length)).toBe(n);

@@ -23,6 +23,8 @@ export interface NameCases {
 /** Code units by position: a typed array's or a string's. */
 type Units = Uint16Array | string;
 const unit = (u: Units, p: number): number => (typeof u === 'string' ? u.charCodeAt(p) : u[p]!);
+/** Whether spelled unit o is the ASCII capital of folded unit f. */
+const asciiCapitalOf = (o: number, f: number): boolean => o >= 65 && o <= 90 && f === o + 32;
 
 /** The cases of `original` against `folded` (same length: the code units of every name in blob order). */
 export function casesOf(original: Units, folded: Units): NameCases {
@@ -32,7 +34,7 @@ export function casesOf(original: Units, folded: Units): NameCases {
     const o = unit(original, p),
       f = unit(folded, p);
     if (o === f) continue;
-    if (o >= 65 && o <= 90 && f === o + 32) upper[p >>> 3]! |= 1 << (p & 7);
+    if (asciiCapitalOf(o, f)) upper[p >>> 3]! |= 1 << (p & 7);
     else others++;
   }
   const otherAt = new Uint32Array(others),
@@ -41,7 +43,7 @@ export function casesOf(original: Units, folded: Units): NameCases {
     for (let p = 0, k = 0; p < folded.length; p++) {
       const o = unit(original, p),
         f = unit(folded, p);
-      if (o !== f && !(o >= 65 && o <= 90 && f === o + 32)) {
+      if (o !== f && !asciiCapitalOf(o, f)) {
         otherAt[k] = p;
         otherUnit[k++] = o;
       }
@@ -51,7 +53,7 @@ export function casesOf(original: Units, folded: Units): NameCases {
 
 /** Whether the name's unit at blob position p is other than the blob's and not an ASCII capital of it. */
 export function spelledOtherwise(c: NameCases, p: number): boolean {
-  return c.otherAt.length > 0 && c.otherAt[lowerBound(c.otherAt, p)] === p;
+  return c.otherAt[lowerBound(c.otherAt, p)] === p;
 }
 
 let scratch = new Uint16Array(256);
@@ -59,7 +61,7 @@ let scratch = new Uint16Array(256);
 /** The name at blob[from, to) as the NAS spells it. Most names are read straight from the blob. */
 export function nameIn(blob: string, c: NameCases, from: number, to: number): string {
   const { upper, otherAt } = c;
-  const k = otherAt.length === 0 ? 0 : lowerBound(otherAt, from);
+  const k = lowerBound(otherAt, from);
   const other = k < otherAt.length && otherAt[k]! < to;
   if (!other && !anyBit(upper, from, to)) return blob.substring(from, to);
   if (other) return spelled(blob, c, from, to, k);
@@ -98,7 +100,7 @@ function anyBit(bits: Uint8Array, from: number, to: number): boolean {
   const head = 0xff << (from & 7),
     tail = 0xff >>> (7 - ((to - 1) & 7));
   if (first === last) return (bits[first]! & head & tail) !== 0;
-  if ((bits[first]! & head) !== 0 || (bits[last]! & tail & 0xff) !== 0) return true;
+  if ((bits[first]! & head) !== 0 || (bits[last]! & tail) !== 0) return true;
   for (let i = first + 1; i < last; i++) if (bits[i] !== 0) return true;
   return false;
 }
