@@ -13,6 +13,11 @@ import net from 'node:net';
  * rounds each). At most IDLE_MAX + the reads at once (the keeper's 4) of them: ~12 MiB.
  */
 export const READ_BYTES = 1024 * 1024;
+/**
+ * The read buffer of a connection of the other GETs (listings, objects by id): a 304 or an
+ * object is a few hundred bytes, a page of 1,000 objects ~400 KiB in a few reads.
+ */
+export const API_READ_BYTES = 64 * 1024;
 
 /** Idle connections kept per origin, and how long one is kept idle (servers close theirs after ~5 s). */
 const IDLE_MAX = 8;
@@ -38,8 +43,9 @@ export class RawConnection {
   constructor(
     url: URL,
     private readonly onGone: (c: RawConnection) => void,
+    readBytes: number,
   ) {
-    const buffer = Buffer.allocUnsafe(READ_BYTES);
+    const buffer = Buffer.allocUnsafe(readBytes);
     this.sock = net.connect({
       host: url.hostname.replace(/^\[|\]$/g, ''),
       port: Number(url.port || 80),
@@ -90,10 +96,12 @@ export class RawConnection {
   }
 }
 
-/** The connections kept between reads, per origin (`host:port`). */
+/** The connections kept between reads, per origin (`host:port`), each with a read buffer of `readBytes`. */
 export class RawConnections {
   private readonly idle = new Map<string, RawConnection[]>();
   private closed = false;
+
+  constructor(private readonly readBytes = READ_BYTES) {}
 
   /** A connection to the URL's origin: a kept one, else (or `fresh`) a new one. */
   take(url: URL, fresh = false): RawConnection {
@@ -105,7 +113,7 @@ export class RawConnections {
         return c;
       }
     }
-    return new RawConnection(url, (c) => this.forget(url.host, c));
+    return new RawConnection(url, (c) => this.forget(url.host, c), this.readBytes);
   }
 
   /** Keeps a connection whose exchange ended cleanly (dropped after IDLE_MS unused, or when too many are kept). */

@@ -213,6 +213,67 @@ describe('raw content reads', () => {
     t.close();
   });
 
+  it('a GET without a sink (a listing, a 304, an object) is read whole by the same reader, on one kept connection', async () => {
+    let connections = 0;
+    const lines: string[] = [];
+    const server = net.createServer((sock) => {
+      connections++;
+      let head = '';
+      sock.on('data', (d: Buffer) => {
+        head += d.toString('latin1');
+        while (head.includes('\r\n\r\n')) {
+          const req = head.slice(0, head.indexOf('\r\n\r\n'));
+          head = head.slice(head.indexOf('\r\n\r\n') + 4);
+          lines.push(req);
+          if (/if-none-match: "p1"/i.test(req)) sock.write('HTTP/1.1 304 Not Modified\r\nETag: "p1"\r\n\r\n');
+          else {
+            // a page of ~300 KB in chunks: more than one read of the connection's buffer
+            const json = JSON.stringify({
+              files: Array.from({ length: 3000 }, (_, i) => ({ id: `id-${i}`, name: `é name ${i}`.padEnd(80, '.') })),
+            });
+            const bytes = Buffer.from(json);
+            sock.write(`HTTP/1.1 200 OK\r\nETag: "p1"\r\nTransfer-Encoding: chunked\r\n\r\n`);
+            for (let at = 0; at < bytes.length; at += 70_000) {
+              const part = bytes.subarray(at, at + 70_000);
+              sock.write(`${part.length.toString(16)}\r\n`);
+              sock.write(part);
+              sock.write('\r\n');
+            }
+            sock.write('0\r\n\r\n');
+          }
+        }
+      });
+      sock.on('error', () => undefined);
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sdk/v2/filesSearch/parents?ids=x&pageToken=`;
+    const t = new HttpTransport();
+    const full = await t.request({ method: 'GET', url, headers: { authorization: 'Bearer t' }, timeoutMs: 5000 });
+    expect([full.status, full.headers['etag']]).toEqual([200, '"p1"']);
+    const page = JSON.parse(full.body) as { files: { name: string }[] };
+    expect([page.files.length, page.files[2999]!.name.startsWith('é name 2999')]).toEqual([3000, true]);
+    const again = await t.request({ method: 'GET', url, headers: { 'if-none-match': '"p1"' }, timeoutMs: 5000 });
+    expect([again.status, again.body]).toEqual([304, '']);
+    expect(connections).toBe(1);
+    expect(lines[0]).toMatch(/^GET \/sdk\/v2\/filesSearch\/parents\?ids=x&pageToken= HTTP\/1\.1\r\n/);
+    t.close();
+  });
+
+  it('a header holding a line break (an ETag from the NAS sent back) is refused, never sent', async () => {
+    let requests = 0;
+    const url = await serve((sock) => {
+      requests++;
+      sock.end('HTTP/1.1 304 Not Modified\r\n\r\n');
+    });
+    const t = new HttpTransport();
+    await expect(
+      t.request({ method: 'GET', url, headers: { 'if-none-match': '"a"\r\nX-Evil: 1' }, timeoutMs: 5000 }),
+    ).rejects.toMatchObject({ code: 'BadRequest', delivery: 'not-sent' });
+    expect(requests).toBe(0);
+    t.close();
+  });
+
   it('a server that is not there: not sent', async () => {
     const server = net.createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,11 +1,12 @@
 /**
  * The network under the service client: one HTTP exchange per call, nothing else. The real
- * implementation uses node:http(s) with keep-alive agents. Errors are AppErrors:
+ * implementation reads every GET over plain HTTP with the client's own reader (raw-read.ts) and
+ * sends the rest with node:http(s) and keep-alive agents. Errors are AppErrors:
  * `Timeout` or `NetworkError`; `sent` in `detail` says the request may have reached the server.
  * A response body larger than `MAX_RESPONSE_BYTES` is cut off: `BadResponse` (detail
  * `too-large`), never an unbounded buffer. A request with a `sink` (content reads) has a 200/206
- * answer's bytes streamed into it instead, with `timeoutMs` as an idle limit between chunks
- * (over plain HTTP read by the client's own reader, raw-read.ts, not node's). A `FileBody` (an
+ * answer's bytes streamed into it instead, with `timeoutMs` as an idle limit between chunks.
+ * A `FileBody` (an
  * upload's chunk) is read from its file as it is sent, never held whole, with `timeoutMs` as an
  * idle limit while it goes; the exchange ends only once that read is closed.
  */
@@ -14,6 +15,7 @@ import https from 'node:https';
 import { AppError, type Delivery } from '../../app/errors.js';
 import { sendFile, type FileBody, type FileSending } from './file-body.js';
 import { rawRead, RawConnections } from './raw-read.js';
+import { API_READ_BYTES } from './raw-connections.js';
 
 export type { FileBody };
 
@@ -85,8 +87,9 @@ export class HttpTransport implements Transport {
   private readonly httpsAgent: https.Agent;
 
   private readonly maxBytes: number;
-  /** Connections of the content reads over plain HTTP (raw-read.ts). */
+  /** Connections of the content reads over plain HTTP (raw-read.ts), and of the other GETs (smaller read buffers). */
   private readonly raw = new RawConnections();
+  private readonly rawApi = new RawConnections(API_READ_BYTES);
 
   constructor(opts: { maxSockets?: number; maxResponseBytes?: number } = {}) {
     this.maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
@@ -105,8 +108,10 @@ export class HttpTransport implements Transport {
         return;
       }
       const secure = url.protocol === 'https:';
-      if (req.sink !== undefined && url.protocol === 'http:' && req.method === 'GET' && req.body === undefined) {
-        rawRead(url, req, this.maxBytes, { resolve, reject }, this.raw);
+      // every GET over plain HTTP: the client's own reader (node's costs ~100 us a request: a
+      // walk's 15k conditional listings at 1M, most of its CPU)
+      if (url.protocol === 'http:' && req.method === 'GET' && req.body === undefined) {
+        rawRead(url, req, this.maxBytes, { resolve, reject }, req.sink !== undefined ? this.raw : this.rawApi);
         return;
       }
       const route: Route = { url, mod: secure ? https : http, agent: secure ? this.httpsAgent : this.httpAgent, maxBytes: this.maxBytes };
@@ -118,6 +123,7 @@ export class HttpTransport implements Transport {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
     this.raw.close();
+    this.rawApi.close();
   }
 }
 
