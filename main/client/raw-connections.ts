@@ -99,6 +99,8 @@ export class RawConnection {
 /** The connections kept between reads, per origin (`host:port`), each with a read buffer of `readBytes`. */
 export class RawConnections {
   private readonly idle = new Map<string, RawConnection[]>();
+  /** Every connection not gone yet, idle or in use (closed with the pool, as node's agent destroys its sockets). */
+  private readonly live = new Set<RawConnection>();
   private closed = false;
 
   constructor(private readonly readBytes = READ_BYTES) {}
@@ -113,7 +115,9 @@ export class RawConnections {
         return c;
       }
     }
-    return new RawConnection(url, (c) => this.forget(url.host, c), this.readBytes);
+    const c = new RawConnection(url, (c) => this.forget(url.host, c), this.readBytes);
+    this.live.add(c);
+    return c;
   }
 
   /** Keeps a connection whose exchange ended cleanly (dropped after IDLE_MS unused, or when too many are kept). */
@@ -130,13 +134,15 @@ export class RawConnections {
     c.idleTimer.unref();
   }
 
-  /** Drops every kept connection (the transport closing). */
+  /** Drops every connection, kept or in use (the transport closing: a read still under way fails, as a request of node's agent does). */
   close(): void {
     this.closed = true;
-    for (const list of this.idle.values()) for (const c of list.splice(0)) c.destroy();
+    for (const list of this.idle.values()) list.length = 0;
+    for (const c of [...this.live]) c.destroy();
   }
 
   private forget(host: string, c: RawConnection): void {
+    this.live.delete(c);
     const list = this.idle.get(host);
     const i = list?.indexOf(c) ?? -1;
     if (i >= 0) list!.splice(i, 1);

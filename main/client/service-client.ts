@@ -193,16 +193,16 @@ export class ServiceClient {
   }
 
   /**
-   * One page of a folder's children, conditionally: with `ifNoneMatch` (the page ETag of an
-   * earlier answer) an unchanged page comes back as `notModified` with no body (304). The
-   * page's ETag is returned either way, to send next time.
+   * One page of a folder's children (or of several folders' at once, one flat list), conditionally:
+   * with `ifNoneMatch` (the page ETag of an earlier answer) an unchanged page comes back as
+   * `notModified` with no body (304). The page's ETag is returned either way, to send next time.
    */
   async listIfChanged(
-    folderId: string,
+    folderIds: string | readonly string[],
     opts: ListOptions & { ifNoneMatch?: string },
   ): Promise<{ notModified: true; etag: string | undefined } | { notModified: false; etag: string | undefined; page: CheckedListing }> {
     const q = new URLSearchParams();
-    q.set('ids', folderId);
+    q.set('ids', typeof folderIds === 'string' ? folderIds : folderIds.join(','));
     q.set('limit', String(opts.limit ?? 1000));
     q.set('pageToken', opts.pageToken ?? '');
     const headers: Record<string, string> = opts.ifNoneMatch !== undefined ? { 'if-none-match': opts.ifNoneMatch } : {};

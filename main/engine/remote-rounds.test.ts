@@ -71,11 +71,13 @@ class HeldAnswers implements Transport {
   }
 }
 
-/** The listing request of one folder (any page). */
+/** The listing request of one folder (any page; alone, or in a group of small folders listed at once). */
 const listingOf =
   (folderId: string) =>
   (r: TransportRequest): boolean =>
-    r.method === 'GET' && r.url.includes('/filesSearch/parents') && new URL(r.url).searchParams.get('ids') === folderId;
+    r.method === 'GET' &&
+    r.url.includes('/filesSearch/parents') &&
+    (new URL(r.url).searchParams.get('ids') ?? '').split(',').includes(folderId);
 
 interface World {
   svc: TestService;

@@ -85,8 +85,13 @@ export const MIRROR_MIGRATIONS = [
   },
 ];
 
-/** A folder's listing as last fetched in full: per page, its ETag and the token of the next page. */
-export type ListingChain = { etag: string; next: string }[];
+/**
+ * A folder's listing as last fetched in full: per page, its ETag and the token of the next page.
+ * `group`: the folder was listed in one request with other small folders (`ids=a,b,c`, walk.ts);
+ * the ETag is that request's page, and stands for this folder only in that same group (the key
+ * of its folders), asked again together.
+ */
+export type ListingChain = { etag: string; next: string; group?: string }[];
 
 const PARENT_INDEX = 'CREATE INDEX IF NOT EXISTS mirror_objects_parent ON mirror_objects(parent_id, name)';
 

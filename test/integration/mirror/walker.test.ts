@@ -184,6 +184,42 @@ describe('walker against the real service', () => {
     expect(m.store.get(keep)).toBeDefined();
   });
 
+  it('a small folder its parent still lists but that is gone (a lingering delete): its group answers 404, its folders are listed one by one, the walk completes', async () => {
+    const svc = await startTestService({ quirks: 'lingering-delete', lingerMs: 60_000 });
+    cleanups.push(() => svc.stop());
+    const root = svc.admin.rootId();
+    const folders = Array.from({ length: 40 }, (_, i) => svc.admin.createFolder(root, `F${i}`).id);
+    for (const f of folders) svc.admin.createFile(f, 'x.txt');
+    const listings: { ids: number; status: number }[] = [];
+    const inner = new HttpTransport();
+    const m = await openMirror(svc, {
+      transport: {
+        request: async (req) => {
+          const res = await inner.request(req);
+          if (req.url.includes('/filesSearch/parents'))
+            listings.push({ ids: (new URL(req.url).searchParams.get('ids') ?? '').split(',').length, status: res.status });
+          return res;
+        },
+        close: () => inner.close(),
+      },
+    });
+    cleanups.push(() => m.close());
+    const gone = folders[17]!;
+    const del = await fetch(`${svc.baseUrl}/sdk/v2/files/${gone}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${svc.token()}` },
+    });
+    expect(del.status).toBe(202);
+    await svc.admin.drainDeletes();
+    const r = await syncOnce(m.client, m.store, m.applier);
+    expect(r.error?.message).toBeUndefined();
+    expect(r.complete).toBe(true);
+    expect(listings.some((l) => l.status === 404 && l.ids > 1)).toBe(true);
+    expect(listings.some((l) => l.status === 404 && l.ids === 1)).toBe(true);
+    expect(m.store.get(gone)).toBeUndefined();
+    for (const f of folders) if (f !== gone) expect(m.store.childCount(f)).toBe(1);
+  });
+
   it('what the app itself makes while a walk runs is not read again by id at its end (its listing came before)', async () => {
     const ref: { m?: Mirror; svc?: TestService } = {};
     let lists = 0;
@@ -414,6 +450,91 @@ describe('walker against the real service', () => {
     expect(ok).toBeLessThanOrEqual(full + 2);
     // and every other folder answered 304
     expect(answers.filter((a) => a.status === 304).length).toBeGreaterThan(0);
+    await expectMirrored(m);
+  });
+
+  it('small folders are listed several in one request and asked again together (304); a change in one, a folder gone, a device that lists one folder a request', async () => {
+    const svc = await startTestService();
+    cleanups.push(() => svc.stop());
+    // many small folders: 6 top folders of 30 subfolders of 0-5 files each
+    const small: string[] = [];
+    for (let t = 0; t < 6; t++) {
+      const top = svc.admin.createFolder('root', `top ${t}`).id;
+      for (let i = 0; i < 30; i++) {
+        const f = svc.admin.createFolder(top, `sub ${i}`).id;
+        small.push(f);
+        for (let k = 0; k < i % 6; k++) svc.admin.createFile(f, `file ${k}.txt`);
+      }
+    }
+    const folders = 1 + 6 + small.length;
+    const listings: { ids: number; status: number; conditional: boolean }[] = [];
+    let refuseGroups = false;
+    const inner = new HttpTransport();
+    const m = await openMirror(svc, {
+      transport: {
+        request: async (req) => {
+          if (!req.url.includes('/filesSearch/parents')) return inner.request(req);
+          const ids = (new URL(req.url).searchParams.get('ids') ?? '').split(',').length;
+          const conditional = req.headers['if-none-match'] !== undefined;
+          // (a device that lists one folder a request: 400 to several)
+          const res =
+            refuseGroups && ids > 1
+              ? { status: 400, headers: { 'content-type': 'application/json' }, body: '{"message":"Bad Request"}' }
+              : await inner.request(req);
+          listings.push({ ids, status: res.status, conditional });
+          return res;
+        },
+        close: () => inner.close(),
+      },
+    });
+    cleanups.push(() => m.close());
+    const warnings: string[] = [];
+    const opts = { onWarning: (msg: string) => warnings.push(msg) };
+    expect((await syncOnce(m.client, m.store, m.applier, opts)).complete).toBe(true);
+    // the 180 small folders in groups: far fewer requests than folders
+    const first = listings.length;
+    await expectMirrored(m);
+    expect(listings.filter((l) => l.ids > 1).length).toBeGreaterThan(10);
+    expect(first).toBeLessThan(folders / 3);
+
+    // unchanged: the same groups, every one 304, nothing written
+    listings.length = 0;
+    const gen = m.store.generation();
+    expect(await syncOnce(m.client, m.store, m.applier, opts)).toMatchObject({ complete: true, added: 0, updated: 0, removed: 0 });
+    expect(listings.length).toBe(first);
+    expect(listings.every((l) => l.status === 304 && l.conditional)).toBe(true);
+    expect(m.store.generation()).toBe(gen);
+    await expectMirrored(m);
+
+    // a file renamed in one small folder: its group answers 200 and the rename comes in; the others 304
+    const inFolder = [...storeTree(m.store).values()].find((o) => o.parentID === small[41] && o.mimeType !== 'application/vnd.folder')!;
+    await m.client.patch(inFolder.id, { name: 'renamed.txt' });
+    listings.length = 0;
+    expect(await syncOnce(m.client, m.store, m.applier, opts)).toMatchObject({ complete: true, removed: 0 });
+    expect(m.store.get(inFolder.id)!.name).toBe('renamed.txt');
+    expect(listings.filter((l) => l.status === 200).length).toBeLessThanOrEqual(3);
+    expect(listings.filter((l) => l.status === 304).length).toBeGreaterThan(0);
+    await expectMirrored(m);
+
+    // a small folder deleted: its parent's group lists it no more, the walk completes without it
+    await m.client.delete(small[77]!);
+    await svc.admin.drainDeletes();
+    const gone = await syncOnce(m.client, m.store, m.applier, opts);
+    expect(gone).toMatchObject({ complete: true, removed: 1 + ((77 % 30) % 6) });
+    expect(m.store.get(small[77]!)).toBeUndefined();
+    await expectMirrored(m);
+
+    // a device that refuses several ids: told once, every folder listed alone, the walk complete and exact
+    refuseGroups = true;
+    svc.admin.createFile(small[100]!, 'new.txt');
+    listings.length = 0;
+    expect((await syncOnce(m.client, m.store, m.applier, opts)).complete).toBe(true);
+    // (those already on their way when the first 400 came: at most one per worker)
+    const refused = listings.filter((l) => l.status === 400).length;
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(refused).toBeLessThanOrEqual(8);
+    expect(warnings.filter((w) => w.includes('listed one by one')).length).toBe(1);
+    expect(listings.filter((l) => l.status !== 400).every((l) => l.ids === 1)).toBe(true);
     await expectMirrored(m);
   });
 
