@@ -24,7 +24,7 @@ import { formatSize } from '../../app/util/human.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { Created, ServiceClient } from '../client/service-client.js';
 import { lstatBig } from '../local/analyse.js';
-import { aspectsOf } from '../mirror/changes.js';
+import { aspectsOf, jsonOf } from '../mirror/changes.js';
 import type { CreateRow } from '../local/creates-store.js';
 import { absOf } from '../local/placeholders.js';
 import { formatDate, parseDate } from '../../app/model/dates.js';
@@ -633,7 +633,15 @@ export class Creator {
         setag: o.eTag,
         state: 'ok',
       });
-      if (!core.store.get(o.id)) core.applier.applyOwn([{ kind: 'added', after: o }]);
+      // A walk may have listed the new object before this (its upload under way: empty,
+      // unfinished): the store then holds that version, and the model's held content (`o`)
+      // would read as "a new version on the NAS", the user's new file emptied into a
+      // placeholder (s31, the mirror-folder e2e test under load). What the create answered is
+      // the later word.
+      const stored = core.store.get(o.id);
+      if (!stored) core.applier.applyOwn([{ kind: 'added', after: o }]);
+      else if (jsonOf(stored) !== jsonOf(o))
+        core.applier.applyOwn([{ kind: 'updated', before: stored, after: o, aspects: aspectsOf(stored, o) }]);
       core.store.forgetListings([row.parent]);
       core.local.removeLocalOnly({ parent: row.parent, name: row.name });
       if (kind === 'dir') {

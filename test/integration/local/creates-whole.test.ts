@@ -70,6 +70,51 @@ describe('a new file sent whole', () => {
     expect(r.engine.actions.localOnly()).toEqual([]);
   });
 
+  it('a walk that stored the new file before its answer came (mid-upload: empty, another eTag): the answer binds it, the file stays as written', async () => {
+    // the create's answer held back until a walk's view of the file, as it listed it during
+    // the upload, is in the store (s31: that view stayed, and the file, held as the answered
+    // version, read as "a new version on the NAS" and was emptied into a placeholder)
+    let release: () => void = () => undefined;
+    let held: Promise<void> | undefined;
+    const gate = new Promise<void>((res) => (release = res));
+    const inner = new HttpTransport();
+    let docs = '';
+    rig = await startRig(
+      (svc, root) => {
+        docs = svc.admin.createFolder(root, 'Docs').id;
+      },
+      {},
+      undefined,
+      {
+        request: async (req) => {
+          const res = await inner.request(req);
+          if (isWhole(req) && held === undefined) {
+            held = gate;
+            await gate;
+          }
+          return res;
+        },
+        close: () => inner.close(),
+      },
+    );
+    const r = rig;
+    put(join(r.mirror, 'Docs', 'notes.txt'), 'twelve bytes');
+    await waitFor(() => held !== undefined, 'the create sent');
+    const o = (await r.nasChildren(docs)).get('notes.txt')!;
+    expect(o.size).toBe(12);
+    // what a listing during the upload showed
+    r.engine.core.applier.apply([{ kind: 'added', after: { ...o, eTag: '"mid-upload"', size: 0 } }]);
+    release();
+    await waitFor(() => settled(r), 'the create bound');
+    // (a walk now would bring the NAS's version back by itself: what counts is the store right after the bind)
+    expect(r.engine.core.store.get(o.id)).toMatchObject({ eTag: o.eTag, size: 12 });
+    expect(r.engine.core.model.get(o.id)).toMatchObject({ filled: false, content: { etag: o.eTag, size: 12 } });
+    await r.engine.checkDirs();
+    await r.engine.walkOnce();
+    expect(readFileSync(join(r.mirror, 'Docs', 'notes.txt'), 'utf8')).toBe('twelve bytes');
+    expect(r.engine.actions.activity(50).map((e) => e.kind)).not.toContain('remote-content');
+  });
+
   it('a device whose creates answer Location alone (no body): one read by id binds each new folder and file', async () => {
     const svc = await startTestService({ quirks: 'bare-created' });
     try {
