@@ -159,6 +159,13 @@ describe('listing', () => {
       token = p.pageToken;
     } while (token);
     expect(walked).toEqual(both.files.map((f) => f.id));
+    // several ids, conditionally (the app's walk asks small folders together): 304 while neither changed, 200 once one did
+    const etag = (await c.list(`${dir.id},${other.id}`)).headers.get('etag')!;
+    const again = (): Promise<number> =>
+      c.call('GET', `/filesSearch/parents?ids=${dir.id},${other.id}`, { headers: { 'If-None-Match': etag } }).then((r) => r.status);
+    expect(await again()).toBe(304);
+    svc.admin.createFile(other.id, 'b.txt');
+    expect(await again()).toBe(200);
   });
 
   it('rejects bad parameters with 400 and a message', async () => {
