@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultTransport, randomFaults, type FaultPlan } from '../../../main/client/fault-transport.js';
-import { HttpTransport } from '../../../main/client/transport.js';
+import { HttpTransport, type Transport } from '../../../main/client/transport.js';
 import { diffPage } from '../../../main/mirror/diff.js';
 import { syncOnce } from '../../../main/mirror/sync.js';
 import { startTestService, type TestService } from '../../../server/testing.js';
@@ -28,6 +28,37 @@ async function setup(
   const m = await openMirror(svc, { transport: faults });
   cleanups.push(() => m.close());
   return { svc, m, faults, lib };
+}
+
+/** A listing request as the NAS answered it: how many folders it asked, its status, whether it was conditional. */
+interface Listing {
+  ids: number;
+  status: number;
+  conditional: boolean;
+}
+
+/**
+ * A transport that records every listing request (`listings`); with `refuseGroups` set, a
+ * listing of several folders is answered 400, as a device that lists one folder a request.
+ */
+function listingRecorder(): { transport: Transport; listings: Listing[]; refuseGroups: { on: boolean } } {
+  const inner = new HttpTransport();
+  const listings: Listing[] = [];
+  const refuseGroups = { on: false };
+  const transport: Transport = {
+    request: async (req) => {
+      if (!req.url.includes('/filesSearch/parents')) return inner.request(req);
+      const ids = (new URL(req.url).searchParams.get('ids') ?? '').split(',').length;
+      const res =
+        refuseGroups.on && ids > 1
+          ? { status: 400, headers: { 'content-type': 'application/json' }, body: '{"message":"Bad Request"}' }
+          : await inner.request(req);
+      listings.push({ ids, status: res.status, conditional: req.headers['if-none-match'] !== undefined });
+      return res;
+    },
+    close: () => inner.close(),
+  };
+  return { transport, listings, refuseGroups };
 }
 
 async function expectMirrored(m: Mirror): Promise<void> {
@@ -190,19 +221,8 @@ describe('walker against the real service', () => {
     const root = svc.admin.rootId();
     const folders = Array.from({ length: 40 }, (_, i) => svc.admin.createFolder(root, `F${i}`).id);
     for (const f of folders) svc.admin.createFile(f, 'x.txt');
-    const listings: { ids: number; status: number }[] = [];
-    const inner = new HttpTransport();
-    const m = await openMirror(svc, {
-      transport: {
-        request: async (req) => {
-          const res = await inner.request(req);
-          if (req.url.includes('/filesSearch/parents'))
-            listings.push({ ids: (new URL(req.url).searchParams.get('ids') ?? '').split(',').length, status: res.status });
-          return res;
-        },
-        close: () => inner.close(),
-      },
-    });
+    const { transport, listings } = listingRecorder();
+    const m = await openMirror(svc, { transport });
     cleanups.push(() => m.close());
     const gone = folders[17]!;
     const del = await fetch(`${svc.baseUrl}/sdk/v2/files/${gone}`, {
@@ -398,19 +418,8 @@ describe('walker against the real service', () => {
     const svc = await startTestService();
     cleanups.push(() => svc.stop());
     const lib = buildRandomLibrary(svc, 5, 200);
-    const answers: { status: number; conditional: boolean }[] = [];
-    const inner = new HttpTransport();
-    const m = await openMirror(svc, {
-      transport: {
-        request: async (req) => {
-          const res = await inner.request(req);
-          if (req.url.includes('/filesSearch/parents'))
-            answers.push({ status: res.status, conditional: req.headers['if-none-match'] !== undefined });
-          return res;
-        },
-        close: () => inner.close(),
-      },
-    });
+    const { transport, listings: answers } = listingRecorder();
+    const m = await openMirror(svc, { transport });
     cleanups.push(() => m.close());
     // small pages: most folders take several, so a change in a later page is exercised too
     const opts = { pageSize: 4 };
@@ -467,26 +476,8 @@ describe('walker against the real service', () => {
       }
     }
     const folders = 1 + 6 + small.length;
-    const listings: { ids: number; status: number; conditional: boolean }[] = [];
-    let refuseGroups = false;
-    const inner = new HttpTransport();
-    const m = await openMirror(svc, {
-      transport: {
-        request: async (req) => {
-          if (!req.url.includes('/filesSearch/parents')) return inner.request(req);
-          const ids = (new URL(req.url).searchParams.get('ids') ?? '').split(',').length;
-          const conditional = req.headers['if-none-match'] !== undefined;
-          // (a device that lists one folder a request: 400 to several)
-          const res =
-            refuseGroups && ids > 1
-              ? { status: 400, headers: { 'content-type': 'application/json' }, body: '{"message":"Bad Request"}' }
-              : await inner.request(req);
-          listings.push({ ids, status: res.status, conditional });
-          return res;
-        },
-        close: () => inner.close(),
-      },
-    });
+    const { transport, listings, refuseGroups } = listingRecorder();
+    const m = await openMirror(svc, { transport });
     cleanups.push(() => m.close());
     const warnings: string[] = [];
     const opts = { onWarning: (msg: string) => warnings.push(msg) };
@@ -525,7 +516,8 @@ describe('walker against the real service', () => {
     await expectMirrored(m);
 
     // a device that refuses several ids: told once, every folder listed alone, the walk complete and exact
-    refuseGroups = true;
+    // a device that lists one folder a request: 400 to several
+    refuseGroups.on = true;
     svc.admin.createFile(small[100]!, 'new.txt');
     listings.length = 0;
     expect((await syncOnce(m.client, m.store, m.applier, opts)).complete).toBe(true);
