@@ -2,8 +2,10 @@
  * `nas-mirror status` during a first mirror (issue 25 point 12), spawned as a user runs it
  * beside a running `nas-mirror run`: it says how far the walk is in the window's words, the
  * items the walk knows exist and, once that total is settled, the percentage and the time
- * left; the engine "syncing" meanwhile. The service answers slowly (its `latency` quirk) so
- * the first walk of a demo library of 5,000 objects lasts a few seconds.
+ * left; the engine "syncing" meanwhile. The service answers slowly (its `latency` quirk: 1.5 s
+ * a request, as the walk lists small folders several in one request, a few rounds of requests
+ * in all) so the first walk of a demo library of 5,000 objects lasts several seconds, each stage
+ * long enough for a `status` spawned on a busy machine (~1 s) to see it.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +31,7 @@ const status = (state: string): Promise<string> =>
   });
 
 beforeAll(async () => {
-  svc = await startTestService({ demo: { objects: 5000, seed: 7 }, quirks: 'latency', latencyMs: 500 });
+  svc = await startTestService({ demo: { objects: 5000, seed: 7 }, quirks: 'latency', latencyMs: 1500 });
   base = mkdtempSync(join(tmpdir(), 'nas-cli-walk-'));
 });
 afterAll(async () => {
