@@ -2,8 +2,8 @@
  * GETs over plain HTTP (transport.ts sends every GET of an `http:` URL here: content reads, and
  * listings and objects, whose requests through node's client cost ~100 us each, most of a
  * 1M-object walk's CPU): the answer is read into ONE buffer of the connection's (net's
- * `onread`) and parsed here (HTTP/1.1: status line, headers, a body by Content-Length, chunked, or up to the close), its
- * bytes handed to the sink's `copy` (a download's partial file copies them into blocks of its
+ * `onread`) and parsed here (HTTP/1.1: status line, headers, a body by Content-Length,
+ * chunked, or up to the close), its bytes handed to the sink's `copy` (a download's partial file copies them into blocks of its
  * own), else copied into 512 KiB blocks handed to its `write`. Node's HTTP client reads into a
  * fresh 64 KiB buffer per socket read: for a GiB, 16,000 buffers and some 70 full collections,
  * half the CPU of a download; and for each small file its request and answer objects (a Keep
@@ -73,6 +73,8 @@ class RawExchange implements ConnectionUser {
   /** The answer's HTTP version is 1.1 and it does not close the connection: kept for the next read once this one is whole. */
   private keep = false;
   private settled = false;
+  /** The request's head as sent (sent again as it was on a new connection). */
+  private requestText = '';
   private timer: ReturnType<typeof setTimeout>;
   /** The head as it arrives (copied out of the read buffer), until it is whole. */
   private head: Buffer[] = [];
@@ -114,18 +116,21 @@ class RawExchange implements ConnectionUser {
       this.onAbort();
       return;
     }
+    const head = this.requestHead();
+    if (head === undefined) return;
     req.signal?.addEventListener('abort', this.onAbort);
-    this.send(this.pool.take(this.url));
+    this.send(this.pool.take(this.url), head);
   }
 
-  /** Writes the request on `conn`, which this exchange uses from now on. */
-  private send(conn: RawConnection): void {
+  /**
+   * The request's head, or undefined (the exchange failed, nothing sent) when a header holds a
+   * line break: a value from the NAS sent back (an ETag) is never a line of its own, as node's
+   * client refuses it too.
+   */
+  private requestHead(): string | undefined {
     const { req, url } = this;
-    this.conn = conn;
-    conn.user = this;
     const lines = [`${req.method} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
     for (const [k, v] of Object.entries(req.headers)) {
-      // (a value from the NAS sent back, an ETag: never a line of its own, as node's client refuses it)
       if (/[\r\n\0]/.test(k) || /[\r\n\0]/.test(v)) {
         this.fail(
           new AppError('BadRequest', `a header of ${req.method} ${url.pathname} holds a line break: not sent`, {
@@ -133,12 +138,20 @@ class RawExchange implements ConnectionUser {
             retry: 'fatal',
           }),
         );
-        return;
+        return undefined;
       }
       lines.push(`${k}: ${v}`);
     }
     lines.push('', '');
-    conn.sock.write(lines.join('\r\n'));
+    return lines.join('\r\n');
+  }
+
+  /** Writes the request's `head` on `conn`, which this exchange uses from now on. */
+  private send(conn: RawConnection, head: string): void {
+    this.conn = conn;
+    conn.user = this;
+    this.requestText = head;
+    conn.sock.write(head);
   }
 
   /** A kept connection that failed before any byte of the answer: the server closed it meanwhile; once more on a new one. */
@@ -147,7 +160,7 @@ class RawExchange implements ConnectionUser {
     this.retried = true;
     this.conn.user = undefined;
     this.conn.destroy();
-    this.send(this.pool.take(this.url, true));
+    this.send(this.pool.take(this.url, true), this.requestText);
     return true;
   }
 

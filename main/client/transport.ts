@@ -6,9 +6,8 @@
  * A response body larger than `MAX_RESPONSE_BYTES` is cut off: `BadResponse` (detail
  * `too-large`), never an unbounded buffer. A request with a `sink` (content reads) has a 200/206
  * answer's bytes streamed into it instead, with `timeoutMs` as an idle limit between chunks.
- * A `FileBody` (an
- * upload's chunk) is read from its file as it is sent, never held whole, with `timeoutMs` as an
- * idle limit while it goes; the exchange ends only once that read is closed.
+ * A `FileBody` (an upload's chunk) is read from its file as it is sent, never held whole, with
+ * `timeoutMs` as an idle limit while it goes; the exchange ends only once that read is closed.
  */
 import http from 'node:http';
 import https from 'node:https';

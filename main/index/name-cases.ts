@@ -23,6 +23,8 @@ export interface NameCases {
 /** Code units by position: a typed array's or a string's. */
 type Units = Uint16Array | string;
 const unit = (u: Units, p: number): number => (typeof u === 'string' ? u.charCodeAt(p) : u[p]!);
+/** Whether bit p of `bits` is set. */
+const bitAt = (bits: Uint8Array, p: number): boolean => (bits[p >>> 3]! & (1 << (p & 7))) !== 0;
 /** Whether spelled unit o is the ASCII capital of folded unit f. */
 const asciiCapitalOf = (o: number, f: number): boolean => o >= 65 && o <= 90 && f === o + 32;
 
@@ -69,9 +71,9 @@ export function nameIn(blob: string, c: NameCases, from: number, to: number): st
   let name = '',
     p = from;
   while (p < to) {
-    const up = (upper[p >>> 3]! & (1 << (p & 7))) !== 0;
+    const up = bitAt(upper, p);
     let q = p + 1;
-    while (q < to && ((upper[q >>> 3]! & (1 << (q & 7))) !== 0) === up) q++;
+    while (q < to && bitAt(upper, q) === up) q++;
     name += up ? blob.substring(p, q).toUpperCase() : blob.substring(p, q);
     p = q;
   }
@@ -85,7 +87,7 @@ function spelled(blob: string, c: NameCases, from: number, to: number, k: number
   if (scratch.length < len) scratch = new Uint16Array(len * 2);
   for (let p = from; p < to; p++) {
     let u = blob.charCodeAt(p);
-    if (upper[p >>> 3]! & (1 << (p & 7))) u -= 32;
+    if (bitAt(upper, p)) u -= 32;
     else if (k < otherAt.length && otherAt[k] === p) u = c.otherUnit[k++]!;
     scratch[p - from] = u;
   }

@@ -33,8 +33,17 @@ export const MAX_IDLE_PAGES = 2;
 /** The most folders listed in one request (the service takes up to 100 ids). */
 export const GROUP_MAX = 50;
 
-/** A folder to list alone, or small folders listed in one request (`key`: what their stored chains name). */
-export type Unit = string | { ids: string[]; key: string };
+/** Small folders listed in one request (`key`: what their stored chains name). */
+export interface Group {
+  ids: string[];
+  key: string;
+}
+
+/** A folder to list alone, or a group. */
+export type Unit = string | Group;
+
+/** A folder met in its parent's listing, with the childCount listed (or stored). */
+export type Subfolder = { id: string; childCount: number | undefined };
 
 /** Ids that can go in a comma-separated list as they are. */
 const GROUPABLE_ID = /^[A-Za-z0-9_.~-]{1,200}$/;
@@ -56,7 +65,7 @@ export const groupKey = (ids: readonly string[]): string => createHash('sha1').u
  * groups walk after walk; the others (bigger, or of unknown size, or an id a list cannot carry)
  * alone.
  */
-export function unitsOf(folders: readonly { id: string; childCount: number | undefined }[], pageSize: number): Unit[] {
+export function unitsOf(folders: readonly Subfolder[], pageSize: number): Unit[] {
   const out: Unit[] = [];
   let ids: string[] = [];
   let sum = 0;
@@ -224,15 +233,10 @@ function wakeAll(w: WalkState): void {
   wake?.();
 }
 
-/** Counts an object a page listed. */
-function saw(w: WalkState, id: string): void {
-  if (w.seen.add(id)) w.progress.objects++;
-}
-
 /**
- * Queues the folders not queued yet, in units (`unitsOf`): the subfolders of one listing unit
- * (a folder, or a group) at once, whether it was listed or answered 304, so that the same
- * folders make the same groups at the next walk.
+ * Queues the folders not queued yet, in units (`unitsOf`), and wakes the workers: the
+ * subfolders of one listing unit (a folder, or a group) at once, whether it was listed or
+ * answered 304, so that the same folders make the same groups at the next walk.
  */
 function queueFolders(w: WalkState, folders: readonly Subfolder[]): void {
   const fresh: Subfolder[] = [];
@@ -243,17 +247,25 @@ function queueFolders(w: WalkState, folders: readonly Subfolder[]): void {
     w.total.met(f.childCount);
     fresh.push(f);
   }
-  if (fresh.length === 1) w.queue.push(fresh[0]!.id);
-  else if (fresh.length > 1) w.queue.push(...unitsOf(fresh, w.pageSize));
+  if (!fresh.length) return;
+  w.queue.push(...unitsOf(fresh, w.pageSize));
+  wakeAll(w);
 }
 
-/** Queues a folder to list unless it was queued already; true when queued now. */
-function queueFolder(w: WalkState, id: string): boolean {
-  if (w.queued.has(id)) return false;
+/** Counts an object a listing brought; a folder is kept in `folders` (queued once its listing unit is whole) with its childCount. */
+function sawListed(w: WalkState, o: RemoteObject, folders: Subfolder[]): void {
+  if (w.seen.add(o.id)) w.progress.objects++;
+  if (o.mimeType !== FOLDER_MIME) return;
+  folders.push({ id: o.id, childCount: o.childCount });
+  if (o.childCount !== undefined) w.childCounts.set(o.id, o.childCount);
+}
+
+/** Queues a folder to list alone (the root, or a folder a walk starts from) unless it was queued already. */
+function queueFolder(w: WalkState, id: string): void {
+  if (w.queued.has(id)) return;
   w.queued.add(id);
   w.queue.push(id);
   w.progress.folders++;
-  return true;
 }
 
 /** Queues the folders to list first: the ones given, else the root (fetched first). */
@@ -338,9 +350,6 @@ interface FolderListing {
   readonly folders: Subfolder[];
 }
 
-/** A folder met in its parent's listing, with the childCount listed (or stored). */
-type Subfolder = { id: string; childCount: number | undefined };
-
 type Listed = Awaited<ReturnType<ServiceClient['listIfChanged']>>;
 
 /**
@@ -395,7 +404,6 @@ async function listFolder(w: WalkState, folderId: string): Promise<void> {
     f.token = next;
   }
   queueFolders(w, f.folders);
-  if (w.queue.length) wakeAll(w);
   // the chain is kept only when every page carried an ETag and every object was readable
   if (opts.conditional && f.chain.length === f.pages && !f.skipped) opts.conditional.listed(folderId, f.chain);
 }
@@ -433,7 +441,6 @@ function takeNotModified(w: WalkState, f: FolderListing): boolean {
   f.token = known[f.i]!.next;
   if (++f.i < known.length) return false;
   queueFolders(w, unchanged(w, f.folderId));
-  if (w.queue.length) wakeAll(w);
   report(w);
   return true;
 }
@@ -454,7 +461,7 @@ function unchanged(w: WalkState, folderId: string): Subfolder[] {
  * when they went back to the queue one by one (a folder of them gone, more than one page, or a
  * NAS that refuses several ids).
  */
-async function listGroup(w: WalkState, g: Exclude<Unit, string>): Promise<number> {
+async function listGroup(w: WalkState, g: Group): Promise<number> {
   const { opts } = w;
   if (opts.signal?.aborted) throw new AppError('Cancelled', 'walk cancelled');
   const alone = (): number => {
@@ -493,7 +500,6 @@ async function listGroup(w: WalkState, g: Exclude<Unit, string>): Promise<number
       w,
       g.ids.flatMap((id) => unchanged(w, id)),
     );
-    if (w.queue.length) wakeAll(w);
     report(w);
     return g.ids.length;
   }
@@ -504,7 +510,7 @@ async function listGroup(w: WalkState, g: Exclude<Unit, string>): Promise<number
 }
 
 /** The ETag to ask a group with: when each folder's stored chain is one page of this group, the same ETag. */
-function groupETag(w: WalkState, g: Exclude<Unit, string>): string | undefined {
+function groupETag(w: WalkState, g: Group): string | undefined {
   const c = w.opts.conditional;
   if (!c) return undefined;
   let etag: string | undefined;
@@ -518,17 +524,13 @@ function groupETag(w: WalkState, g: Exclude<Unit, string>): string | undefined {
 }
 
 /** A group's one page: each folder's objects handed on as its whole listing; its chain is the group's page. */
-function takeGroupPage(w: WalkState, g: Exclude<Unit, string>, page: CheckedListing, etag: string | undefined): void {
+function takeGroupPage(w: WalkState, g: Group, page: CheckedListing, etag: string | undefined): void {
   const parts = new Map<string, RemoteObject[]>(g.ids.map((id) => [id, []]));
   const folders: Subfolder[] = [];
   for (const o of page.files) {
     const part = parts.get(o.parentID);
     if (part === undefined) throw broken(g.ids[0]!, `(with ${g.ids.length - 1} others) listed ${o.id} of another folder, ${o.parentID}`);
-    saw(w, o.id);
-    if (o.mimeType === FOLDER_MIME) {
-      folders.push({ id: o.id, childCount: o.childCount });
-      if (o.childCount !== undefined) w.childCounts.set(o.id, o.childCount);
-    }
+    sawListed(w, o, folders);
     part.push(o);
   }
   if (page.invalid) skipInvalid(w, g.ids[0]!, page.invalid);
@@ -538,7 +540,6 @@ function takeGroupPage(w: WalkState, g: Exclude<Unit, string>, page: CheckedList
     report(w);
   }
   queueFolders(w, folders);
-  if (w.queue.length) wakeAll(w);
   report(w);
   // the chain is kept only when the page carried an ETag and every object was readable
   if (etag !== undefined && !page.invalid && w.opts.conditional)
@@ -557,11 +558,7 @@ function takePage(w: WalkState, f: FolderListing, page: CheckedListing, etag: st
       f.mine.add(o.id);
       progressed = true;
     }
-    saw(w, o.id);
-    if (o.mimeType === FOLDER_MIME) {
-      f.folders.push({ id: o.id, childCount: o.childCount });
-      if (o.childCount !== undefined) w.childCounts.set(o.id, o.childCount);
-    }
+    sawListed(w, o, f.folders);
     fresh.push(o);
   }
   if (page.invalid) {
