@@ -141,4 +141,80 @@ describe('MirrorStore', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("keeps a folder's listing with what it held only while the store holds exactly that; every change of its children drops it", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const db = openStateDb(dir);
+      const store = new MirrorStore(db);
+      const dirObj = (id: string, name: string, parentID: string, childCount?: number): RemoteObject => ({
+        ...obj(id, name, parentID),
+        mimeType: 'application/x.service.dir',
+        ...(childCount !== undefined ? { childCount } : {}),
+      });
+      store.setRoot(dirObj('r', 'home', ''));
+      store.apply([
+        { kind: 'added', after: dirObj('A', 'A', 'r', 2) },
+        { kind: 'added', after: dirObj('B', 'B', 'r', 0) },
+        { kind: 'added', after: dirObj('S', 'S', 'A', 0) },
+        { kind: 'added', after: obj('x', 'x.txt', 'A') },
+      ]);
+      const chain = [{ etag: '"p1"', next: '' }];
+      const heldA = { count: 2, folders: [{ id: 'S', childCount: 0 }] };
+      const record = (id: string, children: { count: number; folders: { id: string; childCount: number | undefined }[] }) =>
+        store.setListings(new Map([[id, { chain, children }]]));
+      const kept = (): string[] => [...store.listings(['r', 'A', 'B', 'S']).keys()].sort();
+
+      record('A', heldA);
+      record('B', { count: 0, folders: [] });
+      record('S', { count: 0, folders: [] });
+      expect(store.listings(['A', 'nope'])).toEqual(new Map([['A', { chain, children: heldA }]]));
+      // a listing that showed fewer children than the store holds (one its pages left out, read again later) is not kept
+      record('A', { count: 1, folders: [{ id: 'S', childCount: 0 }] });
+      expect(kept()).toEqual(['B', 'S']);
+      record('A', heldA);
+
+      // a file renamed in its folder changes nothing A holds
+      const x = obj('x', 'x.txt', 'A');
+      store.apply([
+        { kind: 'updated', before: x, after: { ...x, name: 'y.txt' }, aspects: { renamed: true, moved: false, metadata: false } },
+      ]);
+      expect(kept()).toEqual(['A', 'B', 'S']);
+      // a subfolder's childCount changed: its parent's listing goes (its own stays)
+      store.apply([
+        {
+          kind: 'updated',
+          before: dirObj('S', 'S', 'A', 0),
+          after: dirObj('S', 'S', 'A', 4),
+          aspects: { renamed: false, moved: false, metadata: true },
+        },
+      ]);
+      expect(kept()).toEqual(['B', 'S']);
+      record('A', { count: 2, folders: [{ id: 'S', childCount: 4 }] });
+      // a move: both folders' listings go
+      store.apply([
+        {
+          kind: 'updated',
+          before: { ...x, name: 'y.txt' },
+          after: { ...x, parentID: 'B' },
+          aspects: { renamed: true, moved: true, metadata: false },
+        },
+      ]);
+      expect(kept()).toEqual(['S']);
+      // an object added, an object removed: its folder's listing goes
+      record('B', { count: 1, folders: [] });
+      store.apply([{ kind: 'added', after: obj('z', 'z.txt', 'S') }]);
+      expect(kept()).toEqual(['B']);
+      store.apply([{ kind: 'removed', before: { ...x, parentID: 'B' } }]);
+      expect(kept()).toEqual([]);
+
+      // a listing stored before v6 has no children: read from the objects
+      db.prepare('INSERT INTO mirror_listings (folder_id, pages) VALUES (?, ?)').run('S', JSON.stringify(chain));
+      expect(store.listings(['S']).get('S')).toEqual({ chain, children: undefined });
+      expect(store.childSummary('S')).toEqual({ count: 1, folders: [] });
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -83,6 +83,15 @@ export const MIRROR_MIGRATIONS = [
       db.exec('CREATE INDEX mirror_objects_folders ON mirror_objects(parent_id) WHERE is_folder = 1;');
     },
   },
+  {
+    // v6: beside each listing chain, what the folder held when it was stored (its children
+    // counted, its subfolders): a walk's 304 takes them from there instead of three queries a
+    // folder (`StoredListing`). Chains stored before have none (read from the objects).
+    version: 6,
+    up: (db: Db): void => {
+      db.exec('ALTER TABLE mirror_listings ADD COLUMN children TEXT;');
+    },
+  },
 ];
 
 /**
@@ -92,6 +101,27 @@ export const MIRROR_MIGRATIONS = [
  * of its folders), asked again together.
  */
 export type ListingChain = { etag: string; next: string; group?: string }[];
+
+/** A subfolder as its parent's listing showed it, with the childCount listed. */
+export type ListedFolder = { id: string; childCount: number | undefined };
+
+/** What a folder holds: how many children, and which of them are folders. */
+export interface FolderChildren {
+  count: number;
+  folders: ListedFolder[];
+}
+
+/**
+ * A folder's stored listing: its chain, and what the folder held then (`children`; undefined
+ * for a chain stored before they were kept with it). While the row stands, the store holds
+ * exactly those children: a record is kept only when the stored children match its count,
+ * and every apply that changes which children a folder has (or a subfolder's kind or
+ * childCount) drops that folder's row (`apply`).
+ */
+export interface StoredListing {
+  chain: ListingChain;
+  children: FolderChildren | undefined;
+}
 
 const PARENT_INDEX = 'CREATE INDEX IF NOT EXISTS mirror_objects_parent ON mirror_objects(parent_id, name)';
 
@@ -148,9 +178,14 @@ export class MirrorStore {
         .raw(true),
       del: db.prepare('DELETE FROM mirror_objects WHERE id = ?'),
       meta: db.prepare<[string], { value: string }>('SELECT value FROM mirror_meta WHERE key = ?'),
-      listing: db.prepare<[string], { pages: string }>('SELECT pages FROM mirror_listings WHERE folder_id = ?'),
+      listings: db
+        .prepare<[string], [string, string, string | null]>(
+          'SELECT folder_id, pages, children FROM mirror_listings WHERE folder_id IN (SELECT value FROM json_each(?))',
+        )
+        .raw(true),
       setListing: db.prepare(
-        'INSERT INTO mirror_listings (folder_id, pages) VALUES (?, ?) ON CONFLICT(folder_id) DO UPDATE SET pages = excluded.pages',
+        'INSERT INTO mirror_listings (folder_id, pages, children) VALUES (?, ?, ?) ' +
+          'ON CONFLICT(folder_id) DO UPDATE SET pages = excluded.pages, children = excluded.children',
       ),
       delListing: db.prepare('DELETE FROM mirror_listings WHERE folder_id = ?'),
       childCount: db.prepare<[string], number>('SELECT count(*) FROM mirror_objects WHERE parent_id = ?').pluck(true),
@@ -237,17 +272,38 @@ export class MirrorStore {
     }
   }
 
-  /** The stored listing chain of a folder (undefined: never listed in full). */
-  listing(folderId: string): ListingChain | undefined {
-    const r = this.q.listing.get(folderId);
-    return r ? (JSON.parse(r.pages) as ListingChain) : undefined;
+  /** The stored listings of these folders (one read; a folder never listed in full is absent). */
+  listings(folderIds: readonly string[]): Map<string, StoredListing> {
+    const out = new Map<string, StoredListing>();
+    for (const [id, pages, children] of this.q.listings.all(JSON.stringify(folderIds))) {
+      const c = children === null ? undefined : (JSON.parse(children) as { count: number; folders: [string, number | null][] });
+      out.set(id, {
+        chain: JSON.parse(pages) as ListingChain,
+        children: c && { count: c.count, folders: c.folders.map(([fid, n]) => ({ id: fid, childCount: n ?? undefined })) },
+      });
+    }
+    return out;
   }
 
-  /** Records listing chains (after the objects of those pages are applied), in one transaction. */
-  setListings(chains: ReadonlyMap<string, ListingChain>): void {
-    if (chains.size === 0) return;
+  /**
+   * Records listings (after the objects of those pages are applied), in one transaction. A
+   * listing whose children count differs from the stored children (objects its pages left
+   * out, read again at the end of the walk, or moved out since) is not kept, and the folder's
+   * earlier one goes: the next walk lists it in full. (In a bulk fill the store holds only
+   * what this walk wrote, and counting without the parent index would read every row.)
+   */
+  setListings(listings: ReadonlyMap<string, StoredListing>): void {
+    if (listings.size === 0) return;
     this.db.transaction(() => {
-      for (const [id, chain] of chains) this.q.setListing.run(id, JSON.stringify(chain));
+      for (const [id, { chain, children }] of listings) {
+        if (children && !this.bulk && this.childCount(id) !== children.count) {
+          this.q.delListing.run(id);
+          continue;
+        }
+        const kept =
+          children && JSON.stringify({ count: children.count, folders: children.folders.map((f) => [f.id, f.childCount ?? null]) });
+        this.q.setListing.run(id, JSON.stringify(chain), kept ?? null);
+      }
     })();
   }
 
@@ -261,7 +317,7 @@ export class MirrorStore {
   }
 
   /** How many direct children `parentId` has, and which of them are folders, with their stored `childCount` (no file's row is read). */
-  childSummary(parentId: string): { count: number; folders: { id: string; childCount: number | undefined }[] } {
+  childSummary(parentId: string): FolderChildren {
     const folders = this.q.childFolders.all(this.resolve(parentId)).map(([id, n]) => ({ id, childCount: n ?? undefined }));
     return { count: this.childCount(parentId), folders };
   }
@@ -388,12 +444,17 @@ export class MirrorStore {
     return Number(this.q.meta.get('fillGen')?.value ?? '0');
   }
 
-  /** Applies a batch in one transaction; a batch with no change writes nothing. */
+  /**
+   * Applies a batch in one transaction; a batch with no change writes nothing. The stored
+   * listing of each folder whose children it changes goes (`StoredListing`).
+   */
   apply(changes: readonly RemoteChange[]): void {
     if (changes.length === 0) return;
     this.db.transaction(() => {
+      const changed = new Set<string>();
       for (const c of changes) {
         if (!this.bulk) this.unfollowed.add(c.kind === 'removed' ? c.before.id : c.after.id);
+        for (const folder of foldersChangedBy(c)) changed.add(folder);
         if (c.kind === 'removed') {
           this.q.del.run(c.before.id);
           if (c.before.mimeType === FOLDER_MIME) this.q.delListing.run(c.before.id);
@@ -404,6 +465,7 @@ export class MirrorStore {
           this.q.upsert.run(o.id, o.parentID, o.name, o.eTag ?? '', o.mimeType === FOLDER_MIME ? 1 : 0, o.mimeType, make, model, jsonOf(o));
         }
       }
+      for (const folder of changed) this.q.delListing.run(this.resolve(folder));
       const gen = String(this.generation() + 1);
       this.q.setMeta.run('generation', gen);
       if (this.bulk) this.q.setMeta.run('fillGen', gen);
@@ -415,4 +477,14 @@ export class MirrorStore {
   private resolve(id: string): string {
     return id === 'root' ? (this.root()?.id ?? id) : id;
   }
+}
+
+/** The folders whose children a change changes: which ids, or a subfolder's kind or childCount. */
+function foldersChangedBy(c: RemoteChange): string[] {
+  if (c.kind === 'added') return [c.after.parentID];
+  if (c.kind === 'removed') return [c.before.parentID];
+  const { before: b, after: a } = c;
+  if (b.parentID !== a.parentID) return [b.parentID, a.parentID];
+  const folder = a.mimeType === FOLDER_MIME;
+  return folder !== (b.mimeType === FOLDER_MIME) || (folder && a.childCount !== b.childCount) ? [a.parentID] : [];
 }

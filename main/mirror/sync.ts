@@ -14,7 +14,7 @@ import { diffPage, removalsOf, unseenSubtrees } from './diff.js';
 import type { MirrorStore } from './store.js';
 import { walk, type WalkOptions, type WalkProgress } from './walk.js';
 import { WalkSeen } from './walk-seen.js';
-import type { ListingChain } from './store.js';
+import type { StoredListing } from './store.js';
 
 export interface SyncSummary {
   complete: boolean;
@@ -108,7 +108,7 @@ async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<Sy
   if (opts.holdEmptyAbove !== undefined && r.progress.objects === 0 && store.count() > opts.holdEmptyAbove) {
     // the root's empty listing is not applied: its chain is dropped, so the next walk asks it
     // in full (never a 304 that would bring back the stored children)
-    if (r.root) store.setListings(new Map([[r.root.id, []]]));
+    if (r.root) store.setListings(new Map([[r.root.id, { chain: [], children: undefined }]]));
     const why =
       `the NAS now looks empty: its root lists nothing, the mirror holds ${store.count()} objects; ` +
       'nothing is removed until you approve';
@@ -175,7 +175,7 @@ class PassWrites {
   private readonly written: IdFilter | undefined;
   // Listing chains wait for their pages' objects to be written (a chain stored first would
   // answer 304 next time for objects the store never got).
-  private chains = new Map<string, ListingChain>();
+  private chains = new Map<string, StoredListing>();
   /** The walk's conditional re-walks, from the store; new chains wait here for the next flush. */
   readonly conditional: NonNullable<WalkOptions['conditional']>;
   private readonly store: MirrorStore;
@@ -206,10 +206,10 @@ class PassWrites {
     this.written = store.count() === 0 ? new IdFilter() : undefined;
     if (this.written) store.beginBulkFill();
     this.conditional = {
-      chain: (id: string) => store.listing(id),
-      children: (id: string) => store.childSummary(id),
-      listed: (id: string, chain: ListingChain) => {
-        this.chains.set(id, chain);
+      known: (ids) => store.listings(ids),
+      children: (id) => store.childSummary(id),
+      listed: (id, chain, children) => {
+        this.chains.set(id, { chain, children });
       },
       childCount: (id: string) => store.get(id)?.childCount,
     };

@@ -22,7 +22,7 @@ import { plural } from '../../app/util/human.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { CheckedListing } from '../client/parse.js';
 import type { ServiceClient } from '../client/service-client.js';
-import type { ListingChain } from './store.js';
+import type { FolderChildren, ListingChain, StoredListing } from './store.js';
 import { WalkSeen } from './walk-seen.js';
 import { WalkTotal, type TotalView } from './walk-total.js';
 
@@ -43,7 +43,7 @@ export interface Group {
 export type Unit = string | Group;
 
 /** A folder met in its parent's listing, with the childCount listed (or stored). */
-export type Subfolder = { id: string; childCount: number | undefined };
+export type Subfolder = FolderChildren['folders'][number];
 
 /** Ids that can go in a comma-separated list as they are. */
 const GROUPABLE_ID = /^[A-Za-z0-9_.~-]{1,200}$/;
@@ -129,11 +129,15 @@ export interface WalkOptions {
   startFolders?: readonly string[];
   /** What the pass has seen so far (its walks share one; default: a new one). */
   seen?: WalkSeen;
-  /** Conditional re-walks: a folder's stored listing chain, what a 304 folder holds, and where to record new chains. */
+  /**
+   * Conditional re-walks: the folders' stored listings (their chains, and what each held
+   * then), what a folder holds in the store (for a listing stored without it), and where to
+   * record new listings.
+   */
   conditional?: {
-    chain(folderId: string): ListingChain | undefined;
-    children(folderId: string): { count: number; folders: { id: string; childCount: number | undefined }[] };
-    listed(folderId: string, chain: ListingChain): void;
+    known(folderIds: readonly string[]): ReadonlyMap<string, StoredListing>;
+    children(folderId: string): FolderChildren;
+    listed(folderId: string, chain: ListingChain, children: FolderChildren): void;
     /** The folder's stored childCount (bounds its pages when its parent answered 304, so its own childCount was not listed). */
     childCount?(folderId: string): number | undefined;
   };
@@ -333,6 +337,8 @@ interface FolderListing {
   readonly folderId: string;
   /** The stored listing chain, asked page by page with If-None-Match while `conditional`. */
   readonly known: ListingChain | undefined;
+  /** What the folder held when that chain was stored. */
+  readonly children: FolderChildren | undefined;
   conditional: boolean;
   token: string;
   /** The page of `known` asked next. */
@@ -360,10 +366,12 @@ type Listed = Awaited<ReturnType<ServiceClient['listIfChanged']>>;
  */
 async function listFolder(w: WalkState, folderId: string): Promise<void> {
   const { opts } = w;
-  const known = opts.conditional?.chain(folderId);
+  const stored = opts.conditional?.known([folderId]).get(folderId);
+  const known = stored?.chain;
   const f: FolderListing = {
     folderId,
     known,
+    children: stored?.children,
     // (a chain of a group stands only for that group asked together: `listGroup`)
     conditional: known !== undefined && known.length > 0 && known[0]!.group === undefined,
     token: '',
@@ -405,7 +413,8 @@ async function listFolder(w: WalkState, folderId: string): Promise<void> {
   }
   queueFolders(w, f.folders);
   // the chain is kept only when every page carried an ETag and every object was readable
-  if (opts.conditional && f.chain.length === f.pages && !f.skipped) opts.conditional.listed(folderId, f.chain);
+  if (opts.conditional && f.chain.length === f.pages && !f.skipped)
+    opts.conditional.listed(folderId, f.chain, { count: f.mine.size, folders: f.folders });
 }
 
 /** The request for the listing's next page (with If-None-Match while it is conditional). */
@@ -440,14 +449,23 @@ function takeNotModified(w: WalkState, f: FolderListing): boolean {
   const known = f.known!;
   f.token = known[f.i]!.next;
   if (++f.i < known.length) return false;
-  queueFolders(w, unchanged(w, f.folderId));
+  queueFolders(w, unchanged(w, f.folderId, known, f.children));
   report(w);
   return true;
 }
 
-/** A folder whose listing answered 304 in full: its stored children stand (seen as such). Its subfolders. */
-function unchanged(w: WalkState, folderId: string): Subfolder[] {
-  const kids = w.opts.conditional!.children(folderId);
+/**
+ * A folder whose listing answered 304 in full: its stored children stand (seen as such). Its
+ * subfolders. A listing stored without what the folder held gets it from the store, kept
+ * with the chain from now on.
+ */
+function unchanged(w: WalkState, folderId: string, chain: ListingChain, children: FolderChildren | undefined): Subfolder[] {
+  const c = w.opts.conditional!;
+  let kids = children;
+  if (kids === undefined) {
+    kids = c.children(folderId);
+    c.listed(folderId, chain, kids);
+  }
   w.seen.addUnchanged(folderId, kids.count);
   w.progress.objects += kids.count;
   w.progress.unchanged++;
@@ -470,7 +488,8 @@ async function listGroup(w: WalkState, g: Group): Promise<number> {
     return 0;
   };
   if (w.ungrouped) return alone();
-  const etag = groupETag(w, g);
+  const stored = opts.conditional?.known(g.ids);
+  const etag = stored && groupETag(g, stored);
   let r: Listed;
   try {
     r = await w.client.listIfChanged(g.ids, {
@@ -498,7 +517,10 @@ async function listGroup(w: WalkState, g: Group): Promise<number> {
       throw new AppError('BadResponse', `listing of ${g.ids.length} folders answered 304 to an unconditional request`);
     queueFolders(
       w,
-      g.ids.flatMap((id) => unchanged(w, id)),
+      g.ids.flatMap((id) => {
+        const s = stored!.get(id)!;
+        return unchanged(w, id, s.chain, s.children);
+      }),
     );
     report(w);
     return g.ids.length;
@@ -510,12 +532,10 @@ async function listGroup(w: WalkState, g: Group): Promise<number> {
 }
 
 /** The ETag to ask a group with: when each folder's stored chain is one page of this group, the same ETag. */
-function groupETag(w: WalkState, g: Group): string | undefined {
-  const c = w.opts.conditional;
-  if (!c) return undefined;
+function groupETag(g: Group, stored: ReadonlyMap<string, StoredListing>): string | undefined {
   let etag: string | undefined;
   for (const id of g.ids) {
-    const chain = c.chain(id);
+    const chain = stored.get(id)?.chain;
     const p = chain?.length === 1 ? chain[0] : undefined;
     if (!p || p.group !== g.key || (etag !== undefined && p.etag !== etag)) return undefined;
     etag = p.etag;
@@ -543,7 +563,19 @@ function takeGroupPage(w: WalkState, g: Group, page: CheckedListing, etag: strin
   report(w);
   // the chain is kept only when the page carried an ETag and every object was readable
   if (etag !== undefined && !page.invalid && w.opts.conditional)
-    for (const id of g.ids) w.opts.conditional.listed(id, [{ etag, next: '', group: g.key }]);
+    for (const [id, objs] of parts) w.opts.conditional.listed(id, [{ etag, next: '', group: g.key }], childrenOf(objs));
+}
+
+/** What a folder's whole listing shows it holds (each id once). */
+function childrenOf(objs: readonly RemoteObject[]): FolderChildren {
+  const ids = new Set<string>();
+  const folders: Subfolder[] = [];
+  for (const o of objs) {
+    if (ids.has(o.id)) continue;
+    ids.add(o.id);
+    if (o.mimeType === FOLDER_MIME) folders.push({ id: o.id, childCount: o.childCount });
+  }
+  return { count: ids.size, folders };
 }
 
 /** Takes a listed page: counts and queues its objects and hands them on. The next page's token ('' after the last page). */
