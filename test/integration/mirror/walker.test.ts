@@ -429,6 +429,22 @@ describe('walker against the real service', () => {
     expect(m.store.get(f.id)).toMatchObject({ name: 'theirs.txt', eTag: svc.admin.get(f.id)!.eTag });
   });
 
+  it("listings stored before their folders' children were kept with them: the next walk answers 304 all the same and keeps them", async () => {
+    const { m, lib } = await setup(300, 12);
+    expect((await syncOnce(m.client, m.store, m.applier)).complete).toBe(true);
+    const withChildren = (): number => (m.db.prepare('SELECT count(children) AS n FROM mirror_listings').get() as { n: number }).n;
+    const rows = withChildren();
+    expect(rows).toBeGreaterThan(lib.folders.length / 2);
+    // as a v5 database left them
+    m.db.prepare('UPDATE mirror_listings SET children = NULL').run();
+    m.changes.length = 0;
+    const s = await syncOnce(m.client, m.store, m.applier);
+    expect(s).toMatchObject({ complete: true, added: 0, updated: 0, removed: 0 });
+    expect(m.changes).toEqual([]);
+    expect(withChildren()).toBe(rows);
+    await expectMirrored(m);
+  });
+
   it('an unchanged re-walk writes nothing', async () => {
     const { m } = await setup(300, 11);
     await syncOnce(m.client, m.store, m.applier);
