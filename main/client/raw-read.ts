@@ -3,8 +3,9 @@
  * listings and objects, whose requests through node's client cost ~100 us each, most of a
  * 1M-object walk's CPU): the answer is read into ONE buffer of the connection's (net's
  * `onread`) and parsed here (HTTP/1.1: status line, headers, a body by Content-Length,
- * chunked, or up to the close), its bytes handed to the sink's `copy` (a download's partial file copies them into blocks of its
- * own), else copied into 512 KiB blocks handed to its `write`. Node's HTTP client reads into a
+ * chunked, or up to the close), its bytes handed to the sink's `copy` (a download's partial
+ * file copies them into blocks of its own), else copied into 512 KiB blocks handed to its
+ * `write`. Node's HTTP client reads into a
  * fresh 64 KiB buffer per socket read: for a GiB, 16,000 buffers and some 70 full collections,
  * half the CPU of a download; and for each small file its request and answer objects (a Keep
  * of 10,000 files: bench:content). Same contract as the HTTP client's exchange: the sink's

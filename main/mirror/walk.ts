@@ -22,7 +22,7 @@ import { plural } from '../../app/util/human.js';
 import { FOLDER_MIME, type RemoteObject } from '../../app/model/remote-object.js';
 import type { CheckedListing } from '../client/parse.js';
 import type { ServiceClient } from '../client/service-client.js';
-import type { FolderChildren, ListingChain, StoredListing } from './store.js';
+import type { FolderChildren, ListedFolder, ListingChain, StoredListing } from './store.js';
 import { WalkSeen } from './walk-seen.js';
 import { WalkTotal, type TotalView } from './walk-total.js';
 
@@ -43,7 +43,7 @@ export interface Group {
 export type Unit = string | Group;
 
 /** A folder met in its parent's listing, with the childCount listed (or stored). */
-export type Subfolder = FolderChildren['folders'][number];
+export type Subfolder = ListedFolder;
 
 /** Ids that can go in a comma-separated list as they are. */
 const GROUPABLE_ID = /^[A-Za-z0-9_.~-]{1,200}$/;
@@ -256,13 +256,15 @@ function queueFolders(w: WalkState, folders: readonly Subfolder[]): void {
   wakeAll(w);
 }
 
-/** Counts an object a listing brought; a folder is kept in `folders` (queued once its listing unit is whole) with its childCount. */
-function sawListed(w: WalkState, o: RemoteObject, folders: Subfolder[]): void {
+/** Counts an object a listing brought; a folder's childCount is kept (it bounds the folder's pages). */
+function sawListed(w: WalkState, o: RemoteObject): void {
   if (w.seen.add(o.id)) w.progress.objects++;
-  if (o.mimeType !== FOLDER_MIME) return;
-  folders.push({ id: o.id, childCount: o.childCount });
-  if (o.childCount !== undefined) w.childCounts.set(o.id, o.childCount);
+  if (o.mimeType === FOLDER_MIME && o.childCount !== undefined) w.childCounts.set(o.id, o.childCount);
 }
+
+/** The object as a subfolder to walk (queued once its listing unit is whole), or undefined for a file. */
+const subfolderOf = (o: RemoteObject): Subfolder | undefined =>
+  o.mimeType === FOLDER_MIME ? { id: o.id, childCount: o.childCount } : undefined;
 
 /** Queues a folder to list alone (the root, or a folder a walk starts from) unless it was queued already. */
 function queueFolder(w: WalkState, id: string): void {
@@ -546,24 +548,27 @@ function groupETag(g: Group, stored: ReadonlyMap<string, StoredListing>): string
 /** A group's one page: each folder's objects handed on as its whole listing; its chain is the group's page. */
 function takeGroupPage(w: WalkState, g: Group, page: CheckedListing, etag: string | undefined): void {
   const parts = new Map<string, RemoteObject[]>(g.ids.map((id) => [id, []]));
-  const folders: Subfolder[] = [];
   for (const o of page.files) {
     const part = parts.get(o.parentID);
     if (part === undefined) throw broken(g.ids[0]!, `(with ${g.ids.length - 1} others) listed ${o.id} of another folder, ${o.parentID}`);
-    sawListed(w, o, folders);
+    sawListed(w, o);
     part.push(o);
   }
+  const held = new Map([...parts].map(([id, objs]) => [id, childrenOf(objs)]));
   if (page.invalid) skipInvalid(w, g.ids[0]!, page.invalid);
   // (the progress told per folder, as a listing of each would: what it says of the total counts listings)
   for (const [id, objs] of parts) {
     w.opts.onPage(objs, id);
     report(w);
   }
-  queueFolders(w, folders);
+  queueFolders(
+    w,
+    [...held.values()].flatMap((h) => h.folders),
+  );
   report(w);
   // the chain is kept only when the page carried an ETag and every object was readable
   if (etag !== undefined && !page.invalid && w.opts.conditional)
-    for (const [id, objs] of parts) w.opts.conditional.listed(id, [{ etag, next: '', group: g.key }], childrenOf(objs));
+    for (const [id, h] of held) w.opts.conditional.listed(id, [{ etag, next: '', group: g.key }], h);
 }
 
 /** What a folder's whole listing shows it holds (each id once). */
@@ -573,7 +578,8 @@ function childrenOf(objs: readonly RemoteObject[]): FolderChildren {
   for (const o of objs) {
     if (ids.has(o.id)) continue;
     ids.add(o.id);
-    if (o.mimeType === FOLDER_MIME) folders.push({ id: o.id, childCount: o.childCount });
+    const sub = subfolderOf(o);
+    if (sub) folders.push(sub);
   }
   return { count: ids.size, folders };
 }
@@ -589,8 +595,10 @@ function takePage(w: WalkState, f: FolderListing, page: CheckedListing, etag: st
     if (!f.mine.has(o.id)) {
       f.mine.add(o.id);
       progressed = true;
+      const sub = subfolderOf(o);
+      if (sub) f.folders.push(sub);
     }
-    sawListed(w, o, f.folders);
+    sawListed(w, o);
     fresh.push(o);
   }
   if (page.invalid) {
