@@ -5,6 +5,38 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+describe('EngineTimers.stop', () => {
+  it('nothing scheduled after the stop holds the process: a walk the stop aborted ends and its loop schedules nothing', async () => {
+    const t = new EngineTimers();
+    let endWalk!: () => void;
+    let walks = 0;
+    let cpu = 0;
+    t.rewalkLoop(
+      1,
+      () => cpu,
+      () => {
+        walks++;
+        cpu = 30_000; // a 1M first walk's CPU: the next re-walk would come 50 min later
+        return new Promise<void>((res) => (endWalk = res));
+      },
+    );
+    await waitUntil(() => walks === 1);
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    t.stop();
+    endWalk();
+    await new Promise((res) => setImmediate(res));
+    t.schedule(() => undefined, 60_000);
+    t.every(60_000, () => undefined);
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBe(before);
+    expect(walks).toBe(1);
+  });
+});
+
+/** Polls `ok` every few ms (real timers). */
+async function waitUntil(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((res) => setTimeout(res, 5));
+}
+
 describe('EngineTimers.rewalkLoop', () => {
   it('re-walks every rewalkMs; while the NAS cannot be reached, after 2 s, 4 s, 8 s... up to rewalkMs; back to rewalkMs once it answers', async () => {
     vi.useFakeTimers();

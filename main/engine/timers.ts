@@ -15,8 +15,13 @@ export class EngineTimers {
   /** Set once the periodic rounds run. */
   started = false;
 
-  /** Runs `fn` once after `ms`, unless the engine stopped meanwhile. */
+  /**
+   * Runs `fn` once after `ms`, unless the engine stopped meanwhile. Once stopped, nothing is
+   * scheduled: a step that ends after the stop (a walk the stop aborted, whose loop schedules
+   * the next re-walk) must not leave a timer that holds the process open.
+   */
   schedule(fn: () => void, ms: number): void {
+    if (this.stopped) return;
     const t = setTimeout(() => {
       this.timers.delete(t);
       if (!this.stopped) fn();
@@ -26,7 +31,7 @@ export class EngineTimers {
 
   /** Runs `fn` every `ms` (0 or undefined: never). */
   every(ms: number | undefined, fn: () => void): void {
-    if (!ms) return;
+    if (!ms || this.stopped) return;
     this.timers.add(setInterval(fn, ms));
   }
 

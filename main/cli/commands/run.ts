@@ -210,7 +210,7 @@ async function runUntilStopped(r: Running, mirrorDir: string, io: CliIO): Promis
  */
 function exitSoonIfHeldOpen(io: Pick<CliIO, 'stderr'>): void {
   // only as the process's own command (never inside another program that called main())
-  if (!/nas-mirror(\.js)?$/.test(process.argv[1] ?? '')) return;
+  if (!/nas-mirror(\.m?js)?$/.test(process.argv[1] ?? '')) return;
   setTimeout(() => {
     io.stderr.write(
       `nas-mirror run: still held open after stopping (${
