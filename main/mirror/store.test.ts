@@ -217,4 +217,49 @@ describe('MirrorStore', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("a walk's preloaded listings answer as the table does, less every row written or dropped since; released, the table again", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-'));
+    try {
+      const db = openStateDb(dir);
+      const store = new MirrorStore(db);
+      const dirObj = (id: string, name: string, parentID: string): RemoteObject => ({ ...obj(id, name, parentID), mimeType: 'application/x.service.dir' });
+      store.setRoot(dirObj('r', 'home', ''));
+      const x = obj('x', 'x.txt', 'A');
+      store.apply([
+        { kind: 'added', after: dirObj('A', 'A', 'r') },
+        { kind: 'added', after: dirObj('B', 'B', 'r') },
+        { kind: 'added', after: dirObj('C', 'C', 'r') },
+        { kind: 'added', after: x },
+      ]);
+      const chain = [{ etag: '"p1"', next: '' }];
+      const none = { count: 0, folders: [] };
+      store.setListings(
+        new Map([
+          ['r', { chain, children: { count: 3, folders: ['A', 'B', 'C'].map((id) => ({ id, childCount: undefined })) } }],
+          ['A', { chain, children: { count: 1, folders: [] } }],
+          ['B', { chain, children: none }],
+          ['C', { chain, children: none }],
+        ]),
+      );
+      const ids = ['r', 'A', 'B', 'C', 'nope'];
+      const table = store.listings(ids);
+      expect([...table.keys()].sort()).toEqual(['A', 'B', 'C', 'r']);
+      store.preloadListings();
+      expect(store.listings(ids)).toEqual(table);
+      // x moved from A to B: both rows go, from the preloaded ones too
+      store.apply([{ kind: 'updated', before: x, after: { ...x, parentID: 'B' }, aspects: { renamed: false, moved: true, metadata: false } }]);
+      expect([...store.listings(ids).keys()].sort()).toEqual(['C', 'r']);
+      // a row written meanwhile is not answered from the preload (never a row other than the table's)
+      store.setListings(new Map([['B', { chain: [{ etag: '"p2"', next: '' }], children: { count: 1, folders: [] } }]]));
+      store.forgetListings(['C']);
+      expect([...store.listings(ids).keys()]).toEqual(['r']);
+      store.releaseListings();
+      expect([...store.listings(ids).keys()].sort()).toEqual(['B', 'r']);
+      expect(store.listings(['B']).get('B')!.chain[0]!.etag).toBe('"p2"');
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

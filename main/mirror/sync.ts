@@ -88,6 +88,8 @@ export async function syncOnce(
 /** The pass itself: the walk, its writes, then the unseen objects (`own` counts as seen). */
 async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<SyncSummary> {
   const { client, store, opts, writes } = run;
+  // a re-walk asks nearly every stored listing: read at once (a fresh mirror has none)
+  if (store.count() > 0) store.preloadListings();
   const r = await walk(client, {
     concurrency: opts.concurrency,
     pageSize: opts.pageSize,
@@ -99,6 +101,7 @@ async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<Sy
     conditional: writes.conditional,
     seen: run.seen,
   }).finally(() => {
+    store.releaseListings();
     writes.flush();
     writes.endBulkFill();
   });
