@@ -223,7 +223,10 @@ describe('MirrorStore', () => {
     try {
       const db = openStateDb(dir);
       const store = new MirrorStore(db);
-      const dirObj = (id: string, name: string, parentID: string): RemoteObject => ({ ...obj(id, name, parentID), mimeType: 'application/x.service.dir' });
+      const dirObj = (id: string, name: string, parentID: string): RemoteObject => ({
+        ...obj(id, name, parentID),
+        mimeType: 'application/x.service.dir',
+      });
       store.setRoot(dirObj('r', 'home', ''));
       const x = obj('x', 'x.txt', 'A');
       store.apply([
@@ -248,7 +251,9 @@ describe('MirrorStore', () => {
       store.preloadListings();
       expect(store.listings(ids)).toEqual(table);
       // x moved from A to B: both rows go, from the preloaded ones too
-      store.apply([{ kind: 'updated', before: x, after: { ...x, parentID: 'B' }, aspects: { renamed: false, moved: true, metadata: false } }]);
+      store.apply([
+        { kind: 'updated', before: x, after: { ...x, parentID: 'B' }, aspects: { renamed: false, moved: true, metadata: false } },
+      ]);
       expect([...store.listings(ids).keys()].sort()).toEqual(['C', 'r']);
       // a row written meanwhile is not answered from the preload (never a row other than the table's)
       store.setListings(new Map([['B', { chain: [{ etag: '"p2"', next: '' }], children: { count: 1, folders: [] } }]]));
