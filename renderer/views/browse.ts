@@ -94,6 +94,8 @@ export function browseView(ctx: UiContext): View {
   let active = -1;
   let parentId: string | null = null;
   let focusPending = false;
+  /** Loads under way. */
+  let loading = 0;
   let token = '';
   let seq = 0;
 
@@ -264,8 +266,23 @@ export function browseView(ctx: UiContext): View {
    * Tab reaches that row's buttons) or to the folder's name when empty, and the page starts
    * at its top.
    */
+  /** Focus to the listing, its row `activeId` (else the first) active, or to the folder's name when empty. */
+  const focusListing = (activeId?: string): void => {
+    focusPending = false;
+    window.scrollTo(0, 0);
+    setActive(
+      activeId === undefined
+        ? 0
+        : Math.max(
+            0,
+            shown.findIndex((f) => f.id === activeId),
+          ),
+    );
+    (shown.length > 0 ? table : crumbs.querySelector<HTMLElement>('.crumb.current'))?.focus({ preventScroll: true });
+  };
   const load = async (folderId: string, append: boolean, moved = false, activeId?: string): Promise<void> => {
     const my = ++seq;
+    loading++;
     try {
       const page = await ctx.client.call('list', append && token ? { folderId, pageToken: token } : { folderId });
       if (my !== seq) return;
@@ -273,21 +290,13 @@ export function browseView(ctx: UiContext): View {
       current = folderId;
       token = page.pageToken;
       render(page, append);
-      if (moved || focusPending) {
-        focusPending = false;
-        window.scrollTo(0, 0);
-        setActive(
-          activeId === undefined
-            ? 0
-            : Math.max(
-                0,
-                shown.findIndex((f) => f.id === activeId),
-              ),
-        );
-        (shown.length > 0 ? table : crumbs.querySelector<HTMLElement>('.crumb.current'))?.focus({ preventScroll: true });
-      }
+      if (moved || focusPending) focusListing(activeId);
     } catch (e) {
       ctx.toast(messageOf(e), 'error');
+    } finally {
+      loading--;
+      // a failed load still hands the keyboard over (to what the view shows)
+      if (loading === 0 && focusPending) focusListing();
     }
   };
 
@@ -300,7 +309,10 @@ export function browseView(ctx: UiContext): View {
     },
     // the rows are rebuilt by the load that activate() started: focus once they are there
     focus() {
-      focusPending = true;
+      // after the listing a load brings; now when none is under way (the tab switch's load
+      // may have ended before this, on a loaded machine where the switch's timer came late)
+      if (loading > 0) focusPending = true;
+      else focusListing();
     },
     refresh(what) {
       if (!root.isConnected || root.hidden) return;
