@@ -260,12 +260,6 @@ export function browseView(ctx: UiContext): View {
     }
   });
 
-  /**
-   * `moved`: the user opened a folder or a crumb here. The button they used is gone with the
-   * old rows, so focus goes to the listing with its first row active (Enter goes on down,
-   * Tab reaches that row's buttons) or to the folder's name when empty, and the page starts
-   * at its top.
-   */
   /** Focus to the listing, its row `activeId` (else the first) active, or to the folder's name when empty. */
   const focusListing = (activeId?: string): void => {
     focusPending = false;
@@ -280,6 +274,12 @@ export function browseView(ctx: UiContext): View {
     );
     (shown.length > 0 ? table : crumbs.querySelector<HTMLElement>('.crumb.current'))?.focus({ preventScroll: true });
   };
+  /**
+   * `moved`: the user opened a folder or a crumb here. The button they used is gone with the
+   * old rows, so focus goes to the listing with its first row active (Enter goes on down,
+   * Tab reaches that row's buttons) or to the folder's name when empty, and the page starts
+   * at its top.
+   */
   const load = async (folderId: string, append: boolean, moved = false, activeId?: string): Promise<void> => {
     const my = ++seq;
     loading++;
