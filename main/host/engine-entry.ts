@@ -5,7 +5,7 @@
  * child talks through `process.send`.
  */
 import { getPriority, setPriority } from 'node:os';
-import { lowerPriority, tightenHeapGrowth } from './engine-env.js';
+import { lowerPriority, lowerSessionPriority, procAutogroup, tightenHeapGrowth } from './engine-env.js';
 import type { ParentPort } from './port.js';
 import { nodeParentPort } from './node-port.js';
 import { serveEngine } from './engine-serve.js';
@@ -26,6 +26,7 @@ function electronParentPort(): ParentPort | null {
 }
 
 lowerPriority(process.env, { get: () => getPriority(), set: (p) => setPriority(p) });
+lowerSessionPriority(process.env, procAutogroup);
 tightenHeapGrowth();
 const port = electronParentPort() ?? nodeParentPort();
 if (!port) {

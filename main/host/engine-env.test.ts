@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_NICE, engineEnv, lowerPriority } from './engine-env.js';
+import { ENGINE_NICE, engineEnv, lowerPriority, lowerSessionPriority, procAutogroup, type AutogroupSys } from './engine-env.js';
 
 describe('engineEnv', () => {
   it('adds the malloc settings to the parent environment', () => {
@@ -28,4 +31,49 @@ describe('lowerPriority', () => {
     };
     expect(lowerPriority({}, { get: () => 0, set: refuse })).toBe('refused');
   });
+});
+
+describe('lowerSessionPriority', () => {
+  const sys = (autogroup: string | null, leads: boolean, written: number[]): AutogroupSys => ({
+    read: () => autogroup,
+    leadsSession: () => leads,
+    write: (n) => void written.push(n),
+  });
+
+  it("gives the engine's own session nice 10, and leaves a session it does not lead (the app's, a shell's) alone", () => {
+    const written: number[] = [];
+    expect(lowerSessionPriority({}, sys('/autogroup-3225 nice 0\n', true, written))).toBe('lowered');
+    expect(written).toEqual([ENGINE_NICE]);
+    expect(lowerSessionPriority({}, sys('/autogroup-3189 nice 0\n', false, written))).toBe('kept');
+    expect(lowerSessionPriority({}, sys('/autogroup-7 nice 15\n', true, written))).toBe('kept');
+    expect(lowerSessionPriority({}, sys(null, true, written))).toBe('kept'); // no autogroups here
+    expect(lowerSessionPriority({ NAS_MIRROR_ENGINE_PRIORITY: 'normal' }, sys('/autogroup-1 nice 0', true, written))).toBe('kept');
+    expect(written).toEqual([ENGINE_NICE]);
+    const refusing: AutogroupSys = {
+      ...sys('/autogroup-1 nice 0', true, written),
+      write: () => {
+        throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+      },
+    };
+    expect(lowerSessionPriority({}, refusing)).toBe('refused');
+  });
+
+  it.runIf(existsSync('/proc/self/autogroup'))(
+    'on this machine: a detached process (its own session) lowers its session; one in ours does not',
+    () => {
+      const mod = fileURLToPath(new URL('./engine-env.ts', import.meta.url));
+      const script = `import { lowerSessionPriority, procAutogroup } from ${JSON.stringify(mod)};
+const said = lowerSessionPriority({}, procAutogroup);
+process.stdout.write(said + ' ' + procAutogroup.read().trim());`;
+      const run = (setsid: boolean): string => {
+        const args = ['--import', 'tsx', '--input-type=module', '-e', script];
+        const r = setsid ? spawnSync('setsid', ['-w', process.execPath, ...args]) : spawnSync(process.execPath, args);
+        expect(r.status, String(r.stderr)).toBe(0);
+        return String(r.stdout);
+      };
+      expect(run(true)).toMatch(new RegExp(`^lowered /autogroup-\\d+ nice ${ENGINE_NICE}$`));
+      const ours = /nice (-?\d+)/.exec(procAutogroup.read() ?? '')![1];
+      expect(run(false)).toMatch(new RegExp(`^kept /autogroup-\\d+ nice ${ours}$`));
+    },
+  );
 });

@@ -12,6 +12,7 @@
  *   given back: after a 1M first run glibc's main arena held 265 MB, 150 MB of it free
  *   (docs/sync-engine.md, s26). A fixed value also turns the rising off.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
 const MALLOC_DEFAULTS: Readonly<Record<string, string>> = {
@@ -49,6 +50,56 @@ export function lowerPriority(
     return 'refused'; // (a system that does not let a process change its own: it runs as it was)
   }
 }
+
+/** What `lowerSessionPriority` reads and sets (Linux's /proc; elsewhere `read` answers null). */
+export interface AutogroupSys {
+  /** /proc/self/autogroup ("/autogroup-3225 nice 0"), null where there is none. */
+  read: () => string | null;
+  /** Whether this process leads its session (its id is the session's: `setsid`, a detached fork). */
+  leadsSession: () => boolean;
+  write: (nice: number) => void;
+}
+
+/**
+ * Linux's autogroups (CONFIG_SCHED_AUTOGROUP, on in most distributions' kernels): the
+ * scheduler first shares the cores between sessions, and a process's nice counts only against
+ * the processes of its own session. Browser mode forks the engine detached (a session of its
+ * own, so that what it started ends with it), so its nice 10 weighed nothing against the
+ * window: measured in `bench:content`'s window part (s34), the engine's session had as much CPU
+ * as the whole of Chromium's while it kept 10,000 files, and the window's 10 ms timer fired up
+ * to 110-150 ms late. An engine that leads its session gives the session its own nice
+ * (/proc/self/autogroup). One that does not (the app's utility process, `nas-mirror run` in a
+ * terminal) leaves it alone: the session is the app's or the user's shell's.
+ */
+export function lowerSessionPriority(env: NodeJS.ProcessEnv, sys: AutogroupSys): 'lowered' | 'kept' | 'refused' {
+  if (env['NAS_MIRROR_ENGINE_PRIORITY'] === 'normal') return 'kept';
+  try {
+    const now = /\bnice (-?\d+)/.exec(sys.read() ?? '');
+    if (!now || !sys.leadsSession() || Number(now[1]) >= ENGINE_NICE) return 'kept';
+    sys.write(ENGINE_NICE);
+    return 'lowered';
+  } catch {
+    return 'refused';
+  }
+}
+
+/** `AutogroupSys` on this machine's /proc (null reads where it has none). */
+export const procAutogroup: AutogroupSys = {
+  read: () => {
+    try {
+      return readFileSync('/proc/self/autogroup', 'utf8');
+    } catch {
+      return null;
+    }
+  },
+  leadsSession: () => {
+    // /proc/self/stat: "pid (comm) state ppid pgrp session ...", comm may hold spaces and parentheses
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const [, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(session) === process.pid;
+  },
+  write: (nice) => writeFileSync('/proc/self/autogroup', String(nice)),
+};
 
 /**
  * How far V8 lets the engine's heap grow past what the last full collection kept, in percent.

@@ -17,7 +17,9 @@ import { ignore } from '../../app/util/ignore.js';
 
 export function browseView(ctx: UiContext): View {
   const crumbs = el('nav', { class: 'crumbs', 'aria-label': 'Folder path' });
-  const tbody = el('tbody', { id: 'browse-rows' });
+  // explicit roles throughout: above the narrow width the rows are laid out as grids, not as a
+  // table (style.css, .browse-listing), and the elements keep what they are to a screen reader
+  const tbody = el('tbody', { id: 'browse-rows', role: 'rowgroup' });
   // sortable columns (the loaded rows, folders first either way): a button per header, aria-sort on it
   type Key = 'name' | 'size' | 'mTime';
   let sort: { key: Key; desc: boolean } = { key: 'name', desc: false };
@@ -25,7 +27,7 @@ export function browseView(ctx: UiContext): View {
   const head = (key: Key, label: string): HTMLTableCellElement => {
     const th = el(
       'th',
-      { scope: 'col', class: `col-${key}`, 'aria-sort': key === 'name' ? 'ascending' : 'none' },
+      { scope: 'col', role: 'columnheader', class: `col-${key}`, 'aria-sort': key === 'name' ? 'ascending' : 'none' },
       button(
         label,
         () => {
@@ -57,14 +59,14 @@ export function browseView(ctx: UiContext): View {
     },
     el(
       'thead',
-      {},
+      { role: 'rowgroup' },
       el(
         'tr',
-        {},
+        { role: 'row' },
         head('name', 'Name'),
         head('size', 'Size'),
         head('mTime', 'Modified'),
-        el('th', { scope: 'col', class: 'col-actions' }, el('span', { class: 'sr-only' }, 'Actions')),
+        el('th', { scope: 'col', role: 'columnheader', class: 'col-actions' }, el('span', { class: 'sr-only' }, 'Actions')),
       ),
     ),
     tbody,
@@ -142,22 +144,23 @@ export function browseView(ctx: UiContext): View {
       : el('span', { class: 'name', 'data-id': f.id, title: f.name }, f.name);
     const tr = el(
       'tr',
-      { class: folder ? 'folder' : 'file', id: `browse-row-${i}`, 'aria-selected': 'false' },
+      { class: folder ? 'folder' : 'file', id: `browse-row-${i}`, role: 'row', 'aria-selected': 'false' },
       el(
         'td',
-        { class: 'name-cell' },
+        { class: 'name-cell', role: 'gridcell' },
         el('div', { class: 'name-line' }, el('span', { class: iconClass(f, folder), 'aria-hidden': 'true' }), name, deviceMark(f.id)),
       ),
-      el('td', { class: 'num' }, folder ? plural(f.childCount ?? 0, 'item', 'items') : formatSize(f.size)),
-      el('td', { class: 'date' }, formatDate(f.mTime)),
+      el('td', { class: 'num', role: 'gridcell' }, folder ? plural(f.childCount ?? 0, 'item', 'items') : formatSize(f.size)),
+      el('td', { class: 'date', role: 'gridcell' }, formatDate(f.mTime)),
       el(
         'td',
-        { class: 'actions' },
-        folder ? null : button('Open', () => void act('open', f), { 'aria-label': `Open ${f.name}` }),
-        button('Reveal', () => void act('reveal', f), { 'aria-label': `Reveal ${f.name} in the file manager` }),
+        { class: 'actions', role: 'gridcell' },
+        folder ? null : button('Open', () => void act('open', f), { 'aria-label': `Open ${f.name}`, tabindex: '-1' }),
+        button('Reveal', () => void act('reveal', f), { 'aria-label': `Reveal ${f.name} in the file manager`, tabindex: '-1' }),
         keepButton(f),
         button('Free up space', () => keepOrFree('free', f), {
           class: 'free',
+          tabindex: '-1',
           'aria-label': `Free up space: make ${f.name} ${folder ? 'and what it holds ' : ''}placeholders again`,
         }),
       ),
@@ -166,16 +169,25 @@ export function browseView(ctx: UiContext): View {
     return tr;
   };
 
+  /** Marks a row active or not: its class, aria-selected, its buttons Tab stops or not (rows are made inactive). */
+  const markActive = (tr: HTMLTableRowElement, on: boolean): void => {
+    tr.classList.toggle('active', on);
+    tr.setAttribute('aria-selected', String(on));
+    for (const b of tr.querySelectorAll<HTMLButtonElement>('td.actions button')) b.tabIndex = on ? 0 : -1;
+  };
+  /** The row marked active (only it and the next one are touched: a folder may show thousands). */
+  let activeRow: HTMLTableRowElement | undefined;
+
   /** Makes row `i` the active one: marked, said (aria-activedescendant), its buttons the only Tab stops. */
   function setActive(i: number, scroll = true): void {
     active = shown.length === 0 ? -1 : Math.max(0, Math.min(shown.length - 1, i));
-    tbody.querySelectorAll('tr').forEach((tr, n) => {
-      const on = n === active;
-      tr.classList.toggle('active', on);
-      tr.setAttribute('aria-selected', String(on));
-      for (const b of tr.querySelectorAll<HTMLButtonElement>('td.actions button')) b.tabIndex = on ? 0 : -1;
-      if (on && scroll) tr.scrollIntoView({ block: 'nearest' });
-    });
+    const tr = active >= 0 ? tbody.rows[active] : undefined;
+    if (tr !== activeRow) {
+      if (activeRow) markActive(activeRow, false);
+      if (tr) markActive(tr, true);
+      activeRow = tr;
+    }
+    if (tr && scroll) tr.scrollIntoView({ block: 'nearest' });
     if (active >= 0) table.setAttribute('aria-activedescendant', `browse-row-${active}`);
     else table.removeAttribute('aria-activedescendant');
   }
@@ -189,7 +201,13 @@ export function browseView(ctx: UiContext): View {
     else void act('open', f);
   };
   const keepButton = (f: RemoteObject): HTMLButtonElement => {
-    const attrs = { class: 'keep', 'data-keep-for': f.id, 'data-name': f.name, 'aria-label': `Keep ${f.name} on this device` };
+    const attrs = {
+      class: 'keep',
+      'data-keep-for': f.id,
+      'data-name': f.name,
+      'aria-label': `Keep ${f.name} on this device`,
+      tabindex: '-1',
+    };
     const b: HTMLButtonElement = button('Keep', () => keepOrFree(b, f), attrs);
     return b;
   };
