@@ -347,7 +347,8 @@ async function setUp(base: string): Promise<Rig> {
   await nasCli('import', dir.src, '--user', 'demo', '--data', dir.nas);
   const token = async (u: string): Promise<string> =>
     (await nasCli('token', u, '--scope', 'nas_read_write', '--data', dir.nas)).stdout.trim();
-  const svc = await spawnServiceProcess(dir.nas);
+  // a session of its own: the window part sets its CPU priority apart from this process's
+  const svc = await spawnServiceProcess(dir.nas, 0, 60_000, { ownSession: true });
   track(svc.child);
   const nas: Nas = { baseUrl: svc.baseUrl, token: await token('demo') };
   const floorNas: Nas = { baseUrl: svc.baseUrl, token: await token('floor') };
@@ -675,7 +676,12 @@ async function main(): Promise<void> {
         // (CONTENT_NICE=0: both at the window's priority, to compare)
         const svcPid = r.svc.child.pid;
         if (process.env['CONTENT_NICE'] === '0') process.env['NAS_MIRROR_ENGINE_PRIORITY'] = 'normal';
-        else if (svcPid !== undefined) for (const tid of readdirSync(`/proc/${svcPid}/task`)) setPriority(Number(tid), ENGINE_NICE);
+        else if (svcPid !== undefined) {
+          for (const tid of readdirSync(`/proc/${svcPid}/task`)) setPriority(Number(tid), ENGINE_NICE);
+          // and its session's, where Linux shares the cores between sessions first (autogroups:
+          // a nice counts only inside its session), as the engine does for its own (engine-env.ts)
+          if (existsSync(`/proc/${svcPid}/autogroup`)) writeFileSync(`/proc/${svcPid}/autogroup`, String(ENGINE_NICE));
+        }
         window = await measureWindow({
           base: at,
           nas: r.nas,

@@ -1,13 +1,20 @@
 /** Human formats for sizes, counts, dates and paths shown in the window. Pure. */
 export { formatCount, formatSize, plural, realPlurals } from '../app/util/human.js';
 
-const DATE_TIME: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+/** One formatter for every date shown: `toLocaleString` with options builds a new one per call (~0.1 ms each, a 500-row folder's dates ~50 ms of the window's thread). */
+const DATE_TIME = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '';
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return iso;
-  return t.toLocaleString(undefined, DATE_TIME);
+  return DATE_TIME.format(t);
 }
 
 /**
@@ -33,7 +40,7 @@ export function whenOf(o: { mTime: string; image?: { date?: unknown } | undefine
   if (taken) {
     const p = (n: number): string => String(n).padStart(2, '0');
     const iso = `${taken.getFullYear()}-${p(taken.getMonth() + 1)}-${p(taken.getDate())}T${p(taken.getHours())}:${p(taken.getMinutes())}:${p(taken.getSeconds())}`;
-    return { text: `Taken ${taken.toLocaleString(undefined, DATE_TIME)}`, iso, taken: true };
+    return { text: `Taken ${DATE_TIME.format(taken)}`, iso, taken: true };
   }
   const text = formatDate(o.mTime);
   return text ? { text: `Modified ${text}`, iso: o.mTime, taken: false } : null;

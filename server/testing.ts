@@ -198,11 +198,17 @@ export interface ServiceProcess {
  * Runs `node bin/nas-service.js serve --data DIR` and resolves once it printed its URL
  * (a 1M-object library takes seconds to load: raise `timeoutMs` for those).
  */
-export function spawnServiceProcess(dataDir: string, port = 0, timeoutMs = 60_000): Promise<ServiceProcess> {
+export function spawnServiceProcess(
+  dataDir: string,
+  port = 0,
+  timeoutMs = 60_000,
+  /** `ownSession`: a session of its own (`setsid`), so that its CPU priority can be set apart from the caller's (Linux autogroups). */
+  opts: { ownSession?: boolean } = {},
+): Promise<ServiceProcess> {
   const child = spawn(
     process.execPath,
     [join(ROOT, 'bin/nas-service.js'), 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownSession === true },
   );
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   return new Promise((resolveP, reject) => {
