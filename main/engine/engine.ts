@@ -326,14 +326,9 @@ export class Engine {
     // collection costs (two mark-compacts of the whole heap: ~15 % of the restart minute's CPU)
     if (!restart) void releaseMemory();
     this.kickOutbox();
-    if (restart && !this.state.paused) {
-      // the catch-up walk is background work, at its CPU pace (cpu-pace.ts: at a million objects
-      // a minute or two): the periodic steps (the command line's requests among them) run meanwhile
-      this.startTimers();
-      await this.walkOnce({ paced: true });
-    }
+    if (restart && !this.state.paused) await this.walkOnce();
     await this.drainOutbox();
-    if (!this.stopped && !this.timers.started) this.startTimers();
+    if (!this.stopped) this.startTimers();
   }
 
   /** One round without watching (`run --once`): disk and NAS compared once, outbox replayed. */
@@ -397,9 +392,9 @@ export class Engine {
     await this.localSide.fullRescan();
   }
 
-  /** Walks the NAS once (not while paused); true when the walk was complete. `paced`: a background walk (remote-rounds.ts). */
-  async walkOnce(opts: { paced?: boolean } = {}): Promise<boolean> {
-    const ok = await this.remote.walkOnce(opts);
+  /** Walks the NAS once (not while paused); true when the walk was complete. */
+  async walkOnce(): Promise<boolean> {
+    const ok = await this.remote.walkOnce();
     // pinned files: new versions and files added under pinned folders come down now (not after
     // a walk that could not reach the NAS: their downloads would fail the same way)
     if (ok) {
@@ -416,7 +411,7 @@ export class Engine {
       this.opts.rewalkMs ?? 60_000,
       () => this.remote.lastWalkCpuMs,
       () =>
-        this.walkOnce({ paced: true }).then(
+        this.walkOnce().then(
           () => this.kickOutbox(),
           (e: unknown) => this.failed('walk', e),
         ),
@@ -593,9 +588,8 @@ export class Engine {
     await this.pump.drain();
   }
 
-  /** Re-walk now and replay: a background walk under way goes on at full speed. */
+  /** Re-walk now and replay. */
   async syncNow(): Promise<void> {
-    this.remote.hurry();
     await this.walkOnce();
     await this.checkDirs();
     await this.drainOutbox();

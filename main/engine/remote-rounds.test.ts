@@ -29,7 +29,6 @@ import { checkMirrorHealth, initRoot } from './mirror-root.js';
 import { OutboxPump } from './outbox-pump.js';
 import { PlanQueue } from './plan-queue.js';
 import { RemoteRounds } from './remote-rounds.js';
-import { PACE_BURST_MS, type PaceClock } from './cpu-pace.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -125,7 +124,7 @@ function defaultTree(svc: TestService): Record<string, string> {
 }
 
 /** A NAS built by `tree`, an empty mirror folder with its marker, a fresh state db; RemoteRounds wired as engine.ts does. */
-async function world(tree: (svc: TestService) => Record<string, string> = defaultTree, paceClock?: PaceClock): Promise<World> {
+async function world(tree: (svc: TestService) => Record<string, string> = defaultTree): Promise<World> {
   const svc = await startTestService();
   cleanups.push(() => svc.stop());
   const ids = tree(svc);
@@ -201,7 +200,6 @@ async function world(tree: (svc: TestService) => Record<string, string> = defaul
     healthy: async () => checkMirrorHealth(core, st.mirrorMissing, report, () => undefined),
     failed: (step, e) => w.failures.push(`${step}: ${String(e)}`),
     indexChanged: () => w.indexChanges++,
-    ...(paceClock ? { paceClock } : {}),
   });
   const off = core.applier.onChanges((cs) => {
     plans.note(cs.map((c) => (c.kind === 'removed' ? c.before.id : c.after.id)));
@@ -292,47 +290,6 @@ describe('RemoteRounds alone (real service, real state db, real mirror folder)',
     expect(w.indexChanges).toBe(1);
     expect(w.plans.behind).toBe(false);
     expect(w.failures).toEqual([]);
-  });
-
-  it('a background walk keeps to its CPU pace once a complete walk is on record (a first one never waits), and a hurry (Sync now) lifts it', async () => {
-    // the process's CPU as this clock says: 0 when a walk's pacer is made, then 50 ms over the burst; sleeps pass fake time
-    let now = 0;
-    let reads = 0;
-    const slept: number[] = [];
-    let onSleep = (): void => undefined;
-    const clock: PaceClock = {
-      cpuMs: () => (reads++ === 0 ? 0 : PACE_BURST_MS + 50),
-      now: () => now,
-      sleep: async (ms) => {
-        slept.push(ms);
-        now += ms;
-        onSleep();
-      },
-    };
-    const w = await world(defaultTree, clock);
-    // a first walk (no complete walk on record) goes at full speed, paced or not
-    expect(await w.rounds.walkOnce({ paced: true })).toBe(true);
-    expect(slept).toEqual([]);
-    // a background walk waits until 50 ms are 1 % of the time since it began (5 s), and still sees what changed
-    await w.nas.patch(w.ids.a!, { name: 'a-paced.txt' });
-    reads = 0;
-    expect(await w.rounds.walkOnce({ paced: true })).toBe(true);
-    expect(slept.length).toBeGreaterThan(0);
-    expect(slept.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(4999);
-    expect(paths(w)).toContain('Docs/a-paced.txt');
-    // a walk the user asked for never waits
-    slept.length = 0;
-    now = 0;
-    reads = 0;
-    expect(await w.rounds.walkOnce()).toBe(true);
-    expect(slept).toEqual([]);
-    // Sync now during a background walk's wait: no wait after it
-    onSleep = () => w.rounds.hurry();
-    await w.nas.patch(w.ids.a!, { name: 'a-hurried.txt' });
-    reads = 0;
-    expect(await w.rounds.walkOnce({ paced: true })).toBe(true);
-    expect(slept.length).toBe(1);
-    expect(paths(w)).toContain('Docs/a-hurried.txt');
   });
 
   it('a NAS rename and a NAS move made between two walks reach the disk at the next walk, each placeholder keeping its inode', async () => {

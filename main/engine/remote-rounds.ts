@@ -11,7 +11,6 @@ import type { ServiceClient } from '../client/service-client.js';
 import { deleteLimit } from '../local/plan.js';
 import { syncOnce } from '../mirror/sync.js';
 import { holdEmptyNas } from './actions.js';
-import { CpuPacer, processClock, type PaceClock } from './cpu-pace.js';
 import type { Core, Lock } from './core.js';
 import type { EngineEvent, EngineState } from './engine-state.js';
 import type { PlanQueue } from './plan-queue.js';
@@ -51,8 +50,6 @@ export interface RemotePort {
   failed(step: string, e: unknown): void;
   /** The placeholders changed: the offline index's views are to be refreshed. */
   indexChanged(): void;
-  /** The clock paced walks read (default: this process's CPU and time). */
-  paceClock?: PaceClock;
 }
 
 export class RemoteRounds {
@@ -64,8 +61,6 @@ export class RemoteRounds {
   lastWalkCpuMs = 0;
   /** The last walk could not reach the NAS (no answer, a timeout, 503): the next one comes sooner. */
   lastWalkUnreachable = false;
-  /** The running walk's pace, when it is a background one. */
-  private pacer: CpuPacer | undefined;
 
   constructor(private readonly p: RemotePort) {}
 
@@ -79,23 +74,14 @@ export class RemoteRounds {
     if (this.p.state().walk.running) this.reconcileSoon();
   }
 
-  /** The running walk goes on at full speed (the user asked: Sync now). */
-  hurry(): void {
-    this.pacer?.hurry();
-  }
-
   /**
    * Walks the NAS once (not while paused). Placeholders follow the store batch by batch while
-   * the walk runs (`reconcileSoon`), and once more at its end (removals, retries). `paced`: a
-   * background walk (a restart's catch-up, a periodic one) keeps to a share of one core after
-   * a burst (cpu-pace.ts), unless no complete walk is on record (a first run goes at full speed).
+   * the walk runs (`reconcileSoon`), and once more at its end (removals, retries).
    */
-  async walkOnce(opts: { paced?: boolean } = {}): Promise<boolean> {
+  async walkOnce(): Promise<boolean> {
     const { core, plans } = this.p;
     const st = this.p.state();
     if (st.walk.running || st.paused || this.p.stopped()) return false;
-    const pacer = opts.paced && core.store.lastWalk() !== undefined ? new CpuPacer(this.p.paceClock ?? processClock) : undefined;
-    this.pacer = pacer;
     const cpu0 = process.cpuUsage();
     const startedAt = Date.now();
     this.tally.placed = this.tally.added = 0;
@@ -111,10 +97,7 @@ export class RemoteRounds {
         onProgress: ({ folders, objects, rate, pages, known, settled, recentRate }) =>
           this.p.report({ type: 'walk-progress', folders, objects, rate, pages, known, settled, recentRate }),
         onWarning: (message) => core.log.warn('walk', { summary: message }),
-        ...(pacer ? { pace: () => pacer.pace(this.p.signal) } : {}),
       });
-      if (pacer && pacer.waitedMs > 0)
-        core.log.info('walk paced', { summary: `waited ${Math.round(pacer.waitedMs / 1000)} s between listings` });
       complete = s.complete;
       error = s.error;
       if (complete && allowEmpty) core.local.setMeta('allowEmptyNas', undefined);
@@ -154,7 +137,6 @@ export class RemoteRounds {
       error = { code: err.code, message: err.message };
       core.log.warn('walk stopped', { summary: err.message, reason: err.code });
     } finally {
-      this.pacer = undefined;
       const used = process.cpuUsage(cpu0);
       this.lastWalkCpuMs = (used.user + used.system) / 1000;
       this.lastWalkUnreachable = error !== undefined && UNREACHABLE.has(error.code);

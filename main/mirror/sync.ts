@@ -42,8 +42,6 @@ export interface SyncOptions {
   holdEmptyAbove?: number;
   /** Changes written per transaction (default 1000: each batch is one short pause of the thread). */
   batchSize?: number;
-  /** Awaited before each listing (a background walk's CPU pace, engine/cpu-pace.ts). */
-  pace?: () => Promise<void>;
 }
 
 export async function syncOnce(
@@ -102,7 +100,6 @@ async function walkAndSettle(run: SyncRun, own: ReadonlySet<string>): Promise<Sy
     onRoot: (root) => store.setRoot(root),
     conditional: writes.conditional,
     seen: run.seen,
-    ...(opts.pace ? { pace: opts.pace } : {}),
   }).finally(() => {
     store.releaseListings();
     writes.flush();

@@ -127,8 +127,6 @@ export interface WalkOptions {
   onRoot?: (root: RemoteObject) => void;
   /** Folders to list (default: the root, fetched first). */
   startFolders?: readonly string[];
-  /** Awaited before each listing a worker starts (a background walk's CPU pace, engine/cpu-pace.ts). */
-  pace?: () => Promise<void>;
   /** What the pass has seen so far (its walks share one; default: a new one). */
   seen?: WalkSeen;
   /**
@@ -300,10 +298,6 @@ function runWorkers(w: WalkState, concurrency: number): Promise<void> {
 async function worker(w: WalkState): Promise<void> {
   for (;;) {
     if (w.failure) return;
-    if (w.opts.pace && w.queue.length > 0) {
-      await w.opts.pace();
-      if (w.failure) return;
-    }
     const next = w.queue.shift();
     if (next === undefined) {
       if (w.active === 0) {
