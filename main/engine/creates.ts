@@ -32,6 +32,7 @@ import type { ActivityInput, Core, Lock } from './core.js';
 import type { Problem } from './engine-state.js';
 import { putAside } from './content-conflicts.js';
 import { Rerun } from './rerun.js';
+import { slicedPool } from './sliced-pool.js';
 import { pathFor } from './core.js';
 import { objectAt, readWhole, sentWhole, sha256 } from './whole-upload.js';
 import { CHUNK_BYTES, chunkAt, FileChunks, nextChunk, type FileSeen } from './file-chunks.js';
@@ -140,7 +141,7 @@ export class Creator {
   private async once(): Promise<void> {
     if (this.p.paused()) return; // resuming kicks the creator again
     const rows = this.p.core.creates.open();
-    const outcomes = await pool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
+    const outcomes = await slicedPool(rows, CREATE_CONCURRENCY, (r) => this.carryOut(r));
     if (this.p.stopped()) return;
     // the rows' last words (a row ends after its last progress): the status and the window follow
     if (rows.length > 0) this.p.changed();
@@ -738,30 +739,3 @@ const uploadedLine = (path: string, o: RemoteObject): ActivityInput => ({
   summary: `uploaded (${formatSize(o.size ?? 0)}): on the NAS now`,
   reason: 'a new file in the mirror folder',
 });
-
-/** The longest the pool runs items without letting the event loop turn (ms). */
-const SLICE_MS = 8;
-
-/**
- * Runs `fn` on every item, at most `n` at once; the outcomes in order. Items that end without
- * waiting for anything (10,000 files just dropped, each "not stable yet") would follow one
- * another as microtasks and hold the engine's thread for half a second (the window's search
- * waited on it): every SLICE_MS the pool lets the event loop turn.
- */
-async function pool<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  let turned = performance.now();
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-      if (performance.now() - turned > SLICE_MS) {
-        await new Promise((r) => setImmediate(r));
-        turned = performance.now();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
-}
