@@ -169,23 +169,21 @@ export function browseView(ctx: UiContext): View {
     return tr;
   };
 
-  /** Marks a row active or not: its class, aria-selected, its buttons Tab stops or not (rows are made inactive). */
+  /** Marks a row active or not: its class, aria-selected, its buttons Tab stops or not (`row` makes them inactive). */
   const markActive = (tr: HTMLTableRowElement, on: boolean): void => {
     tr.classList.toggle('active', on);
     tr.setAttribute('aria-selected', String(on));
     for (const b of tr.querySelectorAll<HTMLButtonElement>('td.actions button')) b.tabIndex = on ? 0 : -1;
   };
-  /** The row marked active (only it and the next one are touched: a folder may show thousands). */
-  let activeRow: HTMLTableRowElement | undefined;
 
-  /** Makes row `i` the active one: marked, said (aria-activedescendant), its buttons the only Tab stops. */
+  /** Makes row `i` the active one: marked, said (aria-activedescendant), its buttons the only Tab stops (only the rows that change are touched: a folder may show thousands). */
   function setActive(i: number, scroll = true): void {
     active = shown.length === 0 ? -1 : Math.max(0, Math.min(shown.length - 1, i));
     const tr = active >= 0 ? tbody.rows[active] : undefined;
-    if (tr !== activeRow) {
-      if (activeRow) markActive(activeRow, false);
+    const was = tbody.querySelector<HTMLTableRowElement>('tr.active') ?? undefined;
+    if (tr !== was) {
+      if (was) markActive(was, false);
       if (tr) markActive(tr, true);
-      activeRow = tr;
     }
     if (tr && scroll) tr.scrollIntoView({ block: 'nearest' });
     if (active >= 0) table.setAttribute('aria-activedescendant', `browse-row-${active}`);
