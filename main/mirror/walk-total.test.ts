@@ -39,23 +39,39 @@ describe('WalkTotal: the items a walk knows exist', () => {
     expect(t.view(2, 10).known).toBe(2);
   });
 
-  it(`settles once the last ${SETTLE_PAGES} pages grew it by at most a tenth of the items they brought, and unsettles when it grows again`, () => {
+  it('settles once it grew by at most a tenth over a stretch as long as what is left, and unsettles when it grows again', () => {
     const t = new WalkTotal(8, 0);
     const at = { objects: 0, now: 0 };
     // the upper folders: every page meets folders holding more than it brings
     pages(t, at, 30, 10, 400);
     expect(t.view(at.objects, at.now).settled).toBe(false);
-    // the leaves: nothing new is met
-    pages(t, at, SETTLE_PAGES - 1, 50, 0);
-    expect(t.view(at.objects, at.now).settled).toBe(false);
-    pages(t, at, 1, 50, 0);
-    expect(t.view(at.objects, at.now)).toMatchObject({ known: 8 + 30 * 400, settled: true });
+    const known = 8 + 30 * 400;
+    // the leaves: nothing new is met; settled once the quiet stretch (from 300 read) is as long as what is left
+    let first = -1;
+    while (first < 0) {
+      pages(t, at, 1, 50, 0);
+      if (t.view(at.objects, at.now).settled) first = at.objects;
+    }
+    // (the last upper page's 400 is within a tenth of what is left by then)
+    expect(first).toBeGreaterThan(0.95 * ((known + 300) / 2));
+    expect(first).toBeLessThan((known + 300) / 2 + 100);
+    expect(t.view(at.objects, at.now)).toMatchObject({ known, settled: true });
     // a little growth (under a tenth of what is read) keeps it settled
     pages(t, at, 4, 50, 4);
     expect(t.view(at.objects, at.now).settled).toBe(true);
     // a late subtree: it grows fast again
     pages(t, at, 1, 10, 500);
     expect(t.view(at.objects, at.now).settled).toBe(false);
+  });
+
+  it('a quiet stretch shorter than what is left is not enough (one subtree read while others wait)', () => {
+    // the 20,000-object demo: 15,542 known at 3,508 read, no growth until 6,100, then 17,251
+    const t = new WalkTotal(8, 0);
+    const at = { objects: 0, now: 0 };
+    pages(t, at, 10, 350, 1553);
+    expect(t.view(at.objects, at.now).known).toBe(15_538);
+    pages(t, at, 50, 50, 0);
+    expect(t.view(at.objects, at.now)).toMatchObject({ known: 15_538, settled: false });
   });
 
   it('never settles before it has seen enough pages, nor without a total', () => {
