@@ -152,7 +152,14 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
     document.documentElement.style.setProperty('--header-h', `${Math.round(header.getBoundingClientRect().height)}px`),
   ).observe(header);
   let settingUp = false;
+  /**
+   * Whether the first set-up check answered. Until then neither the welcome nor the main views
+   * show: a fresh data folder flashed the search view before the welcome replaced it, and a
+   * click or a typed search in that moment went to a view about to vanish.
+   */
+  let setUpKnown = false;
   function setUpMode(on: boolean): void {
+    setUpKnown = true;
     settingUp = on;
     document.body.dataset['setup'] = String(on);
     welcome.root.hidden = !on;
@@ -172,12 +179,16 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
         applyTheme(s.theme);
         const need = s.source === 'none';
         if (need) welcome.show(s, !settingUp);
-        if (need !== settingUp) {
+        if (need !== settingUp || !setUpKnown) {
           setUpMode(need);
           if (need) (document.getElementById('setup-location') as HTMLInputElement | null)?.focus();
         }
       })
-      .catch(ignore('the set-up check runs again when the link comes back'));
+      .catch((e: unknown) => {
+        // no answer (the link is down; the banner says so): the views, as before a set-up check
+        if (!setUpKnown && asked === setUpAsked) setUpMode(false);
+        ignore('the set-up check runs again when the link comes back')(e);
+      });
   }
 
   let currentView: ViewId = 'search';
@@ -287,6 +298,8 @@ export function startApp(root: HTMLElement, client: ContractClient, opts: { noti
   function refreshStatus(): void {
     client.call('status', {}).then(renderStatus).catch(ignore('the status comes again with the next event or the link coming back'));
   }
+  main.hidden = nav.hidden = welcomeMain.hidden = syncBtn.hidden = pauseBtn.hidden = true;
+  document.body.dataset['setup'] = 'pending';
   checkSetUp();
   refreshStatus();
   const hash = location.hash.replace(/^#/, '') as ViewId;

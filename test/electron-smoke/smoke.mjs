@@ -47,7 +47,15 @@ export async function exercise(win) {
   const deadline = Date.now() + 120_000;
   let n = 0;
   while (Date.now() < deadline) {
-    await win.fill('#search-input', 'IMG');
+    await win.fill('#search-input', 'IMG', { timeout: 30_000 }).catch(async (e) => {
+      // say where the window was (set-up mode, which view, the header's words), not only "not visible"
+      const where = await win
+        .evaluate(() => ({ ...document.body.dataset, hash: location.hash, header: document.querySelector('header')?.textContent }))
+        .catch(() => '?');
+      throw new Error(
+        `the search field went away while the demo was searched (${JSON.stringify(where)}): ${e instanceof Error ? e.message : String(e)}`,
+      );
+    });
     await win
       .locator('#results li')
       .first()
