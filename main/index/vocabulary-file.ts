@@ -8,7 +8,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, ren
 import { join } from 'node:path';
 import type { VocabularyJSON } from './vocabulary.js';
 
-const FORMAT = 'nas-mirror-vocabulary/1';
+/** 2 since s35: the words sorted and their counts (1 held minisearch document ids; such a file is rebuilt). */
+const FORMAT = 'nas-mirror-vocabulary/2';
 
 export const vocabularyFile = (stateDir: string): string => join(stateDir, 'index', 'vocabulary.json');
 
@@ -33,7 +34,9 @@ export function loadVocabulary(stateDir: string, generation: number): Vocabulary
   try {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved;
     if (saved.format !== FORMAT || saved.generation !== generation) return undefined;
-    return saved.vocabulary;
+    const v = saved.vocabulary;
+    if (!Array.isArray(v.words) || !Array.isArray(v.counts) || v.words.length !== v.counts.length) return undefined;
+    return v;
   } catch {
     return undefined;
   }

@@ -1,15 +1,15 @@
 /**
- * The word vocabulary of the library (folded words of names, camera fields), indexed with
- * minisearch for what the service lacks: word completion (prefix + fuzzy) and "did you
- * mean" corrections. Small: one minisearch document per distinct word, with a use count.
+ * The word vocabulary of the library (folded words of names, camera fields), for what the
+ * service lacks: word completion (prefix + fuzzy) and "did you mean" corrections. Small: each
+ * distinct word once, with a use count, in a sorted list (word-list.ts; ~45 bytes a word).
  * Invariant: once built (or loaded), it holds exactly the words of the store's objects
  * (applyChanges follows every batch); `dirty` says it changed since it was loaded or saved.
  */
-import MiniSearch, { type Options } from 'minisearch';
 import { foldCase } from '../../app/search/index.js';
 import type { RemoteChange } from '../mirror/changes.js';
 import type { RemoteObject } from '../../app/model/remote-object.js';
 import type { MirrorStore } from '../mirror/store.js';
+import { WordList } from './word-list.js';
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
@@ -34,48 +34,33 @@ function* storeSource(store: MirrorStore): Generator<WordSource> {
   }
 }
 
-/** Every object's words counted, numbered in the order they are first met (from 1). */
+/** Every object's words counted. */
 function countWords(objects: Iterable<WordSource>): VocabularyJSON {
   const counts = new Map<string, number>();
   for (const o of objects) for (const w of wordsOf(o)) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const words: [string, number, number][] = [];
-  let id = 1;
-  for (const [w, n] of counts) words.push([w, id++, n]);
-  return { nextId: id, words };
+  return WordList.fromCounts(counts).toSorted();
 }
 
-interface WordDoc {
-  id: number;
-  word: string;
-}
-
-const MS_OPTIONS: Options<WordDoc> = {
-  fields: ['word'],
-  storeFields: ['word'],
-  // the words are already folded and split: one term per document
-  tokenize: (s) => [s],
-  processTerm: (t) => t,
-  searchOptions: { tokenize: (s) => [foldCase(s)], processTerm: (t) => t },
-};
+/** The most fuzzy a completion gets (minisearch's `maxFuzzy`, which the completions followed until s35). */
+const MAX_FUZZY = 6;
 
 /**
- * The saved form (vocabulary-file.ts stamps it with the store's generation): the words and
- * their counts, not minisearch's own JSON: at 1M objects (200k words) `MiniSearch.loadJS`
- * took 1.8 s and 18 MB, re-adding the 200k words 1.45 s from a 4.5 MB list (measured).
+ * The saved form (vocabulary-file.ts stamps it with the store's generation): the words in
+ * order, and their use counts. At 1M objects (200k words) ~3.6 MB, read in ~0.1 s. (Until s35
+ * one minisearch document per word: 1.2 s to load and 223 MB in memory.)
  */
 export interface VocabularyJSON {
-  nextId: number;
-  /** [word, document id, use count] */
-  words: [string, number, number][];
+  /** sorted (UTF-16 code units), distinct */
+  words: string[];
+  /** the uses of each word, above 0 */
+  counts: number[];
 }
 
 /** Where a not-yet-built vocabulary comes from: the store (always current) or a saved file. */
 type Pending = { kind: 'store'; store: MirrorStore } | { kind: 'saved'; load: () => VocabularyJSON | undefined; store: MirrorStore };
 
 export class Vocabulary {
-  private counts = new Map<string, { id: number; n: number }>();
-  private nextId = 1;
-  private ms = new MiniSearch<WordDoc>(MS_OPTIONS);
+  private list = new WordList();
   private pending: Pending | undefined;
   /**
    * While a saved vocabulary is not loaded yet: what the changes since did to each word's count,
@@ -116,9 +101,7 @@ export class Vocabulary {
 
   /** Forgets what it holds: it will load `load()` on first use (after a rebuild saved one). */
   reloadFrom(store: MirrorStore, load: () => VocabularyJSON | undefined): void {
-    this.counts = new Map();
-    this.nextId = 1;
-    this.ms = new MiniSearch<WordDoc>(MS_OPTIONS);
+    this.list = new WordList();
     this.dirty = false;
     this.pending = { kind: 'saved', load, store };
     this.deltas.clear();
@@ -126,16 +109,11 @@ export class Vocabulary {
 
   toJSON(): VocabularyJSON {
     this.ensure();
-    const words: [string, number, number][] = [];
-    for (const [w, e] of this.counts) words.push([w, e.id, e.n]);
-    return { nextId: this.nextId, words };
+    return this.list.toSorted();
   }
 
   private restore(j: VocabularyJSON): void {
-    this.ms = new MiniSearch<WordDoc>(MS_OPTIONS);
-    this.ms.addAll(j.words.map(([word, id]) => ({ id, word })));
-    this.counts = new Map(j.words.map(([w, id, n]) => [w, { id, n }]));
-    this.nextId = j.nextId;
+    this.list = new WordList(j.words, j.counts);
   }
 
   private ensure(): void {
@@ -180,22 +158,23 @@ export class Vocabulary {
 
   get size(): number {
     this.ensure();
-    return this.counts.size;
+    return this.list.size;
   }
 
   /** Completions of the last word being typed: prefix matches first, then fuzzy; frequent first. */
   suggest(prefix: string, limit = 8): string[] {
     const p = foldCase(prefix.trim());
-    if (p.length === 0) return [];
+    if (p.length === 0 || limit < 1) return [];
     this.ensure();
-    const hits = this.ms.search(p, { prefix: true, fuzzy: p.length >= 4 ? 0.2 : false, combineWith: 'OR' });
-    const scored = hits.map((h) => {
-      const w = h['word'] as string;
-      const n = this.counts.get(w)?.n ?? 0;
-      return { w, starts: w.startsWith(p) ? 0 : 1, n };
-    });
-    scored.sort((a, b) => a.starts - b.starts || b.n - a.n || a.w.length - b.w.length || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0));
-    return scored.slice(0, limit).map((s) => s.w);
+    const best: Scored[] = [];
+    for (const w of this.list.withPrefix(p)) keepBest(best, { w, starts: 0, n: this.list.count(w) }, limit);
+    // near words (from 4 characters, a fifth of them may differ) rank below every word that
+    // starts with the prefix: only looked for when those do not fill the list
+    if (best.length < limit && p.length >= 4) {
+      for (const w of this.list.within(p, Math.min(MAX_FUZZY, Math.round(p.length * 0.2))).keys())
+        if (!w.startsWith(p)) keepBest(best, { w, starts: 1, n: this.list.count(w) }, limit);
+    }
+    return best.map((s) => s.w);
   }
 
   /** Candidate corrections of a query: each term replaced by its closest known words. */
@@ -203,11 +182,11 @@ export class Vocabulary {
     this.ensure();
     const options = terms.map((t) => {
       const f = foldCase(t);
-      if (this.counts.has(f) || f.length < 3) return [t];
-      const hits = this.ms.search(f, { fuzzy: f.length >= 6 ? 2 : 1, prefix: false });
-      const words = hits.map((h) => h['word'] as string).filter((w) => w !== f);
-      words.sort((a, b) => (this.counts.get(b)?.n ?? 0) - (this.counts.get(a)?.n ?? 0));
-      return words.length ? words.slice(0, 3) : [t];
+      if (this.list.count(f) > 0 || f.length < 3) return [t];
+      const near = [...this.list.within(f, f.length >= 6 ? 2 : 1)].filter(([w]) => w !== f);
+      // most used first, then the closest, then in order
+      near.sort(([a, da], [b, db]) => this.list.count(b) - this.list.count(a) || da - db || (a < b ? -1 : a > b ? 1 : 0));
+      return near.length ? near.slice(0, 3).map(([w]) => w) : [t];
     });
     const out: string[] = [];
     // the best choice of every term first, then one term varied at a time
@@ -243,21 +222,30 @@ export class Vocabulary {
   }
 
   private addWord(w: string): void {
-    const e = this.counts.get(w);
-    if (e) {
-      e.n++;
-      return;
-    }
-    const id = this.nextId++;
-    this.counts.set(w, { id, n: 1 });
-    this.ms.add({ id, word: w });
+    this.list.add(w);
   }
 
   private drop(w: string): void {
-    const e = this.counts.get(w);
-    if (!e) return;
-    if (--e.n > 0) return;
-    this.counts.delete(w);
-    this.ms.discard(e.id);
+    this.list.remove(w);
   }
+}
+
+interface Scored {
+  w: string;
+  /** 0: starts with the prefix; 1: a near word */
+  starts: number;
+  n: number;
+}
+
+/** Completion order: words starting with the prefix, then the most used, the shortest, in order. */
+const before = (a: Scored, b: Scored): number =>
+  a.starts - b.starts || b.n - a.n || a.w.length - b.w.length || (a.w < b.w ? -1 : a.w > b.w ? 1 : 0);
+
+/** Keeps `best` the first `limit` of all the candidates offered, in order (a short prefix offers thousands). */
+function keepBest(best: Scored[], s: Scored, limit: number): void {
+  if (best.length === limit && before(s, best[limit - 1]!) >= 0) return;
+  let i = best.length;
+  while (i > 0 && before(s, best[i - 1]!) < 0) i--;
+  best.splice(i, 0, s);
+  if (best.length > limit) best.pop();
 }
