@@ -475,6 +475,15 @@ export function searchView(ctx: UiContext): View {
   let askAgain = false;
   const searchNow = (): void => {
     if (timer) clearTimeout(timer);
+    // the completions shown were for the text before this keystroke: only those that still
+    // complete the word now typed stay (Tab pressed before this text's own arrive must not put
+    // back a word of the last query: a Tab right after typing "rome" took the one of "img")
+    const last = /(\S+)$/.exec(input.value)?.[1];
+    const kept = last && !input.value.endsWith(' ') ? completions(words, last, true) : [];
+    if (kept.length !== words.length) {
+      words = kept;
+      showCompletion();
+    }
     if (asking && performance.now() - asking.at < STUCK_MS) {
       askAgain = true;
       return;
