@@ -9,7 +9,8 @@
  *
  * Why not minisearch here: one minisearch document per word held ~1.1 KB a word (at 1M
  * objects, 200k words, 223 MB) and took 1.2 s to load; its radix tree alone 270 bytes a word
- * (55 MB). This list holds ~45 bytes a word (9 MB) and loads in ~0.1 s (s35). The tests
+ * (55 MB). This list holds its strings, an array of them and a count each (~8 MB at 200k
+ * words, no Map: a count is a binary search away) and loads in ~0.1 s (s35). The tests
  * compare its answers with minisearch's own tree on random words.
  *
  * New words go to a small second sorted list, merged into the main one (dropping the words
@@ -44,10 +45,10 @@ function pastPrefix(words: readonly string[], i: number, prefix: string): number
 }
 
 /**
- * Calls `found(word, distance)` for every word of `words` (sorted) within `d` edits
+ * Calls `found(index, distance)` for every word of `words` (sorted) within `d` edits
  * (insertions, deletions, substitutions) of `q`.
  */
-function walkWithin(words: readonly string[], q: string, d: number, found: (w: string, distance: number) => void): void {
+function walkWithin(words: readonly string[], q: string, d: number, found: (i: number, distance: number) => void): void {
   const n = q.length + 1;
   // row r holds the distances from the word's first r characters to each prefix of q; a row
   // past q.length + d has no entry within d, so no more rows are ever needed
@@ -91,25 +92,28 @@ function walkWithin(words: readonly string[], q: string, d: number, found: (w: s
     }
     valid = w.length;
     const distance = rows[w.length * n + n - 1]!;
-    if (distance <= d) found(w, distance);
+    if (distance <= d) found(i, distance);
     i++;
   }
 }
 
 export class WordList {
-  /** Sorted; may hold words no object uses any more (count 0, absent from `counts`) until the next merge. */
+  /** Sorted; may hold words no object uses any more (count 0) until the next merge. */
   private main: string[];
-  /** Sorted; words added since the last merge. */
+  /** The uses of each word of `main` (no Map over 200k words: a lookup is a binary search). */
+  private mainCounts: Uint32Array;
+  /** Words not in `main`, sorted, and their uses (each above 0). */
   private fresh: string[] = [];
-  private readonly counts: Map<string, number>;
-  /** Words in `main` whose count fell to 0 since the last merge. */
+  private readonly freshCounts = new Map<string, number>();
+  /** Words of `main` whose count fell to 0 since the last merge. */
   private gone = 0;
+  private live: number;
 
   /** `words` sorted and distinct, `counts[i]` the uses of `words[i]` (each above 0). */
-  constructor(words: string[] = [], counts: readonly number[] = []) {
+  constructor(words: string[] = [], counts: ArrayLike<number> = []) {
     this.main = words;
-    this.counts = new Map();
-    for (let i = 0; i < words.length; i++) this.counts.set(words[i]!, counts[i]!);
+    this.mainCounts = Uint32Array.from(counts);
+    this.live = words.length;
   }
 
   /** From words and counts in any order. */
@@ -122,64 +126,81 @@ export class WordList {
   }
 
   get size(): number {
-    return this.counts.size;
+    return this.live;
+  }
+
+  /** The index of `w` in `main`, or -1. */
+  private inMain(w: string): number {
+    const i = lowerBound(this.main, w);
+    return this.main[i] === w ? i : -1;
   }
 
   /** How many uses `w` has (0: not a word of the library). */
   count(w: string): number {
-    return this.counts.get(w) ?? 0;
+    const i = this.inMain(w);
+    return i >= 0 ? this.mainCounts[i]! : (this.freshCounts.get(w) ?? 0);
   }
 
   add(w: string): void {
-    const n = this.counts.get(w);
-    this.counts.set(w, (n ?? 0) + 1);
-    if (n !== undefined) return;
-    const at = lowerBound(this.main, w);
-    if (this.main[at] === w) {
-      this.gone--; // back in use before a merge dropped it
+    const i = this.inMain(w);
+    if (i >= 0) {
+      if (this.mainCounts[i]! === 0) {
+        this.gone--; // back in use before a merge dropped it
+        this.live++;
+      }
+      this.mainCounts[i]!++;
       return;
     }
-    const f = lowerBound(this.fresh, w);
-    if (this.fresh[f] !== w) this.fresh.splice(f, 0, w);
+    const n = this.freshCounts.get(w);
+    this.freshCounts.set(w, (n ?? 0) + 1);
+    if (n !== undefined) return;
+    this.live++;
+    this.fresh.splice(lowerBound(this.fresh, w), 0, w);
     if (this.fresh.length >= MERGE_AT) this.merge();
   }
 
   remove(w: string): void {
-    const n = this.counts.get(w);
-    if (n === undefined) return;
-    if (n > 1) {
-      this.counts.set(w, n - 1);
+    const i = this.inMain(w);
+    if (i >= 0) {
+      if (this.mainCounts[i]! === 0) return;
+      this.mainCounts[i]!--;
+      if (this.mainCounts[i]! === 0) {
+        this.live--;
+        if (++this.gone >= MERGE_AT) this.merge();
+      }
       return;
     }
-    this.counts.delete(w);
-    const f = lowerBound(this.fresh, w);
-    if (this.fresh[f] === w) this.fresh.splice(f, 1);
-    else if (++this.gone >= MERGE_AT) this.merge();
+    const n = this.freshCounts.get(w);
+    if (n === undefined) return;
+    if (n > 1) {
+      this.freshCounts.set(w, n - 1);
+      return;
+    }
+    this.freshCounts.delete(w);
+    this.fresh.splice(lowerBound(this.fresh, w), 1);
+    this.live--;
   }
 
   /** The words in use, sorted, with their counts (the saved form). */
   toSorted(): { words: string[]; counts: number[] } {
     this.merge();
-    return { words: this.main.slice(), counts: this.main.map((w) => this.counts.get(w)!) };
+    return { words: this.main.slice(), counts: Array.from(this.mainCounts) };
   }
 
   /** Every word in use that starts with `prefix` (`prefix` itself included when it is one), in order. */
   *withPrefix(prefix: string): Generator<string> {
-    for (const list of [this.main, this.fresh]) {
-      for (let i = lowerBound(list, prefix); i < list.length && list[i]!.startsWith(prefix); i++) {
-        if (this.counts.has(list[i]!)) yield list[i]!;
-      }
-    }
+    const { main, fresh } = this;
+    for (let i = lowerBound(main, prefix); i < main.length && main[i]!.startsWith(prefix); i++) if (this.mainCounts[i]! > 0) yield main[i]!;
+    for (let i = lowerBound(fresh, prefix); i < fresh.length && fresh[i]!.startsWith(prefix); i++) yield fresh[i]!;
   }
 
   /** Every word in use within `d` edits of `q`, with its distance. */
   within(q: string, d: number): Map<string, number> {
     const out = new Map<string, number>();
-    const keep = (w: string, distance: number): void => {
-      if (this.counts.has(w)) out.set(w, distance);
-    };
-    walkWithin(this.main, q, d, keep);
-    walkWithin(this.fresh, q, d, keep);
+    walkWithin(this.main, q, d, (i, distance) => {
+      if (this.mainCounts[i]! > 0) out.set(this.main[i]!, distance);
+    });
+    walkWithin(this.fresh, q, d, (i, distance) => out.set(this.fresh[i]!, distance));
     return out;
   }
 
@@ -188,15 +209,28 @@ export class WordList {
     if (this.fresh.length === 0 && this.gone === 0) return;
     const a = this.main;
     const b = this.fresh;
-    const out: string[] = [];
+    const words: string[] = [];
+    const counts: number[] = [];
     let i = 0;
     let j = 0;
     while (i < a.length || j < b.length) {
-      const w = j >= b.length || (i < a.length && a[i]! < b[j]!) ? a[i++]! : b[j++]!;
-      if (this.counts.has(w)) out.push(w);
+      if (j >= b.length || (i < a.length && a[i]! < b[j]!)) {
+        const n = this.mainCounts[i]!;
+        if (n > 0) {
+          words.push(a[i]!);
+          counts.push(n);
+        }
+        i++;
+      } else {
+        words.push(b[j]!);
+        counts.push(this.freshCounts.get(b[j]!)!);
+        j++;
+      }
     }
-    this.main = out;
+    this.main = words;
+    this.mainCounts = Uint32Array.from(counts);
     this.fresh = [];
+    this.freshCounts.clear();
     this.gone = 0;
   }
 }
