@@ -28,7 +28,7 @@ describe('handlers', () => {
     cleanups.push(() => db.close());
     const store = new MirrorStore(db);
     const order: string[] = [];
-    // the saved word list, loaded on first use (at a million names ~1 s, synchronously)
+    // the saved word list, loaded on first use (at a million names ~0.1 s, synchronously)
     const vocabulary = Vocabulary.lazySaved(store, () => {
       order.push('word list loaded');
       return { words: ['holiday'], counts: [1] };

@@ -85,7 +85,7 @@ export function createHandlers(d: HandlerDeps): ContractHandlers {
     suggest: async ({ prefix, limit }) => {
       // after the turn that answers what was asked before it: the window asks a search and its
       // completions back to back, and the first completions after a start load the saved word
-      // list, synchronously (~0.2 s at a million names, ~1.2 s before s35); run at once, that load went before the
+      // list, synchronously (~0.1 s at a million names, ~1.2 s before s35); run at once, that load went before the
       // search's answer (bench:ui, s34: a first keystroke of 1.8 s at 1M)
       await new Promise<void>((resolve) => setImmediate(resolve));
       return { words: d.index().suggest(prefix, limit ?? 8) };

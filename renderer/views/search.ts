@@ -314,6 +314,9 @@ export function searchView(ctx: UiContext): View {
     input.focus();
   };
 
+  /** The word being typed: the text's last word, none after a space. */
+  const wordTyped = (): string | undefined => /(\S+)$/.exec(input.value)?.[1];
+
   const load = async (append: boolean): Promise<void> => {
     const q = input.value.trim();
     const my = ++seq;
@@ -343,14 +346,14 @@ export function searchView(ctx: UiContext): View {
       hint();
       return;
     }
-    const last = /(\S+)$/.exec(input.value)?.[1];
+    const last = wordTyped();
     // the completions are asked beside the search, but the results never wait for them: the
     // first one after a start loads the word list (a second at a million names)
     // (the search goes first: the engine answers in the order asked)
     const searched = ctx.client.call('search', append && pageToken ? { q, limit: PAGE, pageToken } : { q, limit: PAGE });
     let suggested: { words: string[] } | undefined;
     const sugg = (
-      !append && last && !input.value.endsWith(' ') && !last.includes('"')
+      !append && last && !last.includes('"')
         ? ctx.client.call('suggest', { prefix: last, limit: 6 }).catch(() => ({ words: [] }))
         : Promise.resolve({ words: [] })
     ).then((s) => (suggested = s));
@@ -478,8 +481,8 @@ export function searchView(ctx: UiContext): View {
     // the completions shown were for the text before this keystroke: only those that still
     // complete the word now typed stay (Tab pressed before this text's own arrive must not put
     // back a word of the last query: a Tab right after typing "rome" took the one of "img")
-    const last = /(\S+)$/.exec(input.value)?.[1];
-    const kept = last && !input.value.endsWith(' ') ? completions(words, last, true) : [];
+    const last = wordTyped();
+    const kept = last ? completions(words, last, true) : [];
     if (kept.length !== words.length) {
       words = kept;
       showCompletion();
